@@ -1,0 +1,1 @@
+"""Remnant: memory for LLM apps that forgets the way people do."""
