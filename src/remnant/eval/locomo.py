@@ -1,0 +1,526 @@
+"""LoCoMo retrieval benchmark: load the data, run retrieval backends, compute LoCoMo's metrics.
+
+Each conversation is one scope; each turn is a memory (with speaker and session date); each
+question is asked against its own conversation. Metrics follow issue 3:
+
+* turn-level Recall@k (LoCoMo's definition: per question, the share of its evidence turns
+  among the top k, averaged over questions), categories 1-4 pooled and each category, the
+  adversarial category 5 apart; any@5 (at least one evidence turn in the top 5) and all@5;
+* session-level Recall@5: the share of a question's evidence sessions that the sessions of
+  the top-5 turns cover;
+* YourMemory's answer-hit@5: rank the shipped session summaries with the question, take the
+  top 5; a hit if the lower-cased answer is a substring of them or at least half of the
+  answer's words longer than 3 letters appear in them;
+* context tokens of the top-5 turns against the whole conversation (cl100k_base);
+* ingest and query time per item, query time without the query embedding reported apart.
+
+Backends implement :class:`RetrievalBackend`, so the same numbers come out for the in-memory
+reference pipeline and for the real engine. Nothing here looks at answers while retrieving.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from remnant.embed.base import Embedder
+from remnant.retrieval.hybrid import HybridConfig
+from remnant.retrieval.inmemory import InMemoryHybridIndex
+from remnant.retrieval.tokens import TokenCounter, default_counter
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+POOLED = "1-4"
+
+
+class LocomoFormatError(Exception):
+    """The file is not in the LoCoMo format."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One conversation turn: the unit that becomes a memory."""
+
+    dia_id: str
+    session: int
+    index: int  # position in the whole conversation
+    speaker: str
+    text: str
+    date: str  # session date as "8 May 2023" ("" if unknown)
+    when: datetime | None
+    caption: str = ""  # the BLIP caption of a shared image, if any
+
+
+@dataclass(frozen=True)
+class Question:
+    question: str
+    answer: str
+    evidence: tuple[str, ...]
+    category: int
+
+
+@dataclass
+class Conversation:
+    sample_id: str
+    speakers: tuple[str, str]
+    turns: list[Turn]
+    summaries: dict[int, str]
+    questions: list[Question]
+    session_dates: dict[int, str] = field(default_factory=dict)
+
+
+_DATE = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.IGNORECASE)
+_EVID = re.compile(r"D:?(\d+):(\d+)")
+
+
+def parse_session_date(raw: str) -> tuple[str, datetime | None]:
+    """'1:56 pm on 8 May, 2023' -> ('8 May 2023', datetime(2023, 5, 8, 13, 56))."""
+    m = _DATE.search(raw or "")
+    if not m:
+        return (raw or "").strip(), None
+    hh, mm, ampm, day, month, year = m.groups()
+    try:
+        when = datetime.strptime(f"{day} {month} {year} {hh}:{mm} {ampm.upper()}", "%d %B %Y %I:%M %p")
+    except ValueError:
+        return f"{day} {month} {year}", None
+    return f"{int(day)} {month} {year}", when
+
+
+def normalise_evidence(raw: Sequence[str], known: set[str]) -> tuple[str, ...]:
+    """Fix malformed ids ('D8:6; D9:17', 'D:11:26', 'D30:05') and drop ids of missing turns."""
+    out: list[str] = []
+    for item in raw:
+        for a, b in _EVID.findall(str(item)):
+            did = f"D{int(a)}:{int(b)}"
+            if did in known and did not in out:
+                out.append(did)
+    return tuple(out)
+
+
+def load_locomo(path: str | Path) -> list[Conversation]:
+    """Read a LoCoMo JSON file (one conversation object or a list of them)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LocomoFormatError(f"cannot read LoCoMo data from {path}: {exc}") from exc
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list) or not data:
+        raise LocomoFormatError(f"{path}: expected a list of conversations")
+    convs = []
+    for n, raw in enumerate(data):
+        try:
+            convs.append(_conversation(raw, n))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise LocomoFormatError(f"{path}: conversation #{n} is malformed: {exc!r}") from exc
+    return convs
+
+
+def _conversation(raw: dict[str, Any], n: int) -> Conversation:
+    conv = raw["conversation"]
+    sessions = sorted(
+        int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k) and isinstance(conv[k], list)
+    )
+    turns: list[Turn] = []
+    dates: dict[int, str] = {}
+    for s in sessions:
+        date, when = parse_session_date(str(conv.get(f"session_{s}_date_time", "")))
+        dates[s] = date
+        for t in conv[f"session_{s}"]:
+            turns.append(
+                Turn(
+                    dia_id=str(t["dia_id"]),
+                    session=s,
+                    index=len(turns),
+                    speaker=str(t.get("speaker", "")),
+                    text=str(t.get("text", "")),
+                    date=date,
+                    when=when,
+                    caption=str(t.get("blip_caption") or ""),
+                )
+            )
+    known = {t.dia_id for t in turns}
+    questions = []
+    for q in raw.get("qa", []):
+        cat = int(q["category"])
+        answer = q.get("answer", q.get("adversarial_answer", ""))
+        ev = normalise_evidence(q.get("evidence", []), known)
+        if ev:
+            questions.append(Question(str(q["question"]), str(answer), ev, cat))
+    summaries: dict[int, str] = {}
+    for key, text in (raw.get("session_summary") or {}).items():
+        m = re.fullmatch(r"session_(\d+)_summary", key)
+        if m and isinstance(text, str):
+            summaries[int(m.group(1))] = text
+    return Conversation(
+        sample_id=str(raw.get("sample_id", f"conv-{n}")),
+        speakers=(str(conv.get("speaker_a", "")), str(conv.get("speaker_b", ""))),
+        turns=turns,
+        summaries=summaries,
+        questions=questions,
+        session_dates=dates,
+    )
+
+
+# --------------------------------------------------------------------------- backends
+
+
+@dataclass(frozen=True)
+class BenchDoc:
+    """What a backend ingests: a turn (or a session summary) with its context."""
+
+    id: str
+    text: str
+    speaker: str = ""
+    date: str = ""
+    when: datetime | None = None
+    caption: str = ""
+    previous: str = ""  # the turn before, "speaker: text" ("" for the first)
+    following: str = ""  # the turn after
+
+
+class RetrievalBackend(Protocol):
+    """A system under test. One scope per conversation (and one for its summaries)."""
+
+    name: str
+
+    def ingest(self, scope: str, docs: Sequence[BenchDoc]) -> None: ...
+
+    def search(self, scope: str, query: str, k: int) -> list[str]: ...
+
+    def timing(self) -> dict[str, Any]:
+        """Seconds: embed_documents, embed_queries, index, search; and per-query search times."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class TextRecipe:
+    """Which context goes into the indexed text of a turn (lexical and semantic separately)."""
+
+    speaker: bool = True
+    date: bool = False
+    caption: bool = True
+    neighbours: bool = False  # add the previous and next turn (lexical side)
+    semantic_speaker: bool = True
+    semantic_caption: bool = True
+    semantic_neighbours: bool = False
+
+    def lexical(self, d: BenchDoc) -> str:
+        return _compose(d, self.speaker, self.date, self.caption, self.neighbours)
+
+    def semantic(self, d: BenchDoc) -> str:
+        return _compose(d, self.semantic_speaker, False, self.semantic_caption, self.semantic_neighbours)
+
+
+def _compose(d: BenchDoc, speaker: bool, date: bool, caption: bool, neighbours: bool) -> str:
+    body = f"{d.speaker}: {d.text}" if speaker and d.speaker else d.text
+    if caption and d.caption:
+        body += f" [shared a photo: {d.caption}]"
+    if date and d.date:
+        body = f"[{d.date}] {body}"
+    if neighbours:
+        parts = [p for p in (d.previous, body, d.following) if p]
+        body = "\n".join(parts)
+    return body
+
+
+class InMemoryBackend:
+    """The reference pipeline: FTS5 in memory + numpy vectors, one index per scope."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        mode: str = "hybrid",
+        embedder: Embedder | None = None,
+        recipe: TextRecipe | None = None,
+        config: HybridConfig | None = None,
+        tokenizer: str = "porter unicode61",
+        keep_stopwords: bool = False,
+    ) -> None:
+        self.name = name
+        self.mode = mode
+        self.embedder = embedder
+        self.recipe = recipe or TextRecipe()
+        self.config = config
+        self.tokenizer = tokenizer
+        self.keep_stopwords = keep_stopwords
+        self._scopes: dict[str, InMemoryHybridIndex] = {}
+        self._closed_timings: list[dict[str, Any]] = []
+
+    def ingest(self, scope: str, docs: Sequence[BenchDoc]) -> None:
+        idx = InMemoryHybridIndex(
+            embedder=self.embedder,
+            mode=self.mode,
+            tokenizer=self.tokenizer,
+            config=self.config,
+            keep_stopwords=self.keep_stopwords,
+        )
+        idx.add(
+            [d.id for d in docs],
+            [self.recipe.lexical(d) for d in docs],
+            [self.recipe.semantic(d) for d in docs],
+        )
+        self._scopes[scope] = idx
+
+    def search(self, scope: str, query: str, k: int) -> list[str]:
+        return [i for i, _ in self._scopes[scope].search(query, k)]
+
+    def timing(self) -> dict[str, Any]:
+        t: dict[str, Any] = {
+            "embed_documents": 0.0,
+            "embed_queries": 0.0,
+            "index": 0.0,
+            "search": 0.0,
+            "queries": [],
+        }
+        for idx in self._scopes.values():
+            for key in ("embed_documents", "embed_queries", "index", "search"):
+                t[key] += getattr(idx.timings, key)
+            t["queries"].extend(idx.timings.queries)
+        return t
+
+    def close(self) -> None:
+        self._scopes.clear()
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def turn_docs(conv: Conversation) -> list[BenchDoc]:
+    """The turns of a conversation as bench documents (with neighbouring turns attached)."""
+    docs = []
+    for i, t in enumerate(conv.turns):
+        prev = conv.turns[i - 1] if i > 0 and conv.turns[i - 1].session == t.session else None
+        nxt = (
+            conv.turns[i + 1] if i + 1 < len(conv.turns) and conv.turns[i + 1].session == t.session else None
+        )
+        docs.append(
+            BenchDoc(
+                id=t.dia_id,
+                text=t.text,
+                speaker=t.speaker,
+                date=t.date,
+                when=t.when,
+                caption=t.caption,
+                previous=f"{prev.speaker}: {prev.text}" if prev else "",
+                following=f"{nxt.speaker}: {nxt.text}" if nxt else "",
+            )
+        )
+    return docs
+
+
+def summary_docs(conv: Conversation) -> list[BenchDoc]:
+    return [
+        BenchDoc(id=f"S{s}", text=text, date=conv.session_dates.get(s, ""))
+        for s, text in sorted(conv.summaries.items())
+    ]
+
+
+def answer_hit(answer: str, text: str) -> bool:
+    """YourMemory's measure: substring, or at least half of the answer's words (> 3 letters) appear."""
+    a = answer.lower().strip()
+    t = text.lower()
+    if not a:
+        return False
+    if a in t:
+        return True
+    long_words = [w for w in re.findall(r"\w+", a) if len(w) > 3]
+    return bool(long_words) and sum(w in t for w in long_words) >= len(long_words) / 2
+
+
+def _session_of(dia_id: str) -> int:
+    m = _EVID.match(dia_id)
+    return int(m.group(1)) if m else -1
+
+
+def _turn_line(t: Turn) -> str:
+    return f"[{t.date}] {t.speaker}: {t.text}"
+
+
+@dataclass
+class _Acc:
+    """Per-category lists of per-question values."""
+
+    values: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, category: int, value: float) -> None:
+        name = CATEGORIES.get(category, f"cat-{category}")
+        self.values.setdefault(name, []).append(value)
+        if category in (1, 2, 3, 4):
+            self.values.setdefault(POOLED, []).append(value)
+
+    def means(self) -> dict[str, float]:
+        order = [POOLED, *CATEGORIES.values()]
+        return {k: statistics.fmean(self.values[k]) for k in order if self.values.get(k)}
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def evaluate(
+    conversations: Sequence[Conversation],
+    backend: RetrievalBackend,
+    *,
+    counter: TokenCounter | None = None,
+    summaries: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run one backend over the conversations and return its metrics (fractions in 0..1)."""
+    counter = counter or default_counter()
+    r5, r10, any5, all5, sess5, hit5 = _Acc(), _Acc(), _Acc(), _Acc(), _Acc(), _Acc()
+    ctx_tokens: list[int] = []
+    full_tokens: list[int] = []
+    reductions: list[float] = []
+    n_items = 0
+    n_queries = 0
+    ingest_s = 0.0
+    query_s = 0.0
+    for conv in conversations:
+        by_id = {t.dia_id: t for t in conv.turns}
+        full = counter.count("\n".join(_turn_line(t) for t in conv.turns))
+        t0 = time.perf_counter()
+        backend.ingest(conv.sample_id, turn_docs(conv))
+        if summaries and conv.summaries:
+            backend.ingest(conv.sample_id + "/summaries", summary_docs(conv))
+        ingest_s += time.perf_counter() - t0
+        n_items += len(conv.turns)
+        for q in conv.questions:
+            t1 = time.perf_counter()
+            top = backend.search(conv.sample_id, q.question, 10)
+            query_s += time.perf_counter() - t1
+            n_queries += 1
+            ev = set(q.evidence)
+            top5 = top[:5]
+            r5.add(q.category, len(ev & set(top5)) / len(ev))
+            r10.add(q.category, len(ev & set(top)) / len(ev))
+            any5.add(q.category, float(bool(ev & set(top5))))
+            all5.add(q.category, float(ev <= set(top5)))
+            ev_sessions = {_session_of(e) for e in ev}
+            got_sessions = {_session_of(i) for i in top5}
+            sess5.add(q.category, len(ev_sessions & got_sessions) / len(ev_sessions))
+            ctx = counter.count("\n".join(_turn_line(by_id[i]) for i in top5 if i in by_id))
+            ctx_tokens.append(ctx)
+            full_tokens.append(full)
+            reductions.append(1.0 - ctx / full if full else 0.0)
+            if summaries and conv.summaries and q.category != 5:
+                top_s = backend.search(conv.sample_id + "/summaries", q.question, 5)
+                text = " ".join(conv.summaries[int(s[1:])] for s in top_s if s[1:].isdigit())
+                hit5.add(q.category, float(answer_hit(q.answer, text)))
+        if progress:
+            progress(f"{backend.name}: {conv.sample_id} done ({len(conv.questions)} questions)")
+    tm = backend.timing()
+    qs = [x * 1000 for x in tm.get("queries", [])]
+    return {
+        "turn": {
+            "recall@5": r5.means(),
+            "recall@10": r10.means(),
+            "any@5": any5.means(),
+            "all@5": all5.means(),
+        },
+        "session": {"recall@5": sess5.means()},
+        "answer_hit@5": hit5.means(),
+        "tokens": {
+            "context_k5_mean": statistics.fmean(ctx_tokens) if ctx_tokens else 0.0,
+            "full_conversation_mean": statistics.fmean(full_tokens) if full_tokens else 0.0,
+            "reduction": statistics.fmean(reductions) if reductions else 0.0,
+            "counter": counter.name,
+        },
+        "timing": {
+            "items": n_items,
+            "queries": n_queries,
+            "ingest_ms_per_item": 1000 * ingest_s / max(n_items, 1),
+            "query_ms_per_item": 1000 * query_s / max(n_queries, 1),
+            "embed_ms_per_item": 1000 * float(tm.get("embed_documents", 0.0)) / max(n_items, 1),
+            "embed_ms_per_query": 1000 * float(tm.get("embed_queries", 0.0)) / max(len(qs), 1),
+            "search_ms_p50": _pct(qs, 0.5),
+            "search_ms_p95": _pct(qs, 0.95),
+        },
+        "questions": {k: len(v) for k, v in r5.values.items()},
+    }
+
+
+def run_bench(
+    conversations: Sequence[Conversation],
+    backends: Sequence[RetrievalBackend],
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Evaluate every backend; returns ``{backend.name: metrics}``."""
+    out: dict[str, Any] = {}
+    counter = default_counter()
+    for b in backends:
+        try:
+            out[b.name] = evaluate(conversations, b, counter=counter, progress=progress)
+        finally:
+            b.close()
+    return out
+
+
+def format_report(results: dict[str, Any]) -> str:
+    """A plain-text table of the main figures (percentages)."""
+    cats = [POOLED, *CATEGORIES.values()]
+    lines = []
+    head = f"{'system':<10} {'metric':<18}" + "".join(f"{c:>12}" for c in cats)
+    lines.append(head)
+    lines.append("-" * len(head))
+    for name, r in results.items():
+        rows = [
+            ("turn recall@5", r["turn"]["recall@5"]),
+            ("turn recall@10", r["turn"]["recall@10"]),
+            ("turn any@5", r["turn"]["any@5"]),
+            ("turn all@5", r["turn"]["all@5"]),
+            ("session recall@5", r["session"]["recall@5"]),
+            ("answer-hit@5", r["answer_hit@5"]),
+        ]
+        for label, vals in rows:
+            lines.append(
+                f"{name:<10} {label:<18}"
+                + "".join(f"{100 * vals[c]:>11.1f}%" if c in vals else f"{'-':>12}" for c in cats)
+            )
+        tk, tm = r["tokens"], r["timing"]
+        lines.append(
+            f"{name:<10} tokens@5 {tk['context_k5_mean']:.0f} vs full {tk['full_conversation_mean']:.0f} "
+            f"({100 * tk['reduction']:.2f}% fewer); ingest {tm['ingest_ms_per_item']:.2f} ms/item "
+            f"(embedding {tm['embed_ms_per_item']:.2f}); query {tm['query_ms_per_item']:.2f} ms/item, "
+            f"search p50 {tm['search_ms_p50']:.2f} ms p95 {tm['search_ms_p95']:.2f} ms excl. embedding "
+            f"({tm['embed_ms_per_query']:.2f} ms/query embedding)"
+        )
+    return "\n".join(lines)
+
+
+def write_chart(results: dict[str, Any], path: str | Path) -> None:
+    """Bar chart of turn Recall@5 per category for each system (needs matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cats = [POOLED, *CATEGORIES.values()]
+    names = list(results)
+    fig, ax = plt.subplots(figsize=(8, 3.6), dpi=90)
+    width = 0.8 / max(len(names), 1)
+    for j, name in enumerate(names):
+        vals = [100 * results[name]["turn"]["recall@5"].get(c, 0.0) for c in cats]
+        ax.bar([i + j * width for i in range(len(cats))], vals, width, label=name)
+    ax.set_xticks([i + width * (len(names) - 1) / 2 for i in range(len(cats))])
+    ax.set_xticklabels(cats)
+    ax.set_ylabel("turn Recall@5 (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title("LoCoMo turn-level Recall@5")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(str(path))
+    plt.close(fig)
