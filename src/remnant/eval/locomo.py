@@ -208,13 +208,21 @@ class TextRecipe:
     speaker: bool = True
     date: bool = False
     caption: bool = True
-    neighbours: bool = False  # add the previous and next turn (lexical side)
+    neighbours: bool = False  # add the previous and next turn (lexical side, same column)
+    context_column: bool = False  # put the neighbouring turns in the lower-weighted context column
+    repeat_body: bool = False  # single column: own text twice, then neighbours (weights context ~0.5)
     semantic_speaker: bool = True
     semantic_caption: bool = True
     semantic_neighbours: bool = False
 
     def lexical(self, d: BenchDoc) -> str:
+        if self.repeat_body:
+            own = _compose(d, self.speaker, self.date, self.caption, False)
+            return "\n".join(p for p in (own, own, d.previous, d.following) if p)
         return _compose(d, self.speaker, self.date, self.caption, self.neighbours)
+
+    def context(self, d: BenchDoc) -> str:
+        return "\n".join(p for p in (d.previous, d.following) if p) if self.context_column else ""
 
     def semantic(self, d: BenchDoc) -> str:
         return _compose(d, self.semantic_speaker, False, self.semantic_caption, self.semantic_neighbours)
@@ -245,8 +253,10 @@ class InMemoryBackend:
         config: HybridConfig | None = None,
         tokenizer: str = "porter unicode61",
         keep_stopwords: bool = False,
+        context_weight: float = 0.5,
     ) -> None:
         self.name = name
+        self.context_weight = context_weight
         self.mode = mode
         self.embedder = embedder
         self.recipe = recipe or TextRecipe()
@@ -254,7 +264,6 @@ class InMemoryBackend:
         self.tokenizer = tokenizer
         self.keep_stopwords = keep_stopwords
         self._scopes: dict[str, InMemoryHybridIndex] = {}
-        self._closed_timings: list[dict[str, Any]] = []
 
     def ingest(self, scope: str, docs: Sequence[BenchDoc]) -> None:
         idx = InMemoryHybridIndex(
@@ -263,11 +272,13 @@ class InMemoryBackend:
             tokenizer=self.tokenizer,
             config=self.config,
             keep_stopwords=self.keep_stopwords,
+            context_weight=self.context_weight,
         )
         idx.add(
             [d.id for d in docs],
             [self.recipe.lexical(d) for d in docs],
             [self.recipe.semantic(d) for d in docs],
+            [self.recipe.context(d) for d in docs],
         )
         self._scopes[scope] = idx
 

@@ -44,6 +44,7 @@ class InMemoryHybridIndex:
         tokenizer: str = "porter unicode61",
         config: HybridConfig | None = None,
         keep_stopwords: bool = False,
+        context_weight: float = 0.5,
     ) -> None:
         if mode not in ("hybrid", "lexical", "vector"):
             raise RetrievalError(f"mode must be hybrid, lexical or vector, not {mode!r}")
@@ -53,8 +54,11 @@ class InMemoryHybridIndex:
         self.embedder = embedder
         self.config = config or HybridConfig()
         self.keep_stopwords = keep_stopwords
+        self.context_weight = float(context_weight)
         self._db = sqlite3.connect(":memory:")
-        self._db.execute(f"CREATE VIRTUAL TABLE fts USING fts5(body, tokenize='{tokenizer}')")
+        # Two columns: the memory's own text, and surrounding context (neighbouring turns),
+        # which BM25 weighs lower so context helps recall without drowning the memory itself.
+        self._db.execute(f"CREATE VIRTUAL TABLE fts USING fts5(body, context, tokenize='{tokenizer}')")
         self._ids: list[str] = []
         self._rowid: dict[str, int] = {}
         self._vectors: VectorIndex | None = (
@@ -67,21 +71,30 @@ class InMemoryHybridIndex:
     def __len__(self) -> int:
         return len(self._rowid)
 
-    def add(self, ids: Sequence[str], lexical: Sequence[str], semantic: Sequence[str] | None = None) -> None:
-        """Index documents: ``lexical`` texts go to FTS5, ``semantic`` (default: same) are embedded."""
-        if len(ids) != len(lexical) or (semantic is not None and len(semantic) != len(ids)):
+    def add(
+        self,
+        ids: Sequence[str],
+        lexical: Sequence[str],
+        semantic: Sequence[str] | None = None,
+        context: Sequence[str] | None = None,
+    ) -> None:
+        """Index documents: ``lexical`` texts (plus optional ``context``) go to FTS5,
+        ``semantic`` texts (default: the lexical ones) are embedded."""
+        n = len(ids)
+        if any(x is not None and len(x) != n for x in (lexical, semantic, context)):
             raise RetrievalError("ids and texts must have the same length")
         semantic = list(lexical) if semantic is None else list(semantic)
+        ctx = [""] * n if context is None else list(context)
         t0 = time.perf_counter()
         rows = []
-        for item, text in zip(ids, lexical, strict=True):
+        for item, text, around in zip(ids, lexical, ctx, strict=True):
             if item in self._rowid:
                 raise RetrievalError(f"duplicate id {item!r}")
             self._rowid[item] = len(self._ids)
             self._ids.append(item)
-            rows.append((self._rowid[item], lexical_text(text)))
+            rows.append((self._rowid[item], lexical_text(text), lexical_text(around)))
         if self.mode != "vector":
-            self._db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", rows)
+            self._db.executemany("INSERT INTO fts(rowid, body, context) VALUES (?, ?, ?)", rows)
         t1 = time.perf_counter()
         self.timings.index += t1 - t0
         if self._vectors is not None and self.embedder is not None:
@@ -96,8 +109,10 @@ class InMemoryHybridIndex:
         match = fts_or_query(query, keep_stopwords=self.keep_stopwords)
         if not match:
             return []
+        w = self.context_weight
         rows = self._db.execute(
-            "SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?", (match, k)
+            "SELECT rowid, bm25(fts, 1.0, ?) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?",
+            (w, match, k),
         ).fetchall()
         return [(self._ids[r], -float(s)) for r, s in rows]
 
