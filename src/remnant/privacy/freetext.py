@@ -12,9 +12,15 @@ from collections.abc import Iterable
 
 from remnant.privacy.entities import Detection, EntityType
 
+
+def _words(text: str) -> list[str]:
+    """Whitespace-separated word lists kept as one readable string in the source."""
+    return text.split()
+
+
 # --- English addresses -----------------------------------------------------------------------
 
-_STREET_SUFFIXES = (
+_STREET_SUFFIXES = _words(
     "Alley Aly Annex Arcade Avenue Ave Av Bayou Beach Bend Bluff Bluffs Bottom Boulevard Blvd Branch "
     "Bridge Brook Brooks Burg Burgs Bypass Camp Canyon Cape Causeway Center Centers Ctr Circle Circles "
     "Cir Cliff Cliffs Club Common Commons Corner Corners Course Court Courts Ct Cove Coves Creek Crescent "
@@ -30,11 +36,11 @@ _STREET_SUFFIXES = (
     "Stravenue Stream Street Streets St Summit Terrace Ter Throughway Trace Track Trafficway Trail Trl "
     "Trailer Tunnel Turnpike Underpass Union Unions Valley Valleys Via Viaduct View Views Village "
     "Villages Ville Vista Walk Walks Wall Way Ways Well Wells"
-).split()
-_STATES = (
+)
+_STATES = _words(
     "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY "
     "NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY AS GU MP PR VI FM MH PW AA AE AP"
-).split()
+)
 _SUFFIX_ALT = "|".join(sorted(_STREET_SUFFIXES, key=len, reverse=True))
 _STATE_ALT = "|".join(_STATES)
 _WORD = r"[A-Z0-9][A-Za-z0-9'\-]*\.?"
@@ -61,15 +67,22 @@ _ZIP_REQUIRED = re.compile(r"\d{5}")
 _NAME_WORD = r"[A-Z][a-z]+(?:['\-][A-Z]?[a-z]+)*|[A-Z][a-z]*[A-Z][a-z]+|[A-Z]\."
 _EN_NAME_CUE = re.compile(
     r"(?:\b(?:[Mm]y name is|[Mm]y name's|[Nn]ame:|[Cc]all me|I am|I'm|[Tt]his is|[Ss]igned|[Rr]egards,|"
-    r"[Cc]ontact person:?|[Aa]sk for|[Nn]amed)|\b(?:Mr|Mrs|Ms|Miss|Dr|Prof|Sir|Madam|Mx)\.?)[ ]+"
+    r"[Cc]ontact person:?|[Aa]sk for|[Nn]amed|the name|[Ss]igned by|[Mm]y (?:wife|husband|partner|brother|"
+    r"sister|son|daughter|mother|father|mom|dad|mum|friend|boss|landlord|landlady|colleague|neighbou?r|"
+    r"manager|doctor|lawyer|teacher|cousin|uncle|aunt|fiancée?|girlfriend|boyfriend|roommate))"
+    r"|\b(?:Mr|Mrs|Ms|Miss|Dr|Prof|Sir|Madam|Mx)\.?"
+    # Chinese cues before a Latin-script name (我叫Rebecca White, 收件人Tara Parker).
+    r"|(?:我叫|我的名字是|名字是|名叫|姓名|联系人|收件人|收货人|持卡人|负责人)[:：]?)[ ]*"
     rf"((?:{_NAME_WORD})(?:[ ]+(?:{_NAME_WORD})){{0,2}})"
 )
 _NOT_A_NAME = frozenset(
-    "The A An This That It Here There Not Just So Very Sorry Happy Glad Fine Good Going Back From Also "
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "
-    "August September October November December English Chinese American British French German Japanese "
-    "Indian Canadian Australian Sure Ready Done Busy Available Interested Excited Tired Hungry Late New "
-    "Still Always Never Only Really In On At For With By To Of And Or But If When What Who How I".split()
+    _words(
+        "The A An This That It Here There Not Just So Very Sorry Happy Glad Fine Good Going Back From Also "
+        "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "
+        "August September October November December English Chinese American British French German Japanese "
+        "Indian Canadian Australian Sure Ready Done Busy Available Interested Excited Tired Hungry Late New "
+        "Still Always Never Only Really In On At For With By To Of And Or But If When What Who How I"
+    )
 )
 
 # --- Chinese names -------------------------------------------------------------------------------
@@ -80,21 +93,32 @@ _CN_SURNAMES_1 = (
     "向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕"
     "单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚"
     "娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩佘池查麻"
-    "苑迟邝鞠蔺门井邰毋燕冀郁衣宿鹿雍帅郦"
+    "苑迟邝鞠蔺门井邰毋燕冀郁衣宿鹿雍帅郦萧支屠豆海晋楚闻厉戈植权逯盖桓暴钭戎祖束幸韶郜蓟薄印怀鄂索咸"
+    "籍赖阴胥苍双莘贡劳逄扶堵宰却璩濮寿扈郏浦充慕茹习宦鱼容慎庾暨衡耿弘匡寇禄阙殳沃蔚越夔隆厍晁勾融訾阚"
+    "乜养须丰巢蒯荆竺"
 )
-_CN_SURNAMES_2 = (
+_CN_SURNAMES_2 = _words(
     "欧阳 司马 上官 诸葛 东方 皇甫 尉迟 公孙 慕容 长孙 宇文 司徒 夏侯 令狐 端木 独孤 南宫 西门 轩辕 百里"
-).split()
+)
 _CJK = r"\u4e00-\u9fff"
+# Grammar that cannot start a given name (我叫王的 is not a name); checked for the first character.
+_CN_NAME_STRONG_STOPS = tuple(
+    _words(
+        "先生 女士 小姐 老师 医生 律师 经理 教授 今年 电话 手机 邮箱 住在 家住 身份证 护照 地址 联系 "
+        "是 的 在 了 和 与 及 说 也 都 就 把 被 让 您 你 我 他 她 们 这 那 吗 呢 吧 啊 不 没"
+    )
+)
 # Text that follows a name rather than continuing it (so 我叫梁鑫今年 stops at 鑫).
 _CN_NAME_STOPS = tuple(
-    "先生 女士 小姐 老师 医生 律师 经理 同学 教授 师傅 阿姨 叔叔 今年 电话 手机 邮箱 住在 家住 身份证 护照 地址 "
-    "联系 是 的 在 了 和 与 及 说 来 去 也 都 就 已 正 会 刚 很 请 给 要 想 年 岁 今 昨 明天 现 从 到 把 被 让 "
-    "跟 同 对 向 为 于 但 而 还 又 再 可 能 将 曾 您 你 我 他 她 们 这 那 每 有 没 不 吗 呢 吧 啊".split()
+    _words(
+        "先生 女士 小姐 老师 医生 律师 经理 同学 教授 师傅 阿姨 叔叔 今年 电话 手机 邮箱 住在 家住 身份证 护照 地址 "
+        "联系 是 的 在 了 和 与 及 说 来 去 也 都 就 已 正 会 刚 很 请 给 要 想 年 岁 今 昨 明天 现 从 到 把 被 让 "
+        "跟 同 对 向 为 于 但 而 还 又 再 可 能 将 曾 您 你 我 他 她 们 这 那 每 有 没 不 吗 呢 吧 啊"
+    )
 )
 _CN_NAME_CUE_BEFORE = re.compile(
-    r"(?:我叫|我的名字是|我的名字叫|名字是|名字叫|名叫|叫做|本人|姓名|联系人|收件人|收货人|寄件人|持卡人|"
-    r"户名|患者|他叫|她叫|签名|负责人|申请人|法人)"
+    r"(?:(?:[Mm]y (?:Chinese )?name is|[Nn]ame:|I'm|I am|[Cc]all me|[Cc]ontact:?)[ ]*|我叫|我的名字是|我的名字叫|名字是|名字叫|名叫|叫做|本人|姓名|联系人|收件人|收货人|寄件人|持卡人|"
+    r"户名|患者|签名|负责人|申请人|法人|叫)"
     r"[ ]?[:：是为]?[ ]?"
 )
 # Weaker cues (我是高中生 is not a name): only count when the name is followed by punctuation or the end.
@@ -107,7 +131,6 @@ _CN_NAME_CUE_AFTER = (
     "医生",
     "律师",
     "经理",
-    "同学",
     "教授",
     "的电话",
     "的手机",
@@ -120,12 +143,12 @@ _CN_NAME_CUE_AFTER = (
 
 # --- Chinese addresses ---------------------------------------------------------------------------
 
-_PROVINCES = (
+_PROVINCES = _words(
     "北京 天津 上海 重庆 河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 "
     "四川 贵州 云南 陕西 甘肃 青海 台湾 内蒙古 广西 西藏 宁夏 新疆 香港 澳门"
-).split()
+)
 # Characters that are grammar, not place names: a place segment never contains them.
-_NOT_PLACE = "在住于到是的我你他她家从去来和与及或址为请把被给要想也都就了吗呢吧啊"
+_NOT_PLACE = "在住于到是的我你他她请把被给去来了吗呢吧啊址"
 _PLACE_CHAR = rf"(?:(?![{_NOT_PLACE}])[{_CJK}])"
 _PROVINCE = rf"(?:{'|'.join(_PROVINCES)})(?:省|市|壮族自治区|回族自治区|维吾尔自治区|自治区|特别行政区)?"
 _CITY = rf"{_PLACE_CHAR}{{1,6}}?(?:市|自治州|地区|盟)"
@@ -137,7 +160,7 @@ _BUILDING = rf"(?:[ ]?(?:[0-9A-Za-z]{{1,5}}|{_PLACE_CHAR}{{1,8}}?(?:小区|花�
 _POSTCODE = r"(?:[ ]?\d{6}(?!\d))?"
 _CN_ADDRESS = re.compile(
     rf"(?:{_PROVINCE}(?:{_CITY})?(?:{_COUNTY})?|{_CITY}(?:{_COUNTY})?|{_COUNTY})(?:{_TOWN})?"
-    rf"{_ROAD}{_NUMBER}{_BUILDING}{_POSTCODE}"
+    rf"(?:{_ROAD})+{_NUMBER}{_BUILDING}{_POSTCODE}"
 )
 
 
@@ -181,7 +204,7 @@ def _cn_name_at(text: str, pos: int) -> int:
         return -1
     given = 0
     while given < 2 and i < len(text) and "\u4e00" <= text[i] <= "\u9fff":
-        if text.startswith(_CN_NAME_STOPS, i):
+        if text.startswith(_CN_NAME_STRONG_STOPS if given == 0 else _CN_NAME_STOPS, i):
             break
         if text.startswith(_CN_NAME_CUE_AFTER, i):
             break

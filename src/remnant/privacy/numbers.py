@@ -20,7 +20,9 @@ _EXTENSION = re.compile(r"\s*(?:x|ext\.?|extension|#|分机|转)\s*(\d{1,6})(?![
 _MAX_GROUPS = 24
 
 # Issuer prefixes of the major card schemes: a Luhn-valid number must also start like a card.
-_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|35|6011|64[4-9]|65|62|5[06-9]|6[0-9])")
+_CARD_PREFIX = re.compile(
+    r"^(?:0604|1800|2131|4|5[1-5]|2[2-7]|3[47]|3[068]|35|6011|64[4-9]|65|62|5[06-9]|6[0-9])"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +45,29 @@ def luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
+_CN_PROVINCE_CODES = frozenset(
+    "11 12 13 14 15 21 22 23 31 32 33 34 35 36 37 41 42 43 44 45 46 50 51 52 53 54 61 62 63 64 65 71 81 82".split()
+)
+
+
 def cn_ric_ok(value: str) -> bool:
-    """Chinese resident identity card number: region, birth date and ISO 7064 check digit."""
+    """Chinese resident identity card number: province code, birth date and ISO 7064 check digit.
+
+    The county code is not checked against ``stdnum``'s database on purpose: county codes change
+    over time and the database is incomplete, and missing a real ID costs more than a rare
+    false positive on an 18-digit number with a valid checksum and birth date.
+    """
     from stdnum.cn import ric
 
-    try:
-        return bool(ric.is_valid(value))
-    except Exception:  # stdnum raises on odd input shapes; treat as "not an ID"
+    if len(value) != 18 or not value[:17].isdigit() or value[:2] not in _CN_PROVINCE_CODES:
         return False
+    try:
+        if value[-1].upper() != ric.calc_check_digit(value):
+            return False
+        born = ric.get_birth_date(value)
+    except Exception:  # stdnum raises on impossible dates
+        return False
+    return 1900 <= born.year <= 2100
 
 
 def _runs(text: str) -> Iterable[list[_Group]]:
@@ -125,6 +142,7 @@ class NumberRecognizer:
             return None
         if (
             EntityType.CREDIT_CARD in self.entities
+            and _card_shaped(text, groups)
             and 12 <= len(digits) <= 19
             and _CARD_PREFIX.match(digits)
             and luhn_ok(digits)
@@ -140,7 +158,9 @@ class NumberRecognizer:
         while prefix_start > 0 and text[prefix_start - 1] in "+(":
             prefix_start -= 1
         international = "+" in text[prefix_start:start]
-        score = _phone_score(digits, groups, international, self.phone_regions)
+        gaps = {text[a.end : b.start] for a, b in zip(groups, groups[1:], strict=False)}
+        uniform = len(gaps) == 1 and gaps <= {"-", "."}
+        score = _phone_score(digits, groups, international, self.phone_regions, uniform)
         if score == 0.0:
             return None
         ext = _EXTENSION.match(text, end)
@@ -152,6 +172,23 @@ class NumberRecognizer:
         return Detection(EntityType.PHONE, prefix_start, end, text[prefix_start:end], score, "phone")
 
 
+def _regular(lengths: list[int]) -> bool:
+    """Blocks of one size (the last may be shorter): how people chunk a long number."""
+    return len(set(lengths[:-1])) <= 1 and lengths[-1] <= lengths[0]
+
+
+def _card_shaped(text: str, groups: list[_Group]) -> bool:
+    """Cards are written as plain digit blocks: no "+" in front, no parentheses inside, and
+    blocks of 3+ digits, one size, or one digit each (4111 1111 ..., 3782 822463 10005)."""
+    start = groups[0].start
+    if start > 0 and text[start - 1] in "+(":
+        return False
+    if any(c in "()/" for c in text[start : groups[-1].end]):
+        return False
+    lengths = [len(g.digits) for g in groups]
+    return min(lengths) >= 3 or _regular(lengths) or max(lengths) == 1
+
+
 def _date_like(lengths: list[int], digits: str) -> bool:
     """2024-03-15 10, 15.03.2024 1200: dates followed by a time are not phone numbers."""
     if len(lengths) >= 3 and lengths[0] == 4 and digits[:2] in ("19", "20") and lengths[1] <= 2:
@@ -159,7 +196,9 @@ def _date_like(lengths: list[int], digits: str) -> bool:
     return len(lengths) >= 3 and lengths[:2] == [2, 2] and lengths[2] == 4
 
 
-def _phone_score(digits: str, groups: list[_Group], international: bool, regions: Sequence[str]) -> float:
+def _phone_score(
+    digits: str, groups: list[_Group], international: bool, regions: Sequence[str], uniform: bool = False
+) -> float:
     """0.0 when the digits do not read as a phone number, else a confidence."""
     import phonenumbers
 
@@ -185,6 +224,8 @@ def _phone_score(digits: str, groups: list[_Group], international: bool, regions
         return 0.95  # Chinese mobile: 1[3-9] + 9 digits
     if n == 10 and (lengths in ([3, 3, 4], [3, 7], [10]) or spaced):
         return 0.85  # North American 3-3-4
+    if n == 10 and uniform and _regular(lengths) and digits[0] in "23456789" and digits[3] in "23456789":
+        return 0.8  # North American number regrouped (267-689-297-4)
     if n == 11 and digits[0] == "1" and (lengths in ([1, 3, 3, 4], [1, 10], [4, 3, 4]) or spaced):
         return 0.85  # 1-555-123-4567
     if digits[0] == "0" and 10 <= n <= 12:

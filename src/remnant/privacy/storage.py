@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,7 @@ SCHEMA = (
 _COLUMNS = "tenant, user_id, placeholder, entity_type, value_hmac, key_id, nonce, ciphertext, created_at"
 
 
-def _row(r: Sequence[object]) -> VaultEntry:
+def _row(r: Sequence[Any]) -> VaultEntry:
     return VaultEntry(
         tenant=str(r[0]),
         user_id=str(r[1]),
@@ -104,8 +104,8 @@ def _row(r: Sequence[object]) -> VaultEntry:
         entity_type=str(r[3]),
         value_hmac=str(r[4]),
         key_id=str(r[5]),
-        nonce=bytes(r[6]),  # type: ignore[arg-type]
-        ciphertext=bytes(r[7]),  # type: ignore[arg-type]
+        nonce=bytes(r[6]),
+        ciphertext=bytes(r[7]),
         created_at=str(r[8]),
     )
 
