@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from remnant.privacy.entities import Detection, EntityType
 
@@ -45,8 +46,10 @@ def luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
+# First two digits of a resident ID: the province-level division.
 _CN_PROVINCE_CODES = frozenset(
-    "11 12 13 14 15 21 22 23 31 32 33 34 35 36 37 41 42 43 44 45 46 50 51 52 53 54 61 62 63 64 65 71 81 82".split()
+    {11, 12, 13, 14, 15, 21, 22, 23, 31, 32, 33, 34, 35, 36, 37, 41, 42, 43, 44, 45, 46}
+    | {50, 51, 52, 53, 54, 61, 62, 63, 64, 65, 71, 81, 82}
 )
 
 
@@ -59,7 +62,7 @@ def cn_ric_ok(value: str) -> bool:
     """
     from stdnum.cn import ric
 
-    if len(value) != 18 or not value[:17].isdigit() or value[:2] not in _CN_PROVINCE_CODES:
+    if len(value) != 18 or not value[:17].isdigit() or int(value[:2]) not in _CN_PROVINCE_CODES:
         return False
     try:
         if value[-1].upper() != ric.calc_check_digit(value):
@@ -158,7 +161,7 @@ class NumberRecognizer:
         while prefix_start > 0 and text[prefix_start - 1] in "+(":
             prefix_start -= 1
         international = "+" in text[prefix_start:start]
-        gaps = {text[a.end : b.start] for a, b in zip(groups, groups[1:], strict=False)}
+        gaps = {text[a.end : b.start] for a, b in pairwise(groups)}
         uniform = len(gaps) == 1 and gaps <= {"-", "."}
         score = _phone_score(digits, groups, international, self.phone_regions, uniform)
         if score == 0.0:

@@ -31,7 +31,9 @@ def _splice(text: str, spans: list[tuple[int, int, str]]) -> str:
 def _sweep(text: str, replacements: dict[str, str]) -> str:
     """Replace any further verbatim copy of a detected value (belt and braces)."""
     for value in sorted(replacements, key=len, reverse=True):
-        if len(value) >= 4 and value in text:
+        # Short Latin values ("Al") would hit ordinary words; a 2-character Chinese name will not.
+        cjk = any("\u4e00" <= c <= "\u9fff" for c in value)
+        if (len(value) >= 4 or (cjk and len(value) >= 2)) and value in text:
             text = text.replace(value, replacements[value])
     return text
 
@@ -70,6 +72,8 @@ class Redactor:
             raise RedactionError("this Redactor has no vault; it can only scan")
         if not isinstance(text, str):
             raise RedactionError(f"expected text, got {type(text).__name__}")
+        if not tenant or not user_id:
+            raise RedactionError("tenant and user_id are required: vault entries belong to one user")
         try:
             detections = self.detector.detect(text)
             findings: list[Finding] = []
