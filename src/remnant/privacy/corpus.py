@@ -298,6 +298,10 @@ HOLDOUT_EN = [
     "I'm meeting {NAME} and {NAME} for drinks at 7.",
     "Old phone: {PHONE}. New phone: {PHONE}.",
     "Put {NAME} down as the second driver.",
+    # Added later; never used for tuning.
+    "{NAME} thinks the deadline is too tight.",
+    "Ask {NAME} whether the keys are in the car.",
+    "The project lead is {NAME} since March.",
 ]
 HOLDOUT_ZH = [
     "备忘：{NAME}还欠我四十块钱。",
@@ -312,6 +316,13 @@ HOLDOUT_ZH = [
     "晚上和{NAME}、{NAME}一起吃饭。",
     "旧手机号{PHONE}，新手机号{PHONE}。",
     "身份证号码{CN_ID}的那位客户来电了。",
+    # Added after the cue-less name heuristic was written; never used for tuning.
+    "周末{NAME}要搬家，我去帮忙。",
+    "上次聚会{NAME}没来。",
+    "{NAME}推荐的那家店很好吃。",
+    "老板让我把方案发给{NAME}看看。",
+    "我和{NAME}是高中同学。",
+    "这件事{NAME}比我清楚。",
 ]
 HOLDOUT_MIXED = [
     "Meeting with {NAME} 下午三点，她的电话是{PHONE}。",
@@ -487,3 +498,17 @@ _DIGITS = re.compile(r"\d+")
 def _jitter(digits: str, rng: random.Random) -> str:
     first = str(rng.randint(1, 9)) if digits[0] != "0" else "0"
     return first + "".join(str(rng.randint(0, 9)) for _ in digits[1:])
+
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?.\n])\s*")
+
+
+def sentences_from_text(text: str, min_chars: int = 8) -> list[LabelledSentence]:
+    """Split prose the caller vouches is PII-free into unlabelled sentences (false-positive check)."""
+    out = []
+    for part in _SENTENCE_END.split(text):
+        part = part.strip()
+        if len(part) >= min_chars:
+            lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in part) else "en"
+            out.append(LabelledSentence(part, (), lang, "plain"))
+    return out

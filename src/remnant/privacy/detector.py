@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from remnant.privacy.entities import PRIORITY, Detection, EntityType
 from remnant.privacy.freetext import find_freetext
 from remnant.privacy.normalize import normalize
@@ -23,13 +25,23 @@ class Detector:
     def __init__(self, policy: PrivacyPolicy | None = None) -> None:
         self.policy = policy or PrivacyPolicy()
         self._numbers = NumberRecognizer(self.policy.entities, self.policy.phone_regions)
-        self._engine = None
-        if self.policy.use_presidio is not False:
+        self._wants_presidio = self.policy.use_presidio is not False and any(
+            t in self.policy.entities for t in _PRESIDIO_TYPES
+        )
+        self._engine: Any = None
+        self._engine_resolved = not self._wants_presidio
+
+    def _presidio(self) -> Any:
+        """The shared engine, loaded on first use (spaCy takes seconds; scans of numbers need none)."""
+        if not self._engine_resolved:
             self._engine = get_engine(required=self.policy.use_presidio is True)
+            self._engine_resolved = True
+        return self._engine
 
     @property
     def uses_presidio(self) -> bool:
-        return self._engine is not None
+        """Whether Presidio/spaCy runs (loads it if it was not loaded yet)."""
+        return self._presidio() is not None
 
     def detect(self, text: str) -> list[Detection]:
         """Non-overlapping detections, sorted by start, with offsets into the original ``text``."""
@@ -39,8 +51,9 @@ class Detector:
         found = list(self._numbers.find(norm.text))
         found += find_structured(norm.text, self.policy.entities)
         found += find_freetext(norm.text, self.policy.entities)
-        if self._engine is not None and any(t in self.policy.entities for t in _PRESIDIO_TYPES):
-            found += find_presidio(norm.text, self._engine, self.policy.min_score)
+        engine = self._presidio()
+        if engine is not None:
+            found += find_presidio(norm.text, engine, self.policy.min_score)
         found = [
             d for d in found if d.entity_type in self.policy.entities and d.score >= self.policy.min_score
         ]

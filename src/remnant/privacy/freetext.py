@@ -141,6 +141,67 @@ _CN_NAME_CUE_AFTER = (
     "的银行卡",
 )
 
+# Characters common in given names. A surname followed by one or two of these, standing between
+# punctuation or grammar words, reads as a name even without a cue (明天是周俊的生日).
+_CN_GIVEN_CHARS = frozenset(
+    "伟芳娜秀英敏静丽强磊军洋勇艳杰娟涛明超兰霞平刚桂华玉梅红建国文辉力鹏斌宇浩凯健俊帆帅旭宁龙林欢阳亮"
+    "成飞彬波晨鑫博琳瑶婷雪慧莹晶颖倩琴云萍燕玲丹芬珍凤兵峰毅翔坤东海志荣新春利清昊然子轩梓涵欣怡嘉佳思雨"
+    "萱诗梦航泽睿铭奕天一诺悦可馨妍琪瑞豪鸿振伦彤露薇蕾青岚晓秋冬亚金宝福生德兴胜发祥庆光良永安正立忠仁"
+    "义智信辰星宏维家之继树松柏菊莲荷芝芸蓉娥婉婕姝媛娅莉洁淑惠贤雅琦璐瑜璇珊琼玮炜煜森淼焱杨柳舟远达鹰"
+    "虎彪勋铁钢锋锐钰锦绍承宗先启兆喜乐美康泰顺丰盛昌隆旺富贵畅瑾璟琛琰璋珏琨曦晗昕晔晴暄旻昱晟朗凌"
+    "岩峻崇嵘巍川江河湖波涌沛浩洪涵润泓渊源溪漫澜静娴婧妮娇媚婵嫣嫦卿若蓓芮苗茜茹菲萌蔚薰蕊"
+)
+_CN_LEFT_GLUE = _words(
+    "和 跟 与 同 给 对 找 见 问 约 叫 是 请 让 帮 替 陪 被 把 送 向 等 告诉 通知 联系 提醒 备忘 还有 以及 及 "
+    "记得 认识 喜欢 想念 遇到 碰到 看望 拜访 感谢 谢谢 欠 借 嫁给 娶了 老婆 老公 妻子 丈夫 儿子 女儿 朋友 同事"
+)
+_CN_RIGHT_GLUE = _words(
+    "的 说 还 也 都 是 和 跟 与 在 给 来 去 要 会 已 刚 今 明 昨 一起 先生 女士 小姐 老师 医生 同学 打 发 "
+    "问 让 请 欠 借 回 住 想 叫 就 又 再 才 却 很 不 没 买 卖 做 当 被 把 从 到 离 对 向 带 约 写 看 听 找"
+)
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _cn_bounded_left(text: str, pos: int) -> bool:
+    if pos == 0 or not _CJK_CHAR.match(text[pos - 1]):
+        return True
+    return any(text.endswith(g, 0, pos) for g in _CN_LEFT_GLUE)
+
+
+def _cn_bounded_right(text: str, pos: int) -> bool:
+    if pos >= len(text) or not _CJK_CHAR.match(text[pos]):
+        return True
+    return text.startswith(tuple(_CN_RIGHT_GLUE), pos)
+
+
+def find_cn_names_lexicon(text: str) -> list[Detection]:
+    """Chinese names without a cue: surname + 1-2 common given-name characters between boundaries."""
+    out: list[Detection] = []
+    if not _CJK_CHAR.search(text):
+        return out
+    i = 0
+    n = len(text)
+    while i < n:
+        sl = 2 if text[i : i + 2] in _CN_SURNAMES_2 else 1 if text[i] in _CN_SURNAMES_1 else 0
+        if not sl or not _cn_bounded_left(text, i) or text.startswith(_CN_NAME_CUE_AFTER, i + sl):
+            i += 1
+            continue
+        hit = 0
+        for given in (2, 1):
+            end = i + sl + given
+            if end > n or not all(c in _CN_GIVEN_CHARS for c in text[i + sl : end]):
+                continue
+            if _cn_bounded_right(text, end):
+                hit = end
+                break
+        if hit:
+            out.append(Detection(EntityType.PERSON, i, hit, text[i:hit], 0.55, "cn_name_lexicon"))
+            i = hit
+        else:
+            i += 1
+    return out
+
+
 # --- Chinese addresses ---------------------------------------------------------------------------
 
 _PROVINCES = _words(
@@ -255,4 +316,5 @@ def find_freetext(text: str, entities: Iterable[EntityType]) -> list[Detection]:
     if EntityType.PERSON in wanted:
         out.extend(find_en_names(text))
         out.extend(find_cn_names(text))
+        out.extend(find_cn_names_lexicon(text))
     return out

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from remnant.privacy.entities import ALL_ENTITIES, EntityType
@@ -35,6 +36,28 @@ class PrivacyPolicy:
         """A policy redacting just the given types (names or labels accepted)."""
         types = frozenset(t if isinstance(t, EntityType) else EntityType.parse(t) for t in entity_types)
         return cls(entities=types, **kwargs)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> PrivacyPolicy:
+        """Deployment config: ``REMNANT_REDACT_ENTITIES`` (comma list, default all) and
+        ``REMNANT_REDACT_PRESIDIO`` (``auto`` | ``on`` | ``off``, default auto)."""
+        env = os.environ if environ is None else environ
+        raw = env.get("REMNANT_REDACT_ENTITIES", "").strip()
+        entities = (
+            frozenset(EntityType.parse(t) for t in raw.split(",") if t.strip()) if raw else ALL_ENTITIES
+        )
+        mode = env.get("REMNANT_REDACT_PRESIDIO", "auto").strip().lower()
+        presidio: bool | str = {
+            "on": True,
+            "true": True,
+            "1": True,
+            "off": False,
+            "false": False,
+            "0": False,
+        }.get(mode, "auto")
+        if mode not in ("auto", "", "on", "true", "1", "off", "false", "0"):
+            raise ValueError(f"REMNANT_REDACT_PRESIDIO must be auto, on or off, not {mode!r}")
+        return cls(entities=entities, use_presidio=presidio)
 
     def without(self, *entity_types: EntityType) -> PrivacyPolicy:
         """A copy that no longer redacts the given types."""

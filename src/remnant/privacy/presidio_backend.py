@@ -9,6 +9,7 @@ not personal data on their own.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -76,6 +77,16 @@ def _has_latin(s: str) -> bool:
     return any("a" <= c.lower() <= "z" for c in s)
 
 
+_CAMEL = re.compile(r"[a-z]{2,}[A-Z]")
+
+
+def _looks_like_code(span: str) -> bool:
+    """Identifiers (MemoryItem, user_id, foo.bar) are not names; spaCy tags them in logs and code."""
+    if any(c.isdigit() or c in "_=()[]{}<>/\\@#" for c in span):
+        return True
+    return any(_CAMEL.search(w) and not w.startswith(("Mc", "Mac")) for w in span.split())
+
+
 def find_presidio(text: str, engine: Any, min_score: float) -> list[Detection]:
     """English person names from spaCy NER via Presidio (Latin-script spans only)."""
     if not _has_latin(text):
@@ -97,7 +108,7 @@ def find_presidio(text: str, engine: Any, min_score: float) -> list[Detection]:
         # spaCy on CJK or lowercase text produces noise; a name has a capitalized Latin word.
         if not span or not _has_latin(span) or not any(w[:1].isupper() for w in span.split()):
             continue
-        if any("\u4e00" <= c <= "\u9fff" for c in span):
+        if any("\u4e00" <= c <= "\u9fff" for c in span) or _looks_like_code(span):
             continue
         out.append(Detection(ours, start, end, span, float(r.score), "presidio"))
     return out

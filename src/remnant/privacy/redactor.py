@@ -7,13 +7,16 @@ without touching the vault; ``redact_for_log`` is one-way (``[EMAIL]``), for aud
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterable
 
 from remnant.privacy.detector import Detector
 from remnant.privacy.entities import Detection, EntityType, Finding, RedactionResult
 from remnant.privacy.errors import PrivacyError, RedactionError
+from remnant.privacy.keys import Keyring
 from remnant.privacy.policy import PrivacyPolicy
+from remnant.privacy.storage import SqliteVaultStorage
 from remnant.privacy.vault import Vault
 
 
@@ -54,6 +57,19 @@ class Redactor:
         self.vault = vault
         self.policy = policy or (detector.policy if detector is not None else PrivacyPolicy())
         self.detector = detector or Detector(self.policy)
+
+    @classmethod
+    def for_sqlite(
+        cls,
+        conn: sqlite3.Connection,
+        *,
+        keyring: Keyring | None = None,
+        policy: PrivacyPolicy | None = None,
+        commit: bool = True,
+    ) -> Redactor:
+        """A redactor whose vault lives in ``conn`` (key from the environment unless given)."""
+        vault = Vault(SqliteVaultStorage(conn, commit=commit), keyring)
+        return cls(vault, policy or PrivacyPolicy.from_env())
 
     def scan(self, text: str) -> list[Finding]:
         """What ``redact`` would replace, with generic placeholders (``[PHONE]``); no vault access."""
