@@ -183,3 +183,23 @@ def test_policy_limits_entity_types() -> None:
 def test_policy_rejects_unknown_type() -> None:
     with pytest.raises(ValueError, match="unknown entity type"):
         PrivacyPolicy.only(["SHOE_SIZE"])
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Send it to 221B Baker Street, London NW1 6XE please", "221B Baker Street, London NW1 6XE"),
+        (
+            "Office: 1600 Pennsylvania Ave NW, Washington, DC 20500",
+            "1600 Pennsylvania Ave NW, Washington, DC 20500",
+        ),
+        ("Unit 3883 Box 6859, DPO AA 60680", "Unit 3883 Box 6859, DPO AA 60680"),
+        (
+            "寄到杭州市西湖区文三路478号华星时代广场A座1201室。",
+            "杭州市西湖区文三路478号华星时代广场A座1201室",
+        ),
+        ("住在朝阳区望京西路阳光家园3号楼2单元501室", "朝阳区望京西路阳光家园3号楼2单元501室"),
+    ],
+)
+def test_real_world_address_formats(plain_detector: Detector, text: str, value: str) -> None:
+    assert only(plain_detector, text, EntityType.ADDRESS) == [value]

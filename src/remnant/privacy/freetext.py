@@ -47,12 +47,14 @@ _WORD = r"[A-Z0-9][A-Za-z0-9'\-]*\.?"
 _CITY_LINE = (
     rf"[A-Z][A-Za-z'\-.]*(?:[ ][A-Z][A-Za-z'\-.]*){{0,3}},[ ]*(?:{_STATE_ALT})(?:[ ]+\d{{5}}(?:-\d{{4}})?)?"
 )
+_UK_POSTCODE = r"[A-Z]{1,2}\d[A-Z\d]?[ ]?\d[A-Z]{2}"
 _SECONDARY = r"(?:,?[ ]+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Floor|Fl\.?|Room|Rm\.?|#)[ ]*#?[A-Za-z0-9\-]+)"
 
 _EN_STREET = re.compile(
     rf"(?<![A-Za-z0-9])\d{{1,6}}[A-Z]?[ ]+(?:[NSEW]\.?[ ]+)?(?:{_WORD}[ ]+){{1,4}}?(?:{_SUFFIX_ALT})\b\.?"
+    r"(?:[ ]+(?:NE|NW|SE|SW|N|S|E|W)\b\.?)?"
     rf"{_SECONDARY}?"
-    rf"(?:(?:,[ ]*|[ ]*\n[ ]*|[ ]+)(?:{_CITY_LINE}))?"
+    rf"(?:(?:,[ ]*|[ ]*\n[ ]*|[ ]+)(?:{_CITY_LINE}|[A-Z][A-Za-z'\-]+(?:[ ][A-Z][A-Za-z'\-]+)?[ ]+{_UK_POSTCODE}\b))?"
 )
 _EN_MILITARY = re.compile(
     r"(?:(?:Unit[ ]+\d{3,5}[ ]+Box[ ]+\d{3,5}|PSC[ ]+\d{3,5},?[ ]+Box[ ]+\d{3,5}|"
@@ -217,7 +219,9 @@ _COUNTY = rf"{_PLACE_CHAR}{{1,6}}?(?:区|县|旗)"
 _TOWN = rf"{_PLACE_CHAR}{{1,6}}?(?:镇|乡|街道)"
 _ROAD = rf"(?:{_PLACE_CHAR}|[0-9A-Za-z]){{1,10}}?(?:大道|大街|胡同|路|街|道|巷|弄|里)"
 _NUMBER = r"(?:[ ]?[0-9]{1,5}(?:-[0-9]{1,5})?[ ]?(?:号|弄|號))?"
-_BUILDING = rf"(?:[ ]?(?:[0-9A-Za-z]{{1,5}}|{_PLACE_CHAR}{{1,8}}?(?:小区|花园|大厦|公寓|广场|中心))[ ]?(?:座|栋|幢|号楼|单元|层|楼|室|号))*"
+_COMPLEX = rf"{_PLACE_CHAR}{{1,10}}?(?:小区|花园|大厦|公寓|广场|中心|大楼|家园|新村|苑)"
+_UNIT = r"[0-9A-Za-z]{1,5}[ ]?(?:座|栋|幢|号楼|单元|层|楼|室|号)"
+_BUILDING = rf"(?:[ ]?(?:{_COMPLEX}|{_UNIT}))*"
 _POSTCODE = r"(?:[ ]?\d{6}(?!\d))?"
 _CN_ADDRESS = re.compile(
     rf"(?:{_PROVINCE}(?:{_CITY})?(?:{_COUNTY})?|{_CITY}(?:{_COUNTY})?|{_COUNTY})(?:{_TOWN})?"
