@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from remnant.core.errors import ValidationError
+
 
 class EntityType(StrEnum):
     """Kinds of personal data; the value is the placeholder label (``[PHONE_1]``)."""
@@ -33,7 +35,7 @@ class EntityType(StrEnum):
             if member.value == key:
                 return member
         valid = ", ".join(m.name for m in cls)
-        raise ValueError(f"unknown entity type {name!r}; expected one of: {valid}")
+        raise ValidationError(f"unknown entity type {name!r}; expected one of: {valid}")
 
 
 ALL_ENTITIES: frozenset[EntityType] = frozenset(EntityType)

@@ -6,9 +6,11 @@ fall back to storing or returning plaintext.
 
 from __future__ import annotations
 
+from remnant.core.errors import RemnantError
 
-class PrivacyError(Exception):
-    """Base class for every privacy-layer failure (the lead rebases it on ``RemnantError``)."""
+
+class PrivacyError(RemnantError):
+    """Base class for every privacy-layer failure."""
 
 
 class RedactionError(PrivacyError):

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from remnant.core.errors import ValidationError
 from remnant.privacy.entities import ALL_ENTITIES, EntityType
 
 
@@ -27,9 +28,9 @@ class PrivacyPolicy:
 
     def __post_init__(self) -> None:
         if self.use_presidio not in (True, False, "auto"):
-            raise ValueError("use_presidio must be True, False or 'auto'")
+            raise ValidationError("use_presidio must be True, False or 'auto'")
         if not 0.0 <= self.min_score <= 1.0:
-            raise ValueError("min_score must be within [0, 1]")
+            raise ValidationError("min_score must be within [0, 1]")
 
     @classmethod
     def only(cls, entity_types: Iterable[EntityType | str], **kwargs: object) -> PrivacyPolicy:
@@ -56,7 +57,7 @@ class PrivacyPolicy:
             "0": False,
         }.get(mode, "auto")
         if mode not in ("auto", "", "on", "true", "1", "off", "false", "0"):
-            raise ValueError(f"REMNANT_REDACT_PRESIDIO must be auto, on or off, not {mode!r}")
+            raise ValidationError(f"REMNANT_REDACT_PRESIDIO must be auto, on or off, not {mode!r}")
         return cls(entities=entities, use_presidio=presidio)
 
     def without(self, *entity_types: EntityType) -> PrivacyPolicy:

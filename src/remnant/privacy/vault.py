@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from remnant.core.errors import ValidationError
 from remnant.privacy.entities import EntityType
 from remnant.privacy.errors import VaultCorruptError, VaultKeyError, VaultNotFoundError
 from remnant.privacy.keys import Keyring, VaultKey
@@ -116,7 +117,7 @@ class Vault:
     def placeholder_for(self, tenant: str, user_id: str, entity_type: EntityType, value: str) -> str:
         """The user's placeholder for this value, creating and encrypting an entry when new."""
         if not tenant or not user_id:
-            raise ValueError("tenant and user_id are required to vault personal data")
+            raise ValidationError("tenant and user_id are required to vault personal data")
         self.check_keys()
         label = entity_type.value
         hmacs = [self._hmac(k, tenant, user_id, label, value) for k in self.keyring.keys.values()]
