@@ -177,3 +177,19 @@ def test_forget_single_placeholder(redactor: Redactor, vault: Vault) -> None:
     redactor.redact("a@b.com c@d.com", tenant=T, user_id=U)
     assert vault.forget_placeholder(T, U, "[EMAIL_1]") == 1
     assert [e.placeholder for e in vault.entries(T, U)] == ["[EMAIL_2]"]
+
+
+def test_vault_write_joins_callers_transaction(tmp_path: Path, keyring: Keyring) -> None:
+    """Inside the store's BEGIN IMMEDIATE the vault must not commit: a rollback undoes both."""
+    conn = sqlite3.connect(tmp_path / "tx.db", isolation_level=None)
+    vault = Vault(SqliteVaultStorage(conn), keyring)
+    conn.execute("BEGIN IMMEDIATE")
+    vault.placeholder_for(T, U, EntityType.EMAIL, "a@b.com")
+    assert conn.in_transaction
+    conn.execute("ROLLBACK")
+    assert vault.entries(T, U) == []
+    vault.placeholder_for(T, U, EntityType.EMAIL, "a@b.com")  # outside a transaction: committed
+    other = sqlite3.connect(tmp_path / "tx.db")
+    assert other.execute("SELECT COUNT(*) FROM vault_entries").fetchone()[0] == 1
+    other.close()
+    conn.close()

@@ -113,8 +113,9 @@ def _row(r: Sequence[Any]) -> VaultEntry:
 class SqliteVaultStorage:
     """``VaultStorage`` on a plain ``sqlite3.Connection`` (tables ``vault_entries``, ``vault_counters``).
 
-    ``commit=True`` commits after each write; pass ``False`` when the caller owns the transaction
-    (e.g. the memory store writing the redacted record and its vault entries atomically).
+    ``commit=True`` commits each write that this class started; a write made while the caller
+    already has a transaction open (``BEGIN IMMEDIATE`` in the store) joins it and is left for
+    the caller to commit. ``commit=False`` never commits.
     """
 
     def __init__(self, conn: sqlite3.Connection, *, commit: bool = True, create: bool = True) -> None:
@@ -124,15 +125,17 @@ class SqliteVaultStorage:
             self.create_schema()
 
     def create_schema(self) -> None:
+        was_open = self.conn.in_transaction
         for stmt in SCHEMA:
             self.conn.execute(stmt)
-        self._done()
+        self._done(was_open)
 
-    def _done(self) -> None:
-        if self._commit:
+    def _done(self, was_open: bool = False) -> None:
+        if self._commit and not was_open:
             self.conn.commit()
 
     def put(self, entry: VaultEntry) -> bool:
+        was_open = self.conn.in_transaction
         cur = self.conn.execute(
             f"INSERT INTO vault_entries ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (
@@ -147,7 +150,7 @@ class SqliteVaultStorage:
                 entry.created_at,
             ),
         )
-        self._done()
+        self._done(was_open)
         return cur.rowcount == 1
 
     def lookup(self, tenant: str, user_id: str, value_hmacs: Sequence[str]) -> VaultEntry | None:
@@ -183,6 +186,7 @@ class SqliteVaultStorage:
         return {str(r[0]) for r in self.conn.execute("SELECT DISTINCT key_id FROM vault_entries")}
 
     def replace(self, entry: VaultEntry) -> None:
+        was_open = self.conn.in_transaction
         self.conn.execute(
             "UPDATE vault_entries SET value_hmac = ?, key_id = ?, nonce = ?, ciphertext = ? "
             "WHERE tenant = ? AND user_id = ? AND placeholder = ?",
@@ -196,9 +200,10 @@ class SqliteVaultStorage:
                 entry.placeholder,
             ),
         )
-        self._done()
+        self._done(was_open)
 
     def next_index(self, tenant: str, user_id: str, entity_type: str) -> int:
+        was_open = self.conn.in_transaction
         self.conn.execute(
             "INSERT INTO vault_counters (tenant, user_id, entity_type, last_index) VALUES (?, ?, ?, 1) "
             "ON CONFLICT (tenant, user_id, entity_type) DO UPDATE SET last_index = vault_counters.last_index + 1",
@@ -208,32 +213,35 @@ class SqliteVaultStorage:
             "SELECT last_index FROM vault_counters WHERE tenant = ? AND user_id = ? AND entity_type = ?",
             (tenant, user_id, entity_type),
         ).fetchone()
-        self._done()
+        self._done(was_open)
         return int(r[0])
 
     def delete_placeholder(self, tenant: str, user_id: str, placeholder: str) -> int:
+        was_open = self.conn.in_transaction
         cur = self.conn.execute(
             "DELETE FROM vault_entries WHERE tenant = ? AND user_id = ? AND placeholder = ?",
             (tenant, user_id, placeholder),
         )
-        self._done()
+        self._done(was_open)
         return cur.rowcount
 
     def delete_entity_types(self, tenant: str, user_id: str, entity_types: Sequence[str]) -> int:
         if not entity_types:
             return 0
         marks = ", ".join("?" for _ in entity_types)
+        was_open = self.conn.in_transaction
         cur = self.conn.execute(
             f"DELETE FROM vault_entries WHERE tenant = ? AND user_id = ? AND entity_type IN ({marks})",
             (tenant, user_id, *entity_types),
         )
-        self._done()
+        self._done(was_open)
         return cur.rowcount
 
     def delete_for_user(self, tenant: str, user_id: str) -> int:
+        was_open = self.conn.in_transaction
         cur = self.conn.execute(
             "DELETE FROM vault_entries WHERE tenant = ? AND user_id = ?", (tenant, user_id)
         )
         self.conn.execute("DELETE FROM vault_counters WHERE tenant = ? AND user_id = ?", (tenant, user_id))
-        self._done()
+        self._done(was_open)
         return cur.rowcount
