@@ -14,10 +14,12 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from remnant.core.errors import RemnantError
+
 Vectors = npt.NDArray[np.float32]
 
 
-class EmbeddingError(Exception):
+class EmbeddingError(RemnantError):
     """Base class for embedding failures (bad input, unavailable model, remote errors)."""
 
 

@@ -318,6 +318,7 @@ class Memory:
 
     def _store_new(self, records: Sequence[MemoryRecord], *, supersede: bool) -> list[MemoryRecord]:
         now = self.now()
+        index_text = getattr(self.retriever, "index_text", None)
         with self.store.transaction():
             for record in records:
                 if supersede and record.key is not None:
@@ -345,7 +346,10 @@ class Memory:
                             policy="key",
                             summary=f"{len(ids)} memories with key {record.key!r} superseded",
                         )
-                self.store.insert(record)
+                # a retriever may index more than the content (speaker, date, neighbouring turns)
+                self.store.insert(
+                    record, index_text=index_text(self, record, records) if index_text else None
+                )
         self.retriever.on_write(self, [r.id for r in records])
         return [r.copy() for r in records]
 

@@ -26,6 +26,9 @@ class Retriever(Protocol):
     def on_delete(self, engine: Memory, ids: Sequence[str]) -> None:
         """Called after memories are purged (to drop them from any index outside the store)."""
 
+    # Optional: ``index_text(engine, record, batch) -> str`` gives the lexical index text of a new
+    # memory (the engine passes it to ``Store.insert``); without it the content is indexed.
+
 
 class RedactionOutcome(Protocol):
     @property

@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from remnant.core.errors import ValidationError
 from remnant.embed.base import Embedder
 from remnant.retrieval.hybrid import HybridConfig
 from remnant.retrieval.inmemory import InMemoryHybridIndex
@@ -39,7 +40,7 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 
 POOLED = "1-4"
 
 
-class LocomoFormatError(Exception):
+class LocomoFormatError(ValidationError):
     """The file is not in the LoCoMo format."""
 
 
@@ -535,3 +536,153 @@ def write_chart(results: dict[str, Any], path: str | Path) -> None:
     fig.tight_layout()
     fig.savefig(str(path))
     plt.close(fig)
+
+
+# --------------------------------------------------------------------------- the real engine
+
+
+class _TimedEmbedder:
+    """Wraps an embedder to measure the time spent embedding (reported apart from search)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.documents_s = 0.0
+        self.queries_s = 0.0
+
+    @property
+    def dim(self) -> int:
+        return int(self.inner.dim)
+
+    def embed_documents(self, texts: Sequence[str]) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return self.inner.embed_documents(texts)
+        finally:
+            self.documents_s += time.perf_counter() - t0
+
+    def embed_query(self, text: str) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return self.inner.embed_query(text)
+        finally:
+            self.queries_s += time.perf_counter() - t0
+
+
+class EngineBackend:
+    """Runs the bench through :class:`remnant.Memory` on a real SQLite file.
+
+    Each conversation is one user; each turn a memory of kind ``episode`` with its session as
+    ``session_id``, its speaker in metadata and its session date as ``valid_from``; summaries
+    go to a second user. The clock stands one day after the last session, so every memory is
+    equally fresh and recall order is pure relevance. Recall runs with ``touch=False`` so asking
+    questions does not change the memories.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        retriever_factory: Callable[[Embedder | None], Any],
+        embedder: Embedder | None,
+        db_dir: str | Path,
+        latest: datetime | None = None,
+    ) -> None:
+        from datetime import UTC
+
+        from remnant.core.clock import ManualClock
+        from remnant.engine.memory import Memory
+
+        self.name = name
+        self._embedder = _TimedEmbedder(embedder) if embedder is not None else None
+        start = (latest or datetime(2030, 1, 1)).replace(tzinfo=UTC)
+        self.clock = ManualClock(start)
+        path = Path(db_dir) / f"locomo-{name}.db"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        self.path = path
+        self.memory = Memory(path, clock=self.clock, retriever=retriever_factory(self._embedder))
+        self._dia: dict[str, str] = {}
+        self._index_s = 0.0
+        self._queries: list[float] = []
+
+    def ingest(self, scope: str, docs: Sequence[BenchDoc]) -> None:
+        from datetime import UTC
+
+        from remnant.core.model import Kind
+
+        by_session: dict[str, list[BenchDoc]] = {}
+        for d in docs:
+            by_session.setdefault(d.id.split(":")[0], []).append(d)
+        embed0 = self._embedder.documents_s if self._embedder else 0.0
+        t0 = time.perf_counter()
+        for session, group in by_session.items():
+            items = []
+            for d in group:
+                content = d.text + (f" [shared a photo: {d.caption}]" if d.caption else "")
+                items.append(
+                    {
+                        "content": content,
+                        "user_id": scope,
+                        "kind": Kind.SUMMARY if d.id.startswith("S") else Kind.EPISODE,
+                        "session_id": session,
+                        "valid_from": d.when.replace(tzinfo=UTC) if d.when else None,
+                        "metadata": {"speaker": d.speaker, "ref": d.id} if d.speaker else {"ref": d.id},
+                    }
+                )
+            for rec in self.memory.remember_many(items, supersede=False):
+                self._dia[rec.id] = str(rec.metadata["ref"])
+        spent = time.perf_counter() - t0
+        self._index_s += spent - ((self._embedder.documents_s - embed0) if self._embedder else 0.0)
+
+    def search(self, scope: str, query: str, k: int) -> list[str]:
+        q0 = self._embedder.queries_s if self._embedder else 0.0
+        t0 = time.perf_counter()
+        res = self.memory.recall(query, user_id=scope, k=k, touch=False, hints=False)
+        spent = time.perf_counter() - t0
+        self._queries.append(spent - ((self._embedder.queries_s - q0) if self._embedder else 0.0))
+        return [self._dia[h.memory.id] for h in res.hits]
+
+    def timing(self) -> dict[str, Any]:
+        return {
+            "embed_documents": self._embedder.documents_s if self._embedder else 0.0,
+            "embed_queries": self._embedder.queries_s if self._embedder else 0.0,
+            "index": self._index_s,
+            "search": sum(self._queries),
+            "queries": list(self._queries),
+        }
+
+    def close(self) -> None:
+        self.memory.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+
+def latest_session(conversations: Sequence[Conversation]) -> datetime | None:
+    """The last session time in the data (the bench clock stands one day later)."""
+    from datetime import timedelta
+
+    times = [t.when for c in conversations for t in c.turns if t.when is not None]
+    return max(times) + timedelta(days=1) if times else None
+
+
+def engine_backends(
+    conversations: Sequence[Conversation],
+    db_dir: str | Path,
+    *,
+    embedder: Embedder,
+    baseline_embedder: Embedder,
+    systems: Sequence[str] = ("remnant", "bm25", "vector"),
+) -> list[EngineBackend]:
+    """The three systems of the bench, all through the engine: Remnant's hybrid recall, the
+    store's plain BM25 (content only), and plain vector search (baseline embedder, content only)."""
+    from remnant.engine.seams import LexicalRetriever
+    from remnant.retrieval.retriever import HybridRetriever, IndexTextPolicy
+
+    latest = latest_session(conversations)
+    plain = IndexTextPolicy(speaker=False, date=False, neighbours=False)
+    makers: dict[str, tuple[Callable[[Embedder | None], Any], Embedder | None]] = {
+        "remnant": (lambda e: HybridRetriever(e), embedder),
+        "bm25": (lambda e: LexicalRetriever(), None),
+        "vector": (lambda e: HybridRetriever(e, mode="vector", index_text=plain), baseline_embedder),
+    }
+    return [EngineBackend(s, makers[s][0], makers[s][1], db_dir, latest) for s in systems]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from remnant.core.errors import ValidationError
 
-class RetrievalError(Exception):
-    """Base class for retrieval failures caused by bad input or misuse."""
+
+class RetrievalError(ValidationError):
+    """Bad input to retrieval or misuse of an index (a ValidationError, so callers catch one type)."""
 
 
 class QueryTooLong(RetrievalError):

@@ -1,0 +1,177 @@
+"""``remnant bench locomo``: retrieval quality on LoCoMo through the real engine, with two baselines."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _embedder(name: str, threads: int, cache_dir: str | None) -> Any:
+    from remnant.embed import CachedEmbedder, NpzVectorCache, get_embedder
+
+    options: dict[str, Any] = {"threads": threads} if name in ("minilm", "e5-small", "e5", "arctic") else {}
+    inner = get_embedder(name, shared=False, **options)
+    return CachedEmbedder(inner, store=NpzVectorCache(cache_dir) if cache_dir else None)
+
+
+def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> dict[str, Any]:
+    """Recall latency (excluding the query embedding) with ``n`` memories in one scope.
+
+    The scope is filled with the turns of the given conversations, repeated (with a marker so
+    each memory is distinct) until it holds ``n``; the questions are then asked against it.
+    """
+    from datetime import UTC
+
+    from remnant.bench import percentile
+    from remnant.core.clock import ManualClock
+    from remnant.engine.memory import Memory
+    from remnant.eval.locomo import _TimedEmbedder, latest_session
+    from remnant.retrieval.retriever import HybridRetriever
+
+    timed = _TimedEmbedder(embedder)
+    when = latest_session(conversations)
+    clock = ManualClock(when.replace(tzinfo=UTC)) if when else None
+    path = Path(db_dir) / "locomo-scale.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    turns = [t for c in conversations for t in c.turns]
+    mem = Memory(path, clock=clock, retriever=HybridRetriever(timed))
+    try:
+        items = []
+        for i in range(n):
+            t = turns[i % len(turns)]
+            rep = i // len(turns)
+            text = t.text if rep == 0 else f"{t.text} (copy {rep})"
+            items.append(
+                {
+                    "content": text,
+                    "user_id": "scale",
+                    "kind": "episode",
+                    "session_id": f"r{rep}-s{t.session}",
+                    "metadata": {"speaker": t.speaker},
+                }
+            )
+        t0 = time.perf_counter()
+        for s in range(0, n, 500):
+            mem.remember_many(items[s : s + 500], supersede=False)
+        ingest = time.perf_counter() - t0
+        questions = [q.question for c in conversations for q in c.questions][:300]
+        mem.recall(questions[0], user_id="scale", k=5, touch=False, hints=False)  # builds the index
+        times = []
+        for q in questions:
+            q0 = timed.queries_s
+            t1 = time.perf_counter()
+            mem.recall(q, user_id="scale", k=5, touch=False, hints=False)
+            times.append((time.perf_counter() - t1 - (timed.queries_s - q0)) * 1000)
+        return {
+            "memories": n,
+            "queries": len(times),
+            "search_ms_p50": percentile(times, 0.5),
+            "search_ms_p95": percentile(times, 0.95),
+            "ingest_ms_per_item": 1000 * ingest / n,
+            "embed_ms_per_query": 1000 * timed.queries_s / max(len(times) + 1, 1),
+        }
+    finally:
+        mem.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+@click.command("locomo")
+@click.option(
+    "--data",
+    "data_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="A LoCoMo JSON file (one conversation or a list).",
+)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the results as JSON here.")
+@click.option("--chart", "chart_path", type=click.Path(dir_okay=False), help="Write a PNG bar chart here.")
+@click.option("--limit-conversations", type=click.IntRange(1), help="Use only the first N conversations.")
+@click.option("--embedder", default="e5-small", show_default=True, help="Embedder of the remnant system.")
+@click.option(
+    "--baseline-embedder", default="minilm", show_default=True, help="Embedder of the vector baseline."
+)
+@click.option(
+    "--systems",
+    default="remnant,bm25,vector",
+    show_default=True,
+    help="Comma-separated subset of remnant,bm25,vector.",
+)
+@click.option("--threads", type=click.IntRange(1), default=2, show_default=True, help="Embedding threads.")
+@click.option(
+    "--embed-cache",
+    type=click.Path(file_okay=False),
+    help="Directory for a content-hash cache of document vectors (reused across runs).",
+)
+@click.option(
+    "--scale",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Also measure recall latency with this many memories in one scope (e.g. 10000).",
+)
+def bench_locomo(
+    data_path: str,
+    json_path: str | None,
+    chart_path: str | None,
+    limit_conversations: int | None,
+    embedder: str,
+    baseline_embedder: str,
+    systems: str,
+    threads: int,
+    embed_cache: str | None,
+    scale: int,
+) -> None:
+    """Turn- and session-level recall, answer-hit, context tokens and timing on LoCoMo.
+
+    Every system runs through the engine (a real SQLite file in a temporary folder): remnant
+    (hybrid recall), bm25 (the store's FTS5 BM25 over the content) and vector (embeddings only).
+    """
+    from remnant.bench import header
+    from remnant.eval.locomo import engine_backends, format_report, load_locomo, run_bench, write_chart
+
+    names = [s.strip() for s in systems.split(",") if s.strip()]
+    unknown = set(names) - {"remnant", "bm25", "vector"}
+    if unknown or not names:
+        raise click.BadParameter(f"unknown systems {sorted(unknown)}", param_hint="--systems")
+    convs = load_locomo(data_path)
+    if limit_conversations:
+        convs = convs[:limit_conversations]
+    click.echo(header("remnant bench locomo " + shlex.join(sys.argv[3:] if len(sys.argv) > 3 else [])))
+    click.echo(
+        f"{len(convs)} conversations, {sum(len(c.turns) for c in convs)} turns, "
+        f"{sum(len(c.questions) for c in convs)} questions"
+    )
+    emb = _embedder(embedder, threads, embed_cache)
+    base = emb if baseline_embedder == embedder else _embedder(baseline_embedder, threads, embed_cache)
+    with tempfile.TemporaryDirectory(prefix="remnant-locomo-") as tmp:
+        backends = engine_backends(convs, tmp, embedder=emb, baseline_embedder=base, systems=names)
+        results = run_bench(convs, backends, progress=lambda m: click.echo(m, err=True))
+        if scale:
+            results.setdefault("remnant", {})["scale"] = latency_at_scale(convs, emb, scale, tmp)
+    for cached in (emb, base):
+        store = getattr(cached, "store", None)
+        if store is not None:
+            store.flush()
+    results_meta = {"embedder": emb.model_id, "baseline_embedder": base.model_id, "data": str(data_path)}
+    click.echo(format_report({k: v for k, v in results.items() if "turn" in v}))
+    if scale and "scale" in results.get("remnant", {}):
+        s = results["remnant"]["scale"]
+        click.echo(
+            f"remnant at {s['memories']} memories in one scope: search p50 {s['search_ms_p50']:.2f} ms, "
+            f"p95 {s['search_ms_p95']:.2f} ms (excl. query embedding, {s['embed_ms_per_query']:.1f} ms/query)"
+        )
+    if json_path:
+        Path(json_path).write_text(json.dumps({**results, "meta": results_meta}, indent=2), encoding="utf-8")
+        click.echo(f"wrote {json_path}")
+    if chart_path:
+        write_chart({k: v for k, v in results.items() if "turn" in v}, chart_path)
+        click.echo(f"wrote {chart_path}")

@@ -1,0 +1,40 @@
+"""Retrieval: hybrid recall (BM25 + vectors + fusion + memory signals), context packing, vector indexes.
+
+``default_retriever()`` is what :func:`remnant.config.build_memory` installs in the engine.
+"""
+
+from remnant.retrieval.context import recall_context
+from remnant.retrieval.errors import QueryTooLong, RetrievalError
+from remnant.retrieval.fusion import rrf, weighted
+from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
+from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, HnswIndex, VectorIndex, build_index
+from remnant.retrieval.packing import PackCandidate, PackedContext, pack_context
+from remnant.retrieval.retriever import HybridRetriever, IndexTextPolicy, default_retriever
+from remnant.retrieval.tokens import ApproxCounter, TiktokenCounter, TokenCounter, default_counter
+
+__all__ = [
+    "HNSW_THRESHOLD",
+    "ApproxCounter",
+    "ExactIndex",
+    "HnswIndex",
+    "HybridConfig",
+    "HybridRetriever",
+    "IndexTextPolicy",
+    "PackCandidate",
+    "PackedContext",
+    "QueryTooLong",
+    "RetrievalError",
+    "SignalWeights",
+    "TiktokenCounter",
+    "TokenCounter",
+    "VectorIndex",
+    "build_index",
+    "default_counter",
+    "default_retriever",
+    "fuse",
+    "pack_context",
+    "recall_context",
+    "rerank",
+    "rrf",
+    "weighted",
+]

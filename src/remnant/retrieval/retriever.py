@@ -1,0 +1,295 @@
+"""The engine's hybrid retriever: BM25 from the store's FTS5 table + vectors + fusion + memory signals.
+
+Plugs into :class:`remnant.Memory` through the ``Retriever`` seam. Strict filtering stays with the
+store: every candidate, lexical or vector, is checked against the recall filter (scope, status,
+fade, expiry, validity window, metadata) in SQL before it can be returned, so a memory that is
+hidden, superseded, expired, out of its window or purged never comes back, even if an in-process
+vector index still held it.
+
+Vectors live in the store's embeddings table (one per memory, tagged with the model id); an
+in-process :class:`~remnant.retrieval.index.VectorIndex` per (tenant, user, model) is built from
+that table on first use and kept current by ``on_write``/``on_delete``.
+
+Conversation-aware indexing: the text put in the lexical index is the memory's content (with
+its speaker, when ``metadata["speaker"]`` is set), its date, and, for conversation turns
+(``kind="episode"`` with a ``session_id``), the neighbouring turns of the same session; the
+memory's own text is repeated so it outweighs its context (measured on LoCoMo, see
+docs/benchmarks/retrieval.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from remnant.core.model import Kind, MemoryRecord
+from remnant.core.text import index_text as store_index_text
+from remnant.embed.base import Embedder, EmbeddingModelMismatch
+from remnant.embed.cache import CachedEmbedder
+from remnant.retrieval.errors import RetrievalError
+from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
+from remnant.retrieval.index import HNSW_THRESHOLD, VectorIndex, build_index
+from remnant.retrieval.query import analyze
+
+if TYPE_CHECKING:
+    from remnant.engine.memory import Memory
+    from remnant.store.base import MemoryFilter
+
+log = logging.getLogger("remnant.retrieval")
+
+# Chosen on the LoCoMo development split: BM25 carries more weight than the dense side.
+DEFAULT_FUSION = HybridConfig(fusion="weighted", lexical_weight=0.7, vector_weight=0.3, candidates=100)
+
+
+@dataclass(frozen=True)
+class IndexTextPolicy:
+    """What goes into a memory's lexical index text besides its content."""
+
+    speaker: bool = True  # prefix "speaker: " from metadata["speaker"]
+    date: bool = True  # the memory's date (valid_from, else created_at), e.g. "8 May 2023"
+    neighbours: bool = True  # neighbouring turns of the same session (episodes only)
+    repeat_own: bool = True  # repeat the memory's own text when context is added (weights it ~2:1)
+
+
+def _speaker_text(r: MemoryRecord) -> str:
+    speaker = r.metadata.get("speaker") if isinstance(r.metadata, dict) else None
+    return f"{speaker}: {r.content}" if isinstance(speaker, str) and speaker else r.content
+
+
+def _day(dt: datetime | None) -> str:
+    return f"{dt.day} {dt.strftime('%B %Y')}" if dt is not None else ""
+
+
+class HybridRetriever:
+    """Lexical + vector recall with fusion and strength/confidence/recency signals.
+
+    ``embedder=None`` gives lexical-only recall (still with the query analysis and signals);
+    ``mode="lexical"``/``"vector"`` use one side only (the LoCoMo baselines).
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder | None = None,
+        *,
+        fusion: HybridConfig = DEFAULT_FUSION,
+        signals: SignalWeights | None = None,
+        index_text: IndexTextPolicy | None = None,
+        hnsw_threshold: int = HNSW_THRESHOLD,
+        rerank_depth: int = 30,
+        mode: str = "hybrid",
+    ) -> None:
+        if mode not in ("hybrid", "lexical", "vector"):
+            raise RetrievalError(f"mode must be hybrid, lexical or vector, not {mode!r}")
+        if mode == "vector" and embedder is None:
+            raise RetrievalError("vector-only recall needs an embedder")
+        self.mode = mode
+        self.embedder: Embedder | None = (
+            embedder if embedder is None or isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
+        )
+        self.fusion = fusion
+        self.signals = signals or SignalWeights()
+        self.policy = index_text or IndexTextPolicy()
+        self.hnsw_threshold = hnsw_threshold
+        self.rerank_depth = rerank_depth
+        self._indexes: dict[tuple[int, str, str | None], VectorIndex] = {}
+        self._lock = threading.RLock()
+
+    @property
+    def model_id(self) -> str | None:
+        return self.embedder.model_id if self.embedder is not None else None
+
+    # -- writing ---------------------------------------------------------------------------------
+    def index_text(self, engine: Memory, record: MemoryRecord, batch: Sequence[MemoryRecord]) -> str:
+        """The lexical index text for ``record`` (called by the engine before it is inserted)."""
+        own = _speaker_text(record) if self.policy.speaker else record.content
+        if self.policy.date:
+            day = _day(record.valid_from or record.created_at)
+            if day:
+                own = f"[{day}] {own}"
+        context = self._neighbours(engine, record, batch) if self.policy.neighbours else []
+        parts = [own, own, *context] if context and self.policy.repeat_own else [own, *context]
+        return store_index_text("\n".join(parts))
+
+    def _neighbours(self, engine: Memory, record: MemoryRecord, batch: Sequence[MemoryRecord]) -> list[str]:
+        if record.kind != Kind.EPISODE or not record.session_id:
+            return []
+        same = [
+            r
+            for r in batch
+            if r.kind == Kind.EPISODE and r.session_id == record.session_id and r.user_id == record.user_id
+        ]
+        pos = next((i for i, r in enumerate(same) if r.id == record.id), None)
+        if pos is None:
+            return []
+        out: list[str] = []
+        if pos > 0:
+            out.append(_speaker_text(same[pos - 1]))
+        else:
+            # the turn before this batch, if the session already has one in the store
+            from remnant.store.base import MemoryFilter
+
+            prev = engine.store.query(
+                MemoryFilter(
+                    tenant=record.tenant,
+                    user_id=record.user_id,
+                    session_id=record.session_id,
+                    kinds=(Kind.EPISODE,),
+                    statuses=None,
+                ),
+                order="-created_at",
+                limit=1,
+            )
+            if prev:
+                out.append(_speaker_text(prev[0]))
+        if pos + 1 < len(same):
+            out.append(_speaker_text(same[pos + 1]))
+        return out
+
+    def on_write(self, engine: Memory, ids: Sequence[str]) -> None:
+        """Embed new memories, store their vectors (tagged with the model), update loaded indexes."""
+        if self.embedder is None or not ids:
+            return
+        records = engine.store.get_many(list(ids), tenant=engine.tenant)
+        if not records:
+            return
+        vecs = self.embedder.embed_documents([self._semantic_text(r) for r in records])
+        model = self.embedder.model_id
+        engine.store.put_embeddings(
+            [(r.id, model, v) for r, v in zip(records, vecs, strict=True)], tenant=engine.tenant
+        )
+        with self._lock:
+            for r, v in zip(records, vecs, strict=True):
+                for key in ((id(engine.store), r.tenant, r.user_id), (id(engine.store), r.tenant, None)):
+                    idx = self._indexes.get(key)
+                    if idx is not None:
+                        idx.add([r.id], v[None, :], model_id=model)
+
+    def on_delete(self, engine: Memory, ids: Sequence[str]) -> None:
+        """Drop purged memories from every loaded index (the store already deleted their vectors)."""
+        with self._lock:
+            for idx in self._indexes.values():
+                idx.remove(ids)
+
+    def _semantic_text(self, r: MemoryRecord) -> str:
+        return _speaker_text(r) if self.policy.speaker else r.content
+
+    # -- reading ---------------------------------------------------------------------------------
+    def _index(self, engine: Memory, flt: MemoryFilter) -> VectorIndex | None:
+        """The vector index of the filter's scope, built from the embeddings table on first use."""
+        assert self.embedder is not None
+        key = (id(engine.store), flt.tenant, flt.user_id)
+        with self._lock:
+            idx = self._indexes.get(key)
+            if idx is not None:
+                return idx
+            from remnant.store.base import MemoryFilter
+
+            scope = MemoryFilter(tenant=flt.tenant, user_id=flt.user_id, statuses=None)
+            model = self.embedder.model_id
+            ids, mat = engine.store.embeddings(scope, model=model)
+            if mat.size and mat.shape[1] != self.embedder.dim:
+                raise EmbeddingModelMismatch(
+                    model, f"{model} with dim {mat.shape[1]}", "the embeddings table"
+                )
+            have = set(ids)
+            missing = [i for i in engine.store.ids(scope) if i not in have]
+            if missing:
+                others = [m for m in engine.store.embedding_models(tenant=flt.tenant) if m != model]
+                foreign = set()
+                for m in others:
+                    foreign.update(engine.store.embeddings(replace(scope, ids=tuple(missing)), model=m)[0])
+                if foreign:
+                    raise EmbeddingModelMismatch(
+                        model,
+                        ", ".join(sorted(others)),
+                        f"{len(foreign)} stored memories (embedded with another model; "
+                        "re-embed them with HybridRetriever.reembed or use the same embedder)",
+                    )
+                # memories written before vectors were enabled: embed them now, once
+                self.on_write(engine, missing)
+                ids, mat = engine.store.embeddings(scope, model=model)
+            rows = zip(ids, mat, strict=True) if mat.size else iter(())
+            idx = build_index(model, self.embedder.dim, rows, threshold=self.hnsw_threshold)
+            self._indexes[key] = idx
+            return idx
+
+    def reembed(self, engine: Memory, user_id: str | None = None) -> int:
+        """Re-embed every memory of a user (or tenant) with this retriever's model; returns the count."""
+        from remnant.store.base import MemoryFilter
+
+        ids = engine.store.ids(MemoryFilter(tenant=engine.tenant, user_id=user_id, statuses=None))
+        for s in range(0, len(ids), 256):
+            self.on_write(engine, ids[s : s + 256])
+        with self._lock:
+            self._indexes = {k: v for k, v in self._indexes.items() if k[0] != id(engine.store)}
+        return len(ids)
+
+    def _vector_candidates(
+        self, engine: Memory, query: str, flt: MemoryFilter, n: int
+    ) -> list[tuple[str, float]]:
+        assert self.embedder is not None
+        idx = self._index(engine, flt)
+        if idx is None or len(idx) == 0:
+            return []
+        q = self.embedder.embed_query(query)
+        model = self.embedder.model_id
+        # Over-fetch, then let the store apply the strict filter to the candidates.
+        hits = idx.search(q, min(len(idx), n + n // 2), model_id=model)
+        allowed = set(engine.store.ids(replace(flt, ids=tuple(h for h, _ in hits))))
+        kept = [(h, s) for h, s in hits if h in allowed]
+        if len(kept) < n and len(hits) < len(idx):
+            # a narrow filter removed most candidates: search exactly within what it allows
+            every = engine.store.ids(flt)
+            kept = idx.search(q, n, model_id=model, allowed=every)
+        return kept[:n]
+
+    def search(self, engine: Memory, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+        """(id, score) best first: fused lexical + vector relevance times the memory's signals."""
+        qa = analyze(query)
+        n = max(k, self.fusion.candidates)
+        lexical: list[tuple[str, float]] = []
+        vector: list[tuple[str, float]] = []
+        if qa.fts and self.mode != "vector":
+            lexical = engine.store.lexical_search(qa.fts, flt, limit=n)
+        if self.embedder is not None and self.mode != "lexical":
+            vector = self._vector_candidates(engine, query, flt, n)
+        fused = fuse(lexical, vector, self.fusion)
+        depth = max(k, self.rerank_depth)
+        head, tail = fused[:depth], fused[depth:]
+        if not head:
+            return []
+        records = engine.store.get_many([i for i, _ in head], tenant=engine.tenant)
+        now = engine.now()
+        signals: dict[str, tuple[float, float, float | None]] = {}
+        for r in records:
+            seen = r.last_accessed_at or r.created_at
+            age = (now - seen).total_seconds() / 86400 if seen is not None else None
+            signals[r.id] = (engine.strength_of(r, now), r.confidence, age)
+        # The engine loads a record for every id returned: hand back only the k it will keep.
+        return (rerank(head, signals, self.signals) + tail)[:k]
+
+
+def default_retriever() -> HybridRetriever:
+    """The retriever ``build_memory`` installs: hybrid with the embedder named by
+    ``REMNANT_EMBEDDER`` (default ``minilm``; ``none`` for lexical only). If the model is not
+    installed, recall stays lexical and a warning says why."""
+    from remnant.embed.base import EmbedderUnavailable
+    from remnant.embed.registry import DEFAULT_EMBEDDER, get_embedder
+
+    name = os.environ.get("REMNANT_EMBEDDER", DEFAULT_EMBEDDER).strip()
+    if name.lower() in ("", "none", "off", "lexical"):
+        return HybridRetriever(None)
+    threads = int(os.environ.get("REMNANT_EMBED_THREADS", "2"))
+    options: dict[str, Any] = {}
+    if name in ("minilm", "e5-small", "e5", "arctic"):
+        options["threads"] = threads
+    try:
+        return HybridRetriever(get_embedder(name, **options))
+    except EmbedderUnavailable as exc:
+        log.warning("embedder %r unavailable (%s): recall is lexical only", name, exc)
+        return HybridRetriever(None)
