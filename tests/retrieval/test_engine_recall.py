@@ -1,0 +1,148 @@
+"""Hybrid recall through the real engine on a real SQLite file: filters, purge, mismatch, CJK."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from remnant import ManualClock, Memory, ValidationError
+from remnant.embed import EmbeddingModelMismatch, get_embedder
+from remnant.engine.seams import LexicalRetriever
+from remnant.retrieval import HybridRetriever, RetrievalError, recall_context
+from remnant.store.base import MemoryFilter
+
+T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(params=["hybrid", "vector"])
+def mode(request):
+    return request.param
+
+
+def make(path, clock, mode="hybrid", embedder="static"):
+    return Memory(path, clock=clock, retriever=HybridRetriever(get_embedder(embedder), mode=mode))
+
+
+def contents(result):
+    return [h.memory.content for h in result.hits]
+
+
+def test_strict_filters_hold_for_lexical_and_vector_candidates(tmp_path, mode):
+    clock = ManualClock(T0)
+    m = make(tmp_path / "r.db", clock, mode)
+    kw = {"user_id": "ana"}
+    keep = m.remember("Ana's cat is called Miso", **kw)
+    ttl = m.remember("Ana's cat has a vet appointment", ttl="1d", **kw)
+    hidden = m.remember("Ana's cat hates the vacuum", **kw)
+    old = m.remember("Ana's cat food brand is Purrfect", key="cat_food", **kw)
+    new = m.remember("Ana's cat food brand is Whiskas", key="cat_food", **kw)
+    window = m.remember("Ana's cat sitter is Bo", valid_to=T0 + timedelta(hours=12), **kw)
+    future = m.remember("Ana's cat moves in with Bo", valid_from=T0 + timedelta(days=30), **kw)
+    purged = m.remember("Ana's cat was adopted in Lisbon", **kw)
+    other = m.remember("Ben's cat is called Tom", user_id="ben")
+    m.hide(hidden.id)
+    m.purge(purged.id)
+    clock.advance(days=2)
+    got = {h.memory.id for h in m.recall("cat", k=20, touch=False, **kw).hits}
+    assert keep.id in got and new.id in got
+    for gone in (ttl, hidden, old, window, future, purged, other):
+        assert gone.id not in got, gone.content
+    # the point-in-time view sees the superseded fact as it was then
+    past = {h.memory.id for h in m.recall("cat food brand", k=20, as_of=T0 + timedelta(minutes=1), **kw).hits}
+    assert old.id in past or new.id in past
+    m.close()
+
+
+def test_purged_memory_leaves_the_vector_index_and_never_returns(tmp_path):
+    m = make(tmp_path / "p.db", ManualClock(T0), "vector")
+    recs = m.remember_many(
+        [{"content": f"note number {i} about gardening", "user_id": "ana"} for i in range(30)]
+    )
+    m.recall("gardening", user_id="ana", touch=False)  # builds the index
+    idx = next(iter(m.retriever._indexes.values()))
+    assert len(idx) == 30
+    m.purge([r.id for r in recs[:10]])
+    assert len(idx) == 20 and recs[0].id not in idx
+    got = {h.memory.id for h in m.recall("note number 3 gardening", user_id="ana", k=30, touch=False).hits}
+    assert not got & {r.id for r in recs[:10]}
+    m.close()
+    # a fresh process rebuilds from the table: still gone
+    m2 = make(tmp_path / "p.db", ManualClock(T0), "vector")
+    got = {h.memory.id for h in m2.recall("gardening", user_id="ana", k=30, touch=False).hits}
+    assert len(got) == 20 and not got & {r.id for r in recs[:10]}
+    m2.close()
+
+
+def test_model_mismatch_is_refused_and_missing_vectors_are_backfilled(tmp_path):
+    path = tmp_path / "mm.db"
+    plain = Memory(path, clock=ManualClock(T0), retriever=LexicalRetriever())
+    plain.remember("written before vectors were on", user_id="ana")
+    plain.close()
+    m = make(path, ManualClock(T0), "vector", "static")
+    assert contents(m.recall("vectors", user_id="ana", touch=False)) == ["written before vectors were on"]
+    m.close()
+    other = make(path, ManualClock(T0), "hybrid", "minilm")
+    with pytest.raises(EmbeddingModelMismatch, match="expected vectors from 'all-MiniLM"):
+        other.recall("vectors", user_id="ana", touch=False)
+    assert other.retriever.reembed(other, "ana") == 1
+    assert contents(other.recall("vectors", user_id="ana", touch=False))
+    other.close()
+
+
+def test_chinese_bad_queries_and_index_text(tmp_path):
+    m = make(tmp_path / "zh.db", ManualClock(T0))
+    m.remember("我周末喜欢在公园里画画", user_id="li")
+    m.remember("I like jazz on Sundays", user_id="li")
+    assert contents(m.recall("画画", user_id="li", k=1, touch=False)) == ["我周末喜欢在公园里画画"]
+    assert contents(m.recall("公园", user_id="li", k=1, touch=False)) == ["我周末喜欢在公园里画画"]
+    with pytest.raises(ValidationError):
+        m.recall("x" * 5000, user_id="li")
+    assert len(m.recall("", user_id="li").hits) == 2  # empty query: strongest memories
+    turns = m.remember_many(
+        [
+            {
+                "content": "What did you paint?",
+                "user_id": "li",
+                "kind": "episode",
+                "session_id": "s1",
+                "metadata": {"speaker": "Mel"},
+            },
+            {
+                "content": "A sunrise over the lake",
+                "user_id": "li",
+                "kind": "episode",
+                "session_id": "s1",
+                "metadata": {"speaker": "Caro"},
+            },
+        ]
+    )
+    row = m.store.connection.execute(
+        "SELECT text FROM memory_fts f JOIN memories m ON m.rid = f.rowid WHERE m.id = ?", (turns[1].id,)
+    ).fetchone()[0]
+    assert "Caro: A sunrise" in row and "Mel: What did you paint?" in row and "1 January 2026" in row
+    # the answer turn is found through its neighbour's words
+    lexical = m.store.lexical_search('"paint"', MemoryFilter(user_id="li"))
+    assert turns[1].id in {i for i, _ in lexical}
+    with pytest.raises(RetrievalError):
+        HybridRetriever(None, mode="vector")
+    m.close()
+
+
+def test_recall_context_packs_with_strength_and_confidence(tmp_path):
+    m = make(tmp_path / "c.db", ManualClock(T0))
+    m.remember("Ana is allergic to peanuts", user_id="ana", confidence=0.9)
+    m.remember("Ana might be moving to Porto " * 30, user_id="ana", confidence=0.4)
+    ctx = recall_context(m, "Ana peanuts Porto", user_id="ana", budget_tokens=90)
+    assert ctx.tokens <= 90 and [c.content for c in ctx.items] == ["Ana is allergic to peanuts"]
+    assert "(strength 0.75, confidence 0.90)" in ctx.text and ctx.skipped == 1
+    tiny = recall_context(m, "Ana", user_id="ana", budget_tokens=3)
+    assert tiny.empty and tiny.empty_reason
+    m.close()
+
+
+def test_signals_rank_weak_memories_lower(tmp_path):
+    m = make(tmp_path / "s.db", ManualClock(T0), "hybrid")
+    sure = m.remember("the office wifi password rotates monthly", user_id="ana", confidence=1.0)
+    unsure = m.remember("the office wifi password rotates monthly", user_id="ana", confidence=0.1)
+    order = [h.memory.id for h in m.recall("office wifi password", user_id="ana", k=2, touch=False).hits]
+    assert order == [sure.id, unsure.id]
+    m.close()

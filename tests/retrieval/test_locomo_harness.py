@@ -1,0 +1,138 @@
+"""The LoCoMo harness on a tiny synthetic conversation in LoCoMo's format (not the real data)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from remnant.embed import get_embedder
+from remnant.eval.locomo import (
+    InMemoryBackend,
+    LocomoFormatError,
+    answer_hit,
+    engine_backends,
+    evaluate,
+    load_locomo,
+    normalise_evidence,
+    parse_session_date,
+)
+
+CONV = {
+    "sample_id": "toy-1",
+    "conversation": {
+        "speaker_a": "Ana",
+        "speaker_b": "Ben",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a grey cat named Miso last week."},
+            {"speaker": "Ben", "dia_id": "D1:2", "text": "Lovely! I started pottery classes on Tuesdays."},
+            {"speaker": "Ana", "dia_id": "D1:3", "text": "What do you make?", "blip_caption": "a clay bowl"},
+            {"speaker": "Ben", "dia_id": "D1:4", "text": "Mostly bowls and mugs for my sister."},
+        ],
+        "session_2_date_time": "10:00 am on 2 June, 2023",
+        "session_2": [
+            {"speaker": "Ana", "dia_id": "D2:1", "text": "Miso knocked over my coffee this morning."},
+            {"speaker": "Ben", "dia_id": "D2:2", "text": "I am flying to Lisbon for a conference."},
+        ],
+    },
+    "qa": [
+        {"question": "What is the name of Ana's cat?", "answer": "Miso", "evidence": ["D1:1"], "category": 4},
+        {
+            "question": "What does Ben make in pottery?",
+            "answer": "bowls and mugs",
+            "evidence": ["D1:2; D1:4"],
+            "category": 1,
+        },
+        {"question": "Where is Ben flying?", "answer": "Lisbon", "evidence": ["D:2:2"], "category": 2},
+        {
+            "question": "What did Ana's dog break?",
+            "adversarial_answer": "coffee",
+            "evidence": ["D2:1"],
+            "category": 5,
+        },
+        {"question": "Unanswerable", "answer": "x", "evidence": ["D9:9"], "category": 4},
+    ],
+    "session_summary": {
+        "session_1_summary": "Ana adopted a cat named Miso. Ben makes bowls and mugs in pottery class.",
+        "session_2_summary": "Ben is flying to Lisbon for a conference; Miso spilled coffee.",
+    },
+}
+
+
+@pytest.fixture()
+def data_file(tmp_path):
+    p = tmp_path / "toy.json"
+    p.write_text(json.dumps([CONV]))
+    return p
+
+
+def test_loading_normalises_evidence_and_dates(data_file):
+    (conv,) = load_locomo(data_file)
+    assert len(conv.turns) == 6 and conv.turns[2].caption == "a clay bowl"
+    assert [q.evidence for q in conv.questions] == [("D1:1",), ("D1:2", "D1:4"), ("D2:2",), ("D2:1",)]
+    assert parse_session_date("1:56 pm on 8 May, 2023")[0] == "8 May 2023"
+    assert normalise_evidence(["D30:05", "D1:1"], {"D30:5"}) == ("D30:5",)
+    assert conv.summaries[2].startswith("Ben is flying")
+
+
+def test_bad_file_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"nope": 1}]')
+    with pytest.raises(LocomoFormatError, match="malformed"):
+        load_locomo(bad)
+    with pytest.raises(LocomoFormatError):
+        load_locomo(tmp_path / "missing.json")
+
+
+def test_answer_hit_rule():
+    assert answer_hit("Miso", "ana adopted a cat named miso")
+    assert answer_hit("bowls and mugs for sister", "he makes bowls and some mugs")  # 2 of 3 long words
+    assert not answer_hit("Lisbon conference travel", "he went to lisbon")  # 1 of 3
+    assert not answer_hit("", "anything")
+
+
+def test_evaluate_in_memory_and_engine_agree_on_shape(data_file, tmp_path):
+    convs = load_locomo(data_file)
+    lex = evaluate(convs, InMemoryBackend("bm25", mode="lexical"))
+    assert lex["turn"]["recall@5"]["1-4"] == pytest.approx(1.0)  # tiny corpus: all in top 5
+    assert set(lex["turn"]["recall@5"]) >= {"1-4", "multi-hop", "temporal", "single-hop", "adversarial"}
+    assert 0 <= lex["answer_hit@5"]["1-4"] <= 1 and lex["tokens"]["reduction"] < 1
+    static = get_embedder("static")
+    for b in engine_backends(convs, tmp_path, embedder=static, baseline_embedder=static):
+        r = evaluate(convs, b)
+        b.close()
+        # bm25 returns only matching turns; the others rank every turn of this tiny corpus
+        assert r["turn"]["recall@10"]["1-4"] == pytest.approx(1.0) or b.name == "bm25", b.name
+        assert r["timing"]["queries"] == 4
+
+
+def test_cli_runs_through_the_engine(data_file, tmp_path):
+    from remnant.cli.bench_locomo import bench_locomo
+
+    out = tmp_path / "res.json"
+    chart = tmp_path / "chart.png"
+    res = CliRunner().invoke(
+        bench_locomo,
+        [
+            "--data",
+            str(data_file),
+            "--json",
+            str(out),
+            "--chart",
+            str(chart),
+            "--embedder",
+            "static",
+            "--baseline-embedder",
+            "static",
+            "--scale",
+            "50",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(out.read_text())
+    assert set(data) >= {"remnant", "bm25", "vector"}
+    assert 0 <= data["remnant"]["turn"]["recall@5"]["1-4"] <= 1
+    assert data["remnant"]["session"]["recall@5"]["1-4"] == pytest.approx(1.0)
+    assert data["remnant"]["scale"]["memories"] == 50
+    assert chart.stat().st_size > 1000
+    assert "turn recall@5" in res.output
