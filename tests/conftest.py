@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -9,6 +10,10 @@ from pathlib import Path
 import pytest
 
 from remnant import ManualClock, Memory
+
+# Engines built from config (CLI, server) embed every write; in tests use the fast static model
+# unless a test chooses otherwise (the retrieval tests pick their embedders explicitly).
+os.environ.setdefault("REMNANT_EMBEDDER", "static")
 
 
 @pytest.fixture
