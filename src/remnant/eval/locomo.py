@@ -683,6 +683,9 @@ def engine_backends(
     makers: dict[str, tuple[Callable[[Embedder | None], Any], Embedder | None]] = {
         "remnant": (lambda e: HybridRetriever(e), embedder),
         "bm25": (lambda e: LexicalRetriever(), None),
-        "vector": (lambda e: HybridRetriever(e, mode="vector", index_text=plain), baseline_embedder),
+        "vector": (
+            lambda e: HybridRetriever(e, mode="vector", index_text=plain, speaker_boost=0.0),
+            baseline_embedder,
+        ),
     }
     return [EngineBackend(s, makers[s][0], makers[s][1], db_dir, latest) for s in systems]

@@ -505,10 +505,12 @@ class SQLiteStore(Store):
         token = scope_token(flt.tenant, flt.user_id)
         # Bound the FTS query to the scope inside FTS5 itself, and materialise the matches first: a plain
         # join lets SQLite run one FTS lookup per candidate row, which is orders of magnitude slower.
+        # CROSS JOIN keeps the matches as the outer loop (a primary-key lookup each); otherwise the
+        # planner may walk every memory of the scope through the recall index and probe the matches.
         sql = (
             "WITH hits AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts "
             "WHERE memory_fts MATCH ?) "
-            f"SELECT m.id, hits.score FROM hits JOIN memories m ON m.rid = hits.rid WHERE {where} "
+            f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
             "ORDER BY hits.score LIMIT ?"
         )
         expr = f'scope : "{token}" AND text : ({match})'
