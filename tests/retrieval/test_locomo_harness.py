@@ -33,6 +33,7 @@ CONV = {
         "session_2": [
             {"speaker": "Ana", "dia_id": "D2:1", "text": "Miso knocked over my coffee this morning."},
             {"speaker": "Ben", "dia_id": "D2:2", "text": "I am flying to Lisbon for a conference."},
+            {"speaker": "Ana", "dia_id": "D2:3", "text": "", "blip_caption": "a cat on a suitcase"},
         ],
     },
     "qa": [
@@ -68,7 +69,7 @@ def data_file(tmp_path):
 
 def test_loading_normalises_evidence_and_dates(data_file):
     (conv,) = load_locomo(data_file)
-    assert len(conv.turns) == 6 and conv.turns[2].caption == "a clay bowl"
+    assert len(conv.turns) == 7 and conv.turns[2].caption == "a clay bowl"
     assert [q.evidence for q in conv.questions] == [("D1:1",), ("D1:2", "D1:4"), ("D2:2",), ("D2:1",)]
     assert parse_session_date("1:56 pm on 8 May, 2023")[0] == "8 May 2023"
     assert normalise_evidence(["D30:05", "D1:1"], {"D30:5"}) == ("D30:5",)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -52,7 +51,8 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
             # in their own sessions, so the scope really holds n memories to search
             items.append(
                 {
-                    "content": t.text,
+                    "content": (t.text + (f" [shared a photo: {t.caption}]" if t.caption else "")).strip()
+                    or "(no text)",
                     "user_id": "scale",
                     "kind": "episode",
                     "session_id": f"r{rep}-s{t.session}",
@@ -146,7 +146,13 @@ def bench_locomo(
     convs = load_locomo(data_path)
     if limit_conversations:
         convs = convs[:limit_conversations]
-    click.echo(header("remnant bench locomo " + shlex.join(sys.argv[3:] if len(sys.argv) > 3 else [])))
+    ctx = click.get_current_context()
+    given = [
+        f"{p.opts[0]} {shlex.quote(str(ctx.params[p.name]))}"
+        for p in ctx.command.params
+        if p.name and ctx.get_parameter_source(p.name) == click.core.ParameterSource.COMMANDLINE
+    ]
+    click.echo(header("remnant bench locomo " + " ".join(given)))
     click.echo(
         f"{len(convs)} conversations, {sum(len(c.turns) for c in convs)} turns, "
         f"{sum(len(c.questions) for c in convs)} questions"

@@ -608,7 +608,7 @@ class EngineBackend:
     def ingest(self, scope: str, docs: Sequence[BenchDoc]) -> None:
         from datetime import UTC
 
-        from remnant.core.model import Kind
+        from remnant.core.model import MAX_CONTENT_CHARS, Kind
 
         by_session: dict[str, list[BenchDoc]] = {}
         for d in docs:
@@ -619,6 +619,8 @@ class EngineBackend:
             items = []
             for d in group:
                 content = d.text + (f" [shared a photo: {d.caption}]" if d.caption else "")
+                # a turn may be only a photo, or (in other files) empty or oversized: keep it findable
+                content = (content.strip() or "(no text)").replace("\x00", " ")[:MAX_CONTENT_CHARS]
                 items.append(
                     {
                         "content": content,
