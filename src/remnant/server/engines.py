@@ -1,0 +1,66 @@
+"""One :class:`~remnant.Memory` per tenant over one shared store.
+
+The server opens the store once and hands each tenant its own engine (built by
+:func:`remnant.config.build_memory`, so the retrieval and privacy layers configured in the environment
+apply). Engines are made on first use and cached; every engine is bound to its tenant, so the only
+way to reach a tenant's data is to hold a key for it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from remnant.core.clock import Clock
+from remnant.core.model import check_identifier
+from remnant.engine.memory import Memory
+from remnant.store import open_store
+from remnant.store.base import Store
+
+
+class Engines:
+    """Tenant → engine, over one store."""
+
+    def __init__(self, db: str | None, *, clock: Clock | None = None, store: Store | None = None) -> None:
+        self.db = db
+        self.clock = clock
+        self.store = store if store is not None else open_store(db)
+        self._engines: dict[str, Memory] = {}
+        self._lock = threading.Lock()
+
+    def get(self, tenant: str) -> Memory:
+        engine = self._engines.get(tenant)
+        if engine is not None:
+            return engine
+        check_identifier(tenant, "tenant")
+        with self._lock:
+            engine = self._engines.get(tenant)
+            if engine is None:
+                from remnant.config import build_memory
+
+                extra: dict[str, Any] = {"store": self.store}
+                engine = build_memory(self.db, tenant=tenant, clock=self.clock, **extra)
+                self._engines[tenant] = engine
+        return engine
+
+    def tenants(self, also: list[str] | None = None) -> list[str]:
+        """Tenants with data in the store (when the store can tell), engines in use, and ``also``."""
+        found: set[str] = set(self._engines) | set(also or ())
+        lister = getattr(self.store, "tenants", None)
+        if callable(lister):
+            found.update(lister())
+        else:
+            conn = getattr(self.store, "connection", None)
+            lock = getattr(self.store, "_lock", None)
+            if conn is not None and lock is not None:
+                with lock:
+                    found.update(r[0] for r in conn.execute("SELECT DISTINCT tenant FROM memories"))
+        return sorted(found)
+
+    def ready(self) -> bool:
+        """The store answers a trivial read."""
+        self.store.get_meta("decay_clock_mode")
+        return True
+
+    def close(self) -> None:
+        self.store.close()
