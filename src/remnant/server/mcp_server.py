@@ -14,11 +14,15 @@ from typing import Any, Literal
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from remnant.core.errors import RemnantError
 
 from remnant.core.model import Status
 from remnant.engine.memory import Memory
 from remnant.server.auth import KeyStore, Principal, key_from_headers
 from remnant.server.engines import Engines
+from remnant.server.errors import remnant_status
 
 REMEMBER_DOC = """Store something worth remembering about the user, so later conversations can recall it.
 
@@ -99,10 +103,15 @@ def build_mcp_server(
         return keys.authenticate(key_from_headers(headers))
 
     async def run(ctx: Context | None, scope: str, fn: Callable[[Memory, Principal], Any]) -> Any:
-        p = principal(ctx)
-        p.require(scope)
-        mem = engines.get(p.tenant)
-        return await anyio.to_thread.run_sync(lambda: fn(mem, p))
+        try:
+            p = principal(ctx)
+            p.require(scope)
+            mem = engines.get(p.tenant)
+            return await anyio.to_thread.run_sync(lambda: fn(mem, p))
+        except RemnantError as exc:
+            # the agent sees why (not found, invalid, forbidden...) rather than a bare failure
+            status, code, _ = remnant_status(exc)
+            raise ToolError(f"{code}: {exc}") from exc
 
     @server.tool(description=REMEMBER_DOC)
     async def remember(
