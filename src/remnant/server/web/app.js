@@ -241,7 +241,7 @@ async function openDetail(id) {
     ["created", fmtTime(m.created_at)], ["expires", m.expires_at ? fmtTime(m.expires_at) : "–"],
     ["id", m.id],
   ];
-  for (const [k, v] of rows) meta.append(el("div", { class: "kv" }, el("span", { class: "k", text: k }), el("span", { class: "v", text: v })));
+  for (const [k, v] of rows) meta.append(el("div", { class: k === "id" ? "kv wide" : "kv" }, el("span", { class: "k", text: k }), el("span", { class: "v", text: v })));
   drawCurve(curve);
   const live = m.status === "active" || m.status === "faded";
   $("b-pin").textContent = m.pinned ? "Unpin" : "Pin";
