@@ -15,11 +15,11 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
-import uvicorn  # noqa: E402
+import uvicorn
 
-from remnant.server.app import ServerConfig, create_app  # noqa: E402
-from remnant.server.auth import KeyStore  # noqa: E402
-from remnant.server.bench import free_port  # noqa: E402
+from remnant.server.app import ServerConfig, create_app
+from remnant.server.auth import KeyStore
+from remnant.server.bench import free_port
 
 
 class _Capture(logging.Handler):
@@ -51,7 +51,9 @@ class LiveServer:
 def run_server(config: ServerConfig) -> Iterator[tuple[str, object]]:
     app = create_app(config)
     uv = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=config.port, log_config=None, access_log=False, lifespan="on")
+        uvicorn.Config(
+            app, host="127.0.0.1", port=config.port, log_config=None, access_log=False, lifespan="on"
+        )
     )
     thread = threading.Thread(target=uv.run, daemon=True)
     thread.start()

@@ -18,7 +18,9 @@ import pytest
 CHROMIUM = os.environ.get("REMNANT_CHROMIUM", "/usr/bin/chromium")
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    ),
 ]
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -89,7 +91,10 @@ def test_inspector(browser_server: tuple[LiveServer, ManualClock]) -> None:
         problems: list[str] = []
         page.on("pageerror", lambda exc: problems.append(str(exc)))
         # the first call has no key yet: its 401 is expected (it is what shows the key form)
-        page.on("console", lambda m: problems.append(m.text) if m.type == "error" and "401" not in m.text else None)
+        page.on(
+            "console",
+            lambda m: problems.append(m.text) if m.type == "error" and "401" not in m.text else None,
+        )
         page.goto(live.base + "/")
         # the key form appears (auth is on); give it the key
         page.get_by_placeholder("API key (rk_…)").fill(live.keys["a_all"])
@@ -113,7 +118,9 @@ def test_inspector(browser_server: tuple[LiveServer, ManualClock]) -> None:
         # pin it
         page.get_by_test_id("btn-pin").click()
         sync_api.expect(page.get_by_test_id("btn-pin")).to_have_text("Unpin")
-        sync_api.expect(rows.filter(has_text="allergic to peanuts").get_by_test_id("pinned-badge")).to_be_visible()
+        sync_api.expect(
+            rows.filter(has_text="allergic to peanuts").get_by_test_id("pinned-badge")
+        ).to_be_visible()
 
         # the forgotten tab shows what was superseded or expired, and why
         page.get_by_test_id("tab-forgotten").click()

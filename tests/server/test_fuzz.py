@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import pytest
 
 schemathesis = pytest.importorskip("schemathesis")
@@ -38,15 +37,17 @@ def test_api_never_500(live: LiveServer, label: str) -> None:
     with live.client() as c:  # a real memory, so id-taking routes sometimes find one
         real_id = c.post("/v1/memories", json={"content": "fuzz seed", "user_id": "fuzz"}).json()["id"]
 
-    @settings(
-        max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
-    )
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
     @given(case=OPERATIONS[label].as_strategy(), use_real=st.booleans())
     def run(case: Any, use_real: bool) -> None:
         if use_real and isinstance(case.path_parameters, dict) and "memory_id" in case.path_parameters:
             case.path_parameters["memory_id"] = real_id
         response = case.call(base_url=live.base, headers=headers)
-        assert response.status_code < 500 or response.status_code == 501, (label, response.status_code, response.text[:500])
+        assert response.status_code < 500 or response.status_code == 501, (
+            label,
+            response.status_code,
+            response.text[:500],
+        )
         if response.status_code >= 400:
             body = response.json()
             assert set(body) == {"error"} and body["error"]["code"], body
@@ -56,12 +57,32 @@ def test_api_never_500(live: LiveServer, label: str) -> None:
 
 def test_garbage_bodies_never_500(live: LiveServer) -> None:
     """Raw bytes, wrong content types and odd encodings at every body-taking route."""
-    bodies = [b"", b"null", b"[]", b'"x"', b"\xff\xfe\x00", b'{"content": "\\ud800", "user_id": "u"}', b"{" * 3000]
-    paths = ["/v1/memories", "/v1/recall", "/v1/forget", "/v1/erasure", "/v1/sweep", "/v1/memories/mem_x/hide"]
+    bodies = [
+        b"",
+        b"null",
+        b"[]",
+        b'"x"',
+        b"\xff\xfe\x00",
+        b'{"content": "\\ud800", "user_id": "u"}',
+        b"{" * 3000,
+    ]
+    paths = [
+        "/v1/memories",
+        "/v1/recall",
+        "/v1/forget",
+        "/v1/erasure",
+        "/v1/sweep",
+        "/v1/memories/mem_x/hide",
+    ]
     with live.client() as c:
         for path in paths:
             for body in bodies:
                 for ctype in ("application/json", "text/plain", "application/x-www-form-urlencoded"):
                     r = c.post(path, content=body, headers={"Content-Type": ctype})
-                    assert 400 <= r.status_code < 500 or r.status_code == 200, (path, body[:20], ctype, r.text)
+                    assert 400 <= r.status_code < 500 or r.status_code == 200, (
+                        path,
+                        body[:20],
+                        ctype,
+                        r.text,
+                    )
                     assert r.status_code < 500

@@ -139,7 +139,16 @@ def test_over_stdio(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "remnant", "--db", str(tmp_path / "stdio.db"), "--tenant", "solo", "serve", "--mcp-stdio"],
+        args=[
+            "-m",
+            "remnant",
+            "--db",
+            str(tmp_path / "stdio.db"),
+            "--tenant",
+            "solo",
+            "serve",
+            "--mcp-stdio",
+        ],
         env=env,
     )
 

@@ -37,7 +37,11 @@ def _404(method: str, path: str, body: dict[str, Any] | None = None) -> Case:
 
 
 def _list(c: httpx.Client, mid: str) -> None:
-    for params in ({"user_id": VICTIM}, {}, {"status": ["hidden", "active", "faded", "expired", "superseded"]}):
+    for params in (
+        {"user_id": VICTIM},
+        {},
+        {"status": ["hidden", "active", "faded", "expired", "superseded"]},
+    ):
         body = c.get("/v1/memories", params=params).json()
         _no_trace(body, mid)
     assert c.get("/v1/memories", params={"user_id": VICTIM}).json()["total"] == 0
@@ -143,7 +147,9 @@ def _snapshot(c: httpx.Client, mid: str) -> dict[str, Any]:
     audit = c.get("/v1/audit", params={"user_id": VICTIM}).json()["items"]
     listing = c.get("/v1/memories", params={"user_id": VICTIM}).json()
     return {
-        "memory": {k: m[k] for k in ("content", "status", "pinned", "review_count", "stability", "access_count")},
+        "memory": {
+            k: m[k] for k in ("content", "status", "pinned", "review_count", "stability", "access_count")
+        },
         "audit": [e["seq"] for e in audit],
         "total": listing["total"],
     }
@@ -152,7 +158,9 @@ def _snapshot(c: httpx.Client, mid: str) -> dict[str, Any]:
 @pytest.mark.parametrize("route", sorted(ROUTES), ids=lambda r: f"{r[0]} {r[1]}")
 def test_other_tenant_cannot_touch(live: LiveServer, route: tuple[str, str]) -> None:
     with live.client("a_all") as a, live.client("b_all") as b:
-        r = a.post("/v1/memories", json={"content": SECRET, "user_id": VICTIM, "key": "combo", "pinned": False})
+        r = a.post(
+            "/v1/memories", json={"content": SECRET, "user_id": VICTIM, "key": "combo", "pinned": False}
+        )
         assert r.status_code == 201
         mid = r.json()["id"]
         a.post("/v1/memories", json={"content": "only in tenant a", "user_id": "a-private"})

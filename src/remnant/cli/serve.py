@@ -44,7 +44,9 @@ def _seconds(text: str) -> float:
     is_flag=True,
     help="No API keys: one local user, tenant of the global --tenant. Loopback only.",
 )
-@click.option("--keys-db", metavar="PATH", envvar="REMNANT_KEYS_DB", help="API key file [default: next to the DB].")
+@click.option(
+    "--keys-db", metavar="PATH", envvar="REMNANT_KEYS_DB", help="API key file [default: next to the DB]."
+)
 @click.option(
     "--sweep-interval",
     default="1d",
@@ -160,7 +162,9 @@ def _serve_stdio(db: str | None, tenant: str, default_user: str) -> None:
 
 
 @click.group()
-@click.option("--keys-db", metavar="PATH", envvar="REMNANT_KEYS_DB", help="API key file [default: next to the DB].")
+@click.option(
+    "--keys-db", metavar="PATH", envvar="REMNANT_KEYS_DB", help="API key file [default: next to the DB]."
+)
 @click.pass_context
 def keys(ctx: click.Context, keys_db: str | None) -> None:
     """API keys for `remnant serve`: each is bound to one tenant and a set of scopes."""
@@ -186,7 +190,9 @@ def keys(ctx: click.Context, keys_db: str | None) -> None:
 @click.option("--name", default="", help="A label to recognise the key by.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def keys_create(obj: dict[str, Any], tenant: str | None, scopes: tuple[str, ...], name: str, as_json: bool) -> None:
+def keys_create(
+    obj: dict[str, Any], tenant: str | None, scopes: tuple[str, ...], name: str, as_json: bool
+) -> None:
     """Make a key. It is printed once; only its SHA-256 is stored."""
     parent = obj["parent"]
     tenant = tenant or (parent.tenant if parent else "default")
@@ -209,7 +215,7 @@ def keys_create(obj: dict[str, Any], tenant: str | None, scopes: tuple[str, ...]
 @click.pass_obj
 def keys_list(obj: dict[str, Any], include_revoked: bool, as_json: bool) -> None:
     """Keys (ids, tenants, scopes; never the keys themselves)."""
-    found = obj["store"].list(include_revoked=include_revoked)
+    found = obj["store"].list_keys(include_revoked=include_revoked)
     if as_json:
         click.echo(json.dumps([k.to_dict() for k in found], indent=2))
         return

@@ -187,16 +187,13 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema:
             return app.openapi_schema
-        schema = get_openapi(
-            title=app.title, version=app.version, summary=app.summary, routes=app.routes
-        )
+        schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
         schema.setdefault("components", {})["securitySchemes"] = {
             "bearer": {"type": "http", "scheme": "bearer", "description": "An API key (rk_…)."},
         }
         schema["security"] = [{"bearer": []}]
         schema["info"]["description"] = (
-            "Scopes: " + ", ".join(SCOPES) + ". Errors are "
-            '`{"error": {"code": ..., "message": ...}}`.'
+            "Scopes: " + ", ".join(SCOPES) + '. Errors are `{"error": {"code": ..., "message": ...}}`.'
         )
         app.openapi_schema = schema
         return schema

@@ -186,10 +186,8 @@ class KeyStore:
             )
         return NewKey(ApiKey(key_id, tenant, scope_t, name, now), secret)
 
-    def list(self, *, tenant: str | None = None, include_revoked: bool = False) -> list[ApiKey]:
-        sql = (
-            "SELECT key_id, tenant, scopes, name, created_at, revoked_at, last_used_at FROM api_keys WHERE 1=1"
-        )
+    def list_keys(self, *, tenant: str | None = None, include_revoked: bool = False) -> list[ApiKey]:
+        sql = "SELECT key_id, tenant, scopes, name, created_at, revoked_at, last_used_at FROM api_keys WHERE 1=1"
         params: list[object] = []
         if tenant is not None:
             sql += " AND tenant = ?"
@@ -217,7 +215,7 @@ class KeyStore:
             self._cache.clear()
         if cur.rowcount == 0:
             raise NotFoundError(f"no active key {key_id!r}")
-        return next(k for k in self.list(include_revoked=True) if k.key_id == key_id)
+        return next(k for k in self.list_keys(include_revoked=True) if k.key_id == key_id)
 
     def authenticate(self, secret: str | None) -> Principal:
         """The principal of a presented key; :class:`AuthError` for a missing, unknown or revoked one."""

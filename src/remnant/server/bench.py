@@ -22,10 +22,34 @@ from typing import Any
 
 import httpx
 
-WORDS = (
-    "tea coffee garden paris berlin meeting deadline python rust chess piano dog cat bike train "
-    "allergy peanut birthday sister project budget invoice holiday mountain river novel"
-).split()
+WORDS = [
+    "tea",
+    "coffee",
+    "garden",
+    "paris",
+    "berlin",
+    "meeting",
+    "deadline",
+    "python",
+    "rust",
+    "chess",
+    "piano",
+    "dog",
+    "cat",
+    "bike",
+    "train",
+    "allergy",
+    "peanut",
+    "birthday",
+    "sister",
+    "project",
+    "budget",
+    "invoice",
+    "holiday",
+    "mountain",
+    "river",
+    "novel",
+]
 
 
 def free_port() -> int:
@@ -125,9 +149,7 @@ async def _load(
                         else:
                             errors.append(f"write {r.status_code}")
                     else:
-                        r = await http.post(
-                            "/v1/recall", json={"query": words, "user_id": user, "k": 5}
-                        )
+                        r = await http.post("/v1/recall", json={"query": words, "user_id": user, "k": 5})
                         ms = (time.perf_counter() - t0) * 1000
                         if r.status_code == 200:
                             lat_recall.append(ms)
@@ -150,7 +172,12 @@ async def _load(
 
 
 def run_bench(
-    *, clients: int = 50, duration: float = 60.0, write_ratio: float = 0.5, db: str | None = None, users: int = 20
+    *,
+    clients: int = 50,
+    duration: float = 60.0,
+    write_ratio: float = 0.5,
+    db: str | None = None,
+    users: int = 20,
 ) -> dict[str, Any]:
     from remnant.server.auth import KeyStore
 

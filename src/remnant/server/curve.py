@@ -97,8 +97,6 @@ def decay_curve(
         "projected": [p.to_dict() for p in projected],
         "events": events,
         "note": (
-            f"{reinforcements} reinforcements; only the last one is dated"
-            if reinforcements > 1
-            else None
+            f"{reinforcements} reinforcements; only the last one is dated" if reinforcements > 1 else None
         ),
     }

@@ -17,7 +17,6 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from remnant.core.errors import RemnantError
-
 from remnant.core.model import Status
 from remnant.engine.memory import Memory
 from remnant.server.auth import KeyStore, Principal, key_from_headers
@@ -110,7 +109,7 @@ def build_mcp_server(
             return await anyio.to_thread.run_sync(lambda: fn(mem, p))
         except RemnantError as exc:
             # the agent sees why (not found, invalid, forbidden...) rather than a bare failure
-            status, code, _ = remnant_status(exc)
+            _status, code, _ = remnant_status(exc)
             raise ToolError(f"{code}: {exc}") from exc
 
     @server.tool(description=REMEMBER_DOC)

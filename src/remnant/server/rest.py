@@ -31,6 +31,7 @@ from remnant.server.schemas import (
 )
 from remnant.store.base import MemoryFilter
 
+
 @dataclass(frozen=True)
 class Call:
     """One authorised request: who asks, and the engine of their tenant."""
@@ -60,7 +61,9 @@ def needs(scope: str) -> Callable[[Request], Call]:
 def memory_out(mem: Memory, r: MemoryRecord) -> dict[str, Any]:
     out = r.to_dict()
     out["strength"] = round(mem.strength_of(r), 6)
-    out["remembered"] = r.status == Status.ACTIVE and (r.pinned or out["strength"] >= mem.decay.recall_threshold)
+    out["remembered"] = r.status == Status.ACTIVE and (
+        r.pinned or out["strength"] >= mem.decay.recall_threshold
+    )
     return out
 
 
@@ -258,8 +261,6 @@ def stats(
 
 
 @router.get("/users", tags=["stats"], summary="Users of this tenant with their memory counts")
-def users(
-    call: Call = Depends(READ), limit: int = Query(default=1000, ge=1, le=100_000)
-) -> dict[str, Any]:
+def users(call: Call = Depends(READ), limit: int = Query(default=1000, ge=1, le=100_000)) -> dict[str, Any]:
     found = call.mem.store.users(tenant=call.mem.tenant, limit=limit)
     return {"items": [{"user_id": u.user_id, "total": u.total, "active": u.active} for u in found]}

@@ -34,7 +34,9 @@ class Sweeper:
             try:
                 report = self.engines.get(tenant).sweep()
             except Exception as exc:  # one bad tenant must not stop the others
-                log.error("sweep failed", extra={"event": "sweep_error", "tenant": tenant, "error": repr(exc)})
+                log.error(
+                    "sweep failed", extra={"event": "sweep_error", "tenant": tenant, "error": repr(exc)}
+                )
                 continue
             totals[tenant] = report.total
             log.info(
