@@ -87,7 +87,7 @@ def test_inspector(browser_server: tuple[LiveServer, ManualClock]) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page = browser.new_page(viewport={"width": 1440, "height": 780})
         problems: list[str] = []
         page.on("pageerror", lambda exc: problems.append(str(exc)))
         # the first call has no key yet: its 401 is expected (it is what shows the key form)
@@ -124,9 +124,11 @@ def test_inspector(browser_server: tuple[LiveServer, ManualClock]) -> None:
 
         # the forgotten tab shows what was superseded or expired, and why
         page.get_by_test_id("tab-forgotten").click()
+        page.screenshot(path=str(ARTIFACTS / "inspector-forgotten.png"))
         gone = page.get_by_test_id("forgotlist").inner_text()
         assert "Ana lives in Lisbon" in gone and "superseded" in gone
         page.get_by_test_id("tab-audit").click()
+        page.screenshot(path=str(ARTIFACTS / "inspector-audit.png"))
         assert "superseded" in page.get_by_test_id("auditlist").inner_text()
         page.get_by_test_id("tab-remembered").click()
 

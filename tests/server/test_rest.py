@@ -173,7 +173,8 @@ def test_logs_are_json_without_content(live: LiveServer) -> None:
         c.post("/v1/recall", json={"query": "locker zebra", "user_id": "logcheck"})
         c.get(f"/v1/memories/{m['id']}")
     lines = list(live.logs.lines)
-    assert any(json.loads(line).get("event") == "request" for line in lines)
+    requests = [json.loads(line) for line in lines if json.loads(line).get("event") == "request"]
+    assert requests and any(r.get("tenant") == "tenant-a" and r["status"] == 201 for r in requests)
     for line in lines:
         record = json.loads(line)
         assert "7391" not in line and "zebra" not in line and "locker" not in line, record

@@ -234,7 +234,7 @@ def run_bench(
             f"                recall p50 {lat['recall']['p50']}  p99 {lat['recall']['p99']}",
             f"  writes acked  {load['acked']}, stored {stored - before}, lost {lost}",
             f"  errors        {len(load['errors'])} {result['error_kinds'] or ''}",
-            f"  server exit   {code} (graceful shutdown on SIGTERM)",
+            f"  server exit   {code} ({'graceful shutdown on SIGTERM' if code in (0, -15) else 'NOT graceful'})",
             f"  machine       {result['machine']}",
         ]
     )

@@ -28,9 +28,13 @@ class CurvePoint:
 
 
 def decay_curve(
-    mem: Memory, record: MemoryRecord, *, days_ahead: float = 30.0, points: int = 60
+    mem: Memory, record: MemoryRecord, *, days_ahead: float | None = None, points: int = 60
 ) -> dict[str, Any]:
-    """Past and projected strength, events (created, reinforced, reviews) and the recall threshold."""
+    """Past and projected strength, events (created, reinforced, reviews) and the recall threshold.
+
+    Without ``days_ahead`` the projection reaches a little past the day the memory fades (30 days for
+    one that never fades, a year at most), so the crossing is always on the chart.
+    """
     now = mem.now()
     axis_now = mem.axis(record.user_id, now)
     created = record.created_at or now
@@ -38,30 +42,30 @@ def decay_curve(
     current = dk.DecayState(record.strength0, record.stability, record.anchor, record.pinned)
     initial = dk.new_state(record.kind, record.importance, axis_created, mem.decay)
     reinforcements = record.access_count
-    anchor = min(record.anchor, axis_now)
+    anchor = min(max(record.anchor, axis_created), axis_now)
+    # the curve was re-anchored after creation: by a review or recall, a pin or an unpin
+    reanchored = anchor > axis_created + 1e-9
 
     past: list[CurvePoint] = []
     span = axis_now - axis_created
     n_past = max(2, points // 2)
-    if record.pinned:
-        past = [CurvePoint(axis_created - axis_now, 1.0), CurvePoint(0.0, 1.0)]
-    elif span > 0:
-        for i in range(n_past):
-            x = axis_created + span * i / (n_past - 1)
-            state = initial if (reinforcements and x < anchor) else current
-            if not reinforcements:
-                state = current
-            past.append(CurvePoint(x - axis_now, dk.strength_at(state, x)))
-        if reinforcements and axis_created < anchor <= axis_now:
-            # the jump at the last reinforcement: the end of the old curve, then the new start
-            before = CurvePoint(anchor - axis_now, dk.strength_at(initial, anchor))
-            after = CurvePoint(anchor - axis_now, dk.strength_at(current, anchor))
-            past = sorted([*past, before], key=lambda p: p.day)
-            idx = past.index(before) + 1
-            past.insert(idx, after)
+    if span > 0:
+        xs = sorted({axis_created + span * i / (n_past - 1) for i in range(n_past)} | {anchor})
+        for x in xs:
+            if reanchored and x < anchor:
+                past.append(CurvePoint(x - axis_now, dk.strength_at(initial, x)))
+            elif reanchored and x == anchor:
+                # the jump: the end of the old curve, then the new start
+                past.append(CurvePoint(x - axis_now, dk.strength_at(initial, x)))
+                past.append(CurvePoint(x - axis_now, dk.strength_at(current, x)))
+            else:
+                past.append(CurvePoint(x - axis_now, dk.strength_at(current, x)))
     else:
         past = [CurvePoint(0.0, dk.strength_at(current, axis_now))]
 
+    if days_ahead is None:
+        to_fade = record.fade_at - axis_now
+        days_ahead = 30.0 if math.isinf(to_fade) or to_fade <= 0 else min(365.0, max(14.0, to_fade * 1.3))
     projected = [
         CurvePoint(x - axis_now, s)
         for x, s in dk.curve(current, axis_now, axis_now + max(days_ahead, 0.1), max(2, points))
@@ -69,15 +73,17 @@ def decay_curve(
     events: list[dict[str, Any]] = [
         {"type": "created", "day": round(axis_created - axis_now, 4), "at": created.isoformat()}
     ]
-    if reinforcements and anchor > axis_created:
-        events.append(
-            {
-                "type": "review" if record.review_count else "recall",
-                "day": round(anchor - axis_now, 4),
-                "at": record.last_accessed_at.isoformat() if record.last_accessed_at else None,
-                "label": "last reinforcement",
-            }
-        )
+    if reanchored:
+        if record.pinned:
+            kind, label = "pinned", "pinned"
+        elif record.review_count:
+            kind, label = "review", "last reinforcement"
+        elif reinforcements:
+            kind, label = "recall", "last reinforcement"
+        else:
+            kind, label = "reanchored", "unpinned"
+        at = record.last_accessed_at.isoformat() if record.last_accessed_at and kind != "pinned" else None
+        events.append({"type": kind, "day": round(anchor - axis_now, 4), "at": at, "label": label})
     fade_day = None if math.isinf(record.fade_at) else round(record.fade_at - axis_now, 4)
     return {
         "id": record.id,
@@ -97,6 +103,8 @@ def decay_curve(
         "projected": [p.to_dict() for p in projected],
         "events": events,
         "note": (
-            f"{reinforcements} reinforcements; only the last one is dated" if reinforcements > 1 else None
+            "earlier reinforcements are counted, not dated: the past shows the first curve and the last change"
+            if reanchored and (reinforcements > 1 or (record.pinned and reinforcements))
+            else None
         ),
     }

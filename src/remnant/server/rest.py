@@ -141,7 +141,9 @@ def get_memory(memory_id: str, call: Call = Depends(READ)) -> dict[str, Any]:
 def memory_curve(
     memory_id: str,
     call: Call = Depends(READ),
-    days_ahead: float = Query(default=30.0, ge=0.0, le=3650.0),
+    days_ahead: float | None = Query(
+        default=None, ge=0.0, le=3650.0, description="How far to project; default: past the fade point."
+    ),
     points: int = Query(default=60, ge=2, le=500),
 ) -> dict[str, Any]:
     record = call.mem.get(memory_id)

@@ -180,6 +180,9 @@ function renderActive(items) {
   for (const m of items) list.append(memRow(m));
 }
 
+// long ids in reasons ("superseded by mem_01…") shortened for reading; the full id is in the detail
+const shortIds = (text) => (text || "").replace(/mem_[0-9a-z]{20,}/g, (id) => `mem_…${id.slice(-6)}`);
+
 function renderForgotten(items) {
   const list = $("forgotlist");
   list.replaceChildren();
@@ -187,7 +190,8 @@ function renderForgotten(items) {
   for (const m of items) {
     const why = el("div", { class: "why" },
       el("span", { class: `chip st-${m.status}`, text: STATUS_LABEL[m.status] }),
-      el("span", { class: "small muted", text: `${m.status_reason || ""} · ${fmtTime(m.status_changed_at)}` }));
+      el("span", { class: "small muted", text: shortIds(m.status_reason) }),
+      el("span", { class: "small muted", text: fmtTime(m.status_changed_at) }));
     list.append(memRow(m, why));
   }
 }
@@ -217,14 +221,14 @@ async function renderAudit() {
         el("div", {},
           el("strong", { text: ACTION_LABEL[e.action] || e.action }),
           el("span", { class: "muted small", text: ` · ${fmtTime(e.at)} · by ${e.actor}${e.policy ? ` · policy ${e.policy}` : ""}` })),
-        el("div", { class: "small", text: e.reason }),
+        el("div", { class: "small", text: shortIds(e.reason) }),
         el("div", { class: "small muted", text: `${e.summary} · #${e.seq}` }))));
   }
 }
 
 // ---- detail and curve -------------------------------------------------------------------------
 async function openDetail(id) {
-  const [m, curve] = await Promise.all([api(`/v1/memories/${id}`), api(`/v1/memories/${id}/curve?days_ahead=30&points=80`)]);
+  const [m, curve] = await Promise.all([api(`/v1/memories/${id}`), api(`/v1/memories/${id}/curve?points=90`)]);
   state.memory = m;
   state.threshold = curve.threshold;
   for (const li of document.querySelectorAll(".mem")) li.classList.toggle("selected", li.dataset.id === id);
@@ -237,7 +241,7 @@ async function openDetail(id) {
     ["kind", m.kind], ["key", m.key || "–"], ["strength", `${(m.strength * 100).toFixed(1)} %`],
     ["stability", `${curve.stability_days.toFixed(1)} days`],
     ["fades", m.pinned ? "never (pinned)" : curve.fade_in_days === null ? "never" : curve.fade_in_days <= 0 ? "already under the threshold" : `in ${fmtDays(curve.fade_in_days)}`],
-    ["importance", m.importance.toFixed(2)], ["used", `${m.access_count}× (${m.review_count} reviews)`],
+    ["importance", m.importance.toFixed(2)], ["used", `${m.access_count}× (${m.review_count} review${m.review_count === 1 ? "" : "s"})`],
     ["created", fmtTime(m.created_at)], ["expires", m.expires_at ? fmtTime(m.expires_at) : "–"],
     ["id", m.id],
   ];
@@ -287,7 +291,7 @@ function drawCurve(c) {
   box.append(svg("text", { x: W - R, y: H - 4, class: "axis", "text-anchor": "end" }, c.axis === "wall" ? "days" : "active days"));
   // threshold
   box.append(svg("line", { x1: L, x2: W - R, y1: Y(c.threshold), y2: Y(c.threshold), class: "threshold", "data-testid": "threshold-line" }));
-  box.append(svg("text", { x: W - R - 4, y: Y(c.threshold) - 5, class: "thlabel", "text-anchor": "end" }, `recall threshold ${Math.round(c.threshold * 100)}%`));
+  box.append(svg("text", { x: L + 6, y: Y(c.threshold) + 14, class: "thlabel", "text-anchor": "start" }, `recall threshold ${Math.round(c.threshold * 100)}%`));
   const path = (ps) => ps.map((p, i) => `${i ? "L" : "M"}${X(p.day).toFixed(1)},${Y(p.strength).toFixed(1)}`).join(" ");
   if (c.past.length > 1) box.append(svg("path", { d: path(c.past), class: "past", "data-testid": "curve-past" }));
   box.append(svg("path", { d: path(c.projected), class: "projected", "data-testid": "curve-projected" }));
@@ -308,7 +312,8 @@ function drawCurve(c) {
     box.append(svg("circle", { cx: X(c.fade_in_days), cy: Y(c.threshold), r: 4, class: "fadedot" }));
     box.append(svg("text", { x: X(c.fade_in_days), y: Y(c.threshold) + 16, class: "fadelabel", "text-anchor": "middle" }, "fades"));
   }
-  const parts = [`solid: past · dashed: projected · ▼ created${c.events.length > 1 ? " / last reinforcement" : ""}`];
+  const marks = c.events.map((e) => e.label || e.type).join(", ");
+  const parts = [`solid: past · dashed: projected · ▼ ${marks}`];
   if (c.note) parts.push(c.note);
   $("curvecap").textContent = parts.join(" · ");
 }
