@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 import httpx
+import pytest
 
 if TYPE_CHECKING:
     from tests.server.conftest import LiveServer
@@ -152,6 +153,7 @@ def test_bad_input_is_4xx(live: LiveServer) -> None:
         _error(c.post("/v1/memories", json={"content": "x", "user_id": "a\x01b"}), 422)
         _error(c.post("/v1/memories", json={"content": "x", "user_id": "u", "ttl": "soon"}), 422)
         _error(c.post("/v1/memories", json={"content": "x", "user_id": "u", "surprise": 1}), 422)
+        _error(c.post("/v1/memories", json={"content": "x", "user_id": "u", "ttl": "99999999999d"}), 422)
         _error(c.post("/v1/memories", json=[1, 2]), 422)
         deep = "[" * 5000 + "]" * 5000
         assert c.post("/v1/memories", content=deep.encode(), headers=h).status_code in (400, 422)
@@ -191,3 +193,20 @@ def test_openapi_and_ui(live: LiveServer) -> None:
         assert "http" not in page.text.split("<body>")[1].replace("http://www.w3.org", "")  # no CDN
         assert c.get("/ui/app.js").status_code == 200
         assert c.get("/docs").status_code == 200
+
+
+def test_no_auth_mode_is_local_only(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Without keys: one local tenant, and no DNS-rebinding or cross-site requests."""
+    from tests.server.conftest import start_live
+
+    for live in start_live(tmp_path_factory.mktemp("noauth"), auth=False, tenant="solo"):
+        with httpx.Client(base_url=live.base) as c:
+            m = _remember(c, "local note")
+            assert m["tenant"] == "solo"
+            assert c.get("/v1/whoami").json()["tenant"] == "solo"
+            _error(c.get("/v1/memories", headers={"Host": "evil.example"}), 403, "forbidden")
+            _error(c.post(f"/v1/memories/{m['id']}/pin", headers={"Origin": "https://evil.example"}), 403)
+            _error(c.post("/v1/sweep", headers={"Origin": "null"}), 403)
+            same = c.post(f"/v1/memories/{m['id']}/pin", headers={"Origin": live.base})
+            assert same.status_code == 200
+            assert c.get("/v1/memories", headers={"Host": "localhost:1234"}).status_code == 200

@@ -127,6 +127,12 @@ def serve(
             tenant=tenant,
         )
         app = create_app(config, engines=Engines(db))
+    if app.state.keys is not None and not app.state.keys.list_keys():
+        click.echo(
+            f"note: no API keys yet in {app.state.keys.path}; make one with "
+            "`remnant keys create --tenant NAME --scope read,write` (or run with --no-auth on loopback)",
+            err=True,
+        )
     click.echo(
         f"remnant serving on http://{host}:{port}  (REST /v1, MCP /mcp, inspector /, "
         f"auth {'off' if no_auth else 'on'})",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,6 @@ class ServerConfig:
     mcp: bool = True
     tenant: str = "default"  # the tenant of --no-auth mode
     clock: Clock | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def web_dir() -> Path:
@@ -200,6 +199,10 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
 
     app.openapi = openapi  # type: ignore[method-assign]
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    if not config.auth:
+        from remnant.server.guard import LocalOnly
+
+        app.add_middleware(LocalOnly, bound_host=config.host)
     app.add_middleware(AccessLog)
     return app
 

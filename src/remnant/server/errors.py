@@ -111,6 +111,11 @@ def install_error_handlers(app: FastAPI) -> None:
             resp.headers.update(exc.headers)
         return resp
 
+    @app.exception_handler(OverflowError)
+    async def _overflow(request: Request, exc: OverflowError) -> JSONResponse:
+        # e.g. a ttl of 10^11 days: a date past year 9999 (the core's duration parser lets it through)
+        return error_response(422, "invalid", "a value is out of range (a date or duration too large)")
+
     @app.exception_handler(RecursionError)
     async def _deep(request: Request, exc: RecursionError) -> JSONResponse:
         return error_response(400, "bad_request", "the request body is nested too deeply")
