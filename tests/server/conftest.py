@@ -75,7 +75,8 @@ def start_live(tmp: Path, **overrides: object) -> Iterator[LiveServer]:
     keys = {
         "a_all": ks.create("tenant-a", ["admin"], "a admin").secret,
         "a_read": ks.create("tenant-a", ["read"], "a read-only").secret,
-        "b_all": ks.create("tenant-b", ["admin"], "b admin").secret,
+        "a_vault": ks.create("tenant-a", ["read", "vault"], "a vault").secret,
+        "b_all": ks.create("tenant-b", ["admin", "vault"], "b admin").secret,
     }
     revoked = ks.create("tenant-a", ["admin"], "revoked")
     ks.revoke(revoked.key.key_id)

@@ -15,6 +15,10 @@ from remnant.core.clock import ManualClock
 from remnant.server.auth import KeyStore
 from remnant.server.bench import free_port, start_server, stop_server
 
+# these tests are about the process (start, stop, logs); the privacy layer has its own tests, and
+# loading its PII model in every subprocess would only make them slow
+FAST = {"REMNANT_PRIVACY": "off"}
+
 
 def test_keys_create_list_revoke(tmp_path: Path) -> None:
     db = str(tmp_path / "r.db")
@@ -61,7 +65,7 @@ def test_serve_subprocess_graceful(tmp_path: Path) -> None:
     port = free_port()
     log_path = tmp_path / "server.log"
     with open(log_path, "wb") as log:
-        proc = start_server(db, keys_db, port, extra=("--log-level", "info"), log=log)
+        proc = start_server(db, keys_db, port, extra=("--log-level", "info"), log=log, env=FAST)
         base = f"http://127.0.0.1:{port}"
         h = {"Authorization": f"Bearer {key}"}
         r = httpx.post(
@@ -72,12 +76,12 @@ def test_serve_subprocess_graceful(tmp_path: Path) -> None:
         stop_server(proc)
     lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
     events = [line.get("event") for line in lines]
-    assert "start" in events and "stop" in events and "request" in events
+    assert "start" in events and "ready" in events and "stop" in events and "request" in events
     assert "kept across restarts" not in log_path.read_text()
     # the data survived the shutdown
-    proc = start_server(db, keys_db, port)
+    proc = start_server(db, keys_db, port, env=FAST)
     try:
-        got = httpx.get(f"http://127.0.0.1:{port}/v1/memories", headers=h).json()
+        got = httpx.get(f"http://127.0.0.1:{port}/v1/memories", headers=h, timeout=60).json()
         assert [m["content"] for m in got["items"]] == ["kept across restarts"]
     finally:
         stop_server(proc)
@@ -93,6 +97,7 @@ def test_remote_without_auth_is_loud(tmp_path: Path) -> None:
             port,
             extra=("--host", "0.0.0.0", "--no-auth", "--allow-remote-without-auth"),
             log=log,
+            env=FAST,
         )
         stop_server(proc)
     assert "WITHOUT AUTHENTICATION" in log_path.read_text()

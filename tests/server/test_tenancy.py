@@ -116,6 +116,7 @@ ROUTES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/memories/{memory_id}/curve"): _404("GET", "/v1/memories/{memory_id}/curve"),
     ("POST", "/v1/recall"): _recall,
     ("POST", "/v1/memories/{memory_id}/review"): _404("POST", "/v1/memories/{memory_id}/review"),
+    ("POST", "/v1/memories/{memory_id}/rehydrate"): _404("POST", "/v1/memories/{memory_id}/rehydrate"),
     ("POST", "/v1/memories/{memory_id}/pin"): _404("POST", "/v1/memories/{memory_id}/pin"),
     ("POST", "/v1/memories/{memory_id}/unpin"): _404("POST", "/v1/memories/{memory_id}/unpin"),
     ("POST", "/v1/memories/{memory_id}/hide"): _404("POST", "/v1/memories/{memory_id}/hide", {"reason": "x"}),

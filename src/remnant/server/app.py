@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -111,6 +112,9 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
                 "store": type(engines.store).__name__,
             },
         )
+        # load the slow layers before listening, so the first request is not the one that waits
+        warm_s = await anyio.to_thread.run_sync(engines.warm, config.tenant if keys is None else "default")
+        log.info("ready", extra={"event": "ready", "warm_up_s": round(warm_s, 2)})
         sweeper.start()
         try:
             if mcp_server is not None:

@@ -59,11 +59,17 @@ def free_port() -> int:
 
 
 def start_server(
-    db: str, keys_db: str, port: int, *, extra: tuple[str, ...] = (), log: Any = subprocess.DEVNULL
+    db: str,
+    keys_db: str,
+    port: int,
+    *,
+    extra: tuple[str, ...] = (),
+    log: Any = subprocess.DEVNULL,
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """``remnant serve`` in a subprocess; returns once /readyz answers."""
+    """``remnant serve`` in a subprocess (``env`` adds variables); returns once /readyz answers."""
     src = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {**os.environ, **(env or {}), "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
     cmd = [
         sys.executable,
         "-m",
@@ -82,7 +88,7 @@ def start_server(
         *extra,
     ]
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=log)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # imports and the PII model load take a while on a busy machine
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited with {proc.returncode}")
@@ -93,7 +99,7 @@ def start_server(
             pass
         time.sleep(0.1)
     proc.terminate()
-    raise RuntimeError("server did not become ready in 30 s")
+    raise RuntimeError("server did not become ready in 120 s")
 
 
 def stop_server(proc: subprocess.Popen[bytes]) -> int:

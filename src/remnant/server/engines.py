@@ -9,6 +9,8 @@ way to reach a tenant's data is to hold a key for it.
 from __future__ import annotations
 
 import threading
+import time
+from contextlib import AbstractContextManager
 from typing import Any
 
 from remnant.core.clock import Clock
@@ -56,6 +58,26 @@ class Engines:
                 with lock:
                     found.update(r[0] for r in conn.execute("SELECT DISTINCT tenant FROM memories"))
         return sorted(found)
+
+    def warm(self, tenant: str) -> float:
+        """Build ``tenant``'s engine and load the slow layers (the PII detector's model) now, so the
+        first request does not wait for them. Returns the seconds it took."""
+        start = time.perf_counter()
+        mem = self.get(tenant)
+        if mem.redactor is not None:
+            # text without personal data: runs the detector, stores nothing in the vault
+            mem.redactor.redact("Remnant warm-up", tenant=tenant, user_id="warm-up")
+        return time.perf_counter() - start
+
+    @staticmethod
+    def atomic(mem: Memory) -> AbstractContextManager[None]:
+        """One store transaction around a write that may also write the privacy vault.
+
+        The vault shares the store's connection and joins an open transaction; holding the store's
+        transaction (and its lock) across the whole call keeps another request's vault writes out
+        of this one, and commits the memory and its vault entries together.
+        """
+        return mem.store.transaction()
 
     def ready(self) -> bool:
         """The store answers a trivial read."""

@@ -18,6 +18,7 @@ from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.engine.memory import Memory
 from remnant.server.auth import Principal, key_from_headers
 from remnant.server.curve import decay_curve
+from remnant.server.engines import Engines
 from remnant.server.schemas import (
     ERROR_RESPONSES,
     EraseRequest,
@@ -81,6 +82,7 @@ def _forget_out(result: Any, dry_run: bool) -> dict[str, Any]:
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 READ, WRITE, FORGET, ADMIN = needs("read"), needs("write"), needs("forget"), needs("admin")
+VAULT = needs("vault")
 
 
 @router.get("/whoami", tags=["auth"], summary="The tenant and scopes of the presented key")
@@ -93,7 +95,8 @@ def whoami(call: Call = Depends(READ)) -> dict[str, Any]:
 def create_memory(body: MemoryCreate, call: Call = Depends(WRITE)) -> dict[str, Any]:
     data = body.model_dump()
     supersede = data.pop("supersede")
-    record = call.mem.remember(**data, supersede=supersede)
+    with Engines.atomic(call.mem):
+        record = call.mem.remember(**data, supersede=supersede)
     return memory_out(call.mem, record)
 
 
@@ -148,6 +151,16 @@ def memory_curve(
 ) -> dict[str, Any]:
     record = call.mem.get(memory_id)
     return decay_curve(call.mem, record, days_ahead=days_ahead, points=points)
+
+
+@router.post(
+    "/memories/{memory_id}/rehydrate",
+    tags=["privacy"],
+    summary="Privileged: the memory with its redacted personal data restored from the vault (audited)",
+)
+def rehydrate(memory_id: str, call: Call = Depends(VAULT)) -> dict[str, Any]:
+    text = call.mem.rehydrate(memory_id, actor=call.principal.actor)
+    return {"id": memory_id, "content": text}
 
 
 @router.post("/recall", tags=["recall"], summary="Recall what a user still remembers about a query")
