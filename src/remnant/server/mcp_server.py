@@ -107,6 +107,10 @@ def build_mcp_server(
             p.require(scope)
             mem = engines.get(p.tenant)
             return await anyio.to_thread.run_sync(lambda: fn(mem, p))
+        except ModuleNotFoundError as exc:
+            if not (exc.name or "").startswith("remnant"):
+                raise
+            raise ToolError(f"not_implemented: {exc.name} is not installed") from exc
         except RemnantError as exc:
             # the agent sees why (not found, invalid, forbidden...) rather than a bare failure
             _status, code, _ = remnant_status(exc)
@@ -151,7 +155,7 @@ def build_mcp_server(
         hard: bool = False,
         confirm: bool = False,
     ) -> dict[str, Any]:
-        from remnant.server.rest import _forget_out
+        from remnant.server.rest import forget_result
 
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
             result = mem.forget(
@@ -162,7 +166,7 @@ def build_mcp_server(
                 confirm=confirm,
                 actor=f"mcp:{p.actor}",
             )
-            return _forget_out(result, dry_run)
+            return forget_result(result, dry_run)
 
         return await run(ctx, "forget", do)  # type: ignore[no-any-return]
 

@@ -62,13 +62,17 @@ def needs(scope: str) -> Callable[[Request], Call]:
 def memory_out(mem: Memory, r: MemoryRecord) -> dict[str, Any]:
     out = r.to_dict()
     out["strength"] = round(mem.strength_of(r), 6)
-    out["remembered"] = r.status == Status.ACTIVE and (
-        r.pinned or out["strength"] >= mem.decay.recall_threshold
+    expired = r.expires_at is not None and r.expires_at <= mem.now()
+    out["remembered"] = (
+        r.status == Status.ACTIVE
+        and not expired
+        and (r.pinned or out["strength"] >= mem.decay.recall_threshold)
     )
     return out
 
 
-def _forget_out(result: Any, dry_run: bool) -> dict[str, Any]:
+def forget_result(result: Any, dry_run: bool) -> dict[str, Any]:
+    """``Memory.forget``'s answer as JSON (a report object, a purge count, hidden ids or matches)."""
     if hasattr(result, "to_dict"):
         return result.to_dict()  # type: ignore[no-any-return]
     if isinstance(result, int):
@@ -235,7 +239,7 @@ def forget(body: ForgetRequest, call: Call = Depends(FORGET)) -> JSONResponse:
         from remnant.server.errors import error_response
 
         return error_response(501, "not_implemented", "natural-language forget requests are not installed")
-    return JSONResponse(_forget_out(result, body.dry_run))
+    return JSONResponse(forget_result(result, body.dry_run))
 
 
 @router.post("/erasure", tags=["forgetting"], summary="Erase everything of a user (right to be forgotten)")
