@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from remnant.core.clock import Clock
@@ -78,6 +78,14 @@ class Engines:
         of this one, and commits the memory and its vault entries together.
         """
         return mem.store.transaction()
+
+    @staticmethod
+    def exclusive(mem: Memory) -> AbstractContextManager[Any]:
+        """Hold the store's lock (no transaction) around an operation that manages its own
+        transactions and touches the vault outside them (erasure, forget requests): no other
+        request's transaction can be open on the shared connection meanwhile."""
+        lock = getattr(mem.store, "_lock", None)
+        return lock if lock is not None else nullcontext()
 
     def ready(self) -> bool:
         """The store answers a trivial read."""

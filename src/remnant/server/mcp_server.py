@@ -158,14 +158,15 @@ def build_mcp_server(
         from remnant.server.rest import forget_result
 
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
-            result = mem.forget(
-                request.strip(),
-                user_id=user_id,
-                dry_run=dry_run,
-                hard=hard,
-                confirm=confirm,
-                actor=f"mcp:{p.actor}",
-            )
+            with Engines.exclusive(mem):
+                result = mem.forget(
+                    request.strip(),
+                    user_id=user_id,
+                    dry_run=dry_run,
+                    hard=hard,
+                    confirm=confirm,
+                    actor=f"mcp:{p.actor}",
+                )
             return forget_result(result, dry_run)
 
         return await run(ctx, "forget", do)  # type: ignore[no-any-return]

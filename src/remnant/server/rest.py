@@ -225,14 +225,15 @@ def forget(body: ForgetRequest, call: Call = Depends(FORGET)) -> JSONResponse:
     if not target:
         raise ValidationError("request must not be blank")
     try:
-        result = call.mem.forget(
-            target,
-            user_id=body.user_id,
-            hard=body.hard,
-            dry_run=body.dry_run,
-            confirm=body.confirm,
-            actor=call.principal.actor,
-        )
+        with Engines.exclusive(call.mem):
+            result = call.mem.forget(
+                target,
+                user_id=body.user_id,
+                hard=body.hard,
+                dry_run=body.dry_run,
+                confirm=body.confirm,
+                actor=call.principal.actor,
+            )
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("remnant"):
             raise
@@ -244,7 +245,8 @@ def forget(body: ForgetRequest, call: Call = Depends(FORGET)) -> JSONResponse:
 
 @router.post("/erasure", tags=["forgetting"], summary="Erase everything of a user (right to be forgotten)")
 def erase_user(body: EraseRequest, call: Call = Depends(FORGET)) -> dict[str, Any]:
-    return call.mem.erase_user(body.user_id, actor=call.principal.actor).to_dict()
+    with Engines.exclusive(call.mem):
+        return call.mem.erase_user(body.user_id, actor=call.principal.actor).to_dict()
 
 
 @router.post("/sweep", tags=["forgetting"], summary="Run the forgetting sweep for this tenant now")
