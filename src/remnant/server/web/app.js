@@ -149,6 +149,19 @@ function renderStats(stats) {
   }
 }
 
+// placeholders left by the privacy layer ([PHONE_1], [EMAIL_2]…) shown as chips: the original is in the vault
+const PLACEHOLDER = /(\[[A-Z][A-Z_]*_\d+\])/;
+
+function withPlaceholders(text) {
+  const frag = document.createDocumentFragment();
+  for (const part of (text || "").split(PLACEHOLDER)) {
+    if (!part) continue;
+    if (PLACEHOLDER.test(part)) frag.append(el("span", { class: "ph", text: part.slice(1, -1).replace(/_\d+$/, "").toLowerCase(), title: `${part}: redacted personal data, kept encrypted in the vault` }));
+    else frag.append(document.createTextNode(part));
+  }
+  return frag;
+}
+
 function strengthBar(m) {
   const pct = Math.max(0, Math.min(1, m.strength)) * 100;
   const weak = !m.pinned && m.strength < state.threshold;
@@ -164,7 +177,7 @@ function memRow(m, extra) {
     m.key ? el("span", { class: "key", text: m.key }) : null,
     m.pinned ? el("span", { class: "pin", text: "pinned", "data-testid": "pinned-badge" }) : null);
   li.append(
-    el("div", { class: "mem-main" }, el("div", { class: "content", text: m.content }), tags),
+    el("div", { class: "mem-main" }, el("div", { class: "content" }, withPlaceholders(m.content)), tags),
     extra || el("div", { class: "mem-strength" }, strengthBar(m),
       el("span", { class: "pct", text: `${Math.round(m.strength * 100)}%` })));
   li.addEventListener("click", () => openDetail(m.id));
@@ -233,7 +246,7 @@ async function openDetail(id) {
   state.threshold = curve.threshold;
   for (const li of document.querySelectorAll(".mem")) li.classList.toggle("selected", li.dataset.id === id);
   $("detail").hidden = false;
-  $("d-content").textContent = m.content;
+  $("d-content").replaceChildren(withPlaceholders(m.content));
   const meta = $("d-meta");
   meta.replaceChildren();
   const rows = [
@@ -346,7 +359,7 @@ function wire() {
   });
   $("b-purge").addEventListener("click", () => {
     const m = state.memory;
-    $("confirmtext").textContent = m.content;
+    $("confirmtext").replaceChildren(withPlaceholders(m.content));
     $("forcewrap").hidden = !m.pinned;
     $("force").checked = false;
     $("confirm").returnValue = "";
