@@ -87,6 +87,8 @@ def serve(
     if mcp_stdio:
         _serve_stdio(db, tenant, default_user)
         return
+    import logging
+
     from remnant.server.logs import configure_logging
 
     configure_logging(log_level)
@@ -99,6 +101,9 @@ def serve(
                 "or pass --allow-remote-without-auth if you really mean it."
             )
         if no_auth:
+            logging.getLogger("remnant.server").warning(
+                "serving without authentication on a non-loopback address", extra={"event": "no_auth_remote"}
+            )
             click.echo(
                 "!" * 78 + f"\nWARNING: serving {host}:{port} WITHOUT AUTHENTICATION. Anyone who can reach "
                 "this address can read, change and erase every memory.\n" + "!" * 78,
@@ -127,16 +132,16 @@ def serve(
             tenant=tenant,
         )
         app = create_app(config, engines=Engines(db))
+    log = logging.getLogger("remnant.server")
     if app.state.keys is not None and not app.state.keys.list_keys():
-        click.echo(
-            f"note: no API keys yet in {app.state.keys.path}; make one with "
-            "`remnant keys create --tenant NAME --scope read,write` (or run with --no-auth on loopback)",
-            err=True,
+        log.warning(
+            "no API keys yet: make one with `remnant keys create --tenant NAME --scope read,write` "
+            "(or run with --no-auth on loopback)",
+            extra={"event": "no_keys", "keys_db": str(app.state.keys.path)},
         )
-    click.echo(
-        f"remnant serving on http://{host}:{port}  (REST /v1, MCP /mcp, inspector /, "
-        f"auth {'off' if no_auth else 'on'})",
-        err=True,
+    log.info(
+        f"serving on http://{host}:{port} (REST /v1, MCP /mcp, inspector /)",
+        extra={"event": "serving", "auth": not no_auth},
     )
     uvicorn.run(
         app,
