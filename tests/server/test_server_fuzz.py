@@ -1,7 +1,7 @@
 """Fuzz the live server from its own OpenAPI document (schemathesis): no input gives a 500.
 
 Bounded so it runs in well under a minute; ``remnant bench serve`` is the load test, and a longer
-fuzz run is ``REMNANT_FUZZ_EXAMPLES=500 pytest tests/server/test_fuzz.py``.
+fuzz run is ``REMNANT_FUZZ_EXAMPLES=500 pytest tests/server/test_server_fuzz.py``.
 """
 
 from __future__ import annotations
