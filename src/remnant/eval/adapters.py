@@ -244,6 +244,10 @@ class RemnantAdapter:
     def review(self, memory_id: str) -> None:
         self.mem.review(memory_id)
 
+    def decay_config(self) -> Any:
+        """The engine's decay configuration (the retention curve compares against its closed form)."""
+        return self.mem.decay
+
     def strength(self, memory_id: str) -> float:
         return self.mem.strength(memory_id)
 

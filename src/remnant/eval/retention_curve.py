@@ -40,10 +40,10 @@ def _samples(days: int) -> list[int]:
     return [d for d in base if d <= days]
 
 
-def _theory(importance: float, day: float) -> float:
+def _theory(importance: float, day: float, cfg: Any = None) -> float:
     from remnant.core import decay as dk
 
-    cfg = dk.DecayConfig()
+    cfg = cfg or dk.DecayConfig()
     state = dk.new_state("fact", importance, 0.0, cfg)
     return dk.strength_at(state, day)
 
@@ -87,7 +87,8 @@ def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
                         review(i)  # a review of a faded memory relearns it
             if day < days:
                 a.advance_time(1)
-        return {"share": share, "strength": mean_strength}
+        config = getattr(a, "decay_config", None)
+        return {"share": share, "strength": mean_strength, "config": config() if callable(config) else None}
 
     outcome = run_case("curve", factory, body, timeout_s=ctx.timeout_s)
     result.cases.append(outcome)
@@ -99,7 +100,8 @@ def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
     for label, points in outcome.value["strength"].items():
         imp = float(label.split(" / ")[0])
         mean_theory = [
-            [d, sum(_theory(m, d) for m in members[(imp, "no review")]) / per_group] for d, _ in points
+            [d, sum(_theory(m, d, outcome.value["config"]) for m in members[(imp, "no review")]) / per_group]
+            for d, _ in points
         ]
         theory[label] = [[d, round(v, 5)] for d, v in mean_theory]
         gap = max(abs(s - t) for (_, s), (_, t) in zip(points, mean_theory, strict=True))
