@@ -95,6 +95,8 @@ def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
                     except NotImplementedError:
                         notes.append("request->key")
                         a.forget(sc.user_id, key=s.fact.topic)
+                    except Exception as exc:  # the request failed: the secret stays, the checks show it
+                        notes.append(f"request failed: {type(exc).__name__}: {exc}")
             a.advance_time(1)
             checks = [{"how": s.how, **_check(a, sc.user_id, s)} for s in sc.secrets if s.how != "erasure"]
             a.erase_user(sc.erased_user)
@@ -128,6 +130,9 @@ def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
                 by_path[p][1] += 1
                 h[0] += int(c[p])
                 h[1] += 1
+        for n in outcome.value["notes"]:
+            if n.startswith("request failed") and n not in result.notes:
+                result.notes.append(n)
         kept[0] += outcome.value["kept"]
         kept[1] += outcome.value["kept_total"]
     passed_checks = sum(v[0] for v in by_path.values())
