@@ -88,6 +88,13 @@ def test_remnant_follows_its_ebbinghaus_curve() -> None:
     assert shares["0.9 / expanding reviews"][-1][1] >= shares["0.9 / no review"][-1][1]
 
 
+def test_results_serialise_to_json() -> None:
+    import json
+
+    for suite in ("retention_curve", "deletion"):
+        json.dumps(run(suite, "remnant").to_dict(), allow_nan=False)
+
+
 def test_never_forgetting_store_has_a_flat_curve_and_no_score() -> None:
     r = run("retention_curve", "baseline")
     assert r.score is None and r.passed is None

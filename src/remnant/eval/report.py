@@ -56,7 +56,11 @@ def write_report(run: EvalRun, out_dir: Path, *, png_dir: Path | None = None) ->
     """Write results.json and report.html (and PNG charts) under ``out_dir``; returns their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": out_dir / "results.json", "html": out_dir / "report.html"}
-    paths["json"].write_text(json.dumps(run.to_dict(), indent=2, default=str, allow_nan=False) + "\n")
+    try:
+        text = json.dumps(run.to_dict(), indent=2, default=str)
+    except Exception as exc:  # never lose the report over one odd value
+        text = json.dumps({"error": f"results could not be serialised: {type(exc).__name__}: {exc}"})
+    paths["json"].write_text(text + "\n")
     charts: dict[str, bytes] = {}
     chart_note = None
     try:

@@ -95,12 +95,13 @@ def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
     if not outcome.ok:
         result.passed = False
         return result
+    config = outcome.value.pop("config", None)
     theory: dict[str, list[list[float]]] = {}
     worst = None
     for label, points in outcome.value["strength"].items():
         imp = float(label.split(" / ")[0])
         mean_theory = [
-            [d, sum(_theory(m, d, outcome.value["config"]) for m in members[(imp, "no review")]) / per_group]
+            [d, sum(_theory(m, d, config) for m in members[(imp, "no review")]) / per_group]
             for d, _ in points
         ]
         theory[label] = [[d, round(v, 5)] for d, v in mean_theory]

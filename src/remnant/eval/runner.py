@@ -7,11 +7,12 @@ broken adapter can never score well by failing early.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from remnant.eval.adapters import AdapterFactory, MemoryAdapter
@@ -89,20 +90,35 @@ class SuiteResult:
         return [c for c in self.cases if not c.ok]
 
     def to_dict(self, *, with_timing: bool = True) -> dict[str, Any]:
-        out = asdict(self)
-        out["failures"] = [{"case": c.name, "error": c.error} for c in self.failures]
-        out["cases"] = [
-            {
-                "name": c.name,
-                "ok": c.ok,
-                "error": c.error,
-                **({"seconds": round(c.seconds, 3)} if with_timing else {}),
-            }
-            for c in self.cases
-        ]
-        if not with_timing:
-            out.pop("seconds")
+        """JSON-ready; whatever an adapter put in a case's value is stringified rather than allowed to fail."""
+        out: dict[str, Any] = {
+            "suite": self.suite,
+            "adapter": self.adapter,
+            "definition": self.definition,
+            "target": self.target,
+            "score": self.score,
+            "passed": self.passed,
+            "metrics": _jsonable(self.metrics),
+            "series": _jsonable(self.series),
+            "notes": list(self.notes),
+            "failures": [{"case": c.name, "error": c.error} for c in self.failures],
+            "cases": [
+                {
+                    "name": c.name,
+                    "ok": c.ok,
+                    "error": c.error,
+                    **({"seconds": round(c.seconds, 3)} if with_timing else {}),
+                }
+                for c in self.cases
+            ],
+        }
+        if with_timing:
+            out["seconds"] = self.seconds
         return out
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
 
 
 def ratio(hits: float, total: float) -> float:
