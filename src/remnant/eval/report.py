@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from remnant.eval.runner import SuiteResult
+from remnant.eval.runner import CaseOutcome, SuiteResult
 
 COLORS = ["#1f6f8b", "#c8553d", "#588b3d", "#8d6cab", "#d4a017", "#555555"]
 
@@ -50,6 +50,34 @@ class EvalRun:
 
 
 _TIMING_META = ("started", "seconds", "machine")
+
+
+def load_run(data: Mapping[str, Any]) -> EvalRun:
+    """Rebuild an :class:`EvalRun` from ``results.json`` (to redraw a report without rerunning)."""
+    run = EvalRun(
+        data["seed"], data["quick"], list(data["adapters"]), list(data["suites"]), meta=dict(data["meta"])
+    )
+    for suite, by in data["results"].items():
+        run.results[suite] = {}
+        for adapter, r in by.items():
+            result = SuiteResult(
+                suite,
+                adapter,
+                r["definition"],
+                r["target"],
+                r["score"],
+                r["passed"],
+                r["metrics"],
+                r["series"],
+                list(r["notes"]),
+            )
+            result.cases = [
+                CaseOutcome(c["name"], c["ok"], error=c["error"], seconds=c.get("seconds", 0.0))
+                for c in r["cases"]
+            ]
+            result.seconds = r.get("seconds", 0.0)
+            run.results[suite][adapter] = result
+    return run
 
 
 def write_report(run: EvalRun, out_dir: Path, *, png_dir: Path | None = None) -> dict[str, Path]:
@@ -125,7 +153,7 @@ def _bars(plt: Any, by: Mapping[str, SuiteResult], key: str, title: str, ylabel:
     ax.set_ylim(0, 1.05)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)
     return fig
 
@@ -178,7 +206,7 @@ def _lines(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(alpha=0.3)
     return fig
 
@@ -233,56 +261,60 @@ def _tokens(plt: Any, by: Mapping[str, SuiteResult]) -> Any:
     ax.set_xlabel("turn")
     ax.set_ylabel("tokens sent (cl100k)")
     ax.set_title("Token efficiency: tokens per question turn", fontsize=10)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(alpha=0.3)
     return fig
 
 
 def _curve(plt: Any, by: Mapping[str, SuiteResult]) -> Any:
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6))
+    """Left: share remembered per group (the first adapter with a decay model in colour, the others
+    grey). Right: that adapter's measured mean strength against its Ebbinghaus curve."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
     styles = {"no review": "-", "expanding reviews": "--", "weekly reviews": ":"}
     imp_colors = {"0.2": COLORS[1], "0.5": COLORS[4], "0.9": COLORS[0]}
-    for j, (adapter, r) in enumerate(by.items()):
+    primary = next((a for a, r in by.items() if r.series.get("strength")), next(iter(by)))
+    for adapter, r in by.items():
+        main = adapter == primary
         for label, pts in r.series.get("share", {}).items():
             imp, sched = label.split(" / ")
-            color = imp_colors.get(imp, "#333333") if j == 0 else "#999999"
             ax1.plot(
                 [p[0] for p in pts],
                 [p[1] for p in pts],
                 styles.get(sched, "-"),
-                color=color,
-                label=f"{adapter}: imp {imp}, {sched}" if j == 0 else None,
-                alpha=1.0 if j == 0 else 0.6,
+                color=imp_colors.get(imp, "#333333") if main else "#9a9a9a",
+                label=f"importance {imp}, {sched}" if main else None,
+                alpha=1.0 if main else 0.5,
+                linewidth=1.8 if main else 1.0,
             )
-        if j > 0:
-            ax1.plot([], [], color="#999999", label=f"{adapter} (all groups)")
-        for label, pts in r.series.get("strength", {}).items():
-            imp = label.split(" / ")[0]
-            ax2.plot(
-                [p[0] for p in pts],
-                [p[1] for p in pts],
-                color=imp_colors.get(imp, "#333"),
-                marker="o",
-                markersize=3,
-                linestyle="none",
-                label=f"{adapter} measured, imp {imp}",
-            )
-        for label, pts in r.series.get("ebbinghaus", {}).items():
-            imp = label.split(" / ")[0]
-            ax2.plot(
-                [p[0] for p in pts],
-                [p[1] for p in pts],
-                "-",
-                color=imp_colors.get(imp, "#333"),
-                alpha=0.6,
-                label=f"Ebbinghaus s0·exp(-t/S), imp {imp}",
-            )
+        if not main:
+            ax1.plot([], [], color="#9a9a9a", label=f"{adapter} (all groups)")
+    r = by[primary]
+    for label, pts in r.series.get("strength", {}).items():
+        imp = label.split(" / ")[0]
+        ax2.plot(
+            [p[0] for p in pts],
+            [p[1] for p in pts],
+            "o",
+            markersize=3,
+            color=imp_colors.get(imp, "#333"),
+            label=f"measured, importance {imp}",
+        )
+    for label, pts in r.series.get("ebbinghaus", {}).items():
+        imp = label.split(" / ")[0]
+        ax2.plot(
+            [p[0] for p in pts],
+            [p[1] for p in pts],
+            "-",
+            color=imp_colors.get(imp, "#333"),
+            alpha=0.6,
+            label=f"s0·exp(-t/S), importance {imp}",
+        )
     ax2.axhline(0.52, color="#444444", linewidth=0.8, linestyle="-.", label="recall threshold 0.52")
-    ax1.set_title("Share still remembered (no review / expanding / weekly)", fontsize=9)
+    ax1.set_title(f"Share still remembered ({primary} in colour)", fontsize=9)
     ax1.set_xlabel("simulated days")
     ax1.set_ylim(-0.02, 1.05)
-    ax1.legend(fontsize=6, ncol=1)
-    ax2.set_title("Mean strength, never reviewed, vs the Ebbinghaus curve", fontsize=9)
+    ax1.legend(fontsize=6)
+    ax2.set_title(f"{primary}: mean strength, never reviewed, vs Ebbinghaus", fontsize=9)
     ax2.set_xlabel("simulated days")
     ax2.set_ylim(0, 1.02)
     ax2.legend(fontsize=6)
