@@ -1,8 +1,9 @@
 """Interference: recall of the relevant facts as irrelevant and near-duplicate distractors pile up.
 
 A user states ``n`` facts on day 0 and uses them weekly. Over the next 60 simulated days the
-adapter also receives ``ratio × n`` distractors, spread evenly: half are chatter, half are
-near-duplicates (the same attribute of someone else: "my neighbour told me their dentist is ...").
+adapter also receives ``ratio × n`` distractors, spread evenly: 40 % chatter, 30 % near-duplicates
+(the same attribute of someone else: "my neighbour told me their dentist is ..."), 30 % talk that
+repeats a fact's question without its answer.
 At the end each fact's question is asked; the score at each ratio is recall@5. The suite's score
 is the recall at the largest ratio (100× by default).
 """
@@ -18,8 +19,9 @@ from remnant.eval.suites import SuiteContext
 
 NAME = "interference"
 DEFINITION = (
-    "recall@5 of the relevant facts after adding distractors (half chatter, half near-duplicates "
-    "about other people) at up to 100x the number of relevant facts, over 60 simulated days"
+    "recall@5 of the relevant facts after adding distractors (40% chatter, 30% someone else's "
+    "version of the attribute, 30% talk repeating the question) at up to 100x the number of "
+    "relevant facts, over 60 simulated days"
 )
 TARGET = ">= 0.90 at the largest ratio (our own target: the issue asks for the curve)"
 THRESHOLD = 0.90
