@@ -8,8 +8,12 @@ present: ``context(user_id, query, budget_tokens)``, ``history(user_id, key)``, 
 Shipped adapters:
 
 * ``remnant`` — a :class:`~remnant.Memory` on a temporary SQLite file with a manual clock, built by
-  :func:`remnant.config.build_memory` (so whatever retriever the environment configures is used);
-  ``advance_time`` moves the clock and runs a forgetting sweep.
+  :func:`remnant.config.build_memory` (so whatever retriever the environment configures is used)
+  with the privacy layer off; ``advance_time`` moves the clock and runs a forgetting sweep.
+* ``remnant-private`` — the same with the privacy layer on (build_memory's default): texts are
+  redacted into the encrypted vault; the adapter rehydrates what it returns (privileged) so the
+  suites judge the information, and the vault is one more place a forgotten fact must leave.
+* ``remnant-tuned`` — ``remnant`` with the decay change proposed for retention.
 * ``baseline`` — remembers everything, ranks with BM25 over the same terms Remnant's lexical index
   uses; it deletes what it is explicitly told to (by id or key) but never decays or supersedes.
 * ``vector-baseline`` — the same, ranking by cosine similarity of static 64-d embeddings
@@ -161,7 +165,7 @@ class RemnantAdapter:
     name = "remnant"
     core_importance = 0.8
 
-    def __init__(self, *, decay: Any = None, label: str = "remnant") -> None:
+    def __init__(self, *, decay: Any = None, label: str = "remnant", privacy: bool = False) -> None:
         from remnant.config import build_memory
         from remnant.core.clock import ManualClock
 
@@ -171,7 +175,22 @@ class RemnantAdapter:
         kwargs: dict[str, Any] = {"clock": self.clock}
         if decay is not None:
             kwargs["decay"] = decay
+        if not privacy:
+            # the scenarios are personal data by design; redaction is measured by `remnant bench privacy`
+            kwargs["redactor"] = None
+        else:
+            import logging
+
+            logging.getLogger("remnant.config").setLevel(logging.ERROR)  # "generated a vault key" per case
         self.mem = build_memory(str(self._dir / "memory.db"), **kwargs)
+
+    def _plain(self, text: str, user_id: str) -> str:
+        """What the text says: placeholders replaced by the vault's originals (privileged; identity
+        without the privacy layer). Suites judge the information, not its redacted spelling."""
+        vault = getattr(self.mem.redactor, "vault", None)
+        if vault is None:
+            return text
+        return str(vault.rehydrate(text, self.mem.tenant, user_id))
 
     def remember(
         self,
@@ -196,7 +215,7 @@ class RemnantAdapter:
 
     def recall(self, user_id: str, query: str, k: int = 5) -> list[Recalled]:
         result = self.mem.recall(query, user_id=user_id, k=k, hints=False)
-        return [Recalled(h.memory.id, h.memory.content, h.score) for h in result.hits]
+        return [Recalled(h.memory.id, self._plain(h.memory.content, user_id), h.score) for h in result.hits]
 
     def context(self, user_id: str, query: str, budget_tokens: int) -> str:
         core = [
@@ -209,10 +228,10 @@ class RemnantAdapter:
         hits = self.mem.recall(query, user_id=user_id, k=10, hints=False).hits
         lines = [ln for ln in core_lines.split("\n") if ln]
         lines += [f"- {h.memory.content}" for h in hits if h.memory.content not in seen]
-        return render(lines, budget_tokens)
+        return self._plain(render(lines, budget_tokens), user_id)
 
     def history(self, user_id: str, key: str) -> list[str]:
-        return [r.content for r in self.mem.history(user_id, key)]
+        return [self._plain(r.content, user_id) for r in self.mem.history(user_id, key)]
 
     def forget(
         self,
@@ -263,12 +282,25 @@ class RemnantAdapter:
     def export(self, user_id: str) -> str:
         records = self.mem.list_memories(user_id, limit=1_000_000)
         audit = self.mem.audit_log(user_id=user_id)
-        return json.dumps(
+        text = json.dumps(
             {"memories": [r.to_dict() for r in records], "audit": [a.to_dict() for a in audit]}, default=str
+        )
+        return self._plain(text, user_id)
+
+    def vault_plaintext(self, user_id: str) -> str | None:
+        """Every value the privacy vault still holds for the user, decrypted (privileged); ``None``
+        without the privacy layer."""
+        vault = getattr(self.mem.redactor, "vault", None)
+        if vault is None:
+            return None
+        tenant = self.mem.tenant
+        return "\n".join(
+            str(vault.reveal(tenant, user_id, e.placeholder)) for e in vault.entries(tenant, user_id)
         )
 
     def raw_bytes(self) -> bytes:
-        return b"".join(p.read_bytes() for p in self.mem.files())
+        """Every file the engine keeps: the database, its WAL and shared memory, the vault key."""
+        return b"".join(p.read_bytes() for p in sorted(self._dir.iterdir()) if p.is_file())
 
     def close(self) -> None:
         try:
@@ -542,8 +574,13 @@ def tuned_decay() -> Any:
     return DecayConfig(base_stability_days={**DecayConfig().base_stability_days, "fact": 90.0})
 
 
+def _private() -> MemoryAdapter:
+    return RemnantAdapter(privacy=True, label="remnant-private")
+
+
 ADAPTERS: dict[str, AdapterFactory] = {
     "remnant": RemnantAdapter,
+    "remnant-private": _private,
     "remnant-tuned": _tuned,
     "baseline": RememberEverything,
     "vector-baseline": VectorRememberEverything,

@@ -752,15 +752,16 @@ def deletion(seed: int, user_id: str, *, n_secrets: int) -> DeletionScenario:
     def marker() -> str:
         return "Q" + "".join(rng.choice("BCDFGHJKLMNPRSTVWXZ") for _ in range(5)) + str(rng.randint(100, 999))
 
+    # two e-mail addresses (vaulted by the privacy layer), forgotten by id and by key
     templates = [
-        ("locker", "My gym locker code is {m}.", "What is my gym locker code?"),
+        ("email", "My private email address is {m}@example.org.", "What is my private email address?"),
         ("wifi", "The wifi password at home is {m}.", "What is the wifi password at home?"),
         ("passport", "My passport number is {m}.", "What is my passport number?"),
         ("pin", "The door pin for the garage is {m}.", "What is the door pin for the garage?"),
-        ("account", "My customer account number is {m}.", "What is my customer account number?"),
-        ("ticket", "My support ticket reference is {m}.", "What is my support ticket reference?"),
+        ("locker", "My gym locker code is {m}.", "What is my gym locker code?"),
+        ("work_email", "My work email address is {m}@example.com.", "What is my work email address?"),
         ("diagnosis", "My doctor's diagnosis code is {m}.", "What is my diagnosis code?"),
-        ("alias", "My online alias is {m}.", "What is my online alias?"),
+        ("ticket", "My support ticket reference is {m}.", "What is my support ticket reference?"),
     ]
     hows = ("id", "key", "request", "erasure")
     secrets: list[Secret] = []

@@ -7,7 +7,8 @@ natural-language request (``remnant.forgetting.requests`` when installed; otherw
 report says so), and by erasing the second user. After each phase time passes (maintenance runs)
 and every path is searched for the marker, case-insensitively: recall for the secret's question
 and for the marker itself, the context built for the question, ``history(key)``, ``export(user)``
-and the raw bytes of the storage (database, WAL and every file the adapter keeps). A path the
+the privacy vault's decrypted values (adapters with a vault) and the raw bytes of the storage
+(database, WAL and every file the adapter keeps). A path the
 adapter does not offer is reported as not checked. Kept facts must still be recallable.
 """
 
@@ -27,7 +28,7 @@ DEFINITION = (
     "by key, by request and user erasure; kept facts must stay recallable"
 )
 TARGET = "1.0 (nothing comes back), and >= 0.95 of kept facts still recalled"
-PATHS = ("recall", "recall by marker", "context", "history", "export", "raw bytes")
+PATHS = ("recall", "recall by marker", "context", "history", "export", "vault", "raw bytes")
 
 
 def _check(a: MemoryAdapter, owner: str, s: Secret) -> dict[str, bool | None]:
@@ -42,6 +43,9 @@ def _check(a: MemoryAdapter, owner: str, s: Secret) -> dict[str, bool | None]:
     out["history"] = (not any(m in t.lower() for t in hist(owner, s.fact.topic))) if callable(hist) else None
     export = getattr(a, "export", None)
     out["export"] = (m not in export(owner).lower()) if callable(export) else None
+    vault_fn = getattr(a, "vault_plaintext", None)
+    vault = vault_fn(owner) if callable(vault_fn) else None
+    out["vault"] = (m not in vault.lower()) if isinstance(vault, str) else None
     raw = getattr(a, "raw_bytes", None)
     out["raw bytes"] = (m.encode() not in raw().lower()) if callable(raw) else None
     return out
