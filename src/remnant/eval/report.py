@@ -138,7 +138,8 @@ def _bars(plt: Any, by: Mapping[str, SuiteResult], key: str, title: str, ylabel:
     fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(labels) + 2), 3.4))
     width = 0.8 / max(1, len(by))
     for j, (name, r) in enumerate(by.items()):
-        vals = [r.series.get(key, {}).get(k) or 0.0 for k in labels]
+        got = [r.series.get(key, {}).get(k) for k in labels]
+        vals = [float("nan") if v is None else v for v in got]  # a path the adapter lacks: no bar
         ax.bar(
             [i + j * width for i in range(len(labels))],
             vals,
