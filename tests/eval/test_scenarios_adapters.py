@@ -143,3 +143,22 @@ def test_tuned_decay_only_lengthens_fact_stability() -> None:
     assert {k: v for k, v in t.base_stability_days.items() if k != "fact"} == {
         k: v for k, v in d.base_stability_days.items() if k != "fact"
     }
+
+
+def test_private_adapter_rehydrates_and_exposes_the_vault() -> None:
+    pytest.importorskip("presidio_analyzer")
+    a = RemnantAdapter(privacy=True)
+    try:
+        mid = a.remember("u", "My private email address is qxyz123@example.org.", key="email")
+        assert "qxyz123@example.org" not in a.mem.get(mid).content  # stored redacted
+        assert a.recall("u", "private email address", 5)[0].text.endswith("qxyz123@example.org.")
+        assert "qxyz123@example.org" in (a.vault_plaintext("u") or "")
+        a.erase_user("u")
+        assert "qxyz123" not in (a.vault_plaintext("u") or "")
+    finally:
+        a.close()
+    plain = RemnantAdapter()
+    try:
+        assert plain.vault_plaintext("u") is None
+    finally:
+        plain.close()
