@@ -218,11 +218,13 @@ class RemnantAdapter:
         return [Recalled(h.memory.id, self._plain(h.memory.content, user_id), h.score) for h in result.hits]
 
     def context(self, user_id: str, query: str, budget_tokens: int) -> str:
-        core = [
-            r
-            for r, _ in self.mem.active(user_id)
+        active = [
+            (r, s)
+            for r, s in self.mem.active(user_id)
             if r.key is not None and (r.pinned or r.importance >= self.core_importance)
         ]
+        # strongest first; ties (every pinned memory is at 1.0) by age, not by the random id
+        core = [r for r, _ in sorted(active, key=lambda p: (-round(p[1], 9), p[0].created_at, p[0].content))]
         core_lines = render([f"- {r.content}" for r in core], budget_tokens // 2)
         seen = {r.content for r in core}
         hits = self.mem.recall(query, user_id=user_id, k=10, hints=False).hits
