@@ -92,5 +92,6 @@ class SQLiteBackend:
         matrix = np.stack([np.frombuffer(r[3], dtype=np.float32) for r in rows]).astype(np.float64)
         q = np.asarray(self.embed([query]), dtype=np.float64)[0]
         sims = cosine(q, matrix)
-        order = sorted(range(len(rows)), key=lambda i: (-sims[i], rows[i][0]))[:k]
+        # items sharing no feature with the query (score 0 or below) are not recalled
+        order = sorted((i for i in range(len(rows)) if sims[i] > 0), key=lambda i: (-sims[i], rows[i][0]))[:k]
         return [Hit(rows[i][0], rows[i][1], rows[i][2], round(float(sims[i]), 6)) for i in order]

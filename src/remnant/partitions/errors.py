@@ -1,18 +1,21 @@
-"""Errors raised by knowledge partitions."""
+"""Errors raised by knowledge partitions (all :class:`~remnant.core.errors.RemnantError`)."""
 
 from __future__ import annotations
 
+from remnant.core.errors import ConflictError, NotFoundError, RemnantError, ValidationError
 
-class PartitionError(Exception):
+
+class PartitionError(RemnantError):
     """Base class for partition problems."""
 
 
-class PartitionNotFoundError(PartitionError, KeyError):
+class InvalidPartitionError(PartitionError, ValidationError):
+    """A bad partition name, description or routing pattern."""
+
+
+class PartitionNotFoundError(PartitionError, NotFoundError):
     """No partition has that name."""
 
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else "partition not found"
 
-
-class PartitionExistsError(PartitionError):
+class PartitionExistsError(PartitionError, ConflictError):
     """A partition with that name already exists."""

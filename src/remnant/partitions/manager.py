@@ -18,7 +18,7 @@ from typing import Any
 from remnant.partitions.audit import AuditSink, SQLiteAudit
 from remnant.partitions.backend import PartitionBackend, SQLiteBackend
 from remnant.partitions.embed import Embedder, HashingEmbedder
-from remnant.partitions.errors import PartitionExistsError, PartitionNotFoundError
+from remnant.partitions.errors import InvalidPartitionError, PartitionExistsError, PartitionNotFoundError
 from remnant.partitions.model import AuditRecord, Hit, KnowledgeItem, Partition, check_name
 from remnant.partitions.router import RouteDecision, Router
 from remnant.training import migrate
@@ -128,7 +128,7 @@ class PartitionManager:
     ) -> Partition:
         check_name(name)
         if not description.strip():
-            raise ValueError("a partition needs a description (the router matches queries against it)")
+            raise InvalidPartitionError("a partition needs a description (the router matches queries against it)")
         # validate the patterns before anything is written
         Router([Partition(name, description, tuple(keywords), tuple(patterns), tuple(kinds))], embed=self.embed)
         now = format_time(self.clock.now())

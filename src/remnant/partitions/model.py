@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from remnant.partitions.errors import PartitionError
+from remnant.partitions.errors import InvalidPartitionError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,99}$")
 
 
 def check_name(name: str) -> str:
     if not _NAME.match(name):
-        raise PartitionError(
+        raise InvalidPartitionError(
             f"bad partition name {name!r}: use 1-100 letters, digits, '_', '.', ':' or '-', starting with a letter or digit"
         )
     return name

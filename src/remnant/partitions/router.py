@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from remnant.partitions.embed import Embedder, HashingEmbedder, cosine
-from remnant.partitions.errors import PartitionError
+from remnant.partitions.errors import InvalidPartitionError
 from remnant.partitions.model import Partition
 from remnant.training.normalize import normalize_text
 
@@ -64,7 +64,7 @@ class Router:
                 try:
                     compiled.append(re.compile(pattern, re.IGNORECASE))
                 except re.error as exc:
-                    raise PartitionError(f"partition {p.name!r}: bad pattern {pattern!r}: {exc}") from None
+                    raise InvalidPartitionError(f"partition {p.name!r}: bad pattern {pattern!r}: {exc}") from None
             self._patterns[p.name] = compiled
         self._desc: npt.NDArray[np.float64] | None = None
 

@@ -1,24 +1,22 @@
-"""Errors raised by the training-data layer.
-
-They derive from one base so callers can catch every data-layer problem at once; the base will
-be re-parented onto the core ``RemnantError`` when the core lands.
-"""
+"""Errors raised by the training-data layer (all :class:`~remnant.core.errors.RemnantError`)."""
 
 from __future__ import annotations
 
+from remnant.core.errors import RemnantError, ValidationError
 
-class TrainingDataError(Exception):
+
+class TrainingDataError(RemnantError):
     """Base class for problems with training data, rules or pool files."""
 
 
-class InvalidExampleError(TrainingDataError, ValueError):
+class InvalidExampleError(TrainingDataError, ValidationError):
     """An example or claim is missing a required field or has a bad value.
 
-    Also a ``ValueError`` so tolerant JSONL loaders reject just that line.
+    A ``ValidationError`` (so a ``ValueError``): tolerant JSONL loaders reject just that line.
     """
 
 
-class RuleError(TrainingDataError):
+class RuleError(TrainingDataError, ValidationError):
     """A resolution rule set is malformed."""
 
 
