@@ -92,6 +92,7 @@ class HalfLifeCheck:
     ks: float
     ks_critical_5pct: float
     estimated_half_life_days: float
+    ks_pool: float = 0.0
 
     @property
     def relative_error(self) -> float:
@@ -99,7 +100,17 @@ class HalfLifeCheck:
 
     @property
     def passes(self) -> bool:
+        """Drawn ages are consistent (5 % level) with the continuous decay law."""
         return self.ks <= self.ks_critical_5pct
+
+
+def pool_decay_cdf(x: npt.ArrayLike, pool_ages: npt.ArrayLike, half_life: float) -> npt.NDArray[np.float64]:
+    """The exact law of drawn ages for this pool: the decay-weighted CDF of its ages, at ``x``."""
+    ages = np.sort(np.asarray(pool_ages, dtype=np.float64))
+    w = np.power(0.5, ages / half_life)
+    cum = np.cumsum(w) / w.sum()
+    idx = np.searchsorted(ages, np.asarray(x, dtype=np.float64), side="right")
+    return np.where(idx > 0, cum[np.maximum(idx - 1, 0)], 0.0)
 
 
 def check_half_life(sampled_ages: npt.ArrayLike, pool_ages: npt.ArrayLike, half_life: float) -> HalfLifeCheck:
@@ -113,6 +124,7 @@ def check_half_life(sampled_ages: npt.ArrayLike, pool_ages: npt.ArrayLike, half_
         ks=ks_statistic(s, half_life=half_life, horizon=horizon),
         ks_critical_5pct=ks_critical(len(s)),
         estimated_half_life_days=estimate_half_life(s, pool),
+        ks_pool=ks_statistic(s, pool_decay_cdf(np.sort(s), pool, half_life)),
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())  # a library logs; the application decides where it goes
 
 T = TypeVar("T")
 
@@ -90,6 +91,7 @@ def load_jsonl(
         for note in notes:
             report.problems.append(note)
             log.info("%s", note)
+    report.problems.sort(key=lambda p: p.line)
     return report
 
 
