@@ -103,10 +103,12 @@ def manual_dataset(n_products: int = 8, *, seed: int = 7, change_prob: float = 0
             if rng.random() < blog_prob:
                 stale = history[0] if history[0] != history[-1] else float(rng.choice([c for c in choices if c != history[-1]]))
                 source, date, authority = BLOG
+                text = render(stale, rng)
                 data.claims.append(
-                    {"entity": product, "attribute": attribute, "value": render(stale, rng),
+                    {"entity": product, "attribute": attribute, "value": text,
                      "date": date.date().isoformat(), "source": source, "authority": authority}
                 )
+                docs.setdefault((source, date, authority), []).append(f"The {attribute} of {product} is {text}.")
                 data.stated[key].add(stale)
     data.documents = [(" ".join(lines), date, source, authority) for (source, date, authority), lines in docs.items()]
     return data
