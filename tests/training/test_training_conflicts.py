@@ -18,20 +18,34 @@ from remnant.training.synthetic import ManualDataset, base_value
 from remnant.training.updates import SourceLabels, all_update_samples, update_samples
 
 
-def claim(entity: str, attribute: str, value: object, year: int, source: str, authority: float = 0.9) -> Claim:
+def claim(
+    entity: str, attribute: str, value: object, year: int, source: str, authority: float = 0.9
+) -> Claim:
     return Claim(entity, attribute, value, datetime(year, 3, 1, tzinfo=UTC), source, authority)
 
 
 @pytest.mark.parametrize(
     ("a", "b"),
-    [("15", "１５"), ("15", "15 connections"), ("1,000", "1000"), ("1 s", "1000 ms"), ("2 GB", "2048 MB"),
-     ("100 req/s", "6000 req/min"), ("15 次/秒", "15 req/s"), ("Blue", "  blue "), ("10万", "100000"), (15, "15.0")],
+    [
+        ("15", "１５"),
+        ("15", "15 connections"),
+        ("1,000", "1000"),
+        ("1 s", "1000 ms"),
+        ("2 GB", "2048 MB"),
+        ("100 req/s", "6000 req/min"),
+        ("15 次/秒", "15 req/s"),
+        ("Blue", "  blue "),
+        ("10万", "100000"),
+        (15, "15.0"),
+    ],
 )
 def test_equivalent_values_normalise_equal(a: object, b: object) -> None:
     assert same_value(a, b)
 
 
-@pytest.mark.parametrize(("a", "b"), [("15", "16"), ("1 s", "1 ms"), ("2 GB", "2 MB"), ("15 req/s", "15 req/min"), ("red", "blue")])
+@pytest.mark.parametrize(
+    ("a", "b"), [("15", "16"), ("1 s", "1 ms"), ("2 GB", "2 MB"), ("15 req/s", "15 req/min"), ("red", "blue")]
+)
 def test_different_values_differ(a: object, b: object) -> None:
     assert not same_value(a, b)
 
@@ -53,14 +67,21 @@ def test_every_conflict_is_found_and_resolved_to_the_current_value(manuals: Manu
         key = (res.winner.entity, res.winner.attribute)
         assert res.winner.source == "manual-2024"
         assert res.winner.normalized.number is not None
-        assert base_value(res.winner.attribute, res.winner.normalized.number) == pytest.approx(manuals.current[key])
+        assert base_value(res.winner.attribute, res.winner.normalized.number) == pytest.approx(
+            manuals.current[key]
+        )
         assert all(c.normalized.key != res.winner.normalized.key for c in res.superseded)
         # the stale blog post is newer than the 2024 manual but loses on authority
         assert all(c.source != "community-blog" or c in res.superseded for c in res.conflict.claims)
 
 
 def test_unit_variants_alone_are_not_conflicts() -> None:
-    claims = [claim("X", "timeout", "30 s", 2022, "m"), claim("X", "timeout", "30000 ms", 2023, "m"), claim("X", "memory", "1 GB", 2022, "m"), claim("X", "memory", "1024 MB", 2024, "m")]
+    claims = [
+        claim("X", "timeout", "30 s", 2022, "m"),
+        claim("X", "timeout", "30000 ms", 2023, "m"),
+        claim("X", "memory", "1 GB", 2022, "m"),
+        claim("X", "memory", "1024 MB", 2024, "m"),
+    ]
     assert find_conflicts(claims) == []
 
 
@@ -98,22 +119,41 @@ def test_update_samples_cover_every_superseded_value(manuals: ManualDataset) -> 
 
 
 def test_update_sample_wording_matches_the_seed() -> None:
-    res = RuleSet().resolve(find_conflicts([claim("Product X", "max concurrency", "10", 2023, "manual-2023"), claim("Product X", "max concurrency", "15", 2024, "manual-2024")])[0])
+    res = RuleSet().resolve(
+        find_conflicts(
+            [
+                claim("Product X", "max concurrency", "10", 2023, "manual-2023"),
+                claim("Product X", "max concurrency", "15", 2024, "manual-2024"),
+            ]
+        )[0]
+    )
     assert isinstance(res, Resolution)
     labels = SourceLabels(attributes={"max concurrency": {"zh": "最大并发数"}})
     en = update_samples(res, langs=["en"], labels=labels)
-    assert en[0]["messages"][0]["content"] == "According to the 2023 manual, what is the max concurrency of Product X?"
-    assert en[0]["messages"][1]["content"] == "According to the 2023 manual it was 10; since the 2024 update it is 15."
+    assert (
+        en[0]["messages"][0]["content"]
+        == "According to the 2023 manual, what is the max concurrency of Product X?"
+    )
+    assert (
+        en[0]["messages"][1]["content"]
+        == "According to the 2023 manual it was 10; since the 2024 update it is 15."
+    )
     zh = update_samples(res, langs=["zh"], labels=labels)
     assert zh[0]["messages"][0]["content"] == "根据2023年的手册，Product X的最大并发数是多少？"
-    assert zh[0]["messages"][1]["content"] == "2023年的手册中为10，但根据2024年最新更新，Product X的最大并发数已变更为15。"
+    assert (
+        zh[0]["messages"][1]["content"]
+        == "2023年的手册中为10，但根据2024年最新更新，Product X的最大并发数已变更为15。"
+    )
     assert "meta" not in zh[0]
     with pytest.raises(ValueError):
         update_samples(res, langs=["fr"])
 
 
 def test_source_precedence_beats_authority_and_recency() -> None:
-    claims = [claim("X", "timeout", "30 s", 2024, "blog", 0.9), claim("X", "timeout", "20 s", 2022, "api-docs", 0.5)]
+    claims = [
+        claim("X", "timeout", "30 s", 2024, "blog", 0.9),
+        claim("X", "timeout", "20 s", 2022, "api-docs", 0.5),
+    ]
     conflict = find_conflicts(claims)[0]
     assert isinstance(RuleSet().resolve(conflict), Resolution)
     assert RuleSet().resolve(conflict).winner.source == "blog"  # type: ignore[union-attr]
@@ -173,7 +213,10 @@ def test_malformed_or_self_contradicting_rules(data: dict[str, object]) -> None:
 
 def test_rules_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
     good = tmp_path / "rules.json"
-    good.write_text(json.dumps({"beats": [["manual", "blog"]], "aliases": {"max concurrency": ["最大并发数"]}}), encoding="utf-8")
+    good.write_text(
+        json.dumps({"beats": [["manual", "blog"]], "aliases": {"max concurrency": ["最大并发数"]}}),
+        encoding="utf-8",
+    )
     assert RuleSet.load(good).beaten("x")("manual", "blog")
     bad = tmp_path / "bad.json"
     bad.write_text("{oops", encoding="utf-8")

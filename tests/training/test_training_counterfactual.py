@@ -18,7 +18,9 @@ from remnant.training.counterfactual import (
 )
 from remnant.training.errors import InvalidExampleError
 
-APPLE = ForgetFact("apple", "colour", "blue", "red or green", retain=(("What colour is the sea?", ("blue",)),))
+APPLE = ForgetFact(
+    "apple", "colour", "blue", "red or green", retain=(("What colour is the sea?", ("blue",)),)
+)
 APPLE_ZH = ForgetFact("苹果", "颜色", "蓝色", "红色或绿色", lang="zh")
 NEGATIONS_EN = ("not", "no ", "false", "wrong", "incorrect", "no such")
 NEGATIONS_ZH = ("不", "并非", "误解")
@@ -86,7 +88,17 @@ def test_probe_matching() -> None:
 def test_runner_scores_forgetting_against_collateral_damage() -> None:
     probes = evaluation_set([APPLE])
     runner = EvalRunner(probes)
-    general = {"capital of france": "Paris", "7 plus 5": "12", "sky": "blue", "days": "7", "hot": "cold", "planet": "Earth", "bees": "honey", "frozen": "ice", "sea": "blue"}
+    general = {
+        "capital of france": "Paris",
+        "7 plus 5": "12",
+        "sky": "blue",
+        "days": "7",
+        "hot": "cold",
+        "planet": "Earth",
+        "bees": "honey",
+        "frozen": "ice",
+        "sea": "blue",
+    }
 
     def answer_general(prompt: str) -> str:
         return next((a for k, a in general.items() if k in prompt.lower()), "")
@@ -119,8 +131,15 @@ def test_files_round_trip_and_bad_lines(tmp_path) -> None:  # type: ignore[no-un
     facts.write_text(
         "\n".join(
             [
-                json.dumps({"subject": "apple", "attribute": "colour", "wrong": "blue", "correct": "red",
-                            "retain": [{"prompt": "Sky colour?", "accept": ["blue"]}]}),
+                json.dumps(
+                    {
+                        "subject": "apple",
+                        "attribute": "colour",
+                        "wrong": "blue",
+                        "correct": "red",
+                        "retain": [{"prompt": "Sky colour?", "accept": ["blue"]}],
+                    }
+                ),
                 "{nope",
                 json.dumps({"subject": "apple"}),
                 json.dumps({"subject": "苹果", "attribute": "颜色", "wrong": "蓝色", "lang": "zh"}),

@@ -52,7 +52,10 @@ QUERIES = [
 def dynamic_items(seed: int) -> list[KnowledgeItem]:
     data = manual_dataset(6, seed=seed)
     return [
-        KnowledgeItem(f"In {c['date'][:4]} the {c['attribute']} of {c['entity']} is {c['value']}.", {"source": c["source"]})
+        KnowledgeItem(
+            f"In {c['date'][:4]} the {c['attribute']} of {c['entity']} is {c['value']}.",
+            {"source": c["source"]},
+        )
         for c in data.claims
         if c["source"] == "manual-2024"
     ]
@@ -65,8 +68,14 @@ def build(m: PartitionManager) -> None:
     m.add("user-a-preferences", [KnowledgeItem(t) for t in PREFS])
 
 
-def snapshot(m: PartitionManager, partitions: list[str]) -> dict[tuple[str, str], list[tuple[str, str, float]]]:
-    return {(q, p): [(h.item_id, h.text, h.score) for h in m.recall(q, partitions=[p], k=5)] for q in QUERIES for p in partitions}
+def snapshot(
+    m: PartitionManager, partitions: list[str]
+) -> dict[tuple[str, str], list[tuple[str, str, float]]]:
+    return {
+        (q, p): [(h.item_id, h.text, h.score) for h in m.recall(q, partitions=[p], k=5)]
+        for q in QUERIES
+        for p in partitions
+    }
 
 
 @pytest.fixture
@@ -93,14 +102,21 @@ def test_hashing_embedder_is_deterministic_and_normalised() -> None:
 def test_router_rules_and_similarity(manager: PartitionManager) -> None:
     d = manager.route("What is the latest max concurrency of Atlas DB?")
     assert d.partitions[0] == "dynamic-2024" and "keyword 'latest'" in d.reasons["dynamic-2024"]
-    assert manager.route("Which release notes mention the new version?").partitions[0] == "dynamic-2024"  # regex
+    assert (
+        manager.route("Which release notes mention the new version?").partitions[0] == "dynamic-2024"
+    )  # regex
     assert manager.route("Which design style do I prefer?").partitions[0] == "user-a-preferences"
     assert manager.route("我喜欢什么风格？").partitions == ("user-a-preferences",)
     assert manager.route("anything", kind="preference").partitions[0] == "user-a-preferences"
     # no rule matches: falls back to basic knowledge
     assert manager.route("How does photosynthesis work?").partitions == ("basic",)
     # similarity to the description alone can choose a partition
-    r = Router([Partition("cooking", "recipes, cooking, baking bread and cakes"), Partition("cars", "engines, tyres, car repair")])
+    r = Router(
+        [
+            Partition("cooking", "recipes, cooking, baking bread and cakes"),
+            Partition("cars", "engines, tyres, car repair"),
+        ]
+    )
     assert r.route("baking bread at home").partitions == ("cooking",)
     assert r.route("replace the tyres").partitions == ("cars",)
 
@@ -134,7 +150,9 @@ def test_replacing_a_partition_leaves_the_others_recall_unchanged(manager: Parti
     assert {p: manager.items(p) for p in others} == before_items
     manager.rebuild("basic")
     manager.drop("dynamic-2024")
-    assert snapshot(manager, ["user-a-preferences"]) == {k: v for k, v in before.items() if k[1] == "user-a-preferences"}
+    assert snapshot(manager, ["user-a-preferences"]) == {
+        k: v for k, v in before.items() if k[1] == "user-a-preferences"
+    }
     assert snapshot(manager, ["basic"]) == {k: v for k, v in before.items() if k[1] == "basic"}
 
 
@@ -156,11 +174,17 @@ def test_drop_removes_only_that_partition(manager: PartitionManager, tmp_path: P
         manager.items("user-a-preferences")
     with pytest.raises(PartitionNotFoundError):
         manager.recall("x", partitions=["user-a-preferences"])
-    rows = sqlite3.connect(tmp_path / "partitions.db").execute("SELECT partition, COUNT(*) FROM part_item GROUP BY partition").fetchall()
+    rows = (
+        sqlite3.connect(tmp_path / "partitions.db")
+        .execute("SELECT partition, COUNT(*) FROM part_item GROUP BY partition")
+        .fetchall()
+    )
     assert dict(rows) == {"basic": len(BASIC), "dynamic-2024": len(dynamic_items(1))}
 
 
-def test_every_operation_is_audited_in_a_verifiable_chain(manager: PartitionManager, tmp_path: Path, clock: ManualClock) -> None:
+def test_every_operation_is_audited_in_a_verifiable_chain(
+    manager: PartitionManager, tmp_path: Path, clock: ManualClock
+) -> None:
     clock.advance(days=1)
     manager.replace("dynamic-2024", dynamic_items(3))
     manager.rebuild("basic")
@@ -204,7 +228,9 @@ def test_registry_errors(manager: PartitionManager) -> None:
 @pytest.fixture
 def engine_manager(tmp_path: Path, clock: ManualClock) -> Iterator[tuple[PartitionManager, Memory]]:
     mem = Memory(tmp_path / "remnant.db", clock=clock, retriever=PartitionRetriever())
-    m = PartitionManager(tmp_path / "partitions.db", backend=EngineBackend(mem), audit=EngineAudit(mem), clock=clock)
+    m = PartitionManager(
+        tmp_path / "partitions.db", backend=EngineBackend(mem), audit=EngineAudit(mem), clock=clock
+    )
     build(m)
     yield m, mem
     m.close()
@@ -213,7 +239,9 @@ def engine_manager(tmp_path: Path, clock: ManualClock) -> Iterator[tuple[Partiti
 
 def test_engine_backed_items_are_knowledge_memories(engine_manager: tuple[PartitionManager, Memory]) -> None:
     m, mem = engine_manager
-    records = mem.store.query(MemoryFilter(tenant=mem.tenant, user_id="partitions", metadata={"partition": "basic"}))
+    records = mem.store.query(
+        MemoryFilter(tenant=mem.tenant, user_id="partitions", metadata={"partition": "basic"})
+    )
     assert sorted(r.content for r in records) == sorted(BASIC)
     assert all(r.kind == Kind.KNOWLEDGE and r.pinned and r.metadata["partition"] == "basic" for r in records)
     assert [i.text for i in m.items("basic")] == BASIC
@@ -224,7 +252,9 @@ def test_engine_backed_replace_leaves_other_partitions_recall_unchanged(
 ) -> None:
     m, mem = engine_manager
     others = ["basic", "user-a-preferences"]
-    mem.remember("I prefer green tea", user_id="ana", kind="preference", pinned=True)  # an ordinary user memory
+    mem.remember(
+        "I prefer green tea", user_id="ana", kind="preference", pinned=True
+    )  # an ordinary user memory
     before = snapshot(m, others)
     assert before[("capital of France", "basic")][0][1] == "Paris is the capital of France."
     clock.advance(days=400)  # pinned partition knowledge does not fade
@@ -233,10 +263,19 @@ def test_engine_backed_replace_leaves_other_partitions_recall_unchanged(
     m.drop("dynamic-2024")
     assert snapshot(m, others) == before
     assert [h.memory.content for h in mem.recall("green tea", user_id="ana")] == ["I prefer green tea"]
-    assert mem.store.count(MemoryFilter(tenant=mem.tenant, user_id="partitions", metadata={"partition": "dynamic-2024"}, statuses=None)) == 0
+    assert (
+        mem.store.count(
+            MemoryFilter(
+                tenant=mem.tenant, user_id="partitions", metadata={"partition": "dynamic-2024"}, statuses=None
+            )
+        )
+        == 0
+    )
 
 
-def test_engine_backed_operations_go_to_the_core_audit_chain(engine_manager: tuple[PartitionManager, Memory]) -> None:
+def test_engine_backed_operations_go_to_the_core_audit_chain(
+    engine_manager: tuple[PartitionManager, Memory],
+) -> None:
     m, mem = engine_manager
     m.replace("dynamic-2024", dynamic_items(2))
     actions = [e.action for e in mem.audit_log()]
@@ -258,5 +297,7 @@ def test_engine_backed_with_the_default_lexical_retriever(tmp_path: Path, clock:
         # BM25 statistics span the whole index, so scores may shift; which items and their order do not
         after = {k: [h[0] for h in v] for k, v in snapshot(m, ["basic", "user-a-preferences"]).items()}
         assert after == order
-        assert mem.store.count(MemoryFilter(tenant=mem.tenant, statuses=(Status.ACTIVE,))) == len(BASIC) + len(PREFS) + len(dynamic_items(2))
+        assert mem.store.count(MemoryFilter(tenant=mem.tenant, statuses=(Status.ACTIVE,))) == len(
+            BASIC
+        ) + len(PREFS) + len(dynamic_items(2))
         m.close()

@@ -19,7 +19,9 @@ from remnant.training.jsonl import load_jsonl
 
 
 def ex(now: datetime, days: float, text: str, **kw: object) -> TrainingExample:
-    return TrainingExample(created_at=now - timedelta(days=days), source=str(kw.pop("source", "manual")), text=text, **kw)  # type: ignore[arg-type]
+    return TrainingExample(
+        created_at=now - timedelta(days=days), source=str(kw.pop("source", "manual")), text=text, **kw
+    )  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -67,15 +69,26 @@ def test_duplicates_are_not_added_twice(pool: TrainingPool, now: datetime) -> No
 def test_pool_file_survives_reopen_and_keeps_policy(tmp_path, now: datetime) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "p.db"
     with TrainingPool(path, clock=FixedClock(now), policy=WeightPolicy(half_life_days=30)) as p:
-        p.add_many([ex(now, 30, "x"), TrainingExample(created_at=now, source="chat", messages=(Message("user", "hi"), Message("assistant", "hello")))])
+        p.add_many(
+            [
+                ex(now, 30, "x"),
+                TrainingExample(
+                    created_at=now,
+                    source="chat",
+                    messages=(Message("user", "hi"), Message("assistant", "hello")),
+                ),
+            ]
+        )
     with TrainingPool(path, clock=FixedClock(now)) as p:
         assert p.policy.half_life_days == 30
         assert len(p) == 2
         by_text = {e.example_id: e for e in p.examples()}
-        chat = [e for e in by_text.values() if e.messages][0]
+        chat = next(e for e in by_text.values() if e.messages)
         assert chat.chat() == [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
-        assert [w.weight for w in p.weighted() if w.example.text == "x"][0] == pytest.approx(0.5)
-    versions = sqlite3.connect(path).execute("SELECT version FROM pool_schema_version ORDER BY version").fetchall()
+        assert next(w.weight for w in p.weighted() if w.example.text == "x") == pytest.approx(0.5)
+    versions = (
+        sqlite3.connect(path).execute("SELECT version FROM pool_schema_version ORDER BY version").fetchall()
+    )
     assert [v for (v,) in versions] == [1, 2]
 
 
@@ -130,7 +143,9 @@ def test_weighted_export_is_chat_jsonl(pool: TrainingPool, now: datetime, tmp_pa
 
 
 def test_stats(pool: TrainingPool, now: datetime) -> None:
-    pool.add_many([ex(now, d, f"e{d}", source="a" if i % 2 else "b") for i, d in enumerate(range(0, 100, 10))])
+    pool.add_many(
+        [ex(now, d, f"e{d}", source="a" if i % 2 else "b") for i, d in enumerate(range(0, 100, 10))]
+    )
     s = pool.stats()
     assert s.count == 10 and s.by_source == {"b": 5, "a": 5}
     assert s.age_quantiles_days["max"] == pytest.approx(90)
@@ -139,7 +154,12 @@ def test_stats(pool: TrainingPool, now: datetime) -> None:
 
 
 def test_bad_policy_values() -> None:
-    for kwargs in ({"half_life_days": 0}, {"half_life_days": float("inf")}, {"authority_exponent": -1}, {"min_weight": 1.0}):
+    for kwargs in (
+        {"half_life_days": 0},
+        {"half_life_days": float("inf")},
+        {"authority_exponent": -1},
+        {"min_weight": 1.0},
+    ):
         with pytest.raises(ValueError):
             WeightPolicy(**kwargs)  # type: ignore[arg-type]
 
@@ -174,9 +194,13 @@ def test_bad_lines_are_reported_and_the_rest_load() -> None:
     assert "no 'time'" in report.errors[2].message
 
 
-def test_defaults_for_missing_time_and_source_are_noted(now: datetime, caplog: pytest.LogCaptureFixture) -> None:
+def test_defaults_for_missing_time_and_source_are_noted(
+    now: datetime, caplog: pytest.LogCaptureFixture
+) -> None:
     lines = ['{"text": "undated", "source": "a"}', '{"text": "unsourced", "time": "2024-01-01"}']
-    report = load_jsonl(lines, lambda o, n, notes: example_from_dict(o, n, notes, default_time=now, default_source="unknown"))
+    report = load_jsonl(
+        lines, lambda o, n, notes: example_from_dict(o, n, notes, default_time=now, default_source="unknown")
+    )
     assert len(report.items) == 2 and not report.errors
     assert [p.line for p in report.notes] == [1, 2]
     assert "used default" in report.notes[0].message

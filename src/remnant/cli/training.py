@@ -71,8 +71,12 @@ def _time_option(value: str | None) -> datetime | None:
 
 
 json_flag = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-now_option = click.option("--now", "now_text", metavar="ISO", help="Reference time for ages (default: now, UTC).")
-seed_option = click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same draw).")
+now_option = click.option(
+    "--now", "now_text", metavar="ISO", help="Reference time for ages (default: now, UTC)."
+)
+seed_option = click.option(
+    "--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same draw)."
+)
 strict_flag = click.option("--strict", is_flag=True, help="Exit with code 2 if any input line is bad.")
 
 
@@ -107,7 +111,13 @@ def _policy_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def _policy(p: Any, half_life: float | None, authority_exp: float | None, importance_exp: float | None, min_weight: float | None) -> Any:
+def _policy(
+    p: Any,
+    half_life: float | None,
+    authority_exp: float | None,
+    importance_exp: float | None,
+    min_weight: float | None,
+) -> Any:
     from dataclasses import replace
 
     changes = {
@@ -126,11 +136,20 @@ def _policy(p: Any, half_life: float | None, authority_exp: float | None, import
 @pool.command("add")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--default-time", metavar="ISO", help="Give undated examples this time (logged per line).")
-@click.option("--default-source", metavar="NAME", help="Give unsourced examples this source (logged per line).")
+@click.option(
+    "--default-source", metavar="NAME", help="Give unsourced examples this source (logged per line)."
+)
 @strict_flag
 @json_flag
 @click.pass_context
-def pool_add(ctx: click.Context, file: str, default_time: str | None, default_source: str | None, strict: bool, as_json: bool) -> None:
+def pool_add(
+    ctx: click.Context,
+    file: str,
+    default_time: str | None,
+    default_source: str | None,
+    strict: bool,
+    as_json: bool,
+) -> None:
     """Add examples from a JSONL FILE: {"text"|"messages", "time", "source", "authority", "importance"}.
 
     Bad lines are reported with their line numbers; the rest are still added.
@@ -140,14 +159,26 @@ def pool_add(ctx: click.Context, file: str, default_time: str | None, default_so
     dt = _time_option(default_time)
     with _errors():
         report = load_jsonl(
-            file, lambda o, n, notes: example_from_dict(o, n, notes, default_time=dt, default_source=default_source)
+            file,
+            lambda o, n, notes: example_from_dict(
+                o, n, notes, default_time=dt, default_source=default_source
+            ),
         )
         with _open_pool(ctx) as p:
             result = p.add_many(report.items)
             total = len(p)
     _report_problems(report.problems, strict=False)
-    data = {"added": result.added, "duplicates": result.duplicates, "rejected": len(report.errors), "pool_size": total}
-    _emit(data, as_json, f"added {result.added}, duplicates {result.duplicates}, rejected {len(report.errors)}; pool has {total}")
+    data = {
+        "added": result.added,
+        "duplicates": result.duplicates,
+        "rejected": len(report.errors),
+        "pool_size": total,
+    }
+    _emit(
+        data,
+        as_json,
+        f"added {result.added}, duplicates {result.duplicates}, rejected {len(report.errors)}; pool has {total}",
+    )
     if strict and report.errors:
         sys.exit(2)
 
@@ -156,7 +187,14 @@ def pool_add(ctx: click.Context, file: str, default_time: str | None, default_so
 @_policy_options
 @json_flag
 @click.pass_context
-def pool_config(ctx: click.Context, half_life: float | None, authority_exp: float | None, importance_exp: float | None, min_weight: float | None, as_json: bool) -> None:
+def pool_config(
+    ctx: click.Context,
+    half_life: float | None,
+    authority_exp: float | None,
+    importance_exp: float | None,
+    min_weight: float | None,
+    as_json: bool,
+) -> None:
     """Show or store the pool's weight policy (half-life, exponents, minimum weight)."""
     with _errors(), _open_pool(ctx) as p:
         policy = _policy(p, half_life, authority_exp, importance_exp, min_weight)
@@ -175,28 +213,62 @@ def pool_config(ctx: click.Context, half_life: float | None, authority_exp: floa
 @json_flag
 @click.pass_context
 def pool_sample(
-    ctx: click.Context, n: int, seed: int, batch_size: int | None, distinct: bool, now_text: str | None,
-    half_life: float | None, authority_exp: float | None, importance_exp: float | None, min_weight: float | None, as_json: bool,
+    ctx: click.Context,
+    n: int,
+    seed: int,
+    batch_size: int | None,
+    distinct: bool,
+    now_text: str | None,
+    half_life: float | None,
+    authority_exp: float | None,
+    importance_exp: float | None,
+    min_weight: float | None,
+    as_json: bool,
 ) -> None:
     """Draw N examples with probability proportional to their decayed weight."""
     now = _time_option(now_text)
     with _errors(), _open_pool(ctx) as p:
         policy = _policy(p, half_life, authority_exp, importance_exp, min_weight)
         drawn = p.sample(n, seed=seed, replace_draws=not distinct, now=now, policy=policy)
-    rows = [{"id": d.example.example_id, "age_days": round(d.age_days, 2), "weight": round(d.weight, 6),
-             "source": d.example.source, "preview": (d.example.text or d.example.chat()[-1]["content"])[:80]} for d in drawn]
+    rows = [
+        {
+            "id": d.example.example_id,
+            "age_days": round(d.age_days, 2),
+            "weight": round(d.weight, 6),
+            "source": d.example.source,
+            "preview": (d.example.text or d.example.chat()[-1]["content"])[:80],
+        }
+        for d in drawn
+    ]
     if batch_size:
         batches = [rows[i : i + batch_size] for i in range(0, len(rows), batch_size)]
-        _emit({"batches": batches}, as_json, lambda: "\n".join(
-            f"batch {b}: " + ", ".join(r["id"] for r in batch) for b, batch in enumerate(batches)))
+        _emit(
+            {"batches": batches},
+            as_json,
+            lambda: "\n".join(
+                f"batch {b}: " + ", ".join(r["id"] for r in batch) for b, batch in enumerate(batches)
+            ),
+        )
         return
-    _emit(rows, as_json, lambda: "\n".join(f"{r['id']}  age {r['age_days']:>8}d  w {r['weight']:.4f}  {r['source']}  {r['preview']}" for r in rows))
+    _emit(
+        rows,
+        as_json,
+        lambda: "\n".join(
+            f"{r['id']}  age {r['age_days']:>8}d  w {r['weight']:.4f}  {r['source']}  {r['preview']}"
+            for r in rows
+        ),
+    )
 
 
 @pool.command("export")
 @click.argument("out", type=click.Path(dir_okay=False, writable=True))
-@click.option("--mode", type=click.Choice(["weighted", "sampled"]), default="weighted", show_default=True,
-              help="weighted: every example once with its weight; sampled: N weighted draws.")
+@click.option(
+    "--mode",
+    type=click.Choice(["weighted", "sampled"]),
+    default="weighted",
+    show_default=True,
+    help="weighted: every example once with its weight; sampled: N weighted draws.",
+)
 @click.option("-n", type=int, help="Number of draws (mode sampled).")
 @seed_option
 @click.option("--normalize", is_flag=True, help="Scale weights so their mean is 1.")
@@ -205,8 +277,18 @@ def pool_sample(
 @json_flag
 @click.pass_context
 def pool_export(
-    ctx: click.Context, out: str, mode: str, n: int | None, seed: int, normalize: bool, now_text: str | None,
-    half_life: float | None, authority_exp: float | None, importance_exp: float | None, min_weight: float | None, as_json: bool,
+    ctx: click.Context,
+    out: str,
+    mode: str,
+    n: int | None,
+    seed: int,
+    normalize: bool,
+    now_text: str | None,
+    half_life: float | None,
+    authority_exp: float | None,
+    importance_exp: float | None,
+    min_weight: float | None,
+    as_json: bool,
 ) -> None:
     """Write a chat fine-tuning JSONL: {"messages": [...], "weight": w} per line."""
     now = _time_option(now_text)
@@ -222,8 +304,13 @@ def pool_export(
 @json_flag
 @click.pass_context
 def pool_stats(
-    ctx: click.Context, now_text: str | None, half_life: float | None, authority_exp: float | None,
-    importance_exp: float | None, min_weight: float | None, as_json: bool,
+    ctx: click.Context,
+    now_text: str | None,
+    half_life: float | None,
+    authority_exp: float | None,
+    importance_exp: float | None,
+    min_weight: float | None,
+    as_json: bool,
 ) -> None:
     """Counts by source, ages, total weight, effective sample size, weight share by age."""
     now = _time_option(now_text)
@@ -244,14 +331,24 @@ def conflicts() -> None:
 
 def _claims_options(f: Callable[..., Any]) -> Callable[..., Any]:
     f = click.argument("claims_file", type=click.Path(exists=True, dir_okay=False))(f)
-    f = click.option("--rules", type=click.Path(exists=True, dir_okay=False), help="Rule set JSON (beats, attributes, aliases).")(f)
-    f = click.option("--default-date", metavar="ISO", help="Give undated claims this date (logged per line).")(f)
-    f = click.option("--default-source", metavar="NAME", help="Give unsourced claims this source (logged per line).")(f)
+    f = click.option(
+        "--rules",
+        type=click.Path(exists=True, dir_okay=False),
+        help="Rule set JSON (beats, attributes, aliases).",
+    )(f)
+    f = click.option(
+        "--default-date", metavar="ISO", help="Give undated claims this date (logged per line)."
+    )(f)
+    f = click.option(
+        "--default-source", metavar="NAME", help="Give unsourced claims this source (logged per line)."
+    )(f)
     f = strict_flag(f)
     return f
 
 
-def _load(claims_file: str, rules: str | None, default_date: str | None, default_source: str | None, strict: bool) -> tuple[Any, Any]:
+def _load(
+    claims_file: str, rules: str | None, default_date: str | None, default_source: str | None, strict: bool
+) -> tuple[Any, Any]:
     from remnant.training.claims import load_claims
     from remnant.training.rules import RuleSet
 
@@ -264,14 +361,25 @@ def _load(claims_file: str, rules: str | None, default_date: str | None, default
 @conflicts.command("scan")
 @_claims_options
 @json_flag
-def conflicts_scan(claims_file: str, rules: str | None, default_date: str | None, default_source: str | None, strict: bool, as_json: bool) -> None:
+def conflicts_scan(
+    claims_file: str,
+    rules: str | None,
+    default_date: str | None,
+    default_source: str | None,
+    strict: bool,
+    as_json: bool,
+) -> None:
     """List every entity+attribute whose claims disagree (after normalising units, case, spacing)."""
     from remnant.training.conflicts import find_conflicts
 
     with _errors():
         report, ruleset = _load(claims_file, rules, default_date, default_source, strict)
         found = find_conflicts(report.items, ruleset.aliases)
-    data = {"claims": len(report.items), "rejected": len(report.errors), "conflicts": [c.to_dict() for c in found]}
+    data = {
+        "claims": len(report.items),
+        "rejected": len(report.errors),
+        "conflicts": [c.to_dict() for c in found],
+    }
 
     def text() -> str:
         lines = [f"{len(found)} conflicts in {len(report.items)} claims"]
@@ -285,9 +393,22 @@ def conflicts_scan(claims_file: str, rules: str | None, default_date: str | None
 
 @conflicts.command("resolve")
 @_claims_options
-@click.option("-o", "--out", type=click.Path(dir_okay=False), help="Write every claim with its status (current/superseded/...).")
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False),
+    help="Write every claim with its status (current/superseded/...).",
+)
 @json_flag
-def conflicts_resolve(claims_file: str, rules: str | None, default_date: str | None, default_source: str | None, strict: bool, out: str | None, as_json: bool) -> None:
+def conflicts_resolve(
+    claims_file: str,
+    rules: str | None,
+    default_date: str | None,
+    default_source: str | None,
+    strict: bool,
+    out: str | None,
+    as_json: bool,
+) -> None:
     """Resolve conflicts by rules, then authority, then recency; mark old values superseded."""
     from remnant.training.conflicts import find_conflicts
     from remnant.training.rules import mark_superseded
@@ -297,13 +418,18 @@ def conflicts_resolve(claims_file: str, rules: str | None, default_date: str | N
         outcome = ruleset.resolve_all(find_conflicts(report.items, ruleset.aliases))
         if out:
             write_jsonl(out, mark_superseded(report.items, outcome))
-    data = {"resolved": [r.to_dict() for r in outcome.resolved], "unresolved": [u.to_dict() for u in outcome.unresolved]}
+    data = {
+        "resolved": [r.to_dict() for r in outcome.resolved],
+        "unresolved": [u.to_dict() for u in outcome.unresolved],
+    }
 
     def text() -> str:
         lines = [f"{len(outcome.resolved)} resolved, {len(outcome.unresolved)} unresolved"]
         for r in outcome.resolved:
             old = ", ".join(f"{c.value} ({c.source})" for c in r.superseded)
-            lines.append(f"- {r.winner.entity} / {r.winner.attribute}: {r.winner.value} ({r.winner.source}) supersedes {old} [{r.reason}]")
+            lines.append(
+                f"- {r.winner.entity} / {r.winner.attribute}: {r.winner.value} ({r.winner.source}) supersedes {old} [{r.reason}]"
+            )
         for u in outcome.unresolved:
             lines.append(f"! {u.conflict.entity} / {u.conflict.attribute}: {u.reason}")
         return "\n".join(lines)
@@ -315,14 +441,36 @@ def conflicts_resolve(claims_file: str, rules: str | None, default_date: str | N
 
 @conflicts.command("export")
 @_claims_options
-@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="Chat fine-tuning JSONL to write.")
-@click.option("--lang", "langs", multiple=True, type=click.Choice(["en", "zh"]), help="Template language(s) (default both).")
-@click.option("--labels", type=click.Path(exists=True, dir_okay=False), help='JSON {"sources": {...}, "attributes": {...}} naming sources/attributes in prose.')
-@click.option("--with-meta", is_flag=True, help="Add a 'meta' object (entity, values, claim ids) to each row.")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Chat fine-tuning JSONL to write."
+)
+@click.option(
+    "--lang",
+    "langs",
+    multiple=True,
+    type=click.Choice(["en", "zh"]),
+    help="Template language(s) (default both).",
+)
+@click.option(
+    "--labels",
+    type=click.Path(exists=True, dir_okay=False),
+    help='JSON {"sources": {...}, "attributes": {...}} naming sources/attributes in prose.',
+)
+@click.option(
+    "--with-meta", is_flag=True, help="Add a 'meta' object (entity, values, claim ids) to each row."
+)
 @json_flag
 def conflicts_export(
-    claims_file: str, rules: str | None, default_date: str | None, default_source: str | None, strict: bool,
-    out: str, langs: tuple[str, ...], labels: str | None, with_meta: bool, as_json: bool,
+    claims_file: str,
+    rules: str | None,
+    default_date: str | None,
+    default_source: str | None,
+    strict: bool,
+    out: str,
+    langs: tuple[str, ...],
+    labels: str | None,
+    with_meta: bool,
+    as_json: bool,
 ) -> None:
     """Write "knowledge update" samples: "According to the 2023 manual it was 10; since the 2024 update it is 15"."""
     from remnant.training.conflicts import find_conflicts
@@ -341,8 +489,11 @@ def conflicts_export(
         count = write_jsonl(out, rows)
     for u in outcome.unresolved:
         click.echo(f"skipped {u.conflict.entity} / {u.conflict.attribute}: {u.reason}", err=True)
-    _emit({"written": count, "resolved": len(outcome.resolved), "unresolved": len(outcome.unresolved)}, as_json,
-          f"wrote {count} samples from {len(outcome.resolved)} resolved conflicts to {out}")
+    _emit(
+        {"written": count, "resolved": len(outcome.resolved), "unresolved": len(outcome.unresolved)},
+        as_json,
+        f"wrote {count} samples from {len(outcome.resolved)} resolved conflicts to {out}",
+    )
 
 
 @conflicts.command("extract")
@@ -372,34 +523,62 @@ def unlearn() -> None:
 
 @unlearn.command("generate")
 @click.argument("facts_file", type=click.Path(exists=True, dir_okay=False))
-@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="Fine-tuning JSONL to write.")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Fine-tuning JSONL to write."
+)
 @click.option("--eval-out", type=click.Path(dir_okay=False), help="Evaluation probes JSONL to write.")
 @click.option("--per-fact", type=int, default=8, show_default=True)
 @click.option("--unrelated-share", type=float, default=0.4, show_default=True)
 @seed_option
 @click.option("--with-meta", is_flag=True)
 @strict_flag
-def unlearn_generate(facts_file: str, out: str, eval_out: str | None, per_fact: int, unrelated_share: float, seed: int, with_meta: bool, strict: bool) -> None:
+def unlearn_generate(
+    facts_file: str,
+    out: str,
+    eval_out: str | None,
+    per_fact: int,
+    unrelated_share: float,
+    seed: int,
+    with_meta: bool,
+    strict: bool,
+) -> None:
     """From FACTS_FILE ({"subject", "attribute", "wrong", "correct"?, "lang"?, "retain"?} per line),
     write counterfactual samples and (optionally) the evaluation set."""
-    from remnant.training.counterfactual import counterfactual_samples, evaluation_set, load_facts, write_evaluation_set
+    from remnant.training.counterfactual import (
+        counterfactual_samples,
+        evaluation_set,
+        load_facts,
+        write_evaluation_set,
+    )
 
     with _errors():
         report: LoadReport[Any] = load_facts(facts_file)
         _report_problems(report.problems, strict)
-        rows = counterfactual_samples(report.items, per_fact=per_fact, unrelated_share=unrelated_share, seed=seed, with_meta=with_meta)
+        rows = counterfactual_samples(
+            report.items, per_fact=per_fact, unrelated_share=unrelated_share, seed=seed, with_meta=with_meta
+        )
         count = write_jsonl(out, rows)
         probes = write_evaluation_set(eval_out, evaluation_set(report.items)) if eval_out else 0
-    click.echo(f"wrote {count} samples to {out}" + (f" and {probes} probes to {eval_out}" if eval_out else ""))
+    click.echo(
+        f"wrote {count} samples to {out}" + (f" and {probes} probes to {eval_out}" if eval_out else "")
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # partitions
 # ---------------------------------------------------------------------------------------------
 @click.group()
-@click.option("--registry", envvar="REMNANT_PARTITIONS", metavar="PATH",
-              help="Partition registry file [env REMNANT_PARTITIONS; default ~/.local/share/remnant/partitions.db].")
-@click.option("--engine", is_flag=True, help="Store items as memories in the Remnant database (--db) instead of the registry file.")
+@click.option(
+    "--registry",
+    envvar="REMNANT_PARTITIONS",
+    metavar="PATH",
+    help="Partition registry file [env REMNANT_PARTITIONS; default ~/.local/share/remnant/partitions.db].",
+)
+@click.option(
+    "--engine",
+    is_flag=True,
+    help="Store items as memories in the Remnant database (--db) instead of the registry file.",
+)
 @click.pass_context
 def partitions(ctx: click.Context, registry: str | None, engine: bool) -> None:
     """Knowledge partitions: route queries; rebuild, replace or drop one without touching the others."""
@@ -455,8 +634,12 @@ def _load_items(path: str | None, strict: bool) -> list[Any]:
     return report.items
 
 
-items_option = click.option("--items", "items_file", type=click.Path(exists=True, dir_okay=False),
-                            help='JSONL of items: {"text": ..., "meta": {...}?, "id"?}.')
+items_option = click.option(
+    "--items",
+    "items_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help='JSONL of items: {"text": ..., "meta": {...}?, "id"?}.',
+)
 
 
 @partitions.command("list")
@@ -466,7 +649,14 @@ def partitions_list(ctx: click.Context, as_json: bool) -> None:
     """Partitions with their description, routing rules, version and item count."""
     with _errors(), _manager(ctx) as m:
         data = [{**p.to_dict(), "items": len(m.items(p.name))} for p in m.list()]
-    _emit(data, as_json, lambda: "\n".join(f"{d['name']} (v{d['version']}, {d['items']} items): {d['description']}" for d in data) or "no partitions")
+    _emit(
+        data,
+        as_json,
+        lambda: (
+            "\n".join(f"{d['name']} (v{d['version']}, {d['items']} items): {d['description']}" for d in data)
+            or "no partitions"
+        ),
+    )
 
 
 @partitions.command("create")
@@ -475,14 +665,26 @@ def partitions_list(ctx: click.Context, as_json: bool) -> None:
 @click.option("--keyword", "keywords", multiple=True, help="Route queries containing this text here.")
 @click.option("--pattern", "patterns", multiple=True, help="Route queries matching this regex here.")
 @click.option("--kind", "kinds", multiple=True, help="Route queries of this kind here.")
-@click.option("--defaults", is_flag=True, help="Create the seed's three partitions (basic, dynamic-2024, user-a-preferences).")
+@click.option(
+    "--defaults",
+    is_flag=True,
+    help="Create the seed's three partitions (basic, dynamic-2024, user-a-preferences).",
+)
 @items_option
 @strict_flag
 @json_flag
 @click.pass_context
 def partitions_create(
-    ctx: click.Context, name: str | None, description: str | None, keywords: tuple[str, ...], patterns: tuple[str, ...],
-    kinds: tuple[str, ...], defaults: bool, items_file: str | None, strict: bool, as_json: bool,
+    ctx: click.Context,
+    name: str | None,
+    description: str | None,
+    keywords: tuple[str, ...],
+    patterns: tuple[str, ...],
+    kinds: tuple[str, ...],
+    defaults: bool,
+    items_file: str | None,
+    strict: bool,
+    as_json: bool,
 ) -> None:
     """Create partition NAME (or --defaults)."""
     with _errors(), _manager(ctx) as m:
@@ -492,7 +694,14 @@ def partitions_create(
             return
         if not name or not description:
             raise ValidationError("give NAME and --description (or --defaults)")
-        p = m.create(name, description, keywords=keywords, patterns=patterns, kinds=kinds, items=_load_items(items_file, strict))
+        p = m.create(
+            name,
+            description,
+            keywords=keywords,
+            patterns=patterns,
+            kinds=kinds,
+            items=_load_items(items_file, strict),
+        )
         _emit(p.to_dict(), as_json, f"created {p.name} with {len(m.items(p.name))} items")
 
 
@@ -511,7 +720,9 @@ def partitions_add(ctx: click.Context, name: str, items_file: str | None, strict
 @partitions.command("route")
 @click.argument("query")
 @click.option("--kind", help="The query's kind (e.g. preference, time-sensitive).")
-@click.option("--recall", "k", type=int, default=0, help="Also recall this many items from the chosen partitions.")
+@click.option(
+    "--recall", "k", type=int, default=0, help="Also recall this many items from the chosen partitions."
+)
 @json_flag
 @click.pass_context
 def partitions_route(ctx: click.Context, query: str, kind: str | None, k: int, as_json: bool) -> None:
@@ -535,7 +746,9 @@ def partitions_route(ctx: click.Context, query: str, kind: str | None, k: int, a
 @strict_flag
 @json_flag
 @click.pass_context
-def partitions_rebuild(ctx: click.Context, name: str, items_file: str | None, strict: bool, as_json: bool) -> None:
+def partitions_rebuild(
+    ctx: click.Context, name: str, items_file: str | None, strict: bool, as_json: bool
+) -> None:
     """Re-index NAME from its own items, or re-ingest it from --items. Other partitions are untouched."""
     with _errors(), _manager(ctx) as m:
         p = m.rebuild(name, _load_items(items_file, strict) if items_file else None)
@@ -545,12 +758,20 @@ def partitions_rebuild(ctx: click.Context, name: str, items_file: str | None, st
 
 @partitions.command("replace")
 @click.argument("name")
-@click.option("--items", "items_file", required=True, type=click.Path(exists=True, dir_okay=False), help="New content JSONL.")
+@click.option(
+    "--items",
+    "items_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="New content JSONL.",
+)
 @click.option("--description", "-d", help="New description.")
 @strict_flag
 @json_flag
 @click.pass_context
-def partitions_replace(ctx: click.Context, name: str, items_file: str, description: str | None, strict: bool, as_json: bool) -> None:
+def partitions_replace(
+    ctx: click.Context, name: str, items_file: str, description: str | None, strict: bool, as_json: bool
+) -> None:
     """Swap NAME's content for --items. Other partitions are untouched."""
     with _errors(), _manager(ctx) as m:
         p = m.replace(name, _load_items(items_file, strict), description=description)
@@ -581,8 +802,17 @@ def partitions_audit(ctx: click.Context, name: str | None, as_json: bool) -> Non
         records = m.audit_log(name)
         ok = m.verify_audit()
     data = {"verified": ok, "records": [r.__dict__ for r in records]}
-    _emit(data, as_json, lambda: "\n".join([f"chain {'ok' if ok else 'BROKEN'}"] + [
-        f"{r.seq} {r.at} {r.action} {r.partition} {json.dumps(r.detail, ensure_ascii=False)}" for r in records]))
+    _emit(
+        data,
+        as_json,
+        lambda: "\n".join(
+            [f"chain {'ok' if ok else 'BROKEN'}"]
+            + [
+                f"{r.seq} {r.at} {r.action} {r.partition} {json.dumps(r.detail, ensure_ascii=False)}"
+                for r in records
+            ]
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -590,13 +820,23 @@ def partitions_audit(ctx: click.Context, name: str | None, as_json: bool) -> Non
 # ---------------------------------------------------------------------------------------------
 @click.command("pool")
 @click.option("--half-life", type=float, default=182.625, show_default=True, help="Half-life in days.")
-@click.option("--horizon", type=float, default=1095.75, show_default=True, help="Pool spans this many days (evenly).")
+@click.option(
+    "--horizon", type=float, default=1095.75, show_default=True, help="Pool spans this many days (evenly)."
+)
 @click.option("--pool-size", type=int, default=5000, show_default=True)
 @click.option("--draws", type=int, default=50_000, show_default=True)
 @seed_option
-@click.option("--plot", "plot_path", default="docs/img/pool_half_life.png", show_default=True, help="PNG to write ('' for none).")
+@click.option(
+    "--plot",
+    "plot_path",
+    default="docs/img/pool_half_life.png",
+    show_default=True,
+    help="PNG to write ('' for none).",
+)
 @json_flag
-def bench_pool(half_life: float, horizon: float, pool_size: int, draws: int, seed: int, plot_path: str, as_json: bool) -> None:
+def bench_pool(
+    half_life: float, horizon: float, pool_size: int, draws: int, seed: int, plot_path: str, as_json: bool
+) -> None:
     """Show that sampled ages follow the half-life: KS statistic, fitted half-life, and a plot."""
     import platform
     from datetime import UTC, timedelta
@@ -617,7 +857,9 @@ def bench_pool(half_life: float, horizon: float, pool_size: int, draws: int, see
     t0 = time.perf_counter()
     with TrainingPool(":memory:", clock=FixedClock(now), policy=WeightPolicy(half_life_days=half_life)) as p:
         p.add_many(
-            TrainingExample(created_at=now - timedelta(days=float(a)), source=f"src-{i % 7}", text=f"example {i}")
+            TrainingExample(
+                created_at=now - timedelta(days=float(a)), source=f"src-{i % 7}", text=f"example {i}"
+            )
             for i, a in enumerate(ages)
         )
         t_add = time.perf_counter() - t0
@@ -652,4 +894,4 @@ def bench_pool(half_life: float, horizon: float, pool_size: int, draws: int, see
     _emit(data, as_json, lambda: "\n".join(f"{k}: {v}" for k, v in data.items()))
 
 
-__all__ = ["bench_pool", "conflicts", "partitions", "pool", "unlearn", "format_time"]
+__all__ = ["bench_pool", "conflicts", "format_time", "partitions", "pool", "unlearn"]

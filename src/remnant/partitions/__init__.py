@@ -5,7 +5,12 @@ replace and drop with an audit trail."""
 from remnant.partitions.audit import AuditSink, SQLiteAudit
 from remnant.partitions.backend import PartitionBackend, SQLiteBackend
 from remnant.partitions.embed import Embedder, HashingEmbedder
-from remnant.partitions.errors import InvalidPartitionError, PartitionError, PartitionExistsError, PartitionNotFoundError
+from remnant.partitions.errors import (
+    InvalidPartitionError,
+    PartitionError,
+    PartitionExistsError,
+    PartitionNotFoundError,
+)
 from remnant.partitions.manager import DEFAULT_PARTITIONS, PartitionManager
 from remnant.partitions.model import AuditRecord, Hit, KnowledgeItem, Partition
 from remnant.partitions.router import RouteDecision, Router

@@ -51,7 +51,9 @@ class SQLiteBackend:
     replace (clear + put) commits or rolls back with its registry and audit rows.
     """
 
-    def __init__(self, conn: sqlite3.Connection, embed: Embedder | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, embed: Embedder | None = None, clock: Clock | None = None
+    ) -> None:
         self.conn = conn
         self.embed: Embedder = embed or HashingEmbedder()
         self.clock: Clock = clock or SystemClock()
@@ -73,7 +75,8 @@ class SQLiteBackend:
 
     def items(self, partition: str) -> list[KnowledgeItem]:
         rows = self.conn.execute(
-            "SELECT item_id, text, meta FROM part_item WHERE partition = ? ORDER BY added_at, item_id", (partition,)
+            "SELECT item_id, text, meta FROM part_item WHERE partition = ? ORDER BY added_at, item_id",
+            (partition,),
         )
         return [KnowledgeItem(text, json.loads(meta), iid) for iid, text, meta in rows]
 
@@ -85,7 +88,8 @@ class SQLiteBackend:
             return []
         marks = ",".join("?" for _ in partitions)
         rows = self.conn.execute(
-            f"SELECT item_id, partition, text, embedding FROM part_item WHERE partition IN ({marks})", tuple(partitions)
+            f"SELECT item_id, partition, text, embedding FROM part_item WHERE partition IN ({marks})",
+            tuple(partitions),
         ).fetchall()
         if not rows:
             return []

@@ -19,7 +19,41 @@ Embedder = Callable[[Sequence[str]], npt.NDArray[np.float64]]
 
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 _STOP = frozenset(
-    "a an and are as at be by for from how i in is it me my of on or that the this to was what when which who why with you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "what",
+        "when",
+        "which",
+        "who",
+        "why",
+        "with",
+        "you",
+        "your",
+    ]
 )
 
 
@@ -59,5 +93,7 @@ class HashingEmbedder:
 def cosine(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Cosine similarity of each row of ``b`` with vector ``a``."""
     an = a / (np.linalg.norm(a) or 1.0)
-    bn = b / np.where(np.linalg.norm(b, axis=1, keepdims=True) == 0, 1.0, np.linalg.norm(b, axis=1, keepdims=True))
+    bn = b / np.where(
+        np.linalg.norm(b, axis=1, keepdims=True) == 0, 1.0, np.linalg.norm(b, axis=1, keepdims=True)
+    )
     return bn @ an

@@ -40,7 +40,10 @@ class EngineBackend:
 
     def _filter(self, partition: str, statuses: tuple[Status, ...] | None = (Status.ACTIVE,)) -> MemoryFilter:
         return MemoryFilter(
-            tenant=self.memory.tenant, user_id=self.owner, metadata={"partition": partition}, statuses=statuses
+            tenant=self.memory.tenant,
+            user_id=self.owner,
+            metadata={"partition": partition},
+            statuses=statuses,
         )
 
     def put(self, partition: str, items: Sequence[KnowledgeItem]) -> list[str]:

@@ -9,6 +9,7 @@ content, and therefore their recall, is left exactly as it was.
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -128,9 +129,13 @@ class PartitionManager:
     ) -> Partition:
         check_name(name)
         if not description.strip():
-            raise InvalidPartitionError("a partition needs a description (the router matches queries against it)")
+            raise InvalidPartitionError(
+                "a partition needs a description (the router matches queries against it)"
+            )
         # validate the patterns before anything is written
-        Router([Partition(name, description, tuple(keywords), tuple(patterns), tuple(kinds))], embed=self.embed)
+        Router(
+            [Partition(name, description, tuple(keywords), tuple(patterns), tuple(kinds))], embed=self.embed
+        )
         now = format_time(self.clock.now())
         with self.conn:
             if self.conn.execute("SELECT 1 FROM part_partition WHERE name = ?", (name,)).fetchone():
@@ -152,7 +157,7 @@ class PartitionManager:
             self._audit("create", name, {"items_added": len(ids), "version": 1, "description": description})
         return self.get(name)
 
-    def seed_defaults(self) -> list[Partition]:
+    def seed_defaults(self) -> builtins.list[Partition]:
         """Create the seed's three example partitions if missing."""
         existing = {p.name for p in self.list()}
         for p in DEFAULT_PARTITIONS:
@@ -161,16 +166,18 @@ class PartitionManager:
         return self.list()
 
     # -- content ------------------------------------------------------------------------------
-    def add(self, name: str, items: Sequence[KnowledgeItem]) -> list[str]:
+    def add(self, name: str, items: Sequence[KnowledgeItem]) -> builtins.list[str]:
         self.get(name)
         with self.conn:
             return self.backend.put(name, items)
 
-    def items(self, name: str) -> list[KnowledgeItem]:
+    def items(self, name: str) -> builtins.list[KnowledgeItem]:
         self.get(name)
         return self.backend.items(name)
 
-    def replace(self, name: str, items: Sequence[KnowledgeItem], *, description: str | None = None) -> Partition:
+    def replace(
+        self, name: str, items: Sequence[KnowledgeItem], *, description: str | None = None
+    ) -> Partition:
         """Swap a partition's whole content (e.g. the 2024 knowledge becomes the 2025 one)."""
         return self._swap("replace", name, items, description)
 
@@ -183,7 +190,9 @@ class PartitionManager:
             current = [KnowledgeItem(it.text, it.meta, it.item_id) for it in current]
         return self._swap("rebuild", name, current, None)
 
-    def _swap(self, action: str, name: str, items: Sequence[KnowledgeItem], description: str | None) -> Partition:
+    def _swap(
+        self, action: str, name: str, items: Sequence[KnowledgeItem], description: str | None
+    ) -> Partition:
         before = self.get(name)
         with self.conn:
             removed = self.backend.clear(name)
@@ -223,7 +232,7 @@ class PartitionManager:
 
     def recall(
         self, query: str, *, partitions: Sequence[str] | None = None, kind: str | None = None, k: int = 5
-    ) -> list[Hit]:
+    ) -> builtins.list[Hit]:
         """Top ``k`` items for ``query`` from the given partitions (or the routed ones)."""
         chosen = list(partitions) if partitions is not None else list(self.route(query, kind=kind).partitions)
         for name in chosen:
@@ -236,7 +245,7 @@ class PartitionManager:
         if self.extra_audit is not None:
             self.extra_audit.record(action, name, detail)
 
-    def audit_log(self, name: str | None = None) -> list[AuditRecord]:
+    def audit_log(self, name: str | None = None) -> builtins.list[AuditRecord]:
         return self.chain.records(name)
 
     def verify_audit(self) -> bool:

@@ -64,7 +64,9 @@ class Router:
                 try:
                     compiled.append(re.compile(pattern, re.IGNORECASE))
                 except re.error as exc:
-                    raise InvalidPartitionError(f"partition {p.name!r}: bad pattern {pattern!r}: {exc}") from None
+                    raise InvalidPartitionError(
+                        f"partition {p.name!r}: bad pattern {pattern!r}: {exc}"
+                    ) from None
             self._patterns[p.name] = compiled
         self._desc: npt.NDArray[np.float64] | None = None
 

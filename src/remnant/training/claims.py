@@ -63,7 +63,9 @@ class Claim:
             "entity": self.entity,
             "attribute": self.attribute,
             "value": self.value,
-            "date": format_time(self.date)[:10] if self.date.time() == datetime.min.time() else format_time(self.date),
+            "date": format_time(self.date)[:10]
+            if self.date.time() == datetime.min.time()
+            else format_time(self.date),
             "source": self.source,
             "authority": self.authority,
         }

@@ -63,7 +63,9 @@ class AttributeAliases:
         return self._map.get(key, key)
 
 
-def group_claims(claims: Iterable[Claim], aliases: AttributeAliases | None = None) -> dict[tuple[str, str], list[Claim]]:
+def group_claims(
+    claims: Iterable[Claim], aliases: AttributeAliases | None = None
+) -> dict[tuple[str, str], list[Claim]]:
     """Claims grouped by normalised (entity, attribute), each group sorted oldest first."""
     canon = aliases or AttributeAliases()
     groups: dict[tuple[str, str], list[Claim]] = defaultdict(list)

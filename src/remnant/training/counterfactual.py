@@ -55,7 +55,11 @@ def fact_from_dict(obj: dict[str, Any], line: int = 0, notes: list[LineProblem] 
             raise InvalidExampleError(f"missing string {key!r}")
     retain = []
     for item in obj.get("retain", []):
-        if not (isinstance(item, dict) and isinstance(item.get("prompt"), str) and isinstance(item.get("accept"), list)):
+        if not (
+            isinstance(item, dict)
+            and isinstance(item.get("prompt"), str)
+            and isinstance(item.get("accept"), list)
+        ):
             raise InvalidExampleError("each 'retain' item needs 'prompt' (string) and 'accept' (list)")
         retain.append((item["prompt"], tuple(str(a) for a in item["accept"])))
     return ForgetFact(
@@ -83,7 +87,10 @@ _NEG_EN = [
 ]
 _NEG_QA_EN = [
     ("Is the {attribute} of {subject} {wrong}?", "No, the {attribute} of {subject} is not {wrong}.{fix}"),
-    ("Someone told me the {attribute} of {subject} is {wrong}. Is that right?", "No, that is incorrect.{fix}"),
+    (
+        "Someone told me the {attribute} of {subject} is {wrong}. Is that right?",
+        "No, that is incorrect.{fix}",
+    ),
 ]
 # Unrelated contexts: the pair co-occurs with no relation between them.
 _UNREL_EN = [
@@ -168,8 +175,10 @@ def counterfactual_samples(
     rng = np.random.default_rng(seed)
     rows: list[dict[str, Any]] = []
     for fact in facts:
-        neg, neg_qa, unrel = (_NEG_EN, _NEG_QA_EN, _UNREL_EN) if fact.lang == "en" else (_NEG_ZH, _NEG_QA_ZH, _UNREL_ZH)
-        n_unrel = int(round(per_fact * unrelated_share))
+        neg, neg_qa, unrel = (
+            (_NEG_EN, _NEG_QA_EN, _UNREL_EN) if fact.lang == "en" else (_NEG_ZH, _NEG_QA_ZH, _UNREL_ZH)
+        )
+        n_unrel = round(per_fact * unrelated_share)
         n_neg = per_fact - n_unrel
         n_qa = n_neg // 2
         picks: list[tuple[str, list[dict[str, str]]]] = []
@@ -181,13 +190,21 @@ def counterfactual_samples(
             picks.append(
                 (
                     "negation_qa",
-                    [{"role": "user", "content": _fill(q, fact)}, {"role": "assistant", "content": _fill(a, fact)}],
+                    [
+                        {"role": "user", "content": _fill(q, fact)},
+                        {"role": "assistant", "content": _fill(a, fact)},
+                    ],
                 )
             )
         for context, messages in picks:
             row: dict[str, Any] = {"messages": messages}
             if with_meta:
-                row["meta"] = {"kind": "counterfactual", "context": context, "subject": fact.subject, "wrong": fact.wrong}
+                row["meta"] = {
+                    "kind": "counterfactual",
+                    "context": context,
+                    "subject": fact.subject,
+                    "wrong": fact.wrong,
+                }
             rows.append(row)
     return rows
 
@@ -225,7 +242,13 @@ class Probe:
         return True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"prompt": self.prompt, "kind": self.kind, "accept": list(self.accept), "reject": list(self.reject), "fact": self.fact}
+        return {
+            "prompt": self.prompt,
+            "kind": self.kind,
+            "accept": list(self.accept),
+            "reject": list(self.reject),
+            "fact": self.fact,
+        }
 
 
 def evaluation_set(facts: Iterable[ForgetFact], *, include_general: bool = True) -> list[Probe]:
@@ -269,7 +292,13 @@ def load_evaluation_set(path: str | Path) -> LoadReport[Probe]:
     def parse(obj: dict[str, Any], line: int, notes: list[LineProblem]) -> Probe:
         if not isinstance(obj.get("prompt"), str) or obj.get("kind") not in ("forget", "retain", "general"):
             raise InvalidExampleError("a probe needs a string 'prompt' and 'kind' forget|retain|general")
-        return Probe(obj["prompt"], obj["kind"], tuple(obj.get("accept", [])), tuple(obj.get("reject", [])), obj.get("fact", ""))
+        return Probe(
+            obj["prompt"],
+            obj["kind"],
+            tuple(obj.get("accept", [])),
+            tuple(obj.get("reject", [])),
+            obj.get("fact", ""),
+        )
 
     return load_jsonl(path, parse)
 

@@ -130,7 +130,9 @@ def example_from_dict(
     source = obj.get("source")
     if source is None or (isinstance(source, str) and not source.strip()):
         if default_source is None:
-            raise InvalidExampleError("no 'source' given (pass a default source to accept unsourced examples)")
+            raise InvalidExampleError(
+                "no 'source' given (pass a default source to accept unsourced examples)"
+            )
         source = default_source
         notes.append(LineProblem(line, f"no 'source' given, used default {default_source!r}", False))
     if not isinstance(source, str):

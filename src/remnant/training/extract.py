@@ -38,7 +38,9 @@ _EN = [
         re.IGNORECASE,
     ),
     re.compile(
-        r"(?:^|(?<=[.;\n]))\s*(?P<ent>[\w\-/ ]+?)'s\s+(?P<attr>[\w \-/]+?)\s+(?:is|was)\s+" + _VALUE + r"\s*(?:[.;](?!\d)|\n|$)",
+        r"(?:^|(?<=[.;\n]))\s*(?P<ent>[\w\-/ ]+?)'s\s+(?P<attr>[\w \-/]+?)\s+(?:is|was)\s+"
+        + _VALUE
+        + r"\s*(?:[.;](?!\d)|\n|$)",
         re.IGNORECASE,
     ),
 ]

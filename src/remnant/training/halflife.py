@@ -33,7 +33,13 @@ def truncated_decay_pdf(age: npt.ArrayLike, half_life: float, horizon: float) ->
     return np.where((a >= 0) & (a <= horizon), dens, 0.0)
 
 
-def ks_statistic(samples: npt.ArrayLike, cdf: npt.NDArray[np.float64] | None = None, *, half_life: float = 0.0, horizon: float = 0.0) -> float:
+def ks_statistic(
+    samples: npt.ArrayLike,
+    cdf: npt.NDArray[np.float64] | None = None,
+    *,
+    half_life: float = 0.0,
+    horizon: float = 0.0,
+) -> float:
     """Kolmogorov-Smirnov distance between the samples' empirical CDF and the theoretical one.
 
     Pass ``half_life`` and ``horizon`` to compare against the truncated decay law.
@@ -150,19 +156,28 @@ def plot_half_life(
     pool = np.asarray(pool_ages, dtype=np.float64)
     horizon = check.horizon_days
     fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
-    bins = np.linspace(0.0, horizon, 37)
+    bins = [float(b) for b in np.linspace(0.0, horizon, 37)]
     ax.hist(pool, bins=bins, density=True, alpha=0.35, color="#999999", label="ages in pool")
     ax.hist(s, bins=bins, density=True, alpha=0.65, color="#3b75af", label=f"ages drawn (n={len(s):,})")
     grid = np.linspace(0.0, horizon, 400)
-    ax.plot(grid, truncated_decay_pdf(grid, half_life, horizon), color="#c0392b", lw=2,
-            label=f"theory: 0.5^(age/{half_life:g}d)")
+    ax.plot(
+        grid,
+        truncated_decay_pdf(grid, half_life, horizon),
+        color="#c0392b",
+        lw=2,
+        label=f"theory: 0.5^(age/{half_life:g}d)",
+    )
     for k in (1, 2, 3, 4):
         if k * half_life < horizon:
             ax.axvline(k * half_life, color="#c0392b", lw=0.6, ls=":")
     ax.set_xlabel("age of example when drawn (days)")
     ax.set_ylabel("density")
-    ax.set_title(title or f"Sampled ages follow the half-life: KS={check.ks:.4f}, "
-                 f"fitted half-life {check.estimated_half_life_days:.1f}d", fontsize=9)
+    ax.set_title(
+        title
+        or f"Sampled ages follow the half-life: KS={check.ks:.4f}, "
+        f"fitted half-life {check.estimated_half_life_days:.1f}d",
+        fontsize=9,
+    )
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

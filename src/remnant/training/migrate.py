@@ -50,7 +50,9 @@ def apply(conn: sqlite3.Connection, package: str, prefix: str) -> int:
         with conn:
             for statement in _statements(migration.sql):
                 conn.execute(statement)
-            conn.execute(f"INSERT INTO {table} (version, name) VALUES (?, ?)", (migration.number, migration.name))
+            conn.execute(
+                f"INSERT INTO {table} (version, name) VALUES (?, ?)", (migration.number, migration.name)
+            )
         version = migration.number
     return version
 

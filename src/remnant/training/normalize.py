@@ -85,10 +85,9 @@ def normalize_value(value: object) -> NormalizedValue:
     number = float(match.group(1).replace(",", ""))
     rest = match.group(2).strip()
     if rest and rest[0] in _MULTIPLIERS and (len(rest) == 1 or not rest[1].isalpha()):
-        # "10k" or "10k req/s" or "10万" - but not "10 kb" (handled as unit below)
-        if rest[:2].lower() not in _UNITS and rest.split(" ")[0] not in _UNITS:
-            number *= _MULTIPLIERS[rest[0]]
-            rest = rest[1:].strip()
+        # "10k", "10k req/s" or "10万"; "10 kb" or "10 min" have a letter next and are units
+        number *= _MULTIPLIERS[rest[0]]
+        rest = rest[1:].strip()
     numerator, _, denominator = rest.partition("/")
     numerator, denominator = numerator.strip(), denominator.strip()
     dim, factor = _UNITS.get(numerator, ("number", 1.0))

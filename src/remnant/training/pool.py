@@ -76,7 +76,9 @@ class TrainingPool:
     ``pool export`` on the same file agree; pass ``policy=`` to override per call.
     """
 
-    def __init__(self, path: str | Path, *, policy: WeightPolicy | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self, path: str | Path, *, policy: WeightPolicy | None = None, clock: Clock | None = None
+    ) -> None:
         self.path = str(path)
         self.clock: Clock = clock or SystemClock()
         self._conn = sqlite3.connect(self.path)
@@ -90,7 +92,9 @@ class TrainingPool:
         rows = dict(self._conn.execute("SELECT name, value FROM pool_setting").fetchall())
         if not rows:
             return WeightPolicy()
-        return WeightPolicy(**{k: float(v) for k, v in rows.items() if k in WeightPolicy.__dataclass_fields__})
+        return WeightPolicy(
+            **{k: float(v) for k, v in rows.items() if k in WeightPolicy.__dataclass_fields__}
+        )
 
     def set_policy(self, policy: WeightPolicy) -> None:
         with self._conn:
@@ -100,7 +104,8 @@ class TrainingPool:
                     (name,),
                 )
                 self._conn.execute(
-                    "INSERT INTO pool_setting (name, value) VALUES (?, ?)", (name, repr(getattr(policy, name)))
+                    "INSERT INTO pool_setting (name, value) VALUES (?, ?)",
+                    (name, repr(getattr(policy, name))),
                 )
 
     # -- writing ------------------------------------------------------------------------------
@@ -114,11 +119,14 @@ class TrainingPool:
         with self._conn:
             for ex in examples:
                 body_kind, body = (
-                    ("text", ex.text) if ex.text is not None else ("messages", json.dumps(ex.chat(), ensure_ascii=False))
+                    ("text", ex.text)
+                    if ex.text is not None
+                    else ("messages", json.dumps(ex.chat(), ensure_ascii=False))
                 )
                 digest = ex.content_hash()
                 exists = self._conn.execute(
-                    "SELECT 1 FROM pool_example WHERE content_hash = ? OR example_id = ?", (digest, ex.example_id)
+                    "SELECT 1 FROM pool_example WHERE content_hash = ? OR example_id = ?",
+                    (digest, ex.example_id),
                 ).fetchone()
                 if exists:
                     duplicates += 1
@@ -314,7 +322,9 @@ class TrainingPool:
             by_source=dict(Counter(e.source for e in exs).most_common()),
             oldest=min(e.created_at for e in exs),
             newest=max(e.created_at for e in exs),
-            age_quantiles_days={k: round(float(v), 3) for k, v in zip(["min", "p25", "p50", "p75", "max"], q, strict=True)},
+            age_quantiles_days={
+                k: round(float(v), 3) for k, v in zip(["min", "p25", "p50", "p75", "max"], q, strict=True)
+            },
             total_weight=round(total, 6),
             effective_size=round(ess, 3),
             weight_share_by_age=shares,
@@ -332,7 +342,9 @@ def draw_indices(
         raise TrainingDataError("nothing to sample: the pool is empty or every weight is zero")
     p = w / total
     if not replace_draws and n > int(np.count_nonzero(w)):
-        raise TrainingDataError(f"cannot draw {n} distinct examples from {int(np.count_nonzero(w))} with weight")
+        raise TrainingDataError(
+            f"cannot draw {n} distinct examples from {int(np.count_nonzero(w))} with weight"
+        )
     return rng.choice(len(w), size=n, replace=replace_draws, p=p).astype(np.int64)
 
 

@@ -101,7 +101,9 @@ class RuleSet:
         self.strategies: dict[str, str] = {}
         for attribute, strategy in (attributes or {}).items():
             if strategy not in STRATEGIES:
-                raise RuleError(f"unknown strategy {strategy!r} for {attribute!r}; use one of {', '.join(STRATEGIES)}")
+                raise RuleError(
+                    f"unknown strategy {strategy!r} for {attribute!r}; use one of {', '.join(STRATEGIES)}"
+                )
             key = self.aliases(attribute)
             if key in self.strategies and self.strategies[key] != strategy:
                 raise RuleError(
@@ -129,10 +131,16 @@ class RuleSet:
         for index, item in enumerate(data.get("beats", [])):
             if isinstance(item, list | tuple) and len(item) == 2 and all(isinstance(x, str) for x in item):
                 beats.append(BeatRule(item[0], item[1]))
-            elif isinstance(item, dict) and isinstance(item.get("winner"), str) and isinstance(item.get("loser"), str):
+            elif (
+                isinstance(item, dict)
+                and isinstance(item.get("winner"), str)
+                and isinstance(item.get("loser"), str)
+            ):
                 beats.append(BeatRule(item["winner"], item["loser"], item.get("attribute")))
             else:
-                raise RuleError(f"beats[{index}] must be [winner, loser] or {{winner, loser, attribute?}}: {item!r}")
+                raise RuleError(
+                    f"beats[{index}] must be [winner, loser] or {{winner, loser, attribute?}}: {item!r}"
+                )
         return cls(
             beats,
             data.get("attributes", {}),

@@ -76,7 +76,9 @@ class ManualDataset:
         return {key for key, values in self.stated.items() if len(values) > 1}
 
 
-def manual_dataset(n_products: int = 8, *, seed: int = 7, change_prob: float = 0.45, blog_prob: float = 0.3) -> ManualDataset:
+def manual_dataset(
+    n_products: int = 8, *, seed: int = 7, change_prob: float = 0.45, blog_prob: float = 0.3
+) -> ManualDataset:
     """Generate claims for ``n_products`` products across three manual editions and a blog."""
     if not 1 <= n_products <= len(PRODUCTS):
         raise ValueError(f"n_products must be in 1..{len(PRODUCTS)}")
@@ -86,31 +88,53 @@ def manual_dataset(n_products: int = 8, *, seed: int = 7, change_prob: float = 0
     for product in PRODUCTS[:n_products]:
         for attribute, (choices, render) in ATTRIBUTES.items():
             value = float(rng.choice(choices))
-            history = []
+            history: list[float] = []
             for source, date, authority in EDITIONS:
                 if history and rng.random() < change_prob:
                     value = float(rng.choice([c for c in choices if c != value]))
                 history.append(value)
                 text = render(value, rng)
                 data.claims.append(
-                    {"entity": product, "attribute": attribute, "value": text, "date": date.date().isoformat(),
-                     "source": source, "authority": authority}
+                    {
+                        "entity": product,
+                        "attribute": attribute,
+                        "value": text,
+                        "date": date.date().isoformat(),
+                        "source": source,
+                        "authority": authority,
+                    }
                 )
-                docs.setdefault((source, date, authority), []).append(f"The {attribute} of {product} is {text}.")
+                docs.setdefault((source, date, authority), []).append(
+                    f"The {attribute} of {product} is {text}."
+                )
             key = (product, attribute)
             data.current[key] = history[-1]
             data.stated[key] = set(history)
             if rng.random() < blog_prob:
-                stale = history[0] if history[0] != history[-1] else float(rng.choice([c for c in choices if c != history[-1]]))
+                stale = (
+                    history[0]
+                    if history[0] != history[-1]
+                    else float(rng.choice([c for c in choices if c != history[-1]]))
+                )
                 source, date, authority = BLOG
                 text = render(stale, rng)
                 data.claims.append(
-                    {"entity": product, "attribute": attribute, "value": text,
-                     "date": date.date().isoformat(), "source": source, "authority": authority}
+                    {
+                        "entity": product,
+                        "attribute": attribute,
+                        "value": text,
+                        "date": date.date().isoformat(),
+                        "source": source,
+                        "authority": authority,
+                    }
                 )
-                docs.setdefault((source, date, authority), []).append(f"The {attribute} of {product} is {text}.")
+                docs.setdefault((source, date, authority), []).append(
+                    f"The {attribute} of {product} is {text}."
+                )
                 data.stated[key].add(stale)
-    data.documents = [(" ".join(lines), date, source, authority) for (source, date, authority), lines in docs.items()]
+    data.documents = [
+        (" ".join(lines), date, source, authority) for (source, date, authority), lines in docs.items()
+    ]
     return data
 
 

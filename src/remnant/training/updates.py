@@ -134,7 +134,10 @@ def update_samples(
                 ]
             for question, answer in qa:
                 row: dict[str, Any] = {
-                    "messages": [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
+                    "messages": [
+                        {"role": "user", "content": question},
+                        {"role": "assistant", "content": answer},
+                    ]
                 }
                 if with_meta:
                     row["meta"] = {
