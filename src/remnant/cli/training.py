@@ -53,9 +53,15 @@ def _emit(data: Any, as_json: bool, text: Callable[[], str] | str) -> None:
         click.echo(text() if callable(text) else text)
 
 
-def _report_problems(problems: list[LineProblem], strict: bool) -> None:
-    for problem in problems:
-        click.echo(str(problem), err=True)
+def _report_problems(problems: list[LineProblem], strict: bool, limit: int = 50) -> None:
+    """Print bad lines (and lines given defaults) to stderr, at most ``limit`` of each kind."""
+    for fatal in (True, False):
+        chosen = [p for p in problems if p.fatal == fatal]
+        for problem in chosen[:limit]:
+            click.echo(str(problem), err=True)
+        if len(chosen) > limit:
+            kind = "errors" if fatal else "notes"
+            click.echo(f"... and {len(chosen) - limit} more {kind}", err=True)
     if strict and any(p.fatal for p in problems):
         click.echo(f"Error: {sum(p.fatal for p in problems)} bad lines (--strict)", err=True)
         sys.exit(2)
@@ -513,6 +519,33 @@ def conflicts_extract(text_file: str, date_text: str, source: str, authority: fl
     click.echo(f"wrote {count} claims to {out}")
 
 
+@conflicts.command("demo-data")
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="Claims JSONL to write.")
+@click.option(
+    "--products", type=int, default=8, show_default=True, help="Number of products (12 named, then numbered)."
+)
+@seed_option
+@click.option(
+    "--prose", type=click.Path(dir_okay=False), help="Also write the manuals as prose, one document per line."
+)
+def conflicts_demo_data(out: str, products: int, seed: int, prose: str | None) -> None:
+    """Write a generated 2022/2023/2024 product-manual dataset (plus a stale blog) to try the commands on."""
+    from remnant.training.synthetic import manual_dataset
+
+    with _errors():
+        data = manual_dataset(products, seed=seed)
+        count = write_jsonl(out, data.claims)
+        if prose:
+            write_jsonl(
+                prose,
+                (
+                    {"text": t, "date": format_time(d)[:10], "source": s, "authority": a}
+                    for t, d, s, a in data.documents
+                ),
+            )
+    click.echo(f"wrote {count} claims ({len(data.conflicts)} conflicting entity/attribute pairs) to {out}")
+
+
 # ---------------------------------------------------------------------------------------------
 # unlearn
 # ---------------------------------------------------------------------------------------------
@@ -875,6 +908,10 @@ def bench_pool(
     else:
         check = check_half_life(drawn_ages, pool_ages, half_life)
     shares = {f"<{k}h": float(np.mean(np.asarray(drawn_ages) < k * half_life)) for k in (1, 2, 3)}
+    # the same draws tested against a wrong half-life: shows the KS test can tell them apart
+    from remnant.training.halflife import ks_statistic
+
+    ks_wrong = ks_statistic(drawn_ages, half_life=half_life * 1.25, horizon=check.horizon_days)
     data = {
         "command": f"remnant bench pool --half-life {half_life:g} --horizon {horizon:g} --pool-size {pool_size} --draws {draws} --seed {seed}",
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
@@ -885,6 +922,7 @@ def bench_pool(
         "ks_critical_5pct": round(check.ks_critical_5pct, 5),
         "ks_passes": check.passes,
         "ks_vs_pool_weighted_law": round(check.ks_pool, 5),
+        "ks_vs_wrong_half_life_x1.25": round(ks_wrong, 5),
         "drawn_share_younger_than": {k: round(v, 4) for k, v in shares.items()},
         "effective_sample_size": stats.effective_size,
         "add_seconds": round(t_add, 3),

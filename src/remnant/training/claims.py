@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +42,15 @@ class Claim:
             raw = f"{self.entity}|{self.attribute}|{self.value}|{format_time(self.date)}|{self.source}"
             object.__setattr__(self, "claim_id", "c" + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:12])
 
-    @property
+    @cached_property
     def entity_key(self) -> str:
         return normalize_key(self.entity)
 
-    @property
+    @cached_property
     def attribute_key(self) -> str:
         return normalize_key(self.attribute)
 
-    @property
+    @cached_property
     def normalized(self) -> NormalizedValue:
         return normalize_value(self.value)
 

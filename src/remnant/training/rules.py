@@ -192,8 +192,12 @@ class RuleSet:
         """Pick the current claim of one conflict."""
         claims = list(conflict.claims)
         reasons = []
-        beats = self.beaten(conflict.attribute_key)
-        candidates = [c for c in claims if not any(beats(o.source, c.source) for o in claims if o is not c)]
+        candidates = claims
+        if self.beats:
+            beats = self.beaten(conflict.attribute_key)
+            candidates = [
+                c for c in claims if not any(beats(o.source, c.source) for o in claims if o is not c)
+            ]
         if len(candidates) < len(claims):
             reasons.append("source precedence")
         strategy = self.strategy(conflict.attribute_key)

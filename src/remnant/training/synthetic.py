@@ -79,13 +79,17 @@ class ManualDataset:
 def manual_dataset(
     n_products: int = 8, *, seed: int = 7, change_prob: float = 0.45, blog_prob: float = 0.3
 ) -> ManualDataset:
-    """Generate claims for ``n_products`` products across three manual editions and a blog."""
-    if not 1 <= n_products <= len(PRODUCTS):
-        raise ValueError(f"n_products must be in 1..{len(PRODUCTS)}")
+    """Generate claims for ``n_products`` products across three manual editions and a blog.
+
+    The first twelve products have names; beyond that they are numbered (for scale tests).
+    """
+    if n_products < 1:
+        raise ValueError("n_products must be >= 1")
+    names = PRODUCTS[:n_products] + [f"Product {i:05d}" for i in range(len(PRODUCTS), n_products)]
     rng = np.random.default_rng(seed)
     data = ManualDataset()
     docs: dict[tuple[str, datetime, float], list[str]] = {}
-    for product in PRODUCTS[:n_products]:
+    for product in names:
         for attribute, (choices, render) in ATTRIBUTES.items():
             value = float(rng.choice(choices))
             history: list[float] = []
