@@ -121,6 +121,21 @@ def test_router_rules_and_similarity(manager: PartitionManager) -> None:
     assert r.route("replace the tyres").partitions == ("cars",)
 
 
+def test_content_similarity_routes_when_descriptions_lack_the_words(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    with PartitionManager(tmp_path / "p.db", clock=clock) as m:
+        build(m)
+        d = m.route("max concurrency of Atlas DB")  # no rule, no description word in common
+        assert d.partitions[0] == "dynamic-2024" and d.reasons["dynamic-2024"][0].startswith(
+            "content similarity"
+        )
+        assert m.recall("max concurrency of Atlas DB")[0].partition == "dynamic-2024"
+    with PartitionManager(tmp_path / "q.db", clock=clock, route_by_content=False) as m:
+        build(m)
+        assert m.route("max concurrency of Atlas DB").partitions == ("basic",)  # fallback
+
+
 def test_router_errors() -> None:
     with pytest.raises(InvalidPartitionError, match="bad pattern"):
         Router([Partition("x", "d", patterns=("(unclosed",))])

@@ -74,7 +74,7 @@ def tokens(text: str) -> list[str]:
 class HashingEmbedder:
     """Signed feature hashing into ``dim`` buckets, L2-normalised."""
 
-    def __init__(self, dim: int = 512) -> None:
+    def __init__(self, dim: int = 2048) -> None:
         if dim <= 0:
             raise ValueError("dim must be > 0")
         self.dim = dim

@@ -131,9 +131,12 @@ class PartitionRetriever:
     partition are independent of every other partition's content.
     """
 
-    def __init__(self, embed: Embedder | None = None, *, model_id: str = "hashing-bow-512") -> None:
+    def __init__(self, embed: Embedder | None = None, *, model_id: str | None = None) -> None:
         self.embed: Embedder = embed or HashingEmbedder()
-        self.model_id = model_id
+        # vectors are stored per model id, so changing the embedder never mixes vector spaces
+        self.model_id = model_id or (
+            f"hashing-bow-{self.embed.dim}" if isinstance(self.embed, HashingEmbedder) else "custom"
+        )
 
     def search(self, engine: Memory, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
         ids, matrix = engine.store.embeddings(flt, model=self.model_id)

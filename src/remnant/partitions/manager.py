@@ -63,6 +63,7 @@ class PartitionManager:
         min_similarity: float = 0.15,
         max_partitions: int = 2,
         fallback: Sequence[str] = ("basic",),
+        route_by_content: bool = True,
     ) -> None:
         self.clock: Clock = clock or SystemClock()
         self.embed: Embedder = embed or HashingEmbedder()
@@ -71,6 +72,7 @@ class PartitionManager:
         self.backend: PartitionBackend = backend or SQLiteBackend(self.conn, self.embed, self.clock)
         self.chain = SQLiteAudit(self.conn, self.clock)
         self.extra_audit = audit
+        self.route_by_content = route_by_content
         self.router_options: dict[str, Any] = {
             "min_similarity": min_similarity,
             "max_partitions": max_partitions,
@@ -228,7 +230,15 @@ class PartitionManager:
         return Router(self.list(), embed=self.embed, **self.router_options)
 
     def route(self, query: str, *, kind: str | None = None) -> RouteDecision:
-        return self.router().route(query, kind=kind)
+        """Rules first, then similarity to each partition's description or (if ``route_by_content``)
+        to its best-matching item, so a partition is found even when its description lacks the words."""
+        content: dict[str, float] = {}
+        if self.route_by_content:
+            for p in self.list():
+                hits = self.backend.recall(query, [p.name], 1)
+                if hits:
+                    content[p.name] = hits[0].score
+        return self.router().route(query, kind=kind, content_scores=content)
 
     def recall(
         self, query: str, *, partitions: Sequence[str] | None = None, kind: str | None = None, k: int = 5

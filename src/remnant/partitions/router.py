@@ -8,7 +8,7 @@ user's partition, everything else to basic knowledge.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,7 +36,8 @@ class Router:
     """Scores partitions for a query.
 
     A partition matched by a rule (keyword, regex or query kind) scores 1 + similarity; others
-    score their description similarity and are chosen only above ``min_similarity``. At most
+    score their similarity (to the description, or to their content when the caller supplies
+    it) and are chosen only above ``min_similarity``. At most
     ``max_partitions`` are returned; if nothing qualifies the ``fallback`` partitions are used
     (or the single most similar one, ties by name, when none of them exists).
     """
@@ -75,7 +76,14 @@ class Router:
             self._desc = np.asarray(self.embed([p.description for p in self.partitions]), dtype=np.float64)
         return self._desc
 
-    def route(self, query: str, *, kind: str | None = None) -> RouteDecision:
+    def route(
+        self, query: str, *, kind: str | None = None, content_scores: Mapping[str, float] | None = None
+    ) -> RouteDecision:
+        """Choose partitions for ``query``.
+
+        ``content_scores`` (partition -> similarity of its best item to the query) is optional
+        extra evidence: a partition counts as similar if its description *or* its content is.
+        """
         if not self.partitions:
             return RouteDecision((), {})
         sims = cosine(np.asarray(self.embed([query]), dtype=np.float64)[0], self._descriptions())
@@ -83,7 +91,10 @@ class Router:
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {}
         chosen: list[str] = []
-        for p, sim in zip(self.partitions, sims, strict=True):
+        content = content_scores or {}
+        for p, desc_sim in zip(self.partitions, sims, strict=True):
+            sim = max(float(desc_sim), float(content.get(p.name, 0.0)))
+            source = "description" if float(desc_sim) >= content.get(p.name, 0.0) else "content"
             why = [f"keyword {k!r}" for k in p.keywords if normalize_text(k) in text]
             why += [f"pattern {rx.pattern!r}" for rx in self._patterns[p.name] if rx.search(query)]
             if kind is not None and kind in p.kinds:
@@ -91,7 +102,7 @@ class Router:
             score = float(sim) + (1.0 if why else 0.0)
             scores[p.name] = round(score, 6)
             if why or sim >= self.min_similarity:
-                reasons[p.name] = why or [f"similarity {float(sim):.3f}"]
+                reasons[p.name] = why or [f"{source} similarity {sim:.3f}"]
                 chosen.append(p.name)
         chosen.sort(key=lambda name: (-scores[name], name))
         chosen = chosen[: self.max_partitions]
