@@ -123,20 +123,14 @@ class TrainingPool:
                     if ex.text is not None
                     else ("messages", json.dumps(ex.chat(), ensure_ascii=False))
                 )
-                digest = ex.content_hash()
-                exists = self._conn.execute(
-                    "SELECT 1 FROM pool_example WHERE content_hash = ? OR example_id = ?",
-                    (digest, ex.example_id),
-                ).fetchone()
-                if exists:
-                    duplicates += 1
-                    continue
-                self._conn.execute(
+                # ON CONFLICT DO NOTHING (SQLite >= 3.24, PostgreSQL): same content or id is a duplicate
+                cur = self._conn.execute(
                     "INSERT INTO pool_example (example_id, content_hash, body_kind, body, created_at, added_at,"
-                    " source, authority, importance, tags, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " source, authority, importance, tags, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT DO NOTHING",
                     (
                         ex.example_id,
-                        digest,
+                        ex.content_hash(),
                         body_kind,
                         body,
                         format_time(ex.created_at),
@@ -148,7 +142,10 @@ class TrainingPool:
                         json.dumps(ex.meta, ensure_ascii=False),
                     ),
                 )
-                added += 1
+                if cur.rowcount == 1:
+                    added += 1
+                else:
+                    duplicates += 1
         return AddResult(added, duplicates)
 
     def remove(self, example_id: str) -> bool:
@@ -245,10 +242,9 @@ class TrainingPool:
         """
         if n < 0:
             raise ValueError("n must be >= 0")
-        exs = self.examples()
-        ages, w = self._weights(exs, now=now, policy=policy)
+        ids, ages, w = self._numeric(now=now, policy=policy)
         idx = draw_indices(w, n, np.random.default_rng(seed), replace_draws=replace_draws)
-        return [WeightedExample(exs[i], float(ages[i]), float(w[i])) for i in idx]
+        return self._materialise(ids, ages, w, idx)
 
     def batches(
         self,
@@ -262,12 +258,45 @@ class TrainingPool:
         """Yield ``n_batches`` weighted batches from one seeded generator (same seed, same batches)."""
         if batch_size <= 0 or n_batches < 0:
             raise ValueError("batch_size must be > 0 and n_batches >= 0")
-        exs = self.examples()
-        ages, w = self._weights(exs, now=now, policy=policy)
+        ids, ages, w = self._numeric(now=now, policy=policy)
         rng = np.random.default_rng(seed)
         for _ in range(n_batches):
             idx = draw_indices(w, batch_size, rng, replace_draws=True)
-            yield [WeightedExample(exs[i], float(ages[i]), float(w[i])) for i in idx]
+            yield self._materialise(ids, ages, w, idx)
+
+    def _numeric(
+        self, *, now: datetime | None, policy: WeightPolicy | None
+    ) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Ids, ages and weights without building example objects (the fast path for sampling)."""
+        rows = self._conn.execute(
+            "SELECT example_id, created_at, authority, importance FROM pool_example ORDER BY created_at, example_id"
+        ).fetchall()
+        at = resolve_now(now, self.clock).timestamp()
+        created = np.array([datetime.fromisoformat(r[1]).timestamp() for r in rows], dtype=np.float64)
+        ages = np.maximum((at - created) / SECONDS_PER_DAY, 0.0)
+        auth = np.array([r[2] for r in rows], dtype=np.float64)
+        imp = np.array([r[3] for r in rows], dtype=np.float64)
+        return [r[0] for r in rows], ages, weights(ages, auth, imp, policy or self.policy)
+
+    def _materialise(
+        self,
+        ids: Sequence[str],
+        ages: npt.NDArray[np.float64],
+        w: npt.NDArray[np.float64],
+        idx: npt.NDArray[np.int64],
+    ) -> list[WeightedExample]:
+        wanted = sorted({ids[i] for i in idx})
+        found: dict[str, TrainingExample] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" for _ in chunk)
+            for row in self._conn.execute(
+                "SELECT example_id, body_kind, body, created_at, source, authority, importance, tags, meta"
+                f" FROM pool_example WHERE example_id IN ({marks})",
+                chunk,
+            ):
+                found[row[0]] = self._row_to_example(row)
+        return [WeightedExample(found[ids[i]], float(ages[i]), float(w[i])) for i in idx]
 
     def export(
         self,
