@@ -91,6 +91,23 @@ def test_conflicts_scan_resolve_export(
     assert "根据2024年最新更新" in text and "最大并发数" in text
 
 
+def test_resolved_claims_into_the_pool(runner: CliRunner, tmp_path: Path, manuals_file: Path) -> None:
+    marked = tmp_path / "marked.jsonl"
+    assert runner.invoke(conflicts, ["resolve", str(manuals_file), "-o", str(marked)]).exit_code == 0
+    db = str(tmp_path / "pool.db")
+    r = runner.invoke(pool, ["--pool", db, "add", "--claims", str(marked), "--json"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(pool, ["--pool", db, "stats", "--json"])
+    stats = json.loads(r.stdout)
+    assert stats["superseded"] > 0 and stats["policy"]["superseded_factor"] == 0.0
+    r = runner.invoke(
+        pool, ["--pool", db, "export", str(tmp_path / "t.jsonl"), "--superseded-factor", "0.1", "--json"]
+    )
+    assert json.loads(r.stdout)["written"] == stats["count"]
+    r = runner.invoke(pool, ["--pool", db, "export", str(tmp_path / "t.jsonl"), "--json"])
+    assert json.loads(r.stdout)["written"] == stats["count"] - stats["superseded"]
+
+
 def test_conflicts_bad_rules_and_bad_lines(runner: CliRunner, tmp_path: Path, manuals_file: Path) -> None:
     cyc = write(tmp_path / "cyc.json", [json.dumps({"beats": [["a", "b"], ["b", "a"]]})])
     r = runner.invoke(conflicts, ["resolve", str(manuals_file), "--rules", str(cyc)])

@@ -89,7 +89,7 @@ def test_pool_file_survives_reopen_and_keeps_policy(tmp_path, now: datetime) -> 
     versions = (
         sqlite3.connect(path).execute("SELECT version FROM pool_schema_version ORDER BY version").fetchall()
     )
-    assert [v for (v,) in versions] == [1, 2]
+    assert [v for (v,) in versions] == [1, 2, 3]
 
 
 def test_sampling_is_reproducible_per_seed(pool: TrainingPool, now: datetime) -> None:
@@ -232,3 +232,38 @@ def test_estimated_half_life_tracks_the_setting(now: datetime) -> None:
         drawn = rng.choice(ages, size=20_000, p=w / w.sum())
         assert estimate_half_life(drawn, ages) == pytest.approx(half_life, rel=0.05)
     assert math.isinf(estimate_half_life(ages, ages))  # uniform draws: no decay at all
+
+
+def test_superseded_examples_are_kept_but_not_drawn(pool: TrainingPool, now: datetime) -> None:
+    pool.add_many([ex(now, 10, "old value 10", superseded=True), ex(now, 300, "current value 15")])
+    assert {d.example.text for d in pool.sample(100, seed=0)} == {"current value 15"}
+    half = WeightPolicy(superseded_factor=0.5)
+    w = {we.example.text: we.weight for we in pool.weighted(policy=half)}
+    assert w["old value 10"] == pytest.approx(0.5 * 0.5 ** (10 / 182.625))
+    assert pool.stats().superseded == 1
+    current = next(e for e in pool.examples() if not e.superseded)
+    assert pool.mark_superseded([current.example_id]) == 1
+    assert pool.mark_superseded([current.example_id]) == 0
+    with pytest.raises(TrainingDataError):
+        pool.sample(1)  # everything is superseded now
+    with pytest.raises(ValueError):
+        WeightPolicy(superseded_factor=2.0)
+
+
+def test_resolved_claims_go_into_the_pool_with_their_status(tmp_path, now: datetime, manuals) -> None:  # type: ignore[no-untyped-def]
+    from remnant.training.claims import load_claims
+    from remnant.training.conflicts import find_conflicts
+    from remnant.training.rules import RuleSet, mark_superseded
+    from remnant.training.statements import claim_statement, load_claim_examples
+
+    claims = load_claims([json.dumps(c) for c in manuals.claims]).items
+    rows = mark_superseded(claims, RuleSet().resolve_all(find_conflicts(claims)))
+    report = load_claim_examples([json.dumps(r) for r in rows])
+    assert len(report.items) == len(claims) and not report.errors
+    superseded = {e.example_id for e in report.items if e.superseded}
+    assert superseded == {r["id"] for r in rows if r["status"] == "superseded"}
+    with TrainingPool(tmp_path / "claims.db", clock=FixedClock(now)) as p:
+        p.add_many(report.items)
+        drawn = p.sample(2000, seed=0)
+    assert not {d.example.example_id for d in drawn} & superseded
+    assert claim_statement(claims[0]).startswith(f"The {claims[0].attribute} of {claims[0].entity} is ")

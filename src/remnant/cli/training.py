@@ -114,28 +114,26 @@ def _policy_options(f: Callable[..., Any]) -> Callable[..., Any]:
     f = click.option("--authority-exp", type=float, help="Weight *= authority ** this (default 0).")(f)
     f = click.option("--importance-exp", type=float, help="Weight *= importance ** this (default 0).")(f)
     f = click.option("--min-weight", type=float, help="Drop examples whose weight fell below this.")(f)
+    f = click.option(
+        "--superseded-factor", type=float, help="Weight *= this for superseded examples (default 0)."
+    )(f)
     return f
 
 
-def _policy(
-    p: Any,
-    half_life: float | None,
-    authority_exp: float | None,
-    importance_exp: float | None,
-    min_weight: float | None,
-) -> Any:
+_POLICY_FIELDS = {
+    "half_life": "half_life_days",
+    "authority_exp": "authority_exponent",
+    "importance_exp": "importance_exponent",
+    "min_weight": "min_weight",
+    "superseded_factor": "superseded_factor",
+}
+
+
+def _policy(p: Any, options: dict[str, float | None]) -> Any:
+    """The pool's stored policy with the options given on the command line applied."""
     from dataclasses import replace
 
-    changes = {
-        k: v
-        for k, v in {
-            "half_life_days": half_life,
-            "authority_exponent": authority_exp,
-            "importance_exponent": importance_exp,
-            "min_weight": min_weight,
-        }.items()
-        if v is not None
-    }
+    changes = {_POLICY_FIELDS[k]: v for k, v in options.items() if v is not None}
     return replace(p.policy, **changes)
 
 
@@ -145,6 +143,12 @@ def _policy(
 @click.option(
     "--default-source", metavar="NAME", help="Give unsourced examples this source (logged per line)."
 )
+@click.option(
+    "--claims",
+    "as_claims",
+    is_flag=True,
+    help="FILE holds claims (e.g. `conflicts resolve -o`): add each as a statement, superseded ones flagged.",
+)
 @strict_flag
 @json_flag
 @click.pass_context
@@ -153,6 +157,7 @@ def pool_add(
     file: str,
     default_time: str | None,
     default_source: str | None,
+    as_claims: bool,
     strict: bool,
     as_json: bool,
 ) -> None:
@@ -160,18 +165,25 @@ def pool_add(
 
     Bad lines are reported with their line numbers; the rest are still added.
     """
-    from remnant.training.example import example_from_dict
+    from remnant.training.example import TrainingExample, example_from_dict
+    from remnant.training.statements import load_claim_examples
 
     dt = _time_option(default_time)
     with _errors():
-        report = load_jsonl(
-            file,
-            lambda o, n, notes: example_from_dict(
-                o, n, notes, default_time=dt, default_source=default_source
-            ),
-        )
+        report: LoadReport[TrainingExample]
+        if as_claims:
+            report = load_claim_examples(file, default_date=dt, default_source=default_source)
+        else:
+            report = load_jsonl(
+                file,
+                lambda o, n, notes: example_from_dict(
+                    o, n, notes, default_time=dt, default_source=default_source
+                ),
+            )
         with _open_pool(ctx) as p:
             result = p.add_many(report.items)
+            # also flags statements already in the pool that a later resolution superseded
+            p.mark_superseded(e.example_id for e in report.items if e.superseded)
             total = len(p)
     _report_problems(report.problems, strict=False)
     data = {
@@ -195,15 +207,12 @@ def pool_add(
 @click.pass_context
 def pool_config(
     ctx: click.Context,
-    half_life: float | None,
-    authority_exp: float | None,
-    importance_exp: float | None,
-    min_weight: float | None,
     as_json: bool,
+    **policy_kw: float | None,
 ) -> None:
     """Show or store the pool's weight policy (half-life, exponents, minimum weight)."""
     with _errors(), _open_pool(ctx) as p:
-        policy = _policy(p, half_life, authority_exp, importance_exp, min_weight)
+        policy = _policy(p, policy_kw)
         p.set_policy(policy)
         data = policy.__dict__
     _emit(data, as_json, lambda: "\n".join(f"{k}: {v}" for k, v in data.items()))
@@ -225,16 +234,13 @@ def pool_sample(
     batch_size: int | None,
     distinct: bool,
     now_text: str | None,
-    half_life: float | None,
-    authority_exp: float | None,
-    importance_exp: float | None,
-    min_weight: float | None,
     as_json: bool,
+    **policy_kw: float | None,
 ) -> None:
     """Draw N examples with probability proportional to their decayed weight."""
     now = _time_option(now_text)
     with _errors(), _open_pool(ctx) as p:
-        policy = _policy(p, half_life, authority_exp, importance_exp, min_weight)
+        policy = _policy(p, policy_kw)
         drawn = p.sample(n, seed=seed, replace_draws=not distinct, now=now, policy=policy)
     rows = [
         {
@@ -290,16 +296,13 @@ def pool_export(
     seed: int,
     normalize: bool,
     now_text: str | None,
-    half_life: float | None,
-    authority_exp: float | None,
-    importance_exp: float | None,
-    min_weight: float | None,
     as_json: bool,
+    **policy_kw: float | None,
 ) -> None:
     """Write a chat fine-tuning JSONL: {"messages": [...], "weight": w} per line."""
     now = _time_option(now_text)
     with _errors(), _open_pool(ctx) as p:
-        policy = _policy(p, half_life, authority_exp, importance_exp, min_weight)
+        policy = _policy(p, policy_kw)
         count = p.export(out, mode=mode, n=n, seed=seed, normalize=normalize, now=now, policy=policy)
     _emit({"written": count, "path": out}, as_json, f"wrote {count} rows to {out}")
 
@@ -312,16 +315,13 @@ def pool_export(
 def pool_stats(
     ctx: click.Context,
     now_text: str | None,
-    half_life: float | None,
-    authority_exp: float | None,
-    importance_exp: float | None,
-    min_weight: float | None,
     as_json: bool,
+    **policy_kw: float | None,
 ) -> None:
     """Counts by source, ages, total weight, effective sample size, weight share by age."""
     now = _time_option(now_text)
     with _errors(), _open_pool(ctx) as p:
-        policy = _policy(p, half_life, authority_exp, importance_exp, min_weight)
+        policy = _policy(p, policy_kw)
         data = p.stats(now=now, policy=policy).to_dict()
         data["policy"] = policy.__dict__
     _emit(data, as_json, lambda: "\n".join(f"{k}: {v}" for k, v in data.items()))

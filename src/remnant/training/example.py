@@ -32,7 +32,8 @@ class TrainingExample:
 
     Exactly one of ``text`` (plain continued-pretraining text) and ``messages`` (a chat) is set.
     ``authority`` in [0, 1] says how much the source is trusted; ``importance`` (> 0, default 1)
-    lets curators keep some examples alive longer. ``created_at`` is when the knowledge was
+    lets curators keep some examples alive longer; ``superseded`` marks a statement a newer
+    authoritative value replaced (weighted by the policy's ``superseded_factor``). ``created_at`` is when the knowledge was
     written (the manual's date), which is what the age decay is measured from.
     """
 
@@ -44,6 +45,7 @@ class TrainingExample:
     importance: float = 1.0
     tags: tuple[str, ...] = ()
     example_id: str = ""
+    superseded: bool = False
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -90,6 +92,8 @@ class TrainingExample:
         )
         if self.tags:
             row["tags"] = list(self.tags)
+        if self.superseded:
+            row["superseded"] = True
         if self.meta:
             row["meta"] = self.meta
         return row
@@ -157,6 +161,9 @@ def example_from_dict(
     meta = obj.get("meta", {})
     if not isinstance(meta, dict):
         raise InvalidExampleError("'meta' must be an object")
+    superseded = obj.get("superseded", False)
+    if not isinstance(superseded, bool):
+        raise InvalidExampleError("'superseded' must be true or false")
     return TrainingExample(
         created_at=created,
         source=source,
@@ -167,4 +174,5 @@ def example_from_dict(
         tags=tuple(tags),
         example_id=str(obj.get("id", "")),
         meta=meta,
+        superseded=superseded,
     )

@@ -49,10 +49,12 @@ class PoolStats:
     total_weight: float
     effective_size: float
     weight_share_by_age: dict[str, float] = field(default_factory=dict)
+    superseded: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "count": self.count,
+            "superseded": self.superseded,
             "by_source": self.by_source,
             "oldest": format_time(self.oldest) if self.oldest else None,
             "newest": format_time(self.newest) if self.newest else None,
@@ -126,8 +128,8 @@ class TrainingPool:
                 # ON CONFLICT DO NOTHING (SQLite >= 3.24, PostgreSQL): same content or id is a duplicate
                 cur = self._conn.execute(
                     "INSERT INTO pool_example (example_id, content_hash, body_kind, body, created_at, added_at,"
-                    " source, authority, importance, tags, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT DO NOTHING",
+                    " source, authority, importance, tags, meta, superseded)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     (
                         ex.example_id,
                         ex.content_hash(),
@@ -140,6 +142,7 @@ class TrainingPool:
                         ex.importance,
                         json.dumps(list(ex.tags), ensure_ascii=False),
                         json.dumps(ex.meta, ensure_ascii=False),
+                        1 if ex.superseded else 0,
                     ),
                 )
                 if cur.rowcount == 1:
@@ -152,6 +155,17 @@ class TrainingPool:
         with self._conn:
             cur = self._conn.execute("DELETE FROM pool_example WHERE example_id = ?", (example_id,))
         return cur.rowcount > 0
+
+    def mark_superseded(self, example_ids: Iterable[str], superseded: bool = True) -> int:
+        """Flag examples as superseded (or not); return how many rows changed."""
+        changed = 0
+        with self._conn:
+            for example_id in example_ids:
+                changed += self._conn.execute(
+                    "UPDATE pool_example SET superseded = ? WHERE example_id = ? AND superseded <> ?",
+                    (int(superseded), example_id, int(superseded)),
+                ).rowcount
+        return changed
 
     def close(self) -> None:
         self._conn.close()
@@ -169,8 +183,8 @@ class TrainingPool:
     def examples(self, *, source: str | None = None) -> list[TrainingExample]:
         """All examples in a stable order (creation time, then id)."""
         sql = (
-            "SELECT example_id, body_kind, body, created_at, source, authority, importance, tags, meta"
-            " FROM pool_example"
+            "SELECT example_id, body_kind, body, created_at, source, authority, importance, tags, meta,"
+            " superseded FROM pool_example"
         )
         params: tuple[Any, ...] = ()
         if source is not None:
@@ -181,7 +195,7 @@ class TrainingPool:
 
     @staticmethod
     def _row_to_example(row: Sequence[Any]) -> TrainingExample:
-        example_id, body_kind, body, created_at, source, authority, importance, tags, meta = row
+        example_id, body_kind, body, created_at, source, authority, importance, tags, meta, superseded = row
         text: str | None = None
         messages: tuple[Message, ...] = ()
         if body_kind == "text":
@@ -198,6 +212,7 @@ class TrainingPool:
             tags=tuple(json.loads(tags)),
             example_id=example_id,
             meta=json.loads(meta),
+            superseded=bool(superseded),
         )
 
     def weighted(
@@ -221,7 +236,8 @@ class TrainingPool:
         ages = np.maximum((at.timestamp() - created) / SECONDS_PER_DAY, 0.0)
         auth = np.array([e.authority for e in exs], dtype=np.float64)
         imp = np.array([e.importance for e in exs], dtype=np.float64)
-        return ages, weights(ages, auth, imp, pol)
+        sup = np.array([e.superseded for e in exs], dtype=bool)
+        return ages, weights(ages, auth, imp, pol, sup)
 
     # -- sampling -----------------------------------------------------------------------------
     def sample(
@@ -269,14 +285,16 @@ class TrainingPool:
     ) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Ids, ages and weights without building example objects (the fast path for sampling)."""
         rows = self._conn.execute(
-            "SELECT example_id, created_at, authority, importance FROM pool_example ORDER BY created_at, example_id"
+            "SELECT example_id, created_at, authority, importance, superseded FROM pool_example"
+            " ORDER BY created_at, example_id"
         ).fetchall()
         at = resolve_now(now, self.clock).timestamp()
         created = np.array([datetime.fromisoformat(r[1]).timestamp() for r in rows], dtype=np.float64)
         ages = np.maximum((at - created) / SECONDS_PER_DAY, 0.0)
         auth = np.array([r[2] for r in rows], dtype=np.float64)
         imp = np.array([r[3] for r in rows], dtype=np.float64)
-        return [r[0] for r in rows], ages, weights(ages, auth, imp, policy or self.policy)
+        sup = np.array([bool(r[4]) for r in rows], dtype=bool)
+        return [r[0] for r in rows], ages, weights(ages, auth, imp, policy or self.policy, sup)
 
     def _materialise(
         self,
@@ -291,8 +309,8 @@ class TrainingPool:
             chunk = wanted[start : start + 500]
             marks = ",".join("?" for _ in chunk)
             for row in self._conn.execute(
-                "SELECT example_id, body_kind, body, created_at, source, authority, importance, tags, meta"
-                f" FROM pool_example WHERE example_id IN ({marks})",
+                "SELECT example_id, body_kind, body, created_at, source, authority, importance, tags, meta,"
+                f" superseded FROM pool_example WHERE example_id IN ({marks})",
                 chunk,
             ):
                 found[row[0]] = self._row_to_example(row)
@@ -357,6 +375,7 @@ class TrainingPool:
             total_weight=round(total, 6),
             effective_size=round(ess, 3),
             weight_share_by_age=shares,
+            superseded=sum(e.superseded for e in exs),
         )
 
 

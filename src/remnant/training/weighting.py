@@ -26,12 +26,15 @@ class WeightPolicy:
     ``authority_exponent`` and ``importance_exponent`` are 0 by default (pure age decay); set
     them to 1 to scale linearly with trust or importance, higher to favour them more strongly.
     ``min_weight`` drops examples that have faded below it (they are, in effect, forgotten).
+    ``superseded_factor`` multiplies the weight of examples marked superseded (a conflict
+    resolution found a newer authoritative value); 0 by default, so they are never drawn.
     """
 
     half_life_days: float = DEFAULT_HALF_LIFE_DAYS
     authority_exponent: float = 0.0
     importance_exponent: float = 0.0
     min_weight: float = 0.0
+    superseded_factor: float = 0.0
 
     def __post_init__(self) -> None:
         if not (self.half_life_days > 0 and math.isfinite(self.half_life_days)):
@@ -40,6 +43,8 @@ class WeightPolicy:
             raise ValueError("authority and importance exponents must be >= 0")
         if not 0.0 <= self.min_weight < 1.0:
             raise ValueError("min_weight must be in [0, 1)")
+        if not 0.0 <= self.superseded_factor <= 1.0:
+            raise ValueError("superseded_factor must be in [0, 1]")
 
 
 def age_days(created_at: datetime, now: datetime) -> float:
@@ -58,9 +63,13 @@ def weights(
     authority: npt.ArrayLike,
     importance: npt.ArrayLike,
     policy: WeightPolicy,
+    superseded: npt.ArrayLike | None = None,
 ) -> npt.NDArray[np.float64]:
-    """Vectorised sampling weights for arrays of ages (days), authorities and importances."""
+    """Vectorised sampling weights for arrays of ages (days), authorities, importances and
+    (optionally) superseded flags."""
     w = decay_factor(ages, policy.half_life_days)
+    if superseded is not None:
+        w = np.where(np.asarray(superseded, dtype=bool), w * policy.superseded_factor, w)
     if policy.authority_exponent:
         w = w * np.power(np.asarray(authority, dtype=np.float64), policy.authority_exponent)
     if policy.importance_exponent:
