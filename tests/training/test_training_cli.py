@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from remnant.cli.training import bench_pool, conflicts, partitions, pool, unlearn
+from remnant.cli.training import bench_partitions, bench_pool, conflicts, partitions, pool, unlearn
 from remnant.training.synthetic import ManualDataset
 
 
@@ -214,3 +214,16 @@ def test_bench_pool_writes_plot_and_figures(runner: CliRunner, tmp_path: Path) -
     data = json.loads(r.stdout)
     assert data["relative_error"] < 0.1 and data["ks"] < 0.05
     assert png.stat().st_size > 1000
+
+
+def test_bench_partitions_hashing(runner: CliRunner) -> None:
+    r = runner.invoke(bench_partitions, ["--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    content = data["rules+description+content"]
+    assert (
+        content["isolation_after_replace"].split("/")[0]
+        == content["isolation_after_replace"].split("/")[1].split()[0]
+    )
+    assert content["audit_chain_ok"] is True
+    assert content["top1_accuracy"] >= data["rules+description"]["top1_accuracy"]

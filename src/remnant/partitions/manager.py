@@ -73,6 +73,8 @@ class PartitionManager:
         self.chain = SQLiteAudit(self.conn, self.clock)
         self.extra_audit = audit
         self.route_by_content = route_by_content
+        self._router: Router | None = None
+        self._router_key: tuple[Any, ...] = ()
         self.router_options: dict[str, Any] = {
             "min_similarity": min_similarity,
             "max_partitions": max_partitions,
@@ -227,18 +229,25 @@ class PartitionManager:
 
     # -- routing and recall -------------------------------------------------------------------
     def router(self) -> Router:
-        return Router(self.list(), embed=self.embed, **self.router_options)
+        """The router for the current registry (cached: descriptions are embedded once per change)."""
+        partitions = self.list()
+        key = tuple((p.name, p.description, p.keywords, p.patterns, p.kinds) for p in partitions)
+        if self._router is None or self._router_key != key:
+            self._router = Router(partitions, embed=self.embed, **self.router_options)
+            self._router_key = key
+        return self._router
 
     def route(self, query: str, *, kind: str | None = None) -> RouteDecision:
         """Rules first, then similarity to each partition's description or (if ``route_by_content``)
         to its best-matching item, so a partition is found even when its description lacks the words."""
+        router = self.router()
         content: dict[str, float] = {}
-        if self.route_by_content:
-            for p in self.list():
-                hits = self.backend.recall(query, [p.name], 1)
-                if hits:
-                    content[p.name] = hits[0].score
-        return self.router().route(query, kind=kind, content_scores=content)
+        if self.route_by_content and router.partitions:
+            # one recall over all partitions (one query embedding); each partition's best hit counts
+            names = [p.name for p in router.partitions]
+            for hit in self.backend.recall(query, names, max(50, 10 * len(names))):
+                content[hit.partition] = max(content.get(hit.partition, 0.0), hit.score)
+        return router.route(query, kind=kind, content_scores=content)
 
     def recall(
         self, query: str, *, partitions: Sequence[str] | None = None, kind: str | None = None, k: int = 5

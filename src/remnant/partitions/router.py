@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from remnant.partitions.embed import Embedder, HashingEmbedder, cosine
+from remnant.partitions.embed import Embedder, HashingEmbedder, cosine, embed_queries
 from remnant.partitions.errors import InvalidPartitionError
 from remnant.partitions.model import Partition
 from remnant.training.normalize import normalize_text
@@ -86,7 +86,7 @@ class Router:
         """
         if not self.partitions:
             return RouteDecision((), {})
-        sims = cosine(np.asarray(self.embed([query]), dtype=np.float64)[0], self._descriptions())
+        sims = cosine(embed_queries(self.embed, [query])[0], self._descriptions())
         text = normalize_text(query)
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {}
