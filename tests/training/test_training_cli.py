@@ -227,3 +227,31 @@ def test_bench_partitions_hashing(runner: CliRunner) -> None:
     )
     assert content["audit_chain_ok"] is True
     assert content["top1_accuracy"] >= data["rules+description"]["top1_accuracy"]
+
+
+def test_unlearn_eval_scores_an_importable_callable(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "stub_models.py").write_text(
+        "def before(prompt):\n    return 'It is blue.' if 'apple' in prompt else 'Paris 12 blue 7 cold Earth honey ice'\n"
+        "def after(prompt):\n    return 'It is red.' if 'apple' in prompt else 'no idea'\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    facts = write(
+        tmp_path / "f.jsonl",
+        [json.dumps({"subject": "apple", "attribute": "colour", "wrong": "blue", "correct": "red"})],
+    )
+    ev = tmp_path / "eval.jsonl"
+    runner.invoke(unlearn, ["generate", str(facts), "-o", str(tmp_path / "cf.jsonl"), "--eval-out", str(ev)])
+    r = runner.invoke(unlearn, ["eval", str(ev), "--generate", "stub_models:before", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["forget_rate"] == 0.0 and json.loads(r.stdout)["retention_rate"] == 1.0
+    r = runner.invoke(
+        unlearn,
+        ["eval", str(ev), "--generate", "stub_models:before", "--after", "stub_models:after", "--json"],
+    )
+    data = json.loads(r.stdout)
+    assert data["forget_rate_after"] == 1.0 and data["collateral_damage"] == 1.0
+    r = runner.invoke(unlearn, ["eval", str(ev), "--generate", "stub_models:missing"])
+    assert r.exit_code == 2 and "cannot load" in r.stderr

@@ -597,6 +597,51 @@ def unlearn_generate(
     )
 
 
+@unlearn.command("eval")
+@click.argument("eval_file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--generate",
+    "target",
+    required=True,
+    metavar="MODULE:NAME",
+    help="A generate(prompt) -> str callable to score, e.g. mypkg.models:before_unlearning.",
+)
+@click.option(
+    "--after",
+    "after_target",
+    metavar="MODULE:NAME",
+    help="A second model to compare (e.g. after the fine-tune).",
+)
+@json_flag
+def unlearn_eval(eval_file: str, target: str, after_target: str | None, as_json: bool) -> None:
+    """Score a model on an evaluation set: forget rate versus retention of general ability."""
+    import importlib
+
+    from remnant.training.counterfactual import EvalRunner, load_evaluation_set
+
+    def load(spec: str) -> Callable[[str], str]:
+        module_name, _, attr = spec.partition(":")
+        if not module_name or not attr:
+            raise ValidationError(f"--generate needs MODULE:NAME, got {spec!r}")
+        try:
+            obj = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ValidationError(f"cannot load {spec!r}: {exc}") from None
+        if not callable(obj):
+            raise ValidationError(f"{spec!r} is not callable")
+        return obj  # type: ignore[no-any-return]
+
+    with _errors():
+        report = load_evaluation_set(eval_file)
+        _report_problems(report.problems, strict=False)
+        runner = EvalRunner(report.items)
+        if after_target:
+            data: dict[str, Any] = runner.compare(load(target), load(after_target))
+        else:
+            data = runner.run(load(target)).summary()
+    _emit(data, as_json, lambda: "\n".join(f"{k}: {v}" for k, v in data.items()))
+
+
 # ---------------------------------------------------------------------------------------------
 # partitions
 # ---------------------------------------------------------------------------------------------
