@@ -30,14 +30,15 @@ class SQLiteAudit:
         self.clock: Clock = clock or SystemClock()
 
     def record(self, action: str, partition: str, detail: dict[str, Any]) -> None:
-        row = self.conn.execute("SELECT hash FROM part_audit ORDER BY seq DESC LIMIT 1").fetchone()
-        prev = row[0] if row else GENESIS
+        row = self.conn.execute("SELECT seq, hash FROM part_audit ORDER BY seq DESC LIMIT 1").fetchone()
+        # explicit sequence numbers (no auto-increment) keep the SQL portable
+        seq, prev = (row[0] + 1, row[1]) if row else (1, GENESIS)
         at = format_time(self.clock.now())
         body = json.dumps(detail, ensure_ascii=False, sort_keys=True)
         digest = _hash(prev, at, action, partition, body)
         self.conn.execute(
-            "INSERT INTO part_audit (at, action, partition, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)",
-            (at, action, partition, body, prev, digest),
+            "INSERT INTO part_audit (seq, at, action, partition, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (seq, at, action, partition, body, prev, digest),
         )
 
     def records(self, partition: str | None = None) -> list[AuditRecord]:
