@@ -1,29 +1,20 @@
-"""Time seam for the training layer: anything with ``now()`` returning an aware UTC datetime.
+"""Time for the training layer: the core :class:`~remnant.core.clock.Clock` seam plus helpers.
 
-Functions take either a ``now`` datetime or a clock object so tests can pin time exactly.
+Functions take either a ``now`` datetime or a clock object (anything with ``now()`` returning an
+aware UTC datetime, e.g. the core ``ManualClock``) so tests can pin time exactly.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Protocol
 
+from remnant.core.clock import Clock, SystemClock
 
-class Clock(Protocol):
-    """Source of the current time (the core ``remnant.core.clock.Clock`` satisfies this)."""
-
-    def now(self) -> datetime: ...
-
-
-class SystemClock:
-    """Wall-clock time in UTC."""
-
-    def now(self) -> datetime:
-        return datetime.now(UTC)
+__all__ = ["Clock", "FixedClock", "SystemClock", "ensure_utc", "format_time", "parse_time", "resolve_now"]
 
 
 class FixedClock:
-    """A clock frozen at one instant (tests, reproducible exports)."""
+    """A clock frozen at one instant (reproducible exports and benchmarks)."""
 
     def __init__(self, at: datetime) -> None:
         self._at = ensure_utc(at)
