@@ -11,7 +11,6 @@ from remnant.eval.adapters import (
     RememberEverything,
     RemnantAdapter,
     VectorRememberEverything,
-    tuned_decay,
 )
 
 
@@ -133,16 +132,6 @@ def test_vector_baseline_ranks_by_embedding() -> None:
     v.remember("u", "The weather was rainy in Porto.")
     assert v.recall("u", "Which instrument do I play?", 1)[0].text.startswith("I play the cello")
     v.close()
-
-
-def test_tuned_decay_only_lengthens_fact_stability() -> None:
-    from remnant.core.decay import DecayConfig
-
-    t, d = tuned_decay(), DecayConfig()
-    assert t.base_stability_days["fact"] > d.base_stability_days["fact"]
-    assert {k: v for k, v in t.base_stability_days.items() if k != "fact"} == {
-        k: v for k, v in d.base_stability_days.items() if k != "fact"
-    }
 
 
 def test_private_adapter_rehydrates_and_exposes_the_vault() -> None:

@@ -40,7 +40,7 @@ _SUITE_CHOICES = (
     multiple=True,
     default=("remnant", "baseline"),
     show_default=True,
-    help="Memory system to evaluate (repeat): remnant, remnant-private, remnant-tuned, baseline, vector-baseline, "
+    help="Memory system to evaluate (repeat): remnant, remnant-private, baseline, vector-baseline, "
     "never-forgets, forgets-everything, raises, hangs, malformed.",
 )
 @click.option("--quick", is_flag=True, help="Small sizes (seconds), for CI.")

@@ -13,7 +13,6 @@ Shipped adapters:
 * ``remnant-private`` — the same with the privacy layer on (build_memory's default): texts are
   redacted into the encrypted vault; the adapter rehydrates what it returns (privileged) so the
   suites judge the information, and the vault is one more place a forgotten fact must leave.
-* ``remnant-tuned`` — ``remnant`` with the decay change proposed for retention.
 * ``baseline`` — remembers everything, ranks with BM25 over the same terms Remnant's lexical index
   uses; it deletes what it is explicitly told to (by id or key) but never decays or supersedes.
 * ``vector-baseline`` — the same, ranking by cosine similarity of static 64-d embeddings
@@ -558,24 +557,6 @@ class Malformed(RememberEverything):
         return [42, {"oops": True}]  # type: ignore[list-item]
 
 
-def _tuned() -> MemoryAdapter:
-    return RemnantAdapter(decay=tuned_decay(), label="remnant-tuned")
-
-
-def tuned_decay() -> Any:
-    """The decay configuration proposed for retention (see docs/benchmarks/eval.md).
-
-    With the default 14-day base stability of facts, a fact said at importance 0.3 fades after about
-    6 days and one at 0.8 after about 26, so a fact used monthly has faded before its first use, and a
-    faded memory is never recalled, so it is never reinforced again. A 90-day base stability keeps a
-    monthly-used importance-0.3 fact alive until its first use (35 days) while unused facts still fade
-    within months.
-    """
-    from remnant.core.decay import DecayConfig
-
-    return DecayConfig(base_stability_days={**DecayConfig().base_stability_days, "fact": 90.0})
-
-
 def _private() -> MemoryAdapter:
     return RemnantAdapter(privacy=True, label="remnant-private")
 
@@ -583,7 +564,6 @@ def _private() -> MemoryAdapter:
 ADAPTERS: dict[str, AdapterFactory] = {
     "remnant": RemnantAdapter,
     "remnant-private": _private,
-    "remnant-tuned": _tuned,
     "baseline": RememberEverything,
     "vector-baseline": VectorRememberEverything,
     "never-forgets": NeverForgets,
