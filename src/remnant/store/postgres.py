@@ -508,13 +508,13 @@ class PostgresStore(Store):
         time.sleep(min(0.05 * (2**attempt), 1.0))
 
     def _mapped(self, exc: psycopg.Error) -> Exception:
-        if isinstance(exc, psycopg.errors.UniqueViolation | psycopg.errors.CheckViolation):
-            return ValidationError(str(exc).strip())
+        # only the primary message: DETAIL lines can quote a row's content, which must not leak into logs
+        message = (exc.diag.message_primary or str(exc)).strip()
         if isinstance(exc, psycopg.DataError | psycopg.IntegrityError):
-            return ValidationError(str(exc).strip())
+            return ValidationError(message)
         if isinstance(exc, psycopg.OperationalError):
-            return StoreError(f"PostgreSQL at {self._safe_url} failed: {str(exc).strip()}")
-        return StoreError(f"PostgreSQL error: {str(exc).strip()}")
+            return StoreError(f"PostgreSQL at {self._safe_url} failed: {message}")
+        return StoreError(f"PostgreSQL error: {message}")
 
     def _write(self, fn: Callable[[Conn], T]) -> T:
         """Run ``fn`` in a transaction: the caller's, or a new one retried if it fails before COMMIT."""
