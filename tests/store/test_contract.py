@@ -118,7 +118,9 @@ def test_get_many_keeps_the_requested_order(store: Store) -> None:
 def test_filters(store: Store) -> None:
     a = rec("a", kind=Kind.FACT, key="city", source="chat", created_at=T0, fade_at=10.0)
     b = rec("b", kind=Kind.PREFERENCE, created_at=T0 + timedelta(days=1), fade_at=20.0, pinned=True)
-    c = rec("c", user="bob", created_at=T0 + timedelta(days=2), expires_at=T0 + timedelta(days=3), fade_at=30.0)
+    c = rec(
+        "c", user="bob", created_at=T0 + timedelta(days=2), expires_at=T0 + timedelta(days=3), fade_at=30.0
+    )
     d = rec("d", status=Status.HIDDEN, metadata={"tags": ["x", "y"], "lang": "en", "ok": True, "n": 2})
     e = rec("e", valid_from=T0, valid_to=T0 + timedelta(days=10), agent_id="ag", session_id="se")
     f = rec("f", last_accessed_at=T0 - timedelta(days=5), fade_at=math.inf)
@@ -157,7 +159,10 @@ def test_filters(store: Store) -> None:
 
 
 def test_query_order_limit_offset_count_ids(store: Store) -> None:
-    rs = [rec(f"m{i}", created_at=T0 + timedelta(hours=i), importance=i / 10, fade_at=float(100 - i)) for i in range(6)]
+    rs = [
+        rec(f"m{i}", created_at=T0 + timedelta(hours=i), importance=i / 10, fade_at=float(100 - i))
+        for i in range(6)
+    ]
     for r in rs:
         store.insert(r)
     flt = MemoryFilter()
@@ -184,7 +189,9 @@ def test_set_status_changes_only_rows_not_already_there(store: Store) -> None:
         close_validity=True,
     )
     assert sorted(changed) == sorted([(rs[0].id, "ana"), (rs[1].id, "ana")])
-    again = store.set_status(MemoryFilter(ids=(rs[0].id, rs[1].id), statuses=None), Status.SUPERSEDED, reason="x", at=at)
+    again = store.set_status(
+        MemoryFilter(ids=(rs[0].id, rs[1].id), statuses=None), Status.SUPERSEDED, reason="x", at=at
+    )
     assert again == []
     r0, r1, r2 = (store.get(r.id) for r in rs)
     assert r0 is not None and r1 is not None and r2 is not None
@@ -208,7 +215,9 @@ def test_touch_and_delete(store: Store) -> None:
     at = ts(T0 + timedelta(days=1))
     store.touch([a.id], at=at)
     got = store.get(a.id)
-    assert got is not None and got.access_count == 1 and got.last_accessed_at == datetime.fromtimestamp(at, UTC)
+    assert (
+        got is not None and got.access_count == 1 and got.last_accessed_at == datetime.fromtimestamp(at, UTC)
+    )
     assert store.delete([a.id, "mem_nope"]) == 1
     assert store.get(a.id) is None
     assert store.embeddings(MemoryFilter(statuses=None), model="m")[0] == [b.id]
@@ -267,12 +276,16 @@ def test_embeddings_and_vector_search(store: Store) -> None:
     assert [h[0] for h in hits] == expected
     assert hits[0][1] == pytest.approx(float(norm.max()), abs=1e-5)
     store.set_status(MemoryFilter(ids=(rs[2].id,)), Status.HIDDEN, reason="x", at=0.0)
-    assert rs[2].id not in [h[0] for h in store.vector_search(q, MemoryFilter(user_id="ana"), model="mini", limit=3)]
+    assert rs[2].id not in [
+        h[0] for h in store.vector_search(q, MemoryFilter(user_id="ana"), model="mini", limit=3)
+    ]
     assert store.vector_search(q, MemoryFilter(), model="nope", limit=3) == []
 
 
 # -- audit -----------------------------------------------------------------------------------------
-def draft(action: str = "hide", tenant: str = "default", user: str | None = "ana", **kw: object) -> AuditDraft:
+def draft(
+    action: str = "hide", tenant: str = "default", user: str | None = "ana", **kw: object
+) -> AuditDraft:
     return AuditDraft(tenant=tenant, at=T0, actor="test", action=action, reason="because", user_id=user, **kw)  # type: ignore[arg-type]
 
 
@@ -299,7 +312,11 @@ def test_audit_log_is_append_only(store: Store, backend_url: str) -> None:
         import psycopg
 
         with psycopg.connect(backend_url, autocommit=True) as conn:
-            for statement in ("UPDATE audit_log SET reason = 'x'", "DELETE FROM audit_log", "TRUNCATE audit_log"):
+            for statement in (
+                "UPDATE audit_log SET reason = 'x'",
+                "DELETE FROM audit_log",
+                "TRUNCATE audit_log",
+            ):
                 with pytest.raises(psycopg.Error, match="append-only"):
                     conn.execute(statement)
     else:

@@ -101,7 +101,9 @@ def test_inserts_from_several_processes_all_land(pg_url: str) -> None:
     PostgresStore(pg_url).close()  # migrate once up front (concurrent first opens are also safe)
     env = {**os.environ, "PYTHONPATH": SRC}
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, pg_url, f"user{p}", "40"], env=env, stderr=subprocess.PIPE)
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, pg_url, f"user{p}", "40"], env=env, stderr=subprocess.PIPE
+        )
         for p in range(4)
     ]
     for p in procs:

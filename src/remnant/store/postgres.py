@@ -548,7 +548,9 @@ class PostgresStore(Store):
                 self._pool.putconn(conn)
         raise StoreError(f"PostgreSQL at {self._safe_url} kept failing: {last}")
 
-    def _read(self, query: str | sql.Composed, params: Sequence[Any] = (), *, binary: bool = False) -> list[Any]:
+    def _read(
+        self, query: str | sql.Composed, params: Sequence[Any] = (), *, binary: bool = False
+    ) -> list[Any]:
         conn = self._tx_conn()
         if conn is not None:
             try:
@@ -700,9 +702,11 @@ class PostgresStore(Store):
         # embeddings go with their memory (ON DELETE CASCADE); the tsvector and trigram entries are
         # part of the row
         return self._write(
-            lambda c: c.execute(
-                "DELETE FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids))
-            ).rowcount
+            lambda c: (
+                c.execute(
+                    "DELETE FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids))
+                ).rowcount
+            )
         )
 
     def index_texts(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
@@ -758,7 +762,8 @@ class PostgresStore(Store):
         if not items:
             return
         prepared = [
-            (memory_id, model, np.asarray(vector, dtype=np.float32).ravel()) for memory_id, model, vector in items
+            (memory_id, model, np.asarray(vector, dtype=np.float32).ravel())
+            for memory_id, model, vector in items
         ]
         shapes = {(model, vec.size) for _, model, vec in prepared}
 
@@ -835,7 +840,10 @@ class PostgresStore(Store):
             "WHERE e.model = {model} AND e.dim = {dim} AND e.tenant = %s AND {where} "
             "ORDER BY {dist} LIMIT %s"
         ).format(
-            dist=dist, model=sql.Literal(model), dim=sql.Literal(dim), where=sql.SQL(where)  # type: ignore[arg-type]
+            dist=dist,
+            model=sql.Literal(model),
+            dim=sql.Literal(dim),
+            where=sql.SQL(where),  # type: ignore[arg-type]
         )
         args = [vec, flt.tenant, *params, vec, limit]
         ef = max(40, min(1000, 2 * limit))
@@ -850,10 +858,17 @@ class PostgresStore(Store):
         hits.sort(key=lambda h: -h[1])  # relaxed order: re-sort the few rows exactly
         return hits
 
+    def embedding_count(self, tenant: str, model: str) -> int:
+        """How many vectors ``model`` has in ``tenant`` (for export)."""
+        rows = self._read("SELECT COUNT(*) FROM embeddings WHERE tenant = %s AND model = %s", (tenant, model))
+        return int(rows[0][0])
+
     def embedding_models(self, *, tenant: str = DEFAULT_TENANT) -> list[str]:
         return [
             r[0]
-            for r in self._read("SELECT DISTINCT model FROM embeddings WHERE tenant = %s ORDER BY model", (tenant,))
+            for r in self._read(
+                "SELECT DISTINCT model FROM embeddings WHERE tenant = %s ORDER BY model", (tenant,)
+            )
         ]
 
     # -- audit -----------------------------------------------------------------------------------
@@ -1007,7 +1022,9 @@ class PostgresStore(Store):
 
     def activity(self, tenant: str) -> list[tuple[str, date]]:
         """Every (user_id, day) a user of ``tenant`` was active (for export)."""
-        rows = self._read("SELECT user_id, day FROM activity WHERE tenant = %s ORDER BY user_id, day", (tenant,))
+        rows = self._read(
+            "SELECT user_id, day FROM activity WHERE tenant = %s ORDER BY user_id, day", (tenant,)
+        )
         return [(r[0], r[1]) for r in rows]
 
     def tenants(self) -> list[str]:
@@ -1029,7 +1046,9 @@ class PostgresStore(Store):
 
     def status_counts(self, flt: MemoryFilter) -> dict[str, int]:
         where, params = where_clause(flt)
-        rows = self._read(f"SELECT m.status, COUNT(*) FROM memories m WHERE {where} GROUP BY m.status", params)
+        rows = self._read(
+            f"SELECT m.status, COUNT(*) FROM memories m WHERE {where} GROUP BY m.status", params
+        )
         return {r[0]: int(r[1]) for r in rows}
 
     def compact(self) -> None:
