@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pytest
 from click.testing import CliRunner
 
@@ -79,6 +80,20 @@ def test_sqlite_to_postgres_to_sqlite_is_exact(tmp_path: Path, pg_url: str) -> N
         assert report.chain_ok == {"acme": True, "default": True}
         assert snapshot(pg) == snapshot(src)
         assert body(pg) == body(src)
+        # the deferred HNSW index was built at the end of the import, and finds what exact search finds
+        q = np.ones(6, dtype=np.float32)
+        flt = MemoryFilter(statuses=None)
+        assert [h[0] for h in pg.vector_search(q, flt, model="mini", limit=3)] == [
+            h[0] for h in src.vector_search(q, flt, model="mini", limit=3)
+        ]
+        with psycopg.connect(pg_url) as conn:
+            names = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'ix_embeddings_hnsw%'"
+                )
+            ]
+        assert len(names) == 1
         import_lines(back, export_lines(pg, with_embeddings=True))
         assert snapshot(back) == snapshot(src)
         assert body(back) == body(src)

@@ -333,6 +333,7 @@ class PostgresStore(Store):
         timeout: float = 30.0,
         connect_timeout: int = 10,
         retries: int = 3,
+        ef_search: int = 100,
     ) -> None:
         self.url = url
         self._safe_url = redact_url(url)
@@ -340,6 +341,8 @@ class PostgresStore(Store):
         self._retries = retries
         self._local = threading.local()
         self._hnsw_ready: set[str] = set()
+        self._deferred: set[tuple[str, int]] | None = None
+        self.ef_search = ef_search
         self._conn_kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": connect_timeout}
         try:
             first = psycopg.connect(url, **self._conn_kwargs)
@@ -785,8 +788,26 @@ class PostgresStore(Store):
             )
 
         self._write(run)
+        if self._deferred is not None:
+            self._deferred |= shapes
+            return
         for model, dim in shapes:
             self._ensure_hnsw(model, dim)
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Defer HNSW index creation to the end of a bulk load: building once is ~10x faster than
+        inserting every vector into the graph (20k x 384: 17 s against 225 s on 2 cores)."""
+        if self._deferred is not None:
+            yield
+            return
+        self._deferred = set()
+        try:
+            yield
+            for model, dim in sorted(self._deferred):
+                self._ensure_hnsw(model, dim)
+        finally:
+            self._deferred = None
 
     def _ensure_hnsw(self, model: str, dim: int) -> None:
         """A partial HNSW (cosine) index for one (model, dim), made once; pgvector needs a fixed dim."""
@@ -799,6 +820,7 @@ class PostgresStore(Store):
             if row is not None and row[0] is not None:
                 return
             c.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_HNSW_LOCK,))
+            c.execute("SET LOCAL maintenance_work_mem = '256MB'")
             c.execute(
                 sql.SQL(
                     "CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw "
@@ -846,7 +868,7 @@ class PostgresStore(Store):
             where=sql.SQL(where),  # type: ignore[arg-type]
         )
         args = [vec, flt.tenant, *params, vec, limit]
-        ef = max(40, min(1000, 2 * limit))
+        ef = max(self.ef_search, min(1000, 2 * limit))
 
         def run(c: Conn) -> list[Any]:
             c.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))

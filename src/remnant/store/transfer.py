@@ -23,6 +23,7 @@ import json
 import math
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
@@ -352,7 +353,8 @@ def import_lines(store: Store, lines: Iterable[str]) -> TransferReport:
             raw.import_audit(audit)
             audit.clear()
 
-    with store.transaction():
+    bulk = store.bulk_load() if hasattr(store, "bulk_load") else nullcontext()
+    with store.transaction(), bulk:
         for n, line in enumerate(it, start=2):
             try:
                 obj = json.loads(line)
