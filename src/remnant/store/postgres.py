@@ -356,6 +356,9 @@ class PostgresStore(Store):
         try:
             self._ensure_extensions(first)
             self._migrate(first)
+            row = first.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+            version = tuple(int(p) for p in re.findall(r"\d+", row[0] if row else "0")[:2])
+            self._iterative_scan = version >= (0, 8)  # hnsw.iterative_scan arrived in pgvector 0.8
         finally:
             first.close()
         self._pool: ConnectionPool[Conn] = ConnectionPool(
@@ -613,8 +616,10 @@ class PostgresStore(Store):
         row = record_to_row(record, "")[1:-1]
 
         def run(c: Conn) -> None:
+            # user_id in the key keeps this a single-shard statement when distributed by user
             cur = c.execute(
-                f"UPDATE memories SET {sets} WHERE id = %s AND tenant = %s", (*row, record.id, record.tenant)
+                f"UPDATE memories SET {sets} WHERE id = %s AND tenant = %s AND user_id = %s",
+                (*row, record.id, record.tenant, record.user_id),
             )
             if cur.rowcount == 0:
                 raise NotFoundError(f"no memory {record.id}")
@@ -872,7 +877,8 @@ class PostgresStore(Store):
 
         def run(c: Conn) -> list[Any]:
             c.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
-            c.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
+            if self._iterative_scan:
+                c.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
             return c.execute(q, args).fetchall()
 
         rows = self._write(run) if self._tx_conn() is None else run(self._tx_conn())  # type: ignore[arg-type]
