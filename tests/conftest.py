@@ -1,5 +1,7 @@
-"""Shared fixtures. PostgreSQL: one real server per test session (pgserver), a database per test module,
-a fresh schema per test. The server starts itself; if it cannot, the PostgreSQL tests fail (never skip).
+"""Shared fixtures: a real SQLite file in a temp folder, a clock we control, and a real PostgreSQL.
+
+PostgreSQL: one real server per test session (pgserver), a database per test module, a fresh schema
+per test. The server starts itself; if it cannot, the PostgreSQL tests fail (never skip).
 """
 
 from __future__ import annotations
@@ -10,12 +12,31 @@ import shutil
 import tempfile
 import warnings
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
+from remnant import ManualClock, Memory
+
 _counter = itertools.count(1)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(datetime(2026, 1, 1, 9, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "remnant.db"
+
+
+@pytest.fixture
+def mem(db_path: Path, clock: ManualClock) -> Iterator[Memory]:
+    with Memory(db_path, clock=clock) as m:
+        yield m
 
 
 class PgServer:

@@ -147,6 +147,7 @@ def test_filters(store: Store) -> None:
     assert got(now=ts(T0 + timedelta(days=4))) == {"a", "b", "e", "f"}
     assert got(expired_by=ts(T0 + timedelta(days=3))) == {"c"}
     assert got(valid_at=ts(T0 + timedelta(days=20))) == {"a", "b", "c", "f"}
+    assert got(valid_at=ts(T0 + timedelta(hours=36))) == {"a", "b", "e", "f"}  # c was recorded later
     assert got(created_after=ts(T0 + timedelta(days=1)), created_before=ts(T0 + timedelta(days=2))) == {"b"}
     assert got(accessed_before=ts(T0 - timedelta(days=1))) == {"f"}
     assert got(statuses=None, tags=("x",)) == {"d"}

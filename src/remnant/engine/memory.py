@@ -394,9 +394,7 @@ class Memory:
             now=at.timestamp(),
             valid_at=at.timestamp(),
             created_after=ensure_aware(created_after).timestamp() if created_after else None,
-            created_before=min(at, ensure_aware(created_before)).timestamp()
-            if created_before
-            else (at.timestamp() + 1e-6 if as_of is not None else None),
+            created_before=ensure_aware(created_before).timestamp() if created_before else None,
         )
 
     def recall(

@@ -266,8 +266,9 @@ def where_clause(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
         cond.append(f"{a}.expires_at IS NOT NULL AND {a}.expires_at <= %s")
         params.append(flt.expired_by)
     if flt.valid_at is not None:
+        # a memory with no explicit valid_from is valid from the moment it was recorded
         cond.append(
-            f"({a}.valid_from IS NULL OR {a}.valid_from <= %s) AND ({a}.valid_to IS NULL OR {a}.valid_to > %s)"
+            f"COALESCE({a}.valid_from, {a}.created_at) <= %s AND ({a}.valid_to IS NULL OR {a}.valid_to > %s)"
         )
         params.extend([flt.valid_at, flt.valid_at])
     if flt.created_after is not None:
