@@ -37,3 +37,20 @@ def test_memory_lifecycle_on_postgres(pg_url: str) -> None:
         assert mem.verify_audit().ok
     finally:
         mem.close()
+
+
+def test_substring_fallback_finds_parts_of_words_and_stopwords(pg_url: str) -> None:
+    from remnant.core.model import MemoryRecord, new_id
+    from remnant.store.base import MemoryFilter
+
+    with PostgresStore(pg_url) as store:
+        now = datetime(2026, 1, 1, tzinfo=UTC)
+        pw = MemoryRecord(id=new_id(), user_id="ana", content="my password manager is great", created_at=now)
+        who = MemoryRecord(id=new_id(), user_id="ana", content="who is there", created_at=now)
+        tea = MemoryRecord(id=new_id(), user_id="ana", content="green tea", created_at=now)
+        for r in (pw, who, tea):
+            store.insert(r)
+        assert [h[0] for h in store.lexical_search('"passw"', MemoryFilter())] == [pw.id]
+        assert [h[0] for h in store.lexical_search('"who"', MemoryFilter())] == [who.id]
+        hits = store.lexical_search('"tea" OR "manag"', MemoryFilter())
+        assert [h[0] for h in hits] == [tea.id, pw.id]  # the full-text hit ranks above the substring one

