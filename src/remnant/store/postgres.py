@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from importlib import resources
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
@@ -42,6 +42,9 @@ from remnant.core.errors import NotFoundError, SchemaTooNewError, StoreError, Va
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
 from remnant.store.base import MemoryFilter, Order, Store, UserSummary, ts
+
+if TYPE_CHECKING:
+    from remnant.store.pg_vault import PgVaultStorage
 
 T = TypeVar("T")
 Conn = psycopg.Connection[Any]
@@ -98,7 +101,6 @@ _AUDIT_COLUMNS = (
 _QUOTED_TERM = re.compile(r'"((?:[^"]|"")*)"')
 _MIGRATION_LOCK = "remnant-schema-migration"
 _HNSW_LOCK = "remnant-hnsw-index"
-_IN_TX = psycopg.pq.TransactionStatus.INTRANS
 
 
 def _migrations() -> list[tuple[int, str, str]]:
@@ -373,7 +375,11 @@ class PostgresStore(Store):
             name="remnant",
             open=False,
         )
-        self._pool.open(wait=True, timeout=timeout)
+        try:
+            self._pool.open(wait=True, timeout=timeout)
+        except PoolTimeout as exc:
+            self._pool.close()
+            raise StoreError(f"cannot fill a connection pool for {self._safe_url}: {exc}") from exc
 
     # -- lifecycle -------------------------------------------------------------------------------
     @staticmethod
@@ -1065,6 +1071,12 @@ class PostgresStore(Store):
         )
         return [r[0] for r in rows]
 
+    def vault_storage(self) -> PgVaultStorage:
+        """Storage for the privacy vault in this database (see :mod:`remnant.store.pg_vault`)."""
+        from remnant.store.pg_vault import PgVaultStorage
+
+        return PgVaultStorage(self)
+
     # -- overview and maintenance ----------------------------------------------------------------
     def users(self, *, tenant: str = DEFAULT_TENANT, limit: int = 1000) -> list[UserSummary]:
         rows = self._read(
@@ -1082,7 +1094,7 @@ class PostgresStore(Store):
         return {r[0]: int(r[1]) for r in rows}
 
     def compact(self) -> None:
-        """VACUUM the tables that hold memory text, so purged rows' space is reclaimed for reuse.
+        """VACUUM the tables that hold memory text and vault ciphertext, so purged rows' space is reused.
 
         PostgreSQL keeps dead tuples until VACUUM; after it their space is free to be overwritten
         (the bytes are not zeroed: use ``VACUUM FULL`` in a maintenance window to rewrite files).
@@ -1091,8 +1103,9 @@ class PostgresStore(Store):
             return  # VACUUM cannot run inside a transaction; the next autovacuum does it
         conn = self._getconn()
         try:
-            for table in ("memories", "embeddings"):
-                conn.execute(sql.SQL("VACUUM {}").format(sql.Identifier(table)))
+            for table in ("memories", "embeddings", "vault_entries"):
+                if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone() != (None,):
+                    conn.execute(sql.SQL("VACUUM {}").format(sql.Identifier(table)))
         except psycopg.Error as exc:
             raise self._mapped(exc) from exc
         finally:
