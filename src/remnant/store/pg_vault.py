@@ -85,12 +85,14 @@ class PgVaultStorage:
         )
         return bool(
             self.store._write(
-                lambda c: c.execute(
-                    f"INSERT INTO vault_entries ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT DO NOTHING",
-                    row,
-                ).rowcount
-                == 1
+                lambda c: (
+                    c.execute(
+                        f"INSERT INTO vault_entries ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                        "ON CONFLICT DO NOTHING",
+                        row,
+                    ).rowcount
+                    == 1
+                )
             )
         )
 
@@ -158,10 +160,12 @@ class PgVaultStorage:
     def delete_placeholder(self, tenant: str, user_id: str, placeholder: str) -> int:
         return int(
             self.store._write(
-                lambda c: c.execute(
-                    "DELETE FROM vault_entries WHERE tenant = %s AND user_id = %s AND placeholder = %s",
-                    (tenant, user_id, placeholder),
-                ).rowcount
+                lambda c: (
+                    c.execute(
+                        "DELETE FROM vault_entries WHERE tenant = %s AND user_id = %s AND placeholder = %s",
+                        (tenant, user_id, placeholder),
+                    ).rowcount
+                )
             )
         )
 
@@ -170,10 +174,12 @@ class PgVaultStorage:
             return 0
         return int(
             self.store._write(
-                lambda c: c.execute(
-                    "DELETE FROM vault_entries WHERE tenant = %s AND user_id = %s AND entity_type = ANY(%s)",
-                    (tenant, user_id, list(entity_types)),
-                ).rowcount
+                lambda c: (
+                    c.execute(
+                        "DELETE FROM vault_entries WHERE tenant = %s AND user_id = %s AND entity_type = ANY(%s)",
+                        (tenant, user_id, list(entity_types)),
+                    ).rowcount
+                )
             )
         )
 
