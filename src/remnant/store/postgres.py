@@ -337,6 +337,7 @@ class PostgresStore(Store):
         connect_timeout: int = 10,
         retries: int = 3,
         ef_search: int = 100,
+        exact_below: int = 20_000,
     ) -> None:
         self.url = url
         self._safe_url = redact_url(url)
@@ -346,6 +347,7 @@ class PostgresStore(Store):
         self._hnsw_ready: set[str] = set()
         self._deferred: set[tuple[str, int]] | None = None
         self.ef_search = ef_search
+        self.exact_below = exact_below
         self._conn_kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": connect_timeout}
         try:
             first = psycopg.connect(url, **self._conn_kwargs)
@@ -817,6 +819,9 @@ class PostgresStore(Store):
         self._deferred = set()
         try:
             yield
+            # fresh statistics first: without them the planner may walk the HNSW graph for a filter
+            # that an exact scan of a few rows answers (a user with 5 vectors: 168 ms instead of 1 ms)
+            self._write(lambda c: c.execute("ANALYZE memories, embeddings"))
             for model, dim in sorted(self._deferred):
                 self._ensure_hnsw(model, dim)
         finally:
@@ -861,35 +866,58 @@ class PostgresStore(Store):
     def vector_search(
         self, query_vec: np.ndarray, flt: MemoryFilter, *, model: str, limit: int = 50
     ) -> list[tuple[str, float]]:
-        """Nearest memories by cosine similarity through the HNSW index (``ORDER BY embedding <=> q``).
+        """Nearest memories by cosine similarity: (id, score), best first.
 
-        The filter is applied during the index scan (pgvector's iterative scan keeps reading the
-        graph until ``limit`` rows pass it). Scores are cosine similarities, best first.
+        Across a tenant this walks the HNSW index (``ORDER BY embedding <=> q``), the filter applied
+        during the scan (pgvector's iterative scan reads on until ``limit`` rows pass it). Within one
+        user holding at most ``exact_below`` vectors it scores that user's vectors exactly instead.
         """
         vec = np.asarray(query_vec, dtype=np.float32).ravel()
         dim = int(vec.size)
         where, params = where_clause(flt)
+        scope = sql.SQL("")
+        scope_args: list[Any] = []
+        exact = False
+        if flt.user_id is not None:
+            # one user's vectors are few: scoring them all is exact and faster than walking the graph
+            # until enough of that user's rows turn up (100 rows of 100k: 1.5 ms against 21 ms)
+            scope, scope_args = sql.SQL("AND e.user_id = %s "), [flt.user_id]
+            rows = self._read(
+                "SELECT COUNT(*) FROM embeddings WHERE tenant = %s AND user_id = %s AND model = %s",
+                (flt.tenant, flt.user_id, model),
+            )
+            exact = int(rows[0][0]) <= self.exact_below
         dist = sql.SQL("(e.embedding::vector({dim}) <=> %s::vector({dim}))").format(dim=sql.Literal(dim))
+        # "+ 0" hides the expression from the HNSW index, so the planner sorts the few rows exactly
+        order = sql.SQL("({dist} + 0)").format(dist=dist) if exact else dist
         q = sql.SQL(
             "SELECT m.id, {dist} AS distance FROM embeddings e JOIN memories m ON m.id = e.memory_id "
-            "WHERE e.model = {model} AND e.dim = {dim} AND e.tenant = %s AND {where} "
-            "ORDER BY {dist} LIMIT %s"
+            "WHERE e.model = {model} AND e.dim = {dim} AND e.tenant = %s {scope}AND {where} "
+            "ORDER BY {order} LIMIT %s"
         ).format(
             dist=dist,
             model=sql.Literal(model),
             dim=sql.Literal(dim),
+            scope=scope,
             where=sql.SQL(where),  # type: ignore[arg-type]
+            order=order,
         )
-        args = [vec, flt.tenant, *params, vec, limit]
+        args = [vec, flt.tenant, *scope_args, *params, vec, limit]
         ef = max(self.ef_search, min(1000, 2 * limit))
 
         def run(c: Conn) -> list[Any]:
-            c.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
+            settings = sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef))
             if self._iterative_scan:
-                c.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
+                settings = settings + sql.SQL("; SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
+            c.execute(settings)  # one round trip for both settings
             return c.execute(q, args).fetchall()
 
-        rows = self._write(run) if self._tx_conn() is None else run(self._tx_conn())  # type: ignore[arg-type]
+        if exact:
+            rows = self._read(q, args)
+        elif self._tx_conn() is None:
+            rows = self._write(run)  # SET LOCAL needs a transaction of its own
+        else:
+            rows = run(self._tx_conn())  # type: ignore[arg-type]
         hits = [(r[0], 1.0 - float(r[1])) for r in rows if r[1] is not None and not math.isnan(r[1])]
         hits.sort(key=lambda h: -h[1])  # relaxed order: re-sort the few rows exactly
         return hits
