@@ -134,3 +134,27 @@ def test_concurrent_first_open_migrates_once(pg_url: str) -> None:
     assert errors == []
     with PostgresStore(pg_url) as s:
         assert s.schema_version() == 1
+
+
+def test_racing_writers_of_one_key_leave_one_current_memory(pg_url: str) -> None:
+    mems = [Memory(store=PostgresStore(pg_url)) for _ in range(4)]
+    barrier = threading.Barrier(4)
+
+    def write(m: Memory, n: int) -> None:
+        barrier.wait()
+        for i in range(10):
+            m.remember(f"Ana lives in city {n}-{i}", user_id="ana", key="city")
+
+    threads = [threading.Thread(target=write, args=(m, n)) for n, m in enumerate(mems)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        flt = MemoryFilter(user_id="ana", keys=("city",))
+        assert mems[0].store.count(flt) == 1  # exactly one current value
+        assert mems[0].store.count(MemoryFilter(user_id="ana", statuses=(Status.SUPERSEDED,))) == 39
+        assert mems[0].verify_audit().ok
+    finally:
+        for m in mems:
+            m.close()

@@ -54,3 +54,51 @@ def test_substring_fallback_finds_parts_of_words_and_stopwords(pg_url: str) -> N
         assert [h[0] for h in store.lexical_search('"who"', MemoryFilter())] == [who.id]
         hits = store.lexical_search('"tea" OR "manag"', MemoryFilter())
         assert [h[0] for h in hits] == [tea.id, pw.id]  # the full-text hit ranks above the substring one
+
+
+def test_one_memory_shared_by_threads(pg_url: str) -> None:
+    import threading
+
+    mem = Memory(store=PostgresStore(pg_url))
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(25):
+                mem.remember(f"thread {n} note {i}", user_id=f"user{n % 2}", key=f"k{n}-{i % 5}")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert errors == []
+        # each thread's 25 notes with 5 keys: 5 current per thread, 20 superseded
+        assert mem.store.status_counts(mem._filter("user0", statuses=None)) == {
+            "active": 10,
+            "superseded": 40,
+        }
+        assert mem.verify_audit().ok
+    finally:
+        mem.close()
+
+
+def test_cli_runs_against_postgres(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from remnant.cli import cli
+
+    monkeypatch.setenv("REMNANT_PRIVACY", "off")
+    runner = CliRunner()
+    res = runner.invoke(cli, ["--db", pg_url, "remember", "Ana drinks green tea", "-u", "ana"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(cli, ["--db", pg_url, "recall", "green tea", "-u", "ana", "--json"])
+    assert res.exit_code == 0, res.output
+    assert "green tea" in json.dumps(json.loads(res.output), ensure_ascii=False)
+    res = runner.invoke(cli, ["--db", "postgresql://nobody@127.0.0.1:1/none", "recall", "x", "-u", "ana"])
+    assert res.exit_code == 1 and "cannot connect to PostgreSQL" in res.output

@@ -316,6 +316,12 @@ def _tsquery_text(terms: Sequence[str]) -> str:
     return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
 
 
+def _lock_id(*parts: str) -> int:
+    """A signed 64-bit advisory lock id for a tuple of strings (any characters)."""
+    digest = hashlib.sha256(json.dumps(parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
 def _hnsw_index_name(model: str, dim: int) -> str:
     return f"ix_embeddings_hnsw_{hashlib.sha1(model.encode()).hexdigest()[:12]}_{dim}"
 
@@ -700,7 +706,22 @@ class PostgresStore(Store):
         if close_validity:
             args.append(at)
         args += [*params, status.value]
-        return self._write(lambda c: [(r[0], r[1]) for r in c.execute(q, args).fetchall()])
+        # Superseding by key: two writers of the same (user, key) at once must not both leave their
+        # new memory active. A transaction lock per key makes the second wait until the first has
+        # committed its new memory; its UPDATE then starts with a snapshot that includes it.
+        # (SQLite gets this for free: BEGIN IMMEDIATE serialises whole write transactions.)
+        locks = (
+            sorted(_lock_id("supersede", flt.tenant, flt.user_id, k) for k in flt.keys)
+            if status == Status.SUPERSEDED and flt.keys and flt.user_id is not None
+            else []
+        )
+
+        def run(c: Conn) -> list[tuple[str, str]]:
+            for lock in locks:
+                c.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+            return [(r[0], r[1]) for r in c.execute(q, args).fetchall()]
+
+        return self._write(run)
 
     def touch(self, ids: Sequence[str], *, at: float, tenant: str = DEFAULT_TENANT) -> None:
         if not ids:
