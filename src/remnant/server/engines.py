@@ -48,15 +48,7 @@ class Engines:
     def tenants(self, also: list[str] | None = None) -> list[str]:
         """Tenants with data in the store (when the store can tell), engines in use, and ``also``."""
         found: set[str] = set(self._engines) | set(also or ())
-        lister = getattr(self.store, "tenants", None)
-        if callable(lister):
-            found.update(lister())
-        else:
-            conn = getattr(self.store, "connection", None)
-            lock = getattr(self.store, "_lock", None)
-            if conn is not None and lock is not None:
-                with lock:
-                    found.update(r[0] for r in conn.execute("SELECT DISTINCT tenant FROM memories"))
+        found.update(self.store.tenants())
         return sorted(found)
 
     def warm(self, tenant: str) -> float:

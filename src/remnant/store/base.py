@@ -210,6 +210,10 @@ class Store(ABC):
     def users(self, *, tenant: str = DEFAULT_TENANT, limit: int = 1000) -> list[UserSummary]: ...
 
     @abstractmethod
+    def tenants(self) -> list[str]:
+        """Every tenant with memories, audit entries or activity (for sweeps and exports across tenants)."""
+
+    @abstractmethod
     def status_counts(self, flt: MemoryFilter) -> dict[str, int]: ...
 
     @abstractmethod

@@ -83,13 +83,7 @@ class _Raw:
         return self.sqlite.execute(query, tuple(params)).fetchall()
 
     def tenants(self) -> list[str]:
-        if self.sqlite is None:
-            return list(self.store.tenants())  # type: ignore[attr-defined]
-        rows = self._q(
-            "SELECT tenant FROM memories UNION SELECT tenant FROM audit_log UNION SELECT tenant FROM activity "
-            "ORDER BY 1"
-        )
-        return [r[0] for r in rows]
+        return self.store.tenants()
 
     def meta(self) -> dict[str, str]:
         if self.sqlite is None:
