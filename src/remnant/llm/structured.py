@@ -4,7 +4,7 @@ Backends constrain generation when they can, but nothing guarantees it (truncati
 servers that ignore `response_format`). So every structured answer is parsed and checked here, and
 anything that does not fit raises `LLMOutputError`: malformed output never becomes a memory.
 The validator covers the keywords Remnant's own schemas use (type, properties, required, items,
-enum, minimum, maximum, minLength, maxItems, additionalProperties=false); it is not a general
+enum, minimum, maximum, minLength, maxLength, maxItems, additionalProperties=false); it is not a general
 JSON Schema implementation and avoids a dependency for that reason.
 """
 
@@ -65,6 +65,8 @@ def validate(value: Any, schema: JsonSchema, path: str = "$") -> None:
             raise LLMOutputError(f"{path}: {value} is above the maximum {schema['maximum']}")
     if isinstance(value, str) and len(value) < schema.get("minLength", 0):
         raise LLMOutputError(f"{path}: string shorter than {schema['minLength']}")
+    if isinstance(value, str) and "maxLength" in schema and len(value) > schema["maxLength"]:
+        raise LLMOutputError(f"{path}: string longer than {schema['maxLength']}")
     if isinstance(value, dict):
         props: dict[str, JsonSchema] = schema.get("properties", {})
         for req in schema.get("required", []):
