@@ -47,7 +47,7 @@ def test_json_schema_is_sent_as_response_format_and_validated(chat_server: ChatS
     schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
     chat_server.reply = lambda req: json.dumps({"city": "Berlin"})
     with _client(chat_server) as llm:
-        data, completion = complete_json(llm, MSG, schema)
+        data, _ = complete_json(llm, MSG, schema)
     assert data == {"city": "Berlin"}
     rf = chat_server.requests[0]["response_format"]
     assert rf["type"] == "json_schema" and rf["json_schema"]["schema"] == schema
