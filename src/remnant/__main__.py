@@ -1,0 +1,3 @@
+from remnant.cli import main
+
+main()

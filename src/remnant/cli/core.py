@@ -1,0 +1,508 @@
+"""Core commands: remember, recall, show, list, review, pin, hide, purge, forget, sweep, audit, stats."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, TypeVar
+
+import click
+
+from remnant.core.errors import RemnantError
+from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.engine.memory import Memory
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Ctx:
+    def __init__(self, db: str | None, tenant: str) -> None:
+        self.db = db
+        self.tenant = tenant
+        self._memory: Memory | None = None
+
+    def memory(self) -> Memory:
+        if self._memory is None:
+            from remnant.config import build_memory
+
+            self._memory = build_memory(self.db, tenant=self.tenant)
+        return self._memory
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option(
+    "--db",
+    envvar="REMNANT_DB",
+    metavar="PATH|URL",
+    help="Database file or postgresql:// URL [env REMNANT_DB; default ~/.local/share/remnant/remnant.db].",
+)
+@click.option(
+    "--tenant", envvar="REMNANT_TENANT", default="default", show_default=True, help="Tenant to act in."
+)
+@click.version_option(package_name="remnant")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None, tenant: str) -> None:
+    """Remnant: memory for LLM apps that forgets the way people do.
+
+    Every memory has a strength that decays over time (the Ebbinghaus curve) and grows when it is
+    used; under the recall threshold (52 %) it fades. Keyed facts supersede older ones, TTLs expire,
+    and every act of forgetting is audited.
+    """
+    ctx.obj = Ctx(db, tenant)
+    ctx.call_on_close(lambda: ctx.obj._memory.close() if ctx.obj._memory else None)
+
+
+@cli.group()
+def bench() -> None:
+    """Benchmarks: print figures with the command and the machine (not tests)."""
+
+
+def json_option(f: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(f)
+
+
+def user_option(f: F) -> F:
+    return click.option(
+        "--user",
+        "-u",
+        "user_id",
+        envvar="REMNANT_USER",
+        required=True,
+        help="Whose memories [env REMNANT_USER].",
+    )(f)
+
+
+@contextmanager
+def errors() -> Iterator[None]:
+    """Turn Remnant errors into a one-line message and exit code 1 (2 for bad input)."""
+    try:
+        yield
+    except RemnantError as exc:
+        from remnant.core.errors import ValidationError
+
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2 if isinstance(exc, ValidationError) else 1)
+
+
+def emit(data: Any, as_json: bool, text: Callable[[], str] | str | None = None) -> None:
+    if as_json:
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    elif text is not None:
+        click.echo(text() if callable(text) else text)
+
+
+def _fmt_time(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M") if value else "-"
+
+
+def bar(strength: float, width: int = 20) -> str:
+    filled = max(0, min(width, round(strength * width)))
+    return "█" * filled + "░" * (width - filled)
+
+
+def describe_record(r: MemoryRecord, strength: float | None = None) -> str:
+    key = f" [{r.key}]" if r.key else ""
+    pin = " 📌" if r.pinned else ""
+    s = f" {bar(strength, 10)} {strength:.2f}" if strength is not None else ""
+    status = "" if r.status == Status.ACTIVE else f" ({r.status.value})"
+    return f"{r.id}  {r.kind.value}{key}{pin}{status}{s}\n    {r.content}"
+
+
+@cli.command()
+@click.argument("content")
+@user_option
+@click.option("--kind", "-k", type=click.Choice([k.value for k in Kind]), default="fact", show_default=True)
+@click.option("--key", help="Structured key; a newer memory with the same key supersedes this one.")
+@click.option(
+    "--importance",
+    "-i",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="0..1; sets initial strength and stability.",
+)
+@click.option("--confidence", type=float, default=1.0, show_default=True, help="Source reliability 0..1.")
+@click.option("--source", help="Where the memory came from.")
+@click.option("--ttl", help="Expire after a duration: 10m, 24h, 7d, 2w.")
+@click.option("--pin", is_flag=True, help="Never decay.")
+@click.option("--agent", "agent_id")
+@click.option("--session", "session_id")
+@click.option("--meta", "metadata", help="JSON object of metadata.")
+@json_option
+@click.pass_obj
+def remember(
+    obj: Ctx,
+    content: str,
+    user_id: str,
+    kind: str,
+    key: str | None,
+    importance: float,
+    confidence: float,
+    source: str | None,
+    ttl: str | None,
+    pin: bool,
+    agent_id: str | None,
+    session_id: str | None,
+    metadata: str | None,
+    as_json: bool,
+) -> None:
+    """Store a memory (use - to read CONTENT from stdin)."""
+    with errors():
+        if content == "-":
+            content = sys.stdin.read()
+        meta = _parse_json_object(metadata)
+        mem = obj.memory()
+        r = mem.remember(
+            content,
+            user_id=user_id,
+            kind=kind,
+            key=key,
+            importance=importance,
+            confidence=confidence,
+            source=source,
+            ttl=ttl,
+            pinned=pin,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=meta,
+        )
+        emit(r.to_dict(), as_json, lambda: f"remembered {r.id} (strength {mem.strength_of(r):.2f})")
+
+
+def _parse_json_object(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    from remnant.core.errors import ValidationError
+
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"--meta is not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise ValidationError("--meta must be a JSON object")
+    return value
+
+
+@cli.command()
+@click.argument("query")
+@user_option
+@click.option("-n", "--limit", "k", type=click.IntRange(1, 1000), default=5, show_default=True)
+@click.option("--kind", "kinds", multiple=True, type=click.Choice([k.value for k in Kind]))
+@click.option(
+    "--as-of", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]), help="Recall as at this UTC time."
+)
+@click.option("--no-touch", is_flag=True, help="Do not reinforce what is recalled.")
+@json_option
+@click.pass_obj
+def recall(
+    obj: Ctx,
+    query: str,
+    user_id: str,
+    k: int,
+    kinds: tuple[str, ...],
+    as_of: datetime | None,
+    no_touch: bool,
+    as_json: bool,
+) -> None:
+    """Find the memories that best match QUERY (only what is still remembered)."""
+    from datetime import UTC
+
+    with errors():
+        result = obj.memory().recall(
+            query,
+            user_id=user_id,
+            k=k,
+            kinds=kinds or None,
+            as_of=as_of.replace(tzinfo=UTC) if as_of else None,
+            touch=not no_touch,
+        )
+
+        def text() -> str:
+            lines = [describe_record(h.memory, h.strength) for h in result.hits] or ["(nothing remembered)"]
+            for f in result.faded:
+                lines.append(
+                    f"  faded: {f.id} ({f.kind}{', ' + f.key if f.key else ''}) — {f.reason}; ask again"
+                )
+            return "\n".join(lines)
+
+        emit(result.to_dict(), as_json, text)
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--days", type=float, default=30.0, show_default=True, help="How far to project the curve.")
+@json_option
+@click.pass_obj
+def show(obj: Ctx, memory_id: str, days: float, as_json: bool) -> None:
+    """A memory with its strength now and its projected decay curve."""
+    from remnant.core import decay as dk
+
+    with errors():
+        mem = obj.memory()
+        r = mem.get(memory_id)
+        axis = mem.axis(r.user_id)
+        state = dk.DecayState(r.strength0, r.stability, r.anchor, r.pinned)
+        points = dk.curve(state, axis, axis + days, 11)
+        strength = dk.strength_at(state, axis)
+        data = {
+            **r.to_dict(),
+            "strength": strength,
+            "fade_time": (mem.fade_time(r.id) or None),
+            "recall_threshold": mem.decay.recall_threshold,
+            "curve": [{"day": round(p[0] - axis, 3), "strength": round(p[1], 4)} for p in points],
+        }
+
+        def text() -> str:
+            lines = [
+                describe_record(r, strength),
+                f"    created {_fmt_time(r.created_at)}  "
+                f"accessed {r.access_count}x  reviews {r.review_count}  stability {r.stability:.1f}d  "
+                f"importance {r.importance:.2f}  confidence {r.confidence:.2f}",
+            ]
+            fade = mem.fade_time(r.id)
+            lines.append(f"    fades {'never (pinned)' if math.isinf(r.fade_at) else _fmt_time(fade)}")
+            lines.append(f"    projected (threshold {mem.decay.recall_threshold:.2f}):")
+            for day, s in points:
+                mark = "·" if s >= mem.decay.recall_threshold else "x"
+                lines.append(f"      +{day - axis:5.1f}d {bar(s)} {s:.2f} {mark}")
+            return "\n".join(lines)
+
+        emit(data, as_json, text)
+
+
+@cli.command(name="list")
+@click.option("--user", "-u", "user_id", envvar="REMNANT_USER", help="Only this user's memories.")
+@click.option("--status", "statuses", multiple=True, type=click.Choice([s.value for s in Status]))
+@click.option("--kind", "kinds", multiple=True, type=click.Choice([k.value for k in Kind]))
+@click.option("--key")
+@click.option("--active", "only_active", is_flag=True, help="Only what is still remembered, strongest first.")
+@click.option("-n", "--limit", type=click.IntRange(1, 100_000), default=50, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0)
+@json_option
+@click.pass_obj
+def list_cmd(
+    obj: Ctx,
+    user_id: str | None,
+    statuses: tuple[str, ...],
+    kinds: tuple[str, ...],
+    key: str | None,
+    only_active: bool,
+    limit: int,
+    offset: int,
+    as_json: bool,
+) -> None:
+    """List memories, newest first (or --active: strongest first)."""
+    with errors():
+        mem = obj.memory()
+        if only_active:
+            if not user_id:
+                raise click.UsageError("--active needs --user")
+            pairs = mem.active(user_id, limit=limit, kinds=kinds or None)
+            emit(
+                [{**r.to_dict(), "strength": s} for r, s in pairs],
+                as_json,
+                lambda: "\n".join(describe_record(r, s) for r, s in pairs) or "(nothing remembered)",
+            )
+            return
+        records = mem.list_memories(
+            user_id, statuses=statuses or None, kinds=kinds or None, key=key, limit=limit, offset=offset
+        )
+        emit(
+            [{**r.to_dict(), "strength": mem.strength_of(r)} for r in records],
+            as_json,
+            lambda: "\n".join(describe_record(r, mem.strength_of(r)) for r in records) or "(no memories)",
+        )
+
+
+def _simple(name: str, method: str, help_text: str) -> None:
+    @click.argument("memory_id")
+    @json_option
+    @click.pass_obj
+    def command(obj: Ctx, memory_id: str, as_json: bool) -> None:
+        with errors():
+            mem = obj.memory()
+            r = getattr(mem, method)(memory_id)
+            emit(r.to_dict(), as_json, lambda: f"{name}: {r.id} (strength {mem.strength_of(r):.2f})")
+
+    command.__doc__ = help_text
+    cli.command(name=name)(command)
+
+
+_simple("review", "review", "Review a memory: strength rises and stability grows (spaced repetition).")
+_simple("pin", "pin", "Pin a memory: it never decays and is never evicted.")
+_simple("unpin", "unpin", "Unpin a memory: it decays again from full strength.")
+_simple("unhide", "unhide", "Restore a hidden memory.")
+
+
+@cli.command()
+@click.argument("memory_ids", nargs=-1, required=True)
+@click.option("--reason", default="hidden on request", show_default=True)
+@json_option
+@click.pass_obj
+def hide(obj: Ctx, memory_ids: tuple[str, ...], reason: str, as_json: bool) -> None:
+    """Hide memories (reversible with unhide)."""
+    with errors():
+        ids = obj.memory().hide(list(memory_ids), reason=reason)
+        emit({"hidden": ids}, as_json, f"hidden {len(ids)}")
+
+
+@cli.command()
+@click.argument("memory_ids", nargs=-1, required=True)
+@click.option("--force", is_flag=True, help="Also purge pinned memories.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@json_option
+@click.pass_obj
+def purge(obj: Ctx, memory_ids: tuple[str, ...], force: bool, yes: bool, as_json: bool) -> None:
+    """Delete memories for good (audited; cannot be undone)."""
+    with errors():
+        if not yes and sys.stdin.isatty():
+            click.confirm(f"Purge {len(memory_ids)} memories for good?", abort=True)
+        n = obj.memory().purge(list(memory_ids), force=force)
+        emit({"purged": n}, as_json, f"purged {n}")
+
+
+@cli.command()
+@click.argument("target")
+@click.option(
+    "--user", "-u", "user_id", envvar="REMNANT_USER", help="Whose memory (needed for a request in words)."
+)
+@click.option("--hard", is_flag=True, help="Purge instead of hide.")
+@click.option("--dry-run", is_flag=True, help="Only show what would be forgotten.")
+@click.option("--confirm", is_flag=True, help="Allow a request that matches a large share of memories.")
+@json_option
+@click.pass_obj
+def forget(
+    obj: Ctx, target: str, user_id: str | None, hard: bool, dry_run: bool, confirm: bool, as_json: bool
+) -> None:
+    """Forget a memory by id, or by a request in words: remnant forget "forget my phone number" -u ana."""
+    with errors():
+        result = obj.memory().forget(target, user_id=user_id, hard=hard, dry_run=dry_run, confirm=confirm)
+        data = (
+            result.to_dict()
+            if hasattr(result, "to_dict")
+            else (
+                [r.to_dict() for r in result]
+                if isinstance(result, list) and result and hasattr(result[0], "to_dict")
+                else result
+            )
+        )
+        emit(data, as_json, lambda: json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+@cli.command()
+@user_option
+@click.argument("key")
+@json_option
+@click.pass_obj
+def history(obj: Ctx, user_id: str, key: str, as_json: bool) -> None:
+    """Every value a key has had for a user, superseded ones included, oldest first."""
+    with errors():
+        records = obj.memory().history(user_id, key)
+        emit(
+            [r.to_dict() for r in records],
+            as_json,
+            lambda: (
+                "\n".join(f"{_fmt_time(r.created_at)}  {r.status.value:<10} {r.content}" for r in records)
+                or "(no history)"
+            ),
+        )
+
+
+@cli.command()
+@click.option("--user", "-u", "user_id", envvar="REMNANT_USER")
+@json_option
+@click.pass_obj
+def stats(obj: Ctx, user_id: str | None, as_json: bool) -> None:
+    """Counts of memories by status."""
+    with errors():
+        data = obj.memory().stats(user_id)
+        emit(
+            data,
+            as_json,
+            lambda: (
+                "\n".join(f"{k:<12} {v}" for k, v in sorted(data["by_status"].items()))
+                + f"\n{'total':<12} {data['total']}"
+                + (f"\nremembered   {data['remembered_now']}" if "remembered_now" in data else "")
+            ),
+        )
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Report what would change without changing anything.")
+@json_option
+@click.pass_obj
+def sweep(obj: Ctx, dry_run: bool, as_json: bool) -> None:
+    """Run every forgetting policy once (expiry, fading, purges after grace, eviction)."""
+    with errors():
+        report = obj.memory().sweep(dry_run=dry_run)
+        emit(
+            report.to_dict(),
+            as_json,
+            lambda: (
+                "\n".join(f"{s.action:<16} {s.count:>8}  ({s.policy})" for s in report.steps)
+                + ("\n(dry run)" if dry_run else "")
+            ),
+        )
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--user", "-u", "user_id", envvar="REMNANT_USER")
+@click.option("--action")
+@click.option("-n", "--limit", type=click.IntRange(1), default=50, show_default=True)
+@json_option
+@click.pass_context
+def audit(ctx: click.Context, user_id: str | None, action: str | None, limit: int, as_json: bool) -> None:
+    """List the audit log (newest last); `remnant audit verify` checks its hash chain."""
+    if ctx.invoked_subcommand:
+        return
+    with errors():
+        entries = ctx.obj.memory().audit_log(user_id=user_id, action=action)[-limit:]
+        emit(
+            [e.to_dict() for e in entries],
+            as_json,
+            lambda: (
+                "\n".join(
+                    f"#{e.seq:<5} {_fmt_time(e.at)} {e.action:<14} {e.actor:<8} {e.summary} — {e.reason}"
+                    for e in entries
+                )
+                or "(empty)"
+            ),
+        )
+
+
+@audit.command()
+@json_option
+@click.pass_obj
+def verify(obj: Ctx, as_json: bool) -> None:
+    """Re-hash the audit chain; exit 1 if it was tampered with."""
+    with errors():
+        result = obj.memory().verify_audit()
+        emit(
+            result.to_dict(),
+            as_json,
+            lambda: (
+                f"audit chain ok ({result.checked} entries)"
+                if result.ok
+                else f"audit chain BROKEN at entry #{result.first_bad_seq}: {result.problem}"
+            ),
+        )
+        if not result.ok:
+            sys.exit(1)
+
+
+@cli.command(name="erase-user")
+@user_option
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@json_option
+@click.pass_obj
+def erase_user(obj: Ctx, user_id: str, yes: bool, as_json: bool) -> None:
+    """Right to be forgotten: purge everything of a user and print the erasure report."""
+    with errors():
+        if not yes and sys.stdin.isatty():
+            click.confirm(f"Erase every memory of {user_id!r} for good?", abort=True)
+        report = obj.memory().erase_user(user_id)
+        emit(report.to_dict(), as_json, lambda: json.dumps(report.to_dict(), indent=2))

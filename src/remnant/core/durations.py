@@ -1,0 +1,48 @@
+"""Parse human durations such as ``10m``, ``24h``, ``7d``, ``2w``, ``1h30m`` or ISO-8601 ``P1DT2H``."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from remnant.core.errors import ValidationError
+
+_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(sec|min|s|m|h|d|w|y)")
+_ISO = re.compile(r"^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
+
+
+def parse_duration(text: str | int | float | timedelta) -> timedelta:
+    """Turn a duration into a positive :class:`timedelta`; a bare number means seconds."""
+    if isinstance(text, timedelta):
+        result = text
+    elif isinstance(text, bool):
+        raise ValidationError(f"not a duration: {text!r}")
+    elif isinstance(text, int | float):
+        result = timedelta(seconds=float(text))
+    else:
+        s = str(text).strip().lower()
+        if not s:
+            raise ValidationError("empty duration")
+        iso = _ISO.match(s.upper())
+        if iso and s.upper() != "P" and any(iso.groups()):
+            w, d, h, m, sec = (float(g) if g else 0.0 for g in iso.groups())
+            result = timedelta(weeks=w, days=d, hours=h, minutes=m, seconds=sec)
+        elif re.fullmatch(r"\d+(\.\d+)?", s):
+            result = timedelta(seconds=float(s))
+        else:
+            pos, total = 0, 0.0
+            compact = s.replace(" ", "")
+            for match in _PART.finditer(compact):
+                if match.start() != pos:
+                    break
+                total += float(match.group(1)) * _UNITS[match.group(2)]
+                pos = match.end()
+            if pos != len(compact) or pos == 0:
+                raise ValidationError(
+                    f"malformed duration {text!r}: use e.g. 10m, 24h, 7d, 2w, 1h30m or P1DT2H"
+                )
+            result = timedelta(seconds=total)
+    if result <= timedelta():
+        raise ValidationError(f"duration must be positive, got {text!r}")
+    return result

@@ -1,0 +1,40 @@
+"""The errors Remnant raises. Every one derives from :class:`RemnantError` so callers can catch one type."""
+
+from __future__ import annotations
+
+
+class RemnantError(Exception):
+    """Base class of every error Remnant raises on purpose."""
+
+
+class ValidationError(RemnantError, ValueError):
+    """Bad input at an edge: an out-of-range number, an empty text, a naive datetime, an unknown kind."""
+
+
+class NotFoundError(RemnantError, LookupError):
+    """No memory (or other object) with that id exists in this tenant."""
+
+
+class ConflictError(RemnantError):
+    """The operation contradicts the current state (purging a pinned memory, unhiding a purged one)."""
+
+
+class ConfirmationRequired(RemnantError):
+    """The operation would remove more than the configured share of memories; repeat it with confirm=True."""
+
+    def __init__(self, message: str, *, matched: int = 0, total: int = 0) -> None:
+        super().__init__(message)
+        self.matched = matched
+        self.total = total
+
+
+class StoreError(RemnantError):
+    """The store cannot be opened or used (missing, locked, corrupt, unreachable)."""
+
+
+class SchemaTooNewError(StoreError):
+    """The database was written by a newer Remnant; upgrade the package instead of downgrading the data."""
+
+
+class DecayModeMismatch(StoreError):
+    """The database was created with another decay clock mode (wall or active days)."""

@@ -1,0 +1,139 @@
+"""What the engine hands back: recall hits, hints about faded memories, sweep and erasure reports."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from remnant.core.model import MemoryRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One recalled memory with its relevance score and its strength at recall time."""
+
+    memory: MemoryRecord
+    score: float
+    strength: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "memory": self.memory.to_dict(),
+            "score": round(self.score, 6),
+            "strength": round(self.strength, 6),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FadedHint:
+    """A memory that matches the query but is no longer recalled, so an assistant can ask again."""
+
+    id: str
+    kind: str
+    key: str | None
+    reason: str  # "faded" or "expired"
+    since: datetime | None
+    strength: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "key": self.key,
+            "reason": self.reason,
+            "since": self.since.isoformat() if self.since else None,
+            "strength": round(self.strength, 6),
+        }
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    query: str
+    hits: list[Hit]
+    faded: list[FadedHint] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, index: int) -> Hit:
+        return self.hits[index]
+
+    @property
+    def memories(self) -> list[MemoryRecord]:
+        return [h.memory for h in self.hits]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "hits": [h.to_dict() for h in self.hits],
+            "faded": [f.to_dict() for f in self.faded],
+        }
+
+
+@dataclass
+class SweepStep:
+    action: str  # expire, fade, purge_expired, purge_faded, evict, ...
+    policy: str
+    count: int
+    ids: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "policy": self.policy, "count": self.count, "ids": self.ids[:100]}
+
+
+@dataclass
+class SweepReport:
+    batch_id: str
+    at: datetime
+    dry_run: bool
+    steps: list[SweepStep] = field(default_factory=list)
+    skipped: str | None = None  # set when another process held the sweep lock
+
+    @property
+    def total(self) -> int:
+        return sum(s.count for s in self.steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batch_id": self.batch_id,
+            "at": self.at.isoformat(),
+            "dry_run": self.dry_run,
+            "total": self.total,
+            "skipped": self.skipped,
+            "steps": [s.to_dict() for s in self.steps],
+        }
+
+
+@dataclass
+class ErasureReport:
+    """What a user erasure removed, and the re-queries that show nothing of it remains."""
+
+    tenant: str
+    user_id: str
+    at: datetime
+    removed: dict[str, int]  # by kind
+    vault_entries_removed: int
+    checks: dict[str, int]  # path -> rows still found (all must be 0)
+    audit_seq: int | None = None
+
+    @property
+    def verified(self) -> bool:
+        return all(v == 0 for v in self.checks.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tenant": self.tenant,
+            "user_id": self.user_id,
+            "at": self.at.isoformat(),
+            "removed": self.removed,
+            "removed_total": sum(self.removed.values()),
+            "vault_entries_removed": self.vault_entries_removed,
+            "checks": self.checks,
+            "verified": self.verified,
+            "audit_seq": self.audit_seq,
+        }

@@ -1,0 +1,58 @@
+"""The pluggable seams of the engine: how text is searched, embedded and redacted.
+
+Each is a small Protocol so the retrieval, privacy and LLM layers can plug in without the engine
+importing them (and so tests can plug in the real thing, small).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from remnant.engine.memory import Memory
+    from remnant.store.base import MemoryFilter
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Finds candidate memories for a query inside a filter; returns (id, score), best first."""
+
+    def search(self, engine: Memory, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]: ...
+
+    def on_write(self, engine: Memory, ids: Sequence[str]) -> None:
+        """Called after memories are written (to embed or index them)."""
+
+    def on_delete(self, engine: Memory, ids: Sequence[str]) -> None:
+        """Called after memories are purged (to drop them from any index outside the store)."""
+
+
+class RedactionOutcome(Protocol):
+    text: str
+
+
+@runtime_checkable
+class Redactor(Protocol):
+    """Replaces personal data with placeholders before anything is stored; raises rather than leak."""
+
+    def redact(self, text: str, *, tenant: str, user_id: str) -> RedactionOutcome: ...
+
+    def purge_user(self, *, tenant: str, user_id: str) -> int: ...
+
+
+class LexicalRetriever:
+    """The store's full-text search (BM25 in SQLite FTS5); the baseline every store provides."""
+
+    def search(self, engine: Memory, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+        from remnant.core.text import fts_match
+
+        match = fts_match(query)
+        if match is None:
+            return []
+        return engine.store.lexical_search(match, flt, limit=k)
+
+    def on_write(self, engine: Memory, ids: Sequence[str]) -> None:
+        return None
+
+    def on_delete(self, engine: Memory, ids: Sequence[str]) -> None:
+        return None

@@ -1,0 +1,217 @@
+"""The store contract. SQLite is the embedded default; PostgreSQL implements the same contract.
+
+The engine never writes SQL: it asks the store for set-based operations (a filter and a change),
+so each backend can do them in one statement inside the database. Contract tests in
+``tests/store/test_contract.py`` run against every backend.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from remnant.core.audit import AuditDraft, AuditEntry
+from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
+
+SCHEMA_VERSION = 1
+
+Order = Literal[
+    "created_at",
+    "-created_at",
+    "fade_at",
+    "-fade_at",
+    "last_accessed_at",
+    "-last_accessed_at",
+    "importance",
+    "-importance",
+]
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """Which memories an operation applies to. Every filter is bounded by a tenant.
+
+    ``statuses=None`` means every status. ``remembered_at`` keeps memories whose fade time lies after
+    that decay-axis day (still remembered); ``faded_by`` keeps those whose fade time is at or before it.
+    ``now`` drops expired memories; ``valid_at`` keeps memories whose validity window contains it
+    (a memory without ``valid_from`` is valid from its ``created_at``).
+    Times are epoch seconds (the store's representation).
+    """
+
+    tenant: str = DEFAULT_TENANT
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    ids: tuple[str, ...] | None = None
+    kinds: tuple[Kind, ...] | None = None
+    keys: tuple[str, ...] | None = None
+    sources: tuple[str, ...] | None = None
+    statuses: tuple[Status, ...] | None = (Status.ACTIVE,)
+    pinned: bool | None = None
+    remembered_at: float | None = None
+    faded_by: float | None = None
+    now: float | None = None
+    expired_by: float | None = None
+    valid_at: float | None = None
+    created_after: float | None = None
+    created_before: float | None = None
+    accessed_before: float | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    tags: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class UserSummary:
+    user_id: str
+    total: int
+    active: int
+
+
+class Store(ABC):
+    """Persistence for memories, embeddings, the audit log and user activity."""
+
+    url: str
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """A write transaction; nested calls join the outer one. Everything inside commits or nothing."""
+
+    @abstractmethod
+    def schema_version(self) -> int: ...
+
+    @abstractmethod
+    def get_meta(self, key: str) -> str | None: ...
+
+    @abstractmethod
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    # -- memories --------------------------------------------------------------------------------
+    @abstractmethod
+    def insert(self, record: MemoryRecord, *, index_text: str | None = None) -> None:
+        """Insert a new memory and its lexical index row (``index_text`` defaults to the content)."""
+
+    @abstractmethod
+    def update(self, record: MemoryRecord) -> None:
+        """Overwrite every column of an existing memory (content is immutable: re-index only if changed)."""
+
+    @abstractmethod
+    def get(self, memory_id: str, *, tenant: str = DEFAULT_TENANT) -> MemoryRecord | None: ...
+
+    @abstractmethod
+    def get_many(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]: ...
+
+    @abstractmethod
+    def query(
+        self, flt: MemoryFilter, *, order: Order = "created_at", limit: int | None = None, offset: int = 0
+    ) -> list[MemoryRecord]: ...
+
+    @abstractmethod
+    def count(self, flt: MemoryFilter) -> int: ...
+
+    @abstractmethod
+    def ids(self, flt: MemoryFilter, *, limit: int | None = None) -> list[str]: ...
+
+    @abstractmethod
+    def set_status(
+        self,
+        flt: MemoryFilter,
+        status: Status,
+        *,
+        reason: str,
+        at: float,
+        superseded_by: str | None = None,
+        close_validity: bool = False,
+    ) -> list[tuple[str, str]]:
+        """Set-based status change; returns (id, user_id) of the memories that changed.
+
+        ``close_validity`` ends open validity windows at ``at`` (used when a fact is superseded).
+        """
+
+    @abstractmethod
+    def touch(self, ids: Sequence[str], *, at: float, tenant: str = DEFAULT_TENANT) -> None:
+        """Record an access (last_accessed_at, access_count) without changing the decay state."""
+
+    @abstractmethod
+    def delete(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> int:
+        """Purge: remove the rows, their index rows and embeddings for good. Returns how many went."""
+
+    @abstractmethod
+    def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
+        """Full-text search; ``match`` is a backend query expression. Returns (id, score), best first."""
+
+    # -- embeddings ------------------------------------------------------------------------------
+    @abstractmethod
+    def put_embeddings(
+        self, items: Sequence[tuple[str, str, np.ndarray]], *, tenant: str = DEFAULT_TENANT
+    ) -> None:
+        """Store (memory id, model id, vector) triples."""
+
+    @abstractmethod
+    def embeddings(self, flt: MemoryFilter, *, model: str) -> tuple[list[str], np.ndarray]:
+        """Vectors of the memories matching ``flt`` made by ``model``: ids and a (n, dim) float32 matrix."""
+
+    @abstractmethod
+    def embedding_models(self, *, tenant: str = DEFAULT_TENANT) -> list[str]: ...
+
+    # -- audit -----------------------------------------------------------------------------------
+    @abstractmethod
+    def append_audit(self, draft: AuditDraft) -> AuditEntry: ...
+
+    @abstractmethod
+    def audit_entries(
+        self,
+        *,
+        tenant: str = DEFAULT_TENANT,
+        user_id: str | None = None,
+        since_seq: int = 0,
+        limit: int | None = None,
+        action: str | None = None,
+    ) -> list[AuditEntry]: ...
+
+    # -- activity (for the active-days decay clock) ----------------------------------------------
+    @abstractmethod
+    def mark_active(self, tenant: str, user_id: str, day: date) -> None: ...
+
+    @abstractmethod
+    def active_day_count(self, tenant: str, user_id: str, until: date) -> int: ...
+
+    # -- overview and maintenance ----------------------------------------------------------------
+    @abstractmethod
+    def users(self, *, tenant: str = DEFAULT_TENANT, limit: int = 1000) -> list[UserSummary]: ...
+
+    @abstractmethod
+    def status_counts(self, flt: MemoryFilter) -> dict[str, int]: ...
+
+    @abstractmethod
+    def compact(self) -> None:
+        """Rewrite indexes and logs so that purged bytes leave the files (after erasure)."""
+
+    def files(self) -> list[Path]:
+        """Files holding this store's bytes, for erasure scans (empty for server databases)."""
+        return []
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def iter_batches(seq: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
+    for i in range(0, len(seq), size):
+        yield seq[i : i + size]
+
+
+def ts(value: datetime | None) -> float | None:
+    return None if value is None else value.timestamp()

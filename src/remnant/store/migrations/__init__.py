@@ -1,0 +1,1 @@
+"""Numbered schema migrations, one SQL file per version and backend."""
