@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from remnant.extract.model import ExtractedFact
 
@@ -182,3 +183,37 @@ def score(
                 remaining.remove(hit)
                 tp += 1
     return Score(tp, predicted, gold_total)
+
+
+def evaluate(llm: Any = None) -> dict[str, dict[str, float | int]]:
+    """Precision/recall of the rule extractor, and with `llm` of the LLM-only and merged extractors,
+    on both labelled sets. Returns {"<extractor>/<set>": {"precision", "recall", "f1", "tp", ...}}."""
+    from remnant.extract.llm import LLMExtractor
+    from remnant.extract.rules import RuleExtractor
+
+    extractors: dict[str, Callable[[str], Sequence[ExtractedFact]]] = {"rules": RuleExtractor().extract}
+    if llm is not None:
+        extractors["llm"] = LLMExtractor(llm, merge_rules=False).extract
+        extractors["llm+rules"] = LLMExtractor(llm, merge_rules=True).extract
+    out: dict[str, dict[str, float | int]] = {}
+    for name, fn in extractors.items():
+        for set_name, turns in (("tuned", LABELLED), ("held_out", HELD_OUT)):
+            s = score(fn, turns)
+            out[f"{name}/{set_name}"] = {
+                "precision": round(s.precision, 3),
+                "recall": round(s.recall, 3),
+                "f1": round(s.f1, 3),
+                "true_positives": s.true_positives,
+                "predicted": s.predicted,
+                "gold": s.gold,
+            }
+    return out
+
+
+if __name__ == "__main__":  # python -m remnant.extract.evaluate [local|openai:...]
+    import json
+    import sys
+
+    from remnant.llm.factory import llm_from_config
+
+    print(json.dumps(evaluate(llm_from_config(sys.argv[1]) if len(sys.argv) > 1 else None), indent=2))
