@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Protocol
 
-from remnant.assistant.context import Context, build_context, messages_tokens
+from remnant.assistant.context import Context, build_context, key_mentioned, messages_tokens
 from remnant.assistant.knowledge import KnowledgeBase
 from remnant.core.model import Kind, MemoryRecord
 from remnant.engine.memory import Memory
@@ -54,6 +55,7 @@ class Reply:
 class _Session:
     turns: list[Message] = field(default_factory=list)  # the whole conversation (for baselines)
     since_summary: list[Message] = field(default_factory=list)  # turns the latest summary does not cover
+    since_times: list[datetime] = field(default_factory=list)  # when each of those turns happened
     summary: MemoryRecord | None = None
 
 
@@ -65,7 +67,8 @@ class Assistant:
 
     `memory` holds customers' memories and the knowledge base; `llm` may be None (offline answers).
     `summary_every` turns (user+assistant pairs) trigger a structured summary; `token_budget`
-    bounds each prompt; `recent_turns` caps the verbatim turns kept besides the summary.
+    bounds each prompt; `recent_turns` caps the verbatim turns kept besides the summary, and only
+    turns younger than `recent_max_age` are replayed verbatim.
     """
 
     def __init__(
@@ -82,6 +85,7 @@ class Assistant:
         max_answer_tokens: int = 200,
         store_turns: bool = True,
         stale_guard: bool = True,
+        recent_max_age: timedelta = timedelta(hours=12),
     ) -> None:
         if summary_every < 1:
             raise ValueError("summary_every must be >= 1")
@@ -99,6 +103,7 @@ class Assistant:
         self.max_answer_tokens = max_answer_tokens
         self.store_turns = store_turns
         self.stale_guard = stale_guard
+        self.recent_max_age = recent_max_age  # a conversation resumed weeks later does not replay old turns
         self._sessions: dict[str, _Session] = {}
 
     def session_turns(self, user_id: str) -> list[Message]:
@@ -159,7 +164,13 @@ class Assistant:
             )
         hits = self.kb.search(message, k=self.knowledge_k)
         knowledge = [h.content for h in hits]
-        recent = session.since_summary[-self.recent_turns :] if self.recent_turns else []
+        now = self.memory.now()
+        fresh = [
+            m
+            for m, at in zip(session.since_summary, session.since_times, strict=True)
+            if now - at <= self.recent_max_age
+        ]
+        recent = fresh[-self.recent_turns :] if self.recent_turns else []
         context = build_context(
             self.memory,
             user_id,
@@ -204,6 +215,7 @@ class Assistant:
         pair: list[Message] = [{"role": "user", "content": message}, {"role": "assistant", "content": text}]
         session.turns.extend(pair)
         session.since_summary.extend(pair)
+        session.since_times.extend([now, now])
         summary_record = None
         if len(session.since_summary) >= 2 * self.summary_every:
             summary_record = self._summarise(user_id, session, session_id)
@@ -249,6 +261,7 @@ class Assistant:
         )
         session.summary = record
         session.since_summary = []
+        session.since_times = []
         return record
 
 
@@ -266,6 +279,13 @@ def offline_answer(message: str, context: Context, facts: list[ExtractedFact]) -
             if zh
             else f"I'm not sure any more about your {keys}; could you tell me again?"
         )
+    on_file = [
+        r.content for r in context.used if r.key and r.kind != Kind.SUMMARY and key_mentioned(r.key, message)
+    ]
+    if on_file and not facts:
+        parts.append(
+            f"我们记录的是：{'；'.join(on_file[:2])}。" if zh else f"On file: {'; '.join(on_file[:2])}."
+        )
     if context.knowledge and not facts:
         parts.append(
             f"根据当前有效的资料：{context.knowledge[0]}"
@@ -273,7 +293,7 @@ def offline_answer(message: str, context: Context, facts: list[ExtractedFact]) -
             else f"According to our current documentation: {context.knowledge[0]}"
         )
     issues = [r.content for r in context.used if r.kind == Kind.OPEN_ISSUE]
-    if issues and not facts:
+    if issues and not facts and not on_file:
         parts.append(f"您还有未解决的问题：{issues[0]}" if zh else f"Your open issue: {issues[0]}")
     if not parts:
         parts.append("请问还有什么可以帮您？" if zh else "How else can I help?")

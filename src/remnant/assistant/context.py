@@ -119,6 +119,53 @@ class StaleGuard:
         return any(doc in text for doc in self._invalid_texts)
 
 
+_KEY_WORDS = re.compile(r"[a-z]+|[\u4e00-\u9fff]+")
+_KEY_ALIASES = {
+    "city": ("城市", "住在", "哪里住"),
+    "phone_number": ("phone", "手机", "电话"),
+    "email": ("邮箱", "邮件"),
+    "shipping_address": ("地址",),
+    "address": ("地址",),
+    "name": ("名字", "姓名"),
+    "preferred_courier": ("courier", "快递"),
+    "preferred_color": ("colour", "颜色"),
+}
+_GENERIC_KEY_WORDS = {"preferred", "likes", "preference", "order", "reminder", "number", "the"}
+
+
+def key_mentioned(key: str, message: str) -> bool:
+    """Does the message name the attribute `key` ("which city…" names ``city``, 手机 names ``phone_number``)?"""
+    lowered = message.lower()
+    words = [w for w in _KEY_WORDS.findall(key.lower()) if w not in _GENERIC_KEY_WORDS and len(w) >= 2]
+    words += _KEY_ALIASES.get(key, ())
+    return any(w in lowered for w in words)
+
+
+def faded_by_key(memory: Memory, user_id: str, message: str) -> list[FadedHint]:
+    """Faded keyed memories whose key the message mentions ("which city…" and a faded ``city``).
+
+    Lexical recall matches content ("User lives in Munich"), not keys, so a question naming the
+    attribute would otherwise not notice that the answer has faded.
+    """
+    now = memory.now()
+    hints = []
+    records = memory.list_memories(
+        user_id,
+        statuses=[Status.ACTIVE, Status.FADED],
+        kinds=[Kind.FACT, Kind.PREFERENCE, Kind.OPEN_ISSUE],
+        limit=500,
+    )
+    for r in records:
+        if not r.key or (r.expires_at is not None and r.expires_at <= now):
+            continue
+        if not key_mentioned(r.key, message):
+            continue
+        strength = memory.strength_of(r)
+        if r.status == Status.FADED or strength < memory.decay.recall_threshold:
+            hints.append(FadedHint(r.id, r.kind.value, r.key, "faded", r.status_changed_at, strength))
+    return hints[:3]
+
+
 def _label(record: MemoryRecord, strength: float | None = None) -> str:
     parts = [record.kind.value]
     if record.key:
@@ -163,6 +210,7 @@ def build_context(
                 seen.add(record.id)
     # Only keyed customer facts are worth asking again about; faded small talk is simply gone.
     faded = [h for h in recalled.faded if h.key and h.kind != Kind.EPISODE.value] if recalled else []
+    faded += [h for h in faded_by_key(memory, user_id, message) if h.id not in {f.id for f in faded}]
     for hint in faded:
         what = hint.key or hint.kind
         candidates.append(

@@ -44,6 +44,14 @@ def _clean_zh(value: str) -> str:
     return _ZH_TAIL.sub("", value).strip()
 
 
+_QUESTION_VALUE = re.compile(r"哪|什么|多少|几|谁|吗|么|\?|？|^(?:what|which|where|who|how|when)\b", re.I)
+
+
+def _is_question(value: str) -> bool:
+    """Values like 哪里 / "what" come from questions ("我的城市是哪里？"), not statements."""
+    return bool(_QUESTION_VALUE.search(value))
+
+
 def _has_cjk(text: str) -> bool:
     return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
@@ -172,7 +180,13 @@ def _order_key(order_id: str) -> str:
 def _attr_en(m: MatchLike, text: str) -> ExtractedFact | None:
     attr = m.group("attr").strip()
     value = _clean_en(m.group("val"))
-    if not value or _BAD_ATTR.search(attr) or _BAD_ATTR_VALUE.match(value) or len(value) > 80:
+    if (
+        not value
+        or _BAD_ATTR.search(attr)
+        or _BAD_ATTR_VALUE.match(value)
+        or len(value) > 80
+        or _is_question(value)
+    ):
         return None
     key = normalise_key(attr)
     if key == "phone_number" and not re.search(r"\d", value):
@@ -192,7 +206,7 @@ def _attr_en(m: MatchLike, text: str) -> ExtractedFact | None:
 def _attr_zh(m: MatchLike, text: str) -> ExtractedFact | None:
     attr = m.group("attr").strip()
     value = _clean_zh(m.group("val"))
-    if not value or ("订单" in attr and "号" not in attr) or len(value) > 40:
+    if not value or ("订单" in attr and "号" not in attr) or len(value) > 40 or _is_question(m.group("val")):
         return None
     key = normalise_key(attr)
     if key == "phone_number" and not re.search(r"\d", value):
@@ -214,6 +228,8 @@ def _city(m: MatchLike, text: str) -> ExtractedFact | None:
     raw = m.group("place")
     value = _clean_zh(raw) if _has_cjk(raw) else _clean_en(raw)
     value = re.sub(r"^(?:the city of|the)\s+", "", value, flags=re.I)
+    if _is_question(raw[: len(value) + 2]):
+        return None
     if not value or len(value) > 40 or (not _has_cjk(value) and not value[:1].isupper()):
         return None  # English place names are capitalised: "I live in fear" is not a city
     content = f"用户住在{value}" if _has_cjk(value) else f"User lives in {value}"
