@@ -265,3 +265,30 @@ def test_extract_then_advance_ttl(memory: Memory, clock: ManualClock) -> None:
     bot.reply("ana", "Remind me to renew the warranty tomorrow.")
     rec = memory.current("ana", "reminder_renew_warranty")
     assert rec is not None and rec.expires_at == START + timedelta(days=2)
+
+
+class _Redacted:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+class _DigitRedactor:
+    """A real (if crude) redactor: digits never reach the store."""
+
+    def redact(self, text: str, *, tenant: str, user_id: str) -> _Redacted:
+        import re
+
+        return _Redacted(re.sub(r"\d", "#", text))
+
+    def purge_user(self, *, tenant: str, user_id: str) -> int:
+        return 0
+
+
+def test_extracted_values_pass_the_redactor(tmp_path: Path, clock: ManualClock) -> None:
+    with Memory(tmp_path / "r.db", clock=clock, redactor=_DigitRedactor()) as mem:
+        Assistant(mem).reply("ana", "My phone number is 0176 5550123.")
+        rec = mem.current("ana", "phone_number")
+        assert rec is not None and rec.metadata["value"] == "#### #######"
+        assert not any(
+            ch.isdigit() for r in mem.list_memories("ana") for ch in r.content + json.dumps(r.metadata)
+        )

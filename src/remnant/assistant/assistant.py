@@ -140,7 +140,8 @@ class Assistant:
                     source=f"extract:{fact.source}",
                     session_id=session_id,
                     ttl=fact.expires_in,
-                    metadata={"value": fact.value},
+                    # The bare value is kept for staleness checks; it passes the same redactor as content.
+                    metadata={"value": self.memory.redact(fact.value, user_id)},
                 )
             )
         return written

@@ -185,6 +185,23 @@ def score(
     return Score(tp, predicted, gold_total)
 
 
+class _Memo:
+    """Cache completions by request so two extractors over the same turns call the model once."""
+
+    def __init__(self, llm: Any) -> None:
+        self.llm = llm
+        self.name = getattr(llm, "name", "llm")
+        self._cache: dict[str, Any] = {}
+
+    def complete(self, messages: Any, **kw: Any) -> Any:
+        import json
+
+        key = json.dumps([messages, kw], sort_keys=True, default=str)
+        if key not in self._cache:
+            self._cache[key] = self.llm.complete(messages, **kw)
+        return self._cache[key]
+
+
 def evaluate(llm: Any = None) -> dict[str, dict[str, float | int]]:
     """Precision/recall of the rule extractor, and with `llm` of the LLM-only and merged extractors,
     on both labelled sets. Returns {"<extractor>/<set>": {"precision", "recall", "f1", "tp", ...}}."""
@@ -193,6 +210,7 @@ def evaluate(llm: Any = None) -> dict[str, dict[str, float | int]]:
 
     extractors: dict[str, Callable[[str], Sequence[ExtractedFact]]] = {"rules": RuleExtractor().extract}
     if llm is not None:
+        llm = _Memo(llm)  # the LLM-only and merged runs ask the same question: ask the model once
         extractors["llm"] = LLMExtractor(llm, merge_rules=False).extract
         extractors["llm+rules"] = LLMExtractor(llm, merge_rules=True).extract
     out: dict[str, dict[str, float | int]] = {}
