@@ -202,7 +202,7 @@ class _Memo:
         return self._cache[key]
 
 
-def evaluate(llm: Any = None) -> dict[str, dict[str, float | int]]:
+def evaluate(llm: Any = None) -> dict[str, dict[str, Any]]:
     """Precision/recall of the rule extractor, and with `llm` of the LLM-only and merged extractors,
     on both labelled sets. Returns {"<extractor>/<set>": {"precision", "recall", "f1", "tp", ...}}."""
     from remnant.extract.llm import LLMExtractor
@@ -211,9 +211,19 @@ def evaluate(llm: Any = None) -> dict[str, dict[str, float | int]]:
     extractors: dict[str, Callable[[str], Sequence[ExtractedFact]]] = {"rules": RuleExtractor().extract}
     if llm is not None:
         llm = _Memo(llm)  # the LLM-only and merged runs ask the same question: ask the model once
-        extractors["llm"] = LLMExtractor(llm, merge_rules=False).extract
+        llm_only = LLMExtractor(llm, merge_rules=False)
+        fallbacks: list[str] = []
+
+        def only_model(text: str) -> Sequence[ExtractedFact]:
+            run = llm_only.run(text)
+            if run.source != "llm":  # the model failed and rules answered: not the model's score
+                fallbacks.append(run.error or "")
+                return []
+            return run.facts
+
+        extractors["llm"] = only_model
         extractors["llm+rules"] = LLMExtractor(llm, merge_rules=True).extract
-    out: dict[str, dict[str, float | int]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, fn in extractors.items():
         for set_name, turns in (("tuned", LABELLED), ("held_out", HELD_OUT)):
             s = score(fn, turns)
@@ -225,6 +235,8 @@ def evaluate(llm: Any = None) -> dict[str, dict[str, float | int]]:
                 "predicted": s.predicted,
                 "gold": s.gold,
             }
+    if llm is not None:
+        out["llm_fallbacks"] = {"count": len(fallbacks), "turns": len(LABELLED) + len(HELD_OUT)}
     return out
 
 
