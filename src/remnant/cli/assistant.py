@@ -207,7 +207,9 @@ def bench_extraction(llm_spec: str | None) -> None:
     click.echo(header("remnant bench extraction " + shlex.join(sys.argv[3:])))
     for name, row in evaluate(_build_llm(llm_spec)).items():
         if name == "llm_fallbacks":
-            click.echo(f"model output unusable (rules answered instead): {row['count']} of {row['turns']} turns")
+            click.echo(
+                f"model output unusable (rules answered instead): {row['count']} of {row['turns']} turns"
+            )
             continue
         click.echo(
             f"{name:<22} precision {row['precision']:.3f}  recall {row['recall']:.3f}  f1 {row['f1']:.3f}  "
