@@ -82,3 +82,16 @@ def test_corrupt_database_is_reported(tmp_path: Path) -> None:
     db.write_bytes(b"garbage" * 1000)
     proc = run(db, "stats", ok=False)
     assert proc.returncode == 1 and "corrupt" in proc.stderr
+
+
+def test_personal_data_is_redacted_on_the_cli_write_path(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    text = "Call me at +1 415 555 0134 or mail ana.lopez@example.com"
+    stored = json.loads(run(db, "remember", text, "-u", "ana", "--json").stdout)
+    assert "[PHONE_1]" in stored["content"] and "[EMAIL_1]" in stored["content"]
+    recalled = run(db, "recall", "call me", "-u", "ana", "--json").stdout
+    assert "555 0134" not in recalled and "ana.lopez" not in recalled
+    assert run(db, "rehydrate", stored["id"]).stdout.strip() == text
+    assert (tmp_path / "cli.db.vault-key").stat().st_mode & 0o077 == 0
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("cli.db*") if not p.name.endswith("vault-key"))
+    assert b"ana.lopez" not in raw and b"555 0134" not in raw

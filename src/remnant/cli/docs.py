@@ -19,7 +19,12 @@ def render() -> str:
     """The whole CLI reference as Markdown."""
     from remnant.cli import cli
 
-    parts = ["# CLI reference", "", "Generated from `--help` by `scripts/gen-cli-docs`; do not edit by hand.", ""]
+    parts = [
+        "# CLI reference",
+        "",
+        "Generated from `--help` by `scripts/gen-cli-docs`; do not edit by hand.",
+        "",
+    ]
     for path, command in _walk(cli, ["remnant"]):
         name = " ".join(path)
         parent = click.Context(cli, info_name="remnant")

@@ -170,6 +170,26 @@ class Memory:
             return text
         return self.redactor.redact(text, tenant=self.tenant, user_id=user_id).text
 
+    def rehydrate(self, memory_id: str, *, actor: str | None = None) -> str:
+        """Privileged: the memory's text with its placeholders replaced by the vault's originals.
+
+        Ordinary recall never returns plaintext; this needs the vault key and is audited.
+        """
+        record = self._require(memory_id)
+        vault = getattr(self.redactor, "vault", None)
+        if vault is None:
+            raise ConflictError("no vault is configured (the privacy layer is off)")
+        text: str = vault.rehydrate(record.content, self.tenant, record.user_id)
+        self._audit(
+            "rehydrate",
+            "privileged read of vaulted values",
+            [record],
+            user_id=record.user_id,
+            actor=actor,
+            policy="vault",
+        )
+        return text
+
     # -- writing -----------------------------------------------------------------------------------
     def remember(
         self,
