@@ -292,3 +292,21 @@ def test_extracted_values_pass_the_redactor(tmp_path: Path, clock: ManualClock) 
         assert not any(
             ch.isdigit() for r in mem.list_memories("ana") for ch in r.content + json.dumps(r.metadata)
         )
+
+
+def test_new_process_resumes_from_the_latest_summary(memory: Memory) -> None:
+    first = Assistant(memory, summary_every=2)
+    first.reply("ana", "My order #A77812 hasn't arrived.")
+    assert first.reply("ana", "Thanks.").summary is not None
+    later = Assistant(memory)  # e.g. `remnant chat` started again
+    system = later.reply("ana", "hello again").context.messages[0]["content"]
+    assert "REMNANT_DATA summary" in system and "A77812" in system
+
+
+def test_rules_only_extraction_does_not_call_the_model_for_facts(
+    memory: Memory, chat_server: ChatServer
+) -> None:
+    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=1.0)
+    reply = Assistant(memory, llm, llm_extraction=False).reply("ana", "I live in Oslo.")
+    assert reply.extraction_source == "rules" and reply.answer_source == "llm" and reply.error is None
+    assert all("response_format" not in r for r in chat_server.requests) and len(chat_server.requests) == 1

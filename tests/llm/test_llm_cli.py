@@ -1,19 +1,32 @@
-"""`remnant chat`, `remnant kb` and `remnant bench assistant` through click's runner."""
+"""`remnant chat`, `remnant kb` and `remnant bench assistant` as real subprocesses on a real file."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-from click.testing import CliRunner
+ROOT = Path(__file__).resolve().parents[2]
 
-from remnant.cli import cli
+
+def invoke(args: list[str], db: Path, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "REMNANT_LLM": "none"}
+    return subprocess.run(
+        [sys.executable, "-m", "remnant", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=input,
+        timeout=120,
+    )
 
 
 def run(args: list[str], db: Path, input: str | None = None) -> str:
-    result = CliRunner().invoke(cli, ["--db", str(db), *args], input=input, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
+    proc = invoke(args, db, input)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
 
 
 def test_kb_import_list_search(tmp_path: Path) -> None:
@@ -44,8 +57,8 @@ def test_kb_import_list_search(tmp_path: Path) -> None:
 def test_kb_import_bad_file_exits_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"content": "no id"}\n')
-    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "r.db"), "kb", "import", str(bad)])
-    assert result.exit_code == 2 and "'id' is required" in result.output
+    proc = invoke(["kb", "import", str(bad)], tmp_path / "r.db")
+    assert proc.returncode == 2 and "'id' is required" in proc.stderr
 
 
 def test_chat_remembers_across_sessions(tmp_path: Path) -> None:

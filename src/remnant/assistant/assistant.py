@@ -68,7 +68,8 @@ class Assistant:
     `memory` holds customers' memories and the knowledge base; `llm` may be None (offline answers).
     `summary_every` turns (user+assistant pairs) trigger a structured summary; `token_budget`
     bounds each prompt; `recent_turns` caps the verbatim turns kept besides the summary, and only
-    turns younger than `recent_max_age` are replayed verbatim.
+    turns younger than `recent_max_age` are replayed verbatim. `llm_extraction=False` extracts facts
+    with the rules only even when a model answers. A new process resumes from the latest summary.
     """
 
     def __init__(
@@ -86,6 +87,7 @@ class Assistant:
         store_turns: bool = True,
         stale_guard: bool = True,
         recent_max_age: timedelta = timedelta(hours=12),
+        llm_extraction: bool = True,
     ) -> None:
         if summary_every < 1:
             raise ValueError("summary_every must be >= 1")
@@ -94,7 +96,8 @@ class Assistant:
         self.memory = memory
         self.llm = llm
         self.kb = kb or KnowledgeBase(memory)
-        self.extractor = LLMExtractor(llm)
+        # With a tiny model the rules alone extract better (docs/benchmarks/assistant.md): allow opting out.
+        self.extractor = LLMExtractor(llm if llm_extraction else None)
         self.summarizer: Summarizer = summarizer or (LLMSummarizer(llm) if llm else ExtractiveSummarizer())
         self.summary_every = summary_every
         self.token_budget = token_budget
@@ -121,6 +124,13 @@ class Assistant:
             {"role": "user", "content": message},
         ]
         return messages_tokens(messages)
+
+    def _session(self, user_id: str) -> _Session:
+        """This process's view of the conversation; a new one resumes from the latest stored summary."""
+        if user_id not in self._sessions:
+            latest = self.memory.list_memories(user_id, statuses=["active"], kinds=[Kind.SUMMARY], limit=1)
+            self._sessions[user_id] = _Session(summary=latest[0] if latest else None)
+        return self._sessions[user_id]
 
     # -- the turn --------------------------------------------------------------------------------
     def remember_facts(
@@ -150,7 +160,7 @@ class Assistant:
         """Answer one customer message and update memory from the exchange."""
         if not message.strip():
             raise ValueError("message must not be empty")
-        session = self._sessions.setdefault(user_id, _Session())
+        session = self._session(user_id)
         extraction: Extraction = self.extractor.run(message)
         written = self.remember_facts(user_id, extraction.facts, session_id=session_id)
         if self.store_turns:
@@ -229,7 +239,7 @@ class Assistant:
             reviewed=reviewed,
             answer_source=answer_source,
             error=error
-            or (extraction.error if self.llm is not None and extraction.source == "rules" else None),
+            or (extraction.error if self.extractor.llm is not None and extraction.source == "rules" else None),
             summary=summary_record,
         )
 
