@@ -239,7 +239,9 @@ class Assistant:
             reviewed=reviewed,
             answer_source=answer_source,
             error=error
-            or (extraction.error if self.extractor.llm is not None and extraction.source == "rules" else None),
+            or (
+                extraction.error if self.extractor.llm is not None and extraction.source == "rules" else None
+            ),
             summary=summary_record,
         )
 
