@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from remnant.llm import (
     DATA_RULE,
     DataItem,
+    LLMUnavailable,
     LocalLLM,
     OpenAICompatibleLLM,
     count_tokens,
@@ -84,3 +87,8 @@ def test_validator_subset() -> None:
         with pytest.raises(Exception, match=r"\$"):
             validate(bad, schema)
     assert parse_json('```json\n{"a": 1}\n```') == {"a": 1}
+
+
+def test_missing_local_model_file_is_unavailable(tmp_path: Path) -> None:
+    with pytest.raises(LLMUnavailable, match="not found"):
+        llm_from_config(f"local:{tmp_path / 'nope.gguf'}")

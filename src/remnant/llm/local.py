@@ -28,6 +28,7 @@ from remnant.llm.base import (
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 _CACHE: dict[tuple[str, int, int], Any] = {}
+_CALL_LOCKS: dict[tuple[str, int, int], threading.Lock] = {}  # one per loaded model, shared by all users
 _CACHE_LOCK = threading.Lock()
 
 
@@ -69,6 +70,7 @@ def _load_server(path: Path, n_ctx: int, n_threads: int) -> Any:
         except Exception as exc:  # the binding raises plain RuntimeError on a bad file
             raise LLMUnavailable(f"could not load local model {path}: {exc}") from exc
         _CACHE[key] = server
+        _CALL_LOCKS[key] = threading.Lock()
         return server
 
 
@@ -97,7 +99,6 @@ class LocalLLM:
         self.n_threads = n_threads or int(os.environ.get("REMNANT_LLM_THREADS", "1"))
         self.repeat_penalty = repeat_penalty  # tiny models loop ("sorry, sorry, ...") without it
         self.seed = seed
-        self._lock = threading.Lock()
         self.name = f"local:{(self._model_path or Path(SMOLLM2_FILE)).name}"
 
     @property
@@ -107,6 +108,9 @@ class LocalLLM:
     def _server(self) -> Any:
         return _load_server(self.model_path, self.n_ctx, self.n_threads)
 
+    def _call_lock(self) -> threading.Lock:
+        return _CALL_LOCKS[(str(self.model_path), self.n_ctx, self.n_threads)]
+
     def load(self) -> LocalLLM:
         """Load the model now (otherwise the first `complete` does). Returns self for chaining."""
         self._server()
@@ -114,7 +118,8 @@ class LocalLLM:
 
     @property
     def http_base_url(self) -> str | None:
-        """llama.cpp also serves its OpenAI-compatible HTTP API on loopback; its /v1 root, if any."""
+        """llama.cpp also serves its OpenAI-compatible HTTP API on a loopback port while the model is
+        loaded (xllamacpp starts it; there is no switch to turn it off); its /v1 root, if any."""
         address = getattr(self._server(), "listening_address", None)
         return f"{str(address).rstrip('/')}/v1" if address else None
 
@@ -139,7 +144,7 @@ class LocalLLM:
                 "json_schema": {"name": "remnant_output", "schema": json_schema},
             }
         server = self._server()
-        with self._lock:
+        with self._call_lock():
             try:
                 body = server.handle_chat_completions(request)
             except Exception as exc:  # the model is loaded, so a raise here is about this request
