@@ -249,14 +249,19 @@ def test_assistant_rejects_bad_settings(memory: Memory) -> None:
         Assistant(memory).reply("ana", "  ")
 
 
-def test_bench_short_run_keeps_current_values() -> None:
+def test_bench_keeps_current_values_and_admits_faded_ones() -> None:
     from remnant.assistant.bench import run_bench
 
-    result = run_bench(140)
-    assert result["probes"]["changed_fact_probes"] > 0
-    assert result["probes"]["remnant_current_not_stale"] == 1.0
-    assert result["probes"]["full_current_not_stale"] == 0.0
-    assert result["tokens"]["remnant_total"] < result["tokens"]["full_total"]
+    result = run_bench(200)
+    probes = result["probes"]
+    assert probes["changed_fact_probes"] > 0 and probes["remnant_stale_any"] == 0
+    assert probes["remnant_current_or_asked_again_never_stale"] == 1.0
+    assert probes["full_current_not_stale"] == 0.0
+    gap = probes["after_gap"]
+    assert gap["probes"] > 0 and gap["asked_again"] > 0 and gap["stale"] == 0
+    before_gap = [f for f in probes["failures"] if not f["after_gap"]]
+    assert before_gap == []  # before the two-month gap every probe holds the current value
+    assert result["tokens"]["remnant_total"] < result["tokens"]["full_total"] / 5
     assert result["tokens"]["remnant_max"] <= result["budget"]
 
 

@@ -5,7 +5,9 @@ later arrives and a second one that goes missing, while the product spec changes
 (the knowledge base has both, with validity windows). Every few turns a probe asks about one of
 the changed facts. For each turn we count the tokens of Remnant's context versus resending the
 full history, and at each probe whether the context holds the current value and none of the stale
-ones. The clock is simulated (two hours per turn), so the run is deterministic and offline.
+ones. The clock is simulated (two hours per turn, and a two-month gap before turn 170 after which
+unused memories have faded: then a probe is answered correctly by the current value or by
+admitting the fact has faded, never by a stale value), so the run is deterministic and offline.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from remnant.engine.memory import Memory
 from remnant.llm.base import LLM, Message
 
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+GAP_AT, GAP = 170, timedelta(days=60)  # the customer comes back after two months: memories have faded
 SPEC_CHANGE = START + timedelta(days=8)
 USER = "customer-1"
 
@@ -120,6 +123,7 @@ def script(turns: int = 200) -> Iterator[tuple[str, Probe | None, timedelta]]:
         110: "I prefer UPS for delivery from now on.",
         120: "My order #B5521 hasn't arrived.",
         130: "I moved to Hamburg.",
+        GAP_AT: "Hi again, it has been a while.",
     }
     changes = {
         60: ("city", "Berlin"),
@@ -133,9 +137,10 @@ def script(turns: int = 200) -> Iterator[tuple[str, Probe | None, timedelta]]:
         ("courier", "Which courier will you use for my parcels?"),
         ("battery", "How long does the X200 battery last?"),
     )
-    step = timedelta(hours=2)
+    at = START
     for i in range(turns):
-        at = START + step * (i + 1)
+        step = GAP if i == GAP_AT else timedelta(hours=2)
+        at += step
         if at >= SPEC_CHANGE and t.battery[-1] != "12 hours":
             t.battery.append("12 hours")
         if i in changes:
@@ -152,6 +157,9 @@ def script(turns: int = 200) -> Iterator[tuple[str, Probe | None, timedelta]]:
             yield FILLER[i % len(FILLER)], None, step
 
 
+_TOPIC_KEYS = {"city": "city", "phone": "phone_number", "courier": "preferred_courier"}
+
+
 def _holds(text: str, value: str) -> bool:
     return re.search(r"(?<!\w)" + re.escape(value) + r"(?!\w)", text, re.IGNORECASE) is not None
 
@@ -165,6 +173,8 @@ class ProbeOutcome:
     remnant_stale: bool
     full_current: bool
     full_stale: bool
+    asked_again: bool = False  # the context marks this fact as faded, so the answer asks again
+    after_gap: bool = False
 
 
 def run_bench(
@@ -218,6 +228,8 @@ def run_bench(
                     any(_holds(ctx, s) for s in probe.stale),
                     _holds(full, probe.current),
                     any(_holds(full, s) for s in probe.stale),
+                    any(h.key == _TOPIC_KEYS.get(probe.topic) for h in reply.context.faded),
+                    i > GAP_AT,
                 )
             )
     elapsed = time.perf_counter() - started
@@ -226,6 +238,9 @@ def run_bench(
     def rate(items: list[ProbeOutcome], attr_current: str, attr_stale: str) -> float:
         ok = [o for o in items if getattr(o, attr_current) and not getattr(o, attr_stale)]
         return len(ok) / len(items) if items else 1.0
+
+    after_gap = [o for o in outcomes if o.after_gap]
+    honest = [o for o in after_gap if not o.remnant_stale and (o.remnant_current or o.asked_again)]
 
     return {
         "turns": turns,
@@ -251,6 +266,13 @@ def run_bench(
             "count": len(outcomes),
             "changed_fact_probes": len(changed),
             "remnant_current_not_stale": round(rate(changed, "remnant_current", "remnant_stale"), 3),
+            "remnant_current_or_asked_again_never_stale": round(
+                sum((o.remnant_current or o.asked_again) and not o.remnant_stale for o in changed)
+                / len(changed),
+                3,
+            )
+            if changed
+            else 1.0,
             "full_current_not_stale": round(rate(changed, "full_current", "full_stale"), 3),
             "remnant_current_any": round(sum(o.remnant_current for o in outcomes) / max(1, len(outcomes)), 3),
             "remnant_stale_any": sum(o.remnant_stale for o in changed),
@@ -265,6 +287,15 @@ def run_bench(
                     ),
                 }
                 for topic in ("city", "phone", "courier", "battery")
+            },
+            "after_gap": {
+                "probes": len(after_gap),
+                "current": sum(o.remnant_current and not o.asked_again for o in after_gap),
+                "asked_again": sum(o.asked_again for o in after_gap),
+                "stale": sum(o.remnant_stale for o in after_gap),
+                "current_or_asked_again_never_stale": round(len(honest) / len(after_gap), 3)
+                if after_gap
+                else 1.0,
             },
             "failures": [o.__dict__ for o in changed if not (o.remnant_current and not o.remnant_stale)][:10],
         },

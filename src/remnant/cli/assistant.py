@@ -164,7 +164,7 @@ def bench_assistant(
 ) -> None:
     """Scripted customer conversation with changing facts: prompt tokens with Remnant's context vs the
     full history, and how often the context holds the current value of a changed fact and never a stale one."""
-    from remnant.assistant.bench import run_bench
+    from remnant.assistant.bench import GAP, run_bench
     from remnant.bench import header
 
     click.echo(header("remnant bench assistant " + shlex.join(sys.argv[3:])))
@@ -187,6 +187,15 @@ def bench_assistant(
     click.echo(
         f"changed-fact probes: {p['changed_fact_probes']}; context holds the current value and no stale one: "
         f"Remnant {p['remnant_current_not_stale']:.1%}, full history {p['full_current_not_stale']:.1%}"
+    )
+    click.echo(
+        "  counting an honest 'that has faded, please tell me again' as correct: "
+        f"Remnant {p['remnant_current_or_asked_again_never_stale']:.1%}"
+    )
+    g = p["after_gap"]
+    click.echo(
+        f"after the {GAP.days}-day gap: {g['probes']} probes, {g['current']} current, {g['asked_again']} asked again, "
+        f"{g['stale']} stale"
     )
     for topic, row in p["by_topic"].items():
         click.echo(
