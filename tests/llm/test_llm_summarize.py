@@ -101,3 +101,10 @@ def test_llm_summary_falls_back_when_unreachable(chat_server: ChatServer) -> Non
     chat_server.script = [Scripted(status=502, body="bad gateway")]
     run = LLMSummarizer(_llm(chat_server)).run(TURNS)
     assert run.source == "extractive" and "LLMUnavailable" in (run.error or "")
+
+
+def test_summary_evaluation_without_a_model() -> None:
+    from remnant.summarize.evaluate import CONVERSATIONS, evaluate
+
+    result = evaluate()
+    assert result == {"extractive": 1.0, "conversations": len(CONVERSATIONS)}
