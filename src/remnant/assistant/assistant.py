@@ -278,6 +278,19 @@ class Assistant:
         return record
 
 
+_ZH_KEY_NAMES = {
+    "city": "所在城市",
+    "phone_number": "手机号",
+    "email": "邮箱",
+    "name": "姓名",
+    "address": "地址",
+    "shipping_address": "收货地址",
+    "preferred_courier": "快递偏好",
+    "preferred_color": "颜色偏好",
+    "preferred_contact_channel": "联系方式偏好",
+}
+
+
 def offline_answer(message: str, context: Context, facts: list[ExtractedFact]) -> str:
     """A deterministic answer from the context when no model is available: honest and grounded."""
     zh = bool(_CJK.search(message))
@@ -286,7 +299,11 @@ def offline_answer(message: str, context: Context, facts: list[ExtractedFact]) -
         noted = "; ".join(f.content for f in facts)
         parts.append(f"已记录：{noted}。" if zh else f"Noted: {noted}.")
     if context.faded:
-        keys = ", ".join(sorted({(h.key or h.kind).replace("_", " ") for h in context.faded}))
+        names = {(h.key or h.kind) for h in context.faded}
+        if zh:
+            keys = "、".join(sorted(_ZH_KEY_NAMES.get(k, k.replace("_", " ")) for k in names))
+        else:
+            keys = ", ".join(sorted(k.replace("_", " ") for k in names))
         parts.append(
             f"关于您的{keys}，我已经记不太清了，能再告诉我一次吗？"
             if zh
