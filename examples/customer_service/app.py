@@ -33,7 +33,7 @@ SCRIPT: list[tuple[float, str]] = [
     (0, "Which city do you have on file for me?"),
     (14, "How long does the X200 battery last?"),  # the spec changed on 2025-03-15
     (2, "Good news: order #A77812 has arrived."),
-    (60, "Which courier will you use for my parcels?"),  # two months later: has the preference faded?
+    (300, "Which courier will you use for my parcels?"),  # ten months later: has the preference faded?
     (0, "我喜欢下次用顺丰快递"),
     (0, "X200 电池续航多久？"),
 ]

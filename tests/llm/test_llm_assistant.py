@@ -180,7 +180,7 @@ def test_context_stays_within_budget(memory: Memory) -> None:
 def test_faded_memory_is_admitted_and_asked_again(memory: Memory, clock: ManualClock) -> None:
     bot = Assistant(memory)
     bot.reply("ana", "I live in Munich.")
-    clock.advance(days=120)
+    clock.advance(days=400)
     reply = bot.reply("ana", "Which city do you have on file for me?")
     assert [h.key for h in reply.context.faded] == ["city"]
     assert "not sure any more" in reply.text and "tell me again" in reply.text
@@ -260,7 +260,7 @@ def test_bench_keeps_current_values_and_admits_faded_ones() -> None:
     gap = probes["after_gap"]
     assert gap["probes"] > 0 and gap["asked_again"] > 0 and gap["stale"] == 0
     before_gap = [f for f in probes["failures"] if not f["after_gap"]]
-    assert before_gap == []  # before the two-month gap every probe holds the current value
+    assert before_gap == []  # before the one-year gap every probe holds the current value
     assert result["tokens"]["remnant_total"] < result["tokens"]["full_total"] / 5
     assert result["tokens"]["remnant_max"] <= result["budget"]
 

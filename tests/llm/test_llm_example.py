@@ -22,5 +22,5 @@ def test_customer_service_example_runs_offline(tmp_path: Path) -> None:
     ).stdout
     assert "On file: User lives in Berlin." in out
     assert "12 hours per charge with firmware 2.0" in out  # the spec version valid after 2025-03-15
-    assert "not sure any more about your preferred courier" in out  # faded after two months
+    assert "not sure any more about your preferred courier" in out  # faded after ten months
     assert "superseded User lives in Munich" in out

@@ -5,7 +5,7 @@ later arrives and a second one that goes missing, while the product spec changes
 (the knowledge base has both, with validity windows). Every few turns a probe asks about one of
 the changed facts. For each turn we count the tokens of Remnant's context versus resending the
 full history, and at each probe whether the context holds the current value and none of the stale
-ones. The clock is simulated (two hours per turn, and a two-month gap before turn 170 after which
+ones. The clock is simulated (two hours per turn, and a one-year gap before turn 170 after which
 unused memories have faded: then a probe is answered correctly by the current value or by
 admitting the fact has faded, never by a stale value), so the run is deterministic and offline.
 """
@@ -28,7 +28,7 @@ from remnant.engine.memory import Memory
 from remnant.llm.base import LLM, Message
 
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
-GAP_AT, GAP = 170, timedelta(days=60)  # the customer comes back after two months: memories have faded
+GAP_AT, GAP = 170, timedelta(days=365)  # the customer comes back after a year: memories have faded
 SPEC_CHANGE = START + timedelta(days=8)
 USER = "customer-1"
 

@@ -166,6 +166,23 @@ def faded_by_key(memory: Memory, user_id: str, message: str) -> list[FadedHint]:
     return hints[:3]
 
 
+_NOTES = {
+    "memories": "what this customer told us; open issues and preferences first",
+    "faded": "memories that have faded: do not guess their values, ask again",
+    "knowledge": "product documentation valid today",
+    "summary": "summary of earlier conversation",
+}
+
+
+def _item_cost(item: DataItem) -> int:
+    return count_tokens(quote_block("x", [item])) - count_tokens(quote_block("x", []))
+
+
+def _block_overhead(section: str) -> int:
+    """Tokens of a block's delimiters and note, plus the blank line that joins it to the prompt."""
+    return count_tokens(quote_block(section, [], note=_NOTES[section])) + 1
+
+
 def _label(record: MemoryRecord, strength: float | None = None) -> str:
     parts = [record.kind.value]
     if record.key:
@@ -253,11 +270,10 @@ def build_context(
     remaining = budget - messages_tokens(fixed) - count_tokens(base_system) - MESSAGE_OVERHEAD_TOKENS
     chosen: dict[str, list[_Candidate]] = {"memories": [], "faded": [], "knowledge": [], "summary": []}
     dropped_budget = 0
-    block_overhead = 24  # delimiters and numbering of a block, counted once per non-empty block
     for cand in candidates:
-        cost = count_tokens(cand.item.label) + count_tokens(cand.item.text) + 6
+        cost = _item_cost(cand.item)
         if not chosen[cand.section]:
-            cost += block_overhead
+            cost += _block_overhead(cand.section)
         if cost <= remaining:
             chosen[cand.section].append(cand)
             remaining -= cost
@@ -273,17 +289,26 @@ def build_context(
         kept_turns.insert(0, turn)
         remaining -= cost
 
-    blocks = [base_system]
-    notes = {
-        "memories": "what this customer told us; open issues and preferences first",
-        "faded": "memories that have faded: do not guess their values, ask again",
-        "knowledge": "product documentation valid today",
-        "summary": "summary of earlier conversation",
-    }
-    for section in ("memories", "faded", "knowledge", "summary"):
-        if chosen[section]:
-            blocks.append(quote_block(section, [c.item for c in chosen[section]], note=notes[section]))
-    messages: list[Message] = [{"role": "system", "content": "\n\n".join(blocks)}, *kept_turns, *fixed]
+    def render() -> list[Message]:
+        blocks = [base_system]
+        for section in ("memories", "faded", "knowledge", "summary"):
+            if chosen[section]:
+                blocks.append(quote_block(section, [c.item for c in chosen[section]], note=_NOTES[section]))
+        return [{"role": "system", "content": "\n\n".join(blocks)}, *kept_turns, *fixed]
+
+    messages = render()
+    # Costs above are per piece; tokens do not add up exactly across joins, so enforce the budget on
+    # the rendered prompt: shed the oldest recent turn, then the lowest-priority item, until it fits.
+    while messages_tokens(messages) > budget:
+        if kept_turns:
+            kept_turns.pop(0)
+        else:
+            lowest = next((sec for sec in ("summary", "knowledge", "faded", "memories") if chosen[sec]), None)
+            if lowest is None:
+                break  # only the system prompt and the message are left: they always go
+            chosen[lowest].pop()
+        dropped_budget += 1
+        messages = render()
     used = [c.record for cands in chosen.values() for c in cands if c.record is not None]
     return Context(
         messages=messages,
