@@ -14,7 +14,13 @@ _PLUGINS = (
     ("remnant.cli.privacy", ("privacy", "cli"), ("bench_privacy", "bench")),
     ("remnant.cli.bench_locomo", ("bench_locomo", "bench")),
     ("remnant.cli.forgetting", ("bench_forgetting", "bench")),
-    ("remnant.cli.assistant", ("chat", "cli"), ("kb", "cli"), ("bench_assistant", "bench")),
+    (
+        "remnant.cli.assistant",
+        ("chat", "cli"),
+        ("kb", "cli"),
+        ("bench_assistant", "bench"),
+        ("bench_extraction", "bench"),
+    ),
     (
         "remnant.cli.training",
         ("pool", "cli"),

@@ -39,6 +39,11 @@ def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
             "remnant.summarize is not installed: summaries are off; the early facts are kept as "
             "important keyed facts, pinned, as an app on Remnant would do"
         )
+    else:
+        result.notes.append(
+            "remnant.summarize is installed, but this suite does not call it: the early facts are kept "
+            "as important keyed facts, pinned"
+        )
     by_length: dict[int, list[int]] = {n: [0, 0] for n in lengths}
     checks = {"own question": [0, 0], "general request": [0, 0]}
     for n in lengths:
