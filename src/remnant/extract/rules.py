@@ -1,0 +1,574 @@
+"""Rule-based fact extraction for English and Chinese: no model, deterministic, precise.
+
+Each rule is a regular expression plus a builder that turns the match into an `ExtractedFact`
+with a normalised key. The rules aim at the statements a customer-service conversation turns
+into memories: attributes ("my X is Y", 我的X是Y), where the user lives (moves supersede the old
+city), likes and dislikes (a later "I don't like X anymore" supersedes "I like X" on the same key),
+stated preferences by category (courier, contact channel, colour, payment, language), reminders
+and undelivered orders (open issues with a suggested expiry), and orders that have arrived
+(which supersede the open issue on the same order key).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Protocol
+
+from remnant.extract.keys import normalise_key, slug
+from remnant.extract.model import ExtractedFact, FactKind
+
+# --- value clean-up ---------------------------------------------------------------------------
+
+# An English value ends at clause punctuation, a sentence-final period, or a joining word.
+_EN_STOP = re.compile(
+    r"\s*(?:[,;!?()]|\.(?:\s|$)|\s(?:and|but|because|so|since|though|although|which|when|while)\s"
+    r"|\s(?:anymore|any more|now|these days|nowadays|last|this|next|recently|yesterday|today|"
+    r"tomorrow|already|please|thanks|thank you)\b).*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_ZH_STOP = re.compile(r"[，,。！!？?；;、\s（(].*$", re.DOTALL)
+_ZH_TAIL = re.compile(r"(?:了|啦|呢|吧|哦|呀|的)+$")
+_TRAILING_DOT = re.compile(r"\.$")
+
+
+def _clean_en(value: str) -> str:
+    value = _EN_STOP.sub("", value.strip())
+    return _TRAILING_DOT.sub("", value).strip(" \"'")
+
+
+def _clean_zh(value: str) -> str:
+    value = _ZH_STOP.sub("", value.strip())
+    return _ZH_TAIL.sub("", value).strip()
+
+
+_QUESTION_VALUE = re.compile(r"哪|什么|多少|几|谁|吗|么|\?|？|^(?:what|which|where|who|how|when)\b", re.I)
+
+
+def _is_question(value: str) -> bool:
+    """Values like 哪里 / "what" come from questions ("我的城市是哪里？"), not statements."""
+    return bool(_QUESTION_VALUE.search(value))
+
+
+def _has_cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+# --- preference categories --------------------------------------------------------------------
+
+_CATEGORIES: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "preferred_courier",
+        re.compile(
+            r"\b(?:dhl|ups|fedex|usps|courier|sf express|express delivery)\b|顺丰|快递|京东物流|邮政|圆通|中通|申通|韵达|EMS",
+            re.I,
+        ),
+    ),
+    (
+        "preferred_contact_channel",
+        re.compile(
+            r"\b(?:e-?mail|by phone|phone calls?|a call|text messages?|sms|whatsapp|wechat|telegram)\b|邮件|短信|电话联系|打电话|微信联系",
+            re.I,
+        ),
+    ),
+    (
+        "preferred_payment",
+        re.compile(
+            r"\b(?:paypal|credit card|debit card|cash on delivery|alipay|apple pay)\b|支付宝|微信支付|信用卡|货到付款",
+            re.I,
+        ),
+    ),
+    (
+        "preferred_language",
+        re.compile(
+            r"\b(?:in|speak(?:ing)?)\s+(?:english|chinese|mandarin|german|french|spanish|japanese)\b|说中文|用中文|用英文|说英语",
+            re.I,
+        ),
+    ),
+    (
+        "preferred_color",
+        re.compile(
+            r"\b(?:red|blue|green|black|white|grey|gray|silver|gold|pink|purple|yellow|orange)\b(?!\s+(?:tea|cheese|wine))|[红蓝绿黑白灰粉紫黄橙金银]色",
+            re.I,
+        ),
+    ),
+    (
+        "preferred_delivery_time",
+        re.compile(r"\b(?:mornings?|afternoons?|evenings?|weekends?)\b|上午|下午|晚上|周末", re.I),
+    ),
+]
+
+
+def _category(value: str) -> str | None:
+    for key, pattern in _CATEGORIES:
+        if pattern.search(value):
+            return key
+    return None
+
+
+# --- expiry hints -----------------------------------------------------------------------------
+
+_IN_DAYS = re.compile(r"\bin (\d{1,3}) days?\b|(\d{1,3})\s*天(?:后|之后|以后)", re.I)
+
+
+def _reminder_expiry(text: str) -> timedelta:
+    """Suggested lifetime for a reminder: a day past the time it mentions, else a week."""
+    m = _IN_DAYS.search(text)
+    if m:
+        return timedelta(days=int(m.group(1) or m.group(2)) + 1)
+    lowered = text.lower()
+    if any(w in lowered for w in ("tonight", "today", "今天", "今晚")):
+        return timedelta(days=1)
+    if any(w in lowered for w in ("tomorrow", "明天")):
+        return timedelta(days=2)
+    if any(w in lowered for w in ("next week", "下周", "下星期")):
+        return timedelta(days=8)
+    if any(w in lowered for w in ("next month", "下个月")):
+        return timedelta(days=35)
+    return timedelta(days=7)
+
+
+_TIME_WORDS = re.compile(
+    r"\b(?:tomorrow|today|tonight|next (?:week|month)|in \d+ days?|on \w+day|at \d{1,2}(?::\d\d)?\s*(?:am|pm)?)\b"
+    r"|明天|今天|今晚|下周|下星期|下个月|\d+天(?:后|之后|以后)",
+    re.I,
+)
+
+# --- rules ------------------------------------------------------------------------------------
+
+
+class MatchLike(Protocol):
+    """What builders read from a match: `re.Match` itself, or `_Alias` over alternative groups."""
+
+    def group(self, name: str | int, /) -> Any: ...
+
+    def start(self, name: str | int, /) -> int: ...
+
+
+Builder = Callable[[re.Match[str], str], ExtractedFact | None]
+PartBuilder = Callable[[MatchLike, str], ExtractedFact | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One pattern and how to turn its match (and the whole turn) into a fact."""
+
+    name: str
+    pattern: re.Pattern[str]
+    build: Builder
+
+
+_NEGATED_BEFORE = re.compile(
+    r"(?:n't|\bnot|\bnever|\bno longer|\bwould|'d|\bif)\s*(?:really\s+|really\s+)?$", re.I
+)
+_BAD_ATTR_VALUE = re.compile(
+    r"^(?:not|no|broken|late|missing|wrong|damaged|lost|stuck|delayed|gone|empty|here|there|fine|ok|okay)\b",
+    re.I,
+)
+_BAD_ATTR = re.compile(
+    r"\border\b|\bproblem\b|\bissue\b|\bquestion\b|\bguess\b|\bpoint\b|\bbad\b|\bfault\b", re.I
+)
+_ORDER_ID = r"#?\s*(?P<id>[A-Za-z]{0,6}[-_]?\d[A-Za-z0-9_-]{2,})"
+
+
+def _order_key(order_id: str) -> str:
+    return "order_" + slug(order_id.replace("-", "_"), max_words=3)
+
+
+def _attr_en(m: MatchLike, text: str) -> ExtractedFact | None:
+    attr = m.group("attr").strip()
+    value = _clean_en(m.group("val"))
+    if (
+        not value
+        or _BAD_ATTR.search(attr)
+        or _BAD_ATTR_VALUE.match(value)
+        or len(value) > 80
+        or _is_question(value)
+    ):
+        return None
+    key = normalise_key(attr)
+    if key == "phone_number" and not re.search(r"\d", value):
+        return None  # "my phone is broken" is not a phone number
+    kind: FactKind = "preference" if key.startswith("preferred_") else "fact"
+    return ExtractedFact(
+        kind,
+        key,
+        value,
+        f"User's {attr.lower()}: {value}",
+        0.9,
+        0.7 if kind == "fact" else 0.6,
+        evidence=m.group(0),
+    )
+
+
+def _attr_zh(m: MatchLike, text: str) -> ExtractedFact | None:
+    attr = m.group("attr").strip()
+    value = _clean_zh(m.group("val"))
+    if not value or ("订单" in attr and "号" not in attr) or len(value) > 40 or _is_question(m.group("val")):
+        return None
+    key = normalise_key(attr)
+    if key == "phone_number" and not re.search(r"\d", value):
+        return None
+    kind: FactKind = "preference" if key.startswith("preferred_") else "fact"
+    return ExtractedFact(
+        kind, key, value, f"用户的{attr}：{value}", 0.9, 0.7 if kind == "fact" else 0.6, evidence=m.group(0)
+    )
+
+
+def _name(m: MatchLike, text: str) -> ExtractedFact | None:
+    value = _clean_zh(m.group("val")) if _has_cjk(m.group("val")) else _clean_en(m.group("val"))
+    if not value or len(value) > 40:
+        return None
+    return ExtractedFact("fact", "name", value, f"User's name: {value}", 0.9, 0.7, evidence=m.group(0))
+
+
+def _city(m: MatchLike, text: str) -> ExtractedFact | None:
+    raw = m.group("place")
+    value = _clean_zh(raw) if _has_cjk(raw) else _clean_en(raw)
+    value = re.sub(r"^(?:the city of|the)\s+", "", value, flags=re.I)
+    if _is_question(raw[: len(value) + 2]):
+        return None
+    if not value or len(value) > 40 or (not _has_cjk(value) and not value[:1].isupper()):
+        return None  # English place names are capitalised: "I live in fear" is not a city
+    content = f"用户住在{value}" if _has_cjk(value) else f"User lives in {value}"
+    return ExtractedFact("fact", "city", value, content, 0.85, 0.7, evidence=m.group(0))
+
+
+def _occupation(m: MatchLike, text: str) -> ExtractedFact | None:
+    raw = m.group("val")
+    value = _clean_zh(raw) if _has_cjk(raw) else _clean_en(raw)
+    if not value or len(value) > 40:
+        return None
+    content = f"用户的职业：{value}" if _has_cjk(value) else f"User works as {value}"
+    return ExtractedFact("fact", "occupation", value, content, 0.8, 0.5, evidence=m.group(0))
+
+
+def _likes(positive: bool) -> PartBuilder:
+    def build(m: MatchLike, text: str) -> ExtractedFact | None:
+        raw = m.group("obj")
+        zh = _has_cjk(raw)
+        value = _clean_zh(raw) if zh else _clean_en(raw)
+        if not value or len(value) > 60:
+            return None
+        if positive and not zh and _NEGATED_BEFORE.search(text[: m.start("verb")]):
+            return None  # "I would like…", "I don't like…": handled elsewhere or a request
+        category = _category(value)
+        if category and positive:
+            content = f"用户偏好：{value}" if zh else f"User prefers {value}"
+            return ExtractedFact("preference", category, value, content, 0.75, 0.6, evidence=m.group(0))
+        key = "likes_" + slug(re.sub(r"^to\s+", "", value, flags=re.I), max_words=4)
+        if key == "likes_":
+            return None
+        if positive:
+            content = f"用户喜欢{value}" if zh else f"User likes {value}"
+        elif re.search(r"hate|dislike|stand|讨厌", m.group(0), re.I):
+            content = f"用户讨厌{value}" if zh else f"User dislikes {value}"
+        else:
+            content = f"用户不再喜欢{value}" if zh else f"User no longer likes {value}"
+        return ExtractedFact(
+            "preference", key, "yes" if positive else "no", content, 0.8, 0.5, evidence=m.group(0)
+        )
+
+    return build
+
+
+def _prefer(m: MatchLike, text: str) -> ExtractedFact | None:
+    raw = m.group("obj")
+    zh = _has_cjk(raw)
+    value = _clean_zh(raw) if zh else _clean_en(raw)
+    if not value or len(value) > 60:
+        return None
+    key = _category(value) or "preference_" + slug(
+        re.sub(r"\s+(?:over|to|rather than)\s.*$", "", value), max_words=3
+    )
+    content = f"用户偏好：{value}" if zh else f"User prefers {value}"
+    return ExtractedFact("preference", key, value, content, 0.8, 0.6, evidence=m.group(0))
+
+
+def _reminder(m: MatchLike, text: str) -> ExtractedFact | None:
+    raw = m.group("what")
+    zh = _has_cjk(raw)
+    value = _ZH_STOP.sub("", raw.strip()) if zh else re.sub(r"^(?:to|about|that)\s+|[.!?]+$", "", raw.strip())
+    if not value:
+        return None
+    topic = slug(_TIME_WORDS.sub(" ", re.sub(r"^(?:to|about|that)\s+", "", value, flags=re.I)), max_words=4)
+    task = re.sub(r"^(?:to|about|that)\s+", "", value, flags=re.I)
+    content = f"提醒用户：{value}" if zh else f"Remind the user to {task}"
+    return ExtractedFact(
+        "open_issue",
+        "reminder_" + (topic or "note"),
+        value,
+        content,
+        0.85,
+        0.7,
+        expires_in=_reminder_expiry(value),
+        evidence=m.group(0),
+    )
+
+
+def _order_open(m: MatchLike, text: str) -> ExtractedFact | None:
+    order_id = m.group("id")
+    status = m.group("status").strip()
+    zh = _has_cjk(m.group(0))
+    content = f"订单{order_id}：{status}（待解决）" if zh else f"Order {order_id} {status} (open issue)"
+    return ExtractedFact(
+        "open_issue",
+        _order_key(order_id),
+        status,
+        content,
+        0.9,
+        0.9,
+        expires_in=timedelta(days=30),
+        evidence=m.group(0),
+    )
+
+
+def _order_done(m: MatchLike, text: str) -> ExtractedFact | None:
+    order_id = m.group("id")
+    zh = _has_cjk(m.group(0))
+    content = f"订单{order_id}已收到（已解决）" if zh else f"Order {order_id} has arrived (resolved)"
+    return ExtractedFact(
+        "fact",
+        _order_key(order_id),
+        "arrived",
+        content,
+        0.85,
+        0.5,
+        expires_in=timedelta(days=30),
+        evidence=m.group(0),
+    )
+
+
+_I = r"\b(?:I|i)"
+RULES: tuple[Rule, ...] = (
+    # --- open issues first: they must win over generic "my X is Y" ---
+    Rule(
+        "order_not_arrived",
+        re.compile(
+            r"\border\s*(?:number|no\.?|id)?\s*[:#]?\s*" + _ORDER_ID + r"\b[^.!?]*?"
+            r"(?P<status>(?:still\s+)?(?:hasn't|has not|hasnt|didn't|did not|never|haven't|have not|not yet)\s+"
+            r"(?:been\s+)?(?:arrived|arrive|come|shown up|show up|been delivered|delivered|shipped|received)"
+            r"|(?:arrived|came|is|was)\s+(?:damaged|broken|late|wrong|incomplete|missing)|(?:is|was)\s+(?:lost|missing|delayed|stuck))",
+            re.I,
+        ),
+        _order_open,
+    ),
+    Rule(
+        "order_not_arrived_zh",
+        re.compile(
+            r"订单(?:号)?\s*[:：#]?\s*" + _ORDER_ID + r"[^。！？]*?"
+            r"(?P<status>还没(?:有)?(?:到|收到|发货|送到|送达)|没(?:有)?收到|未收到|一直没(?:有)?到|还没到货|(?:坏了|破损|丢了|少了|发错了))"
+        ),
+        _order_open,
+    ),
+    Rule(
+        "order_arrived",
+        re.compile(
+            r"\border\s*(?:number|no\.?|id)?\s*[:#]?\s*"
+            + _ORDER_ID
+            + r"\b\s+(?:has\s+|have\s+)?(?:finally\s+)?"
+            r"(?:arrived|came|been delivered|was delivered|showed up)",
+            re.I,
+        ),
+        _order_done,
+    ),
+    Rule(
+        "order_arrived_zh",
+        re.compile(
+            r"订单(?:号)?\s*[:：#]?\s*" + _ORDER_ID + r"\s*(?:已经|终于)?(?:收到了|到了|送到了|已送达|已签收)"
+        ),
+        _order_done,
+    ),
+    Rule("reminder", re.compile(_I + r"?\s*(?:please\s+)?remind me (?P<what>[^\n]+)", re.I), _reminder),
+    Rule("reminder_zh", re.compile(r"(?:请)?提醒我(?P<what>[^。！？\n]+)"), _reminder),
+    # --- where the user lives ---
+    Rule(
+        "moved_to",
+        re.compile(
+            _I
+            + r"(?:'ve| have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+(?P<place>[^\n]+)"
+        ),
+        _city,
+    ),
+    Rule(
+        "live_in",
+        re.compile(
+            _I + r"(?:\s+(?:now|currently|still))?\s+live\s+in\s+(?P<place>[^\n]+)"
+            r"|\bI'm\s+(?:now\s+)?(?:based|living)\s+in\s+(?P<place2>[^\n]+)"
+        ),
+        lambda m, t: _city(_Alias(m, "place", "place2"), t),
+    ),
+    Rule(
+        "moved_to_zh",
+        re.compile(r"我[^，,。！!？?搬]{0,6}?搬(?:家)?(?:到|去)了?(?P<place>[^，,。！!？?\s]+)"),
+        _city,
+    ),
+    Rule("live_in_zh", re.compile(r"我(?:现在|目前)?住在(?P<place>[^，,。！!？?\s]+)"), _city),
+    Rule(
+        "work_as",
+        re.compile(
+            r"\bI\s+(?:work|am working)\s+as\s+(?:a|an)\s+(?P<val>[^\n]+)|我是(?:一名|一个|一位)(?P<val2>[^，,。！!？?\s]{1,8})"
+        ),
+        lambda m, t: _occupation(_Alias(m, "val", "val2", group="val"), t),
+    ),
+    # --- dislikes before likes (same key, later one supersedes) ---
+    Rule(
+        "no_longer_like",
+        re.compile(
+            _I
+            + r"\s+(?:don't|do not|dont)\s+(?P<verb>like|love|enjoy|want)\s+(?P<obj>.+?)\s+(?:anymore|any more|any longer)\b"
+            r"|\bI\s+no\s+longer\s+(?P<verb2>like|love|enjoy|want)\s+(?P<obj2>[^\n]+)"
+            r"|\bI\s+(?:stopped|quit)\s+(?P<verb3>liking|loving|enjoying)\s+(?P<obj3>[^\n]+)"
+            r"|\bI\s+(?P<verb4>hate|dislike|can't stand|cannot stand)\s+(?P<obj4>[^\n]+)",
+            re.I,
+        ),
+        lambda m, t: _likes(False)(_Alias(m, "obj", "obj2", "obj3", "obj4"), t),
+    ),
+    Rule(
+        "no_longer_like_zh",
+        re.compile(
+            r"我(?:已经)?不再(?P<verb>喜欢|爱)(?P<obj>[^，,。！!？?]+)|我(?:已经|现在)?不(?P<verb2>喜欢|爱)(?P<obj2>[^，,。！!？?]+?)了|我(?P<verb3>讨厌)(?P<obj3>[^，,。！!？?]+)"
+        ),
+        lambda m, t: _likes(False)(_Alias(m, "obj", "obj2", "obj3"), t),
+    ),
+    Rule(
+        "prefer",
+        re.compile(r"\bI(?:'d| would)?\s+(?:really\s+)?(?P<verb>prefer|rather)\s+(?P<obj>[^\n]+)", re.I),
+        _prefer,
+    ),
+    Rule(
+        "prefer_zh",
+        re.compile(
+            r"我(?:更|比较)?(?P<verb>偏好|更喜欢|比较喜欢|倾向于|希望用|喜欢用)(?P<obj>[^，,。！!？?]+)"
+        ),
+        _prefer,
+    ),
+    Rule(
+        "like",
+        re.compile(
+            r"\bI\s+(?:really\s+|also\s+|just\s+)?(?P<verb>like|love|enjoy|adore)\s+(?P<obj>[^\n]+)", re.I
+        ),
+        _likes(True),
+    ),
+    Rule(
+        "like_zh",
+        re.compile(
+            r"我(?P<neg>不)?(?:很|非常|也|特别|真的|一直|还是)?(?P<verb>喜欢|爱)(?P<obj>[^，,。！!？?的]+)"
+        ),
+        lambda m, t: None if m.group("neg") or m.group("obj").endswith("了") else _likes(True)(m, t),
+    ),
+    # --- attributes ---
+    Rule(
+        "name",
+        re.compile(
+            r"\bmy name is (?P<val>[^\n]+)|\bcall me (?P<val2>[A-Z][^\n]*)|我叫(?P<val3>[^，,。！!？?\s]+)",
+            re.I,
+        ),
+        lambda m, t: _name(_Alias(m, "val", "val2", "val3", group="val"), t),
+    ),
+    Rule(
+        "my_x_is_y",
+        re.compile(
+            r"\bmy\s+(?P<attr>[a-z][a-z' -]{1,30}?)\s+(?:is now|has changed to|changed to|is|are|was changed to)\s+(?P<val>[^\n]+)",
+            re.I,
+        ),
+        _attr_en,
+    ),
+    Rule(
+        "my_x_is_y_zh",
+        re.compile(
+            r"我的(?P<attr>[^，,。！!？?是的]{1,12})(?:是|改成了?|换成了?|变成了?|更新为)(?P<val>[^，,。！!？?]+)"
+        ),
+        _attr_zh,
+    ),
+    Rule(
+        "favorite_zh",
+        re.compile(r"我最喜欢的(?P<attr>[^，,。！!？?是]{1,8})是(?P<val>[^，,。！!？?]+)"),
+        lambda m, t: _attr_zh(_Alias(m, "attr", group="attr", prefix="最喜欢的"), t),
+    ),
+)
+
+
+class _Alias:
+    """Expose whichever of several alternative named groups matched under one name.
+
+    Alternations in one pattern cannot reuse a group name, so builders read `obj`/`place`/`val`
+    through this thin view. Also used to prefix a group ("最喜欢的" + attr).
+    """
+
+    def __init__(self, m: re.Match[str], *names: str, group: str | None = None, prefix: str = "") -> None:
+        self._m = m
+        self._group = group or names[0]
+        self._names = names
+        self._prefix = prefix
+
+    def _chosen(self) -> str:
+        for n in self._names:
+            if self._m.group(n) is not None:
+                return n
+        return self._names[0]
+
+    def group(self, name: str | int, /) -> Any:
+        if name == self._group:
+            return self._prefix + (self._m.group(self._chosen()) or "")
+        if name == "verb":
+            for n in ("verb", "verb2", "verb3", "verb4"):
+                if n in self._m.re.groupindex and self._m.group(n) is not None:
+                    return self._m.group(n)
+        return self._m.group(name) or ""
+
+    def start(self, name: str | int, /) -> int:
+        if name == "verb":
+            for n in ("verb", "verb2", "verb3", "verb4"):
+                if n in self._m.re.groupindex and self._m.group(n) is not None:
+                    return self._m.start(n)
+        return self._m.start(name)
+
+
+_CLAUSE_END = re.compile(r"[,;!?，。！？；\n]|\.(?:\s|$)|\s(?:and|but|because|so)\s", re.I)
+
+
+def _clause_end(text: str, start: int, end: int) -> int:
+    # Skip the first few characters so a terminator inside an order id or email ("a.b@c") at the very
+    # start does not make the claim empty.
+    m = _CLAUSE_END.search(text, start + 3, end)
+    return m.start() if m else end
+
+
+class RuleExtractor:
+    """Extract facts from a turn with `RULES`; overlapping matches go to the earlier rule.
+
+    Only user turns carry facts about the user: `extract(text, role="assistant")` returns [].
+    Within one turn the last fact per key wins ("I like tea. Actually I don't like tea anymore").
+    """
+
+    name = "rules"
+
+    def __init__(self, rules: tuple[Rule, ...] = RULES) -> None:
+        self.rules = rules
+
+    def _matches(self, text: str) -> Iterator[tuple[int, int, ExtractedFact]]:
+        claimed: list[tuple[int, int]] = []
+        for rule in self.rules:
+            for m in rule.pattern.finditer(text):
+                # A match claims only its own clause, so "I live in Berlin and I like jazz" yields two.
+                start, end = m.start(), _clause_end(text, m.start(), m.end())
+                if any(s < end and start < e for s, e in claimed):
+                    continue
+                fact = rule.build(m, text)
+                if fact is None:
+                    continue
+                claimed.append((start, end))
+                yield start, end, fact
+
+    def extract(self, text: str, *, role: str = "user") -> list[ExtractedFact]:
+        if role != "user" or not text.strip():
+            return []
+        found = sorted(self._matches(text), key=lambda t: t[0])
+        by_key: dict[str, ExtractedFact] = {}
+        for _, _, fact in found:
+            by_key.pop(fact.key, None)
+            by_key[fact.key] = fact
+        return list(by_key.values())
