@@ -146,3 +146,28 @@ def test_signals_rank_weak_memories_lower(tmp_path):
     order = [h.memory.id for h in m.recall("office wifi password", user_id="ana", k=2, touch=False).hits]
     assert order == [sure.id, unsure.id]
     m.close()
+
+
+def test_engine_with_hnsw_index_filters_and_forgets_purged(tmp_path):
+    from remnant.retrieval import HnswIndex
+
+    clock = ManualClock(T0)
+    m = Memory(
+        tmp_path / "h.db",
+        clock=clock,
+        retriever=HybridRetriever(get_embedder("static"), mode="vector", hnsw_threshold=10),
+    )
+    recs = m.remember_many([{"content": f"trip number {i} to the mountains", "user_id": "ana"} for i in range(40)])
+    m.recall("mountains", user_id="ana", touch=False)
+    idx = next(iter(m.retriever._indexes.values()))
+    assert isinstance(idx, HnswIndex) and len(idx) == 40
+    m.purge([r.id for r in recs[:5]])
+    m.hide(recs[5].id)
+    late = m.remember("one more trip to the mountains", user_id="ana")
+    assert late.id in idx and len(idx) == 36
+    got = {h.memory.id for h in m.recall("trip mountains", user_id="ana", k=50, touch=False).hits}
+    assert late.id in got and len(got) == 35
+    assert not got & {r.id for r in recs[:6]}
+    only = m.recall("trip", user_id="ana", k=5, touch=False, keys=["nope"]).hits
+    assert only == []
+    m.close()
