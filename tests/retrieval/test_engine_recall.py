@@ -18,8 +18,10 @@ def mode(request):
     return request.param
 
 
-def make(path, clock, mode="hybrid", embedder="static"):
-    return Memory(path, clock=clock, retriever=HybridRetriever(get_embedder(embedder), mode=mode))
+def make(path, clock, mode="hybrid", embedder="static", floor=-1.0):
+    # no relevance floor by default: these tests are about filtering and consistency, not relevance
+    retriever = HybridRetriever(get_embedder(embedder), mode=mode, min_similarity=floor)
+    return Memory(path, clock=clock, retriever=retriever)
 
 
 def contents(result):
@@ -155,9 +157,13 @@ def test_engine_with_hnsw_index_filters_and_forgets_purged(tmp_path):
     m = Memory(
         tmp_path / "h.db",
         clock=clock,
-        retriever=HybridRetriever(get_embedder("static"), mode="vector", hnsw_threshold=10),
+        retriever=HybridRetriever(
+            get_embedder("static"), mode="vector", hnsw_threshold=10, min_similarity=-1.0
+        ),
     )
-    recs = m.remember_many([{"content": f"trip number {i} to the mountains", "user_id": "ana"} for i in range(40)])
+    recs = m.remember_many(
+        [{"content": f"trip number {i} to the mountains", "user_id": "ana"} for i in range(40)]
+    )
     m.recall("mountains", user_id="ana", touch=False)
     idx = next(iter(m.retriever._indexes.values()))
     assert isinstance(idx, HnswIndex) and len(idx) == 40
@@ -170,4 +176,15 @@ def test_engine_with_hnsw_index_filters_and_forgets_purged(tmp_path):
     assert not got & {r.id for r in recs[:6]}
     only = m.recall("trip", user_id="ana", k=5, touch=False, keys=["nope"]).hits
     assert only == []
+    m.close()
+
+
+def test_relevance_floor_keeps_unrelated_memories_out(tmp_path):
+    m = make(tmp_path / "f.db", ManualClock(T0), "hybrid", "minilm", floor=None)
+    assert m.retriever.min_similarity == 0.25
+    m.remember("I prefer green tea in the morning", user_id="ana")
+    assert m.recall("quarterly tax deadline", user_id="ana", touch=False).hits == []
+    assert contents(m.recall("what do I like to drink?", user_id="ana", touch=False)) == [
+        "I prefer green tea in the morning"
+    ]
     m.close()

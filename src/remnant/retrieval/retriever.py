@@ -42,6 +42,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("remnant.retrieval")
 
+# Below these cosines a vector-only candidate is noise, not a memory about the query: unrelated
+# sentence pairs score about 0.74-0.76 with e5-small (its similarities are compressed high),
+# -0.1-0.2 with MiniLM and the static model; LoCoMo evidence turns score at least 0.81 / 0.38 /
+# 0.43 for nine questions in ten. Such candidates may still come in through the lexical side.
+RELEVANCE_FLOORS = {
+    "multilingual-e5-small-q4": 0.78,
+    "all-MiniLM-L6-v2-onnx-int8": 0.25,
+    "tokenlearn-static-64d-int8": 0.3,
+}
+
 # Chosen on the LoCoMo development split: BM25 carries more weight than the dense side.
 DEFAULT_FUSION = HybridConfig(fusion="weighted", lexical_weight=0.7, vector_weight=0.3, candidates=100)
 
@@ -70,6 +80,9 @@ class HybridRetriever:
 
     ``embedder=None`` gives lexical-only recall (still with the query analysis and signals);
     ``mode="lexical"``/``"vector"`` use one side only (the LoCoMo baselines).
+    ``min_similarity`` drops vector candidates below a cosine (default: the model's floor in
+    :data:`RELEVANCE_FLOORS`, none for other models), so an unrelated memory is not returned just
+    because it is the nearest vector.
     """
 
     def __init__(
@@ -83,6 +96,7 @@ class HybridRetriever:
         rerank_depth: int = 30,
         mode: str = "hybrid",
         speaker_boost: float = 0.5,
+        min_similarity: float | None = None,
     ) -> None:
         if mode not in ("hybrid", "lexical", "vector"):
             raise RetrievalError(f"mode must be hybrid, lexical or vector, not {mode!r}")
@@ -90,6 +104,8 @@ class HybridRetriever:
             raise RetrievalError("vector-only recall needs an embedder")
         self.mode = mode
         self.speaker_boost = speaker_boost
+        floor = RELEVANCE_FLOORS.get(embedder.model_id) if embedder is not None else None
+        self.min_similarity = min_similarity if min_similarity is not None else floor
         self.embedder: Embedder | None = (
             embedder if embedder is None or isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
         )
@@ -241,13 +257,21 @@ class HybridRetriever:
         q = self.embedder.embed_query(query)
         model = self.embedder.model_id
         # Over-fetch, then let the store apply the strict filter to the candidates.
-        hits = idx.search(q, min(len(idx), n + n // 2), model_id=model)
-        allowed = set(engine.store.ids(replace(flt, ids=tuple(h for h, _ in hits))))
+        floor = self.min_similarity
+        want = min(len(idx), n + n // 2)
+        with self._lock:  # writers may grow or shrink the index from other threads
+            hits = idx.search(q, want, model_id=model)
+        if floor is not None:
+            hits = [(h, s) for h, s in hits if s >= floor]
+        allowed = set(engine.store.ids(replace(flt, ids=tuple(h for h, _ in hits)))) if hits else set()
         kept = [(h, s) for h, s in hits if h in allowed]
-        if len(kept) < n and len(hits) < len(idx):
+        if len(kept) < n and len(hits) == want < len(idx):
             # a narrow filter removed most candidates: search exactly within what it allows
             every = engine.store.ids(flt)
-            kept = idx.search(q, n, model_id=model, allowed=every)
+            with self._lock:
+                kept = idx.search(q, n, model_id=model, allowed=every)
+            if floor is not None:
+                kept = [(h, s) for h, s in kept if s >= floor]
         return kept[:n]
 
     def search(self, engine: Memory, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
