@@ -685,14 +685,41 @@ class Memory:
         batch_id: str | None = None,
         action: str = "purge",
     ) -> int:
+        return len(
+            self._purge_present(
+                records, reason=reason, actor=actor, policy=policy, batch_id=batch_id, action=action
+            )
+        )
+
+    def _purge_present(
+        self,
+        records: Sequence[MemoryRecord],
+        *,
+        reason: str,
+        actor: str | None = None,
+        policy: str | None = None,
+        batch_id: str | None = None,
+        action: str = "purge",
+        skip_pinned: bool = False,
+    ) -> list[MemoryRecord]:
+        """Purge the memories that still exist when the write lock is held, audit exactly those.
+
+        Re-reading inside the transaction is what keeps two concurrent sweeps from purging (and
+        auditing) the same memory twice.
+        """
         if not records:
-            return 0
+            return []
         with self.store.transaction():
-            removed = self.store.delete([r.id for r in records], tenant=self.tenant)
-            for user, recs in _by_user(records).items():
+            present = self.store.get_many([r.id for r in records], tenant=self.tenant)
+            if skip_pinned:
+                present = [r for r in present if not r.pinned]
+            if not present:
+                return []
+            self.store.delete([r.id for r in present], tenant=self.tenant)
+            for user, recs in _by_user(present).items():
                 self._audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
-        self.retriever.on_delete(self, [r.id for r in records])
-        return removed
+        self.retriever.on_delete(self, [r.id for r in present])
+        return present
 
     def forget(
         self,

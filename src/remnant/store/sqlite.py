@@ -234,6 +234,9 @@ def where_clause(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
     if flt.accessed_before is not None:
         cond.append(f"COALESCE({a}.last_accessed_at, {a}.created_at) < ?")
         params.append(flt.accessed_before)
+    if flt.changed_before is not None:
+        cond.append(f"{a}.status_changed_at IS NOT NULL AND {a}.status_changed_at <= ?")
+        params.append(flt.changed_before)
     for mkey, mvalue in flt.metadata.items():
         if not mkey.replace("_", "").replace("-", "").isalnum():
             raise ValidationError(f"metadata filter key {mkey!r} must be alphanumeric")
@@ -662,6 +665,46 @@ class SQLiteStore(Store):
             f"SELECT m.status, COUNT(*) FROM memories m WHERE {where} GROUP BY m.status", params
         )
         return {r[0]: int(r[1]) for r in rows}
+
+    # -- importance (eviction) ---------------------------------------------------------------------
+    # The score of remnant.forgetting.importance.importance_score_raw in one SQL expression (SQLite's
+    # math functions exp/ln): a sweep ranks a million rows inside the database instead of paging them
+    # through Python. Parameters: now (x2), mark_weight, ln(decay_per_day), now.
+    _SCORE_SQL = (
+        "(m.confidence * (1.0 / (MAX(0.0, (? - COALESCE(m.last_accessed_at, m.created_at)) / 86400.0) + 1.0)"
+        " + ln(1.0 + MAX(0, m.access_count))) * (1.0 + ? * m.importance)"
+        " * exp(? * MAX(0.0, (? - m.created_at) / 86400.0)))"
+    )
+
+    @staticmethod
+    def _score_params(now: float, decay_per_day: float, mark_weight: float) -> list[Any]:
+        return [now, mark_weight, math.log(decay_per_day), now]
+
+    def low_importance(
+        self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, below: float
+    ) -> list[tuple[str, str, float]]:
+        where, params = where_clause(flt)
+        sql = (
+            f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, {self._SCORE_SQL} AS score "
+            f"FROM memories m WHERE {where} AND m.pinned = 0) WHERE score < ?"
+        )
+        rows = self._read(sql, [*self._score_params(now, decay_per_day, mark_weight), *params, below])
+        return [(r[0], r[1], float(r[2])) for r in rows]
+
+    def over_capacity(
+        self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, keep: int
+    ) -> list[tuple[str, str, float]]:
+        where, params = where_clause(flt)
+        # pinned rows rank first (score treated as +inf) and are never returned
+        sql = (
+            f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, m.pinned, {self._SCORE_SQL} AS score, "
+            f"ROW_NUMBER() OVER (PARTITION BY m.user_id ORDER BY m.pinned DESC, "
+            f"{self._SCORE_SQL} DESC, m.created_at DESC) AS rank FROM memories m WHERE {where}) "
+            f"WHERE rank > ? AND pinned = 0"
+        )
+        sp = self._score_params(now, decay_per_day, mark_weight)
+        rows = self._read(sql, [*sp, *sp, *params, keep])
+        return [(r[0], r[1], float(r[2])) for r in rows]
 
     def compact(self) -> None:
         with self._lock:
