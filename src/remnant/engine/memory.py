@@ -35,6 +35,7 @@ from remnant.core.model import (
 )
 from remnant.engine.results import ErasureReport, FadedHint, Hit, RecallResult, SweepReport
 from remnant.engine.seams import LexicalRetriever, Redactor, Retriever
+from remnant.forgetting.contradictions import ContradictionPolicy, resolve_on_write
 from remnant.store import open_store
 from remnant.store.base import MemoryFilter, Store
 
@@ -61,6 +62,7 @@ class Memory:
         retriever: Retriever | None = None,
         redactor: Redactor | None = None,
         actor: str = "system",
+        contradictions: ContradictionPolicy | None = None,
     ) -> None:
         self.store = store if store is not None else open_store(db)
         self.clock: Clock = clock or SystemClock()
@@ -69,6 +71,8 @@ class Memory:
         self.retriever: Retriever = retriever or LexicalRetriever()
         self.redactor = redactor
         self.actor = actor
+        # unkeyed facts and preferences that likely contradict an active one: flagged by default
+        self.contradictions = contradictions if contradictions is not None else ContradictionPolicy()
         self._check_decay_mode()
 
     # -- plumbing ----------------------------------------------------------------------------------
@@ -325,6 +329,8 @@ class Memory:
                             policy="key",
                             summary=f"{len(ids)} memories with key {record.key!r} superseded",
                         )
+                elif supersede and self.contradictions.mode != "off":
+                    resolve_on_write(self, record, self.contradictions)
                 self.store.insert(record)
         self.retriever.on_write(self, [r.id for r in records])
         return [r.copy() for r in records]
