@@ -382,8 +382,9 @@ class Memory:
         at = ensure_aware(as_of, name="as_of") if as_of is not None else now
         statuses: tuple[Status, ...] = (Status.ACTIVE,)
         if as_of is not None:
-            # a point-in-time query sees facts that were valid then, even if superseded since
-            statuses = (Status.ACTIVE, Status.SUPERSEDED)
+            # a point-in-time query sees facts that were valid then, even if superseded or expired
+            # since (expiry and validity are checked at as_of by the filter's now/valid_at)
+            statuses = (Status.ACTIVE, Status.SUPERSEDED, Status.EXPIRED)
         if include_faded:
             statuses = (*statuses, Status.FADED)
         return self._filter(
@@ -699,7 +700,7 @@ class Memory:
 
     def _purge_present(
         self,
-        records: Sequence[MemoryRecord],
+        records: Sequence[MemoryRecord] | Sequence[str],
         *,
         reason: str,
         actor: str | None = None,
@@ -715,8 +716,9 @@ class Memory:
         """
         if not records:
             return []
+        ids = [r if isinstance(r, str) else r.id for r in records]
         with self.store.transaction():
-            present = self.store.get_many([r.id for r in records], tenant=self.tenant)
+            present = self.store.get_many(ids, tenant=self.tenant)
             if skip_pinned:
                 present = [r for r in present if not r.pinned]
             if not present:
@@ -763,47 +765,14 @@ class Memory:
 
         return run_sweep(self, policy or SweepPolicy(), dry_run=dry_run)
 
-    def erase_user(self, user_id: str, *, actor: str | None = None) -> ErasureReport:
-        """Right to be forgotten: purge everything of a user and prove nothing remains."""
-        check_identifier(user_id, "user_id")
-        flt = self._filter(user_id, statuses=None)
-        removed: dict[str, int] = defaultdict(int)
-        all_ids: list[str] = []
-        while True:
-            batch = self.store.query(flt, limit=1000)
-            if not batch:
-                break
-            for r in batch:
-                removed[r.kind.value] += 1
-            all_ids.extend(r.id for r in batch)
-            with self.store.transaction():
-                self.store.delete([r.id for r in batch], tenant=self.tenant)
-        self.retriever.on_delete(self, all_ids)
-        vault_removed = self.redactor.purge_user(tenant=self.tenant, user_id=user_id) if self.redactor else 0
-        self.store.compact()
-        checks = {
-            "memories": self.store.count(flt),
-            "embeddings": sum(
-                len(self.store.embeddings(flt, model=m)[0])
-                for m in self.store.embedding_models(tenant=self.tenant)
-            ),
-            "recall": len(self.store.query(self.recall_filter(user_id), limit=1)),
-        }
-        entry = self._audit(
-            "erase_user",
-            "right to be forgotten",
-            ids=all_ids,
-            user_id=user_id,
-            actor=actor,
-            policy="erasure",
-            summary=f"{len(all_ids)} memories erased ("
-            + ", ".join(f"{n} {k}" for k, n in sorted(removed.items()))
-            + ")",
-            details={"vault_entries_removed": vault_removed, "checks": checks},
-        )
-        return ErasureReport(
-            self.tenant, user_id, self.now(), dict(removed), vault_removed, checks, entry.seq
-        )
+    def erase_user(self, user_id: str, *, actor: str | None = None, scan_bytes: bool = True) -> ErasureReport:
+        """Right to be forgotten: purge everything of a user and prove nothing remains.
+
+        See :mod:`remnant.forgetting.erasure` (derived summaries, vault, compaction, byte scan).
+        """
+        from remnant.forgetting.erasure import erase_user
+
+        return erase_user(self, user_id, actor=actor, scan_bytes=scan_bytes)
 
     # -- audit -------------------------------------------------------------------------------------
     def audit_log(

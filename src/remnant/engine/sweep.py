@@ -116,8 +116,8 @@ def _run_steps(mem: Memory, policy: SweepPolicy, report: SweepReport, batch: str
         if not dry_run and ids:
             done: list[str] = []
             for start in range(0, len(ids), 5000):
-                records = mem.store.get_many(ids[start : start + 5000], tenant=mem.tenant)
-                purged = mem._purge_present(records, reason=reason, policy=name, batch_id=batch, action=action)
+                chunk = ids[start : start + 5000]
+                purged = mem._purge_present(chunk, reason=reason, policy=name, batch_id=batch, action=action)
                 done.extend(r.id for r in purged)
             ids = done
         report.steps.append(SweepStep(action, name, len(ids), ids))

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from remnant.core.errors import ValidationError
-from remnant.core.model import Status
+from remnant.core.model import Kind, Status
 from remnant.engine.results import SweepStep
 from remnant.forgetting.importance import ImportanceWeights
 from remnant.store.base import MemoryFilter
@@ -43,6 +43,8 @@ class EvictionPolicy:
     unaccessed_days: float = 30.0
     capacity: int | None = None  # per user; None: no cap
     statuses: tuple[Status, ...] = (Status.ACTIVE, Status.FADED)
+    # knowledge leaves by its validity window (sync_knowledge), not by disuse
+    kinds: tuple[Kind, ...] | None = (Kind.FACT, Kind.PREFERENCE, Kind.OPEN_ISSUE, Kind.EPISODE, Kind.SUMMARY)
     action: Literal["purge", "hide"] = "purge"
     weights: ImportanceWeights = field(default_factory=ImportanceWeights)
 
@@ -61,7 +63,7 @@ def eviction_candidates(
     mem: Memory, policy: EvictionPolicy, now: datetime, *, user_id: str | None = None
 ) -> dict[str, list[tuple[str, str, float]]]:
     """What each eviction step would remove now: ``{"evict": [...], "evict_capacity": [...]}``."""
-    base = MemoryFilter(tenant=mem.tenant, user_id=user_id, statuses=policy.statuses)
+    base = MemoryFilter(tenant=mem.tenant, user_id=user_id, statuses=policy.statuses, kinds=policy.kinds)
     w = policy.weights
     t = now.timestamp()
     out: dict[str, list[tuple[str, str, float]]] = {"evict": [], "evict_capacity": []}
@@ -142,9 +144,8 @@ def _apply(
                     )
             done.extend(p[0] for p in pairs)
         else:
-            records = mem.store.get_many(chunk, tenant=mem.tenant)
             purged = mem._purge_present(
-                records,
+                chunk,
                 reason=reason,
                 actor=actor,
                 policy=name,

@@ -182,7 +182,9 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
 def where_clause(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
     """Translate a :class:`MemoryFilter` into a SQL condition and its parameters."""
     a = alias
-    cond = [f"{a}.tenant = ?"]
+    # with an id list, "+" keeps the planner on the unique id index: without statistics it would
+    # otherwise pick a (tenant, ...) index and scan the whole tenant for a 500-id IN list
+    cond = [f"+{a}.tenant = ?" if flt.ids is not None else f"{a}.tenant = ?"]
     params: list[Any] = [flt.tenant]
 
     def eq(col: str, value: Any) -> None:
@@ -405,7 +407,7 @@ class SQLiteStore(Store):
         for batch in iter_batches(list(ids)):
             q = ", ".join("?" * len(batch))
             for row in self._read(
-                f"SELECT {_SELECT} FROM memories m WHERE m.tenant = ? AND m.id IN ({q})", (tenant, *batch)
+                f"SELECT {_SELECT} FROM memories m WHERE +m.tenant = ? AND m.id IN ({q})", (tenant, *batch)
             ):
                 rec = row_to_record(row)
                 out[rec.id] = rec
@@ -444,27 +446,18 @@ class SQLiteStore(Store):
         close_validity: bool = False,
     ) -> list[tuple[str, str]]:
         where, params = where_clause(flt)
+        validity = ", valid_to = COALESCE(MIN(m.valid_to, ?), ?)" if close_validity else ""
+        vparams: list[Any] = [at, at] if close_validity else []
+        # one set-based statement; only rows not already in the target status change, and RETURNING
+        # reports exactly those (so two concurrent sweeps never both claim a change)
         with self.transaction():
-            pairs = [
-                (r[0], r[1])
-                for r in self._conn.execute(
-                    f"SELECT m.id, m.user_id FROM memories m WHERE {where} AND m.status != ?",
-                    (*params, status.value),
-                )
-            ]
-            if not pairs:
-                return []
-            changed = [p[0] for p in pairs]
-            validity = ", valid_to = COALESCE(MIN(valid_to, ?), ?)" if close_validity else ""
-            vparams: list[Any] = [at, at] if close_validity else []
-            for batch in iter_batches(changed):
-                q = ", ".join("?" * len(batch))
-                self._conn.execute(
-                    f"UPDATE memories SET status = ?, status_reason = ?, status_changed_at = ?, "
-                    f"superseded_by = COALESCE(?, superseded_by){validity} WHERE tenant = ? AND id IN ({q})",
-                    (status.value, reason, at, superseded_by, *vparams, flt.tenant, *batch),
-                )
-            return pairs
+            rows = self._conn.execute(
+                f"UPDATE memories AS m SET status = ?, status_reason = ?, status_changed_at = ?, "
+                f"superseded_by = COALESCE(?, m.superseded_by){validity} "
+                f"WHERE {where} AND m.status != ? RETURNING id, user_id",
+                (status.value, reason, at, superseded_by, *vparams, *params, status.value),
+            ).fetchall()
+            return [(r[0], r[1]) for r in rows]
 
     def touch(self, ids: Sequence[str], *, at: float, tenant: str = DEFAULT_TENANT) -> None:
         with self.transaction():
@@ -472,7 +465,7 @@ class SQLiteStore(Store):
                 q = ", ".join("?" * len(batch))
                 self._conn.execute(
                     f"UPDATE memories SET last_accessed_at = ?, access_count = access_count + 1 "
-                    f"WHERE tenant = ? AND id IN ({q})",
+                    f"WHERE +tenant = ? AND id IN ({q})",
                     (at, tenant, *batch),
                 )
 
@@ -484,7 +477,7 @@ class SQLiteStore(Store):
                 rids = [
                     r[0]
                     for r in self._conn.execute(
-                        f"SELECT rid FROM memories WHERE tenant = ? AND id IN ({q})", (tenant, *batch)
+                        f"SELECT rid FROM memories WHERE +tenant = ? AND id IN ({q})", (tenant, *batch)
                     )
                 ]
                 if not rids:
