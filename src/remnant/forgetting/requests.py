@@ -160,12 +160,15 @@ def parse_intent(text: str) -> ForgetIntent:
     norm = unicodedata.normalize("NFKC", text).lower().strip()
     rest = norm
     topics: list[Topic] = []
-    for topic in TOPICS:
-        for phrase in sorted(topic.request_words, key=len, reverse=True):
-            if _has_phrase(rest, phrase):
+    # longest phrases first, across topics: "email address" is an e-mail, not an address
+    for phrase, topic in sorted(
+        ((p, t) for t in TOPICS for p in t.request_words), key=lambda pt: len(pt[0]), reverse=True
+    ):
+        if _has_phrase(rest, phrase):
+            if topic not in topics:
                 topics.append(topic)
-                rest = rest.replace(phrase, " ")
-                break
+            rest = rest.replace(phrase, " ")
+    topics.sort(key=TOPICS.index)
     kinds: list[Kind] = []
     for kind, words in _KIND_WORDS.items():
         for phrase in words:
