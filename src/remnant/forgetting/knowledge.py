@@ -78,11 +78,18 @@ def _start(r: MemoryRecord) -> float:
 
 
 def sync_knowledge(
-    mem: Memory, docs: Iterable[KnowledgeDoc], *, owner: str = DEFAULT_OWNER, actor: str | None = None
+    mem: Memory,
+    docs: Iterable[KnowledgeDoc],
+    *,
+    owner: str = DEFAULT_OWNER,
+    actor: str | None = None,
+    pin: bool = True,
 ) -> SyncReport:
     """Import new editions, close and retire old ones, soft-expire ended knowledge (all audited).
 
     Safe to run daily and to re-run: editions already stored (same key and version) are skipped.
+    Editions are pinned by default: knowledge leaves by its validity window, not by fading or
+    eviction (an unused manual must still answer next year, and a past-dated recall must see it).
     """
     check_identifier(owner, "owner")
     docs = list(docs)
@@ -110,6 +117,7 @@ def sync_knowledge(
                     valid_from=d.valid_from,
                     valid_to=d.valid_to,
                     metadata={**dict(d.metadata), "version": d.version},
+                    pinned=pin,
                     redact=False,
                 )
             )
