@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from pathlib import Path
@@ -36,7 +37,7 @@ def test_every_forgetting_act_is_audited_and_the_chain_verifies(mem: Memory, clo
     assert {"supersede", "hide", "unhide", "expire", "purge"} <= set(actions)
     log = mem.audit_log()
     assert [e.seq for e in log] == sorted(e.seq for e in log)
-    assert all(e.prev_hash == p.hash for p, e in zip(log, log[1:], strict=False))
+    assert all(e.prev_hash == p.hash for p, e in itertools.pairwise(log))
     assert mem.verify_audit().ok and mem.verify_audit().checked == len(log)
     # never the content, only counts, kinds and keys
     assert not any("Elm" in json.dumps(e.to_dict()) or "oat milk" in json.dumps(e.to_dict()) for e in log)

@@ -22,8 +22,15 @@ def _populate(db: Path) -> list[str]:
         for i in range(300):
             kind = "episode" if i % 3 else "fact"
             ttl = "1h" if i % 5 == 0 else None
-            items.append({"content": f"memory {i} of {kind}s", "user_id": f"u{i % 7}", "kind": kind, "ttl": ttl,
-                          "importance": (i % 10) / 10})
+            items.append(
+                {
+                    "content": f"memory {i} of {kind}s",
+                    "user_id": f"u{i % 7}",
+                    "kind": kind,
+                    "ttl": ttl,
+                    "importance": (i % 10) / 10,
+                }
+            )
         return [r.id for r in mem.remember_many(items)]
 
 

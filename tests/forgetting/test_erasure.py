@@ -36,7 +36,9 @@ def test_erased_user_leaves_no_trace(db_path: Path, clock: ManualClock) -> None:
     ids.append(hidden)
     # a summary written for the household, derived from eve's memories
     summary = mem.remember(
-        f"Household summary: the cat {SECRET} lives with Eve", user_id="household", kind="summary",
+        f"Household summary: the cat {SECRET} lives with Eve",
+        user_id="household",
+        kind="summary",
         metadata={"derived_from": [ids[0], "mem_other"]},
     )
     keep = mem.remember("Frank likes the Zanzibar archipelago", user_id="frank")
@@ -63,7 +65,9 @@ def test_erased_user_leaves_no_trace(db_path: Path, clock: ManualClock) -> None:
     assert mem.list_memories("eve") == [] and mem.history("eve", "pet") == []
     assert mem.store.get(summary.id, tenant=mem.tenant) is None
     assert mem.store.embeddings(flt, model="test-model")[0] == []
-    assert mem.store.lexical_search(f'"{SECRET.lower()}"', MemoryFilter(tenant=mem.tenant, statuses=None)) == []
+    assert (
+        mem.store.lexical_search(f'"{SECRET.lower()}"', MemoryFilter(tenant=mem.tenant, statuses=None)) == []
+    )
     # the raw bytes of the database file and its WAL no longer hold the text
     data = raw_bytes([db_path, Path(f"{db_path}-wal"), Path(f"{db_path}-shm")])
     for needle in (SECRET, SECRET.lower(), SECRET_ZH, "紫禁城", "hates the vet", "5555555"):

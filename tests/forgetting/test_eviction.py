@@ -24,7 +24,13 @@ from .conftest import START
 def test_score_follows_the_seed_formula() -> None:
     now = START.timestamp()
     day = 86_400.0
-    base = {"created_at": now - 10 * day, "access_count": 3, "confidence": 0.9, "importance": 0.5, "pinned": False}
+    base = {
+        "created_at": now - 10 * day,
+        "access_count": 3,
+        "confidence": 0.9,
+        "importance": 0.5,
+        "pinned": False,
+    }
     s = importance_score_raw(now=now, last_accessed_at=now - 4 * day, **base)  # type: ignore[arg-type]
     w = ImportanceWeights()
     expected = 0.9 * (1 / 5 + math.log(4)) * (1 + w.mark_weight * 0.5) * w.decay_per_day**10
@@ -35,7 +41,12 @@ def test_score_follows_the_seed_formula() -> None:
     assert importance_score_raw(now=now, last_accessed_at=now - 4 * day, **{**base, "confidence": 1.0}) > s  # type: ignore[arg-type]
     assert importance_score_raw(now=now, last_accessed_at=now - 4 * day, **{**base, "importance": 0.9}) > s  # type: ignore[arg-type]
     # age decays it; a pin makes it infinite
-    assert importance_score_raw(now=now, last_accessed_at=now - 4 * day, **{**base, "created_at": now - 90 * day}) < s  # type: ignore[arg-type]
+    assert (
+        importance_score_raw(
+            now=now, last_accessed_at=now - 4 * day, **{**base, "created_at": now - 90 * day}
+        )
+        < s
+    )  # type: ignore[arg-type]
     assert importance_score_raw(now=now, last_accessed_at=None, **{**base, "pinned": True}) == math.inf  # type: ignore[arg-type]
     with pytest.raises(ValidationError):
         ImportanceWeights(decay_per_day=1.5)
@@ -57,10 +68,15 @@ def test_sql_score_matches_the_pure_function(mem: Memory, clock: ManualClock) ->
     clock.advance(days=40)
     now = clock.now().timestamp()
     flt = MemoryFilter(tenant=mem.tenant, statuses=None)
-    sql = {i: s for i, _, s in mem.store.low_importance(flt, now=now, decay_per_day=0.99, mark_weight=4.0, below=1e9)}
+    sql = {
+        i: s
+        for i, _, s in mem.store.low_importance(flt, now=now, decay_per_day=0.99, mark_weight=4.0, below=1e9)
+    }
     py = {
         i: s
-        for i, _, s in Store.low_importance(mem.store, flt, now=now, decay_per_day=0.99, mark_weight=4.0, below=1e9)
+        for i, _, s in Store.low_importance(
+            mem.store, flt, now=now, decay_per_day=0.99, mark_weight=4.0, below=1e9
+        )
     }
     assert sql.keys() == py.keys() and len(sql) == 60 - 4  # pinned ones never come back
     for mid, score in sql.items():
@@ -68,7 +84,9 @@ def test_sql_score_matches_the_pure_function(mem: Memory, clock: ManualClock) ->
         assert score == pytest.approx(importance_score(mem.get(mid), clock.now()), rel=1e-9)
     keep = 5
     sql_over = sorted(mem.store.over_capacity(flt, now=now, decay_per_day=0.99, mark_weight=4.0, keep=keep))
-    py_over = sorted(Store.over_capacity(mem.store, flt, now=now, decay_per_day=0.99, mark_weight=4.0, keep=keep))
+    py_over = sorted(
+        Store.over_capacity(mem.store, flt, now=now, decay_per_day=0.99, mark_weight=4.0, keep=keep)
+    )
     assert [t[0] for t in sql_over] == [t[0] for t in py_over]
 
 
@@ -76,7 +94,9 @@ def _record(mem: Memory, rid: str) -> MemoryRecord:
     return mem.get(rid)
 
 
-def test_eviction_removes_low_scores_unaccessed_for_n_days_and_spares_pins(mem: Memory, clock: ManualClock) -> None:
+def test_eviction_removes_low_scores_unaccessed_for_n_days_and_spares_pins(
+    mem: Memory, clock: ManualClock
+) -> None:
     idle = mem.remember("an idle remark", user_id="ana", importance=0.0)
     marked = mem.remember("an idle but important remark", user_id="ana", importance=1.0)
     pinned = mem.remember("a pinned remark", user_id="ana", importance=0.0, pinned=True)

@@ -85,7 +85,9 @@ def test_knowledge_without_successor_is_soft_expired_when_its_window_ends(tmp_pa
     assert len(report.expired) == 1
     assert mem.get(report.expired[0]).status == Status.EXPIRED
     assert mem.audit_log(action="expire")[-1].policy == "validity"
-    past = mem.recall("promotion bikes", user_id="knowledge", as_of=datetime(2024, 2, 1, tzinfo=UTC), touch=False)
+    past = mem.recall(
+        "promotion bikes", user_id="knowledge", as_of=datetime(2024, 2, 1, tzinfo=UTC), touch=False
+    )
     assert [h.memory.id for h in past.hits] == report.expired
     mem.close()
 

@@ -80,7 +80,10 @@ def test_forget_my_phone_number_hides_every_version_and_the_vault_entries(ana: M
     assert ana.current("bo", "phone_number") is not None  # whose: only ana's
     entry = ana.audit_log(action="forget_request")[-1]
     assert entry.actor == "user:ana" and entry.batch_id == out.batch_id and entry.seq == out.audit_seq
-    assert "+49" not in str(entry.to_dict()) and "phone number" not in entry.summary.lower().replace("_", " ")[:0]
+    assert (
+        "+49" not in str(entry.to_dict())
+        and "phone number" not in entry.summary.lower().replace("_", " ")[:0]
+    )
     hides = ana.audit_log(action="hide")
     assert hides[-1].batch_id == out.batch_id and hides[-1].policy == "forget_request"
     d = out.to_dict()
@@ -131,7 +134,9 @@ def test_large_share_needs_confirmation(ana: Memory) -> None:
 
 
 def test_pinned_memories_are_not_purged_unless_forced(ana: Memory) -> None:
-    pinned = ana.remember("Emergency phone number: +49 160 999999", user_id="ana", pinned=True, key="phone_number")
+    pinned = ana.remember(
+        "Emergency phone number: +49 160 999999", user_id="ana", pinned=True, key="phone_number"
+    )
     out = ana.forget("permanently delete my phone number", user_id="ana")
     assert out.skipped_pinned == [pinned.id] and ana.get(pinned.id)
     assert "pinned" in out.message

@@ -151,7 +151,9 @@ def _sweep_figures(path: Path, n: int, users: int, now_epoch: float) -> dict[str
 @click.option("--sizes", default="100000,1000000", show_default=True, help="Comma-separated memory counts.")
 @click.option("--users", type=click.IntRange(1), default=1000, show_default=True)
 @click.option("--db", "db_dir", type=click.Path(file_okay=False), help="Folder for the bench databases.")
-@click.option("--pairs", type=click.IntRange(10), default=200, show_default=True, help="Labelled pairs per label.")
+@click.option(
+    "--pairs", type=click.IntRange(10), default=200, show_default=True, help="Labelled pairs per label."
+)
 @click.option("--seed", type=int, default=7, show_default=True)
 @click.option("--keep", is_flag=True, help="Keep the bench databases.")
 @click.option("--json", "as_json", is_flag=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from remnant.forgetting.contradictions import ContradictionDetector, Label
@@ -40,147 +39,123 @@ class LabelledPair:
     lang: str
 
 
-Gen = Callable[[random.Random], tuple[str, str]]
+POOLS: dict[str, list[str]] = {
+    "city": CITIES,
+    "city_zh": CITIES_ZH,
+    "colour": COLOURS,
+    "colour_zh": COLOURS_ZH,
+    "food": FOODS,
+    "food_zh": FOODS_ZH,
+    "company": COMPANIES,
+    "company_zh": COMPANIES_ZH,
+    "lang": LANGS,
+    "car": CARS,
+    "day": DAYS,
+    "pet": PETS,
+    "allergen": ALLERGENS,
+}
 
 
-def _two(rng: random.Random, pool: list[str]) -> tuple[str, str]:
-    a, b = rng.sample(pool, 2)
+@dataclass(frozen=True)
+class Template:
+    """A pair template: ``{a}`` is the old value, ``{b}`` a different one, ``{c}`` an unrelated filler.
+
+    ``slot`` names a pool of values or ``num:LO:HI`` for numbers.
+    """
+
+    category: str
+    lang: str
+    old: str
+    new: str
+    slot: str
+    filler: str | None = None
+
+
+def _values(rng: random.Random, slot: str) -> tuple[str, str]:
+    if slot.startswith("num:"):
+        lo, hi = (int(x) for x in slot.split(":")[1:])
+        x = rng.randint(lo, hi)
+        y = x
+        while y == x:
+            y = rng.randint(lo, hi)
+        return str(x), str(y)
+    a, b = rng.sample(POOLS[slot], 2)
     return a, b
 
 
-def _num(rng: random.Random, lo: int, hi: int) -> tuple[int, int]:
-    a = rng.randint(lo, hi)
-    b = a
-    while b == a:
-        b = rng.randint(lo, hi)
-    return a, b
+def _fill(t: Template, rng: random.Random) -> tuple[str, str]:
+    a, b = _values(rng, t.slot)
+    c = rng.choice(POOLS[t.filler]) if t.filler else ""
+    return t.old.format(a=a, b=b, c=c), t.new.format(a=a, b=b, c=c)
 
 
-# (category, lang, generator) per label; generators return (old, new)
-_CONTRADICTION: list[tuple[str, str, Gen]] = [
-    ("value", "en", lambda r: (lambda a, b: (f"I live in {a}", f"I live in {b}"))(*_two(r, CITIES))),
-    (
-        "value",
-        "en",
-        lambda r: (lambda a, b: (f"My favourite colour is {a}", f"My favourite colour is {b}"))(*_two(r, COLOURS)),
-    ),
-    ("value", "en", lambda r: (lambda a, b: (f"I work at {a}", f"I work at {b}"))(*_two(r, COMPANIES))),
-    ("value", "en", lambda r: (lambda a, b: (f"I drive a {a}", f"I drive a {b}"))(*_two(r, CARS))),
-    (
-        "value",
-        "en",
-        lambda r: (lambda a, b: (f"My dentist appointment is on {a}", f"My dentist appointment is on {b}"))(
-            *_two(r, DAYS)
-        ),
-    ),
-    ("value", "zh", lambda r: (lambda a, b: (f"我住在{a}", f"我住在{b}"))(*_two(r, CITIES_ZH))),
-    ("value", "zh", lambda r: (lambda a, b: (f"我在{a}工作", f"我在{b}工作"))(*_two(r, COMPANIES_ZH))),
-    (
-        "value",
-        "zh",
-        lambda r: (lambda a, b: (f"我最喜欢的颜色是{a}", f"我最喜欢的颜色是{b}"))(*_two(r, COLOURS_ZH)),
-    ),
-    ("number", "en", lambda r: (lambda a, b: (f"I have {a} {PETS[a % 5]}", f"I have {b} {PETS[a % 5]}"))(*_num(r, 1, 6))),
-    (
+T = Template
+_CONTRADICTION: list[Template] = [
+    T("value", "en", "I live in {a}", "I live in {b}", "city"),
+    T("value", "en", "My favourite colour is {a}", "My favourite colour is {b}", "colour"),
+    T("value", "en", "I work at {a}", "I work at {b}", "company"),
+    T("value", "en", "I drive a {a}", "I drive a {b}", "car"),
+    T("value", "en", "My dentist appointment is on {a}", "My dentist appointment is on {b}", "day"),
+    T("value", "zh", "我住在{a}", "我住在{b}", "city_zh"),
+    T("value", "zh", "我在{a}工作", "我在{b}工作", "company_zh"),
+    T("value", "zh", "我最喜欢的颜色是{a}", "我最喜欢的颜色是{b}", "colour_zh"),
+    T("number", "en", "I have {a} {c}", "I have {b} {c}", "num:1:6", "pet"),
+    T("number", "en", "My daughter is {a} years old", "My daughter is {b} years old", "num:2:17"),
+    T("number", "en", "The rent is {a}0 euros a month", "The rent is {b}0 euros a month", "num:50:200"),
+    T(
         "number",
         "en",
-        lambda r: (lambda a, b: (f"My daughter is {a} years old", f"My daughter is {b} years old"))(*_num(r, 2, 17)),
+        "Product X supports at most {a}00 concurrent connections",
+        "Product X supports at most {b}00 concurrent connections",
+        "num:1:50",
     ),
-    (
-        "number",
-        "en",
-        lambda r: (lambda a, b: (f"The rent is {a}0 euros a month", f"The rent is {b}0 euros a month"))(
-            *_num(r, 50, 200)
-        ),
-    ),
-    (
-        "number",
-        "en",
-        lambda r: (
-            lambda a, b: (
-                f"Product X supports at most {a}00 concurrent connections",
-                f"Product X supports at most {b}00 concurrent connections",
-            )
-        )(*_num(r, 1, 50)),
-    ),
-    ("number", "zh", lambda r: (lambda a, b: (f"产品X的最大并发数是{a}00", f"产品X的最大并发数是{b}00"))(*_num(r, 1, 50))),
-    ("number", "zh", lambda r: (lambda a, b: (f"我的孩子今年{a}岁", f"我的孩子今年{b}岁"))(*_num(r, 2, 17))),
-    ("negation", "en", lambda r: (lambda f: (f"I like {f}", f"I don't like {f}"))(r.choice(FOODS))),
-    ("negation", "en", lambda r: (lambda a: (f"I am allergic to {a}", f"I am not allergic to {a}"))(r.choice(ALLERGENS))),
-    ("negation", "en", lambda r: (lambda c: (f"I own a {c}", f"I no longer own a {c}"))(r.choice(CARS))),
-    ("negation", "zh", lambda r: (lambda f: (f"我喜欢{f}", f"我不喜欢{f}"))(r.choice(FOODS_ZH))),
+    T("number", "zh", "产品X的最大并发数是{a}00", "产品X的最大并发数是{b}00", "num:1:50"),
+    T("number", "zh", "我的孩子今年{a}岁", "我的孩子今年{b}岁", "num:2:17"),
+    T("negation", "en", "I like {a}", "I don't like {a}", "food"),
+    T("negation", "en", "I am allergic to {a}", "I am not allergic to {a}", "allergen"),
+    T("negation", "en", "I own a {a}", "I no longer own a {a}", "car"),
+    T("negation", "zh", "我喜欢{a}", "我不喜欢{a}", "food_zh"),
     # paraphrased: the rules are expected to miss many of these
-    ("paraphrase", "en", lambda r: (lambda a, b: (f"I live in {a}", f"I moved to {b} last year"))(*_two(r, CITIES))),
-    (
-        "paraphrase",
-        "en",
-        lambda r: (lambda a, b: (f"My favourite colour is {a}", f"{b} is my favourite colour now"))(*_two(r, COLOURS)),
-    ),
-    ("paraphrase", "en", lambda r: (lambda a, b: (f"I am {a} years old", f"I turned {b} last month"))(*_num(r, 20, 70))),
-    ("paraphrase", "zh", lambda r: (lambda a, b: (f"我住在{a}", f"我已经搬到{b}了"))(*_two(r, CITIES_ZH))),
+    T("paraphrase", "en", "I live in {a}", "I moved to {b} last year", "city"),
+    T("paraphrase", "en", "My favourite colour is {a}", "{b} is my favourite colour now", "colour"),
+    T("paraphrase", "en", "I am {a} years old", "I turned {b} last month", "num:20:70"),
+    T("paraphrase", "zh", "我住在{a}", "我已经搬到{b}了", "city_zh"),
 ]
 
-_COMPATIBLE: list[tuple[str, str, Gen]] = [
-    ("elaboration", "en", lambda r: (lambda c: (f"I live in {c}", f"I live in {c} with my partner"))(r.choice(CITIES))),
-    (
-        "elaboration",
-        "en",
-        lambda r: (lambda n: (f"I have {n} {PETS[n % 5]}", f"I have {n} {PETS[n % 5]} and a hamster"))(r.randint(1, 6)),
-    ),
-    (
-        "elaboration",
-        "en",
-        lambda r: (lambda c: (f"I work at {c}", f"I work at {c} as a software engineer"))(r.choice(COMPANIES)),
-    ),
-    ("elaboration", "zh", lambda r: (lambda c: (f"我住在{c}", f"我和家人住在{c}"))(r.choice(CITIES_ZH))),
-    (
-        "paraphrase_same",
-        "en",
-        lambda r: (lambda c: (f"My favourite colour is {c}", f"{c} is my favourite colour"))(r.choice(COLOURS)),
-    ),
-    ("paraphrase_same", "en", lambda r: (lambda c: (f"I drive a {c}", f"My car is a {c}"))(r.choice(CARS))),
-    ("paraphrase_same", "zh", lambda r: (lambda c: (f"我最喜欢{c}", f"{c}是我的最爱"))(r.choice(FOODS_ZH))),
-    ("many_valued", "en", lambda r: (lambda a, b: (f"I like {a}", f"I also like {b}"))(*_two(r, FOODS))),
-    ("many_valued", "en", lambda r: (lambda a, b: (f"I like {a}", f"I like {b}"))(*_two(r, FOODS))),
-    ("many_valued", "en", lambda r: (lambda a, b: (f"I speak {a}", f"I speak {b} too"))(*_two(r, LANGS))),
-    ("many_valued", "en", lambda r: (lambda a, b: (f"I have visited {a}", f"I have visited {b}"))(*_two(r, CITIES))),
-    ("many_valued", "zh", lambda r: (lambda a, b: (f"我喜欢{a}", f"我也喜欢{b}"))(*_two(r, FOODS_ZH))),
+_COMPATIBLE: list[Template] = [
+    T("elaboration", "en", "I live in {a}", "I live in {a} with my partner", "city"),
+    T("elaboration", "en", "I have {a} {c}", "I have {a} {c} and a hamster", "num:1:6", "pet"),
+    T("elaboration", "en", "I work at {a}", "I work at {a} as a software engineer", "company"),
+    T("elaboration", "zh", "我住在{a}", "我和家人住在{a}", "city_zh"),
+    T("paraphrase_same", "en", "My favourite colour is {a}", "{a} is my favourite colour", "colour"),
+    T("paraphrase_same", "en", "I drive a {a}", "My car is a {a}", "car"),
+    T("paraphrase_same", "zh", "我最喜欢{a}", "{a}是我的最爱", "food_zh"),
+    T("many_valued", "en", "I like {a}", "I also like {b}", "food"),
+    T("many_valued", "en", "I like {a}", "I like {b}", "food"),
+    T("many_valued", "en", "I speak {a}", "I speak {b} too", "lang"),
+    T("many_valued", "en", "I have visited {a}", "I have visited {b}", "city"),
+    T("many_valued", "zh", "我喜欢{a}", "我也喜欢{b}", "food_zh"),
     # the same subject, another aspect: a value differs but it is a different attribute
-    (
-        "other_aspect",
-        "en",
-        lambda r: (lambda n, f: (f"My daughter is {n} years old", f"My daughter loves {f}"))(
-            r.randint(2, 17), r.choice(FOODS)
-        ),
-    ),
-    (
-        "other_aspect",
-        "en",
-        lambda r: (lambda c, d: (f"My dentist is in {c}", f"My dentist appointment is on {d}"))(
-            r.choice(CITIES), r.choice(DAYS)
-        ),
-    ),
-    (
-        "other_aspect",
-        "en",
-        lambda r: (lambda a, b: (f"I was born in {a}", f"I live in {b}"))(*_two(r, CITIES)),
-    ),
-    ("other_aspect", "zh", lambda r: (lambda a, b: (f"我出生在{a}", f"我住在{b}"))(*_two(r, CITIES_ZH))),
+    T("other_aspect", "en", "My daughter is {a} years old", "My daughter loves {c}", "num:2:17", "food"),
+    T("other_aspect", "en", "My dentist is in {c}", "My dentist appointment is on {a}", "day", "city"),
+    T("other_aspect", "en", "I was born in {a}", "I live in {b}", "city"),
+    T("other_aspect", "zh", "我出生在{a}", "我住在{b}", "city_zh"),
 ]
 
-_SINGLE_TOPICS: list[tuple[str, Gen]] = [
-    ("en", lambda r: (f"I live in {r.choice(CITIES)}", "")),
-    ("en", lambda r: (f"My favourite colour is {r.choice(COLOURS)}", "")),
-    ("en", lambda r: (f"I have {r.randint(1, 6)} {r.choice(PETS)}", "")),
-    ("en", lambda r: (f"I am allergic to {r.choice(ALLERGENS)}", "")),
-    ("en", lambda r: (f"My dentist appointment is on {r.choice(DAYS)}", "")),
-    ("en", lambda r: (f"I work at {r.choice(COMPANIES)}", "")),
-    ("en", lambda r: (f"I speak {r.choice(LANGS)}", "")),
-    ("en", lambda r: (f"The rent is {r.randint(50, 200)}0 euros a month", "")),
-    ("zh", lambda r: (f"我住在{r.choice(CITIES_ZH)}", "")),
-    ("zh", lambda r: (f"我喜欢{r.choice(FOODS_ZH)}", "")),
-    ("zh", lambda r: (f"我的孩子今年{r.randint(2, 17)}岁", "")),
-    ("zh", lambda r: (f"我在{r.choice(COMPANIES_ZH)}工作", "")),
+# single statements on different topics, paired at random for the unrelated label
+_TOPICS: list[tuple[str, str, str]] = [
+    ("en", "I live in {a}", "city"),
+    ("en", "My favourite colour is {a}", "colour"),
+    ("en", "I have {a} cats", "num:1:6"),
+    ("en", "I am allergic to {a}", "allergen"),
+    ("en", "My dentist appointment is on {a}", "day"),
+    ("en", "I work at {a}", "company"),
+    ("en", "I speak {a}", "lang"),
+    ("en", "The rent is {a}0 euros a month", "num:50:200"),
+    ("zh", "我住在{a}", "city_zh"),
+    ("zh", "我喜欢{a}", "food_zh"),
+    ("zh", "我的孩子今年{a}岁", "num:2:17"),
+    ("zh", "我在{a}工作", "company_zh"),
 ]
 
 
@@ -190,14 +165,15 @@ def generate_pairs(n_per_label: int = 200, seed: int = 7) -> list[LabelledPair]:
     pairs: list[LabelledPair] = []
     for label, table in (("contradiction", _CONTRADICTION), ("compatible", _COMPATIBLE)):
         for i in range(n_per_label):
-            category, lang, gen = table[i % len(table)]
-            old, new = gen(rng)
-            pairs.append(LabelledPair(new, old, label, category, lang))  # type: ignore[arg-type]
+            t = table[i % len(table)]
+            old, new = _fill(t, rng)
+            pairs.append(LabelledPair(new, old, label, t.category, t.lang))  # type: ignore[arg-type]
     for i in range(n_per_label):
         lang = "en" if i % 3 else "zh"
-        topics = [g for g_lang, g in _SINGLE_TOPICS if g_lang == lang]
-        ga, gb = rng.sample(topics, 2)
-        pairs.append(LabelledPair(gb(rng)[0], ga(rng)[0], "unrelated", "unrelated", lang))
+        topics = [(text, slot) for t_lang, text, slot in _TOPICS if t_lang == lang]
+        (ta, sa), (tb, sb) = rng.sample(topics, 2)
+        old, new = ta.format(a=_values(rng, sa)[0]), tb.format(a=_values(rng, sb)[0])
+        pairs.append(LabelledPair(new, old, "unrelated", "unrelated", lang))
     rng.shuffle(pairs)
     return pairs
 

@@ -42,7 +42,22 @@ _NEG_WORDS = frozenset({"not", "no", "never", "nobody", "nothing", "neither", "n
 _NEG_CJK = frozenset("不没别未无非")
 # predicates that hold many values at once: a new value adds, it does not replace
 _MULTI = frozenset(
-    {"like", "love", "enjoy", "visit", "speak", "play", "read", "watch", "listen", "collect", "喜", "爱", "去", "过"}
+    {
+        "like",
+        "love",
+        "enjoy",
+        "visit",
+        "speak",
+        "play",
+        "read",
+        "watch",
+        "listen",
+        "collect",
+        "喜",
+        "爱",
+        "去",
+        "过",
+    }
 )
 # words that make a predicate single-valued again ("my favourite", "only", "最")
 _SINGLE = frozenset({"favorite", "only", "best", "current", "currently", "now", "最", "只"})

@@ -118,12 +118,16 @@ def erase_user(
         "recall": len(mem.store.query(mem.recall_filter(user_id), limit=1)),
         "retriever": sum(len(mem.retriever.search(mem, p, flt, 5)) for p in probes[:3]),
         "hidden_or_history": mem.store.count(
-            MemoryFilter(tenant=mem.tenant, user_id=user_id, statuses=tuple(s for s in Status if s != Status.ACTIVE))
+            MemoryFilter(
+                tenant=mem.tenant, user_id=user_id, statuses=tuple(s for s in Status if s != Status.ACTIVE)
+            )
         ),
     }
     if scan_bytes and mem.store.files():
         checks["file_bytes"] = len(scan_files(mem.store.files(), probes))
-    summary = f"{len(gone)} memories erased (" + ", ".join(f"{n} {k}" for k, n in sorted(removed.items())) + ")"
+    summary = (
+        f"{len(gone)} memories erased (" + ", ".join(f"{n} {k}" for k, n in sorted(removed.items())) + ")"
+    )
     entry = mem._audit(
         "erase_user",
         "right to be forgotten",

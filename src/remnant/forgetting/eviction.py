@@ -69,7 +69,9 @@ def eviction_candidates(
     out: dict[str, list[tuple[str, str, float]]] = {"evict": [], "evict_capacity": []}
     if not policy.enabled:
         return out
-    idle = replace(base, pinned=False, accessed_before=(now - timedelta(days=policy.unaccessed_days)).timestamp())
+    idle = replace(
+        base, pinned=False, accessed_before=(now - timedelta(days=policy.unaccessed_days)).timestamp()
+    )
     out["evict"] = mem.store.low_importance(
         idle, now=t, decay_per_day=w.decay_per_day, mark_weight=w.mark_weight, below=policy.threshold
     )
@@ -104,7 +106,9 @@ def run_eviction(
         name, reason = reasons[action]
         ids = [r[0] for r in rows]
         if not dry_run and ids:
-            ids = _apply(mem, policy, ids, action=action, reason=reason, name=name, batch_id=batch_id, actor=actor)
+            ids = _apply(
+                mem, policy, ids, action=action, reason=reason, name=name, batch_id=batch_id, actor=actor
+            )
         steps.append(SweepStep(action, name, len(ids), ids))
     return steps
 

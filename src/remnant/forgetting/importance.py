@@ -54,7 +54,9 @@ def importance_score_raw(
     if pinned:
         return math.inf
     age_days = max(0.0, (now - created_at) / SECONDS_PER_DAY)
-    idle_days = max(0.0, (now - (last_accessed_at if last_accessed_at is not None else created_at)) / SECONDS_PER_DAY)
+    idle_days = max(
+        0.0, (now - (last_accessed_at if last_accessed_at is not None else created_at)) / SECONDS_PER_DAY
+    )
     recency = 1.0 / (idle_days + 1.0)
     frequency = math.log(1.0 + max(0, access_count))
     boost = 1.0 + weights.mark_weight * importance

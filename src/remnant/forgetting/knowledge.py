@@ -11,6 +11,7 @@ Recall now sees only the edition valid now; ``recall(as_of=…)`` sees the one v
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -140,7 +141,7 @@ def sync_knowledge(
         replaced: list[MemoryRecord] = []
         for versions in by_key.values():
             versions.sort(key=_start)
-            for older, newer in zip(versions, versions[1:], strict=False):
+            for older, newer in itertools.pairwise(versions):
                 if newer.valid_from is None:
                     continue
                 if older.valid_to is None or older.valid_to > newer.valid_from:
@@ -148,7 +149,11 @@ def sync_knowledge(
                     older.superseded_by = newer.id
                     mem.store.update(older)
                     report.windows_closed.append(older.id)
-                if older.status == Status.ACTIVE and older.valid_to is not None and older.valid_to.timestamp() <= at:
+                if (
+                    older.status == Status.ACTIVE
+                    and older.valid_to is not None
+                    and older.valid_to.timestamp() <= at
+                ):
                     changed = mem.store.set_status(
                         MemoryFilter(tenant=mem.tenant, ids=(older.id,), statuses=(Status.ACTIVE,)),
                         Status.SUPERSEDED,

@@ -40,9 +40,30 @@ TOPICS: tuple[Topic, ...] = (
     Topic(
         "phone_number",
         ("phone", "mobile", "cell", "tel"),
-        ("phone number", "phone", "mobile number", "mobile", "cell phone", "cellphone", "telephone",
-         "电话号码", "手机号码", "手机号", "电话", "手机", "联系方式"),
-        ("phone number", "mobile number", "cell number", "telephone number", "phone no", "电话号码", "手机号"),
+        (
+            "phone number",
+            "phone",
+            "mobile number",
+            "mobile",
+            "cell phone",
+            "cellphone",
+            "telephone",
+            "电话号码",
+            "手机号码",
+            "手机号",
+            "电话",
+            "手机",
+            "联系方式",
+        ),
+        (
+            "phone number",
+            "mobile number",
+            "cell number",
+            "telephone number",
+            "phone no",
+            "电话号码",
+            "手机号",
+        ),
         ("PHONE",),
     ),
     Topic(
@@ -65,7 +86,13 @@ TOPICS: tuple[Topic, ...] = (
         ("date of birth", "birthday", "birth date", "出生日期", "生日"),
         ("birthday", "born on", "date of birth", "生日", "出生"),
     ),
-    Topic("name", ("name",), ("full name", "real name", "name", "真实姓名", "姓名", "名字"), ("my name is", "名字", "姓名"), ("NAME",)),
+    Topic(
+        "name",
+        ("name",),
+        ("full name", "real name", "name", "真实姓名", "姓名", "名字"),
+        ("my name is", "名字", "姓名"),
+        ("NAME",),
+    ),
     Topic(
         "credit_card",
         ("card", "credit"),
@@ -94,7 +121,9 @@ _HARD = re.compile(
     r"\b(delete|erase|purge|remove|wipe|destroy|permanently|for good|completely|get rid of)\b"
     r"|删除|删掉|删了|彻底|永久|清除|抹去|抹掉|销毁"
 )
-_SOFT = re.compile(r"\b(forget|hide|unlearn|stop remembering|don'?t remember)\b|忘记|忘掉|忘了|别记|不要记|隐藏")
+_SOFT = re.compile(
+    r"\b(forget|hide|unlearn|stop remembering|don'?t remember)\b|忘记|忘掉|忘了|别记|不要记|隐藏"
+)
 _EVERYTHING = re.compile(
     r"\b(everything|all (of )?my (memories|data|information|info)|all memories|anything you know|all of it)\b"
     r"|所有|全部|一切"
@@ -393,7 +422,9 @@ def forget_request(
             )
             outcome.forgotten = [r.id for r in done]
         else:
-            outcome.forgotten = mem.hide(ids, reason="forget request", actor=who, policy="forget_request", batch_id=batch)
+            outcome.forgotten = mem.hide(
+                ids, reason="forget request", actor=who, policy="forget_request", batch_id=batch
+            )
     if can_forget_pii:
         outcome.vault_entries_forgotten = int(
             redactor.forget_entities(  # type: ignore[union-attr]

@@ -218,7 +218,7 @@ class Store(ABC):
         for r in self.query(flt):
             score = self._score_one(r, now, decay_per_day, mark_weight)
             by_user.setdefault(r.user_id, []).append((r.id, r.user_id, score, ts(r.created_at) or 0.0))
-        out = []
+        out: list[tuple[str, str, float]] = []
         for rows in by_user.values():
             rows.sort(key=lambda t: (-t[2], -t[3]))
             out.extend((i, u, s) for i, u, s, _ in rows[keep:] if s != float("inf"))

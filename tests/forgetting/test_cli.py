@@ -1,0 +1,68 @@
+"""The command line: sweep --dry-run shows the eviction steps, forget in words, the bench command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from remnant.cli import cli
+
+
+def run(db: Path, *args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
+    return res.exit_code, res.output
+
+
+def test_sweep_dry_run_lists_every_step_including_eviction(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    assert run(db, "remember", "a remark", "-u", "ana")[0] == 0
+    code, out = run(db, "sweep", "--dry-run")
+    assert code == 0
+    for action in ("expire", "fade", "purge_expired", "evict"):
+        assert action in out
+    assert "(dry run)" in out
+    code, out = run(db, "sweep", "--dry-run", "--json")
+    assert [s["action"] for s in json.loads(out)["steps"]][-1] == "evict"
+
+
+def test_forget_in_words_from_the_cli(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    run(db, "remember", "My phone number is 0170 1234567", "-u", "ana", "--key", "phone_number")
+    run(db, "remember", "Likes tea", "-u", "ana")
+    run(db, "remember", "Likes coffee", "-u", "ana")
+    code, out = run(db, "forget", "忘记我的电话号码", "-u", "ana", "--dry-run", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["matched"] == 1 and data["dry_run"] and data["forgotten"] == []
+    code, out = run(db, "forget", "forget my phone number", "-u", "ana", "--json")
+    assert json.loads(out)["action"] == "hide" and len(json.loads(out)["forgotten"]) == 1
+    res = CliRunner().invoke(cli, ["--db", str(db), "forget", "forget everything", "-u", "ana"])
+    assert res.exit_code == 1 and "confirm" in res.output
+    code, out = run(db, "audit", "--action", "forget_request")
+    assert code == 0 and "forget_request" in out
+
+
+def test_bench_forgetting_small(tmp_path: Path) -> None:
+    code, out = run(
+        tmp_path / "unused.db",
+        "bench",
+        "forgetting",
+        "--sizes",
+        "400",
+        "--users",
+        "4",
+        "--pairs",
+        "10",
+        "--db",
+        str(tmp_path / "bench"),
+        "--json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    sweep = data["sweeps"][0]
+    assert sweep["memories"] == 400 and sweep["audit_ok"] is True
+    assert sweep["repeat_sweep_total"] == 0
+    assert {"expire", "fade", "evict", "evict_capacity"} <= set(sweep["sweep_steps"])
+    assert 0.0 <= data["contradictions"]["precision"] <= 1.0 and data["contradictions"]["n"] == 30
+    assert not list((tmp_path / "bench").glob("*.db"))  # removed unless --keep
