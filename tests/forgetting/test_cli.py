@@ -63,6 +63,7 @@ def test_bench_forgetting_small(tmp_path: Path) -> None:
     sweep = data["sweeps"][0]
     assert sweep["memories"] == 400 and sweep["audit_ok"] is True
     assert sweep["repeat_sweep_total"] == 0
+    assert "evict" not in sweep["daily_sweep_steps"] and "evict" in sweep["weekly_sweep_steps"]
     assert {"expire", "fade", "evict", "evict_capacity"} <= set(sweep["sweep_steps"])
     assert 0.0 <= data["contradictions"]["precision"] <= 1.0 and data["contradictions"]["n"] == 30
     assert not list((tmp_path / "bench").glob("*.db"))  # removed unless --keep

@@ -16,8 +16,14 @@ from typing import Any
 import click
 
 
-def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float) -> float:
-    """Insert ``n`` synthetic memories a year deep in big transactions; returns seconds taken."""
+def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, settled: bool) -> float:
+    """Insert ``n`` synthetic memories a year deep in big transactions; returns seconds taken.
+
+    ``settled``: the store looks as if daily sweeps (and weekly eviction) ran until yesterday:
+    faded memories carry the faded status, expired ones the expired status, and what those sweeps
+    would have purged is not there; ``n`` counts the memories that remain. Otherwise every memory is
+    active and the first sweep has a whole year of backlog.
+    """
     import math
 
     import numpy as np
@@ -25,6 +31,8 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float) -> f
     from remnant.core import decay as dk
     from remnant.core.decay import DecayConfig
     from remnant.core.model import Kind
+    from remnant.forgetting.eviction import EvictionPolicy
+    from remnant.forgetting.importance import importance_score_raw
     from remnant.store.sqlite import _BIG, _COLUMNS, SQLiteStore
 
     rng = np.random.default_rng(seed)
@@ -39,8 +47,12 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float) -> f
     cols = ", ".join(("rid", *_COLUMNS))
     marks = ", ".join("?" * (len(_COLUMNS) + 1))
     chunk = 50_000
-    for start in range(0, n, chunk):
-        m = min(chunk, n - start)
+    day = 86_400.0
+    yesterday = now_epoch - day
+    ev = EvictionPolicy()
+    rid = 0
+    while rid < n:
+        m = chunk
         created = now_epoch - rng.random(m) * year
         imp = rng.random(m)
         access = rng.geometric(0.5, m) - 1
@@ -55,7 +67,8 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float) -> f
         w2 = rng.integers(0, len(words), m)
         rows, fts = [], []
         for i in range(m):
-            rid = start + i + 1
+            if rid >= n:
+                break
             kind = kinds[int(kind_ix[i])]
             last = float(accessed[i]) if access[i] > 0 else None
             anchor = dk.wall_axis(last if last is not None else float(created[i]))
@@ -66,6 +79,31 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float) -> f
                 bool(pinned[i]),
             )
             fade = dk.fade_at(state, cfg)
+            status, changed, exp = "active", None, float(expires[i]) if expiring[i] else None
+            if settled:
+                if exp is not None and exp <= yesterday - 7 * day:
+                    continue  # purged after the expiry grace
+                touched = last if last is not None else float(created[i])
+                idle_enough = touched < yesterday - ev.unaccessed_days * day
+                score = importance_score_raw(
+                    now=yesterday,
+                    created_at=float(created[i]),
+                    last_accessed_at=last,
+                    access_count=int(access[i]),
+                    confidence=float(conf[i]),
+                    importance=float(imp[i]),
+                    pinned=bool(pinned[i]),
+                    weights=ev.weights,
+                )
+                if idle_enough and score < ev.threshold:
+                    continue  # evicted by an earlier weekly sweep
+                if exp is not None and exp <= yesterday:
+                    status, changed = "expired", exp
+                elif not pinned[i] and fade <= dk.wall_axis(yesterday):
+                    status, changed = "faded", max(float(created[i]), fade * dk.SECONDS_PER_DAY)
+                    if changed <= yesterday - 30 * day:
+                        continue  # purged after the fade grace (the bench policy purges faded)
+            rid += 1
             content = f"note {rid} about {words[int(w1[i])]} and {words[int(w2[i])]}"
             rows.append(
                 (
@@ -86,12 +124,12 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float) -> f
                     last,
                     int(access[i]),
                     0,
-                    float(expires[i]) if expiring[i] else None,
+                    exp,
                     None,
                     None,
-                    "active",
+                    status,
                     None,
-                    None,
+                    changed,
                     None,
                     state.strength0,
                     state.stability,
@@ -109,7 +147,8 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float) -> f
     return time.perf_counter() - t0
 
 
-def _sweep_figures(path: Path, n: int, users: int, now_epoch: float) -> dict[str, Any]:
+def _sweep_figures(path: Path, n: int, users: int, now_epoch: float, settled: bool) -> dict[str, Any]:
+    from dataclasses import replace
     from datetime import timedelta
 
     from remnant.core.clock import ManualClock, from_epoch
@@ -122,7 +161,12 @@ def _sweep_figures(path: Path, n: int, users: int, now_epoch: float) -> dict[str
     clock = ManualClock(start)
     capacity = max(1, int(n / users * 0.9))
     policy = SweepPolicy(fade_action="purge", evict=EvictionPolicy(capacity=capacity))
-    out: dict[str, Any] = {"memories": n, "users": users, "capacity_per_user": capacity}
+    out: dict[str, Any] = {
+        "memories": n,
+        "users": users,
+        "store": "settled" if settled else "backlog",
+        "capacity_per_user": capacity,
+    }
     with Memory(path, clock=clock) as mem:
         t = time.perf_counter()
         dry = mem.sweep(dry_run=True, policy=policy)
@@ -132,11 +176,18 @@ def _sweep_figures(path: Path, n: int, users: int, now_epoch: float) -> dict[str
         first = mem.sweep(policy=policy)
         out["sweep_s"] = round(time.perf_counter() - t, 2)
         out["sweep_steps"] = {s.action: s.count for s in first.steps}
-        clock.advance(timedelta(days=1))  # the steady state: what one more day of forgetting costs
+        # the steady state: a day later, the daily sweep (expiry and fading, no eviction)...
+        clock.advance(timedelta(days=1))
         t = time.perf_counter()
-        daily = mem.sweep(policy=policy)
+        daily = mem.sweep(policy=replace(policy, evict=None))
         out["daily_sweep_s"] = round(time.perf_counter() - t, 2)
         out["daily_sweep_steps"] = {s.action: s.count for s in daily.steps}
+        # ...and a week after the first, the weekly sweep with eviction and the capacity cap
+        clock.advance(timedelta(days=6))
+        t = time.perf_counter()
+        weekly = mem.sweep(policy=policy)
+        out["weekly_sweep_s"] = round(time.perf_counter() - t, 2)
+        out["weekly_sweep_steps"] = {s.action: s.count for s in weekly.steps}
         t = time.perf_counter()
         again = mem.sweep(policy=policy)
         out["repeat_sweep_s"] = round(time.perf_counter() - t, 2)
@@ -156,16 +207,30 @@ def _sweep_figures(path: Path, n: int, users: int, now_epoch: float) -> dict[str
 )
 @click.option("--seed", type=int, default=7, show_default=True)
 @click.option("--keep", is_flag=True, help="Keep the bench databases.")
+@click.option(
+    "--backlog",
+    is_flag=True,
+    help="Start from a year of unswept memories (worst case) instead of a store swept until yesterday.",
+)
 @click.option("--json", "as_json", is_flag=True)
 def bench_forgetting(
-    sizes: str, users: int, db_dir: str | None, pairs: int, seed: int, keep: bool, as_json: bool
+    sizes: str,
+    users: int,
+    db_dir: str | None,
+    pairs: int,
+    seed: int,
+    keep: bool,
+    backlog: bool,
+    as_json: bool,
 ) -> None:
     """Sweep time at each size, and the contradiction detector's precision/recall.
 
     Each size gets a fresh SQLite file of synthetic memories created over the past year (5 % with
-    a TTL, 1 % pinned, access counts geometric). The first sweep clears that whole year of backlog
-    (expiry, fading, purge of expired after grace, importance eviction, a per-user capacity of 90 %
-    of the average); the daily sweep, a simulated day later, is the steady-state cost.
+    a TTL, 1 % pinned, access counts geometric), by default as daily sweeps would have left it
+    yesterday (--backlog: all active, a year of unswept work). The first sweep runs every policy
+    (expiry, fading, purges after grace, importance eviction, a per-user capacity of 90 % of the
+    average); then a daily sweep a simulated day later (no eviction) and the weekly sweep with
+    eviction a week after the first; a repeat must change nothing.
     """
     from datetime import UTC, datetime
 
@@ -192,8 +257,8 @@ def bench_forgetting(
         path = folder / f"forgetting-{n}.db"
         for p in folder.glob(f"forgetting-{n}.db*"):
             p.unlink()
-        load_s = _bulk_load(path, n, users, seed, now_epoch)
-        figures = _sweep_figures(path, n, users, now_epoch)
+        load_s = _bulk_load(path, n, users, seed, now_epoch, settled=not backlog)
+        figures = _sweep_figures(path, n, users, now_epoch, settled=not backlog)
         figures["load_s"] = round(load_s, 1)
         figures["db_mb"] = round(path.stat().st_size / 1e6, 1)
         result["sweeps"].append(figures)
@@ -202,12 +267,13 @@ def bench_forgetting(
                 p.unlink()
         if not as_json:
             click.echo(
-                f"{n:>9} memories ({figures['db_mb']} MB, loaded in {figures['load_s']}s): "
-                f"dry run {figures['dry_run_s']}s; first sweep {figures['sweep_s']}s "
-                f"{figures['sweep_steps']}; daily sweep a day later {figures['daily_sweep_s']}s "
-                f"{figures['daily_sweep_steps']}; repeat {figures['repeat_sweep_s']}s "
-                f"(changed {figures['repeat_sweep_total']}); audit entries {figures['audit_entries']}, "
-                f"chain ok {figures['audit_ok']}"
+                f"{n:>9} memories, {figures['store']} ({figures['db_mb']} MB, loaded in {figures['load_s']}s)\n"
+                f"  dry run          {figures['dry_run_s']:>7}s  {figures['dry_run_steps']}\n"
+                f"  first sweep      {figures['sweep_s']:>7}s  {figures['sweep_steps']}\n"
+                f"  daily, +1 day    {figures['daily_sweep_s']:>7}s  {figures['daily_sweep_steps']}\n"
+                f"  weekly, +7 days  {figures['weekly_sweep_s']:>7}s  {figures['weekly_sweep_steps']}\n"
+                f"  repeat           {figures['repeat_sweep_s']:>7}s  changed {figures['repeat_sweep_total']}\n"
+                f"  audit entries {figures['audit_entries']}, chain ok {figures['audit_ok']}"
             )
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))

@@ -688,16 +688,29 @@ class SQLiteStore(Store):
         self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, keep: int
     ) -> list[tuple[str, str, float]]:
         where, params = where_clause(flt)
-        # pinned rows rank first (score treated as +inf) and are never returned
-        sql = (
-            f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, m.pinned, {self._SCORE_SQL} AS score, "
-            f"ROW_NUMBER() OVER (PARTITION BY m.user_id ORDER BY m.pinned DESC, "
-            f"{self._SCORE_SQL} DESC, m.created_at DESC) AS rank FROM memories m WHERE {where}) "
-            f"WHERE rank > ? AND pinned = 0"
-        )
+        # only users over the limit are ranked: a cheap grouped count on the (tenant, user_id, ...)
+        # index first, so a sweep where nobody is over capacity costs almost nothing
+        over = [
+            r[0]
+            for r in self._read(
+                f"SELECT m.user_id FROM memories m WHERE {where} GROUP BY m.user_id HAVING COUNT(*) > ?",
+                [*params, keep],
+            )
+        ]
+        out: list[tuple[str, str, float]] = []
         sp = self._score_params(now, decay_per_day, mark_weight)
-        rows = self._read(sql, [*sp, *sp, *params, keep])
-        return [(r[0], r[1], float(r[2])) for r in rows]
+        for batch in iter_batches(over, 200):
+            users = ", ".join("?" * len(batch))
+            # pinned rows rank first (as if their score were +inf) and are never returned
+            sql = (
+                f"SELECT id, user_id, score FROM (SELECT id, user_id, pinned, score, ROW_NUMBER() OVER "
+                f"(PARTITION BY user_id ORDER BY pinned DESC, score DESC, created_at DESC) AS rank FROM "
+                f"(SELECT m.id, m.user_id, m.pinned, m.created_at, {self._SCORE_SQL} AS score "
+                f"FROM memories m WHERE {where} AND m.user_id IN ({users}))) WHERE rank > ? AND pinned = 0"
+            )
+            rows = self._read(sql, [*sp, *params, *batch, keep])
+            out.extend((r[0], r[1], float(r[2])) for r in rows)
+        return out
 
     def compact(self) -> None:
         with self._lock:
