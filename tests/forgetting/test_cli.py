@@ -67,3 +67,14 @@ def test_bench_forgetting_small(tmp_path: Path) -> None:
     assert {"expire", "fade", "evict", "evict_capacity"} <= set(sweep["sweep_steps"])
     assert 0.0 <= data["contradictions"]["precision"] <= 1.0 and data["contradictions"]["n"] == 30
     assert not list((tmp_path / "bench").glob("*.db"))  # removed unless --keep
+
+
+def test_bench_load_only_then_reuse(tmp_path: Path) -> None:
+    folder = tmp_path / "bench"
+    args = ["bench", "forgetting", "--sizes", "300", "--users", "3", "--pairs", "10", "--db", str(folder)]
+    code, out = run(tmp_path / "unused.db", *args, "--load-only")
+    assert code == 0 and "loaded" in out and (folder / "forgetting-300.db").exists()
+    code, out = run(tmp_path / "unused.db", *args, "--reuse", "--json")
+    assert code == 0 and json.loads(out)["sweeps"][0]["load_s"] is None
+    res = CliRunner().invoke(cli, ["bench", "forgetting", "--sizes", "300", "--reuse"])
+    assert res.exit_code != 0 and "--db" in res.output

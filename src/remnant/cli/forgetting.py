@@ -22,126 +22,131 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, s
     ``settled``: the store looks as if daily sweeps (and weekly eviction) ran until yesterday:
     faded memories carry the faded status, expired ones the expired status, and what those sweeps
     would have purged is not there; ``n`` counts the memories that remain. Otherwise every memory is
-    active and the first sweep has a whole year of backlog.
+    active and the first sweep has a whole year of backlog. The decay state and the importance
+    score are computed with numpy from the same formulas as :mod:`remnant.core.decay` and
+    :mod:`remnant.forgetting.importance` (a test-sized run checks them against the sweep).
     """
-    import math
-
     import numpy as np
 
-    from remnant.core import decay as dk
-    from remnant.core.decay import DecayConfig
+    from remnant.core.decay import SECONDS_PER_DAY, DecayConfig
     from remnant.core.model import Kind
     from remnant.forgetting.eviction import EvictionPolicy
-    from remnant.forgetting.importance import importance_score_raw
     from remnant.store.sqlite import _BIG, _COLUMNS, SQLiteStore
 
     rng = np.random.default_rng(seed)
     cfg = DecayConfig()
     kinds = [Kind.FACT, Kind.PREFERENCE, Kind.EPISODE, Kind.OPEN_ISSUE]
-    words = ["tea", "coffee", "berlin", "paris", "invoice", "order", "meeting", "dentist", "garden", "bike"]
+    base = np.array([cfg.base_stability_days[k.value] for k in kinds])
+    words = np.array(
+        ["tea", "coffee", "berlin", "paris", "invoice", "order", "meeting", "dentist", "garden", "bike"]
+    )
     store = SQLiteStore(path)
     store.set_meta("decay_clock_mode", "wall")
     conn = store.connection
-    year = 365 * 86_400.0
+    day = SECONDS_PER_DAY
+    year = 365 * day
+    yesterday = now_epoch - day
+    ev = EvictionPolicy()
     t0 = time.perf_counter()
     cols = ", ".join(("rid", *_COLUMNS))
     marks = ", ".join("?" * (len(_COLUMNS) + 1))
-    chunk = 50_000
-    day = 86_400.0
-    yesterday = now_epoch - day
-    ev = EvictionPolicy()
     rid = 0
     while rid < n:
-        m = chunk
+        m = 100_000
         created = now_epoch - rng.random(m) * year
         imp = rng.random(m)
         access = rng.geometric(0.5, m) - 1
-        accessed = created + (now_epoch - created) * rng.random(m)
+        accessed = np.where(access > 0, created + (now_epoch - created) * rng.random(m), np.nan)
         kind_ix = rng.integers(0, len(kinds), m)
         user_ix = rng.integers(0, users, m)
-        expiring = rng.random(m) < 0.05
-        expires = created + rng.random(m) * 60 * 86_400.0
+        expires = np.where(rng.random(m) < 0.05, created + rng.random(m) * 60 * day, np.nan)
         pinned = rng.random(m) < 0.01
         conf = 0.5 + 0.5 * rng.random(m)
-        w1 = rng.integers(0, len(words), m)
-        w2 = rng.integers(0, len(words), m)
-        rows, fts = [], []
-        for i in range(m):
-            if rid >= n:
-                break
-            kind = kinds[int(kind_ix[i])]
-            last = float(accessed[i]) if access[i] > 0 else None
-            anchor = dk.wall_axis(last if last is not None else float(created[i]))
-            state = dk.DecayState(
-                dk.initial_strength(float(imp[i])),
-                dk.initial_stability(kind, float(imp[i]), cfg),
-                anchor,
-                bool(pinned[i]),
+        touched = np.where(np.isnan(accessed), created, accessed)
+        # decay state (remnant.core.decay): initial strength and stability, anchored at the last use
+        s0 = np.minimum(1.0, 0.5 + 0.5 * imp)
+        stab = np.minimum(cfg.max_stability_days, base[kind_ix] * (1 + cfg.importance_stability_factor * imp))
+        anchor = touched / day
+        fade = np.where(s0 > cfg.recall_threshold, anchor + stab * np.log(s0 / cfg.recall_threshold), anchor)
+        fade = np.where(pinned, _BIG, fade)
+        status = np.full(m, "active", dtype=object)
+        changed = np.full(m, np.nan)
+        keep = np.ones(m, dtype=bool)
+        if settled:
+            w = ev.weights
+            idle = np.maximum(0.0, (yesterday - touched) / day)
+            age = np.maximum(0.0, (yesterday - created) / day)
+            score = (
+                conf
+                * (1 / (idle + 1) + np.log1p(access))
+                * (1 + w.mark_weight * imp)
+                * np.power(w.decay_per_day, age)
             )
-            fade = dk.fade_at(state, cfg)
-            status, changed, exp = "active", None, float(expires[i]) if expiring[i] else None
-            if settled:
-                if exp is not None and exp <= yesterday - 7 * day:
-                    continue  # purged after the expiry grace
-                touched = last if last is not None else float(created[i])
-                idle_enough = touched < yesterday - ev.unaccessed_days * day
-                score = importance_score_raw(
-                    now=yesterday,
-                    created_at=float(created[i]),
-                    last_accessed_at=last,
-                    access_count=int(access[i]),
-                    confidence=float(conf[i]),
-                    importance=float(imp[i]),
-                    pinned=bool(pinned[i]),
-                    weights=ev.weights,
-                )
-                if idle_enough and score < ev.threshold:
-                    continue  # evicted by an earlier weekly sweep
-                if exp is not None and exp <= yesterday:
-                    status, changed = "expired", exp
-                elif not pinned[i] and fade <= dk.wall_axis(yesterday):
-                    status, changed = "faded", max(float(created[i]), fade * dk.SECONDS_PER_DAY)
-                    if changed <= yesterday - 30 * day:
-                        continue  # purged after the fade grace (the bench policy purges faded)
-            rid += 1
-            content = f"note {rid} about {words[int(w1[i])]} and {words[int(w2[i])]}"
-            rows.append(
-                (
-                    rid,
-                    f"mem_bench{rid:021d}",
-                    "default",
-                    f"user{int(user_ix[i]):05d}",
-                    None,
-                    None,
-                    kind.value,
-                    None,
-                    content,
-                    "bench",
-                    float(conf[i]),
-                    float(imp[i]),
-                    int(pinned[i]),
-                    float(created[i]),
-                    last,
-                    int(access[i]),
-                    0,
-                    exp,
-                    None,
-                    None,
-                    status,
-                    None,
-                    changed,
-                    None,
-                    state.strength0,
-                    state.stability,
-                    state.anchor,
-                    _BIG if math.isinf(fade) else fade,
-                    "{}",
-                )
+            evicted = (~pinned) & (touched < yesterday - ev.unaccessed_days * day) & (score < ev.threshold)
+            expired = ~np.isnan(expires) & (expires <= yesterday)
+            faded = ~expired & ~pinned & (fade <= yesterday / day)
+            faded_at = np.maximum(created, fade * day)
+            status[expired], changed[expired] = "expired", expires[expired]
+            status[faded], changed[faded] = "faded", faded_at[faded]
+            keep = (
+                ~evicted
+                & ~(expired & (expires <= yesterday - 7 * day))
+                & ~(faded & (faded_at <= yesterday - 30 * day))
             )
-            fts.append((rid, content))
+        idx = np.flatnonzero(keep)[: n - rid]
+        rids = np.arange(rid + 1, rid + 1 + len(idx))
+        rid += len(idx)
+        contents = [
+            f"note {r} about {a} and {b}"
+            for r, a, b in zip(
+                rids.tolist(),
+                words[rng.integers(0, len(words), m)][idx],
+                words[rng.integers(0, len(words), m)][idx],
+                strict=True,
+            )
+        ]
+
+        def col(a: Any, idx: Any = idx) -> list[Any]:
+            return [None if isinstance(v, float) and v != v else v for v in a[idx].tolist()]  # NaN -> NULL
+
+        rows = zip(
+            rids.tolist(),
+            [f"mem_bench{r:021d}" for r in rids.tolist()],
+            ["default"] * len(idx),
+            [f"user{u:05d}" for u in user_ix[idx].tolist()],
+            [None] * len(idx),
+            [None] * len(idx),
+            [kinds[k].value for k in kind_ix[idx].tolist()],
+            [None] * len(idx),
+            contents,
+            ["bench"] * len(idx),
+            conf[idx].tolist(),
+            imp[idx].tolist(),
+            pinned[idx].astype(int).tolist(),
+            created[idx].tolist(),
+            col(accessed),
+            access[idx].tolist(),
+            [0] * len(idx),
+            col(expires),
+            [None] * len(idx),
+            [None] * len(idx),
+            status[idx].tolist(),
+            [None] * len(idx),
+            col(changed),
+            [None] * len(idx),
+            s0[idx].tolist(),
+            stab[idx].tolist(),
+            anchor[idx].tolist(),
+            fade[idx].tolist(),
+            ["{}"] * len(idx),
+            strict=True,
+        )
         with store.transaction():
             conn.executemany(f"INSERT INTO memories ({cols}) VALUES ({marks})", rows)
-            conn.executemany("INSERT INTO memory_fts (rowid, text) VALUES (?, ?)", fts)
+            conn.executemany(
+                "INSERT INTO memory_fts (rowid, text) VALUES (?, ?)",
+                zip(rids.tolist(), contents, strict=True),
+            )
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
     return time.perf_counter() - t0
@@ -207,6 +212,12 @@ def _sweep_figures(path: Path, n: int, users: int, now_epoch: float, settled: bo
 )
 @click.option("--seed", type=int, default=7, show_default=True)
 @click.option("--keep", is_flag=True, help="Keep the bench databases.")
+@click.option("--load-only", is_flag=True, help="Only build the databases (implies --keep).")
+@click.option(
+    "--reuse",
+    is_flag=True,
+    help="Sweep the databases a --load-only run left in --db (once: sweeping changes them).",
+)
 @click.option(
     "--backlog",
     is_flag=True,
@@ -220,6 +231,8 @@ def bench_forgetting(
     pairs: int,
     seed: int,
     keep: bool,
+    load_only: bool,
+    reuse: bool,
     backlog: bool,
     as_json: bool,
 ) -> None:
@@ -253,17 +266,28 @@ def bench_forgetting(
     t = time.perf_counter()
     score = evaluate(generate_pairs(pairs, seed))
     result["contradictions"] = {**score.to_dict(), "seconds": round(time.perf_counter() - t, 2)}
+    if (load_only or reuse) and not db_dir:
+        raise click.BadParameter("--load-only and --reuse need --db")
+    keep = keep or load_only or reuse
     for n in counts:
-        path = folder / f"forgetting-{n}.db"
-        for p in folder.glob(f"forgetting-{n}.db*"):
-            p.unlink()
-        load_s = _bulk_load(path, n, users, seed, now_epoch, settled=not backlog)
+        path = folder / f"forgetting-{n}{'-backlog' if backlog else ''}.db"
+        if reuse:
+            if not path.exists():
+                raise click.BadParameter(f"{path} does not exist; build it first with --load-only")
+            load_s = float("nan")
+        else:
+            for p in folder.glob(f"{path.name}*"):
+                p.unlink()
+            load_s = _bulk_load(path, n, users, seed, now_epoch, settled=not backlog)
+        if load_only:
+            click.echo(f"{n:>9} memories loaded into {path} in {load_s:.1f}s")
+            continue
         figures = _sweep_figures(path, n, users, now_epoch, settled=not backlog)
-        figures["load_s"] = round(load_s, 1)
+        figures["load_s"] = None if reuse else round(load_s, 1)
         figures["db_mb"] = round(path.stat().st_size / 1e6, 1)
         result["sweeps"].append(figures)
         if not keep:
-            for p in folder.glob(f"forgetting-{n}.db*"):
+            for p in folder.glob(f"{path.name}*"):
                 p.unlink()
         if not as_json:
             click.echo(
