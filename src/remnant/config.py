@@ -1,18 +1,32 @@
 """Build a :class:`~remnant.Memory` from the environment, with every layer that is installed.
 
-The CLI, the server and the examples use this so that one set of environment variables
-(``REMNANT_DB``, ``REMNANT_EMBEDDER``, ``REMNANT_PRIVACY``, ``REMNANT_RECALL_THRESHOLD``…) configures
-them all the same way.
+The CLI, the server and the examples use this so one set of environment variables configures them
+all the same way:
+
+- ``REMNANT_DB`` / ``REMNANT_DB_URL``: the store (a SQLite path or a ``postgresql://`` URL).
+- ``REMNANT_PRIVACY``: ``on`` (default: redact personal data into the encrypted vault before it is
+  stored), ``off``, or ``required`` (fail if the privacy layer is not installed).
+- ``REMNANT_VAULT_KEY`` / ``REMNANT_VAULT_KEY_FILE``: the vault key. With neither set, a key file is
+  created next to a SQLite database (``<db>.vault-key``, mode 0600) on first use.
+- ``REMNANT_RECALL_THRESHOLD``, ``REMNANT_DECAY_CURVE``, ``REMNANT_DECAY_CLOCK``: the decay model.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+from pathlib import Path
 from typing import Any
 
 from remnant.core.clock import Clock
 from remnant.core.decay import DecayConfig
+from remnant.core.errors import StoreError
 from remnant.engine.memory import Memory
+from remnant.engine.seams import Redactor
+from remnant.store import open_store
+from remnant.store.base import Store
+
+log = logging.getLogger("remnant.config")
 
 
 def decay_from_env() -> DecayConfig:
@@ -26,10 +40,93 @@ def decay_from_env() -> DecayConfig:
     return DecayConfig(**kwargs)
 
 
+def vault_key_file(store: Store) -> Path | None:
+    """Where the generated vault key lives for a SQLite store (beside the database file)."""
+    path = getattr(store, "path", None)
+    return Path(f"{path}.vault-key") if path is not None else None
+
+
+def build_redactor(store: Store) -> Redactor | None:
+    """The privacy layer for ``store``, or ``None`` when it is switched off or not installed."""
+    mode = os.environ.get("REMNANT_PRIVACY", "on").strip().lower()
+    if mode in ("off", "0", "false", "no"):
+        return None
+    try:
+        from remnant.privacy import Keyring, PrivacyPolicy
+        from remnant.privacy import Redactor as PrivacyRedactor
+        from remnant.privacy.keys import KEY_ENV, KEY_FILE_ENV, generate_key
+    except ImportError as exc:  # the privacy extra is optional; say so instead of storing silently
+        if mode == "required":
+            raise StoreError(
+                "REMNANT_PRIVACY=required but the privacy layer is not installed: "
+                "pip install 'remnant[privacy]'"
+            ) from exc
+        log.warning("privacy layer not installed (%s): personal data will NOT be redacted", exc)
+        return None
+    if os.environ.get(KEY_ENV) or os.environ.get(KEY_FILE_ENV):
+        keyring = Keyring.from_env()
+    else:
+        key_file = vault_key_file(store)
+        if key_file is None:
+            raise StoreError(
+                f"set {KEY_ENV} or {KEY_FILE_ENV} to encrypt the vault of a server database "
+                "(generate one with: remnant privacy keygen)"
+            )
+        if not key_file.exists():
+            fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(
+                    "# Remnant vault key: keep it safe and back it up; without it the vault cannot be read\n"
+                )
+                fh.write(generate_key() + "\n")
+            log.warning("generated a new vault key at %s", key_file)
+        keyring = Keyring.from_file(key_file)
+    policy = PrivacyPolicy.from_env()
+    conn = getattr(store, "connection", None)
+    if conn is not None:
+        return PrivacyRedactor.for_sqlite(conn, keyring=keyring, policy=policy)
+    factory = getattr(store, "vault_storage", None)
+    if factory is None:
+        raise StoreError(
+            f"the {type(store).__name__} has no vault storage; set REMNANT_PRIVACY=off to run "
+            "without redaction"
+        )
+    from remnant.privacy import Vault
+
+    return PrivacyRedactor(Vault(factory(), keyring), policy)
+
+
 def build_memory(
-    db: str | None = None, *, tenant: str = "default", clock: Clock | None = None, **overrides: Any
+    db: str | None = None,
+    *,
+    tenant: str = "default",
+    clock: Clock | None = None,
+    store: Store | None = None,
+    **overrides: Any,
 ) -> Memory:
-    """A Memory on ``db`` with the layers the environment asks for."""
+    """A Memory on ``db`` with the layers the environment asks for (privacy, retrieval)."""
+    store = store or open_store(db)
+    try:
+        if "redactor" not in overrides:
+            overrides["redactor"] = build_redactor(store)
+        if "retriever" not in overrides:
+            overrides["retriever"] = build_retriever()
+    except BaseException:
+        store.close()
+        raise
     return Memory(
-        db, tenant=tenant, clock=clock, decay=overrides.pop("decay", None) or decay_from_env(), **overrides
+        store=store,
+        tenant=tenant,
+        clock=clock,
+        decay=overrides.pop("decay", None) or decay_from_env(),
+        **overrides,
     )
+
+
+def build_retriever() -> Any:
+    """The recall strategy: hybrid (lexical + vectors) when the retrieval layer is installed."""
+    try:
+        from remnant.retrieval import default_retriever  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None
+    return default_retriever()

@@ -506,3 +506,14 @@ def erase_user(obj: Ctx, user_id: str, yes: bool, as_json: bool) -> None:
             click.confirm(f"Erase every memory of {user_id!r} for good?", abort=True)
         report = obj.memory().erase_user(user_id)
         emit(report.to_dict(), as_json, lambda: json.dumps(report.to_dict(), indent=2))
+
+
+@cli.command()
+@click.argument("memory_id")
+@json_option
+@click.pass_obj
+def rehydrate(obj: Ctx, memory_id: str, as_json: bool) -> None:
+    """Privileged: show a memory with its personal data restored from the vault (needs the key; audited)."""
+    with errors():
+        text = obj.memory().rehydrate(memory_id)
+        emit({"id": memory_id, "content": text}, as_json, text)

@@ -174,6 +174,26 @@ class Memory:
             return text
         return self.redactor.redact(text, tenant=self.tenant, user_id=user_id).text
 
+    def rehydrate(self, memory_id: str, *, actor: str | None = None) -> str:
+        """Privileged: the memory's text with its placeholders replaced by the vault's originals.
+
+        Ordinary recall never returns plaintext; this needs the vault key and is audited.
+        """
+        record = self._require(memory_id)
+        vault = getattr(self.redactor, "vault", None)
+        if vault is None:
+            raise ConflictError("no vault is configured (the privacy layer is off)")
+        text: str = vault.rehydrate(record.content, self.tenant, record.user_id)
+        self._audit(
+            "rehydrate",
+            "privileged read of vaulted values",
+            [record],
+            user_id=record.user_id,
+            actor=actor,
+            policy="vault",
+        )
+        return text
+
     # -- writing -----------------------------------------------------------------------------------
     def remember(
         self,
@@ -401,9 +421,7 @@ class Memory:
             now=at.timestamp(),
             valid_at=at.timestamp(),
             created_after=ensure_aware(created_after).timestamp() if created_after else None,
-            created_before=min(at, ensure_aware(created_before)).timestamp()
-            if created_before
-            else (at.timestamp() + 1e-6 if as_of is not None else None),
+            created_before=ensure_aware(created_before).timestamp() if created_before else None,
         )
 
     def recall(

@@ -28,7 +28,8 @@ class Retriever(Protocol):
 
 
 class RedactionOutcome(Protocol):
-    text: str
+    @property
+    def text(self) -> str: ...
 
 
 @runtime_checkable
@@ -37,7 +38,7 @@ class Redactor(Protocol):
 
     def redact(self, text: str, *, tenant: str, user_id: str) -> RedactionOutcome: ...
 
-    def purge_user(self, *, tenant: str, user_id: str) -> int: ...
+    def purge_user(self, tenant: str, user_id: str) -> int: ...
 
 
 class LexicalRetriever:

@@ -40,7 +40,8 @@ class MemoryFilter:
 
     ``statuses=None`` means every status. ``remembered_at`` keeps memories whose fade time lies after
     that decay-axis day (still remembered); ``faded_by`` keeps those whose fade time is at or before it.
-    ``now`` drops expired memories; ``valid_at`` keeps memories whose validity window contains it.
+    ``now`` drops expired memories; ``valid_at`` keeps memories whose validity window contains it
+    (a memory without ``valid_from`` is valid from its ``created_at``).
     Times are epoch seconds (the store's representation).
     """
 

@@ -8,6 +8,7 @@ full-text index and truncates the WAL so purged text leaves every byte of the st
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sqlite3
@@ -223,8 +224,9 @@ def where_clause(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
         cond.append(f"{a}.expires_at IS NOT NULL AND {a}.expires_at <= ?")
         params.append(flt.expired_by)
     if flt.valid_at is not None:
+        # a memory with no explicit valid_from is valid from the moment it was recorded
         cond.append(
-            f"({a}.valid_from IS NULL OR {a}.valid_from <= ?) AND ({a}.valid_to IS NULL OR {a}.valid_to > ?)"
+            f"COALESCE({a}.valid_from, {a}.created_at) <= ? AND ({a}.valid_to IS NULL OR {a}.valid_to > ?)"
         )
         params.extend([flt.valid_at, flt.valid_at])
     if flt.created_after is not None:
@@ -277,6 +279,8 @@ class SQLiteStore(Store):
                 if str(mode).lower() != "wal":
                     raise StoreError(f"could not switch {self.path} to WAL mode (got {mode})")
             self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA cache_size = -65536")  # 64 MiB of page cache
+            self._conn.execute("PRAGMA temp_store = MEMORY")
             self._migrate()
         except sqlite3.DatabaseError as exc:
             msg = str(exc)
@@ -381,8 +385,12 @@ class SQLiteStore(Store):
             except sqlite3.IntegrityError as exc:
                 raise ValidationError(f"cannot store memory {record.id}: {exc}") from exc
             self._conn.execute(
-                "INSERT INTO memory_fts (rowid, text) VALUES (?, ?)",
-                (cur.lastrowid, index_text if index_text is not None else default_index_text(record.content)),
+                "INSERT INTO memory_fts (rowid, scope, text) VALUES (?, ?, ?)",
+                (
+                    cur.lastrowid,
+                    scope_tokens(record.tenant, record.user_id),
+                    index_text if index_text is not None else default_index_text(record.content),
+                ),
             )
 
     def update(self, record: MemoryRecord) -> None:
@@ -490,12 +498,18 @@ class SQLiteStore(Store):
 
     def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
         where, params = where_clause(flt)
+        token = scope_token(flt.tenant, flt.user_id)
+        # Bound the FTS query to the scope inside FTS5 itself, and materialise the matches first: a plain
+        # join lets SQLite run one FTS lookup per candidate row, which is orders of magnitude slower.
         sql = (
-            f"SELECT m.id, bm25(memory_fts) AS score FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid "
-            f"WHERE memory_fts MATCH ? AND {where} ORDER BY score LIMIT ?"
+            "WITH hits AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts "
+            "WHERE memory_fts MATCH ?) "
+            f"SELECT m.id, hits.score FROM hits JOIN memories m ON m.rid = hits.rid WHERE {where} "
+            "ORDER BY hits.score LIMIT ?"
         )
+        expr = f'scope : "{token}" AND text : ({match})'
         try:
-            rows = self._read(sql, (match, *params, limit))
+            rows = self._read(sql, (expr, *params, limit))
         except sqlite3.OperationalError as exc:
             raise ValidationError(f"bad full-text query {match!r}: {exc}") from exc
         return [(r[0], -float(r[1])) for r in rows]  # bm25() is lower-is-better; flip it
@@ -723,6 +737,16 @@ class SQLiteStore(Store):
         if self.path is None:
             return []
         return [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")) if p.exists()]
+
+
+def scope_token(tenant: str, user_id: str | None) -> str:
+    """An opaque FTS token for a tenant, or a tenant and user (ids may hold any characters)."""
+    raw = tenant if user_id is None else f"{tenant}\x00{user_id}"
+    return ("t" if user_id is None else "u") + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:20]
+
+
+def scope_tokens(tenant: str, user_id: str) -> str:
+    return f"{scope_token(tenant, None)} {scope_token(tenant, user_id)}"
 
 
 def _split_sql(sql: str) -> list[str]:

@@ -39,7 +39,8 @@ CREATE INDEX ix_memories_sweep_fade ON memories (status, fade_at);
 CREATE INDEX ix_memories_sweep_expiry ON memories (status, expires_at) WHERE expires_at IS NOT NULL;
 CREATE INDEX ix_memories_sweep_access ON memories (status, last_accessed_at);
 
-CREATE VIRTUAL TABLE memory_fts USING fts5 (text, tokenize = 'porter unicode61 remove_diacritics 2');
+-- scope holds a tenant token and a tenant+user token, so a search is one FTS query bounded to one user
+CREATE VIRTUAL TABLE memory_fts USING fts5 (scope, text, tokenize = 'porter unicode61 remove_diacritics 2');
 
 CREATE TABLE embeddings (
     rid     INTEGER PRIMARY KEY REFERENCES memories (rid) ON DELETE CASCADE,

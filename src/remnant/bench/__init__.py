@@ -1,0 +1,67 @@
+"""Benchmark helpers shared by the ``remnant bench …`` commands: machine description, timers, percentiles."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sqlite3
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+
+def machine() -> dict[str, str]:
+    """What the figures were measured on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as fh:
+            kb = int(fh.readline().split()[1])
+            mem = f"{kb / 1024 / 1024:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "memory": mem,
+        "os": platform.platform(),
+        "python": sys.version.split()[0],
+        "sqlite": sqlite3.sqlite_version,
+    }
+
+
+def header(command: str) -> str:
+    m = machine()
+    return (
+        f"$ {command}\nmachine: {m['cpu']}, {m['cores']} cores, {m['memory']}; {m['os']}; "
+        f"Python {m['python']}, SQLite {m['sqlite']}"
+    )
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    lo, hi = int(pos), min(int(pos) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+@contextmanager
+def timer() -> Iterator[list[float]]:
+    """``with timer() as t: ...`` then ``t[0]`` is the elapsed seconds."""
+    out: list[float] = []
+    start = time.perf_counter()
+    try:
+        yield out
+    finally:
+        out.append(time.perf_counter() - start)

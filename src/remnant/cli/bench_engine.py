@@ -1,0 +1,215 @@
+"""``remnant bench engine``: write throughput, recall latency and the cost of "still remembered"."""
+
+from __future__ import annotations
+
+import json
+import random
+import shlex
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+_WORDS = [
+    "tea",
+    "coffee",
+    "paris",
+    "berlin",
+    "order",
+    "refund",
+    "invoice",
+    "dog",
+    "cat",
+    "hiking",
+    "jazz",
+    "piano",
+    "laptop",
+    "phone",
+    "address",
+    "birthday",
+    "meeting",
+    "project",
+    "deadline",
+    "flight",
+    "hotel",
+    "allergy",
+    "doctor",
+    "gym",
+    "salary",
+    "plan",
+    "upgrade",
+    "bug",
+    "ticket",
+    "password",
+    "garden",
+    "recipe",
+    "cake",
+    "strawberry",
+    "movie",
+    "book",
+    "python",
+    "rust",
+    "concert",
+    "museum",
+]
+
+
+def _sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14)))
+
+
+def run_engine_bench(
+    db: str | None, sizes: list[int], queries: int, seed: int, progress: bool = True
+) -> dict[str, Any]:
+    from remnant.bench import percentile
+    from remnant.core.clock import ManualClock
+    from remnant.engine.memory import Memory
+
+    rng = random.Random(seed)
+    results: dict[str, Any] = {"sizes": {}}
+    tmp = tempfile.TemporaryDirectory(prefix="remnant-bench-")
+    try:
+        for size in sizes:
+            target = db or str(Path(tmp.name) / f"bench-{size}.db")
+            clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
+            mem = Memory(target, clock=clock)
+            user = f"bench-{size}-{seed}"
+            batch = 2000
+            written = 0
+            start = time.perf_counter()
+            with click.progressbar(
+                length=size, label=f"writing {size:,}", file=sys.stderr, hidden=not progress
+            ) as bar:
+                while written < size:
+                    n = min(batch, size - written)
+                    mem.remember_many(
+                        {
+                            "content": _sentence(rng),
+                            "user_id": user,
+                            "importance": rng.random(),
+                            "kind": "episode" if rng.random() < 0.5 else "fact",
+                        }
+                        for _ in range(n)
+                    )
+                    written += n
+                    bar.update(n)
+            write_s = time.perf_counter() - start
+            single = []
+            for _ in range(200):
+                t0 = time.perf_counter()
+                mem.remember(_sentence(rng), user_id=user)
+                single.append(time.perf_counter() - t0)
+            lat = []
+            for _ in range(queries):
+                q = " ".join(rng.choice(_WORDS) for _ in range(3))
+                t0 = time.perf_counter()
+                mem.recall(q, user_id=user, k=10, touch=False, hints=False)
+                lat.append(time.perf_counter() - t0)
+            lat_touch = []
+            for _ in range(max(20, queries // 5)):
+                q = " ".join(rng.choice(_WORDS) for _ in range(3))
+                t0 = time.perf_counter()
+                mem.recall(q, user_id=user, k=5)
+                lat_touch.append(time.perf_counter() - t0)
+            flt = mem.recall_filter(user)
+            remembered = []
+            for _ in range(20):
+                t0 = time.perf_counter()
+                n_active = mem.store.count(flt)
+                remembered.append(time.perf_counter() - t0)
+            clock.advance(days=45)  # most low-importance episodes fade by now
+            t0 = time.perf_counter()
+            report = mem.sweep()
+            sweep_s = time.perf_counter() - t0
+            results["sizes"][str(size)] = {
+                "bulk_writes_per_s": round(size / write_s, 1),
+                "single_write_ms_p50": round(percentile(single, 0.5) * 1000, 3),
+                "recall_ms_p50": round(percentile(lat, 0.5) * 1000, 3),
+                "recall_ms_p95": round(percentile(lat, 0.95) * 1000, 3),
+                "recall_with_touch_ms_p50": round(percentile(lat_touch, 0.5) * 1000, 3),
+                "still_remembered_count_ms_p50": round(percentile(remembered, 0.5) * 1000, 3),
+                "still_remembered": n_active,
+                "sweep_s_after_45_days": round(sweep_s, 3),
+                "swept": report.total,
+            }
+            mem.close()
+        results["faded_scaling"] = _faded_scaling(Path(tmp.name), rng, progress)
+    finally:
+        tmp.cleanup()
+    return results
+
+
+def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dict[str, Any]]:
+    """Listing what is remembered must not get slower as faded memories pile up."""
+    from remnant.bench import percentile
+    from remnant.core.clock import ManualClock
+    from remnant.engine.memory import Memory
+
+    rows = []
+    for faded in (0, 10_000, 100_000):
+        clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
+        mem = Memory(folder / f"faded-{faded}.db", clock=clock)
+        done = 0
+        while done < faded:
+            n = min(5000, faded - done)
+            mem.remember_many(
+                {"content": _sentence(rng), "user_id": "u", "kind": "episode", "importance": 0.0}
+                for _ in range(n)
+            )
+            done += n
+        clock.advance(days=400)  # all of those fade
+        mem.remember_many({"content": _sentence(rng), "user_id": "u", "importance": 0.8} for _ in range(1000))
+        lat = []
+        for _ in range(15):
+            t0 = time.perf_counter()
+            active = mem.active("u")
+            lat.append(time.perf_counter() - t0)
+        rows.append(
+            {
+                "faded": faded,
+                "active": len(active),
+                "active_list_ms_p50": round(percentile(lat, 0.5) * 1000, 3),
+            }
+        )
+        mem.close()
+    return rows
+
+
+@click.command(name="engine")
+@click.option("--db", "db", help="Run against this database (default: a fresh temp SQLite file per size).")
+@click.option("--sizes", default="10000,100000", show_default=True, help="Comma-separated memory counts.")
+@click.option("--queries", type=click.IntRange(10), default=200, show_default=True)
+@click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
+def bench_engine(db: str | None, sizes: str, queries: int, seed: int, json_path: str | None) -> None:
+    """Writes per second, recall p50/p95 and "still remembered" query time at each size, and the cost
+    of listing active memories as faded ones pile up (it should stay flat)."""
+    from remnant.bench import header
+
+    try:
+        size_list = [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]
+    except ValueError:
+        raise click.BadParameter("sizes must be comma-separated integers", param_hint="--sizes") from None
+    click.echo(header("remnant bench engine " + shlex.join(sys.argv[3:])))
+    res = run_engine_bench(db, size_list, queries, seed)
+    click.echo(
+        f"\n{'memories':>10} {'writes/s':>10} {'write p50':>10} {'recall p50':>11} {'recall p95':>11} "
+        f"{'+touch p50':>11} {'remembered':>11} {'sweep':>8}"
+    )
+    for size, r in res["sizes"].items():
+        click.echo(
+            f"{int(size):>10,} {r['bulk_writes_per_s']:>10,.0f} {r['single_write_ms_p50']:>8.2f}ms "
+            f"{r['recall_ms_p50']:>9.2f}ms {r['recall_ms_p95']:>9.2f}ms {r['recall_with_touch_ms_p50']:>9.2f}ms "
+            f"{r['still_remembered_count_ms_p50']:>9.2f}ms {r['sweep_s_after_45_days']:>7.2f}s"
+        )
+    click.echo("\nlisting what is remembered (1,000 active) as faded memories pile up:")
+    for row in res["faded_scaling"]:
+        click.echo(
+            f"  faded {row['faded']:>7,}: active() p50 {row['active_list_ms_p50']:.2f} ms ({row['active']} rows)"
+        )
+    if json_path:
+        Path(json_path).write_text(json.dumps(res, indent=2))

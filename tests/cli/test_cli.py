@@ -1,0 +1,97 @@
+"""The CLI mirrors the API; run it as a real subprocess on a real file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(db: Path, *args: str, ok: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "REMNANT_DB": str(db)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "remnant", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=stdin,
+        timeout=60,
+    )
+    if ok:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_remember_recall_show_and_history(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    first = json.loads(run(db, "remember", "I live in Paris", "-u", "ana", "--key", "city", "--json").stdout)
+    run(db, "remember", "I live in Berlin", "-u", "ana", "--key", "city", "--importance", "0.9")
+    hits = json.loads(run(db, "recall", "where do I live", "-u", "ana", "--json").stdout)["hits"]
+    assert [h["memory"]["content"] for h in hits] == ["I live in Berlin"]
+    shown = json.loads(run(db, "show", first["id"], "--json").stdout)
+    assert shown["status"] == "superseded" and shown["recall_threshold"] == 0.52 and len(shown["curve"]) == 11
+    text = run(db, "show", hits[0]["memory"]["id"]).stdout
+    assert "projected" in text and "fades" in text
+    hist = json.loads(run(db, "history", "-u", "ana", "city", "--json").stdout)
+    assert [h["status"] for h in hist] == ["superseded", "active"]
+    listed = json.loads(run(db, "list", "-u", "ana", "--active", "--json").stdout)
+    assert len(listed) == 1
+    stats = json.loads(run(db, "stats", "-u", "ana", "--json").stdout)
+    assert stats["by_status"] == {"active": 1, "superseded": 1}
+    assert "audit chain ok" in run(db, "audit", "verify").stdout
+
+
+def test_lifecycle_commands(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    mid = json.loads(run(db, "remember", "-", "-u", "ana", "--json", stdin="from stdin").stdout)["id"]
+    for cmd in ("review", "pin", "unpin"):
+        assert json.loads(run(db, cmd, mid, "--json").stdout)["id"] == mid
+    run(db, "hide", mid)
+    run(db, "unhide", mid)
+    run(db, "purge", mid, "--yes")
+    assert json.loads(run(db, "sweep", "--dry-run", "--json").stdout)["dry_run"] is True
+    actions = [e["action"] for e in json.loads(run(db, "audit", "--json").stdout)]
+    assert actions == ["hide", "unhide", "purge"]
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("remember", "", "-u", "ana"), "empty"),
+        (("remember", "x", "-u", "ana", "--importance", "3"), "importance"),
+        (("remember", "x", "-u", "ana", "--ttl", "soon"), "duration"),
+        (("remember", "x", "-u", "ana", "--meta", "{bad"), "JSON"),
+        (("show", "mem_nope"), "no memory"),
+    ],
+)
+def test_bad_input_exits_with_a_clear_message(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    proc = run(tmp_path / "cli.db", *args, ok=False)
+    assert proc.returncode in (1, 2)
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_corrupt_database_is_reported(tmp_path: Path) -> None:
+    db = tmp_path / "bad.db"
+    db.write_bytes(b"garbage" * 1000)
+    proc = run(db, "stats", ok=False)
+    assert proc.returncode == 1 and "corrupt" in proc.stderr
+
+
+def test_personal_data_is_redacted_on_the_cli_write_path(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    text = "Call me at +1 415 555 0134 or mail ana.lopez@example.com"
+    stored = json.loads(run(db, "remember", text, "-u", "ana", "--json").stdout)
+    assert "[PHONE_1]" in stored["content"] and "[EMAIL_1]" in stored["content"]
+    recalled = run(db, "recall", "call me", "-u", "ana", "--json").stdout
+    assert "555 0134" not in recalled and "ana.lopez" not in recalled
+    assert run(db, "rehydrate", stored["id"]).stdout.strip() == text
+    assert (tmp_path / "cli.db.vault-key").stat().st_mode & 0o077 == 0
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("cli.db*") if not p.name.endswith("vault-key"))
+    assert b"ana.lopez" not in raw and b"555 0134" not in raw

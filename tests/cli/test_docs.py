@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from remnant.cli.docs import render
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_cli_reference_is_up_to_date(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    assert (ROOT / "docs" / "cli.md").read_text() == render() + "\n", "run scripts/gen-cli-docs"
