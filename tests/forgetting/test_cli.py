@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from remnant.cli import cli
@@ -78,3 +79,24 @@ def test_bench_load_only_then_reuse(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)["sweeps"][0]["load_s"] is None
     res = CliRunner().invoke(cli, ["bench", "forgetting", "--sizes", "300", "--reuse"])
     assert res.exit_code != 0 and "--db" in res.output
+
+
+def test_bench_rows_are_searchable_like_remembered_ones(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from remnant.cli.forgetting import _bulk_load
+    from remnant.core.clock import ManualClock, from_epoch
+    from remnant.engine.memory import Memory
+
+    now = datetime(2027, 1, 1, tzinfo=UTC).timestamp()
+    db = tmp_path / "b.db"
+    _bulk_load(db, 200, 2, 1, now, settled=True)
+    start = from_epoch(now)
+    assert start is not None
+    with Memory(db, clock=ManualClock(start)) as mem:
+        assert mem.store.count(mem._filter(None, statuses=None)) == 200
+        hits = mem.recall("note about tea", user_id="user00000", include_faded=True, touch=False, k=50).hits
+        assert hits and all(h.memory.user_id == "user00000" for h in hits)
+        # the numpy decay state equals the engine's: the stored fade time matches strength 0.52
+        r = next(h.memory for h in hits if not h.memory.pinned and h.memory.strength0 > 0.52)
+        assert mem.strength_of(r, axis=r.fade_at) == pytest.approx(mem.decay.recall_threshold)

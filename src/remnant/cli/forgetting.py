@@ -31,7 +31,7 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, s
     from remnant.core.decay import SECONDS_PER_DAY, DecayConfig
     from remnant.core.model import Kind
     from remnant.forgetting.eviction import EvictionPolicy
-    from remnant.store.sqlite import _BIG, _COLUMNS, SQLiteStore
+    from remnant.store.sqlite import _BIG, _COLUMNS, SQLiteStore, scope_tokens
 
     rng = np.random.default_rng(seed)
     cfg = DecayConfig()
@@ -106,6 +106,9 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, s
             )
         ]
 
+        scope_of = {u: scope_tokens("default", f"user{u:05d}") for u in range(users)}
+        scopes = [scope_of[u] for u in user_ix[idx].tolist()]
+
         def col(a: Any, idx: Any = idx) -> list[Any]:
             return [None if isinstance(v, float) and v != v else v for v in a[idx].tolist()]  # NaN -> NULL
 
@@ -144,8 +147,8 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, s
         with store.transaction():
             conn.executemany(f"INSERT INTO memories ({cols}) VALUES ({marks})", rows)
             conn.executemany(
-                "INSERT INTO memory_fts (rowid, text) VALUES (?, ?)",
-                zip(rids.tolist(), contents, strict=True),
+                "INSERT INTO memory_fts (rowid, scope, text) VALUES (?, ?, ?)",
+                zip(rids.tolist(), scopes, contents, strict=True),
             )
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
