@@ -104,3 +104,17 @@ def test_recall_says_when_something_faded_or_expired(mem: Memory, clock: ManualC
     assert garage.hits == [] and [(f.id, f.reason) for f in garage.faded] == [(expired.id, "expired")]
     assert garage.to_dict()["faded"][0]["reason"] == "expired"
     assert "Biscuit" not in json.dumps(result.to_dict()["faded"])  # a hint, not the content
+
+
+def test_unhide_restores_history_as_history(mem: Memory, clock: ManualClock) -> None:
+    old = mem.remember("Lives at Elm Street 1", user_id="ana", key="address")
+    clock.advance(days=1)
+    new = mem.remember("Lives at Oak Road 9", user_id="ana", key="address")
+    out = mem.forget("forget my address", user_id="ana", confirm=True)
+    assert set(out.forgotten) == {old.id, new.id}
+    assert mem.unhide(old.id).status == Status.SUPERSEDED  # back as history, not a second address
+    back = mem.unhide(new.id)
+    assert back.status == Status.ACTIVE and "status_before_hide" not in back.metadata
+    assert mem.current("ana", "address").id == new.id  # type: ignore[union-attr]
+    assert "status_before_hide" not in mem.get(old.id).metadata
+    assert mem.audit_log(action="unhide")[0].reason == "restored to superseded"

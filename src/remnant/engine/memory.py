@@ -40,6 +40,7 @@ from remnant.store import open_store
 from remnant.store.base import MemoryFilter, Store
 
 _MAX_AUDIT_IDS = 5000
+_BEFORE_HIDE = "status_before_hide"  # metadata key: the status a hidden memory returns to
 
 
 class Memory:
@@ -652,32 +653,52 @@ class Memory:
         policy: str | None = None,
         batch_id: str | None = None,
     ) -> list[str]:
-        """Mask memories (reversible with :meth:`unhide`); audited."""
+        """Mask memories (reversible with :meth:`unhide`); audited.
+
+        A memory hidden while superseded, expired or faded remembers that status, so unhiding an
+        old address brings it back as history, not as a second current address.
+        """
         ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
         records = [self._require(i) for i in ids]
-        changed = self.store.set_status(
-            self._filter(ids=tuple(ids), statuses=None),
-            Status.HIDDEN,
-            reason=reason,
-            at=self.now().timestamp(),
-        )
-        done = {c[0] for c in changed}
-        for user, recs in _by_user([r for r in records if r.id in done]).items():
-            self._audit("hide", reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
+        with self.store.transaction():
+            for r in records:
+                if r.status not in (Status.ACTIVE, Status.HIDDEN):
+                    r.metadata[_BEFORE_HIDE] = r.status.value
+                    self.store.update(r)
+            changed = self.store.set_status(
+                self._filter(ids=tuple(ids), statuses=None),
+                Status.HIDDEN,
+                reason=reason,
+                at=self.now().timestamp(),
+            )
+            done = {c[0] for c in changed}
+            for user, recs in _by_user([r for r in records if r.id in done]).items():
+                self._audit("hide", reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
         return [i for i in ids if i in done]
 
     def unhide(self, memory_id: str, *, actor: str | None = None) -> MemoryRecord:
-        """Restore a hidden memory to active; audited."""
+        """Restore a hidden memory to the status it had (active, or superseded/expired/faded); audited."""
         record = self._require(memory_id)
         if record.status != Status.HIDDEN:
             raise ConflictError(f"memory {memory_id} is {record.status.value}, not hidden")
-        self.store.set_status(
-            self._filter(ids=(memory_id,), statuses=(Status.HIDDEN,)),
-            Status.ACTIVE,
-            reason="restored",
-            at=self.now().timestamp(),
+        prior = record.metadata.get(_BEFORE_HIDE)
+        target = (
+            Status(prior) if prior in (Status.SUPERSEDED, Status.EXPIRED, Status.FADED) else Status.ACTIVE
         )
-        self._audit("unhide", "restored", [record], user_id=record.user_id, actor=actor)
+        with self.store.transaction():
+            changed = self.store.set_status(
+                self._filter(ids=(memory_id,), statuses=(Status.HIDDEN,)),
+                target,
+                reason="restored",
+                at=self.now().timestamp(),
+            )
+            if changed and prior is not None:
+                fresh = self._require(memory_id)
+                fresh.metadata.pop(_BEFORE_HIDE, None)
+                self.store.update(fresh)
+            self._audit(
+                "unhide", f"restored to {target.value}", [record], user_id=record.user_id, actor=actor
+            )
         return self._require(memory_id)
 
     def purge(
