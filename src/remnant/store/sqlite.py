@@ -687,13 +687,20 @@ class SQLiteStore(Store):
     def _score_params(now: float, decay_per_day: float, mark_weight: float) -> list[Any]:
         return [now, mark_weight, math.log(decay_per_day), now]
 
+    @staticmethod
+    def _scan_source(flt: MemoryFilter) -> str:
+        # a tenant-wide scoring pass reads most rows: scanning the table in order is several times
+        # faster than walking a (tenant, ...) index with one random row lookup each (measured 0.9 s
+        # vs 5.6 s at 1M rows); a per-user pass keeps the index
+        return "memories m NOT INDEXED" if flt.user_id is None and flt.ids is None else "memories m"
+
     def low_importance(
         self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, below: float
     ) -> list[tuple[str, str, float]]:
         where, params = where_clause(flt)
         sql = (
             f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, {self._SCORE_SQL} AS score "
-            f"FROM memories m WHERE {where} AND m.pinned = 0) WHERE score < ?"
+            f"FROM {self._scan_source(flt)} WHERE {where} AND m.pinned = 0) WHERE score < ?"
         )
         rows = self._read(sql, [*self._score_params(now, decay_per_day, mark_weight), *params, below])
         return [(r[0], r[1], float(r[2])) for r in rows]
@@ -702,12 +709,13 @@ class SQLiteStore(Store):
         self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, keep: int
     ) -> list[tuple[str, str, float]]:
         where, params = where_clause(flt)
-        # only users over the limit are ranked: a cheap grouped count on the (tenant, user_id, ...)
-        # index first, so a sweep where nobody is over capacity costs almost nothing
+        # only users over the limit are ranked: a grouped count first, so a sweep where nobody is
+        # over capacity costs one pass
         over = [
             r[0]
             for r in self._read(
-                f"SELECT m.user_id FROM memories m WHERE {where} GROUP BY m.user_id HAVING COUNT(*) > ?",
+                f"SELECT m.user_id FROM {self._scan_source(flt)} WHERE {where} "
+                "GROUP BY m.user_id HAVING COUNT(*) > ?",
                 [*params, keep],
             )
         ]
