@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SweepPolicy:
-    """What a sweep does. Defaults: expire and mark faded daily; purge expired after 7 days; keep faded."""
+    """What a sweep does. Defaults: expire and mark faded; purge expired after 7 days; keep faded;
+    evict low-importance memories unused for 30 days (the service runs eviction weekly, see
+    :mod:`remnant.forgetting.schedule`); no capacity cap; one sweep per tenant at a time."""
 
     expire: bool = True
     expired_grace: timedelta | None = timedelta(days=7)  # None: keep expired memories forever
