@@ -175,3 +175,12 @@ def test_eviction_can_hide_instead_of_purge(db_path: Path, clock: ManualClock) -
     assert mem.unhide(r.id).status == Status.ACTIVE
     clock.advance(timedelta(days=1))
     mem.close()
+
+
+def test_id_users_groups_by_user_like_the_fallback(mem: Memory) -> None:
+    for i in range(12):
+        mem.remember(f"remark {i}", user_id=f"u{i % 4}")
+    flt = MemoryFilter(tenant=mem.tenant, statuses=None)
+    pairs = mem.store.id_users(flt)
+    assert [u for _, u in pairs] == sorted(u for _, u in pairs)
+    assert sorted(pairs) == sorted(Store.id_users(mem.store, flt))

@@ -114,7 +114,7 @@ def _run_steps(mem: Memory, policy: SweepPolicy, report: SweepReport, batch: str
         report.steps.append(SweepStep(action, name, len(pairs), [p[0] for p in pairs]))
 
     def purge(action: str, flt: MemoryFilter, reason: str, name: str) -> None:
-        ids = mem.store.ids(flt)
+        ids = [p[0] for p in mem.store.id_users(flt)] if not dry_run else mem.store.ids(flt)
         if not dry_run and ids:
             done: list[str] = []
             for start in range(0, len(ids), 5000):

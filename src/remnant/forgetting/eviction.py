@@ -104,7 +104,8 @@ def run_eviction(
         if action == "evict_capacity" and policy.capacity is None:
             continue
         name, reason = reasons[action]
-        ids = [r[0] for r in rows]
+        # in user order, so each chunk writes one audit entry per user it touches, not per chunk and user
+        ids = [r[0] for r in sorted(rows, key=lambda r: r[1])]
         if not dry_run and ids:
             ids = _apply(
                 mem, policy, ids, action=action, reason=reason, name=name, batch_id=batch_id, actor=actor

@@ -198,6 +198,11 @@ class Store(ABC):
     def compact(self) -> None:
         """Rewrite indexes and logs so that purged bytes leave the files (after erasure)."""
 
+    def id_users(self, flt: MemoryFilter) -> list[tuple[str, str]]:
+        """(id, user_id) of the memories in ``flt``, grouped by user (purges audit per user, so a
+        batch that follows user order writes one audit entry per user instead of one per user per chunk)."""
+        return sorted(((r.id, r.user_id) for r in self.query(flt)), key=lambda p: p[1])
+
     # -- importance (eviction) ---------------------------------------------------------------------
     # The score is defined by remnant.forgetting.importance.importance_score_raw. These defaults
     # compute it in Python over the rows the filter bounds; SQL stores override them to compute it

@@ -673,6 +673,13 @@ class SQLiteStore(Store):
         )
         return {r[0]: int(r[1]) for r in rows}
 
+    def id_users(self, flt: MemoryFilter) -> list[tuple[str, str]]:
+        where, params = where_clause(flt)
+        rows = self._read(
+            f"SELECT m.id, m.user_id FROM memories m WHERE {where} ORDER BY m.user_id, m.rid", params
+        )
+        return [(r[0], r[1]) for r in rows]
+
     # -- importance (eviction) ---------------------------------------------------------------------
     # The score of remnant.forgetting.importance.importance_score_raw in one SQL expression (SQLite's
     # math functions exp/ln): a sweep ranks a million rows inside the database instead of paging them
