@@ -1,14 +1,26 @@
-"""Shared fixtures: a real SQLite file in a temp folder and a clock we control."""
+"""Shared fixtures: a real SQLite file in a temp folder, a clock we control, and a real PostgreSQL.
+
+PostgreSQL: one real server per test session (pgserver), a database per test module, a fresh schema
+per test. The server starts itself; if it cannot, the PostgreSQL tests fail (never skip).
+"""
 
 from __future__ import annotations
 
+import itertools
+import os
+import shutil
+import tempfile
+import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from remnant import ManualClock, Memory
+
+_counter = itertools.count(1)
 
 
 @pytest.fixture
@@ -25,3 +37,90 @@ def db_path(tmp_path: Path) -> Path:
 def mem(db_path: Path, clock: ManualClock) -> Iterator[Memory]:
     with Memory(db_path, clock=clock) as m:
         yield m
+
+
+class PgServer:
+    """A throwaway PostgreSQL server (PostgreSQL + pgvector + pg_trgm from the pgserver wheel)."""
+
+    def __init__(self, pgdata: Path) -> None:
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+        import pgserver
+
+        self.pgdata = pgdata
+        self._server = pgserver.get_server(pgdata, cleanup_mode="delete")
+        # test data is disposable: skip fsync for speed (a clean restart still keeps every commit)
+        self.execute(
+            "ALTER SYSTEM SET fsync = off",
+            "ALTER SYSTEM SET synchronous_commit = off",
+            "ALTER SYSTEM SET full_page_writes = off",
+            "SELECT pg_reload_conf()",
+        )
+
+    def uri(self, database: str = "postgres", schema: str | None = None) -> str:
+        """A connection URL; with ``schema`` its tables go there (``search_path=schema,public``)."""
+        url = self._server.get_uri(database)
+        if schema is not None:
+            url += "&options=" + quote(f"-csearch_path={schema},public", safe="")
+        return url
+
+    def execute(self, *statements: str, database: str = "postgres") -> None:
+        import psycopg
+
+        with psycopg.connect(self.uri(database), autocommit=True) as conn:
+            for statement in statements:
+                conn.execute(statement)
+
+    def create_database(self) -> str:
+        """A new database with the vector and pg_trgm extensions created (as a superuser)."""
+        name = f"remnant_test_{os.getpid()}_{next(_counter)}"
+        self.execute(f"CREATE DATABASE {name}")
+        self.execute(
+            "CREATE EXTENSION IF NOT EXISTS vector", "CREATE EXTENSION IF NOT EXISTS pg_trgm", database=name
+        )
+        return name
+
+    def restart(self) -> None:
+        """Stop and start the server (fast shutdown: every open connection is cut)."""
+        from pgserver._commands import pg_ctl
+        from pgserver.utils import PostmasterInfo
+
+        pg_ctl(["-w", "-m", "fast", "restart"], pgdata=self.pgdata, user=self._server.system_user, timeout=60)
+        info = PostmasterInfo.read_from_pgdata(self.pgdata)
+        assert info is not None and info.is_running(), "PostgreSQL did not come back after restart"
+        self._server._postmaster_info = info  # so the final cleanup stops the new postmaster
+
+    def stop(self) -> None:
+        self._server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One PostgreSQL server for the session. As root, pgserver runs it as a system user ``pgserver``.
+
+    Its data lives in a directory of its own under the system temp dir, not under pytest's
+    ``pytest-of-<user>``: pytest resets that to mode 0700, which locks the ``pgserver`` user out.
+    """
+    pgdata = Path(tempfile.mkdtemp(prefix="remnant-pg-")) / "data"
+    try:
+        server = PgServer(pgdata)
+    except Exception as exc:  # fail loudly: these tests must never be skipped silently
+        log = pgdata / "log"
+        detail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+        pytest.fail(f"could not start PostgreSQL with pgserver: {exc!r}\n{detail}", pytrace=False)
+    yield server
+    server.stop()
+    shutil.rmtree(pgdata.parent, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def pg_database(pg_server: PgServer) -> str:
+    """A fresh database for one test module."""
+    return pg_server.create_database()
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer, pg_database: str) -> str:
+    """A URL whose tables land in a fresh schema of the module's database (cheap per-test isolation)."""
+    schema = f"t{next(_counter)}"
+    pg_server.execute(f"CREATE SCHEMA {schema}", database=pg_database)
+    return pg_server.uri(pg_database, schema)

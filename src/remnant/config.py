@@ -105,6 +105,7 @@ def build_memory(
     **overrides: Any,
 ) -> Memory:
     """A Memory on ``db`` with the layers the environment asks for (privacy, retrieval)."""
+    owned = store is None
     store = store or open_store(db)
     try:
         if "redactor" not in overrides:
@@ -112,7 +113,8 @@ def build_memory(
         if "retriever" not in overrides:
             overrides["retriever"] = build_retriever()
     except BaseException:
-        store.close()
+        if owned:  # a store we were handed (the server's shared one) stays open for its other users
+            store.close()
         raise
     return Memory(
         store=store,

@@ -223,11 +223,11 @@ def test_decay_clock_mode_is_fixed_per_database(db_path: Path) -> None:
 
 def test_active_days_clock_ignores_holidays(tmp_path: Path, clock: ManualClock) -> None:
     m = Memory(tmp_path / "a.db", clock=clock, decay=DecayConfig(clock_mode="active_days"))
-    r = m.remember("likes jazz", user_id="ana", importance=0.3)
+    r = m.remember("likes jazz", user_id="ana", importance=0.3, kind="episode")
     clock.advance(days=60)  # a long holiday: no activity, no decay
     assert m.strength(r.id) == pytest.approx(r.strength0)
     assert m.recall("jazz", user_id="ana").hits
-    for _ in range(40):  # then 40 active days without mentioning it
+    for _ in range(30):  # then 30 active days without mentioning it
         clock.advance(days=1)
         m.remember("daily chatter", user_id="ana", kind="episode")
     assert m.strength(r.id) < 0.52

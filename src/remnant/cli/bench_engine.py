@@ -14,52 +14,46 @@ from typing import Any
 
 import click
 
-_WORDS = [
-    "tea",
-    "coffee",
-    "paris",
-    "berlin",
-    "order",
-    "refund",
-    "invoice",
-    "dog",
-    "cat",
-    "hiking",
-    "jazz",
-    "piano",
-    "laptop",
-    "phone",
-    "address",
-    "birthday",
-    "meeting",
-    "project",
-    "deadline",
-    "flight",
-    "hotel",
-    "allergy",
-    "doctor",
-    "gym",
-    "salary",
-    "plan",
-    "upgrade",
-    "bug",
-    "ticket",
-    "password",
-    "garden",
-    "recipe",
-    "cake",
-    "strawberry",
-    "movie",
-    "book",
-    "python",
-    "rust",
-    "concert",
-    "museum",
-]
+_SYLLABLES = (
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "tu",
+    "sa",
+    "vel",
+    "dor",
+    "ni",
+    "pa",
+    "qui",
+    "zen",
+    "ro",
+    "fa",
+    "lu",
+    "ber",
+)
+
+
+def _vocabulary(size: int = 4000) -> list[str]:
+    """Pseudo-words: a vocabulary as large as a real conversation's, so FTS matches are realistic."""
+    rng = random.Random(1234)
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+_WORDS = _vocabulary()
+# Zipf-like weights: a few words are everywhere, most are rare, as in natural text
+_WEIGHTS = [1.0 / (rank + 1) ** 1.07 for rank in range(len(_WORDS))]
 
 
 def _sentence(rng: random.Random) -> str:
-    return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14)))
+    return " ".join(rng.choices(_WORDS, weights=_WEIGHTS, k=rng.randint(6, 14)))
+
+
+def _query(rng: random.Random) -> str:
+    return " ".join(rng.choices(_WORDS, weights=_WEIGHTS, k=3))
 
 
 def run_engine_bench(
@@ -105,13 +99,13 @@ def run_engine_bench(
                 single.append(time.perf_counter() - t0)
             lat = []
             for _ in range(queries):
-                q = " ".join(rng.choice(_WORDS) for _ in range(3))
+                q = _query(rng)
                 t0 = time.perf_counter()
                 mem.recall(q, user_id=user, k=10, touch=False, hints=False)
                 lat.append(time.perf_counter() - t0)
             lat_touch = []
             for _ in range(max(20, queries // 5)):
-                q = " ".join(rng.choice(_WORDS) for _ in range(3))
+                q = _query(rng)
                 t0 = time.perf_counter()
                 mem.recall(q, user_id=user, k=5)
                 lat_touch.append(time.perf_counter() - t0)

@@ -25,15 +25,16 @@ def render() -> str:
         "Generated from `--help` by `scripts/gen-cli-docs`; do not edit by hand.",
         "",
     ]
+    root = cli.make_context("remnant", [], resilient_parsing=True)
     for path, command in _walk(cli, ["remnant"]):
-        name = " ".join(path)
-        parent = click.Context(cli, info_name="remnant")
-        ctx = parent
+        # real contexts, so each command gets the group's context settings (-h, --help, width)
+        ctx = root
+        node: click.Command = cli
         for piece in path[1:]:
-            ctx = click.Context(command, info_name=piece, parent=ctx)
-        ctx.info_name = path[-1]
-        help_text = command.get_help(ctx) if len(path) > 1 else cli.get_help(parent)
-        parts += [f"## {name}", "", "```", help_text.rstrip(), "```", ""]
+            assert isinstance(node, click.Group)
+            node = node.get_command(ctx, piece)  # type: ignore[assignment]
+            ctx = node.make_context(piece, [], parent=ctx, resilient_parsing=True)
+        parts += [f"## {' '.join(path)}", "", "```", command.get_help(ctx).rstrip(), "```", ""]
     return "\n".join(parts)
 
 

@@ -140,7 +140,7 @@ def describe(records: Sequence[Any]) -> str:
         if r.key:
             keys.add(r.key)
     parts = [f"{n} {k}" for k, n in sorted(kinds.items())]
-    text = f"{len(records)} memories ({', '.join(parts)})"
+    text = f"{len(records)} {'memory' if len(records) == 1 else 'memories'} ({', '.join(parts)})"
     if keys:
         text += f"; keys: {', '.join(sorted(keys)[:20])}"
     return text

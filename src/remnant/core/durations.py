@@ -19,7 +19,7 @@ def parse_duration(text: str | int | float | timedelta) -> timedelta:
     elif isinstance(text, bool):
         raise ValidationError(f"not a duration: {text!r}")
     elif isinstance(text, int | float):
-        result = timedelta(seconds=float(text))
+        result = _seconds(float(text), text)
     else:
         s = str(text).strip().lower()
         if not s:
@@ -27,9 +27,9 @@ def parse_duration(text: str | int | float | timedelta) -> timedelta:
         iso = _ISO.match(s.upper())
         if iso and s.upper() != "P" and any(iso.groups()):
             w, d, h, m, sec = (float(g) if g else 0.0 for g in iso.groups())
-            result = timedelta(weeks=w, days=d, hours=h, minutes=m, seconds=sec)
+            result = _seconds(w * 604800 + d * 86400 + h * 3600 + m * 60 + sec, text)
         elif re.fullmatch(r"\d+(\.\d+)?", s):
-            result = timedelta(seconds=float(s))
+            result = _seconds(float(s), text)
         else:
             pos, total = 0, 0.0
             compact = s.replace(" ", "")
@@ -42,7 +42,14 @@ def parse_duration(text: str | int | float | timedelta) -> timedelta:
                 raise ValidationError(
                     f"malformed duration {text!r}: use e.g. 10m, 24h, 7d, 2w, 1h30m or P1DT2H"
                 )
-            result = timedelta(seconds=total)
+            result = _seconds(total, text)
     if result <= timedelta():
         raise ValidationError(f"duration must be positive, got {text!r}")
     return result
+
+
+def _seconds(total: float, original: object) -> timedelta:
+    try:
+        return timedelta(seconds=total)
+    except (OverflowError, ValueError):
+        raise ValidationError(f"duration {original!r} is too long") from None

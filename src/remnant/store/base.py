@@ -165,6 +165,25 @@ class Store(ABC):
     @abstractmethod
     def embedding_models(self, *, tenant: str = DEFAULT_TENANT) -> list[str]: ...
 
+    def vector_search(
+        self, query_vec: np.ndarray, flt: MemoryFilter, *, model: str, limit: int = 50
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` memories nearest to ``query_vec`` by cosine similarity: (id, score), best first.
+
+        This default is exact (every vector of ``model`` in ``flt``, scored with numpy); stores with a
+        vector index (PostgreSQL + pgvector HNSW) override it with an approximate index scan.
+        """
+        ids, matrix = self.embeddings(flt, model=model)
+        if not ids:
+            return []
+        q = np.asarray(query_vec, dtype=np.float32).ravel()
+        if matrix.shape[1] != q.size:
+            return []  # vectors of another dimension cannot be compared
+        norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(q) or 1.0)
+        scores = (matrix @ q) / np.where(norms == 0, 1.0, norms)
+        top = np.argsort(-scores, kind="stable")[:limit]
+        return [(ids[i], float(scores[i])) for i in top]
+
     # -- audit -----------------------------------------------------------------------------------
     @abstractmethod
     def append_audit(self, draft: AuditDraft) -> AuditEntry: ...
@@ -190,6 +209,10 @@ class Store(ABC):
     # -- overview and maintenance ----------------------------------------------------------------
     @abstractmethod
     def users(self, *, tenant: str = DEFAULT_TENANT, limit: int = 1000) -> list[UserSummary]: ...
+
+    @abstractmethod
+    def tenants(self) -> list[str]:
+        """Every tenant with memories, audit entries or activity (for sweeps and exports across tenants)."""
 
     @abstractmethod
     def status_counts(self, flt: MemoryFilter) -> dict[str, int]: ...

@@ -666,6 +666,12 @@ class SQLiteStore(Store):
         )
         return [UserSummary(r[0], int(r[1]), int(r[2] or 0)) for r in rows]
 
+    def tenants(self) -> list[str]:
+        rows = self._read(
+            "SELECT tenant FROM memories UNION SELECT tenant FROM audit_log UNION SELECT tenant FROM activity ORDER BY 1"
+        )
+        return [r[0] for r in rows]
+
     def status_counts(self, flt: MemoryFilter) -> dict[str, int]:
         where, params = where_clause(flt)
         rows = self._read(

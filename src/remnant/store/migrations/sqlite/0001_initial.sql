@@ -31,7 +31,9 @@ CREATE TABLE memories (
     metadata          TEXT NOT NULL DEFAULT '{}'
 );
 -- "still remembered" for one user is a range scan on this index
-CREATE INDEX ix_memories_recall ON memories (tenant, user_id, status, fade_at);
+-- (covering the expiry and validity columns, so counting what is remembered never touches the rows)
+CREATE INDEX ix_memories_recall ON memories (tenant, user_id, status, fade_at, expires_at, valid_from, valid_to,
+                                             created_at);
 CREATE INDEX ix_memories_key ON memories (tenant, user_id, key, status) WHERE key IS NOT NULL;
 CREATE INDEX ix_memories_created ON memories (tenant, user_id, created_at);
 -- set-based sweeps across all users

@@ -1,0 +1,68 @@
+"""Run suites against adapters and collect an :class:`EvalRun` (the CLI and the tests both use this)."""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from remnant.eval.adapters import AdapterFactory, EvalError, adapter_factory
+from remnant.eval.report import EvalRun
+from remnant.eval.runner import CaseOutcome, SuiteResult
+from remnant.eval.suites import SUITE_NAMES, SuiteContext, suite_module
+
+
+def resolve_suites(names: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for n in names:
+        n = n.replace("-", "_")
+        if n == "all":
+            out += [s for s in SUITE_NAMES if s not in out]
+        elif n in SUITE_NAMES:
+            if n not in out:
+                out.append(n)
+        else:
+            raise EvalError(f"unknown suite {n!r}; choose from all, {', '.join(SUITE_NAMES)}")
+    return out
+
+
+def run_eval(
+    suites: Sequence[str],
+    adapters: Sequence[str],
+    *,
+    seed: int = 7,
+    quick: bool = False,
+    timeout_s: float = 300.0,
+    factories: dict[str, AdapterFactory] | None = None,
+    progress: Callable[[SuiteResult], None] | None = None,
+) -> EvalRun:
+    """Run every suite for every adapter. A suite that crashes as a whole is recorded, never raised."""
+    names = resolve_suites(suites)
+    factories = dict(factories or {})
+    for a in adapters:
+        if a not in factories:
+            factories[a] = adapter_factory(a)
+    started = time.perf_counter()
+    run = EvalRun(seed, quick, list(adapters), names)
+    run.meta = {
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": f"{platform.machine()}, Python {platform.python_version()}",
+    }
+    for suite in names:
+        module = suite_module(suite)
+        run.results[suite] = {}
+        for a in adapters:
+            ctx = SuiteContext(seed=seed, quick=quick, timeout_s=timeout_s, adapter_name=a)
+            t0 = time.perf_counter()
+            try:
+                result = module.run(factories[a], ctx)
+            except Exception as exc:  # a suite bug must not lose the other suites' results
+                result = SuiteResult(suite, a, module.DEFINITION, module.TARGET, 0.0, False)
+                result.cases.append(CaseOutcome("suite", False, error=f"{type(exc).__name__}: {exc}"))
+            result.seconds = round(time.perf_counter() - t0, 2)
+            run.results[suite][a] = result
+            if progress:
+                progress(result)
+    run.meta["seconds"] = round(time.perf_counter() - started, 1)
+    return run

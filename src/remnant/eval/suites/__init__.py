@@ -1,0 +1,49 @@
+"""The suites. Each module has ``NAME``, ``DEFINITION``, ``TARGET`` and ``run(factory, ctx) -> SuiteResult``.
+
+``SuiteContext`` carries the seed, the size (default or ``--quick``) and the per-case timeout, so a
+suite is a pure function of its inputs: the same seed gives the same scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+from remnant.eval.adapters import AdapterFactory, EvalError
+from remnant.eval.runner import SuiteResult
+
+
+@dataclass(frozen=True)
+class SuiteContext:
+    seed: int = 7
+    quick: bool = False
+    timeout_s: float = 300.0
+    adapter_name: str = "remnant"
+
+    def size(self, default: int, quick: int) -> int:
+        return quick if self.quick else default
+
+
+SuiteFn = Callable[[AdapterFactory, SuiteContext], SuiteResult]
+
+SUITE_NAMES: tuple[str, ...] = (
+    "retention",
+    "conflict",
+    "long_dialogue",
+    "tokens",
+    "interference",
+    "deletion",
+    "retention_curve",
+)
+
+
+def suite_module(name: str) -> ModuleType:
+    import importlib
+
+    name = name.replace("-", "_")
+    if name not in SUITE_NAMES:
+        raise EvalError(f"unknown suite {name!r}; choose from all, {', '.join(SUITE_NAMES)}")
+    if name == "retention_curve":
+        return importlib.import_module("remnant.eval.retention_curve")
+    return importlib.import_module(f"remnant.eval.suites.{name}")

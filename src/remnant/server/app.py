@@ -1,0 +1,234 @@
+"""The FastAPI application: REST under ``/v1``, MCP at ``/mcp``, the inspector at ``/``, health checks.
+
+:func:`create_app` builds everything from a :class:`ServerConfig`; ``remnant serve`` runs it under
+uvicorn, and the tests run the same app on a loopback port.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import anyio
+from fastapi import FastAPI, Request
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from remnant.core.clock import Clock
+from remnant.server.auth import SCOPES, AuthError, KeyStore, Principal, key_from_headers
+from remnant.server.engines import Engines
+from remnant.server.errors import BodyLimit, error_body, error_response, install_error_handlers
+from remnant.server.logs import AccessLog
+from remnant.server.sweeper import Sweeper
+
+log = logging.getLogger("remnant.server")
+
+DAY_SECONDS = 86_400.0
+
+
+@dataclass
+class ServerConfig:
+    """Everything ``remnant serve`` can set. ``keys_path=None`` with ``auth=True`` uses the default file."""
+
+    db: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8420
+    auth: bool = True
+    keys_path: str | None = None
+    sweep_interval: float = DAY_SECONDS  # seconds; 0 turns the periodic sweep off
+    max_body_bytes: int = 1 << 20
+    mcp: bool = True
+    tenant: str = "default"  # the tenant of --no-auth mode
+    clock: Clock | None = None
+
+
+def web_dir() -> Path:
+    return Path(str(resources.files("remnant.server") / "web"))
+
+
+class _McpGate:
+    """In front of ``/mcp``: refuse calls without a valid key before the MCP transport sees them."""
+
+    def __init__(self, app: ASGIApp, keys: KeyStore | None) -> None:
+        self.app = app
+        self.keys = keys
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.keys is not None and scope["type"] == "http":
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            try:
+                p = self.keys.authenticate(key_from_headers(headers))
+                scope.setdefault("state", {})["tenant"] = p.tenant
+            except AuthError as exc:
+                await error_response(401, "unauthorized", str(exc))(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(config: ServerConfig | None = None, *, engines: Engines | None = None) -> FastAPI:
+    """Build the server application (nothing is opened until it starts, except the key file)."""
+    config = config or ServerConfig()
+    engines = engines or Engines(config.db, clock=config.clock)
+    keys: KeyStore | None = None
+    local = local_principal(config.tenant)
+    if config.auth:
+        from remnant.server.auth import default_keys_path
+
+        keys = KeyStore(config.keys_path or default_keys_path(config.db))
+    sweeper = Sweeper(engines, config.sweep_interval, tenants=keys.tenants if keys else None)
+
+    mcp_server = None
+    mcp_routes: list[Any] = []
+    if config.mcp:
+        from remnant.server.mcp_server import build_mcp_server
+
+        mcp_server = build_mcp_server(engines, keys=keys, local=local)
+        mcp_app = mcp_server.streamable_http_app(
+            streamable_http_path="/mcp", stateless_http=True, json_response=True, host=config.host
+        )
+        from starlette.routing import Route
+
+        for route in mcp_app.routes:
+            if isinstance(route, Route) and route.path == "/mcp":
+                mcp_routes.append(Route("/mcp", endpoint=_McpGate(route.app, keys), include_in_schema=False))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        log.info(
+            "server starting",
+            extra={
+                "event": "start",
+                "host": config.host,
+                "port": config.port,
+                "auth": config.auth,
+                "sweep_interval_s": config.sweep_interval,
+                "store": type(engines.store).__name__,
+            },
+        )
+        # load the slow layers before listening, so the first request is not the one that waits
+        warm_s = await anyio.to_thread.run_sync(engines.warm, config.tenant if keys is None else "default")
+        log.info("ready", extra={"event": "ready", "warm_up_s": round(warm_s, 2)})
+        sweeper.start()
+        try:
+            if mcp_server is not None:
+                async with mcp_server.session_manager.run():
+                    yield
+            else:
+                yield
+        finally:
+            await sweeper.stop()
+            engines.close()
+            if keys is not None:
+                keys.close()
+            log.info("server stopped", extra={"event": "stop"})
+
+    app = FastAPI(
+        title="Remnant",
+        version=_version(),
+        summary="Memory for LLM apps and agents that forgets the way people do.",
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.engines = engines
+    app.state.keys = keys
+    app.state.local_principal = local
+    app.state.config = config
+    app.state.sweeper = sweeper
+    install_error_handlers(app)
+
+    from remnant.server.rest import router
+
+    app.include_router(router)
+    app.router.routes.extend(mcp_routes)
+
+    @app.get("/healthz", tags=["health"], summary="The process is alive")
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["health"], summary="The store answers")
+    def readyz() -> JSONResponse:
+        try:
+            engines.ready()
+        except Exception as exc:
+            return JSONResponse(
+                error_body("not_ready", f"store unavailable: {type(exc).__name__}"), status_code=503
+            )
+        return JSONResponse({"status": "ready"})
+
+    web = web_dir()
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(web / "index.html", headers=_page_headers())
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> Response:
+        return Response(
+            '<!doctype html><meta charset="utf-8"><title>Remnant API</title>'
+            '<p>The API is described by <a href="/openapi.json">/openapi.json</a> (OpenAPI 3). '
+            "Load it into any OpenAPI viewer; this server loads nothing from a CDN.</p>",
+            media_type="text/html",
+        )
+
+    app.mount("/ui", StaticFiles(directory=web), name="ui")
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Any) -> Response:
+        response: Response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
+        schema.setdefault("components", {})["securitySchemes"] = {
+            "bearer": {"type": "http", "scheme": "bearer", "description": "An API key (rk_…)."},
+        }
+        schema["security"] = [{"bearer": []}]
+        schema["info"]["description"] = (
+            "Scopes: " + ", ".join(SCOPES) + '. Errors are `{"error": {"code": ..., "message": ...}}`.'
+        )
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    if not config.auth:
+        from remnant.server.guard import LocalOnly
+
+        app.add_middleware(LocalOnly, bound_host=config.host)
+    app.add_middleware(AccessLog)
+    return app
+
+
+def _page_headers() -> dict[str, str]:
+    return {
+        "Content-Security-Policy": (
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "connect-src 'self'; frame-ancestors 'none'"
+        ),
+        "Cache-Control": "no-cache",
+    }
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("remnant")
+    except Exception:
+        return "0.1.0"
+
+
+def local_principal(tenant: str) -> Principal:
+    return Principal(tenant, frozenset(SCOPES))

@@ -1,0 +1,247 @@
+"""``remnant bench serve``: many concurrent clients against the real server on loopback.
+
+The server runs in its own process (``python -m remnant serve``), exactly as users run it; the
+clients run in this process on one asyncio loop, each with its own keep-alive connection. Every
+acknowledged write is counted, and after the run the stored memories are counted through the API:
+a difference is a lost (or invented) write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+WORDS = [
+    "tea",
+    "coffee",
+    "garden",
+    "paris",
+    "berlin",
+    "meeting",
+    "deadline",
+    "python",
+    "rust",
+    "chess",
+    "piano",
+    "dog",
+    "cat",
+    "bike",
+    "train",
+    "allergy",
+    "peanut",
+    "birthday",
+    "sister",
+    "project",
+    "budget",
+    "invoice",
+    "holiday",
+    "mountain",
+    "river",
+    "novel",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(
+    db: str,
+    keys_db: str,
+    port: int,
+    *,
+    extra: tuple[str, ...] = (),
+    log: Any = subprocess.DEVNULL,
+    env: dict[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """``remnant serve`` in a subprocess (``env`` adds variables); returns once /readyz answers."""
+    src = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, **(env or {}), "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    cmd = [
+        sys.executable,
+        "-m",
+        "remnant",
+        "serve",
+        "--db",
+        db,
+        "--keys-db",
+        keys_db,
+        "--port",
+        str(port),
+        "--sweep-interval",
+        "0",
+        "--log-level",
+        "warning",
+        *extra,
+    ]
+    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=log)
+    deadline = time.monotonic() + 120  # imports and the PII model load take a while on a busy machine
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    proc.terminate()
+    raise RuntimeError("server did not become ready in 120 s")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> int:
+    proc.terminate()  # SIGTERM: uvicorn shuts down gracefully
+    try:
+        return proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
+
+
+def _pct(sorted_ms: list[float], q: float) -> float:
+    if not sorted_ms:
+        return 0.0
+    return sorted_ms[min(len(sorted_ms) - 1, int(q * len(sorted_ms)))]
+
+
+async def _load(
+    base: str, key: str, clients: int, duration: float, write_ratio: float, users: int
+) -> dict[str, Any]:
+    lat_write: list[float] = []
+    lat_recall: list[float] = []
+    errors: list[str] = []
+    acked = 0
+    stop_at = time.monotonic() + duration
+
+    async def client(i: int) -> None:
+        nonlocal acked
+        rnd = random.Random(i)
+        async with httpx.AsyncClient(
+            base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=30
+        ) as http:
+            n = 0
+            while time.monotonic() < stop_at:
+                user = f"user{rnd.randrange(users)}"
+                words = " ".join(rnd.choice(WORDS) for _ in range(6))
+                t0 = time.perf_counter()
+                try:
+                    if rnd.random() < write_ratio:
+                        r = await http.post(
+                            "/v1/memories",
+                            json={
+                                "content": f"client {i} note {n}: {words}",
+                                "user_id": user,
+                                "kind": rnd.choice(["fact", "preference", "episode"]),
+                                "importance": round(rnd.random(), 2),
+                            },
+                        )
+                        ms = (time.perf_counter() - t0) * 1000
+                        if r.status_code == 201:
+                            acked += 1
+                            lat_write.append(ms)
+                        else:
+                            errors.append(f"write {r.status_code}")
+                    else:
+                        r = await http.post("/v1/recall", json={"query": words, "user_id": user, "k": 5})
+                        ms = (time.perf_counter() - t0) * 1000
+                        if r.status_code == 200:
+                            lat_recall.append(ms)
+                        else:
+                            errors.append(f"recall {r.status_code}")
+                except httpx.HTTPError as exc:
+                    errors.append(type(exc).__name__)
+                n += 1
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client(i) for i in range(clients)))
+    elapsed = time.perf_counter() - t0
+    return {
+        "elapsed": elapsed,
+        "acked": acked,
+        "lat_write": sorted(lat_write),
+        "lat_recall": sorted(lat_recall),
+        "errors": errors,
+    }
+
+
+def run_bench(
+    *,
+    clients: int = 50,
+    duration: float = 60.0,
+    write_ratio: float = 0.5,
+    db: str | None = None,
+    users: int = 20,
+) -> dict[str, Any]:
+    from remnant.server.auth import KeyStore
+
+    tmp = tempfile.mkdtemp(prefix="remnant-bench-")
+    db = db or os.path.join(tmp, "bench.db")
+    keys_db = os.path.join(tmp, "bench.keys.db")
+    ks = KeyStore(keys_db)
+    key = ks.create("bench", ["read", "write"], "bench").secret
+    ks.close()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = start_server(db, keys_db, port)
+    try:
+        before = httpx.get(f"{base}/v1/stats", headers={"Authorization": f"Bearer {key}"}).json()["total"]
+        load = asyncio.run(_load(base, key, clients, duration, write_ratio, users))
+        stored = httpx.get(f"{base}/v1/stats", headers={"Authorization": f"Bearer {key}"}).json()["total"]
+    finally:
+        code = stop_server(proc)
+    all_ms = sorted(load["lat_write"] + load["lat_recall"])
+    requests = len(all_ms) + len(load["errors"])
+    lost = load["acked"] - (stored - before)
+    result: dict[str, Any] = {
+        "clients": clients,
+        "duration_s": round(load["elapsed"], 2),
+        "write_ratio": write_ratio,
+        "requests": requests,
+        "throughput_rps": round(requests / load["elapsed"], 1),
+        "writes_acked": load["acked"],
+        "memories_stored": stored - before,
+        "lost_writes": lost,
+        "errors": len(load["errors"]),
+        "error_kinds": sorted(set(load["errors"]))[:10],
+        "latency_ms": {
+            "all": {"p50": round(_pct(all_ms, 0.5), 2), "p99": round(_pct(all_ms, 0.99), 2)},
+            "write": {
+                "p50": round(_pct(load["lat_write"], 0.5), 2),
+                "p99": round(_pct(load["lat_write"], 0.99), 2),
+            },
+            "recall": {
+                "p50": round(_pct(load["lat_recall"], 0.5), 2),
+                "p99": round(_pct(load["lat_recall"], 0.99), 2),
+            },
+        },
+        "server_exit_code": code,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+    }
+    lat = result["latency_ms"]
+    result["text"] = "\n".join(
+        [
+            f"remnant bench serve: {clients} clients, {result['duration_s']} s, write ratio {write_ratio}",
+            f"  requests      {requests}  ({result['throughput_rps']} req/s)",
+            f"  latency ms    all p50 {lat['all']['p50']}  p99 {lat['all']['p99']}",
+            f"                write p50 {lat['write']['p50']}  p99 {lat['write']['p99']}",
+            f"                recall p50 {lat['recall']['p50']}  p99 {lat['recall']['p99']}",
+            f"  writes acked  {load['acked']}, stored {stored - before}, lost {lost}",
+            f"  errors        {len(load['errors'])} {result['error_kinds'] or ''}",
+            f"  server exit   {code} ({'graceful shutdown on SIGTERM' if code in (0, -15) else 'NOT graceful'})",
+            f"  machine       {result['machine']}",
+        ]
+    )
+    return result

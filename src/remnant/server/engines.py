@@ -1,0 +1,88 @@
+"""One :class:`~remnant.Memory` per tenant over one shared store.
+
+The server opens the store once and hands each tenant its own engine (built by
+:func:`remnant.config.build_memory`, so the retrieval and privacy layers configured in the environment
+apply). Engines are made on first use and cached; every engine is bound to its tenant, so the only
+way to reach a tenant's data is to hold a key for it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
+from remnant.core.clock import Clock
+from remnant.core.model import check_identifier
+from remnant.engine.memory import Memory
+from remnant.store import open_store
+from remnant.store.base import Store
+
+
+class Engines:
+    """Tenant → engine, over one store."""
+
+    def __init__(self, db: str | None, *, clock: Clock | None = None, store: Store | None = None) -> None:
+        self.db = db
+        self.clock = clock
+        self.store = store if store is not None else open_store(db)
+        self._engines: dict[str, Memory] = {}
+        self._lock = threading.Lock()
+
+    def get(self, tenant: str) -> Memory:
+        engine = self._engines.get(tenant)
+        if engine is not None:
+            return engine
+        check_identifier(tenant, "tenant")
+        with self._lock:
+            engine = self._engines.get(tenant)
+            if engine is None:
+                from remnant.config import build_memory
+
+                extra: dict[str, Any] = {"store": self.store}
+                engine = build_memory(self.db, tenant=tenant, clock=self.clock, **extra)
+                self._engines[tenant] = engine
+        return engine
+
+    def tenants(self, also: list[str] | None = None) -> list[str]:
+        """Tenants with data in the store (when the store can tell), engines in use, and ``also``."""
+        found: set[str] = set(self._engines) | set(also or ())
+        found.update(self.store.tenants())
+        return sorted(found)
+
+    def warm(self, tenant: str) -> float:
+        """Build ``tenant``'s engine and load the slow layers (the PII detector's model) now, so the
+        first request does not wait for them. Returns the seconds it took."""
+        start = time.perf_counter()
+        mem = self.get(tenant)
+        if mem.redactor is not None:
+            # text without personal data: runs the detector, stores nothing in the vault
+            mem.redactor.redact("Remnant warm-up", tenant=tenant, user_id="warm-up")
+        return time.perf_counter() - start
+
+    @staticmethod
+    def atomic(mem: Memory) -> AbstractContextManager[None]:
+        """One store transaction around a write that may also write the privacy vault.
+
+        The vault shares the store's connection and joins an open transaction; holding the store's
+        transaction (and its lock) across the whole call keeps another request's vault writes out
+        of this one, and commits the memory and its vault entries together.
+        """
+        return mem.store.transaction()
+
+    @staticmethod
+    def exclusive(mem: Memory) -> AbstractContextManager[Any]:
+        """Hold the store's lock (no transaction) around an operation that manages its own
+        transactions and touches the vault outside them (erasure, forget requests): no other
+        request's transaction can be open on the shared connection meanwhile."""
+        lock = getattr(mem.store, "_lock", None)
+        return lock if lock is not None else nullcontext()
+
+    def ready(self) -> bool:
+        """The store answers a trivial read."""
+        self.store.get_meta("decay_clock_mode")
+        return True
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,85 @@
+"""Structured JSON logs, one object a line. Never memory content: paths, statuses, counts, timings."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+# uvicorn adds an ANSI-coloured copy of its messages; drop it from JSON
+_RESERVED = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {
+    "message",
+    "asctime",
+    "color_message",
+}
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": round(record.created, 3),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key, value in record.__dict__.items():
+            if key not in _RESERVED and not key.startswith("_"):
+                out[key] = value
+        if record.exc_info and record.exc_info[0] is not None:
+            out["exc_type"] = record.exc_info[0].__name__
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, default=str, ensure_ascii=False)
+
+
+def configure_logging(level: str = "info", stream: Any = None) -> None:
+    """Send the server's and uvicorn's logs through one JSON handler."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    for name in ("remnant", "uvicorn", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.setLevel(level.upper())
+        logger.propagate = False
+    logging.getLogger("uvicorn.access").disabled = True  # replaced by AccessLog
+    logging.getLogger("mcp").setLevel(logging.WARNING)
+
+
+class AccessLog:
+    """One log line per HTTP request: method, path (no query string), status, tenant, milliseconds."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.log = logging.getLogger("remnant.server.access")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 0
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        finally:
+            state = scope.get("state") or {}
+            self.log.info(
+                "request",
+                extra={
+                    "event": "request",
+                    "method": scope.get("method"),
+                    "path": scope.get("path"),
+                    "status": status,
+                    "tenant": state.get("tenant") if isinstance(state, dict) else None,
+                    "ms": round((time.perf_counter() - start) * 1000, 2),
+                },
+            )

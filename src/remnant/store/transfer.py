@@ -1,0 +1,414 @@
+"""Export and import a whole store as JSONL, so data moves between SQLite and PostgreSQL exactly.
+
+One JSON object per line, in this order:
+
+* ``header``: format name and version, the schema version, the tenants and the count of every kind
+  of line that follows (an importer checks them);
+* ``meta``: store settings (e.g. the decay clock mode);
+* ``memory``: every field of a memory (times as epoch seconds, ``fade_at`` null for "never") and
+  the text its lexical index holds;
+* ``embedding`` (only with ``with_embeddings``): memory id, model, dimension, float32 vector in base64;
+* ``audit``: audit entries in sequence order with their sequence numbers and hashes, inserted
+  verbatim on import (never re-hashed) so the chain verifies exactly as before;
+* ``activity``: the days each user was active (the active-days decay clock).
+
+Import goes into an empty store in one transaction (all or nothing) and verifies every tenant's
+audit chain before committing. ``migrate`` streams an export straight into an import.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+import numpy as np
+
+from remnant.core.audit import AuditEntry, verify_chain
+from remnant.core.clock import from_epoch
+from remnant.core.errors import ConflictError, SchemaTooNewError, StoreError, ValidationError
+from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.core.text import index_text as default_index_text
+from remnant.store.base import SCHEMA_VERSION, MemoryFilter, Store, ts
+
+FORMAT = "remnant-export"
+FORMAT_VERSION = 1
+_BATCH = 1000
+_TIME_FIELDS = (
+    "created_at",
+    "last_accessed_at",
+    "expires_at",
+    "valid_from",
+    "valid_to",
+    "status_changed_at",
+)
+
+
+@dataclass
+class TransferReport:
+    """What an export or import moved."""
+
+    memories: int = 0
+    embeddings: int = 0
+    audit: int = 0
+    activity: int = 0
+    meta: int = 0
+    tenants: list[str] = field(default_factory=list)
+    chain_ok: dict[str, bool] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -- backend access beyond the Store contract (listing everything, verbatim audit rows) ----------
+class _Raw:
+    """The few whole-database reads and verbatim writes a transfer needs, per backend."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        from remnant.store.sqlite import SQLiteStore
+
+        self.sqlite: sqlite3.Connection | None = store.connection if isinstance(store, SQLiteStore) else None
+        if self.sqlite is None and not hasattr(store, "import_audit"):
+            raise StoreError(f"export/import does not support {type(store).__name__}")
+
+    def _q(self, query: str, params: Iterable[Any] = ()) -> list[Any]:
+        assert self.sqlite is not None
+        return self.sqlite.execute(query, tuple(params)).fetchall()
+
+    def tenants(self) -> list[str]:
+        return self.store.tenants()
+
+    def meta(self) -> dict[str, str]:
+        if self.sqlite is None:
+            return dict(self.store.meta())  # type: ignore[attr-defined]
+        return {r[0]: r[1] for r in self._q("SELECT key, value FROM remnant_meta ORDER BY key")}
+
+    def activity(self, tenant: str) -> list[tuple[str, date]]:
+        if self.sqlite is None:
+            return list(self.store.activity(tenant))  # type: ignore[attr-defined]
+        rows = self._q("SELECT user_id, day FROM activity WHERE tenant = ? ORDER BY user_id, day", (tenant,))
+        return [(r[0], date.fromisoformat(r[1])) for r in rows]
+
+    def index_texts(self, ids: list[str], tenant: str) -> dict[str, str]:
+        if self.sqlite is None:
+            return dict(self.store.index_texts(ids, tenant=tenant))  # type: ignore[attr-defined]
+        q = ", ".join("?" * len(ids))
+        rows = self._q(
+            f"SELECT m.id, f.text FROM memories m JOIN memory_fts f ON f.rowid = m.rid "
+            f"WHERE m.tenant = ? AND m.id IN ({q})",
+            (tenant, *ids),
+        )
+        return {r[0]: r[1] for r in rows}
+
+    def embedding_count(self, tenant: str, model: str) -> int:
+        if self.sqlite is None:
+            return int(self.store.embedding_count(tenant, model))  # type: ignore[attr-defined]
+        return int(
+            self._q("SELECT COUNT(*) FROM embeddings WHERE tenant = ? AND model = ?", (tenant, model))[0][0]
+        )
+
+    def insert_memories(self, items: list[tuple[MemoryRecord, str | None]]) -> None:
+        if self.sqlite is None:
+            self.store.insert_many(items)  # type: ignore[attr-defined]
+            return
+        for record, text in items:
+            self.store.insert(record, index_text=text)
+
+    def import_audit(self, entries: list[AuditEntry]) -> None:
+        if self.sqlite is None:
+            self.store.import_audit(entries)  # type: ignore[attr-defined]
+            return
+        assert self.sqlite is not None
+        self.sqlite.executemany(
+            "INSERT INTO audit_log (seq, tenant, at, actor, action, reason, user_id, policy, batch_id, "
+            "memory_ids, summary, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    e.seq,
+                    e.tenant,
+                    e.at.timestamp(),
+                    e.actor,
+                    e.action,
+                    e.reason,
+                    e.user_id,
+                    e.policy,
+                    e.batch_id,
+                    json.dumps(list(e.memory_ids)),
+                    e.summary,
+                    json.dumps(e.details, sort_keys=True, default=str),
+                    e.prev_hash,
+                    e.hash,
+                )
+                for e in entries
+            ],
+        )
+
+
+# -- encoding ------------------------------------------------------------------------------------
+def record_to_json(r: MemoryRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in r.__slots__:  # type: ignore[attr-defined]
+        value = getattr(r, name)
+        if isinstance(value, datetime):
+            value = ts(value)
+        elif isinstance(value, Kind | Status):
+            value = value.value
+        elif name == "fade_at" and math.isinf(value):
+            value = None  # JSON has no infinity: null means "never fades"
+        out[name] = value
+    return out
+
+
+def record_from_json(data: dict[str, Any]) -> MemoryRecord:
+    fields = dict(data)
+    for name in _TIME_FIELDS:
+        fields[name] = from_epoch(fields.get(name))
+    fields["kind"] = Kind(fields["kind"])
+    fields["status"] = Status(fields["status"])
+    fields["fade_at"] = math.inf if fields.get("fade_at") is None else float(fields["fade_at"])
+    fields["metadata"] = dict(fields.get("metadata") or {})
+    return MemoryRecord(**fields)
+
+
+def audit_to_json(e: AuditEntry) -> dict[str, Any]:
+    data = e.to_dict()
+    data["at"] = e.at.timestamp()  # exact epoch seconds: the hash covers round(at, 6)
+    return data
+
+
+def audit_from_json(d: dict[str, Any]) -> AuditEntry:
+    return AuditEntry(
+        int(d["seq"]),
+        d["tenant"],
+        datetime.fromtimestamp(float(d["at"]), UTC),
+        d["actor"],
+        d["action"],
+        d["reason"],
+        d.get("user_id"),
+        d.get("policy"),
+        d.get("batch_id"),
+        tuple(d.get("memory_ids") or ()),
+        d.get("summary", ""),
+        dict(d.get("details") or {}),
+        d["prev_hash"],
+        d["hash"],
+    )
+
+
+def _line(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+# -- export --------------------------------------------------------------------------------------
+def export_lines(
+    store: Store, *, with_embeddings: bool = False, tenants: Iterable[str] | None = None
+) -> Iterator[str]:
+    """The store as JSONL lines (no trailing newlines), streamed in batches."""
+    raw = _Raw(store)
+    chosen = list(tenants) if tenants is not None else raw.tenants()
+    all_flt = {t: MemoryFilter(tenant=t, statuses=None) for t in chosen}
+    meta = raw.meta()
+    counts = {
+        "memories": sum(store.count(f) for f in all_flt.values()),
+        "embeddings": 0,
+        "audit": sum(len(store.audit_entries(tenant=t)) for t in chosen),
+        "activity": sum(len(raw.activity(t)) for t in chosen),
+        "meta": len(meta),
+    }
+    models = {t: store.embedding_models(tenant=t) for t in chosen} if with_embeddings else {}
+    if with_embeddings:
+        counts["embeddings"] = sum(raw.embedding_count(t, m) for t in chosen for m in models[t])
+    yield _line(
+        {
+            "type": "header",
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "schema_version": store.schema_version(),
+            "source": store.url.split("://", 1)[0] if "://" in store.url else "sqlite",
+            "exported_at": datetime.now(UTC).isoformat(),
+            "tenants": chosen,
+            "with_embeddings": with_embeddings,
+            "counts": counts,
+        }
+    )
+    for key, value in meta.items():
+        yield _line({"type": "meta", "key": key, "value": value})
+    for tenant in chosen:
+        ids = store.ids(all_flt[tenant])
+        for start in range(0, len(ids), _BATCH):
+            batch = ids[start : start + _BATCH]
+            texts = raw.index_texts(batch, tenant)
+            for r in store.get_many(batch, tenant=tenant):
+                yield _line({"type": "memory", "record": record_to_json(r), "index_text": texts.get(r.id)})
+        for model in models.get(tenant, []):
+            for start in range(0, len(ids), _BATCH):
+                flt = MemoryFilter(tenant=tenant, statuses=None, ids=tuple(ids[start : start + _BATCH]))
+                got, matrix = store.embeddings(flt, model=model)
+                for mid, vec in zip(got, matrix, strict=True):
+                    yield _line(
+                        {
+                            "type": "embedding",
+                            "tenant": tenant,
+                            "id": mid,
+                            "model": model,
+                            "dim": int(vec.size),
+                            "vector": base64.b64encode(vec.astype("<f4").tobytes()).decode("ascii"),
+                        }
+                    )
+    entries = sorted((e for t in chosen for e in store.audit_entries(tenant=t)), key=lambda e: e.seq)
+    for e in entries:
+        yield _line({"type": "audit", **audit_to_json(e)})
+    for tenant in chosen:
+        for user_id, day in raw.activity(tenant):
+            yield _line({"type": "activity", "tenant": tenant, "user_id": user_id, "day": day.isoformat()})
+
+
+def export_store(store: Store, out: Any, *, with_embeddings: bool = False) -> TransferReport:
+    """Write the export to a text stream; returns what was written."""
+    report = TransferReport()
+    for line in export_lines(store, with_embeddings=with_embeddings):
+        out.write(line + "\n")
+        _tally(report, json.loads(line) if line.startswith('{"type":"header"') else {"type": _kind(line)})
+    return report
+
+
+def _kind(line: str) -> str:
+    # lines start with {"type":"<kind>", (compact separators): read the kind without parsing the line
+    return line[9 : line.index('"', 9)]
+
+
+def _tally(report: TransferReport, obj: dict[str, Any]) -> None:
+    kind = obj["type"]
+    if kind == "header":
+        report.tenants = list(obj.get("tenants", []))
+    elif kind == "memory":
+        report.memories += 1
+    elif kind == "embedding":
+        report.embeddings += 1
+    elif kind == "audit":
+        report.audit += 1
+    elif kind == "activity":
+        report.activity += 1
+    elif kind == "meta":
+        report.meta += 1
+
+
+# -- import --------------------------------------------------------------------------------------
+def import_lines(store: Store, lines: Iterable[str]) -> TransferReport:
+    """Load an export into an empty store, all or nothing; the audit chains are verified before commit."""
+    raw = _Raw(store)
+    it = (line for line in lines if line.strip())
+    try:
+        header = json.loads(next(it))
+    except StopIteration:
+        raise ValidationError("the export is empty (no header line)") from None
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"the first line is not JSON: {exc}") from exc
+    if header.get("type") != "header" or header.get("format") != FORMAT:
+        raise ValidationError("not a Remnant export (the first line must be its header)")
+    if int(header.get("format_version", 0)) > FORMAT_VERSION:
+        raise SchemaTooNewError(
+            f"export format {header['format_version']} is newer than this Remnant reads ({FORMAT_VERSION})"
+        )
+    if int(header.get("schema_version", 0)) > SCHEMA_VERSION:
+        raise SchemaTooNewError(
+            f"the export comes from schema {header['schema_version']}, newer than this Remnant "
+            f"({SCHEMA_VERSION}); upgrade the remnant package"
+        )
+    tenants = list(header.get("tenants", []))
+    for tenant in tenants:
+        if store.count(MemoryFilter(tenant=tenant, statuses=None)) or store.audit_entries(
+            tenant=tenant, limit=1
+        ):
+            raise ConflictError(
+                f"the target store already holds data of tenant {tenant!r}; import into an empty store"
+            )
+    report = TransferReport(tenants=tenants)
+    memories: list[tuple[MemoryRecord, str | None]] = []
+    vectors: dict[str, list[tuple[str, str, np.ndarray]]] = {}
+    audit: list[AuditEntry] = []
+
+    def flush() -> None:
+        if memories:
+            raw.insert_memories(memories)
+            memories.clear()
+        for tenant, items in vectors.items():
+            if items:
+                store.put_embeddings(items, tenant=tenant)
+        vectors.clear()
+        if audit:
+            raw.import_audit(audit)
+            audit.clear()
+
+    bulk = store.bulk_load() if hasattr(store, "bulk_load") else nullcontext()
+    with store.transaction(), bulk:
+        for n, line in enumerate(it, start=2):
+            try:
+                obj = json.loads(line)
+                kind = obj["type"]
+                if kind == "memory":
+                    if vectors or audit:
+                        flush()
+                    rec = record_from_json(obj["record"])
+                    text = obj.get("index_text")
+                    memories.append((rec, text if text is not None else default_index_text(rec.content)))
+                elif kind == "embedding":
+                    if memories:
+                        flush()
+                    vec = np.frombuffer(base64.b64decode(obj["vector"]), dtype="<f4").astype(np.float32)
+                    if vec.size != int(obj["dim"]):
+                        raise ValidationError(
+                            f"embedding of {obj['id']} has {vec.size} values, not {obj['dim']}"
+                        )
+                    vectors.setdefault(obj["tenant"], []).append((obj["id"], obj["model"], vec))
+                elif kind == "audit":
+                    if memories or vectors:
+                        flush()
+                    audit.append(audit_from_json(obj))
+                elif kind == "activity":
+                    flush()
+                    store.mark_active(obj["tenant"], obj["user_id"], date.fromisoformat(obj["day"]))
+                elif kind == "meta":
+                    store.set_meta(obj["key"], obj["value"])
+                else:
+                    raise ValidationError(f"unknown line type {kind!r}")
+            except (KeyError, TypeError, ValueError) as exc:
+                if isinstance(exc, ValidationError):
+                    raise ValidationError(f"line {n}: {exc}") from exc
+                raise ValidationError(f"line {n} is not a valid export line: {exc!r}") from exc
+            _tally(report, obj)
+            if (
+                len(memories) >= _BATCH
+                or sum(len(v) for v in vectors.values()) >= _BATCH
+                or len(audit) >= _BATCH
+            ):
+                flush()
+        flush()
+        expected = header.get("counts", {})
+        for name in ("memories", "embeddings", "audit", "activity", "meta"):
+            if name in expected and int(expected[name]) != getattr(report, name):
+                raise ValidationError(
+                    f"the export is incomplete: the header promises {expected[name]} {name}, "
+                    f"the file has {getattr(report, name)}"
+                )
+        for tenant in tenants:
+            check = verify_chain(store.audit_entries(tenant=tenant))
+            report.chain_ok[tenant] = check.ok
+            if not check.ok:
+                raise ValidationError(
+                    f"the imported audit chain of tenant {tenant!r} does not verify at seq {check.first_bad_seq}: "
+                    f"{check.problem}; nothing was imported"
+                )
+    return report
+
+
+def migrate_store(source: Store, target: Store, *, with_embeddings: bool = True) -> TransferReport:
+    """Copy everything from one store into an empty other one, streaming (export piped into import)."""
+    return import_lines(target, export_lines(source, with_embeddings=with_embeddings))

@@ -1,0 +1,164 @@
+"""The MCP server: in-process, over streamable HTTP on the live server (with keys), and over stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import pytest
+
+mcp = pytest.importorskip("mcp")
+
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+from remnant.server.auth import LOCAL_PRINCIPAL  # noqa: E402
+from remnant.server.engines import Engines  # noqa: E402
+from remnant.server.mcp_server import build_mcp_server  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.server.conftest import LiveServer
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+async def _agent_session(client: Any, user: str) -> dict[str, Any]:
+    """What an agent does: remember, recall, pin, forget with a dry run, read the resource."""
+    out: dict[str, Any] = {}
+    tools = await client.list_tools()
+    out["tools"] = {t.name: t for t in tools.tools}
+    r = await client.call_tool(
+        "remember",
+        {"content": "The user is allergic to peanuts", "user_id": user, "kind": "fact", "importance": 0.9},
+    )
+    assert not r.is_error, r.content
+    out["remembered"] = r.structured_content
+    mid = r.structured_content["id"]
+    r = await client.call_tool("recall", {"query": "peanuts allergy", "user_id": user})
+    out["recalled"] = r.structured_content
+    r = await client.call_tool("pin", {"memory_id": mid})
+    out["pinned"] = r.structured_content
+    r = await client.call_tool("forget", {"request": mid, "user_id": user, "dry_run": True})
+    out["dry_run"] = r.structured_content
+    res = await client.read_resource(f"remnant://users/{user}/memories")
+    out["resource"] = json.loads(res.contents[0].text)
+    r = await client.call_tool("pin", {"memory_id": "mem_doesnotexist"})
+    out["missing"] = (r.is_error, r.content[0].text)
+    r = await client.call_tool("forget", {"request": mid, "user_id": user, "hard": True, "confirm": True})
+    out["purged"] = r.structured_content
+    return out
+
+
+def _check(out: dict[str, Any], tenant: str) -> None:
+    assert set(out["tools"]) >= {"remember", "recall", "forget", "pin"}
+    doc = out["tools"]["remember"].description
+    assert "0.9" in doc and "0.3" in doc and "preference" in doc and "open_issue" in doc
+    assert out["remembered"]["strength"] == pytest.approx(0.95)
+    assert [m["id"] for m in out["recalled"]["memories"]] == [out["remembered"]["id"]]
+    assert out["pinned"]["pinned"] is True
+    assert out["dry_run"]["dry_run"] is True and out["dry_run"]["count"] == 1
+    assert out["resource"]["tenant"] == tenant
+    assert [m["content"] for m in out["resource"]["memories"]] == ["The user is allergic to peanuts"]
+    assert out["missing"][0] is True and "not_found" in out["missing"][1]
+    assert out["purged"]["purged"] == 1
+
+
+def test_in_process(tmp_path: Path) -> None:
+    engines = Engines(str(tmp_path / "m.db"))
+    server = build_mcp_server(engines, local=LOCAL_PRINCIPAL)
+
+    async def main() -> dict[str, Any]:
+        async with Client(server) as client:
+            return await _agent_session(client, "mia")
+
+    _check(anyio.run(main), "default")
+    engines.close()
+
+
+def _http_client(live: LiveServer, key: str | None) -> Any:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {live.keys[key]}"} if key else {}
+    http = httpx2.AsyncClient(headers=headers, timeout=30)
+    return Client(streamable_http_client(f"{live.base}/mcp", http_client=http))
+
+
+def test_over_http_with_keys(live: LiveServer) -> None:
+    async def main() -> dict[str, Any]:
+        async with _http_client(live, "b_all") as client:
+            return await _agent_session(client, "mia-http")
+
+    _check(anyio.run(main), "tenant-b")
+
+
+def test_http_tenancy_and_scopes(live: LiveServer) -> None:
+    with live.client("a_all") as a:
+        mid = a.post("/v1/memories", json={"content": "A's secret plan", "user_id": "ned"}).json()["id"]
+
+    async def main() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with _http_client(live, "b_all") as client:
+            r = await client.call_tool("recall", {"query": "secret plan", "user_id": "ned"})
+            out["recall"] = r.structured_content
+            r = await client.call_tool("pin", {"memory_id": mid})
+            out["pin"] = r.is_error
+            r = await client.call_tool("forget", {"request": mid, "hard": True, "confirm": True})
+            out["forget"] = r.is_error
+            res = await client.read_resource("remnant://users/ned/memories")
+            out["resource"] = json.loads(res.contents[0].text)
+        async with _http_client(live, "a_read") as client:
+            r = await client.call_tool("remember", {"content": "read-only write", "user_id": "ned"})
+            out["readonly_write"] = (r.is_error, r.content[0].text)
+        return out
+
+    out = anyio.run(main)
+    assert out["recall"]["memories"] == [] and out["pin"] and out["forget"]
+    assert out["resource"]["memories"] == [] and out["resource"]["tenant"] == "tenant-b"
+    assert out["readonly_write"][0] and "forbidden" in out["readonly_write"][1]
+    with live.client("a_all") as a:
+        m = a.get(f"/v1/memories/{mid}").json()
+        assert m["status"] == "active" and m["pinned"] is False
+
+
+def test_http_without_key_is_refused(live: LiveServer) -> None:
+    import httpx
+
+    r = httpx.post(
+        f"{live.base}/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Accept": "application/json, text/event-stream"},
+    )
+    assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized"
+
+
+def test_over_stdio(tmp_path: Path) -> None:
+    # REMNANT_PRIVACY=off: this is about the stdio transport; it spares the subprocess the PII model load
+    env = {
+        **os.environ,
+        "REMNANT_PRIVACY": "off",
+        "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "remnant",
+            "--db",
+            str(tmp_path / "stdio.db"),
+            "--tenant",
+            "solo",
+            "serve",
+            "--mcp-stdio",
+        ],
+        env=env,
+    )
+
+    async def main() -> dict[str, Any]:
+        async with Client(params) as client:
+            return await _agent_session(client, "mia")
+
+    _check(anyio.run(main), "solo")

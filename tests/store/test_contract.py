@@ -1,0 +1,401 @@
+"""THE store contract: every backend (SQLite file, PostgreSQL) must pass the same tests."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from remnant.core.audit import AuditDraft, verify_chain
+from remnant.core.errors import NotFoundError, SchemaTooNewError, ValidationError
+from remnant.core.model import Kind, MemoryRecord, Status, new_id
+from remnant.store import open_store
+from remnant.store.base import MemoryFilter, Store
+
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "remnant.db")
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def store(backend_url: str) -> Iterator[Store]:
+    s = open_store(backend_url)
+    yield s
+    s.close()
+
+
+def rec(content: str = "I like green tea", *, user: str = "ana", **kw: object) -> MemoryRecord:
+    fields: dict[str, object] = {
+        "id": new_id(),
+        "user_id": user,
+        "content": content,
+        "created_at": T0,
+        "strength0": 1.0,
+        "stability": 3.0,
+        "anchor": 20454.0,
+        "fade_at": 20460.0,
+    }
+    fields.update(kw)
+    return MemoryRecord(**fields)  # type: ignore[arg-type]
+
+
+def ts(dt: datetime) -> float:
+    return dt.timestamp()
+
+
+# -- memories ------------------------------------------------------------------------------------
+def test_insert_get_round_trips_every_field(store: Store) -> None:
+    full = rec(
+        "Ana's passport expires in May",
+        kind=Kind.PREFERENCE,
+        tenant="acme",
+        agent_id="agent-1",
+        session_id="s-1",
+        key="passport",
+        source="chat",
+        confidence=0.75,
+        importance=0.9,
+        pinned=True,
+        last_accessed_at=T0 + timedelta(hours=1, microseconds=123456),
+        access_count=3,
+        review_count=2,
+        expires_at=T0 + timedelta(days=30),
+        valid_from=T0 - timedelta(days=1),
+        valid_to=T0 + timedelta(days=400),
+        status=Status.HIDDEN,
+        status_reason="hidden by test",
+        status_changed_at=T0 + timedelta(minutes=5),
+        superseded_by="mem_x",
+        metadata={"tags": ["travel", "docs"], "n": 3, "flag": True, "nested": {"a": [1, 2.5]}, "zh": "护照"},
+    )
+    never = rec(fade_at=math.inf)
+    store.insert(full)
+    store.insert(never)
+    assert store.get(full.id, tenant="acme") == full
+    got = store.get(never.id)
+    assert got == never and got is not None and math.isinf(got.fade_at)
+    assert store.get(full.id) is None  # another tenant
+    assert store.get("mem_missing") is None
+
+
+def test_duplicate_id_is_a_validation_error(store: Store) -> None:
+    r = rec()
+    store.insert(r)
+    with pytest.raises(ValidationError):
+        store.insert(r)
+    assert store.count(MemoryFilter()) == 1
+
+
+def test_update_overwrites_and_missing_is_not_found(store: Store) -> None:
+    r = rec()
+    store.insert(r)
+    r.importance, r.access_count, r.fade_at = 0.1, 7, math.inf
+    r.metadata = {"k": "v"}
+    store.update(r)
+    assert store.get(r.id) == r
+    with pytest.raises(NotFoundError):
+        store.update(rec())
+
+
+def test_get_many_keeps_the_requested_order(store: Store) -> None:
+    rs = [rec(f"memory {i}") for i in range(5)]
+    for r in rs:
+        store.insert(r)
+    wanted = [rs[3].id, "mem_nope", rs[0].id, rs[4].id]
+    assert [r.id for r in store.get_many(wanted)] == [rs[3].id, rs[0].id, rs[4].id]
+    assert store.get_many([]) == []
+
+
+def test_filters(store: Store) -> None:
+    a = rec("a", kind=Kind.FACT, key="city", source="chat", created_at=T0, fade_at=10.0)
+    b = rec("b", kind=Kind.PREFERENCE, created_at=T0 + timedelta(days=1), fade_at=20.0, pinned=True)
+    c = rec(
+        "c", user="bob", created_at=T0 + timedelta(days=2), expires_at=T0 + timedelta(days=3), fade_at=30.0
+    )
+    d = rec("d", status=Status.HIDDEN, metadata={"tags": ["x", "y"], "lang": "en", "ok": True, "n": 2})
+    e = rec("e", valid_from=T0, valid_to=T0 + timedelta(days=10), agent_id="ag", session_id="se")
+    f = rec("f", last_accessed_at=T0 - timedelta(days=5), fade_at=math.inf)
+    for r in (a, b, c, d, e, f):
+        store.insert(r)
+
+    def got(**kw: object) -> set[str]:
+        return {r.content for r in store.query(MemoryFilter(**kw))}  # type: ignore[arg-type]
+
+    assert got() == {"a", "b", "c", "e", "f"}
+    assert got(statuses=None) == {"a", "b", "c", "d", "e", "f"}
+    assert got(statuses=(Status.HIDDEN,)) == {"d"}
+    assert got(statuses=()) == set()
+    assert got(user_id="bob") == {"c"}
+    assert got(ids=(a.id, d.id)) == {"a"}
+    assert got(ids=()) == set()
+    assert got(kinds=(Kind.PREFERENCE,)) == {"b"}
+    assert got(keys=("city",)) == {"a"}
+    assert got(sources=("chat",)) == {"a"}
+    assert got(pinned=True) == {"b"}
+    assert got(agent_id="ag", session_id="se") == {"e"}
+    assert got(remembered_at=20.0) == {"c", "e", "f"}  # fade_at > 20; e has the default 20460
+    assert got(faded_by=20.0) == {"a", "b"}
+    assert got(now=ts(T0 + timedelta(days=4))) == {"a", "b", "e", "f"}
+    assert got(expired_by=ts(T0 + timedelta(days=3))) == {"c"}
+    assert got(valid_at=ts(T0 + timedelta(days=20))) == {"a", "b", "c", "f"}
+    assert got(valid_at=ts(T0 + timedelta(hours=36))) == {"a", "b", "e", "f"}  # c was recorded later
+    assert got(created_after=ts(T0 + timedelta(days=1)), created_before=ts(T0 + timedelta(days=2))) == {"b"}
+    assert got(accessed_before=ts(T0 - timedelta(days=1))) == {"f"}
+    assert got(statuses=None, tags=("x",)) == {"d"}
+    assert got(statuses=None, tags=("x", "z")) == set()
+    assert got(statuses=None, metadata={"lang": "en", "n": 2}) == {"d"}
+    assert got(statuses=None, metadata={"ok": True}) == {"d"}
+    assert got(statuses=None, metadata={"lang": "fr"}) == set()
+    with pytest.raises(ValidationError):
+        got(metadata={"bad key'": 1})
+
+
+def test_query_order_limit_offset_count_ids(store: Store) -> None:
+    rs = [
+        rec(f"m{i}", created_at=T0 + timedelta(hours=i), importance=i / 10, fade_at=float(100 - i))
+        for i in range(6)
+    ]
+    for r in rs:
+        store.insert(r)
+    flt = MemoryFilter()
+    assert [r.content for r in store.query(flt)] == [f"m{i}" for i in range(6)]
+    assert [r.content for r in store.query(flt, order="-created_at", limit=2)] == ["m5", "m4"]
+    assert [r.content for r in store.query(flt, order="fade_at", limit=2, offset=1)] == ["m4", "m3"]
+    assert [r.content for r in store.query(flt, order="-importance", limit=1)] == ["m5"]
+    assert store.count(flt) == 6
+    assert store.ids(flt) == [r.id for r in rs]
+    assert store.ids(flt, limit=2) == [rs[0].id, rs[1].id]
+
+
+def test_set_status_changes_only_rows_not_already_there(store: Store) -> None:
+    rs = [rec(f"m{i}", valid_to=None if i else T0 + timedelta(days=1)) for i in range(3)]
+    for r in rs:
+        store.insert(r)
+    at = ts(T0 + timedelta(days=5))
+    changed = store.set_status(
+        MemoryFilter(ids=(rs[0].id, rs[1].id)),
+        Status.SUPERSEDED,
+        reason="newer",
+        at=at,
+        superseded_by="mem_new",
+        close_validity=True,
+    )
+    assert sorted(changed) == sorted([(rs[0].id, "ana"), (rs[1].id, "ana")])
+    again = store.set_status(
+        MemoryFilter(ids=(rs[0].id, rs[1].id), statuses=None), Status.SUPERSEDED, reason="x", at=at
+    )
+    assert again == []
+    r0, r1, r2 = (store.get(r.id) for r in rs)
+    assert r0 is not None and r1 is not None and r2 is not None
+    assert r0.status == Status.SUPERSEDED and r0.superseded_by == "mem_new" and r0.status_reason == "newer"
+    assert r0.valid_to == T0 + timedelta(days=1)  # an earlier end stays
+    assert r1.valid_to == datetime.fromtimestamp(at, UTC)  # an open window closes at `at`
+    assert r1.status_changed_at == datetime.fromtimestamp(at, UTC)
+    assert r2.status == Status.ACTIVE and r2.valid_to is None
+    # superseded_by is kept when the new change does not name one
+    store.set_status(MemoryFilter(ids=(rs[0].id,), statuses=None), Status.HIDDEN, reason="h", at=at)
+    r0b = store.get(rs[0].id)
+    assert r0b is not None and r0b.superseded_by == "mem_new" and r0b.status == Status.HIDDEN
+    assert store.status_counts(MemoryFilter(statuses=None)) == {"hidden": 1, "superseded": 1, "active": 1}
+
+
+def test_touch_and_delete(store: Store) -> None:
+    a, b = rec("a"), rec("b")
+    store.insert(a)
+    store.insert(b)
+    store.put_embeddings([(a.id, "m", np.ones(3)), (b.id, "m", np.ones(3))])
+    at = ts(T0 + timedelta(days=1))
+    store.touch([a.id], at=at)
+    got = store.get(a.id)
+    assert (
+        got is not None and got.access_count == 1 and got.last_accessed_at == datetime.fromtimestamp(at, UTC)
+    )
+    assert store.delete([a.id, "mem_nope"]) == 1
+    assert store.get(a.id) is None
+    assert store.embeddings(MemoryFilter(statuses=None), model="m")[0] == [b.id]
+    assert store.lexical_search('"a"', MemoryFilter()) == []
+    assert store.delete([b.id], tenant="other") == 0
+
+
+def test_lexical_search(store: Store) -> None:
+    tea = rec("I really like green tea in the morning")
+    coffee = rec("Coffee keeps me awake at night")
+    zh = rec("我喜欢喝绿茶")
+    hidden = rec("green tea is hidden", status=Status.HIDDEN)
+    for r in (tea, coffee, zh, hidden):
+        store.insert(r)
+    hits = store.lexical_search('"green" OR "tea"', MemoryFilter())
+    assert [h[0] for h in hits] == [tea.id]
+    assert {h[0] for h in store.lexical_search('"coffee" OR "tea"', MemoryFilter())} == {tea.id, coffee.id}
+    assert [h[0] for h in store.lexical_search('"绿茶"', MemoryFilter())] == [zh.id]
+    assert {h[0] for h in store.lexical_search('"tea"', MemoryFilter(statuses=None))} == {tea.id, hidden.id}
+    assert store.lexical_search('"tea"', MemoryFilter(user_id="bob")) == []
+    assert len(store.lexical_search('"coffee" OR "tea" OR "绿茶"', MemoryFilter(), limit=2)) == 2
+    # stems: "likes" finds "like" (porter in SQLite, the english config in PostgreSQL)
+    assert [h[0] for h in store.lexical_search('"likes"', MemoryFilter())] == [tea.id]
+    scores = [h[1] for h in store.lexical_search('"coffee" OR "night" OR "tea"', MemoryFilter())]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_index_text_is_what_is_searched(store: Store) -> None:
+    r = rec("[REDACTED] called")
+    store.insert(r, index_text="placeholder phone called")
+    assert [h[0] for h in store.lexical_search('"placeholder"', MemoryFilter())] == [r.id]
+
+
+def test_embeddings_and_vector_search(store: Store) -> None:
+    rs = [rec(f"m{i}", user="ana" if i < 4 else "bob") for i in range(6)]
+    for r in rs:
+        store.insert(r)
+    rng = np.random.default_rng(7)
+    vecs = rng.normal(size=(6, 8)).astype(np.float32)
+    store.put_embeddings([(r.id, "mini", v) for r, v in zip(rs, vecs, strict=True)])
+    store.put_embeddings([(rs[0].id, "mini", vecs[0])])  # replacing is fine
+    ids, matrix = store.embeddings(MemoryFilter(user_id="ana"), model="mini")
+    assert ids == [r.id for r in rs[:4]]
+    assert matrix.dtype == np.float32 and matrix.shape == (4, 8)
+    np.testing.assert_allclose(matrix, vecs[:4], rtol=1e-6)
+    assert store.embeddings(MemoryFilter(), model="other")[0] == []
+    assert store.embedding_models() == ["mini"]
+    assert store.embedding_models(tenant="acme") == []
+    with pytest.raises(NotFoundError):
+        store.put_embeddings([("mem_nope", "mini", vecs[0])])
+
+    q = vecs[2] + 0.01
+    hits = store.vector_search(q, MemoryFilter(user_id="ana"), model="mini", limit=3)
+    norm = vecs[:4] @ q / (np.linalg.norm(vecs[:4], axis=1) * np.linalg.norm(q))
+    expected = [rs[i].id for i in np.argsort(-norm)[:3]]
+    assert [h[0] for h in hits] == expected
+    assert hits[0][1] == pytest.approx(float(norm.max()), abs=1e-5)
+    store.set_status(MemoryFilter(ids=(rs[2].id,)), Status.HIDDEN, reason="x", at=0.0)
+    assert rs[2].id not in [
+        h[0] for h in store.vector_search(q, MemoryFilter(user_id="ana"), model="mini", limit=3)
+    ]
+    assert store.vector_search(q, MemoryFilter(), model="nope", limit=3) == []
+
+
+# -- audit -----------------------------------------------------------------------------------------
+def draft(
+    action: str = "hide", tenant: str = "default", user: str | None = "ana", **kw: object
+) -> AuditDraft:
+    return AuditDraft(tenant=tenant, at=T0, actor="test", action=action, reason="because", user_id=user, **kw)  # type: ignore[arg-type]
+
+
+def test_audit_chain_per_tenant(store: Store) -> None:
+    e1 = store.append_audit(draft(memory_ids=("mem_a",), details={"n": 1, "when": T0}))
+    e2 = store.append_audit(draft("purge", user="bob", summary="1 fact"))
+    other = store.append_audit(draft(tenant="acme"))
+    assert e2.prev_hash == e1.hash and e2.seq > e1.seq
+    assert other.prev_hash == "0" * 64
+    entries = store.audit_entries()
+    assert [e.seq for e in entries] == [e1.seq, e2.seq]
+    assert entries[0].details == {"n": 1, "when": str(T0)}
+    assert verify_chain(entries).ok
+    assert [e.seq for e in store.audit_entries(user_id="bob")] == [e2.seq]
+    assert [e.seq for e in store.audit_entries(action="hide")] == [e1.seq]
+    assert [e.seq for e in store.audit_entries(since_seq=e1.seq)] == [e2.seq]
+    assert len(store.audit_entries(limit=1)) == 1
+    assert verify_chain(store.audit_entries(tenant="acme")).ok
+
+
+def test_audit_log_is_append_only(store: Store, backend_url: str) -> None:
+    store.append_audit(draft())
+    if backend_url.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(backend_url, autocommit=True) as conn:
+            for statement in (
+                "UPDATE audit_log SET reason = 'x'",
+                "DELETE FROM audit_log",
+                "TRUNCATE audit_log",
+            ):
+                with pytest.raises(psycopg.Error, match="append-only"):
+                    conn.execute(statement)
+    else:
+        import sqlite3
+
+        conn = sqlite3.connect(backend_url)
+        for statement in ("UPDATE audit_log SET reason = 'x'", "DELETE FROM audit_log"):
+            with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+                conn.execute(statement)
+        conn.close()
+    assert verify_chain(store.audit_entries()).ok
+
+
+# -- activity, overview, meta, transactions ------------------------------------------------------
+def test_activity_days(store: Store) -> None:
+    for day in (date(2026, 1, 1), date(2026, 1, 2), date(2026, 1, 2), date(2026, 1, 5)):
+        store.mark_active("default", "ana", day)
+    assert store.active_day_count("default", "ana", date(2026, 1, 2)) == 2
+    assert store.active_day_count("default", "ana", date(2026, 2, 1)) == 3
+    assert store.active_day_count("acme", "ana", date(2026, 2, 1)) == 0
+
+
+def test_users_and_meta(store: Store) -> None:
+    store.insert(rec("a"))
+    store.insert(rec("b", status=Status.FADED))
+    store.insert(rec("c", user="bob"))
+    users = store.users()
+    assert [(u.user_id, u.total, u.active) for u in users] == [("ana", 2, 1), ("bob", 1, 1)]
+    assert store.users(tenant="acme") == []
+    assert store.get_meta("decay_clock_mode") is None
+    store.set_meta("decay_clock_mode", "wall")
+    store.set_meta("decay_clock_mode", "active_days")
+    assert store.get_meta("decay_clock_mode") == "active_days"
+    assert store.schema_version() == 1
+    store.compact()
+
+
+def test_transactions_are_atomic_and_nest(store: Store) -> None:
+    a, b = rec("a"), rec("b")
+    with pytest.raises(RuntimeError), store.transaction():
+        store.insert(a)
+        with store.transaction():
+            store.insert(b)
+            store.append_audit(draft())
+        assert store.count(MemoryFilter()) == 2  # reads inside see the transaction's writes
+        raise RuntimeError("boom")
+    assert store.count(MemoryFilter()) == 0
+    assert store.audit_entries() == []
+    with store.transaction():
+        store.insert(a)
+        store.set_status(MemoryFilter(ids=(a.id,)), Status.HIDDEN, reason="x", at=0.0)
+    got = store.get(a.id)
+    assert got is not None and got.status == Status.HIDDEN
+
+
+def test_schema_newer_than_code_is_refused(backend_url: str) -> None:
+    s = open_store(backend_url)
+    s.close()
+    if backend_url.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(backend_url, autocommit=True) as conn:
+            conn.execute("INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 0)")
+    else:
+        import sqlite3
+
+        conn = sqlite3.connect(backend_url)
+        conn.execute("INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 0)")
+        conn.commit()
+        conn.close()
+    with pytest.raises(SchemaTooNewError, match="newer"):
+        open_store(backend_url)
+
+
+def test_reopen_keeps_data(backend_url: str) -> None:
+    r = rec()
+    with open_store(backend_url) as s:
+        s.insert(r)
+    with open_store(backend_url) as s:
+        assert s.get(r.id) == r
+        assert s.schema_version() == 1
