@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -218,32 +219,37 @@ class Memory:
         redact: bool = True,
     ) -> MemoryRecord:
         """Store a memory. A memory with a ``key`` supersedes the user's active memory with that key."""
-        record = self._build(
-            content,
-            user_id=user_id,
-            kind=kind,
-            key=key,
-            importance=importance,
-            confidence=confidence,
-            source=source,
-            agent_id=agent_id,
-            session_id=session_id,
-            pinned=pinned,
-            ttl=ttl,
-            expires_at=expires_at,
-            valid_from=valid_from,
-            valid_to=valid_to,
-            metadata=metadata,
-            redact=redact,
-        )
-        return self._store_new([record], supersede=supersede)[0]
+        with self.store.transaction():  # vault entries written by the redactor commit with the memory
+            return self._remember_one(
+                content,
+                user_id=user_id,
+                kind=kind,
+                key=key,
+                importance=importance,
+                confidence=confidence,
+                source=source,
+                agent_id=agent_id,
+                session_id=session_id,
+                pinned=pinned,
+                ttl=ttl,
+                expires_at=expires_at,
+                valid_from=valid_from,
+                valid_to=valid_to,
+                metadata=metadata,
+                supersede=supersede,
+                redact=redact,
+            )
+
+    def _remember_one(self, content: str, *, supersede: bool, **kwargs: Any) -> MemoryRecord:
+        return self._store_new([self._build(content, **kwargs)], supersede=supersede)[0]
 
     def remember_many(
         self, items: Iterable[Mapping[str, Any]], *, supersede: bool = True
     ) -> list[MemoryRecord]:
         """Store many memories in one transaction (each item takes :meth:`remember`'s arguments)."""
-        records = [self._build(**dict(item)) for item in items]
-        return self._store_new(records, supersede=supersede)
+        with self.store.transaction():
+            records = [self._build(**dict(item)) for item in items]
+            return self._store_new(records, supersede=supersede)
 
     def _build(
         self,
@@ -593,7 +599,11 @@ class Memory:
     ) -> list[Hit]:
         hits = []
         with self.store.transaction():
-            for i, r in enumerate(records):
+            for i, seen in enumerate(records):
+                # re-read under the write lock so concurrent touches never lose an access or a boost
+                r = self.store.get(seen.id, tenant=self.tenant)
+                if r is None:  # purged meanwhile
+                    continue
                 axis = self.axis(r.user_id, now)
                 self._apply_state(r, dk.reinforce(self._state(r), axis, self.decay, how))
                 r.last_accessed_at = now
@@ -747,6 +757,7 @@ class Memory:
         batch_id: str | None = None,
         action: str = "purge",
         skip_pinned: bool = False,
+        scrub: bool = True,
     ) -> list[MemoryRecord]:
         """Purge the memories that still exist when the write lock is held, audit exactly those.
 
@@ -765,8 +776,32 @@ class Memory:
             self.store.delete([r.id for r in present], tenant=self.tenant)
             for user, recs in _by_user(present).items():
                 self._audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
+                self._release_placeholders(user, recs)
         self.retriever.on_delete(self, [r.id for r in present])
+        if scrub:
+            self.store.scrub()
         return present
+
+    def _release_placeholders(self, user_id: str, purged: Sequence[MemoryRecord]) -> None:
+        """Drop vault entries that only the purged memories referred to: a purge takes the value too."""
+        forget = getattr(getattr(self.redactor, "vault", None), "forget_placeholder", None)
+        if forget is None:
+            return
+        wanted = {m for r in purged for m in _PLACEHOLDER.findall(r.content)}
+        if not wanted:
+            return
+        still_used: set[str] = set()
+        flt = self._filter(user_id, statuses=None)
+        offset = 0
+        while wanted - still_used:
+            page = self.store.query(flt, limit=2000, offset=offset)
+            if not page:
+                break
+            for r in page:
+                still_used.update(m for m in _PLACEHOLDER.findall(r.content) if m in wanted)
+            offset += len(page)
+        for placeholder in sorted(wanted - still_used):
+            forget(self.tenant, user_id, placeholder)
 
     def forget(
         self,
@@ -832,6 +867,9 @@ class Memory:
 
     def files(self) -> list[Path]:
         return self.store.files()
+
+
+_PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")
 
 
 def _by_user(records: Iterable[MemoryRecord]) -> dict[str, list[MemoryRecord]]:

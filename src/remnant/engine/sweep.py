@@ -41,6 +41,13 @@ class SweepPolicy:
 
 
 def run_sweep(mem: Memory, policy: SweepPolicy, *, dry_run: bool = False) -> SweepReport:
+    report = _run_sweep(mem, policy, dry_run=dry_run)
+    if not dry_run and any(s.count for s in report.steps if s.action.startswith(("purge", "evict"))):
+        mem.store.scrub()  # once per sweep, not per purged chunk
+    return report
+
+
+def _run_sweep(mem: Memory, policy: SweepPolicy, *, dry_run: bool = False) -> SweepReport:
     now = mem.now()
     batch = new_id("sweep")
     report = SweepReport(batch_id=batch, at=now, dry_run=dry_run)
@@ -119,7 +126,9 @@ def _run_steps(mem: Memory, policy: SweepPolicy, report: SweepReport, batch: str
             done: list[str] = []
             for start in range(0, len(ids), 5000):
                 chunk = ids[start : start + 5000]
-                purged = mem._purge_present(chunk, reason=reason, policy=name, batch_id=batch, action=action)
+                purged = mem._purge_present(
+                    chunk, reason=reason, policy=name, batch_id=batch, action=action, scrub=False
+                )
                 done.extend(r.id for r in purged)
             ids = done
         report.steps.append(SweepStep(action, name, len(ids), ids))

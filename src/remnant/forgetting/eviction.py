@@ -157,6 +157,7 @@ def _apply(
                 batch_id=batch_id,
                 action=action,
                 skip_pinned=True,
+                scrub=False,
             )
             done.extend(r.id for r in purged)
     return done

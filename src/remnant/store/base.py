@@ -278,6 +278,13 @@ class Store(ABC):
             weights=ImportanceWeights(decay_per_day, mark_weight),
         )
 
+    def scrub(self) -> None:
+        """Make purged text leave the store's files soon after a purge (cheaper than :meth:`compact`).
+
+        The default does nothing: a server database is responsible for its own storage.
+        """
+        return None
+
     def files(self) -> list[Path]:
         """Files holding this store's bytes, for erasure scans (empty for server databases)."""
         return []

@@ -754,6 +754,13 @@ class SQLiteStore(Store):
             self._conn.execute("VACUUM")
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def scrub(self) -> None:
+        with self._lock:
+            # secure_delete zeroes freed cells, but FTS5 keeps deleted terms in old index segments until
+            # they are merged, and the WAL keeps old page images until a checkpoint: clear both.
+            self._conn.execute("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def files(self) -> list[Path]:
         if self.path is None:
             return []
