@@ -232,3 +232,35 @@ def test_active_days_clock_ignores_holidays(tmp_path: Path, clock: ManualClock) 
         m.remember("daily chatter", user_id="ana", kind="episode")
     assert m.strength(r.id) < 0.52
     m.close()
+
+
+def test_a_purge_leaves_no_bytes_behind(mem: Memory) -> None:
+    secret = "Wombat-Glacier-5521"
+    keep = [mem.remember(f"filler memory number {i}", user_id="ana") for i in range(20)]
+    gone = mem.remember(f"the locker code is {secret}", user_id="ana")
+    mem.purge(gone.id)
+    blob = b"".join(p.read_bytes() for p in mem.files())
+    assert secret.encode() not in blob and b"Glacier" not in blob
+    assert all(mem.get(k.id) for k in keep)
+
+
+def test_purging_a_memory_releases_its_vault_values(
+    tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("cryptography")
+    from remnant.config import build_memory
+    from remnant.privacy.keys import generate_key
+
+    monkeypatch.setenv("REMNANT_VAULT_KEY", generate_key())
+    monkeypatch.setenv("REMNANT_REDACT_PRESIDIO", "off")
+    m = build_memory(str(tmp_path / "v.db"), clock=clock)
+    a = m.remember("my email is first.person@example.org", user_id="ana")
+    b = m.remember("again, write to first.person@example.org", user_id="ana")
+    c = m.remember("backup mail second.person@example.org", user_id="ana")
+    vault = m.redactor.vault  # type: ignore[union-attr]
+    assert len(vault.entries("default", "ana")) == 2
+    m.purge(a.id)  # b still refers to the first address: it stays
+    assert len(vault.entries("default", "ana")) == 2
+    m.purge([b.id, c.id])
+    assert vault.entries("default", "ana") == []
+    m.close()

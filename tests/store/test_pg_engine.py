@@ -33,7 +33,7 @@ def test_memory_lifecycle_on_postgres(pg_url: str) -> None:
         counts = mem.store.status_counts(mem._filter("ana", statuses=None))
         assert counts.get("active", 0) == 0 and counts.get("expired", 0) + counts.get("faded", 0) >= 2
         erased = mem.erase_user("ana")
-        assert erased.checks == {"memories": 0, "embeddings": 0, "recall": 0}
+        assert erased.verified and {"memories", "embeddings", "recall"} <= set(erased.checks)
         assert mem.verify_audit().ok
     finally:
         mem.close()

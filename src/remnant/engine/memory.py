@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -35,10 +36,12 @@ from remnant.core.model import (
 )
 from remnant.engine.results import ErasureReport, FadedHint, Hit, RecallResult, SweepReport
 from remnant.engine.seams import LexicalRetriever, Redactor, Retriever
+from remnant.forgetting.contradictions import ContradictionPolicy, resolve_on_write
 from remnant.store import open_store
 from remnant.store.base import MemoryFilter, Store
 
 _MAX_AUDIT_IDS = 5000
+_BEFORE_HIDE = "status_before_hide"  # metadata key: the status a hidden memory returns to
 
 
 class Memory:
@@ -61,6 +64,7 @@ class Memory:
         retriever: Retriever | None = None,
         redactor: Redactor | None = None,
         actor: str = "system",
+        contradictions: ContradictionPolicy | None = None,
     ) -> None:
         self.store = store if store is not None else open_store(db)
         self.clock: Clock = clock or SystemClock()
@@ -69,6 +73,8 @@ class Memory:
         self.retriever: Retriever = retriever or LexicalRetriever()
         self.redactor = redactor
         self.actor = actor
+        # unkeyed facts and preferences that likely contradict an active one: flagged by default
+        self.contradictions = contradictions if contradictions is not None else ContradictionPolicy()
         self._check_decay_mode()
 
     # -- plumbing ----------------------------------------------------------------------------------
@@ -213,32 +219,37 @@ class Memory:
         redact: bool = True,
     ) -> MemoryRecord:
         """Store a memory. A memory with a ``key`` supersedes the user's active memory with that key."""
-        record = self._build(
-            content,
-            user_id=user_id,
-            kind=kind,
-            key=key,
-            importance=importance,
-            confidence=confidence,
-            source=source,
-            agent_id=agent_id,
-            session_id=session_id,
-            pinned=pinned,
-            ttl=ttl,
-            expires_at=expires_at,
-            valid_from=valid_from,
-            valid_to=valid_to,
-            metadata=metadata,
-            redact=redact,
-        )
-        return self._store_new([record], supersede=supersede)[0]
+        with self.store.transaction():  # vault entries written by the redactor commit with the memory
+            return self._remember_one(
+                content,
+                user_id=user_id,
+                kind=kind,
+                key=key,
+                importance=importance,
+                confidence=confidence,
+                source=source,
+                agent_id=agent_id,
+                session_id=session_id,
+                pinned=pinned,
+                ttl=ttl,
+                expires_at=expires_at,
+                valid_from=valid_from,
+                valid_to=valid_to,
+                metadata=metadata,
+                supersede=supersede,
+                redact=redact,
+            )
+
+    def _remember_one(self, content: str, *, supersede: bool, **kwargs: Any) -> MemoryRecord:
+        return self._store_new([self._build(content, **kwargs)], supersede=supersede)[0]
 
     def remember_many(
         self, items: Iterable[Mapping[str, Any]], *, supersede: bool = True
     ) -> list[MemoryRecord]:
         """Store many memories in one transaction (each item takes :meth:`remember`'s arguments)."""
-        records = [self._build(**dict(item)) for item in items]
-        return self._store_new(records, supersede=supersede)
+        with self.store.transaction():
+            records = [self._build(**dict(item)) for item in items]
+            return self._store_new(records, supersede=supersede)
 
     def _build(
         self,
@@ -346,6 +357,8 @@ class Memory:
                             policy="key",
                             summary=f"{len(ids)} memories with key {record.key!r} superseded",
                         )
+                elif supersede and self.contradictions.mode != "off":
+                    resolve_on_write(self, record, self.contradictions)
                 # a retriever may index more than the content (speaker, date, neighbouring turns)
                 self.store.insert(
                     record, index_text=index_text(self, record, records) if index_text else None
@@ -400,8 +413,9 @@ class Memory:
         at = ensure_aware(as_of, name="as_of") if as_of is not None else now
         statuses: tuple[Status, ...] = (Status.ACTIVE,)
         if as_of is not None:
-            # a point-in-time query sees facts that were valid then, even if superseded since
-            statuses = (Status.ACTIVE, Status.SUPERSEDED)
+            # a point-in-time query sees facts that were valid then, even if superseded or expired
+            # since (expiry and validity are checked at as_of by the filter's now/valid_at)
+            statuses = (Status.ACTIVE, Status.SUPERSEDED, Status.EXPIRED)
         if include_faded:
             statuses = (*statuses, Status.FADED)
         return self._filter(
@@ -589,7 +603,11 @@ class Memory:
     ) -> list[Hit]:
         hits = []
         with self.store.transaction():
-            for i, r in enumerate(records):
+            for i, seen in enumerate(records):
+                # re-read under the write lock so concurrent touches never lose an access or a boost
+                r = self.store.get(seen.id, tenant=self.tenant)
+                if r is None:  # purged meanwhile
+                    continue
                 axis = self.axis(r.user_id, now)
                 self._apply_state(r, dk.reinforce(self._state(r), axis, self.decay, how))
                 r.last_accessed_at = now
@@ -649,32 +667,52 @@ class Memory:
         policy: str | None = None,
         batch_id: str | None = None,
     ) -> list[str]:
-        """Mask memories (reversible with :meth:`unhide`); audited."""
+        """Mask memories (reversible with :meth:`unhide`); audited.
+
+        A memory hidden while superseded, expired or faded remembers that status, so unhiding an
+        old address brings it back as history, not as a second current address.
+        """
         ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
         records = [self._require(i) for i in ids]
-        changed = self.store.set_status(
-            self._filter(ids=tuple(ids), statuses=None),
-            Status.HIDDEN,
-            reason=reason,
-            at=self.now().timestamp(),
-        )
-        done = {c[0] for c in changed}
-        for user, recs in _by_user([r for r in records if r.id in done]).items():
-            self._audit("hide", reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
+        with self.store.transaction():
+            for r in records:
+                if r.status not in (Status.ACTIVE, Status.HIDDEN):
+                    r.metadata[_BEFORE_HIDE] = r.status.value
+                    self.store.update(r)
+            changed = self.store.set_status(
+                self._filter(ids=tuple(ids), statuses=None),
+                Status.HIDDEN,
+                reason=reason,
+                at=self.now().timestamp(),
+            )
+            done = {c[0] for c in changed}
+            for user, recs in _by_user([r for r in records if r.id in done]).items():
+                self._audit("hide", reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
         return [i for i in ids if i in done]
 
     def unhide(self, memory_id: str, *, actor: str | None = None) -> MemoryRecord:
-        """Restore a hidden memory to active; audited."""
+        """Restore a hidden memory to the status it had (active, or superseded/expired/faded); audited."""
         record = self._require(memory_id)
         if record.status != Status.HIDDEN:
             raise ConflictError(f"memory {memory_id} is {record.status.value}, not hidden")
-        self.store.set_status(
-            self._filter(ids=(memory_id,), statuses=(Status.HIDDEN,)),
-            Status.ACTIVE,
-            reason="restored",
-            at=self.now().timestamp(),
+        prior = record.metadata.get(_BEFORE_HIDE)
+        target = (
+            Status(prior) if prior in (Status.SUPERSEDED, Status.EXPIRED, Status.FADED) else Status.ACTIVE
         )
-        self._audit("unhide", "restored", [record], user_id=record.user_id, actor=actor)
+        with self.store.transaction():
+            changed = self.store.set_status(
+                self._filter(ids=(memory_id,), statuses=(Status.HIDDEN,)),
+                target,
+                reason="restored",
+                at=self.now().timestamp(),
+            )
+            if changed and prior is not None:
+                fresh = self._require(memory_id)
+                fresh.metadata.pop(_BEFORE_HIDE, None)
+                self.store.update(fresh)
+            self._audit(
+                "unhide", f"restored to {target.value}", [record], user_id=record.user_id, actor=actor
+            )
         return self._require(memory_id)
 
     def purge(
@@ -707,14 +745,67 @@ class Memory:
         batch_id: str | None = None,
         action: str = "purge",
     ) -> int:
+        return len(
+            self._purge_present(
+                records, reason=reason, actor=actor, policy=policy, batch_id=batch_id, action=action
+            )
+        )
+
+    def _purge_present(
+        self,
+        records: Sequence[MemoryRecord] | Sequence[str],
+        *,
+        reason: str,
+        actor: str | None = None,
+        policy: str | None = None,
+        batch_id: str | None = None,
+        action: str = "purge",
+        skip_pinned: bool = False,
+        scrub: bool = True,
+    ) -> list[MemoryRecord]:
+        """Purge the memories that still exist when the write lock is held, audit exactly those.
+
+        Re-reading inside the transaction is what keeps two concurrent sweeps from purging (and
+        auditing) the same memory twice.
+        """
         if not records:
-            return 0
+            return []
+        ids = [r if isinstance(r, str) else r.id for r in records]
         with self.store.transaction():
-            removed = self.store.delete([r.id for r in records], tenant=self.tenant)
-            for user, recs in _by_user(records).items():
+            present = self.store.get_many(ids, tenant=self.tenant)
+            if skip_pinned:
+                present = [r for r in present if not r.pinned]
+            if not present:
+                return []
+            self.store.delete([r.id for r in present], tenant=self.tenant)
+            for user, recs in _by_user(present).items():
                 self._audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
-        self.retriever.on_delete(self, [r.id for r in records])
-        return removed
+                self._release_placeholders(user, recs)
+        self.retriever.on_delete(self, [r.id for r in present])
+        if scrub:
+            self.store.scrub()
+        return present
+
+    def _release_placeholders(self, user_id: str, purged: Sequence[MemoryRecord]) -> None:
+        """Drop vault entries that only the purged memories referred to: a purge takes the value too."""
+        forget = getattr(getattr(self.redactor, "vault", None), "forget_placeholder", None)
+        if forget is None:
+            return
+        wanted = {m for r in purged for m in _PLACEHOLDER.findall(r.content)}
+        if not wanted:
+            return
+        still_used: set[str] = set()
+        flt = self._filter(user_id, statuses=None)
+        offset = 0
+        while wanted - still_used:
+            page = self.store.query(flt, limit=2000, offset=offset)
+            if not page:
+                break
+            for r in page:
+                still_used.update(m for m in _PLACEHOLDER.findall(r.content) if m in wanted)
+            offset += len(page)
+        for placeholder in sorted(wanted - still_used):
+            forget(self.tenant, user_id, placeholder)
 
     def forget(
         self,
@@ -752,47 +843,14 @@ class Memory:
 
         return run_sweep(self, policy or SweepPolicy(), dry_run=dry_run)
 
-    def erase_user(self, user_id: str, *, actor: str | None = None) -> ErasureReport:
-        """Right to be forgotten: purge everything of a user and prove nothing remains."""
-        check_identifier(user_id, "user_id")
-        flt = self._filter(user_id, statuses=None)
-        removed: dict[str, int] = defaultdict(int)
-        all_ids: list[str] = []
-        while True:
-            batch = self.store.query(flt, limit=1000)
-            if not batch:
-                break
-            for r in batch:
-                removed[r.kind.value] += 1
-            all_ids.extend(r.id for r in batch)
-            with self.store.transaction():
-                self.store.delete([r.id for r in batch], tenant=self.tenant)
-        self.retriever.on_delete(self, all_ids)
-        vault_removed = self.redactor.purge_user(tenant=self.tenant, user_id=user_id) if self.redactor else 0
-        self.store.compact()
-        checks = {
-            "memories": self.store.count(flt),
-            "embeddings": sum(
-                len(self.store.embeddings(flt, model=m)[0])
-                for m in self.store.embedding_models(tenant=self.tenant)
-            ),
-            "recall": len(self.store.query(self.recall_filter(user_id), limit=1)),
-        }
-        entry = self._audit(
-            "erase_user",
-            "right to be forgotten",
-            ids=all_ids,
-            user_id=user_id,
-            actor=actor,
-            policy="erasure",
-            summary=f"{len(all_ids)} memories erased ("
-            + ", ".join(f"{n} {k}" for k, n in sorted(removed.items()))
-            + ")",
-            details={"vault_entries_removed": vault_removed, "checks": checks},
-        )
-        return ErasureReport(
-            self.tenant, user_id, self.now(), dict(removed), vault_removed, checks, entry.seq
-        )
+    def erase_user(self, user_id: str, *, actor: str | None = None, scan_bytes: bool = True) -> ErasureReport:
+        """Right to be forgotten: purge everything of a user and prove nothing remains.
+
+        See :mod:`remnant.forgetting.erasure` (derived summaries, vault, compaction, byte scan).
+        """
+        from remnant.forgetting.erasure import erase_user
+
+        return erase_user(self, user_id, actor=actor, scan_bytes=scan_bytes)
 
     # -- audit -------------------------------------------------------------------------------------
     def audit_log(
@@ -813,6 +871,9 @@ class Memory:
 
     def files(self) -> list[Path]:
         return self.store.files()
+
+
+_PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")
 
 
 def _by_user(records: Iterable[MemoryRecord]) -> dict[str, list[MemoryRecord]]:

@@ -7,13 +7,15 @@ same time cannot apply the same change twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import time
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Literal
 
 from remnant.core import decay as dk
 from remnant.core.model import Status, new_id
 from remnant.engine.results import SweepReport, SweepStep
+from remnant.forgetting.eviction import EvictionPolicy, run_eviction
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
@@ -22,19 +24,77 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SweepPolicy:
-    """What a sweep does. Defaults: expire and mark faded daily; purge expired after 7 days; keep faded."""
+    """What a sweep does. Defaults: expire and mark faded; purge expired after 7 days; keep faded;
+    evict low-importance memories unused for 30 days (the service runs eviction weekly, see
+    :mod:`remnant.forgetting.schedule`); no capacity cap; one sweep per tenant at a time."""
 
     expire: bool = True
     expired_grace: timedelta | None = timedelta(days=7)  # None: keep expired memories forever
     fade: bool = True
     fade_action: Literal["keep", "purge"] = "keep"
     faded_grace: timedelta = timedelta(days=30)
+    # importance eviction and the per-user capacity cap (None: off); see remnant.forgetting.eviction
+    evict: EvictionPolicy | None = field(default_factory=EvictionPolicy)
+    # one sweep per tenant at a time (a lease in the store's meta table); steps are idempotent anyway
+    lock: bool = True
+    lock_lease: timedelta = timedelta(hours=1)
 
 
 def run_sweep(mem: Memory, policy: SweepPolicy, *, dry_run: bool = False) -> SweepReport:
+    report = _run_sweep(mem, policy, dry_run=dry_run)
+    if not dry_run and any(s.count for s in report.steps if s.action.startswith(("purge", "evict"))):
+        mem.store.scrub()  # once per sweep, not per purged chunk
+    return report
+
+
+def _run_sweep(mem: Memory, policy: SweepPolicy, *, dry_run: bool = False) -> SweepReport:
     now = mem.now()
     batch = new_id("sweep")
     report = SweepReport(batch_id=batch, at=now, dry_run=dry_run)
+    if policy.lock and not dry_run:
+        holder = _acquire(mem, batch, policy.lock_lease)
+        if holder is not None:
+            report.skipped = f"another sweep ({holder}) is running on tenant {mem.tenant!r}"
+            return report
+        try:
+            _run_steps(mem, policy, report, batch, dry_run)
+        finally:
+            _release(mem, batch)
+        return report
+    _run_steps(mem, policy, report, batch, dry_run)
+    return report
+
+
+def _lock_key(mem: Memory) -> str:
+    return f"sweep_lock:{mem.tenant}"
+
+
+def _acquire(mem: Memory, batch: str, lease: timedelta) -> str | None:
+    """Take the tenant's sweep lease; returns the holder's batch id when someone else has it.
+
+    The lease uses the real clock (it is about processes, not about simulated memory time), so a
+    crashed sweep blocks others for at most ``lease``.
+    """
+    key = _lock_key(mem)
+    with mem.store.transaction():
+        held = mem.store.get_meta(key) or ""
+        if held:
+            holder, _, until = held.partition("|")
+            if holder != batch and float(until or 0) > time.time():
+                return holder
+        mem.store.set_meta(key, f"{batch}|{time.time() + lease.total_seconds()}")
+    return None
+
+
+def _release(mem: Memory, batch: str) -> None:
+    key = _lock_key(mem)
+    with mem.store.transaction():
+        if (mem.store.get_meta(key) or "").startswith(f"{batch}|"):
+            mem.store.set_meta(key, "")
+
+
+def _run_steps(mem: Memory, policy: SweepPolicy, report: SweepReport, batch: str, dry_run: bool) -> None:
+    now = mem.now()
     base = MemoryFilter(tenant=mem.tenant)
 
     def change(action: str, flt: MemoryFilter, status: Status, reason: str, name: str) -> None:
@@ -42,28 +102,35 @@ def run_sweep(mem: Memory, policy: SweepPolicy, *, dry_run: bool = False) -> Swe
             ids = mem.store.ids(flt)
             report.steps.append(SweepStep(action, name, len(ids), ids))
             return
-        pairs = mem.store.set_status(flt, status, reason=reason, at=now.timestamp())
-        by_user: dict[str, list[str]] = {}
-        for mid, user in pairs:
-            by_user.setdefault(user, []).append(mid)
-        for user, ids in by_user.items():
-            mem._audit(
-                action,
-                reason,
-                ids=ids,
-                user_id=user,
-                policy=name,
-                batch_id=batch,
-                summary=f"{len(ids)} memories {status.value}",
-            )
+        # the change and its audit entries commit together (an unaudited change cannot survive a crash)
+        with mem.store.transaction():
+            pairs = mem.store.set_status(flt, status, reason=reason, at=now.timestamp())
+            by_user: dict[str, list[str]] = {}
+            for mid, user in pairs:
+                by_user.setdefault(user, []).append(mid)
+            for user, ids in by_user.items():
+                mem._audit(
+                    action,
+                    reason,
+                    ids=ids,
+                    user_id=user,
+                    policy=name,
+                    batch_id=batch,
+                    summary=f"{len(ids)} memories {status.value}",
+                )
         report.steps.append(SweepStep(action, name, len(pairs), [p[0] for p in pairs]))
 
     def purge(action: str, flt: MemoryFilter, reason: str, name: str) -> None:
-        ids = mem.store.ids(flt)
+        ids = [p[0] for p in mem.store.id_users(flt)] if not dry_run else mem.store.ids(flt)
         if not dry_run and ids:
+            done: list[str] = []
             for start in range(0, len(ids), 5000):
-                records = mem.store.get_many(ids[start : start + 5000], tenant=mem.tenant)
-                mem._purge_records(records, reason=reason, policy=name, batch_id=batch, action=action)
+                chunk = ids[start : start + 5000]
+                purged = mem._purge_present(
+                    chunk, reason=reason, policy=name, batch_id=batch, action=action, scrub=False
+                )
+                done.extend(r.id for r in purged)
+            ids = done
         report.steps.append(SweepStep(action, name, len(ids), ids))
 
     if policy.expire:
@@ -93,20 +160,13 @@ def run_sweep(mem: Memory, policy: SweepPolicy, *, dry_run: bool = False) -> Swe
         )
     if policy.fade and policy.fade_action == "purge":
         cutoff = (now - policy.faded_grace).timestamp()
-        flt = replace(base, statuses=(Status.FADED,), pinned=False)
-        ids = [
-            r.id
-            for r in mem.store.query(flt)
-            if r.status_changed_at and r.status_changed_at.timestamp() <= cutoff
-        ]
         purge(
             "purge_faded",
-            replace(base, ids=tuple(ids), statuses=(Status.FADED,)),
+            replace(base, statuses=(Status.FADED,), pinned=False, changed_before=cutoff),
             f"faded more than {policy.faded_grace} ago",
             "fade_grace",
         )
     _extra_policies(mem, policy, report, batch, dry_run)
-    return report
 
 
 def _faded_filters(mem: Memory, base: MemoryFilter, now: object) -> list[MemoryFilter]:
@@ -126,5 +186,6 @@ def _faded_filters(mem: Memory, base: MemoryFilter, now: object) -> list[MemoryF
 
 
 def _extra_policies(mem: Memory, policy: SweepPolicy, report: SweepReport, batch: str, dry_run: bool) -> None:
-    """Hook for the eviction and capacity policies (see :mod:`remnant.forgetting`)."""
-    return None
+    """The eviction and capacity policies (see :mod:`remnant.forgetting.eviction`)."""
+    if policy.evict is not None and policy.evict.enabled:
+        report.steps.extend(run_eviction(mem, policy.evict, batch_id=batch, dry_run=dry_run))

@@ -63,6 +63,7 @@ class MemoryFilter:
     created_after: float | None = None
     created_before: float | None = None
     accessed_before: float | None = None
+    changed_before: float | None = None  # status changed at or before (purges after a grace period)
     metadata: dict[str, Any] = field(default_factory=dict)
     tags: tuple[str, ...] | None = None
 
@@ -219,6 +220,70 @@ class Store(ABC):
     @abstractmethod
     def compact(self) -> None:
         """Rewrite indexes and logs so that purged bytes leave the files (after erasure)."""
+
+    def id_users(self, flt: MemoryFilter) -> list[tuple[str, str]]:
+        """(id, user_id) of the memories in ``flt``, grouped by user (purges audit per user, so a
+        batch that follows user order writes one audit entry per user instead of one per user per chunk)."""
+        return sorted(((r.id, r.user_id) for r in self.query(flt)), key=lambda p: p[1])
+
+    # -- importance (eviction) ---------------------------------------------------------------------
+    # The score is defined by remnant.forgetting.importance.importance_score_raw. These defaults
+    # compute it in Python over the rows the filter bounds; SQL stores override them to compute it
+    # in one statement (a sweep over a million rows must not page them all through Python).
+    def low_importance(
+        self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, below: float
+    ) -> list[tuple[str, str, float]]:
+        """(id, user_id, score) of unpinned memories in ``flt`` whose importance score is under ``below``."""
+        return [t for t in self._scored(flt, now, decay_per_day, mark_weight) if t[2] < below]
+
+    def over_capacity(
+        self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, keep: int
+    ) -> list[tuple[str, str, float]]:
+        """(id, user_id, score) of unpinned memories ranked after the best ``keep`` of their user.
+
+        Pinned memories rank first (they count toward the limit but are never returned).
+        """
+        by_user: dict[str, list[tuple[str, str, float, float]]] = {}
+        for r in self.query(flt):
+            score = self._score_one(r, now, decay_per_day, mark_weight)
+            by_user.setdefault(r.user_id, []).append((r.id, r.user_id, score, ts(r.created_at) or 0.0))
+        out: list[tuple[str, str, float]] = []
+        for rows in by_user.values():
+            rows.sort(key=lambda t: (-t[2], -t[3]))
+            out.extend((i, u, s) for i, u, s, _ in rows[keep:] if s != float("inf"))
+        return out
+
+    def _scored(
+        self, flt: MemoryFilter, now: float, decay_per_day: float, mark_weight: float
+    ) -> list[tuple[str, str, float]]:
+        from dataclasses import replace
+
+        return [
+            (r.id, r.user_id, self._score_one(r, now, decay_per_day, mark_weight))
+            for r in self.query(replace(flt, pinned=False))
+        ]
+
+    @staticmethod
+    def _score_one(r: MemoryRecord, now: float, decay_per_day: float, mark_weight: float) -> float:
+        from remnant.forgetting.importance import ImportanceWeights, importance_score_raw
+
+        return importance_score_raw(
+            now=now,
+            created_at=ts(r.created_at) or now,
+            last_accessed_at=ts(r.last_accessed_at),
+            access_count=r.access_count,
+            confidence=r.confidence,
+            importance=r.importance,
+            pinned=r.pinned,
+            weights=ImportanceWeights(decay_per_day, mark_weight),
+        )
+
+    def scrub(self) -> None:
+        """Make purged text leave the store's files soon after a purge (cheaper than :meth:`compact`).
+
+        The default does nothing: a server database is responsible for its own storage.
+        """
+        return None
 
     def files(self) -> list[Path]:
         """Files holding this store's bytes, for erasure scans (empty for server databases)."""

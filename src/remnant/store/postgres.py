@@ -282,6 +282,9 @@ def where_clause(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
     if flt.accessed_before is not None:
         cond.append(f"COALESCE({a}.last_accessed_at, {a}.created_at) < %s")
         params.append(flt.accessed_before)
+    if flt.changed_before is not None:
+        cond.append(f"{a}.status_changed_at IS NOT NULL AND {a}.status_changed_at <= %s")
+        params.append(flt.changed_before)
     for mkey, mvalue in flt.metadata.items():
         if not mkey.replace("_", "").replace("-", "").isalnum():
             raise ValidationError(f"metadata filter key {mkey!r} must be alphanumeric")
