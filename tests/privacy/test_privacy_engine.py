@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -37,10 +36,10 @@ def test_memory_with_redactor_end_to_end(
 ) -> None:
     db = tmp_path / "mem.db"
     clock = ManualClock(datetime(2026, 1, 1, 9, 0, tzinfo=UTC))
-    vault_conn = sqlite3.connect(db, timeout=10)
-    vault = Vault(SqliteVaultStorage(vault_conn), Keyring.from_keys([generate_key()]))
-    redactor = Redactor(vault, detector=detector)
-    with Memory(db, clock=clock, redactor=redactor) as mem:
+    with Memory(db, clock=clock) as mem:
+        # the vault shares the store's connection, so its entries commit with the memory that needs them
+        vault = Vault(SqliteVaultStorage(mem.store.connection), Keyring.from_keys([generate_key()]))  # type: ignore[attr-defined]
+        mem.redactor = Redactor(vault, detector=detector)
         for fact in FACTS:
             mem.remember(fact, user_id="u1")
         hits = mem.recall("phone number", user_id="u1", k=10)
@@ -58,4 +57,3 @@ def test_memory_with_redactor_end_to_end(
         report = mem.erase_user("u1")
         assert report.vault_entries_removed >= 8
         assert vault.entries(mem.tenant, "u1") == []
-    vault_conn.close()
