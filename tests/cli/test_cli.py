@@ -14,7 +14,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(db: Path, *args: str, ok: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "REMNANT_DB": str(db)}
+    # structured PII detection only: loading spaCy in every subprocess would dominate these tests
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "src"),
+        "REMNANT_DB": str(db),
+        "REMNANT_REDACT_PRESIDIO": "off",
+    }
     proc = subprocess.run(
         [sys.executable, "-m", "remnant", *args],
         capture_output=True,
