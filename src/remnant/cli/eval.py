@@ -58,6 +58,13 @@ _SUITE_CHOICES = (
 @click.option(
     "--timeout", "timeout_s", type=float, default=300.0, show_default=True, help="Per-case timeout (s)."
 )
+@click.option(
+    "--embedder",
+    default="none",
+    show_default=True,
+    help="Embedder for Remnant's recall (REMNANT_EMBEDDER): 'none' is lexical recall. These suites measure "
+    "forgetting; recall quality is `remnant bench locomo`. e5-small embeds every simulated write (much slower).",
+)
 def eval_cmd(
     suites: tuple[str, ...],
     adapters: tuple[str, ...],
@@ -66,6 +73,7 @@ def eval_cmd(
     out: Path,
     png_dir: Path | None,
     timeout_s: float,
+    embedder: str,
 ) -> None:
     """Prove that memory forgets well: retention, conflicts, long dialogues, tokens, interference, deletion.
 
@@ -78,6 +86,9 @@ def eval_cmd(
 
     if timeout_s <= 0:
         raise click.BadParameter("must be positive", param_hint="--timeout")
+    import os
+
+    os.environ["REMNANT_EMBEDDER"] = embedder  # read by build_memory in the Remnant adapters
 
     def progress(r: Any) -> None:
         line = f"{r.suite:<16} {r.adapter:<18} {verdict(r):<9} score {_fmt(r.score):>7}  ({r.seconds:.1f} s)"

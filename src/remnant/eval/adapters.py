@@ -182,6 +182,7 @@ class RemnantAdapter:
 
             logging.getLogger("remnant.config").setLevel(logging.ERROR)  # "generated a vault key" per case
         self.mem = build_memory(str(self._dir / "memory.db"), **kwargs)
+        self.sweep_policy: Any = None  # the engine's defaults
 
     def _plain(self, text: str, user_id: str) -> str:
         """What the text says: placeholders replaced by the vault's originals (privileged; identity
@@ -259,7 +260,14 @@ class RemnantAdapter:
 
     def advance_time(self, days: float) -> None:
         self.clock.advance(days=days)
-        self.mem.sweep()
+        self.mem.sweep(policy=self.sweep_policy)
+
+    def decay_only(self) -> None:
+        """Sweep without importance eviction, so a suite can watch the decay curve alone (an evicted
+        memory has no strength left to measure)."""
+        from remnant.engine.sweep import SweepPolicy
+
+        self.sweep_policy = SweepPolicy(evict=None)
 
     def review(self, memory_id: str) -> None:
         self.mem.review(memory_id)
