@@ -205,6 +205,12 @@ class HybridRetriever:
             idx = self._indexes.get(key)
             if idx is not None:
                 return idx
+        # Lock order is always store, then retriever: writers call on_write while they hold the
+        # store's transaction, so building an index must not hold our lock while waiting for the store.
+        with engine.store.transaction(), self._lock:
+            idx = self._indexes.get(key)
+            if idx is not None:
+                return idx
             from remnant.store.base import MemoryFilter
 
             scope = MemoryFilter(tenant=flt.tenant, user_id=flt.user_id, statuses=None)

@@ -199,7 +199,10 @@ def run_bench(
     try:
         before = httpx.get(f"{base}/v1/stats", headers={"Authorization": f"Bearer {key}"}).json()["total"]
         load = asyncio.run(_load(base, key, clients, duration, write_ratio, users))
-        stored = httpx.get(f"{base}/v1/stats", headers={"Authorization": f"Bearer {key}"}).json()["total"]
+        # generous: the server may still be finishing requests queued at the end of the load
+        stored = httpx.get(
+            f"{base}/v1/stats", headers={"Authorization": f"Bearer {key}"}, timeout=120
+        ).json()["total"]
     finally:
         code = stop_server(proc)
     all_ms = sorted(load["lat_write"] + load["lat_recall"])
