@@ -42,6 +42,7 @@ from remnant.core.errors import NotFoundError, SchemaTooNewError, StoreError, Va
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
 from remnant.store.base import MemoryFilter, Order, Store, UserSummary, ts
+from remnant.store.filter_sql import PostgresDialect, build_where
 
 if TYPE_CHECKING:
     from remnant.store.pg_vault import PgVaultStorage
@@ -222,86 +223,12 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
     )
 
 
+_DIALECT = PostgresDialect()
+
+
 def where_clause(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
-    """Translate a :class:`MemoryFilter` into a PostgreSQL condition and its parameters.
-
-    Same semantics as the SQLite builder; the tenant (and the user, when given) always come first so
-    a table distributed by (tenant, user_id) routes the query to one shard.
-    """
-    a = alias
-    cond = [f"{a}.tenant = %s"]
-    params: list[Any] = [flt.tenant]
-
-    def eq(col: str, value: Any) -> None:
-        if value is not None:
-            cond.append(f"{a}.{col} = %s")
-            params.append(value)
-
-    def within(col: str, values: Sequence[Any] | None) -> None:
-        if values is not None:
-            if not values:
-                cond.append("FALSE")
-                return
-            cond.append(f"{a}.{col} = ANY(%s)")
-            params.append(list(values))
-
-    eq("user_id", flt.user_id)
-    eq("agent_id", flt.agent_id)
-    eq("session_id", flt.session_id)
-    within("id", flt.ids)
-    within("kind", [k.value for k in flt.kinds] if flt.kinds is not None else None)
-    within("key", flt.keys)
-    within("source", flt.sources)
-    within("status", [s.value for s in flt.statuses] if flt.statuses is not None else None)
-    if flt.pinned is not None:
-        eq("pinned", bool(flt.pinned))
-    if flt.remembered_at is not None:
-        cond.append(f"{a}.fade_at > %s")
-        params.append(flt.remembered_at)
-    if flt.faded_by is not None:
-        cond.append(f"{a}.fade_at <= %s")
-        params.append(flt.faded_by)
-    if flt.now is not None:
-        cond.append(f"({a}.expires_at IS NULL OR {a}.expires_at > %s)")
-        params.append(flt.now)
-    if flt.expired_by is not None:
-        cond.append(f"{a}.expires_at IS NOT NULL AND {a}.expires_at <= %s")
-        params.append(flt.expired_by)
-    if flt.valid_at is not None:
-        # a memory with no explicit valid_from is valid from the moment it was recorded
-        cond.append(
-            f"COALESCE({a}.valid_from, {a}.created_at) <= %s AND ({a}.valid_to IS NULL OR {a}.valid_to > %s)"
-        )
-        params.extend([flt.valid_at, flt.valid_at])
-    if flt.created_after is not None:
-        cond.append(f"{a}.created_at >= %s")
-        params.append(flt.created_after)
-    if flt.created_before is not None:
-        cond.append(f"{a}.created_at < %s")
-        params.append(flt.created_before)
-    if flt.accessed_before is not None:
-        cond.append(f"COALESCE({a}.last_accessed_at, {a}.created_at) < %s")
-        params.append(flt.accessed_before)
-    if flt.changed_before is not None:
-        cond.append(f"{a}.status_changed_at IS NOT NULL AND {a}.status_changed_at <= %s")
-        params.append(flt.changed_before)
-    for mkey, mvalue in flt.metadata.items():
-        if not mkey.replace("_", "").replace("-", "").isalnum():
-            raise ValidationError(f"metadata filter key {mkey!r} must be alphanumeric")
-        # SQLite's json_extract compares booleans as 0/1; match either spelling
-        if isinstance(mvalue, bool):
-            cond.append(f"({a}.metadata -> %s) IN (%s::jsonb, %s::jsonb)")
-            params.extend([mkey, json.dumps(mvalue), json.dumps(int(mvalue))])
-        else:
-            cond.append(f"({a}.metadata -> %s) = %s::jsonb")
-            params.extend([mkey, json.dumps(mvalue)])
-    for tag in flt.tags or ():
-        cond.append(
-            f"(jsonb_typeof({a}.metadata -> 'tags') = 'array' AND ({a}.metadata -> 'tags') ? %s"
-            f" OR ({a}.metadata ->> 'tags') = %s AND jsonb_typeof({a}.metadata -> 'tags') = 'string')"
-        )
-        params.extend([tag, tag])
-    return " AND ".join(cond), params
+    """Translate a :class:`MemoryFilter` into this backend's SQL condition and its parameters."""
+    return build_where(flt, _DIALECT, alias)
 
 
 def match_terms(match: str) -> list[str]:

@@ -28,6 +28,7 @@ from remnant.core.errors import NotFoundError, SchemaTooNewError, StoreError, Va
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
 from remnant.store.base import MemoryFilter, Order, Store, UserSummary, iter_batches, ts
+from remnant.store.filter_sql import SQLiteDialect, build_where
 
 _COLUMNS = (
     "id",
@@ -180,76 +181,12 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
     )
 
 
+_DIALECT = SQLiteDialect()
+
+
 def where_clause(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
-    """Translate a :class:`MemoryFilter` into a SQL condition and its parameters."""
-    a = alias
-    # with an id list, "+" keeps the planner on the unique id index: without statistics it would
-    # otherwise pick a (tenant, ...) index and scan the whole tenant for a 500-id IN list
-    cond = [f"+{a}.tenant = ?" if flt.ids is not None else f"{a}.tenant = ?"]
-    params: list[Any] = [flt.tenant]
-
-    def eq(col: str, value: Any) -> None:
-        if value is not None:
-            cond.append(f"{a}.{col} = ?")
-            params.append(value)
-
-    def within(col: str, values: Sequence[Any] | None) -> None:
-        if values is not None:
-            if not values:
-                cond.append("0")
-                return
-            cond.append(f"{a}.{col} IN ({', '.join('?' * len(values))})")
-            params.extend(values)
-
-    eq("user_id", flt.user_id)
-    eq("agent_id", flt.agent_id)
-    eq("session_id", flt.session_id)
-    within("id", flt.ids)
-    within("kind", [k.value for k in flt.kinds] if flt.kinds is not None else None)
-    within("key", flt.keys)
-    within("source", flt.sources)
-    within("status", [s.value for s in flt.statuses] if flt.statuses is not None else None)
-    if flt.pinned is not None:
-        eq("pinned", int(flt.pinned))
-    if flt.remembered_at is not None:
-        cond.append(f"{a}.fade_at > ?")
-        params.append(flt.remembered_at)
-    if flt.faded_by is not None:
-        cond.append(f"{a}.fade_at <= ?")
-        params.append(flt.faded_by)
-    if flt.now is not None:
-        cond.append(f"({a}.expires_at IS NULL OR {a}.expires_at > ?)")
-        params.append(flt.now)
-    if flt.expired_by is not None:
-        cond.append(f"{a}.expires_at IS NOT NULL AND {a}.expires_at <= ?")
-        params.append(flt.expired_by)
-    if flt.valid_at is not None:
-        # a memory with no explicit valid_from is valid from the moment it was recorded
-        cond.append(
-            f"COALESCE({a}.valid_from, {a}.created_at) <= ? AND ({a}.valid_to IS NULL OR {a}.valid_to > ?)"
-        )
-        params.extend([flt.valid_at, flt.valid_at])
-    if flt.created_after is not None:
-        cond.append(f"{a}.created_at >= ?")
-        params.append(flt.created_after)
-    if flt.created_before is not None:
-        cond.append(f"{a}.created_at < ?")
-        params.append(flt.created_before)
-    if flt.accessed_before is not None:
-        cond.append(f"COALESCE({a}.last_accessed_at, {a}.created_at) < ?")
-        params.append(flt.accessed_before)
-    if flt.changed_before is not None:
-        cond.append(f"{a}.status_changed_at IS NOT NULL AND {a}.status_changed_at <= ?")
-        params.append(flt.changed_before)
-    for mkey, mvalue in flt.metadata.items():
-        if not mkey.replace("_", "").replace("-", "").isalnum():
-            raise ValidationError(f"metadata filter key {mkey!r} must be alphanumeric")
-        cond.append(f"json_extract({a}.metadata, '$.{mkey}') = ?")
-        params.append(mvalue if not isinstance(mvalue, bool) else int(mvalue))
-    for tag in flt.tags or ():
-        cond.append(f"EXISTS (SELECT 1 FROM json_each({a}.metadata, '$.tags') WHERE value = ?)")
-        params.append(tag)
-    return " AND ".join(cond), params
+    """Translate a :class:`MemoryFilter` into this backend's SQL condition and its parameters."""
+    return build_where(flt, _DIALECT, alias)
 
 
 class SQLiteStore(Store):

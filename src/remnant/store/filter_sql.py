@@ -1,0 +1,135 @@
+"""One translation of :class:`MemoryFilter` into SQL, shared by every backend.
+
+The semantics of a filter live here once; a backend only says how its SQL spells placeholders, lists,
+booleans and JSON look-ups (its :class:`Dialect`). A new filter field is added in one place and
+both stores (and their contract tests) pick it up.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from remnant.core.errors import ValidationError
+from remnant.store.base import MemoryFilter
+
+
+class Dialect:
+    """How a backend's SQL spells the pieces that differ; the defaults are SQLite's."""
+
+    ph = "?"
+    false = "0"
+
+    def tenant(self, a: str, flt: MemoryFilter) -> str:
+        return f"{a}.tenant = {self.ph}"
+
+    def within(self, expr: str, values: Sequence[Any], params: list[Any]) -> str:
+        params.extend(values)
+        return f"{expr} IN ({', '.join(self.ph * len(values))})"
+
+    def flag(self, value: bool) -> Any:
+        return int(value)
+
+    def metadata_eq(self, a: str, key: str, value: Any, params: list[Any]) -> str:
+        params.append(int(value) if isinstance(value, bool) else value)
+        return f"json_extract({a}.metadata, '$.{key}') = {self.ph}"
+
+    def has_tag(self, a: str, tag: str, params: list[Any]) -> str:
+        params.append(tag)
+        return f"EXISTS (SELECT 1 FROM json_each({a}.metadata, '$.tags') WHERE value = {self.ph})"
+
+
+class SQLiteDialect(Dialect):
+    def tenant(self, a: str, flt: MemoryFilter) -> str:
+        # with an id list, "+" keeps the planner on the unique id index: without statistics it would
+        # otherwise pick a (tenant, ...) index and scan the whole tenant for a 500-id IN list
+        return f"+{a}.tenant = ?" if flt.ids is not None else f"{a}.tenant = ?"
+
+
+class PostgresDialect(Dialect):
+    ph = "%s"
+    false = "FALSE"
+
+    def within(self, expr: str, values: Sequence[Any], params: list[Any]) -> str:
+        params.append(list(values))
+        return f"{expr} = ANY(%s)"
+
+    def flag(self, value: bool) -> Any:
+        return bool(value)
+
+    def metadata_eq(self, a: str, key: str, value: Any, params: list[Any]) -> str:
+        # SQLite's json_extract compares booleans as 0/1; match either spelling
+        if isinstance(value, bool):
+            params.extend([key, json.dumps(value), json.dumps(int(value))])
+            return f"({a}.metadata -> %s) IN (%s::jsonb, %s::jsonb)"
+        params.extend([key, json.dumps(value)])
+        return f"({a}.metadata -> %s) = %s::jsonb"
+
+    def has_tag(self, a: str, tag: str, params: list[Any]) -> str:
+        params.extend([tag, tag])
+        return (
+            f"(jsonb_typeof({a}.metadata -> 'tags') = 'array' AND ({a}.metadata -> 'tags') ? %s"
+            f" OR ({a}.metadata ->> 'tags') = %s AND jsonb_typeof({a}.metadata -> 'tags') = 'string')"
+        )
+
+
+def build_where(flt: MemoryFilter, dialect: Dialect, alias: str = "m") -> tuple[str, list[Any]]:
+    """A SQL condition and its parameters for ``flt``. The tenant (and the user, when given) come
+    first, so a table distributed by (tenant, user_id) routes the query to one shard."""
+    a, p = alias, dialect.ph
+    cond = [dialect.tenant(a, flt)]
+    params: list[Any] = [flt.tenant]
+
+    def add(sql: str, *values: Any) -> None:
+        cond.append(sql)
+        params.extend(values)
+
+    def eq(col: str, value: Any) -> None:
+        if value is not None:
+            add(f"{a}.{col} = {p}", value)
+
+    def within(col: str, values: Sequence[Any] | None) -> None:
+        if values is not None:
+            cond.append(dialect.within(f"{a}.{col}", values, params) if values else dialect.false)
+
+    eq("user_id", flt.user_id)
+    eq("agent_id", flt.agent_id)
+    eq("session_id", flt.session_id)
+    within("id", flt.ids)
+    within("kind", [k.value for k in flt.kinds] if flt.kinds is not None else None)
+    within("key", flt.keys)
+    within("source", flt.sources)
+    within("status", [s.value for s in flt.statuses] if flt.statuses is not None else None)
+    if flt.pinned is not None:
+        eq("pinned", dialect.flag(flt.pinned))
+    if flt.remembered_at is not None:
+        add(f"{a}.fade_at > {p}", flt.remembered_at)
+    if flt.faded_by is not None:
+        add(f"{a}.fade_at <= {p}", flt.faded_by)
+    if flt.now is not None:
+        add(f"({a}.expires_at IS NULL OR {a}.expires_at > {p})", flt.now)
+    if flt.expired_by is not None:
+        add(f"{a}.expires_at IS NOT NULL AND {a}.expires_at <= {p}", flt.expired_by)
+    if flt.valid_at is not None:
+        # a memory with no explicit valid_from is valid from the moment it was recorded
+        add(
+            f"COALESCE({a}.valid_from, {a}.created_at) <= {p} AND ({a}.valid_to IS NULL OR {a}.valid_to > {p})",
+            flt.valid_at,
+            flt.valid_at,
+        )
+    if flt.created_after is not None:
+        add(f"{a}.created_at >= {p}", flt.created_after)
+    if flt.created_before is not None:
+        add(f"{a}.created_at < {p}", flt.created_before)
+    if flt.accessed_before is not None:
+        add(f"COALESCE({a}.last_accessed_at, {a}.created_at) < {p}", flt.accessed_before)
+    if flt.changed_before is not None:
+        add(f"{a}.status_changed_at IS NOT NULL AND {a}.status_changed_at <= {p}", flt.changed_before)
+    for mkey, mvalue in flt.metadata.items():
+        if not mkey.replace("_", "").replace("-", "").isalnum():
+            raise ValidationError(f"metadata filter key {mkey!r} must be alphanumeric")
+        cond.append(dialect.metadata_eq(a, mkey, mvalue, params))
+    for tag in flt.tags or ():
+        cond.append(dialect.has_tag(a, tag, params))
+    return " AND ".join(cond), params
