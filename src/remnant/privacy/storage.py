@@ -93,10 +93,11 @@ SCHEMA = (
     )""",
 )
 
-_COLUMNS = "tenant, user_id, placeholder, entity_type, value_hmac, key_id, nonce, ciphertext, created_at"
+ENTRY_COLUMNS = "tenant, user_id, placeholder, entity_type, value_hmac, key_id, nonce, ciphertext, created_at"
 
 
-def _row(r: Sequence[Any]) -> VaultEntry:
+def entry_from_row(r: Sequence[Any]) -> VaultEntry:
+    """A vault entry from a row of ``ENTRY_COLUMNS`` (shared by the SQLite and PostgreSQL storages)."""
     return VaultEntry(
         tenant=str(r[0]),
         user_id=str(r[1]),
@@ -137,7 +138,7 @@ class SqliteVaultStorage:
     def put(self, entry: VaultEntry) -> bool:
         was_open = self.conn.in_transaction
         cur = self.conn.execute(
-            f"INSERT INTO vault_entries ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            f"INSERT INTO vault_entries ({ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (
                 entry.tenant,
                 entry.user_id,
@@ -158,29 +159,31 @@ class SqliteVaultStorage:
             return None
         marks = ", ".join("?" for _ in value_hmacs)
         r = self.conn.execute(
-            f"SELECT {_COLUMNS} FROM vault_entries WHERE tenant = ? AND user_id = ? AND value_hmac IN ({marks})",
+            f"SELECT {ENTRY_COLUMNS} FROM vault_entries WHERE tenant = ? AND user_id = ? AND value_hmac IN ({marks})",
             (tenant, user_id, *value_hmacs),
         ).fetchone()
-        return _row(r) if r else None
+        return entry_from_row(r) if r else None
 
     def get(self, tenant: str, user_id: str, placeholder: str) -> VaultEntry | None:
         r = self.conn.execute(
-            f"SELECT {_COLUMNS} FROM vault_entries WHERE tenant = ? AND user_id = ? AND placeholder = ?",
+            f"SELECT {ENTRY_COLUMNS} FROM vault_entries WHERE tenant = ? AND user_id = ? AND placeholder = ?",
             (tenant, user_id, placeholder),
         ).fetchone()
-        return _row(r) if r else None
+        return entry_from_row(r) if r else None
 
     def list_for_user(self, tenant: str, user_id: str) -> list[VaultEntry]:
         rows = self.conn.execute(
-            f"SELECT {_COLUMNS} FROM vault_entries WHERE tenant = ? AND user_id = ? ORDER BY created_at, placeholder",
+            f"SELECT {ENTRY_COLUMNS} FROM vault_entries WHERE tenant = ? AND user_id = ? ORDER BY created_at, placeholder",
             (tenant, user_id),
         ).fetchall()
-        return [_row(r) for r in rows]
+        return [entry_from_row(r) for r in rows]
 
     def iter_all(self) -> Iterator[VaultEntry]:
-        rows = self.conn.execute(f"SELECT {_COLUMNS} FROM vault_entries ORDER BY tenant, user_id").fetchall()
+        rows = self.conn.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM vault_entries ORDER BY tenant, user_id"
+        ).fetchall()
         for r in rows:
-            yield _row(r)
+            yield entry_from_row(r)
 
     def key_ids(self) -> set[str]:
         return {str(r[0]) for r in self.conn.execute("SELECT DISTINCT key_id FROM vault_entries")}

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from remnant.privacy.storage import ENTRY_COLUMNS, entry_from_row
+
 if TYPE_CHECKING:
     from remnant.privacy.storage import VaultEntry
     from remnant.store.postgres import PostgresStore
@@ -37,24 +39,7 @@ SCHEMA = (
         PRIMARY KEY (tenant, user_id, entity_type)
     )""",
 )
-_COLUMNS = "tenant, user_id, placeholder, entity_type, value_hmac, key_id, nonce, ciphertext, created_at"
 _SCHEMA_LOCK = "remnant-vault-schema"
-
-
-def _entry(r: Sequence[Any]) -> VaultEntry:
-    from remnant.privacy.storage import VaultEntry
-
-    return VaultEntry(
-        tenant=str(r[0]),
-        user_id=str(r[1]),
-        placeholder=str(r[2]),
-        entity_type=str(r[3]),
-        value_hmac=str(r[4]),
-        key_id=str(r[5]),
-        nonce=bytes(r[6]),
-        ciphertext=bytes(r[7]),
-        created_at=str(r[8]),
-    )
 
 
 class PgVaultStorage:
@@ -87,7 +72,7 @@ class PgVaultStorage:
             self.store._write(
                 lambda c: (
                     c.execute(
-                        f"INSERT INTO vault_entries ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                        f"INSERT INTO vault_entries ({ENTRY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
                         "ON CONFLICT DO NOTHING",
                         row,
                     ).rowcount
@@ -100,30 +85,30 @@ class PgVaultStorage:
         if not value_hmacs:
             return None
         rows = self.store._read(
-            f"SELECT {_COLUMNS} FROM vault_entries WHERE tenant = %s AND user_id = %s AND value_hmac = ANY(%s) "
+            f"SELECT {ENTRY_COLUMNS} FROM vault_entries WHERE tenant = %s AND user_id = %s AND value_hmac = ANY(%s) "
             "LIMIT 1",
             (tenant, user_id, list(value_hmacs)),
         )
-        return _entry(rows[0]) if rows else None
+        return entry_from_row(rows[0]) if rows else None
 
     def get(self, tenant: str, user_id: str, placeholder: str) -> VaultEntry | None:
         rows = self.store._read(
-            f"SELECT {_COLUMNS} FROM vault_entries WHERE tenant = %s AND user_id = %s AND placeholder = %s",
+            f"SELECT {ENTRY_COLUMNS} FROM vault_entries WHERE tenant = %s AND user_id = %s AND placeholder = %s",
             (tenant, user_id, placeholder),
         )
-        return _entry(rows[0]) if rows else None
+        return entry_from_row(rows[0]) if rows else None
 
     def list_for_user(self, tenant: str, user_id: str) -> list[VaultEntry]:
         rows = self.store._read(
-            f"SELECT {_COLUMNS} FROM vault_entries WHERE tenant = %s AND user_id = %s "
+            f"SELECT {ENTRY_COLUMNS} FROM vault_entries WHERE tenant = %s AND user_id = %s "
             "ORDER BY created_at, placeholder",
             (tenant, user_id),
         )
-        return [_entry(r) for r in rows]
+        return [entry_from_row(r) for r in rows]
 
     def iter_all(self) -> Iterator[VaultEntry]:
-        for r in self.store._read(f"SELECT {_COLUMNS} FROM vault_entries ORDER BY tenant, user_id"):
-            yield _entry(r)
+        for r in self.store._read(f"SELECT {ENTRY_COLUMNS} FROM vault_entries ORDER BY tenant, user_id"):
+            yield entry_from_row(r)
 
     def key_ids(self) -> set[str]:
         return {str(r[0]) for r in self.store._read("SELECT DISTINCT key_id FROM vault_entries")}
