@@ -7,6 +7,8 @@ so each backend can do them in one statement inside the database. Contract tests
 
 from __future__ import annotations
 
+import json
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -18,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from remnant.core.audit import AuditDraft, AuditEntry
+from remnant.core.clock import from_epoch
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
 
 SCHEMA_VERSION = 1
@@ -303,3 +306,67 @@ def iter_batches(seq: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]
 
 def ts(value: datetime | None) -> float | None:
     return None if value is None else value.timestamp()
+
+
+def row_to_record(row: Sequence[Any]) -> MemoryRecord:
+    """A memory from its first 28 columns in the stores' column order (metadata as JSON text or a dict)."""
+    (
+        mid,
+        tenant,
+        user_id,
+        agent_id,
+        session_id,
+        kind,
+        key,
+        content,
+        source,
+        confidence,
+        importance,
+        pinned,
+        created_at,
+        last_accessed_at,
+        access_count,
+        review_count,
+        expires_at,
+        valid_from,
+        valid_to,
+        status,
+        status_reason,
+        status_changed_at,
+        superseded_by,
+        strength0,
+        stability,
+        anchor,
+        fade_at,
+        metadata,
+    ) = row[:28]
+    return MemoryRecord(
+        id=mid,
+        tenant=tenant,
+        user_id=user_id,
+        agent_id=agent_id,
+        session_id=session_id,
+        kind=Kind(kind),
+        key=key,
+        content=content,
+        source=source,
+        confidence=confidence,
+        importance=importance,
+        pinned=bool(pinned),
+        created_at=from_epoch(created_at),
+        last_accessed_at=from_epoch(last_accessed_at),
+        access_count=int(access_count),
+        review_count=int(review_count),
+        expires_at=from_epoch(expires_at),
+        valid_from=from_epoch(valid_from),
+        valid_to=from_epoch(valid_to),
+        status=Status(status),
+        status_reason=status_reason,
+        status_changed_at=from_epoch(status_changed_at),
+        superseded_by=superseded_by,
+        strength0=strength0,
+        stability=stability,
+        anchor=anchor,
+        fade_at=math.inf if fade_at >= 1e300 else fade_at,
+        metadata=(json.loads(metadata) if isinstance(metadata, str) else dict(metadata)) if metadata else {},
+    )

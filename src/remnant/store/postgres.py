@@ -39,9 +39,9 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from remnant.core.audit import GENESIS, AuditDraft, AuditEntry, entry_hash
 from remnant.core.clock import from_epoch
 from remnant.core.errors import NotFoundError, SchemaTooNewError, StoreError, ValidationError
-from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
+from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
-from remnant.store.base import MemoryFilter, Order, Store, UserSummary, ts
+from remnant.store.base import MemoryFilter, Order, Store, UserSummary, row_to_record, ts
 from remnant.store.filter_sql import PostgresDialect, build_where
 
 if TYPE_CHECKING:
@@ -157,69 +157,6 @@ def record_to_row(r: MemoryRecord, index_text: str) -> tuple[Any, ...]:
         r.fade_at,  # double precision holds Infinity, so "never fades" round-trips as inf
         Jsonb(r.metadata),
         index_text,
-    )
-
-
-def row_to_record(row: Sequence[Any]) -> MemoryRecord:
-    (
-        mid,
-        tenant,
-        user_id,
-        agent_id,
-        session_id,
-        kind,
-        key,
-        content,
-        source,
-        confidence,
-        importance,
-        pinned,
-        created_at,
-        last_accessed_at,
-        access_count,
-        review_count,
-        expires_at,
-        valid_from,
-        valid_to,
-        status,
-        status_reason,
-        status_changed_at,
-        superseded_by,
-        strength0,
-        stability,
-        anchor,
-        fade_at,
-        metadata,
-    ) = row[:28]
-    return MemoryRecord(
-        id=mid,
-        tenant=tenant,
-        user_id=user_id,
-        agent_id=agent_id,
-        session_id=session_id,
-        kind=Kind(kind),
-        key=key,
-        content=content,
-        source=source,
-        confidence=confidence,
-        importance=importance,
-        pinned=bool(pinned),
-        created_at=from_epoch(created_at),
-        last_accessed_at=from_epoch(last_accessed_at),
-        access_count=int(access_count),
-        review_count=int(review_count),
-        expires_at=from_epoch(expires_at),
-        valid_from=from_epoch(valid_from),
-        valid_to=from_epoch(valid_to),
-        status=Status(status),
-        status_reason=status_reason,
-        status_changed_at=from_epoch(status_changed_at),
-        superseded_by=superseded_by,
-        strength0=strength0,
-        stability=stability,
-        anchor=anchor,
-        fade_at=math.inf if fade_at >= 1e300 else fade_at,
-        metadata=dict(metadata) if metadata else {},
     )
 
 
