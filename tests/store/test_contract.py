@@ -281,6 +281,12 @@ def test_embeddings_and_vector_search(store: Store) -> None:
         h[0] for h in store.vector_search(q, MemoryFilter(user_id="ana"), model="mini", limit=3)
     ]
     assert store.vector_search(q, MemoryFilter(), model="nope", limit=3) == []
+    # what a retriever must still embed: memories of the scope without a vector of that model
+    late = rec("no vector yet")
+    store.insert(late)
+    assert store.unembedded_ids(MemoryFilter(user_id="ana", statuses=None), model="mini") == [late.id]
+    assert store.unembedded_ids(MemoryFilter(user_id="bob"), model="mini") == []
+    assert len(store.unembedded_ids(MemoryFilter(statuses=None), model="other", limit=2)) == 2
 
 
 # -- audit -----------------------------------------------------------------------------------------

@@ -56,30 +56,58 @@ def _query(rng: random.Random) -> str:
     return " ".join(rng.choices(_WORDS, weights=_WEIGHTS, k=3))
 
 
+def _retriever(embedder: str | None) -> Any:
+    """``None``: the engine's default lexical recall; a name: hybrid recall with that embedder."""
+    if embedder is None:
+        return None
+    from remnant.embed import get_embedder
+    from remnant.retrieval import HybridRetriever
+
+    return HybridRetriever(get_embedder(embedder))
+
+
 def run_engine_bench(
-    db: str | None, sizes: list[int], queries: int, seed: int, progress: bool = True
+    db: str | None,
+    sizes: list[int],
+    queries: int,
+    seed: int,
+    progress: bool = True,
+    *,
+    embedder: str | None = None,
+    check_writes: int = 100,
+    faded_scaling: bool = True,
 ) -> dict[str, Any]:
+    from contextlib import nullcontext
+
     from remnant.bench import percentile
     from remnant.core.clock import ManualClock
     from remnant.engine.memory import Memory
     from remnant.forgetting.contradictions import ContradictionPolicy
 
     rng = random.Random(seed)
-    results: dict[str, Any] = {"sizes": {}}
+    results: dict[str, Any] = {"sizes": {}, "embedder": embedder}
     tmp = tempfile.TemporaryDirectory(prefix="remnant-bench-")
     try:
         for size in sizes:
             target = db or str(Path(tmp.name) / f"bench-{size}.db")
             clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
+            retriever = _retriever(embedder)
             # bulk writes measure the storage path; the contradiction check is measured apart below
-            mem = Memory(target, clock=clock, contradictions=ContradictionPolicy(mode="off"))
+            mem = Memory(
+                target, clock=clock, contradictions=ContradictionPolicy(mode="off"), retriever=retriever
+            )
             user = f"bench-{size}-{seed}"
             batch = 2000
             written = 0
+            # PostgreSQL builds its HNSW index once at the end of a bulk load (10x faster than growing it)
+            bulk = getattr(mem.store, "bulk_load", None)
             start = time.perf_counter()
-            with click.progressbar(
-                length=size, label=f"writing {size:,}", file=sys.stderr, hidden=not progress
-            ) as bar:
+            with (
+                click.progressbar(
+                    length=size, label=f"writing {size:,}", file=sys.stderr, hidden=not progress
+                ) as bar,
+                bulk() if bulk is not None else nullcontext(),
+            ):
                 while written < size:
                     n = min(batch, size - written)
                     mem.remember_many(
@@ -93,19 +121,27 @@ def run_engine_bench(
                     )
                     written += n
                     bar.update(n)
-            write_s = time.perf_counter() - start
+                write_s = time.perf_counter() - start
+            index_s = time.perf_counter() - start - write_s  # the deferred HNSW build, if any
             single = []
             for _ in range(200):
                 t0 = time.perf_counter()
                 mem.remember(_sentence(rng), user_id=user)
                 single.append(time.perf_counter() - t0)
-            checked = Memory(target, clock=clock)  # default policy: flag contradictions on write
+            # default policy (flag contradictions on write), same retriever: no second vector index
+            checked = Memory(target, clock=clock, retriever=retriever) if check_writes else None
             flagged = []
-            for _ in range(100):
+            for _ in range(check_writes):
+                assert checked is not None
                 t0 = time.perf_counter()
                 checked.remember(_sentence(rng), user_id=user)
                 flagged.append(time.perf_counter() - t0)
-            checked.close()
+            if checked is not None:
+                checked.close()
+            # the first search may build a per-process vector index (SQLite with an embedder)
+            t0 = time.perf_counter()
+            mem.recall(_query(rng), user_id=user, k=10, touch=False, hints=False)
+            first_recall_s = time.perf_counter() - t0
             lat = []
             for _ in range(queries):
                 q = _query(rng)
@@ -130,8 +166,10 @@ def run_engine_bench(
             sweep_s = time.perf_counter() - t0
             results["sizes"][str(size)] = {
                 "bulk_writes_per_s": round(size / write_s, 1),
+                "index_build_s": round(index_s, 3),
                 "single_write_ms_p50": round(percentile(single, 0.5) * 1000, 3),
                 "single_write_with_contradiction_check_ms_p50": round(percentile(flagged, 0.5) * 1000, 3),
+                "first_recall_s": round(first_recall_s, 3),
                 "recall_ms_p50": round(percentile(lat, 0.5) * 1000, 3),
                 "recall_ms_p95": round(percentile(lat, 0.95) * 1000, 3),
                 "recall_with_touch_ms_p50": round(percentile(lat_touch, 0.5) * 1000, 3),
@@ -141,7 +179,7 @@ def run_engine_bench(
                 "swept": report.total,
             }
             mem.close()
-        results["faded_scaling"] = _faded_scaling(Path(tmp.name), rng, progress)
+        results["faded_scaling"] = _faded_scaling(Path(tmp.name), rng, progress) if faded_scaling else []
     finally:
         tmp.cleanup()
     return results
@@ -191,30 +229,79 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
 @click.option("--sizes", default="10000,100000", show_default=True, help="Comma-separated memory counts.")
 @click.option("--queries", type=click.IntRange(10), default=200, show_default=True)
 @click.option("--seed", type=int, default=7, show_default=True)
+@click.option(
+    "--embedder",
+    help="Hybrid recall with this embedder (e.g. static, minilm, e5-small); default: lexical recall only.",
+)
+@click.option(
+    "--check-writes",
+    type=click.IntRange(0),
+    default=100,
+    show_default=True,
+    help="Single writes timed with the default contradiction check (slow in a huge single-user scope).",
+)
+@click.option(
+    "--faded-scaling/--no-faded-scaling",
+    default=True,
+    show_default=True,
+    help="Also time listing what is remembered as faded memories pile up (always on temp SQLite files).",
+)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
-def bench_engine(db: str | None, sizes: str, queries: int, seed: int, json_path: str | None) -> None:
+def bench_engine(
+    db: str | None,
+    sizes: str,
+    queries: int,
+    seed: int,
+    embedder: str | None,
+    check_writes: int,
+    faded_scaling: bool,
+    json_path: str | None,
+) -> None:
     """Writes per second, recall p50/p95 and "still remembered" query time at each size, and the cost
-    of listing active memories as faded ones pile up (it should stay flat)."""
+    of listing active memories as faded ones pile up (it should stay flat).
+
+    With --db postgresql://… the same figures come from PostgreSQL; with --embedder, recall is hybrid
+    and PostgreSQL searches vectors through its HNSW index (SQLite through a per-process index built
+    on the first recall, reported as "first recall")."""
     from remnant.bench import header
 
     try:
         size_list = [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]
     except ValueError:
         raise click.BadParameter("sizes must be comma-separated integers", param_hint="--sizes") from None
+    if embedder is not None:
+        from remnant.embed import get_embedder
+        from remnant.embed.base import EmbeddingError
+
+        try:
+            get_embedder(embedder)
+        except EmbeddingError as exc:
+            raise click.BadParameter(str(exc), param_hint="--embedder") from None
     click.echo(header("remnant bench engine " + shlex.join(sys.argv[3:])))
-    res = run_engine_bench(db, size_list, queries, seed)
+    res = run_engine_bench(
+        db,
+        size_list,
+        queries,
+        seed,
+        embedder=embedder,
+        check_writes=check_writes,
+        faded_scaling=faded_scaling,
+    )
     click.echo(
-        f"\n{'memories':>10} {'writes/s':>10} {'write p50':>10} {'+check p50':>11} {'recall p50':>11} "
-        f"{'recall p95':>11} {'+touch p50':>11} {'remembered':>11} {'sweep':>8}"
+        f"\n{'memories':>10} {'writes/s':>10} {'index':>8} {'write p50':>10} {'+check p50':>11} "
+        f"{'1st recall':>11} {'recall p50':>11} {'recall p95':>11} {'+touch p50':>11} {'remembered':>11} "
+        f"{'sweep':>8}"
     )
     for size, r in res["sizes"].items():
         click.echo(
-            f"{int(size):>10,} {r['bulk_writes_per_s']:>10,.0f} {r['single_write_ms_p50']:>8.2f}ms "
-            f"{r['single_write_with_contradiction_check_ms_p50']:>9.2f}ms "
+            f"{int(size):>10,} {r['bulk_writes_per_s']:>10,.0f} {r['index_build_s']:>7.1f}s "
+            f"{r['single_write_ms_p50']:>8.2f}ms "
+            f"{r['single_write_with_contradiction_check_ms_p50']:>9.2f}ms {r['first_recall_s']:>10.2f}s "
             f"{r['recall_ms_p50']:>9.2f}ms {r['recall_ms_p95']:>9.2f}ms {r['recall_with_touch_ms_p50']:>9.2f}ms "
             f"{r['still_remembered_count_ms_p50']:>9.2f}ms {r['sweep_s_after_45_days']:>7.2f}s"
         )
-    click.echo("\nlisting what is remembered (1,000 active) as faded memories pile up:")
+    if res["faded_scaling"]:
+        click.echo("\nlisting what is remembered (1,000 active) as faded memories pile up:")
     for row in res["faded_scaling"]:
         click.echo(
             f"  faded {row['faded']:>7,}: active() p50 {row['active_list_ms_p50']:.2f} ms ({row['active']} rows)"

@@ -6,9 +6,11 @@ fade, expiry, validity window, metadata) in SQL before it can be returned, so a 
 hidden, superseded, expired, out of its window or purged never comes back, even if an in-process
 vector index still held it.
 
-Vectors live in the store's embeddings table (one per memory, tagged with the model id); an
-in-process :class:`~remnant.retrieval.index.VectorIndex` per (tenant, user, model) is built from
-that table on first use and kept current by ``on_write``/``on_delete``.
+Vectors live in the store's embeddings table (one per memory, tagged with the model id). A store
+whose vector index lives in the database (``Store.shared_vector_index``: PostgreSQL + pgvector HNSW)
+is searched directly, with the recall filter in the same SQL, so every process sees every write. On
+other stores (SQLite) an in-process :class:`~remnant.retrieval.index.VectorIndex` per (tenant, user,
+model) is built from that table on first use and kept current by ``on_write``/``on_delete``.
 
 Conversation-aware indexing: the text put in the lexical index is the memory's content (with
 its speaker, when ``metadata["speaker"]`` is set), its date, and, for conversation turns
@@ -115,6 +117,7 @@ class HybridRetriever:
         self.hnsw_threshold = hnsw_threshold
         self.rerank_depth = rerank_depth
         self._indexes: dict[tuple[int, str, str | None], VectorIndex] = {}
+        self._checked: set[tuple[int, str, str | None]] = set()  # scopes checked on shared indexes
         self._lock = threading.RLock()
 
     @property
@@ -251,12 +254,60 @@ class HybridRetriever:
             self.on_write(engine, ids[s : s + 256])
         with self._lock:
             self._indexes = {k: v for k, v in self._indexes.items() if k[0] != id(engine.store)}
+            self._checked = {k for k in self._checked if k[0] != id(engine.store)}
         return len(ids)
+
+    def _check_shared_scope(self, engine: Memory, flt: MemoryFilter) -> None:
+        """Once per scope on a store with a shared vector index: embed memories written before
+        vectors were enabled, and refuse a scope embedded with another model (as ``_index`` does)."""
+        assert self.embedder is not None
+        key = (id(engine.store), flt.tenant, flt.user_id)
+        with self._lock:
+            if key in self._checked:
+                return
+        from remnant.store.base import MemoryFilter
+
+        scope = MemoryFilter(tenant=flt.tenant, user_id=flt.user_id, statuses=None)
+        model = self.embedder.model_id
+        missing = engine.store.unembedded_ids(scope, model=model)
+        if missing:
+            others = [m for m in engine.store.embedding_models(tenant=flt.tenant) if m != model]
+            foreign: set[str] = set()
+            for m in others:
+                for s in range(0, len(missing), 500):
+                    part = missing[s : s + 500]
+                    lacking = set(engine.store.unembedded_ids(replace(scope, ids=tuple(part)), model=m))
+                    foreign.update(i for i in part if i not in lacking)  # these have an m vector
+            if foreign:
+                raise EmbeddingModelMismatch(
+                    model,
+                    ", ".join(sorted(others)),
+                    f"{len(foreign)} stored memories (embedded with another model; "
+                    "re-embed them with HybridRetriever.reembed or use the same embedder)",
+                )
+            for s in range(0, len(missing), 256):
+                self.on_write(engine, missing[s : s + 256])
+        with self._lock:
+            self._checked.add(key)
+
+    def _shared_candidates(
+        self, engine: Memory, query: str, flt: MemoryFilter, n: int
+    ) -> list[tuple[str, float]]:
+        """Vector candidates from the store's own index (pgvector HNSW), the filter applied in SQL."""
+        assert self.embedder is not None
+        self._check_shared_scope(engine, flt)
+        q = self.embedder.embed_query(query)
+        hits = engine.store.vector_search(q, flt, model=self.embedder.model_id, limit=n)
+        if self.min_similarity is not None:
+            hits = [(h, s) for h, s in hits if s >= self.min_similarity]
+        return hits[:n]
 
     def _vector_candidates(
         self, engine: Memory, query: str, flt: MemoryFilter, n: int
     ) -> list[tuple[str, float]]:
         assert self.embedder is not None
+        if engine.store.shared_vector_index:
+            return self._shared_candidates(engine, query, flt, n)
         idx = self._index(engine, flt)
         if idx is None or len(idx) == 0:
             return []

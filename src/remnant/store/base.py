@@ -168,6 +168,15 @@ class Store(ABC):
     @abstractmethod
     def embedding_models(self, *, tenant: str = DEFAULT_TENANT) -> list[str]: ...
 
+    @abstractmethod
+    def unembedded_ids(self, flt: MemoryFilter, *, model: str, limit: int | None = None) -> list[str]:
+        """Ids of memories matching ``flt`` that have no vector from ``model`` (oldest first)."""
+
+    #: True when :meth:`vector_search` walks an index that lives in the database and so is shared
+    #: by every process (pgvector HNSW). Retrievers then delegate to it instead of building an
+    #: index of their own in memory, and see other processes' writes at once.
+    shared_vector_index: bool = False
+
     def vector_search(
         self, query_vec: np.ndarray, flt: MemoryFilter, *, model: str, limit: int = 50
     ) -> list[tuple[str, float]]:

@@ -200,6 +200,8 @@ class PostgresStore(Store):
     role may do so. Tables go into the first schema of the connection's ``search_path``.
     """
 
+    shared_vector_index = True  # pgvector HNSW: retrievers search here, not in a per-process copy
+
     def __init__(
         self,
         url: str,
@@ -726,7 +728,12 @@ class PostgresStore(Store):
             if row is not None and row[0] is not None:
                 return
             c.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_HNSW_LOCK,))
-            c.execute("SET LOCAL maintenance_work_mem = '256MB'")
+            # the graph must fit in maintenance_work_mem or the build crawls on disk: raise a small
+            # default to 256 MB, but never lower what the server or the URL's options already allow
+            # (1M x 64-d vectors need about 700 MB)
+            row = c.execute("SELECT pg_size_bytes(current_setting('maintenance_work_mem'))").fetchone()
+            if row is None or int(row[0]) < 256 * 1024 * 1024:
+                c.execute("SET LOCAL maintenance_work_mem = '256MB'")
             c.execute(
                 sql.SQL(
                     "CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw "
@@ -814,6 +821,18 @@ class PostgresStore(Store):
         """How many vectors ``model`` has in ``tenant`` (for export)."""
         rows = self._read("SELECT COUNT(*) FROM embeddings WHERE tenant = %s AND model = %s", (tenant, model))
         return int(rows[0][0])
+
+    def unembedded_ids(self, flt: MemoryFilter, *, model: str, limit: int | None = None) -> list[str]:
+        where, params = where_clause(flt)
+        q = (
+            f"SELECT m.id FROM memories m WHERE {where} AND NOT EXISTS "
+            "(SELECT 1 FROM embeddings e WHERE e.memory_id = m.id AND e.model = %s) ORDER BY m.rid"
+        )
+        params.append(model)
+        if limit is not None:
+            q += " LIMIT %s"
+            params.append(limit)
+        return [r[0] for r in self._read(q, params)]
 
     def embedding_models(self, *, tenant: str = DEFAULT_TENANT) -> list[str]:
         return [

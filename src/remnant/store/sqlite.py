@@ -422,6 +422,18 @@ class SQLiteStore(Store):
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim)
         return [r[0] for r in rows], matrix
 
+    def unembedded_ids(self, flt: MemoryFilter, *, model: str, limit: int | None = None) -> list[str]:
+        where, params = where_clause(flt)
+        sql = (
+            f"SELECT m.id FROM memories m WHERE {where} AND NOT EXISTS "
+            "(SELECT 1 FROM embeddings e WHERE e.rid = m.rid AND e.model = ?) ORDER BY m.rid"
+        )
+        params.append(model)
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [r[0] for r in self._read(sql, params)]
+
     def embedding_models(self, *, tenant: str = DEFAULT_TENANT) -> list[str]:
         return [r[0] for r in self._read("SELECT DISTINCT model FROM embeddings WHERE tenant = ?", (tenant,))]
 

@@ -1,0 +1,90 @@
+"""Hybrid recall on PostgreSQL: vectors are searched in the database (pgvector), not in a
+per-process copy, so strict filters hold in SQL and every process sees every write at once."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from remnant import ManualClock, Memory
+from remnant.embed import EmbeddingModelMismatch, get_embedder
+from remnant.engine.seams import LexicalRetriever
+from remnant.retrieval import HybridRetriever
+from remnant.store.postgres import PostgresStore
+
+pytestmark = pytest.mark.pg
+
+T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+
+
+def make(
+    url: str, clock: ManualClock, mode: str = "vector", embedder: str = "static", **store_kw: int
+) -> Memory:
+    retriever = HybridRetriever(get_embedder(embedder), mode=mode, min_similarity=-1.0)
+    return Memory(store=PostgresStore(url, **store_kw), clock=clock, retriever=retriever)
+
+
+@pytest.mark.parametrize("exact_below", [20_000, 3], ids=["exact-scan", "hnsw"])
+def test_strict_filters_hold_on_the_database_vector_index(pg_url: str, exact_below: int) -> None:
+    clock = ManualClock(T0)
+    m = make(pg_url, clock, exact_below=exact_below)
+    try:
+        kw = {"user_id": "ana"}
+        keep = m.remember("Ana's cat is called Miso", **kw)
+        ttl = m.remember("Ana's cat has a vet appointment", ttl="1d", **kw)
+        hidden = m.remember("Ana's cat hates the vacuum", **kw)
+        old = m.remember("Ana's cat food brand is Purrfect", key="cat_food", **kw)
+        new = m.remember("Ana's cat food brand is Whiskas", key="cat_food", **kw)
+        window = m.remember("Ana's cat sitter is Bo", valid_to=T0 + timedelta(hours=12), **kw)
+        future = m.remember("Ana's cat moves in with Bo", valid_from=T0 + timedelta(days=30), **kw)
+        purged = m.remember("Ana's cat was adopted in Lisbon", **kw)
+        other = m.remember("Ben's cat is called Tom", user_id="ben")
+        m.hide(hidden.id)
+        m.purge(purged.id)
+        clock.advance(days=2)
+        got = {h.memory.id for h in m.recall("cat", k=20, touch=False, **kw).hits}
+        assert keep.id in got and new.id in got
+        for gone in (ttl, hidden, old, window, future, purged, other):
+            assert gone.id not in got, gone.content
+        assert m.retriever._indexes == {}  # nothing was copied into this process
+    finally:
+        m.close()
+
+
+def test_another_process_sees_new_vectors_at_once(pg_url: str) -> None:
+    a = make(pg_url, ManualClock(T0))
+    b = make(pg_url, ManualClock(T0))
+    try:
+        a.remember("the spare key is under the blue flowerpot", user_id="ana")
+        assert b.recall("spare key", user_id="ana", touch=False).hits  # b's first search
+        late = a.remember("the garage code is 4711", user_id="ana")
+        got = {h.memory.id for h in b.recall("garage code", user_id="ana", k=5, touch=False).hits}
+        assert late.id in got  # no rebuild, no restart: the index is the database's
+        a.purge(late.id)
+        got = {h.memory.id for h in b.recall("garage code", user_id="ana", k=5, touch=False).hits}
+        assert late.id not in got
+    finally:
+        a.close()
+        b.close()
+
+
+def test_missing_vectors_are_backfilled_and_a_foreign_model_is_refused(pg_url: str) -> None:
+    plain = Memory(store=PostgresStore(pg_url), clock=ManualClock(T0), retriever=LexicalRetriever())
+    plain.remember("written before vectors were on", user_id="ana")
+    plain.close()
+    m = make(pg_url, ManualClock(T0))
+    try:
+        got = [h.memory.content for h in m.recall("vectors", user_id="ana", touch=False).hits]
+        assert got == ["written before vectors were on"]
+        assert m.store.unembedded_ids(m.recall_filter("ana"), model=m.retriever.model_id or "") == []
+    finally:
+        m.close()
+    other = make(pg_url, ManualClock(T0), mode="hybrid", embedder="minilm")
+    try:
+        with pytest.raises(EmbeddingModelMismatch, match="expected vectors from 'all-MiniLM"):
+            other.recall("vectors", user_id="ana", touch=False)
+        assert other.retriever.reembed(other, "ana") == 1
+        assert other.recall("vectors", user_id="ana", touch=False).hits
+    finally:
+        other.close()
