@@ -107,6 +107,39 @@ def test_cache_hits_lru_and_persistence(tmp_path):
     assert NpzVectorCache(tmp_path).get_many("other-model", [content_hash("x")]) == {}
 
 
+def test_cache_is_safe_to_share_between_threads():
+    """A server's request threads share one retriever and so one cache: a small LRU under churn
+    from many threads must neither raise nor hand back another text's vector."""
+    import threading
+
+    inner = CountingEmbedder()
+    c = CachedEmbedder(inner, capacity=8)
+    expected = {f"t{i}": inner.embed_query(f"t{i}") for i in range(40)}
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        try:
+            for n in range(400):
+                text = f"t{(seed * 7 + n) % 40}"
+                assert np.array_equal(c.embed_query(text), expected[text])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    import sys
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: races show up quickly
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == [] and len(c._lru) <= 8
+
+
 class _Handler(BaseHTTPRequestHandler):
     requests: list = []  # noqa: RUF012
 

@@ -10,6 +10,7 @@ across processes, and asymmetric models embed the two roles differently).
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -94,6 +95,9 @@ class CachedEmbedder:
         self.capacity = capacity
         self.store = store
         self._lru: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
+        # one retriever serves every request thread of a server: the LRU's reorder/evict steps
+        # must not interleave (the model call itself runs outside the lock)
+        self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
@@ -104,16 +108,18 @@ class CachedEmbedder:
     def _remember(self, key: tuple[str, str], vec: Vectors) -> None:
         if self.capacity == 0:
             return
-        self._lru[key] = vec
-        self._lru.move_to_end(key)
-        while len(self._lru) > self.capacity:
-            self._lru.popitem(last=False)
+        with self._lock:
+            self._lru[key] = vec
+            self._lru.move_to_end(key)
+            while len(self._lru) > self.capacity:
+                self._lru.popitem(last=False)
 
     def _recall(self, key: tuple[str, str]) -> Vectors | None:
-        vec = self._lru.get(key)
-        if vec is not None:
-            self._lru.move_to_end(key)
-        return vec
+        with self._lock:
+            vec = self._lru.get(key)
+            if vec is not None:
+                self._lru.move_to_end(key)
+            return vec
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         items = check_texts(texts)
