@@ -49,8 +49,15 @@ def test_erased_user_leaves_no_trace(db_path: Path, clock: ManualClock) -> None:
     mem.recall(SECRET, user_id="eve")  # touched, reinforced: rows rewritten, old versions in the WAL
     assert SECRET.encode() in raw_bytes(mem.files())
 
+    from datetime import date
+
+    for user in ("eve", "frank"):  # the active-days clock's rows (written in that clock mode)
+        mem.store.mark_active(mem.tenant, user, date(2026, 1, 2))
     report = mem.erase_user("eve")
     assert report.verified, report.checks
+    assert report.checks["activity_days"] == 0
+    assert mem.store.active_day_count(mem.tenant, "eve", date.max) == 0
+    assert mem.store.active_day_count(mem.tenant, "frank", date.max) == 1  # another user's days stay
     assert sum(report.removed.values()) == len(ids) + 1
     assert report.removed["summary_derived"] == 1
     assert report.vault_entries_removed == 1

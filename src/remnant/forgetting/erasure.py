@@ -3,7 +3,7 @@
 Removed: the user's memories in every status (rows, full-text rows and embeddings go with them),
 summaries anyone derived from them (``kind=summary`` with ``metadata["derived_from"]`` naming one of
 the user's memories), anything the retriever keeps outside the store (``on_delete``) and the user's
-vault entries (``redactor.purge_user``). Then the store is compacted (SQLite: ``secure_delete`` is on,
+vault entries (``redactor.purge_user``) and the days the user was active (the active-days clock). Then the store is compacted (SQLite: ``secure_delete`` is on,
 the FTS index is merged, ``VACUUM`` rewrites the file and the WAL is truncated), and every path is
 queried again: the row count, the recall filter, embeddings, the retriever, derived summaries and
 the raw bytes of the database files (searched for distinctive strings of the erased text, which are
@@ -15,6 +15,7 @@ from __future__ import annotations
 import mmap
 import re
 from collections import defaultdict
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -103,6 +104,7 @@ def erase_user(
         removed["summary_derived"] = len(derived)
     gone = all_ids + [s.id for s in derived]
     mem.retriever.on_delete(mem, gone)
+    activity_removed = mem.store.forget_activity(mem.tenant, user_id)  # the active-days clock's rows
     vault_removed = 0
     if mem.redactor is not None:
         vault_removed = int(mem.redactor.purge_user(tenant=mem.tenant, user_id=user_id))
@@ -117,6 +119,7 @@ def erase_user(
         ),
         "recall": len(mem.store.query(mem.recall_filter(user_id), limit=1)),
         "retriever": sum(len(mem.retriever.search(mem, p, flt, 5)) for p in probes[:3]),
+        "activity_days": mem.store.active_day_count(mem.tenant, user_id, date.max),
         "hidden_or_history": mem.store.count(
             MemoryFilter(
                 tenant=mem.tenant, user_id=user_id, statuses=tuple(s for s in Status if s != Status.ACTIVE)
@@ -136,7 +139,12 @@ def erase_user(
         actor=actor,
         policy="erasure",
         summary=summary,
-        details={"vault_entries_removed": vault_removed, "checks": checks, "probes": len(probes)},
+        details={
+            "vault_entries_removed": vault_removed,
+            "activity_days_removed": activity_removed,
+            "checks": checks,
+            "probes": len(probes),
+        },
     )
     return ErasureReport(mem.tenant, user_id, mem.now(), dict(removed), vault_removed, checks, entry.seq)
 

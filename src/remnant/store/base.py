@@ -218,6 +218,10 @@ class Store(ABC):
     @abstractmethod
     def active_day_count(self, tenant: str, user_id: str, until: date) -> int: ...
 
+    @abstractmethod
+    def forget_activity(self, tenant: str, user_id: str) -> int:
+        """Delete the days a user was active (erasure); returns how many rows went."""
+
     # -- overview and maintenance ----------------------------------------------------------------
     @abstractmethod
     def users(self, *, tenant: str = DEFAULT_TENANT, limit: int = 1000) -> list[UserSummary]: ...

@@ -991,6 +991,15 @@ class PostgresStore(Store):
             )[0][0]
         )
 
+    def forget_activity(self, tenant: str, user_id: str) -> int:
+        return self._write(
+            lambda c: int(
+                c.execute(
+                    "DELETE FROM activity WHERE tenant = %s AND user_id = %s", (tenant, user_id)
+                ).rowcount
+            )
+        )
+
     def activity(self, tenant: str) -> list[tuple[str, date]]:
         """Every (user_id, day) a user of ``tenant`` was active (for export)."""
         rows = self._read(

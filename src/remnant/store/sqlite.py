@@ -545,6 +545,13 @@ class SQLiteStore(Store):
             )[0][0]
         )
 
+    def forget_activity(self, tenant: str, user_id: str) -> int:
+        with self.transaction():
+            cur = self._conn.execute(
+                "DELETE FROM activity WHERE tenant = ? AND user_id = ?", (tenant, user_id)
+            )
+            return int(cur.rowcount)
+
     # -- overview and maintenance ----------------------------------------------------------------
     def users(self, *, tenant: str = DEFAULT_TENANT, limit: int = 1000) -> list[UserSummary]:
         rows = self._read(
