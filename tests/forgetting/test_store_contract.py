@@ -78,3 +78,8 @@ def test_importance_scans_agree_with_the_python_definition(store: Store) -> None
     over = sorted(t[0] for t in store.over_capacity(flt, keep=6, **kw))  # type: ignore[arg-type]
     assert over == sorted(t[0] for t in Store.over_capacity(store, flt, keep=6, **kw))  # type: ignore[arg-type]
     assert len(over) == 40 - 4 * 6
+    # a decade on with a steep decay the score underflows: it must read as 0, not raise (PostgreSQL's
+    # exp() errors on underflow where Python returns 0.0)
+    late = {"now": now + 3650 * 86400, "decay_per_day": 0.5, "mark_weight": 4.0}
+    gone = store.low_importance(flt, below=1e-300, **late)  # type: ignore[arg-type]
+    assert len(gone) == 40 - 4 and all(s < 1e-300 for _, _, s in gone)  # every unpinned row

@@ -188,3 +188,32 @@ def test_relevance_floor_keeps_unrelated_memories_out(tmp_path):
         "I prefer green tea in the morning"
     ]
     m.close()
+
+
+def test_the_relevance_floor_does_not_trigger_a_filtered_rescan(tmp_path):
+    """The exact within-filter rescan is for a narrow filter; when the similarity floor is what cut
+    the page of candidates, nothing further can pass it, so the scope's ids must not be listed."""
+    from remnant.retrieval.hybrid import HybridConfig
+
+    retriever = HybridRetriever(
+        get_embedder("static"),
+        mode="vector",
+        hnsw_threshold=10,
+        min_similarity=0.99,
+        fusion=HybridConfig(fusion="weighted", lexical_weight=0.7, vector_weight=0.3, candidates=10),
+    )
+    m = Memory(tmp_path / "floor.db", clock=ManualClock(T0), retriever=retriever)
+    m.remember_many([{"content": f"walk number {i} by the river", "user_id": "ana"} for i in range(60)])
+    m.recall("warm-up", user_id="ana", touch=False, hints=False)  # builds the index
+    scope_listings = []
+    real_ids = m.store.ids
+
+    def spy(flt, **kw):
+        if flt.ids is None:
+            scope_listings.append(flt)
+        return real_ids(flt, **kw)
+
+    m.store.ids = spy  # type: ignore[method-assign]
+    assert m.recall("quantum chromodynamics", user_id="ana", k=5, touch=False, hints=False).hits == []
+    assert scope_listings == []
+    m.close()

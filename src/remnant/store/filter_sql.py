@@ -21,8 +21,9 @@ class Dialect:
     ph = "?"
     false = "0"
 
-    def tenant(self, a: str, flt: MemoryFilter) -> str:
-        return f"{a}.tenant = {self.ph}"
+    def column(self, a: str, col: str, flt: MemoryFilter) -> str:
+        """How a filtered column is referenced (SQLite may hide it from the planner, see there)."""
+        return f"{a}.{col}"
 
     def within(self, expr: str, values: Sequence[Any], params: list[Any]) -> str:
         params.extend(values)
@@ -41,10 +42,12 @@ class Dialect:
 
 
 class SQLiteDialect(Dialect):
-    def tenant(self, a: str, flt: MemoryFilter) -> str:
-        # with an id list, "+" keeps the planner on the unique id index: without statistics it would
-        # otherwise pick a (tenant, ...) index and scan the whole tenant for a 500-id IN list
-        return f"+{a}.tenant = ?" if flt.ids is not None else f"{a}.tenant = ?"
+    def column(self, a: str, col: str, flt: MemoryFilter) -> str:
+        # With an id list, a unary "+" hides every other column from the planner, so it stays on the
+        # unique id index. Without statistics it would otherwise pick a (tenant, user, ...) or the
+        # (status, fade_at) index and scan a whole scope to check 150 ids (22 ms at 30k memories
+        # in one user, growing with the scope, instead of well under 1 ms).
+        return f"+{a}.{col}" if flt.ids is not None and col != "id" else f"{a}.{col}"
 
 
 class PostgresDialect(Dialect):
@@ -78,7 +81,11 @@ def build_where(flt: MemoryFilter, dialect: Dialect, alias: str = "m") -> tuple[
     """A SQL condition and its parameters for ``flt``. The tenant (and the user, when given) come
     first, so a table distributed by (tenant, user_id) routes the query to one shard."""
     a, p = alias, dialect.ph
-    cond = [dialect.tenant(a, flt)]
+
+    def c(col: str) -> str:
+        return dialect.column(a, col, flt)
+
+    cond = [f"{c('tenant')} = {p}"]
     params: list[Any] = [flt.tenant]
 
     def add(sql: str, *values: Any) -> None:
@@ -87,11 +94,11 @@ def build_where(flt: MemoryFilter, dialect: Dialect, alias: str = "m") -> tuple[
 
     def eq(col: str, value: Any) -> None:
         if value is not None:
-            add(f"{a}.{col} = {p}", value)
+            add(f"{c(col)} = {p}", value)
 
     def within(col: str, values: Sequence[Any] | None) -> None:
         if values is not None:
-            cond.append(dialect.within(f"{a}.{col}", values, params) if values else dialect.false)
+            cond.append(dialect.within(c(col), values, params) if values else dialect.false)
 
     eq("user_id", flt.user_id)
     eq("agent_id", flt.agent_id)
@@ -104,13 +111,13 @@ def build_where(flt: MemoryFilter, dialect: Dialect, alias: str = "m") -> tuple[
     if flt.pinned is not None:
         eq("pinned", dialect.flag(flt.pinned))
     if flt.remembered_at is not None:
-        add(f"{a}.fade_at > {p}", flt.remembered_at)
+        add(f"{c('fade_at')} > {p}", flt.remembered_at)
     if flt.faded_by is not None:
-        add(f"{a}.fade_at <= {p}", flt.faded_by)
+        add(f"{c('fade_at')} <= {p}", flt.faded_by)
     if flt.now is not None:
-        add(f"({a}.expires_at IS NULL OR {a}.expires_at > {p})", flt.now)
+        add(f"({a}.expires_at IS NULL OR {c('expires_at')} > {p})", flt.now)
     if flt.expired_by is not None:
-        add(f"{a}.expires_at IS NOT NULL AND {a}.expires_at <= {p}", flt.expired_by)
+        add(f"{a}.expires_at IS NOT NULL AND {c('expires_at')} <= {p}", flt.expired_by)
     if flt.valid_at is not None:
         # a memory with no explicit valid_from is valid from the moment it was recorded
         add(
@@ -119,13 +126,13 @@ def build_where(flt: MemoryFilter, dialect: Dialect, alias: str = "m") -> tuple[
             flt.valid_at,
         )
     if flt.created_after is not None:
-        add(f"{a}.created_at >= {p}", flt.created_after)
+        add(f"{c('created_at')} >= {p}", flt.created_after)
     if flt.created_before is not None:
-        add(f"{a}.created_at < {p}", flt.created_before)
+        add(f"{c('created_at')} < {p}", flt.created_before)
     if flt.accessed_before is not None:
         add(f"COALESCE({a}.last_accessed_at, {a}.created_at) < {p}", flt.accessed_before)
     if flt.changed_before is not None:
-        add(f"{a}.status_changed_at IS NOT NULL AND {a}.status_changed_at <= {p}", flt.changed_before)
+        add(f"{a}.status_changed_at IS NOT NULL AND {c('status_changed_at')} <= {p}", flt.changed_before)
     for mkey, mvalue in flt.metadata.items():
         if not mkey.replace("_", "").replace("-", "").isalnum():
             raise ValidationError(f"metadata filter key {mkey!r} must be alphanumeric")

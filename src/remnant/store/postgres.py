@@ -974,6 +974,48 @@ class PostgresStore(Store):
             for r in self._read(q, params)
         ]
 
+    # -- importance (eviction), in one statement ------------------------------------------------
+    # mirrors remnant.forgetting.importance.importance_score_raw; PostgreSQL's exp() raises on
+    # underflow where Python returns 0.0, so the exponent is clamped (exp(-700) is ~1e-304: still 0
+    # for every threshold)
+    _SCORE_SQL = (
+        "(m.confidence * (1.0 / (GREATEST(0.0, (%s - COALESCE(m.last_accessed_at, m.created_at)) / 86400.0)"
+        " + 1.0) + ln(1.0 + GREATEST(0, m.access_count))) * (1.0 + %s * m.importance)"
+        " * exp(GREATEST(-700.0, %s * GREATEST(0.0, (%s - m.created_at) / 86400.0))))"
+    )
+
+    @staticmethod
+    def _score_params(now: float, decay_per_day: float, mark_weight: float) -> list[Any]:
+        return [now, mark_weight, math.log(decay_per_day), now]
+
+    def low_importance(
+        self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, below: float
+    ) -> list[tuple[str, str, float]]:
+        where, params = where_clause(flt)
+        q = (
+            f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, {self._SCORE_SQL} AS score "
+            f"FROM memories m WHERE {where} AND NOT m.pinned) s WHERE score < %s"
+        )
+        rows = self._read(q, [*self._score_params(now, decay_per_day, mark_weight), *params, below])
+        return [(r[0], r[1], float(r[2])) for r in rows]
+
+    def over_capacity(
+        self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, keep: int
+    ) -> list[tuple[str, str, float]]:
+        where, params = where_clause(flt)
+        # pinned rows rank first (as if their score were +inf) and are never returned; only users
+        # over the limit are ranked, so a sweep where nobody is over capacity stays one grouped pass
+        q = (
+            "SELECT id, user_id, score FROM (SELECT id, user_id, pinned, score, ROW_NUMBER() OVER "
+            "(PARTITION BY user_id ORDER BY pinned DESC, score DESC, created_at DESC) AS rank FROM "
+            f"(SELECT m.id, m.user_id, m.pinned, m.created_at, {self._SCORE_SQL} AS score "
+            f"FROM memories m WHERE {where} AND m.user_id IN (SELECT m.user_id FROM memories m "
+            f"WHERE {where} GROUP BY m.user_id HAVING COUNT(*) > %s)) s) r WHERE rank > %s AND NOT pinned"
+        )
+        sp = self._score_params(now, decay_per_day, mark_weight)
+        rows = self._read(q, [*sp, *params, *params, keep, keep])
+        return [(r[0], r[1], float(r[2])) for r in rows]
+
     # -- activity --------------------------------------------------------------------------------
     def mark_active(self, tenant: str, user_id: str, day: date) -> None:
         self._write(
