@@ -74,6 +74,7 @@ def run_engine_bench(
     progress: bool = True,
     *,
     embedder: str | None = None,
+    users: int = 1,
     check_writes: int = 100,
     faded_scaling: bool = True,
 ) -> dict[str, Any]:
@@ -85,7 +86,7 @@ def run_engine_bench(
     from remnant.forgetting.contradictions import ContradictionPolicy
 
     rng = random.Random(seed)
-    results: dict[str, Any] = {"sizes": {}, "embedder": embedder}
+    results: dict[str, Any] = {"sizes": {}, "embedder": embedder, "users": users}
     tmp = tempfile.TemporaryDirectory(prefix="remnant-bench-")
     try:
         for size in sizes:
@@ -96,7 +97,16 @@ def run_engine_bench(
             mem = Memory(
                 target, clock=clock, contradictions=ContradictionPolicy(mode="off"), retriever=retriever
             )
-            user = f"bench-{size}-{seed}"
+            # one user is the worst case for per-user indexes; several spread the memories round-robin
+            names = (
+                [f"bench-{size}-{seed}"]
+                if users == 1
+                else [f"bench-{size}-{seed}-u{i}" for i in range(users)]
+            )
+
+            def pick(names: list[str] = names) -> str:
+                return names[0] if len(names) == 1 else rng.choice(names)
+
             batch = 2000
             written = 0
             # PostgreSQL builds its HNSW index once at the end of a bulk load (10x faster than growing it)
@@ -113,11 +123,11 @@ def run_engine_bench(
                     mem.remember_many(
                         {
                             "content": _sentence(rng),
-                            "user_id": user,
+                            "user_id": names[(written + i) % users],
                             "importance": rng.random(),
                             "kind": "episode" if rng.random() < 0.5 else "fact",
                         }
-                        for _ in range(n)
+                        for i in range(n)
                     )
                     written += n
                     bar.update(n)
@@ -126,7 +136,7 @@ def run_engine_bench(
             single = []
             for _ in range(200):
                 t0 = time.perf_counter()
-                mem.remember(_sentence(rng), user_id=user)
+                mem.remember(_sentence(rng), user_id=pick())
                 single.append(time.perf_counter() - t0)
             # default policy (flag contradictions on write), same retriever: no second vector index
             checked = Memory(target, clock=clock, retriever=retriever) if check_writes else None
@@ -134,27 +144,28 @@ def run_engine_bench(
             for _ in range(check_writes):
                 assert checked is not None
                 t0 = time.perf_counter()
-                checked.remember(_sentence(rng), user_id=user)
+                checked.remember(_sentence(rng), user_id=pick())
                 flagged.append(time.perf_counter() - t0)
             if checked is not None:
                 checked.close()
             # the first search may build a per-process vector index (SQLite with an embedder)
             t0 = time.perf_counter()
-            mem.recall(_query(rng), user_id=user, k=10, touch=False, hints=False)
+            first_user = pick()
+            mem.recall(_query(rng), user_id=first_user, k=10, touch=False, hints=False)
             first_recall_s = time.perf_counter() - t0
             lat = []
             for _ in range(queries):
                 q = _query(rng)
                 t0 = time.perf_counter()
-                mem.recall(q, user_id=user, k=10, touch=False, hints=False)
+                mem.recall(q, user_id=pick(), k=10, touch=False, hints=False)
                 lat.append(time.perf_counter() - t0)
             lat_touch = []
             for _ in range(max(20, queries // 5)):
                 q = _query(rng)
                 t0 = time.perf_counter()
-                mem.recall(q, user_id=user, k=5)
+                mem.recall(q, user_id=pick(), k=5)
                 lat_touch.append(time.perf_counter() - t0)
-            flt = mem.recall_filter(user)
+            flt = mem.recall_filter(first_user)
             remembered = []
             for _ in range(20):
                 t0 = time.perf_counter()
@@ -234,6 +245,13 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
     help="Hybrid recall with this embedder (e.g. static, minilm, e5-small); default: lexical recall only.",
 )
 @click.option(
+    "--users",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Spread the memories over this many users (1: all in one scope, the worst case for recall).",
+)
+@click.option(
     "--check-writes",
     type=click.IntRange(0),
     default=100,
@@ -253,6 +271,7 @@ def bench_engine(
     queries: int,
     seed: int,
     embedder: str | None,
+    users: int,
     check_writes: int,
     faded_scaling: bool,
     json_path: str | None,
@@ -284,6 +303,7 @@ def bench_engine(
         queries,
         seed,
         embedder=embedder,
+        users=users,
         check_writes=check_writes,
         faded_scaling=faded_scaling,
     )
