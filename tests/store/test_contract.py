@@ -357,7 +357,7 @@ def test_users_and_meta(store: Store) -> None:
     store.set_meta("decay_clock_mode", "wall")
     store.set_meta("decay_clock_mode", "active_days")
     assert store.get_meta("decay_clock_mode") == "active_days"
-    assert store.schema_version() == 1
+    assert store.schema_version() >= 1  # each backend numbers its own migrations
     store.compact()
 
 
@@ -404,4 +404,4 @@ def test_reopen_keeps_data(backend_url: str) -> None:
         s.insert(r)
     with open_store(backend_url) as s:
         assert s.get(r.id) == r
-        assert s.schema_version() == 1
+        assert s.schema_version() >= 1

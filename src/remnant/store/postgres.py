@@ -81,9 +81,11 @@ _COLUMNS = (
     "metadata",
 )
 _SELECT = ", ".join(f"m.{c}" for c in _COLUMNS)
+# one statement writes the memory and its index text (a table of its own: see migration 0002)
 _INSERT = (
-    f"INSERT INTO memories ({', '.join(_COLUMNS)}, index_text) "
-    f"VALUES ({', '.join(['%s'] * (len(_COLUMNS) + 1))})"
+    f"WITH m AS (INSERT INTO memories ({', '.join(_COLUMNS)}) "
+    f"VALUES ({', '.join(['%s'] * len(_COLUMNS))}) RETURNING id, tenant, user_id) "
+    "INSERT INTO memory_text (memory_id, tenant, user_id, index_text) SELECT id, tenant, user_id, %s FROM m"
 )
 _ORDERS: dict[str, str] = {
     "created_at": "m.created_at ASC, m.rid ASC",
@@ -619,7 +621,8 @@ class PostgresStore(Store):
     def index_texts(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
         """The lexical index text of each memory (for export)."""
         rows = self._read(
-            "SELECT id, index_text FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids))
+            "SELECT memory_id, index_text FROM memory_text WHERE tenant = %s AND memory_id = ANY(%s)",
+            (tenant, list(ids)),
         )
         return {r[0]: r[1] for r in rows}
 
@@ -637,9 +640,9 @@ class PostgresStore(Store):
         where, params = where_clause(flt)
         tsq = _tsquery_text([t.lower() for t in terms[:64]])
         q = (
-            f"SELECT m.id, ts_rank(m.tsv, q.query, 1) AS score FROM memories m, "
-            f"(SELECT to_tsquery('english', %s) AS query) q "
-            f"WHERE m.tsv @@ q.query AND {where} ORDER BY score DESC, m.rid ASC LIMIT %s"
+            f"SELECT m.id, ts_rank(t.tsv, q.query, 1) AS score FROM memory_text t "
+            f"JOIN memories m ON m.id = t.memory_id AND m.user_id = t.user_id, (SELECT to_tsquery('english', %s) AS query) q "
+            f"WHERE t.tsv @@ q.query AND {where} ORDER BY score DESC, m.rid ASC LIMIT %s"
         )
         hits = [(r[0], float(r[1])) for r in self._read(q, [tsq, *params, limit])]
         if len(hits) >= limit:
@@ -655,8 +658,9 @@ class PostgresStore(Store):
         seen = [h[0] for h in hits]
         floor = min((h[1] for h in hits), default=1.0)
         q2 = (
-            f"SELECT m.id, word_similarity(%s, m.index_text) AS sim FROM memories m "
-            f"WHERE m.index_text ILIKE ANY(%s) AND NOT (m.id = ANY(%s)) AND {where} "
+            f"SELECT m.id, word_similarity(%s, t.index_text) AS sim FROM memory_text t "
+            f"JOIN memories m ON m.id = t.memory_id AND m.user_id = t.user_id "
+            f"WHERE t.index_text ILIKE ANY(%s) AND NOT (m.id = ANY(%s)) AND {where} "
             f"ORDER BY sim DESC, m.rid ASC LIMIT %s"
         )
         extra = self._read(q2, [" ".join(terms[:64]), patterns, seen, *params, limit - len(hits)])
@@ -748,7 +752,7 @@ class PostgresStore(Store):
     def embeddings(self, flt: MemoryFilter, *, model: str) -> tuple[list[str], np.ndarray]:
         where, params = where_clause(flt)
         rows = self._read(
-            f"SELECT m.id, e.embedding FROM embeddings e JOIN memories m ON m.id = e.memory_id "
+            f"SELECT m.id, e.embedding FROM embeddings e JOIN memories m ON m.id = e.memory_id AND m.user_id = e.user_id "
             f"WHERE e.tenant = %s AND e.model = %s AND {where} ORDER BY m.rid",
             (flt.tenant, model, *params),
             binary=True,
@@ -789,7 +793,7 @@ class PostgresStore(Store):
         # "+ 0" hides the expression from the HNSW index, so the planner sorts the few rows exactly
         order = sql.SQL("({dist} + 0)").format(dist=dist) if exact else dist
         q = sql.SQL(
-            "SELECT m.id, {dist} AS distance FROM embeddings e JOIN memories m ON m.id = e.memory_id "
+            "SELECT m.id, {dist} AS distance FROM embeddings e JOIN memories m ON m.id = e.memory_id AND m.user_id = e.user_id "
             "WHERE e.model = {model} AND e.dim = {dim} AND e.tenant = %s {scope}AND {where} "
             "ORDER BY {order} LIMIT %s"
         ).format(

@@ -230,7 +230,10 @@ def export_lines(
             "type": "header",
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
-            "schema_version": store.schema_version(),
+            # the record schema, which decides whether an importer understands the lines; each
+            # backend numbers its own migrations (store_schema_version), which may differ
+            "schema_version": SCHEMA_VERSION,
+            "store_schema_version": store.schema_version(),
             "source": store.url.split("://", 1)[0] if "://" in store.url else "sqlite",
             "exported_at": datetime.now(UTC).isoformat(),
             "tenants": chosen,
