@@ -81,11 +81,9 @@ _COLUMNS = (
     "metadata",
 )
 _SELECT = ", ".join(f"m.{c}" for c in _COLUMNS)
-# one statement writes the memory and its index text (a table of its own: see migration 0002)
 _INSERT = (
-    f"WITH m AS (INSERT INTO memories ({', '.join(_COLUMNS)}) "
-    f"VALUES ({', '.join(['%s'] * len(_COLUMNS))}) RETURNING id, tenant, user_id) "
-    "INSERT INTO memory_text (memory_id, tenant, user_id, index_text) SELECT id, tenant, user_id, %s FROM m"
+    f"INSERT INTO memories ({', '.join(_COLUMNS)}, index_text) "
+    f"VALUES ({', '.join(['%s'] * (len(_COLUMNS) + 1))})"
 )
 _ORDERS: dict[str, str] = {
     "created_at": "m.created_at ASC, m.rid ASC",
@@ -621,8 +619,7 @@ class PostgresStore(Store):
     def index_texts(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
         """The lexical index text of each memory (for export)."""
         rows = self._read(
-            "SELECT memory_id, index_text FROM memory_text WHERE tenant = %s AND memory_id = ANY(%s)",
-            (tenant, list(ids)),
+            "SELECT id, index_text FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids))
         )
         return {r[0]: r[1] for r in rows}
 
@@ -640,9 +637,9 @@ class PostgresStore(Store):
         where, params = where_clause(flt)
         tsq = _tsquery_text([t.lower() for t in terms[:64]])
         q = (
-            f"SELECT m.id, ts_rank(t.tsv, q.query, 1) AS score FROM memory_text t "
-            f"JOIN memories m ON m.id = t.memory_id AND m.user_id = t.user_id, (SELECT to_tsquery('english', %s) AS query) q "
-            f"WHERE t.tsv @@ q.query AND {where} ORDER BY score DESC, m.rid ASC LIMIT %s"
+            f"SELECT m.id, ts_rank(m.tsv, q.query, 1) AS score FROM memories m, "
+            f"(SELECT to_tsquery('english', %s) AS query) q "
+            f"WHERE m.tsv @@ q.query AND {where} ORDER BY score DESC, m.rid ASC LIMIT %s"
         )
         hits = [(r[0], float(r[1])) for r in self._read(q, [tsq, *params, limit])]
         if len(hits) >= limit:
@@ -658,9 +655,8 @@ class PostgresStore(Store):
         seen = [h[0] for h in hits]
         floor = min((h[1] for h in hits), default=1.0)
         q2 = (
-            f"SELECT m.id, word_similarity(%s, t.index_text) AS sim FROM memory_text t "
-            f"JOIN memories m ON m.id = t.memory_id AND m.user_id = t.user_id "
-            f"WHERE t.index_text ILIKE ANY(%s) AND NOT (m.id = ANY(%s)) AND {where} "
+            f"SELECT m.id, word_similarity(%s, m.index_text) AS sim FROM memories m "
+            f"WHERE m.index_text ILIKE ANY(%s) AND NOT (m.id = ANY(%s)) AND {where} "
             f"ORDER BY sim DESC, m.rid ASC LIMIT %s"
         )
         extra = self._read(q2, [" ".join(terms[:64]), patterns, seen, *params, limit - len(hits)])
