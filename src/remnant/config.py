@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +74,7 @@ def build_redactor(store: Store) -> Redactor | None:
                 "(generate one with: remnant privacy keygen)"
             )
         if not key_file.exists():
-            fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(
-                    "# Remnant vault key: keep it safe and back it up; without it the vault cannot be read\n"
-                )
-                fh.write(generate_key() + "\n")
-            log.warning("generated a new vault key at %s", key_file)
+            _create_key_file(key_file, generate_key())
         keyring = Keyring.from_file(key_file)
     policy = PrivacyPolicy.from_env()
     conn = getattr(store, "connection", None)
@@ -94,6 +89,29 @@ def build_redactor(store: Store) -> Redactor | None:
     from remnant.privacy import Vault
 
     return PrivacyRedactor(Vault(factory(), keyring), policy)
+
+
+def _create_key_file(key_file: Path, key: str) -> None:
+    """Write a new key file unless one appears first. Several servers may open a fresh database at
+    once: the key is written to a private temporary file and linked into place, so the name never
+    shows a half-written file and exactly one key wins (the others read the winner's)."""
+    tmp = key_file.with_name(f".{key_file.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(
+                "# Remnant vault key: keep it safe and back it up; without it the vault cannot be read\n"
+            )
+            fh.write(key + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, key_file)  # fails if the name exists: atomic create-if-absent
+        except FileExistsError:
+            return
+        log.warning("generated a new vault key at %s", key_file)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def build_memory(
