@@ -13,6 +13,7 @@ from remnant.core.errors import (
     RemnantError,
     SchemaTooNewError,
     StoreError,
+    TransientConflict,
     ValidationError,
 )
 from remnant.core.model import Kind, MemoryRecord, Scope, Status
@@ -47,6 +48,7 @@ __all__ = [
     "SweepPolicy",
     "SweepReport",
     "SystemClock",
+    "TransientConflict",
     "ValidationError",
     "open_store",
 ]

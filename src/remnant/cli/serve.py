@@ -254,17 +254,34 @@ def keys_revoke(obj: dict[str, Any], key_id: str) -> None:
 @click.option("--clients", default=50, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--duration", default=60.0, show_default=True, type=click.FloatRange(1.0), help="Seconds.")
 @click.option("--write-ratio", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0))
-@click.option("--db", "db_opt", metavar="PATH", help="Database file [default: a temporary one].")
+@click.option(
+    "--db",
+    "db_opt",
+    metavar="PATH|URL",
+    help="Database file or postgresql:// URL [default: a temporary SQLite file].",
+)
+@click.option(
+    "--processes",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Server processes on one database, each on its own port; clients are spread over them.",
+)
 @click.option("--json", "as_json", is_flag=True)
-def bench_serve(clients: int, duration: float, write_ratio: float, db_opt: str | None, as_json: bool) -> None:
+def bench_serve(
+    clients: int, duration: float, write_ratio: float, db_opt: str | None, processes: int, as_json: bool
+) -> None:
     """Load the real server on loopback: concurrent clients mixing writes and recalls.
 
-    Starts `remnant serve` in a subprocess on a free port with an API key, runs the clients for the
-    duration, then counts the stored memories to check that no write was lost.
+    Starts `remnant serve` in a subprocess (or --processes of them, all on one database) on free
+    ports with an API key, runs the clients for the duration, then counts the stored memories to
+    check that no write was lost.
     """
     from remnant.server.bench import run_bench
 
-    result = run_bench(clients=clients, duration=duration, write_ratio=write_ratio, db=db_opt)
+    result = run_bench(
+        clients=clients, duration=duration, write_ratio=write_ratio, db=db_opt, processes=processes
+    )
     if as_json:
         click.echo(json.dumps(result, indent=2))
     else:

@@ -32,6 +32,12 @@ class StoreError(RemnantError):
     """The store cannot be opened or used (missing, locked, corrupt, unreachable)."""
 
 
+class TransientConflict(StoreError):
+    """A concurrent transaction got in the way (a deadlock or a serialization failure) and this one
+    was rolled back whole: nothing of it was applied, so running the operation again is safe. The
+    engine does so itself; callers only see this inside a transaction of their own."""
+
+
 class SchemaTooNewError(StoreError):
     """The database was written by a newer Remnant; upgrade the package instead of downgrading the data."""
 

@@ -7,23 +7,32 @@ keyed facts deterministically, and audits every act of forgetting in a hash-chai
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import os
+import random
 import re
+import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from remnant.core import decay as dk
 from remnant.core.audit import AuditDraft, AuditEntry, ChainVerification, describe, verify_chain
 from remnant.core.clock import Clock, SystemClock, ensure_aware
 from remnant.core.decay import DecayConfig, DecayState
 from remnant.core.durations import parse_duration
-from remnant.core.errors import ConflictError, DecayModeMismatch, NotFoundError, ValidationError
+from remnant.core.errors import (
+    ConflictError,
+    DecayModeMismatch,
+    NotFoundError,
+    TransientConflict,
+    ValidationError,
+)
 from remnant.core.model import (
     DEFAULT_TENANT,
     Kind,
@@ -42,6 +51,31 @@ from remnant.store.base import MemoryFilter, Store
 
 _MAX_AUDIT_IDS = 5000
 _BEFORE_HIDE = "status_before_hide"  # metadata key: the status a hidden memory returns to
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_CONFLICT_RETRIES = 5
+
+
+def _retry_conflicts(method: _F) -> _F:
+    """Run an engine operation again when the store reports a :class:`TransientConflict` (on
+    PostgreSQL a deadlock or serialization failure between server processes). The store rolled the
+    whole transaction back, so nothing is applied twice. Inside a caller's own transaction the
+    conflict propagates instead: only the outermost transaction can be run again."""
+
+    @functools.wraps(method)
+    def wrapper(self: Memory, *args: Any, **kwargs: Any) -> Any:
+        attempt = 0
+        while True:
+            try:
+                return method(self, *args, **kwargs)
+            except TransientConflict:
+                attempt += 1
+                if attempt > _CONFLICT_RETRIES or self.store.in_transaction():
+                    raise
+                time.sleep(random.uniform(0.0, 0.01 * 2**attempt))  # jitter: the racers part ways
+
+    return cast(_F, wrapper)
 
 
 class Memory:
@@ -197,6 +231,7 @@ class Memory:
         return text
 
     # -- writing -----------------------------------------------------------------------------------
+    @_retry_conflicts
     def remember(
         self,
         content: str,
@@ -247,8 +282,13 @@ class Memory:
         self, items: Iterable[Mapping[str, Any]], *, supersede: bool = True
     ) -> list[MemoryRecord]:
         """Store many memories in one transaction (each item takes :meth:`remember`'s arguments)."""
+        batch = [dict(item) for item in items]  # materialised: a conflict runs the batch again
+        return self._remember_batch(batch, supersede=supersede)
+
+    @_retry_conflicts
+    def _remember_batch(self, batch: list[dict[str, Any]], *, supersede: bool) -> list[MemoryRecord]:
         with self.store.transaction():
-            records = [self._build(**dict(item)) for item in items]
+            records = [self._build(**item) for item in batch]
             return self._store_new(records, supersede=supersede)
 
     def _build(
@@ -435,6 +475,7 @@ class Memory:
             created_before=ensure_aware(created_before).timestamp() if created_before else None,
         )
 
+    @_retry_conflicts
     def recall(
         self,
         query: str,
@@ -603,8 +644,10 @@ class Memory:
     ) -> list[Hit]:
         hits = []
         with self.store.transaction():
+            # lock, then re-read, so concurrent touches never lose an access or a boost (PostgreSQL
+            # locks the rows in id order; SQLite's transaction already excludes other writers)
+            self.store.lock_rows([r.id for r in records], tenant=self.tenant)
             for i, seen in enumerate(records):
-                # re-read under the write lock so concurrent touches never lose an access or a boost
                 r = self.store.get(seen.id, tenant=self.tenant)
                 if r is None:  # purged meanwhile
                     continue
@@ -620,6 +663,7 @@ class Memory:
                 hits.append(Hit(r.copy(), scores[i] if scores else 0.0, self.strength_of(r, axis=axis)))
         return hits
 
+    @_retry_conflicts
     def review(self, memory_id: str) -> MemoryRecord:
         """Review a memory (spaced repetition): strength rises, stability grows."""
         record = self._require(memory_id)
@@ -631,6 +675,7 @@ class Memory:
         self._mark_active(record.user_id, now)
         return self._reinforce([record], now, "review")[0].memory
 
+    @_retry_conflicts
     def touch(self, memory_id: str) -> MemoryRecord:
         """Record a use of the memory (a weak reinforcement, like being recalled)."""
         record = self._require(memory_id)
@@ -638,26 +683,33 @@ class Memory:
         self._mark_active(record.user_id, now)
         return self._reinforce([record], now, "recall")[0].memory
 
+    @_retry_conflicts
     def pin(self, memory_id: str) -> MemoryRecord:
         """Pinned memories never decay and are exempt from eviction."""
-        record = self._require(memory_id)
-        if record.status != Status.ACTIVE and record.status != Status.FADED:
-            raise ConflictError(
-                f"memory {memory_id} is {record.status.value}; only active or faded ones can be pinned"
-            )
-        self._apply_state(record, DecayState(1.0, record.stability, self.axis(record.user_id), True))
-        record.status = Status.ACTIVE
-        self.store.update(record)
+        with self.store.transaction():
+            self.store.lock_rows([memory_id], tenant=self.tenant)  # read-modify-write: no lost touch
+            record = self._require(memory_id)
+            if record.status != Status.ACTIVE and record.status != Status.FADED:
+                raise ConflictError(
+                    f"memory {memory_id} is {record.status.value}; only active or faded ones can be pinned"
+                )
+            self._apply_state(record, DecayState(1.0, record.stability, self.axis(record.user_id), True))
+            record.status = Status.ACTIVE
+            self.store.update(record)
         return record.copy()
 
+    @_retry_conflicts
     def unpin(self, memory_id: str) -> MemoryRecord:
         """Unpinning starts the curve again from full strength, now."""
-        record = self._require(memory_id)
-        self._apply_state(record, DecayState(1.0, record.stability, self.axis(record.user_id), False))
-        self.store.update(record)
+        with self.store.transaction():
+            self.store.lock_rows([memory_id], tenant=self.tenant)
+            record = self._require(memory_id)
+            self._apply_state(record, DecayState(1.0, record.stability, self.axis(record.user_id), False))
+            self.store.update(record)
         return record.copy()
 
     # -- forgetting --------------------------------------------------------------------------------
+    @_retry_conflicts
     def hide(
         self,
         memory_ids: str | Sequence[str],
@@ -673,8 +725,9 @@ class Memory:
         old address brings it back as history, not as a second current address.
         """
         ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
-        records = [self._require(i) for i in ids]
         with self.store.transaction():
+            self.store.lock_rows(ids, tenant=self.tenant)
+            records = [self._require(i) for i in ids]
             for r in records:
                 if r.status not in (Status.ACTIVE, Status.HIDDEN):
                     r.metadata[_BEFORE_HIDE] = r.status.value
@@ -690,6 +743,7 @@ class Memory:
                 self._audit("hide", reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
         return [i for i in ids if i in done]
 
+    @_retry_conflicts
     def unhide(self, memory_id: str, *, actor: str | None = None) -> MemoryRecord:
         """Restore a hidden memory to the status it had (active, or superseded/expired/faded); audited."""
         record = self._require(memory_id)
@@ -707,6 +761,7 @@ class Memory:
                 at=self.now().timestamp(),
             )
             if changed and prior is not None:
+                self.store.lock_rows([memory_id], tenant=self.tenant)
                 fresh = self._require(memory_id)
                 fresh.metadata.pop(_BEFORE_HIDE, None)
                 self.store.update(fresh)
@@ -715,6 +770,7 @@ class Memory:
             )
         return self._require(memory_id)
 
+    @_retry_conflicts
     def purge(
         self,
         memory_ids: str | Sequence[str],
@@ -807,6 +863,7 @@ class Memory:
         for placeholder in sorted(wanted - still_used):
             forget(self.tenant, user_id, placeholder)
 
+    @_retry_conflicts
     def forget(
         self,
         target: str,
@@ -837,12 +894,14 @@ class Memory:
             self, target, user_id=user_id, hard=hard, dry_run=dry_run, confirm=confirm, actor=actor
         )
 
+    @_retry_conflicts
     def sweep(self, *, dry_run: bool = False, policy: Any = None) -> SweepReport:
         """Run every forgetting policy once (expiry, fading, purges after grace periods, eviction)."""
         from remnant.engine.sweep import SweepPolicy, run_sweep
 
         return run_sweep(self, policy or SweepPolicy(), dry_run=dry_run)
 
+    @_retry_conflicts
     def erase_user(self, user_id: str, *, actor: str | None = None, scan_bytes: bool = True) -> ErasureReport:
         """Right to be forgotten: purge everything of a user and prove nothing remains.
 

@@ -265,7 +265,9 @@ def resolve_on_write(mem: Memory, record: MemoryRecord, policy: ContradictionPol
     details = {"reasons": reasons, "new_id": record.id}
     if policy.mode == "flag":
         record.metadata["contradicts"] = ids
-        for old, _ in found:
+        # lock, then re-read: another writer may have flagged or reinforced them since the search
+        mem.store.lock_rows(ids, tenant=mem.tenant)
+        for old in mem.store.get_many(sorted(ids), tenant=mem.tenant):
             prior = old.metadata.get("contradicted_by")
             old.metadata["contradicted_by"] = [*(prior if isinstance(prior, list) else []), record.id]
             mem.store.update(old)

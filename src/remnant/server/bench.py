@@ -118,7 +118,7 @@ def _pct(sorted_ms: list[float], q: float) -> float:
 
 
 async def _load(
-    base: str, key: str, clients: int, duration: float, write_ratio: float, users: int
+    bases: list[str], key: str, clients: int, duration: float, write_ratio: float, users: int
 ) -> dict[str, Any]:
     lat_write: list[float] = []
     lat_recall: list[float] = []
@@ -130,7 +130,7 @@ async def _load(
         nonlocal acked
         rnd = random.Random(i)
         async with httpx.AsyncClient(
-            base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=30
+            base_url=bases[i % len(bases)], headers={"Authorization": f"Bearer {key}"}, timeout=30
         ) as http:
             n = 0
             while time.monotonic() < stop_at:
@@ -184,7 +184,9 @@ def run_bench(
     write_ratio: float = 0.5,
     db: str | None = None,
     users: int = 20,
+    processes: int = 1,
 ) -> dict[str, Any]:
+    from remnant.privacy.keys import KEY_ENV, KEY_FILE_ENV, generate_key
     from remnant.server.auth import KeyStore
 
     tmp = tempfile.mkdtemp(prefix="remnant-bench-")
@@ -193,23 +195,33 @@ def run_bench(
     ks = KeyStore(keys_db)
     key = ks.create("bench", ["read", "write"], "bench").secret
     ks.close()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    proc = start_server(db, keys_db, port)
+    env: dict[str, str] = {}
+    if "://" in db and not (os.environ.get(KEY_ENV) or os.environ.get(KEY_FILE_ENV)):
+        env[KEY_ENV] = generate_key()  # a server database has no file to keep a generated key beside
+    procs: list[subprocess.Popen[bytes]] = []
+    codes: list[int] = []
     try:
-        before = httpx.get(f"{base}/v1/stats", headers={"Authorization": f"Bearer {key}"}).json()["total"]
-        load = asyncio.run(_load(base, key, clients, duration, write_ratio, users))
-        # generous: the server may still be finishing requests queued at the end of the load
-        stored = httpx.get(
-            f"{base}/v1/stats", headers={"Authorization": f"Bearer {key}"}, timeout=120
-        ).json()["total"]
+        # one at a time: the first creates the schema; all of them share the database and the keys
+        bases: list[str] = []
+        for _ in range(processes):
+            port = free_port()
+            procs.append(start_server(db, keys_db, port, env=env))
+            bases.append(f"http://127.0.0.1:{port}")
+        auth = {"Authorization": f"Bearer {key}"}
+        before = httpx.get(f"{bases[0]}/v1/stats", headers=auth).json()["total"]
+        load = asyncio.run(_load(bases, key, clients, duration, write_ratio, users))
+        # generous: the servers may still be finishing requests queued at the end of the load
+        stored = httpx.get(f"{bases[0]}/v1/stats", headers=auth, timeout=120).json()["total"]
     finally:
-        code = stop_server(proc)
+        codes = [stop_server(p) for p in procs]
+    code = next((c for c in codes if c not in (0, -15)), codes[0] if codes else -1)
     all_ms = sorted(load["lat_write"] + load["lat_recall"])
     requests = len(all_ms) + len(load["errors"])
     lost = load["acked"] - (stored - before)
     result: dict[str, Any] = {
         "clients": clients,
+        "processes": processes,
+        "store": "postgresql" if "://" in db else "sqlite",
         "duration_s": round(load["elapsed"], 2),
         "write_ratio": write_ratio,
         "requests": requests,
@@ -236,7 +248,8 @@ def run_bench(
     lat = result["latency_ms"]
     result["text"] = "\n".join(
         [
-            f"remnant bench serve: {clients} clients, {result['duration_s']} s, write ratio {write_ratio}",
+            f"remnant bench serve: {clients} clients, {processes} server process(es) on {result['store']}, "
+            f"{result['duration_s']} s, write ratio {write_ratio}",
             f"  requests      {requests}  ({result['throughput_rps']} req/s)",
             f"  latency ms    all p50 {lat['all']['p50']}  p99 {lat['all']['p99']}",
             f"                write p50 {lat['write']['p50']}  p99 {lat['write']['p99']}",

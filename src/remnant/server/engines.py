@@ -62,16 +62,6 @@ class Engines:
         return time.perf_counter() - start
 
     @staticmethod
-    def atomic(mem: Memory) -> AbstractContextManager[None]:
-        """One store transaction around a write that may also write the privacy vault.
-
-        The vault shares the store's connection and joins an open transaction; holding the store's
-        transaction (and its lock) across the whole call keeps another request's vault writes out
-        of this one, and commits the memory and its vault entries together.
-        """
-        return mem.store.transaction()
-
-    @staticmethod
     def exclusive(mem: Memory) -> AbstractContextManager[Any]:
         """Hold the store's lock (no transaction) around an operation that manages its own
         transactions and touches the vault outside them (erasure, forget requests): no other

@@ -127,10 +127,9 @@ def build_mcp_server(
         ttl: str | None = None,
     ) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
-            with Engines.atomic(mem):
-                rec = mem.remember(
-                    content, user_id=user_id, kind=kind, importance=importance, key=key, ttl=ttl, source="mcp"
-                )
+            rec = mem.remember(
+                content, user_id=user_id, kind=kind, importance=importance, key=key, ttl=ttl, source="mcp"
+            )
             return _compact(mem, rec)
 
         return await run(ctx, "write", do)  # type: ignore[no-any-return]

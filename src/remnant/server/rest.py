@@ -99,8 +99,8 @@ def whoami(call: Call = Depends(READ)) -> dict[str, Any]:
 def create_memory(body: MemoryCreate, call: Call = Depends(WRITE)) -> dict[str, Any]:
     data = body.model_dump()
     supersede = data.pop("supersede")
-    with Engines.atomic(call.mem):
-        record = call.mem.remember(**data, supersede=supersede)
+    # remember() is one transaction with its vault writes, retried whole on a transient conflict
+    record = call.mem.remember(**data, supersede=supersede)
     return memory_out(call.mem, record)
 
 

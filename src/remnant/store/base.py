@@ -172,6 +172,18 @@ class Store(ABC):
     def unembedded_ids(self, flt: MemoryFilter, *, model: str, limit: int | None = None) -> list[str]:
         """Ids of memories matching ``flt`` that have no vector from ``model`` (oldest first)."""
 
+    def lock_rows(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> None:
+        """Inside a transaction: lock these memories until it ends, in one fixed (id) order, before a
+        read-modify-write. Then nothing another writer commits meanwhile is overwritten, and two
+        writers locking overlapping rows queue instead of deadlocking. The default does nothing,
+        for stores whose transactions already exclude every other writer (SQLite)."""
+        return None
+
+    def in_transaction(self) -> bool:
+        """Whether this thread is inside :meth:`transaction` (then a conflict cannot be retried
+        below the outermost transaction, which must be run again whole)."""
+        return False
+
     #: True when :meth:`vector_search` walks an index that lives in the database and so is shared
     #: by every process (pgvector HNSW). Retrievers then delegate to it instead of building an
     #: index of their own in memory, and see other processes' writes at once.

@@ -38,7 +38,13 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from remnant.core.audit import GENESIS, AuditDraft, AuditEntry, entry_hash
 from remnant.core.clock import from_epoch
-from remnant.core.errors import NotFoundError, SchemaTooNewError, StoreError, ValidationError
+from remnant.core.errors import (
+    NotFoundError,
+    SchemaTooNewError,
+    StoreError,
+    TransientConflict,
+    ValidationError,
+)
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
 from remnant.store.base import MemoryFilter, Order, Store, UserSummary, row_to_record, ts
@@ -329,6 +335,18 @@ class PostgresStore(Store):
     def _tx_conn(self) -> Conn | None:
         return getattr(self._local, "conn", None)
 
+    def in_transaction(self) -> bool:
+        return self._tx_conn() is not None
+
+    def lock_rows(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> None:
+        if ids:
+            self._write(
+                lambda c: c.execute(
+                    "SELECT id FROM memories WHERE tenant = %s AND id = ANY(%s) ORDER BY id FOR UPDATE",
+                    (tenant, sorted(set(ids))),
+                )
+            )
+
     def _getconn(self) -> Conn:
         try:
             return self._pool.getconn(timeout=self._timeout)
@@ -400,6 +418,11 @@ class PostgresStore(Store):
     def _mapped(self, exc: psycopg.Error) -> Exception:
         # only the primary message: DETAIL lines can quote a row's content, which must not leak into logs
         message = (exc.diag.message_primary or str(exc)).strip()
+        if isinstance(exc, psycopg.errors.DeadlockDetected | psycopg.errors.SerializationFailure):
+            # PostgreSQL rolled the whole transaction back: the caller may run it again
+            return TransientConflict(
+                f"PostgreSQL at {self._safe_url}: {message}; the transaction was rolled back"
+            )
         if isinstance(exc, psycopg.DataError | psycopg.IntegrityError):
             return ValidationError(message)
         if isinstance(exc, psycopg.OperationalError):

@@ -223,6 +223,9 @@ class SQLiteStore(Store):
                 self._depth = 0
                 self._conn.execute("COMMIT")
 
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
