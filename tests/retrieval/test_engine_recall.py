@@ -1,6 +1,7 @@
 """Hybrid recall through the real engine on a real SQLite file: filters, purge, mismatch, CJK."""
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -28,9 +29,27 @@ def contents(result):
     return [h.memory.content for h in result.hits]
 
 
-def test_strict_filters_hold_for_lexical_and_vector_candidates(tmp_path, mode):
+@pytest.fixture(params=["sqlite", "postgres-exact", "postgres-hnsw"])
+def backend(request, tmp_path):
+    """Where the engine stores: a SQLite file (in-process vector index), or PostgreSQL searching
+    its own vectors, exactly (a small user) or through the HNSW index (``exact_below=3``)."""
+    if request.param == "sqlite":
+        return lambda: tmp_path / "r.db"
+    from remnant.store.postgres import PostgresStore
+
+    url = request.getfixturevalue("pg_url")
+    exact_below = 20_000 if request.param == "postgres-exact" else 3
+    return lambda: PostgresStore(url, exact_below=exact_below)
+
+
+def test_strict_filters_hold_for_lexical_and_vector_candidates(backend, mode):
     clock = ManualClock(T0)
-    m = make(tmp_path / "r.db", clock, mode)
+    target = backend()
+    retriever = HybridRetriever(get_embedder("static"), mode=mode, min_similarity=-1.0)
+    if isinstance(target, Path):
+        m = Memory(target, clock=clock, retriever=retriever)
+    else:
+        m = Memory(store=target, clock=clock, retriever=retriever)
     kw = {"user_id": "ana"}
     keep = m.remember("Ana's cat is called Miso", **kw)
     ttl = m.remember("Ana's cat has a vet appointment", ttl="1d", **kw)
@@ -51,6 +70,8 @@ def test_strict_filters_hold_for_lexical_and_vector_candidates(tmp_path, mode):
     # the point-in-time view sees the superseded fact as it was then
     past = {h.memory.id for h in m.recall("cat food brand", k=20, as_of=T0 + timedelta(minutes=1), **kw).hits}
     assert old.id in past or new.id in past
+    if m.store.shared_vector_index:
+        assert m.retriever._indexes == {}  # PostgreSQL searched its own index: nothing copied here
     m.close()
 
 

@@ -1,9 +1,10 @@
 """Hybrid recall on PostgreSQL: vectors are searched in the database (pgvector), not in a
-per-process copy, so strict filters hold in SQL and every process sees every write at once."""
+per-process copy, so every process sees every write at once. (Strict filters on the exact and
+HNSW paths: tests/retrieval/test_engine_recall.py, which runs on both stores.)"""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -23,33 +24,6 @@ def make(
 ) -> Memory:
     retriever = HybridRetriever(get_embedder(embedder), mode=mode, min_similarity=-1.0)
     return Memory(store=PostgresStore(url, **store_kw), clock=clock, retriever=retriever)
-
-
-@pytest.mark.parametrize("exact_below", [20_000, 3], ids=["exact-scan", "hnsw"])
-def test_strict_filters_hold_on_the_database_vector_index(pg_url: str, exact_below: int) -> None:
-    clock = ManualClock(T0)
-    m = make(pg_url, clock, exact_below=exact_below)
-    try:
-        kw = {"user_id": "ana"}
-        keep = m.remember("Ana's cat is called Miso", **kw)
-        ttl = m.remember("Ana's cat has a vet appointment", ttl="1d", **kw)
-        hidden = m.remember("Ana's cat hates the vacuum", **kw)
-        old = m.remember("Ana's cat food brand is Purrfect", key="cat_food", **kw)
-        new = m.remember("Ana's cat food brand is Whiskas", key="cat_food", **kw)
-        window = m.remember("Ana's cat sitter is Bo", valid_to=T0 + timedelta(hours=12), **kw)
-        future = m.remember("Ana's cat moves in with Bo", valid_from=T0 + timedelta(days=30), **kw)
-        purged = m.remember("Ana's cat was adopted in Lisbon", **kw)
-        other = m.remember("Ben's cat is called Tom", user_id="ben")
-        m.hide(hidden.id)
-        m.purge(purged.id)
-        clock.advance(days=2)
-        got = {h.memory.id for h in m.recall("cat", k=20, touch=False, **kw).hits}
-        assert keep.id in got and new.id in got
-        for gone in (ttl, hidden, old, window, future, purged, other):
-            assert gone.id not in got, gone.content
-        assert m.retriever._indexes == {}  # nothing was copied into this process
-    finally:
-        m.close()
 
 
 def test_another_process_sees_new_vectors_at_once(pg_url: str) -> None:
