@@ -8,6 +8,7 @@ both stores (and their contract tests) pick it up.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ class Dialect:
 
     ph = "?"
     false = "0"
+    greatest = "MAX"  # the two-argument maximum (SQLite's scalar MAX, PostgreSQL's GREATEST)
 
     def column(self, a: str, col: str, flt: MemoryFilter) -> str:
         """How a filtered column is referenced (SQLite may hide it from the planner, see there)."""
@@ -53,6 +55,7 @@ class SQLiteDialect(Dialect):
 class PostgresDialect(Dialect):
     ph = "%s"
     false = "FALSE"
+    greatest = "GREATEST"
 
     def within(self, expr: str, values: Sequence[Any], params: list[Any]) -> str:
         params.append(list(values))
@@ -140,3 +143,21 @@ def build_where(flt: MemoryFilter, dialect: Dialect, alias: str = "m") -> tuple[
     for tag in flt.tags or ():
         cond.append(dialect.has_tag(a, tag, params))
     return " AND ".join(cond), params
+
+
+def importance_sql(dialect: Dialect, alias: str = "m") -> str:
+    """The score of :func:`remnant.forgetting.importance.importance_score_raw` as one SQL expression
+    (with :func:`importance_params`), so a sweep ranks a million rows inside the database instead of
+    paging them through Python. The exponent is clamped at -700: PostgreSQL's ``exp`` raises on
+    underflow where Python returns 0.0 (``exp(-700)`` is about 1e-304, below every threshold)."""
+    a, p, mx = alias, dialect.ph, dialect.greatest
+    return (
+        f"({a}.confidence * (1.0 / ({mx}(0.0, ({p} - COALESCE({a}.last_accessed_at, {a}.created_at)) / 86400.0)"
+        f" + 1.0) + ln(1.0 + {mx}(0, {a}.access_count))) * (1.0 + {p} * {a}.importance)"
+        f" * exp({mx}(-700.0, {p} * {mx}(0.0, ({p} - {a}.created_at) / 86400.0))))"
+    )
+
+
+def importance_params(now: float, decay_per_day: float, mark_weight: float) -> list[Any]:
+    """The parameters of :func:`importance_sql`, in order."""
+    return [now, mark_weight, math.log(decay_per_day), now]

@@ -48,7 +48,7 @@ from remnant.core.errors import (
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
 from remnant.store.base import MemoryFilter, Order, Store, UserSummary, row_to_record, ts
-from remnant.store.filter_sql import PostgresDialect, build_where
+from remnant.store.filter_sql import PostgresDialect, build_where, importance_params, importance_sql
 
 if TYPE_CHECKING:
     from remnant.store.pg_vault import PgVaultStorage
@@ -167,6 +167,7 @@ def record_to_row(r: MemoryRecord, index_text: str) -> tuple[Any, ...]:
 
 
 _DIALECT = PostgresDialect()
+_SCORE_SQL = importance_sql(_DIALECT)  # the eviction score, one expression for both stores
 
 
 def where_clause(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
@@ -1000,29 +1001,16 @@ class PostgresStore(Store):
             for r in self._read(q, params)
         ]
 
-    # -- importance (eviction), in one statement ------------------------------------------------
-    # mirrors remnant.forgetting.importance.importance_score_raw; PostgreSQL's exp() raises on
-    # underflow where Python returns 0.0, so the exponent is clamped (exp(-700) is ~1e-304: still 0
-    # for every threshold)
-    _SCORE_SQL = (
-        "(m.confidence * (1.0 / (GREATEST(0.0, (%s - COALESCE(m.last_accessed_at, m.created_at)) / 86400.0)"
-        " + 1.0) + ln(1.0 + GREATEST(0, m.access_count))) * (1.0 + %s * m.importance)"
-        " * exp(GREATEST(-700.0, %s * GREATEST(0.0, (%s - m.created_at) / 86400.0))))"
-    )
-
-    @staticmethod
-    def _score_params(now: float, decay_per_day: float, mark_weight: float) -> list[Any]:
-        return [now, mark_weight, math.log(decay_per_day), now]
-
+    # -- importance (eviction), in one statement: the score from filter_sql.importance_sql --------
     def low_importance(
         self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, below: float
     ) -> list[tuple[str, str, float]]:
         where, params = where_clause(flt)
         q = (
-            f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, {self._SCORE_SQL} AS score "
+            f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, {_SCORE_SQL} AS score "
             f"FROM memories m WHERE {where} AND NOT m.pinned) s WHERE score < %s"
         )
-        rows = self._read(q, [*self._score_params(now, decay_per_day, mark_weight), *params, below])
+        rows = self._read(q, [*importance_params(now, decay_per_day, mark_weight), *params, below])
         return [(r[0], r[1], float(r[2])) for r in rows]
 
     def over_capacity(
@@ -1034,11 +1022,11 @@ class PostgresStore(Store):
         q = (
             "SELECT id, user_id, score FROM (SELECT id, user_id, pinned, score, ROW_NUMBER() OVER "
             "(PARTITION BY user_id ORDER BY pinned DESC, score DESC, created_at DESC) AS rank FROM "
-            f"(SELECT m.id, m.user_id, m.pinned, m.created_at, {self._SCORE_SQL} AS score "
+            f"(SELECT m.id, m.user_id, m.pinned, m.created_at, {_SCORE_SQL} AS score "
             f"FROM memories m WHERE {where} AND m.user_id IN (SELECT m.user_id FROM memories m "
             f"WHERE {where} GROUP BY m.user_id HAVING COUNT(*) > %s)) s) r WHERE rank > %s AND NOT pinned"
         )
-        sp = self._score_params(now, decay_per_day, mark_weight)
+        sp = importance_params(now, decay_per_day, mark_weight)
         rows = self._read(q, [*sp, *params, *params, keep, keep])
         return [(r[0], r[1], float(r[2])) for r in rows]
 

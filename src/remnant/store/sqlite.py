@@ -28,7 +28,7 @@ from remnant.core.errors import NotFoundError, SchemaTooNewError, StoreError, Va
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
 from remnant.store.base import MemoryFilter, Order, Store, UserSummary, iter_batches, row_to_record, ts
-from remnant.store.filter_sql import SQLiteDialect, build_where
+from remnant.store.filter_sql import SQLiteDialect, build_where, importance_params, importance_sql
 
 _COLUMNS = (
     "id",
@@ -119,6 +119,7 @@ def record_to_row(r: MemoryRecord) -> tuple[Any, ...]:
 
 
 _DIALECT = SQLiteDialect()
+_SCORE_SQL = importance_sql(_DIALECT)  # the eviction score, one expression for both stores
 
 
 def where_clause(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
@@ -584,20 +585,7 @@ class SQLiteStore(Store):
         )
         return [(r[0], r[1]) for r in rows]
 
-    # -- importance (eviction) ---------------------------------------------------------------------
-    # The score of remnant.forgetting.importance.importance_score_raw in one SQL expression (SQLite's
-    # math functions exp/ln): a sweep ranks a million rows inside the database instead of paging them
-    # through Python. Parameters: now (x2), mark_weight, ln(decay_per_day), now.
-    _SCORE_SQL = (
-        "(m.confidence * (1.0 / (MAX(0.0, (? - COALESCE(m.last_accessed_at, m.created_at)) / 86400.0) + 1.0)"
-        " + ln(1.0 + MAX(0, m.access_count))) * (1.0 + ? * m.importance)"
-        " * exp(? * MAX(0.0, (? - m.created_at) / 86400.0)))"
-    )
-
-    @staticmethod
-    def _score_params(now: float, decay_per_day: float, mark_weight: float) -> list[Any]:
-        return [now, mark_weight, math.log(decay_per_day), now]
-
+    # -- importance (eviction): the score in SQL, see filter_sql.importance_sql ---------------------
     @staticmethod
     def _scan_source(flt: MemoryFilter) -> str:
         # a tenant-wide scoring pass reads most rows: scanning the table in order is several times
@@ -610,10 +598,10 @@ class SQLiteStore(Store):
     ) -> list[tuple[str, str, float]]:
         where, params = where_clause(flt)
         sql = (
-            f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, {self._SCORE_SQL} AS score "
+            f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, {_SCORE_SQL} AS score "
             f"FROM {self._scan_source(flt)} WHERE {where} AND m.pinned = 0) WHERE score < ?"
         )
-        rows = self._read(sql, [*self._score_params(now, decay_per_day, mark_weight), *params, below])
+        rows = self._read(sql, [*importance_params(now, decay_per_day, mark_weight), *params, below])
         return [(r[0], r[1], float(r[2])) for r in rows]
 
     def over_capacity(
@@ -631,14 +619,14 @@ class SQLiteStore(Store):
             )
         ]
         out: list[tuple[str, str, float]] = []
-        sp = self._score_params(now, decay_per_day, mark_weight)
+        sp = importance_params(now, decay_per_day, mark_weight)
         for batch in iter_batches(over, 200):
             users = ", ".join("?" * len(batch))
             # pinned rows rank first (as if their score were +inf) and are never returned
             sql = (
                 f"SELECT id, user_id, score FROM (SELECT id, user_id, pinned, score, ROW_NUMBER() OVER "
                 f"(PARTITION BY user_id ORDER BY pinned DESC, score DESC, created_at DESC) AS rank FROM "
-                f"(SELECT m.id, m.user_id, m.pinned, m.created_at, {self._SCORE_SQL} AS score "
+                f"(SELECT m.id, m.user_id, m.pinned, m.created_at, {_SCORE_SQL} AS score "
                 f"FROM memories m WHERE {where} AND m.user_id IN ({users}))) WHERE rank > ? AND pinned = 0"
             )
             rows = self._read(sql, [*sp, *params, *batch, keep])
