@@ -37,6 +37,7 @@ from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, VectorIndex, build_index
 from remnant.retrieval.query import analyze
+from remnant.store.base import iter_batches
 
 if TYPE_CHECKING:
     from remnant.engine.memory import Memory
@@ -223,22 +224,9 @@ class HybridRetriever:
                 raise EmbeddingModelMismatch(
                     model, f"{model} with dim {mat.shape[1]}", "the embeddings table"
                 )
-            have = set(ids)
-            missing = [i for i in engine.store.ids(scope) if i not in have]
+            missing = engine.store.unembedded_ids(scope, model=model)
             if missing:
-                others = [m for m in engine.store.embedding_models(tenant=flt.tenant) if m != model]
-                foreign = set()
-                for m in others:
-                    foreign.update(engine.store.embeddings(replace(scope, ids=tuple(missing)), model=m)[0])
-                if foreign:
-                    raise EmbeddingModelMismatch(
-                        model,
-                        ", ".join(sorted(others)),
-                        f"{len(foreign)} stored memories (embedded with another model; "
-                        "re-embed them with HybridRetriever.reembed or use the same embedder)",
-                    )
-                # memories written before vectors were enabled: embed them now, once
-                self.on_write(engine, missing)
+                self._backfill(engine, scope, missing)
                 ids, mat = engine.store.embeddings(scope, model=model)
             rows = zip(ids, mat, strict=True) if mat.size else iter(())
             idx = build_index(model, self.embedder.dim, rows, threshold=self.hnsw_threshold)
@@ -258,8 +246,8 @@ class HybridRetriever:
         return len(ids)
 
     def _check_shared_scope(self, engine: Memory, flt: MemoryFilter) -> None:
-        """Once per scope on a store with a shared vector index: embed memories written before
-        vectors were enabled, and refuse a scope embedded with another model (as ``_index`` does)."""
+        """Once per scope on a store with a shared vector index: :meth:`_backfill` what lacks a vector
+        (``_index`` does the same when it builds an in-process index)."""
         assert self.embedder is not None
         key = (id(engine.store), flt.tenant, flt.user_id)
         with self._lock:
@@ -268,27 +256,33 @@ class HybridRetriever:
         from remnant.store.base import MemoryFilter
 
         scope = MemoryFilter(tenant=flt.tenant, user_id=flt.user_id, statuses=None)
-        model = self.embedder.model_id
-        missing = engine.store.unembedded_ids(scope, model=model)
+        missing = engine.store.unembedded_ids(scope, model=self.embedder.model_id)
         if missing:
-            others = [m for m in engine.store.embedding_models(tenant=flt.tenant) if m != model]
-            foreign: set[str] = set()
-            for m in others:
-                for s in range(0, len(missing), 500):
-                    part = missing[s : s + 500]
-                    lacking = set(engine.store.unembedded_ids(replace(scope, ids=tuple(part)), model=m))
-                    foreign.update(i for i in part if i not in lacking)  # these have an m vector
-            if foreign:
-                raise EmbeddingModelMismatch(
-                    model,
-                    ", ".join(sorted(others)),
-                    f"{len(foreign)} stored memories (embedded with another model; "
-                    "re-embed them with HybridRetriever.reembed or use the same embedder)",
-                )
-            for s in range(0, len(missing), 256):
-                self.on_write(engine, missing[s : s + 256])
+            self._backfill(engine, scope, missing)
         with self._lock:
             self._checked.add(key)
+
+    def _backfill(self, engine: Memory, scope: MemoryFilter, missing: Sequence[str]) -> None:
+        """Memories of ``scope`` without a vector from this model: refuse if another model embedded
+        them (similarities across models mean nothing), else embed them now, once (they were written
+        before vectors were enabled)."""
+        assert self.embedder is not None
+        model = self.embedder.model_id
+        others = [m for m in engine.store.embedding_models(tenant=scope.tenant) if m != model]
+        foreign: set[str] = set()
+        for m in others:
+            for part in iter_batches(missing, 500):
+                lacking = set(engine.store.unembedded_ids(replace(scope, ids=tuple(part)), model=m))
+                foreign.update(i for i in part if i not in lacking)  # these have an m vector
+        if foreign:
+            raise EmbeddingModelMismatch(
+                model,
+                ", ".join(sorted(others)),
+                f"{len(foreign)} stored memories (embedded with another model; "
+                "re-embed them with HybridRetriever.reembed or use the same embedder)",
+            )
+        for part in iter_batches(missing, 256):
+            self.on_write(engine, list(part))
 
     def _shared_candidates(
         self, engine: Memory, query: str, flt: MemoryFilter, n: int
