@@ -196,9 +196,13 @@ class Memory:
         )
         r.fade_at = dk.fade_at(state, self.decay)
 
-    def _require(self, memory_id: str) -> MemoryRecord:
+    def _require(self, memory_id: str, *, lock: bool = False) -> MemoryRecord:
+        """The memory, or NotFoundError. ``lock``: inside a transaction, lock its row first, for a
+        read-modify-write that must not overwrite what another writer commits meanwhile."""
         if not isinstance(memory_id, str) or not memory_id:
             raise ValidationError("memory id must be a non-empty string")
+        if lock:
+            self.store.lock_rows([memory_id], tenant=self.tenant)
         record = self.store.get(memory_id, tenant=self.tenant)
         if record is None:
             raise NotFoundError(f"no memory {memory_id!r} in tenant {self.tenant!r}")
@@ -687,8 +691,7 @@ class Memory:
     def pin(self, memory_id: str) -> MemoryRecord:
         """Pinned memories never decay and are exempt from eviction."""
         with self.store.transaction():
-            self.store.lock_rows([memory_id], tenant=self.tenant)  # read-modify-write: no lost touch
-            record = self._require(memory_id)
+            record = self._require(memory_id, lock=True)  # read-modify-write: no lost touch
             if record.status != Status.ACTIVE and record.status != Status.FADED:
                 raise ConflictError(
                     f"memory {memory_id} is {record.status.value}; only active or faded ones can be pinned"
@@ -702,8 +705,7 @@ class Memory:
     def unpin(self, memory_id: str) -> MemoryRecord:
         """Unpinning starts the curve again from full strength, now."""
         with self.store.transaction():
-            self.store.lock_rows([memory_id], tenant=self.tenant)
-            record = self._require(memory_id)
+            record = self._require(memory_id, lock=True)
             self._apply_state(record, DecayState(1.0, record.stability, self.axis(record.user_id), False))
             self.store.update(record)
         return record.copy()
@@ -761,8 +763,7 @@ class Memory:
                 at=self.now().timestamp(),
             )
             if changed and prior is not None:
-                self.store.lock_rows([memory_id], tenant=self.tenant)
-                fresh = self._require(memory_id)
+                fresh = self._require(memory_id, lock=True)
                 fresh.metadata.pop(_BEFORE_HIDE, None)
                 self.store.update(fresh)
             self._audit(
