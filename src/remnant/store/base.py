@@ -333,6 +333,28 @@ def ts(value: datetime | None) -> float | None:
     return None if value is None else value.timestamp()
 
 
+def audit_entry_row(e: AuditEntry) -> tuple[Any, ...]:
+    """An audit entry as the ``audit_log`` columns, in order: seq, tenant, at, actor, action,
+    reason, user_id, policy, batch_id, memory_ids, summary, details, prev_hash, hash (for imports
+    that keep seq and hashes verbatim)."""
+    return (
+        e.seq,
+        e.tenant,
+        e.at.timestamp(),
+        e.actor,
+        e.action,
+        e.reason,
+        e.user_id,
+        e.policy,
+        e.batch_id,
+        json.dumps(list(e.memory_ids)),
+        e.summary,
+        json.dumps(e.details, sort_keys=True, default=str),
+        e.prev_hash,
+        e.hash,
+    )
+
+
 def row_to_record(row: Sequence[Any]) -> MemoryRecord:
     """A memory from its first 28 columns in the stores' column order (metadata as JSON text or a dict)."""
     (

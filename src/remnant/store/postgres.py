@@ -47,7 +47,7 @@ from remnant.core.errors import (
 )
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
-from remnant.store.base import MemoryFilter, Order, Store, UserSummary, row_to_record, ts
+from remnant.store.base import MemoryFilter, Order, Store, UserSummary, audit_entry_row, row_to_record, ts
 from remnant.store.filter_sql import PostgresDialect, build_where, importance_params, importance_sql
 
 if TYPE_CHECKING:
@@ -928,25 +928,7 @@ class PostgresStore(Store):
         """Insert audit entries verbatim (seq, hashes and all), for import into an empty store."""
         if not entries:
             return
-        rows = [
-            (
-                e.seq,
-                e.tenant,
-                e.at.timestamp(),
-                e.actor,
-                e.action,
-                e.reason,
-                e.user_id,
-                e.policy,
-                e.batch_id,
-                json.dumps(list(e.memory_ids)),
-                e.summary,
-                json.dumps(e.details, sort_keys=True, default=str),
-                e.prev_hash,
-                e.hash,
-            )
-            for e in entries
-        ]
+        rows = [audit_entry_row(e) for e in entries]
 
         def run(c: Conn) -> None:
             c.cursor().executemany(

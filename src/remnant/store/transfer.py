@@ -35,7 +35,7 @@ from remnant.core.clock import from_epoch
 from remnant.core.errors import ConflictError, SchemaTooNewError, StoreError, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
-from remnant.store.base import SCHEMA_VERSION, MemoryFilter, Store, ts
+from remnant.store.base import SCHEMA_VERSION, MemoryFilter, Store, audit_entry_row, ts
 
 FORMAT = "remnant-export"
 FORMAT_VERSION = 1
@@ -129,25 +129,7 @@ class _Raw:
         self.sqlite.executemany(
             "INSERT INTO audit_log (seq, tenant, at, actor, action, reason, user_id, policy, batch_id, "
             "memory_ids, summary, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    e.seq,
-                    e.tenant,
-                    e.at.timestamp(),
-                    e.actor,
-                    e.action,
-                    e.reason,
-                    e.user_id,
-                    e.policy,
-                    e.batch_id,
-                    json.dumps(list(e.memory_ids)),
-                    e.summary,
-                    json.dumps(e.details, sort_keys=True, default=str),
-                    e.prev_hash,
-                    e.hash,
-                )
-                for e in entries
-            ],
+            [audit_entry_row(e) for e in entries],
         )
 
 
