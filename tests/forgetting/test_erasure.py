@@ -8,8 +8,8 @@ import numpy as np
 
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
+from remnant.engine.forgetting.erasure import scan_files
 from remnant.engine.memory import Memory
-from remnant.forgetting.erasure import scan_files
 from remnant.store.base import MemoryFilter
 
 from .conftest import VaultRedactor
@@ -69,7 +69,7 @@ def test_erased_user_leaves_no_trace(db_path: Path, clock: ManualClock) -> None:
     assert mem.recall(SECRET, user_id="eve").faded == []
     assert mem.recall(SECRET_ZH, user_id="eve").hits == []
     assert mem.recall(SECRET, user_id="household").hits == []
-    assert mem.list_memories("eve") == [] and mem.history("eve", "pet") == []
+    assert mem.list_memories("eve") == [] and mem.history("pet", user_id="eve") == []
     assert mem.store.get(summary.id, tenant=mem.tenant) is None
     assert mem.store.embeddings(flt, model="test-model")[0] == []
     assert (

@@ -42,11 +42,11 @@ def test_memory_with_redactor_end_to_end(
         mem.redactor = Redactor(vault, detector=detector)
         for fact in FACTS:
             mem.remember(fact, user_id="u1")
-        hits = mem.recall("phone number", user_id="u1", k=10)
+        hits = mem.recall("phone number", user_id="u1", limit=10)
         assert hits.memories and all("[" in r.content for r in hits.memories)
-        recalled = {r.content for r in mem.recall("rent", user_id="u1", k=10).memories}
+        recalled = {r.content for r in mem.recall("rent", user_id="u1", limit=10).memories}
         assert any("[IBAN_1]" in c for c in recalled)
-        stored = sorted(r.content for r in mem.store.query(mem._filter("u1"), limit=100))
+        stored = sorted(r.content for r in mem.store.query(mem.ledger.filter("u1"), limit=100))
         files = [*mem.store.files(), Path(f"{db}-wal")]
         raw = _raw(files)
         for secret in SECRETS:

@@ -110,10 +110,10 @@ def test_forget_dry_run_and_erasure(live: LiveServer) -> None:
         m = _remember(c, "Ben's phone is 555-0100", user="ben")
         _remember(c, "Ben likes chess", user="ben")
         dry = c.post("/v1/forget", json={"request": m["id"], "dry_run": True}).json()
-        assert dry["dry_run"] is True and dry["count"] == 1
+        assert dry["dry_run"] is True and dry["matched"] == 1
         assert c.get(f"/v1/memories/{m['id']}").json()["status"] == "active"  # nothing changed
         done = c.post("/v1/forget", json={"request": m["id"]}).json()
-        assert done["hidden"] == [m["id"]]
+        assert done["action"] == "hide" and done["forgotten"] == [m["id"]]
         _error(c.post("/v1/erasure", json={"user_id": "ben"}), 422)  # confirm is required
         report = c.post("/v1/erasure", json={"user_id": "ben", "confirm": True}).json()
         assert report["removed_total"] == 2 and report["verified"] is True

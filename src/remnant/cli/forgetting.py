@@ -24,13 +24,13 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, s
     would have purged is not there; ``n`` counts the memories that remain. Otherwise every memory is
     active and the first sweep has a whole year of backlog. The decay state and the importance
     score are computed with numpy from the same formulas as :mod:`remnant.core.decay` and
-    :mod:`remnant.forgetting.importance` (a test-sized run checks them against the sweep).
+    :mod:`remnant.core.importance` (a test-sized run checks them against the sweep).
     """
     import numpy as np
 
     from remnant.core.decay import SECONDS_PER_DAY, DecayConfig
     from remnant.core.model import Kind
-    from remnant.forgetting.eviction import EvictionPolicy
+    from remnant.engine.forgetting.eviction import EvictionPolicy
     from remnant.store.sqlite import _BIG, _COLUMNS, SQLiteStore, scope_tokens
 
     rng = np.random.default_rng(seed)
@@ -160,9 +160,9 @@ def _sweep_figures(path: Path, n: int, users: int, now_epoch: float, settled: bo
     from datetime import timedelta
 
     from remnant.core.clock import ManualClock, from_epoch
+    from remnant.engine.forgetting.eviction import EvictionPolicy
+    from remnant.engine.forgetting.sweep import SweepPolicy
     from remnant.engine.memory import Memory
-    from remnant.engine.sweep import SweepPolicy
-    from remnant.forgetting.eviction import EvictionPolicy
 
     start = from_epoch(now_epoch)
     assert start is not None
@@ -250,7 +250,7 @@ def bench_forgetting(
     """
     from datetime import UTC, datetime
 
-    from remnant.forgetting.contradiction_set import evaluate, generate_pairs
+    from remnant.engine.forgetting.contradiction_set import evaluate, generate_pairs
 
     try:
         counts = [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]

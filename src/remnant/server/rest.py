@@ -71,19 +71,6 @@ def memory_out(mem: Memory, r: MemoryRecord) -> dict[str, Any]:
     return out
 
 
-def forget_result(result: Any, dry_run: bool) -> dict[str, Any]:
-    """``Memory.forget``'s answer as JSON (a report object, a purge count, hidden ids or matches)."""
-    if hasattr(result, "to_dict"):
-        return result.to_dict()  # type: ignore[no-any-return]
-    if isinstance(result, int):
-        return {"dry_run": False, "purged": result}
-    if isinstance(result, list) and all(isinstance(x, MemoryRecord) for x in result):
-        return {"dry_run": dry_run, "matched": [r.to_dict() for r in result], "count": len(result)}
-    if isinstance(result, list):
-        return {"dry_run": False, "hidden": list(result), "count": len(result)}
-    return {"dry_run": dry_run, "result": str(result)}
-
-
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 READ, WRITE, FORGET, ADMIN = needs("read"), needs("write"), needs("forget"), needs("admin")
 VAULT = needs("vault")
@@ -172,7 +159,7 @@ def recall(body: RecallRequest, call: Call = Depends(READ)) -> dict[str, Any]:
     result = call.mem.recall(
         body.query,
         user_id=body.user_id,
-        k=body.k,
+        limit=body.limit,
         kinds=body.kinds,
         keys=body.keys,
         include_faded=body.include_faded,
@@ -240,7 +227,7 @@ def forget(body: ForgetRequest, call: Call = Depends(FORGET)) -> JSONResponse:
         from remnant.server.errors import error_response
 
         return error_response(501, "not_implemented", "natural-language forget requests are not installed")
-    return JSONResponse(forget_result(result, body.dry_run))
+    return JSONResponse(result.to_dict())
 
 
 @router.post("/erasure", tags=["forgetting"], summary="Erase everything of a user (right to be forgotten)")

@@ -255,7 +255,7 @@ class Store(ABC):
         return sorted(((r.id, r.user_id) for r in self.query(flt)), key=lambda p: p[1])
 
     # -- importance (eviction) ---------------------------------------------------------------------
-    # The score is defined by remnant.forgetting.importance.importance_score_raw. These defaults
+    # The score is defined by remnant.core.importance.importance_score_raw. These defaults
     # compute it in Python over the rows the filter bounds; SQL stores override them to compute it
     # in one statement (a sweep over a million rows must not page them all through Python).
     def low_importance(
@@ -293,7 +293,7 @@ class Store(ABC):
 
     @staticmethod
     def _score_one(r: MemoryRecord, now: float, decay_per_day: float, mark_weight: float) -> float:
-        from remnant.forgetting.importance import ImportanceWeights, importance_score_raw
+        from remnant.core.importance import ImportanceWeights, importance_score_raw
 
         return importance_score_raw(
             now=now,

@@ -146,7 +146,7 @@ def build_where(flt: MemoryFilter, dialect: Dialect, alias: str = "m") -> tuple[
 
 
 def importance_sql(dialect: Dialect, alias: str = "m") -> str:
-    """The score of :func:`remnant.forgetting.importance.importance_score_raw` as one SQL expression
+    """The score of :func:`remnant.core.importance.importance_score_raw` as one SQL expression
     (with :func:`importance_params`), so a sweep ranks a million rows inside the database instead of
     paging them through Python. The exponent is clamped at -700: PostgreSQL's ``exp`` raises on
     underflow where Python returns 0.0 (``exp(-700)`` is about 1e-304, below every threshold)."""
