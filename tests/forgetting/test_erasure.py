@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from tests.leaks import assert_no_leak
 
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
 from remnant.engine.memory import Memory
 from remnant.forgetting.erasure import scan_files
 from remnant.store.base import MemoryFilter
-
-from tests.leaks import assert_no_leak
 
 from .conftest import VaultRedactor
 

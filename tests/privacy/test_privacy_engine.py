@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.leaks import assert_no_leak
 
 from remnant import ManualClock, Memory
 from remnant.privacy import Detector, Keyring, Redactor, SqliteVaultStorage, Vault, generate_key
-from tests.leaks import assert_no_leak
 
 FACTS = [
     "My name is Margaret Thornton, email maggie.thornton@example.org",
@@ -50,7 +50,11 @@ FORCED_HEX = "8765de89"
 
 @pytest.mark.parametrize("forced_hmac", [False, True], ids=["random-hmac", "hmac-holding-old-needles"])
 def test_memory_with_redactor_end_to_end(
-    tmp_path: Path, plain_detector: Detector, detector: Detector, monkeypatch: pytest.MonkeyPatch, forced_hmac: bool
+    tmp_path: Path,
+    plain_detector: Detector,
+    detector: Detector,
+    monkeypatch: pytest.MonkeyPatch,
+    forced_hmac: bool,
 ) -> None:
     if forced_hmac:
         real = Vault._hmac

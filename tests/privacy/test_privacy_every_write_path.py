@@ -17,7 +17,6 @@ from typing import Any
 
 import anyio
 import pytest
-
 from tests.leaks import assert_no_leak
 
 pytest.importorskip("cryptography")

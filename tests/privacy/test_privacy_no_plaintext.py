@@ -5,8 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from remnant.privacy import Redactor, redact_for_log
 from tests.leaks import assert_no_leak
+
+from remnant.privacy import Redactor, redact_for_log
 
 CONVERSATION = [
     "Hi, my name is Margaret Thornton and my email is maggie.thornton@example.org.",

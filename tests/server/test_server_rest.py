@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import httpx
 import pytest
-
 from tests.leaks import leaks
 
 if TYPE_CHECKING:
