@@ -191,7 +191,7 @@ def test_faded_memory_is_admitted_and_asked_again(memory: Memory, clock: ManualC
 
 def test_unreachable_model_still_writes_memory(memory: Memory, chat_server: ChatServer) -> None:
     chat_server.script = [Scripted(status=503, body="down") for _ in range(6)]
-    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=1.0)
+    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=10.0)
     reply = Assistant(memory, llm).reply("ana", "My phone number is 0176 5550123.")
     assert reply.extraction_source == "rules" and reply.answer_source == "offline"
     assert reply.error and "LLMUnavailable" in reply.error
@@ -207,7 +207,7 @@ def test_model_answer_is_used_and_memories_it_used_are_reviewed(
         return "We will ship to Lisbon as usual."
 
     chat_server.reply = reply
-    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=1.0)
+    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=10.0)
     memory.remember("User lives in Lisbon", user_id="ana", key="city", metadata={"value": "Lisbon"})
     out = Assistant(memory, llm).reply("ana", "Where will you ship my parcel?")
     assert out.answer_source == "llm" and out.text == "We will ship to Lisbon as usual."
@@ -311,7 +311,7 @@ def test_new_process_resumes_from_the_latest_summary(memory: Memory) -> None:
 def test_rules_only_extraction_does_not_call_the_model_for_facts(
     memory: Memory, chat_server: ChatServer
 ) -> None:
-    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=1.0)
+    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=10.0)
     reply = Assistant(memory, llm, llm_extraction=False).reply("ana", "I live in Oslo.")
     assert reply.extraction_source == "rules" and reply.answer_source == "llm" and reply.error is None
     assert all("response_format" not in r for r in chat_server.requests) and len(chat_server.requests) == 1
