@@ -150,3 +150,108 @@ def test_no_module_reaches_into_another_modules_private_names() -> None:
     for o in offences:
         print(f"  {o}")
     assert not offences, "\n".join(["cross-module private accesses:", *map(str, offences)])
+
+
+def _import_graph(src: Path = SRC) -> dict[str, set[str]]:
+    """Module → the remnant modules it imports (lazy and TYPE_CHECKING imports included: a
+    dependency is a dependency wherever the import statement sits)."""
+    modules = {_module_of(p, src): p for p in src.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for mod, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                base = _resolve(path, src, node)
+                # ``from pkg import module`` depends on that module; ``from pkg import name`` on pkg
+                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                while name and name not in modules:
+                    name = name.rpartition(".")[0]
+                if name and name != mod:
+                    graph[mod].add(name)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    comp.append(top)
+                    if top == node:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def _collapse(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:
+    """The graph between the direct children of ``package`` (each child package as one node)."""
+    prefix = package + "."
+
+    def child(mod: str) -> str | None:
+        if not mod.startswith(prefix):
+            return None
+        return prefix + mod[len(prefix) :].split(".")[0]
+
+    out: dict[str, set[str]] = {}
+    for mod, deps in graph.items():
+        a = child(mod)
+        if a is None:
+            continue
+        out.setdefault(a, set())
+        for dep in deps:
+            b = child(dep)
+            if b is not None and b != a:
+                out[a].add(b)
+    return out
+
+
+def test_no_import_cycles_between_modules_or_packages() -> None:
+    graph = _import_graph()
+    found = [" → ".join(c) for c in _cycles(graph)]
+    packages = {m.rpartition(".")[0] for m in graph} | {"remnant"}
+    for package in sorted(packages):
+        found += [f"[{package}] " + " → ".join(c) for c in _cycles(_collapse(graph, package))]
+    assert not found, "import cycles:\n" + "\n".join(found)
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+    graph = {"p.x.m": {"p.y.n"}, "p.y.n": {"p.x.k"}, "p.x.k": set()}
+    assert _cycles(_collapse(graph, "p")) == [["p.x", "p.y"]]

@@ -40,7 +40,7 @@ from remnant.engine.results import (
 )
 from remnant.engine.seams import LexicalRetriever, Redactor, Retriever
 from remnant.store import open_store
-from remnant.store.base import MemoryFilter, Store
+from remnant.store.base import MemoryFilter, Store, UserSummary
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -366,15 +366,39 @@ class Memory:
         newest_first: bool = True,
     ) -> list[MemoryRecord]:
         """Memories in any status, for inspection (not recall)."""
-        flt = self.ledger.filter(
+        flt = self._listing(user_id, statuses, kinds, key)
+        return self.store.query(
+            flt, order="-created_at" if newest_first else "created_at", limit=limit, offset=offset
+        )
+
+    def count_memories(
+        self,
+        user_id: str | None = None,
+        *,
+        statuses: Sequence[Status | str] | None = None,
+        kinds: Sequence[Kind | str] | None = None,
+        key: str | None = None,
+    ) -> int:
+        """How many memories :meth:`list_memories` would page through with these filters."""
+        return self.store.count(self._listing(user_id, statuses, kinds, key))
+
+    def _listing(
+        self,
+        user_id: str | None,
+        statuses: Sequence[Status | str] | None,
+        kinds: Sequence[Kind | str] | None,
+        key: str | None,
+    ) -> MemoryFilter:
+        return self.ledger.filter(
             user_id,
             statuses=tuple(Status.parse(s) for s in statuses) if statuses else None,
             kinds=tuple(Kind.parse(k) for k in kinds) if kinds else None,
             keys=(key,) if key else None,
         )
-        return self.store.query(
-            flt, order="-created_at" if newest_first else "created_at", limit=limit, offset=offset
-        )
+
+    def users(self, *, limit: int = 1000) -> list[UserSummary]:
+        """The tenant's users with their memory counts."""
+        return self.store.users(tenant=self.tenant, limit=limit)
 
     def history(self, key: str, *, user_id: str) -> list[MemoryRecord]:
         """Every memory the user had under ``key``, oldest first, superseded ones included."""

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from remnant.core.errors import ValidationError
-from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.core.model import MemoryRecord, Status
 from remnant.engine.memory import Memory
 from remnant.server.auth import Principal, key_from_headers
 from remnant.server.curve import decay_curve
@@ -30,7 +30,6 @@ from remnant.server.schemas import (
     StatusName,
     SweepRequest,
 )
-from remnant.store.base import MemoryFilter
 
 
 @dataclass(frozen=True)
@@ -103,15 +102,7 @@ def list_memories(
 ) -> dict[str, Any]:
     mem = call.mem
     items = mem.list_memories(user_id, statuses=status, kinds=kind, key=key, limit=limit, offset=offset)
-    total = mem.store.count(
-        MemoryFilter(
-            tenant=mem.tenant,
-            user_id=user_id,
-            statuses=tuple(Status(s) for s in status) if status else None,
-            kinds=tuple(Kind(k) for k in kind) if kind else None,
-            keys=(key,) if key else None,
-        )
-    )
+    total = mem.count_memories(user_id, statuses=status, kinds=kind, key=key)
     nxt = offset + len(items)
     return {
         "items": [memory_out(mem, r) for r in items],
@@ -270,5 +261,5 @@ def stats(
 
 @router.get("/users", tags=["stats"], summary="Users of this tenant with their memory counts")
 def users(call: Call = Depends(READ), limit: int = Query(default=1000, ge=1, le=100_000)) -> dict[str, Any]:
-    found = call.mem.store.users(tenant=call.mem.tenant, limit=limit)
+    found = call.mem.users(limit=limit)
     return {"items": [{"user_id": u.user_id, "total": u.total, "active": u.active} for u in found]}
