@@ -72,9 +72,7 @@ def _members(cls: type) -> list[tuple[str, Any]]:
             continue
         if isinstance(member, (staticmethod, classmethod)):
             member = member.__func__
-        if isinstance(member, property):
-            out.append((name, member))
-        elif inspect.isfunction(member):
+        if isinstance(member, property) or inspect.isfunction(member):
             out.append((name, member))
     return out
 
