@@ -9,11 +9,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from remnant.bench.eval.adapters import (
+    EvalError,
+    Hangs,
+    MalformedResult,
+    Recalled,
+    check_recalled,
+    context_of,
+)
+from remnant.bench.eval.harness import resolve_suites, run_eval
+from remnant.bench.eval.report import write_report
+from remnant.bench.eval.runner import run_case
 from remnant.cli.eval import eval_cmd
-from remnant.eval.adapters import EvalError, Hangs, MalformedResult, Recalled, check_recalled, context_of
-from remnant.eval.harness import resolve_suites, run_eval
-from remnant.eval.report import write_report
-from remnant.eval.runner import run_case
 
 
 class QuickHang(Hangs):
@@ -55,7 +62,7 @@ def test_check_recalled_rejects_malformed_results() -> None:
 
 
 def test_context_of_falls_back_to_recall_within_budget() -> None:
-    from remnant.eval.adapters import RememberEverything
+    from remnant.bench.eval.adapters import RememberEverything
 
     a = RememberEverything()
     for i in range(30):

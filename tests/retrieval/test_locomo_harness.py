@@ -5,8 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from remnant.embed import get_embedder
-from remnant.eval.locomo import (
+from remnant.bench.eval.locomo import (
     InMemoryBackend,
     LocomoFormatError,
     answer_hit,
@@ -16,6 +15,7 @@ from remnant.eval.locomo import (
     normalise_evidence,
     parse_session_date,
 )
+from remnant.embed import get_embedder
 
 CONV = {
     "sample_id": "toy-1",

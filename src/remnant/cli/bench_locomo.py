@@ -29,9 +29,9 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
     from datetime import UTC
 
     from remnant.bench import percentile
+    from remnant.bench.eval.locomo import _TimedEmbedder, latest_session
     from remnant.core.clock import ManualClock
     from remnant.engine.memory import Memory
-    from remnant.eval.locomo import _TimedEmbedder, latest_session
     from remnant.retrieval.retriever import HybridRetriever
 
     timed = _TimedEmbedder(embedder)
@@ -137,7 +137,7 @@ def bench_locomo(
     (hybrid recall), bm25 (the store's FTS5 BM25 over the content) and vector (embeddings only).
     """
     from remnant.bench import header
-    from remnant.eval.locomo import engine_backends, format_report, load_locomo, run_bench, write_chart
+    from remnant.bench.eval.locomo import engine_backends, format_report, load_locomo, run_bench, write_chart
 
     names = [s.strip() for s in systems.split(",") if s.strip()]
     unknown = set(names) - {"remnant", "bm25", "vector"}

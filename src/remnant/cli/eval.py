@@ -80,9 +80,9 @@ def eval_cmd(
     Every suite prints its score with its definition; Remnant and the remember-everything baseline
     run side by side. Exit status 0 even when targets are missed (the report says which).
     """
-    from remnant.eval.adapters import EvalError
-    from remnant.eval.harness import run_eval
-    from remnant.eval.report import verdict, write_report
+    from remnant.bench.eval.adapters import EvalError
+    from remnant.bench.eval.harness import run_eval
+    from remnant.bench.eval.report import verdict, write_report
 
     if timeout_s <= 0:
         raise click.BadParameter("must be positive", param_hint="--timeout")

@@ -37,9 +37,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from remnant.bench.eval.tokencount import count_tokens
 from remnant.core.errors import RemnantError
 from remnant.core.text import query_terms
-from remnant.eval.tokencount import count_tokens
 
 SIM_START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)  # a Monday; every simulation starts here
 
