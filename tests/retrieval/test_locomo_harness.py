@@ -107,7 +107,7 @@ def test_evaluate_in_memory_and_engine_agree_on_shape(data_file, tmp_path):
 
 
 def test_cli_runs_through_the_engine(data_file, tmp_path):
-    from remnant.cli.bench_locomo import bench_locomo
+    from remnant.bench.locomo import bench_locomo
 
     out = tmp_path / "res.json"
     chart = tmp_path / "chart.png"

@@ -17,9 +17,9 @@ pytest.importorskip("uvicorn")
 
 import uvicorn
 
+from remnant.bench.serve import free_port
 from remnant.server.app import ServerConfig, create_app
 from remnant.server.auth import KeyStore
-from remnant.server.bench import free_port
 
 
 class _Capture(logging.Handler):

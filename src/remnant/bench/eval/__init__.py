@@ -9,7 +9,14 @@ scenario generator (:mod:`remnant.bench.eval.scenarios`), and write JSON plus a 
 
 from __future__ import annotations
 
-from remnant.bench.eval.adapters import ADAPTERS, EvalError, MalformedResult, MemoryAdapter, Recalled
+from remnant.bench.eval.adapters import (
+    ADAPTERS,
+    EvalError,
+    MalformedResult,
+    MemoryAdapter,
+    Recalled,
+    register_adapter,
+)
 from remnant.bench.eval.harness import run_eval
 from remnant.bench.eval.report import EvalRun, write_report
 from remnant.bench.eval.runner import CaseOutcome, SuiteResult
@@ -23,6 +30,7 @@ __all__ = [
     "MemoryAdapter",
     "Recalled",
     "SuiteResult",
+    "register_adapter",
     "run_eval",
     "write_report",
 ]
