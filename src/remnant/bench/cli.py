@@ -17,10 +17,10 @@ from typing import Any
 
 import click
 
-from remnant.bench import header
+from remnant.bench import CONTEXT_SETTINGS, header
 
 
-@click.group()
+@click.group(context_settings=CONTEXT_SETTINGS)
 def bench() -> None:
     """Benchmarks: print figures with the command and the machine (not tests)."""
 
@@ -63,7 +63,7 @@ _SUITE_CHOICES = (
 )
 
 
-@click.command("eval")
+@click.command("eval", context_settings=CONTEXT_SETTINGS)
 @click.option(
     "--suite",
     "suites",
@@ -164,7 +164,7 @@ def _fmt(v: float | None) -> str:
 
 
 # -- remnant bench privacy ----------------------------------------------------------------------------
-@click.command("privacy")
+@click.command("privacy", context_settings=CONTEXT_SETTINGS)
 @click.option("--n", "n_pii", default=2000, show_default=True, help="Sentences with personal data.")
 @click.option("--clean", "n_clean", default=500, show_default=True, help="PII-free sentences.")
 @click.option("--seed", default=7, show_default=True)
@@ -272,7 +272,7 @@ def _build_llm(spec: str | None) -> Any:
     return build_llm(spec)
 
 
-@click.command(name="assistant")
+@click.command("assistant", context_settings=CONTEXT_SETTINGS)
 @click.option("--turns", type=click.IntRange(20, 2000), default=200, show_default=True)
 @click.option(
     "--budget", type=click.IntRange(200), default=800, show_default=True, help="Prompt token budget."
@@ -334,7 +334,7 @@ def bench_assistant(
             json.dump(result, fh, indent=2)
 
 
-@click.command(name="extraction")
+@click.command("extraction", context_settings=CONTEXT_SETTINGS)
 @_llm_option
 def bench_extraction(llm_spec: str | None) -> None:
     """Precision/recall of the rule and LLM fact extractors on the built-in labelled turns (EN + ZH)."""
@@ -354,7 +354,7 @@ def bench_extraction(llm_spec: str | None) -> None:
 
 
 # -- remnant bench serve ------------------------------------------------------------------------------
-@click.command("serve")
+@click.command("serve", context_settings=CONTEXT_SETTINGS)
 @click.option("--clients", default=50, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--duration", default=60.0, show_default=True, type=click.FloatRange(1.0), help="Seconds.")
 @click.option("--write-ratio", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0))

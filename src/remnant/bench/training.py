@@ -15,6 +15,8 @@ from typing import Any
 
 import click
 
+from remnant.bench import CONTEXT_SETTINGS
+
 # The same --json and --seed options as the `remnant pool` commands, so the help reads alike
 # (defined here: importing remnant.cli at import time is circular, see remnant.bench.cli).
 json_flag = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
@@ -30,7 +32,7 @@ def emit(data: Any, as_json: bool, text: Any) -> None:
         click.echo(text())
 
 
-@click.command("pool")
+@click.command("pool", context_settings=CONTEXT_SETTINGS)
 @click.option("--half-life", type=float, default=182.625, show_default=True, help="Half-life in days.")
 @click.option(
     "--horizon", type=float, default=1095.75, show_default=True, help="Pool spans this many days (evenly)."
@@ -111,7 +113,7 @@ def bench_pool(
     emit(data, as_json, lambda: "\n".join(f"{k}: {v}" for k, v in data.items()))
 
 
-@click.command("partitions")
+@click.command("partitions", context_settings=CONTEXT_SETTINGS)
 @click.option(
     "--embedder",
     type=click.Choice(["hashing", "e5"]),
