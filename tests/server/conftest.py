@@ -18,7 +18,6 @@ pytest.importorskip("uvicorn")
 
 import uvicorn
 
-from remnant.bench.serve import free_port
 from remnant.server.app import ServerConfig, create_app
 from remnant.server.auth import KeyStore
 
