@@ -31,7 +31,7 @@ NEVER = math.inf
 
 Curve = Literal["ebbinghaus", "exponential"]
 ClockMode = Literal["wall", "active_days"]
-Reinforcement = Literal["review", "recall"]
+Reinforcement = Literal["review", "use", "recall"]
 
 _DEFAULT_BASE_STABILITY: Mapping[str, float] = MappingProxyType(
     {
@@ -63,6 +63,9 @@ class DecayConfig:
     importance_stability_factor: float = 3.0
     review_boost: float = 0.3  # the seed's "+0.3" on review
     review_gain: float = 2.0  # stability multiplier grows by up to this much for a well-spaced review
+    # what the application used (packed into a prompt, reported with Memory.used): between the two
+    use_boost: float = 0.2
+    use_gain: float = 1.0
     recall_boost: float = 0.1  # being recalled is a weaker reinforcement than an explicit review
     recall_gain: float = 0.5
     max_stability_days: float = 3650.0
@@ -82,6 +85,8 @@ class DecayConfig:
         for name in (
             "review_boost",
             "review_gain",
+            "use_boost",
+            "use_gain",
             "recall_boost",
             "recall_gain",
             "importance_stability_factor",
@@ -149,7 +154,7 @@ def is_remembered(state: DecayState, axis_now: float, config: DecayConfig) -> bo
 def reinforce(
     state: DecayState, axis_now: float, config: DecayConfig, how: Reinforcement = "review"
 ) -> DecayState:
-    """Re-anchor the curve after a review or recall.
+    """Re-anchor the curve after a review, a use or a recall.
 
     Strength rises by the boost (never falls); stability is multiplied by ``1 + gain · (1 - R)``, so
     a review that comes when the memory is weak (well spaced) helps more than one right after
@@ -157,11 +162,11 @@ def reinforce(
     """
     if state.pinned:
         return state
-    boost, gain = (
-        (config.review_boost, config.review_gain)
-        if how == "review"
-        else (config.recall_boost, config.recall_gain)
-    )
+    boost, gain = {
+        "review": (config.review_boost, config.review_gain),
+        "use": (config.use_boost, config.use_gain),
+        "recall": (config.recall_boost, config.recall_gain),
+    }[how]
     current = strength_at(state, axis_now)
     strength0 = min(1.0, current + boost)
     strength0 = max(strength0, current)

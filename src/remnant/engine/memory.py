@@ -29,6 +29,7 @@ from remnant.engine.forgetting.requests import forget_request
 from remnant.engine.forgetting.sweep import SweepPolicy, run_sweep
 from remnant.engine.ledger import BEFORE_HIDE, Ledger, retrying
 from remnant.engine.options import Ingestor, Message, PlainIngestor, WriteItem, WriteOptions
+from remnant.engine.reinforcement import ReinforcementPolicy
 from remnant.engine.results import (
     AddResult,
     ErasureReport,
@@ -85,7 +86,9 @@ class Memory:
         actor: str = "system",
         contradictions: ContradictionPolicy | None = None,
         ingestor: Ingestor | None = None,
+        reinforcement: ReinforcementPolicy | None = None,
     ) -> None:
+        self.reinforcement = reinforcement or ReinforcementPolicy()
         self.ingestor: Ingestor = ingestor or PlainIngestor()
         # unkeyed facts and preferences that likely contradict an active one: flagged by default
         self.contradictions = contradictions if contradictions is not None else ContradictionPolicy()
@@ -348,8 +351,10 @@ class Memory:
         """The ``limit`` memories that best match ``query``, strongest first among equals.
 
         Only what is still remembered comes back: active, not faded, not expired, valid now (or at
-        ``as_of``). Each hit is reinforced (``touch``), as remembering something strengthens it.
-        When memories that match have faded, ``result.faded`` says so.
+        ``as_of``). With ``touch``, hits that clear the relevance bar get the weak ``recall``
+        reinforcement (see :mod:`remnant.engine.reinforcement`); what the application then uses
+        should be reported with :meth:`used`. When memories that match have faded,
+        ``result.faded`` says so.
         """
         if not isinstance(query, str):
             raise ValidationError("query must be a string")
@@ -383,9 +388,16 @@ class Memory:
         hits = hits[:limit]
         if touch and hits and as_of is None:
             self.ledger.mark_active(user_id, now)
-            hits = self.ledger.reinforce(
-                [h.memory for h in hits], "recall", scores=[h.score for h in hits], at=now
-            )
+            bar = self.reinforcement.recall_reinforces
+            seen = [h for h in hits if bar(query, h.memory.content)]
+            if seen:
+                fresh = {
+                    h.memory.id: h
+                    for h in self.ledger.reinforce(
+                        [h.memory for h in seen], "recall", scores=[h.score for h in seen], at=now
+                    )
+                }
+                hits = [fresh.get(h.memory.id, h) for h in hits]
         faded: list[FadedHint] = []
         if hints and query.strip() and not include_faded:
             faded = self._faded_hints(query, flt, axis, now)
@@ -528,6 +540,17 @@ class Memory:
         now = self.now()
         self.ledger.mark_active(record.user_id, now)
         return self.ledger.reinforce([record], "recall", at=now)[0].memory
+
+    @_retry_conflicts
+    def used(self, memory_ids: str | Sequence[str]) -> list[MemoryRecord]:
+        """Report that the application used these memories (put them in a prompt, acted on them):
+        the ``use`` reinforcement, stronger than being recalled. Purged ids are skipped."""
+        ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
+        present = self.store.get_many(ids, tenant=self.tenant)
+        now = self.now()
+        for user in {r.user_id for r in present}:
+            self.ledger.mark_active(user, now)
+        return [h.memory for h in self.ledger.reinforce(present, "use", at=now)]
 
     @_retry_conflicts
     def pin(self, memory_id: str) -> MemoryRecord:

@@ -53,7 +53,6 @@ def recall_context(
         for h in result.hits
     ]
     packed = pack_context(cands, budget_tokens, tokenizer)
-    if touch:
-        for c in packed.items:
-            engine.touch(c.id)
+    if touch and packed.items:
+        engine.used([c.id for c in packed.items])  # what goes into the prompt is what gets used
     return packed
