@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from remnant.core.errors import ValidationError
 from remnant.core.model import Kind, Status
 from remnant.engine.results import SweepStep
-from remnant.forgetting.importance import ImportanceWeights
+from remnant.core.importance import ImportanceWeights
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
