@@ -11,11 +11,11 @@ import pytest
 
 from remnant.core.clock import ManualClock
 from remnant.core.errors import ValidationError
+from remnant.core.importance import ImportanceWeights, importance_score, importance_score_raw
 from remnant.core.model import MemoryRecord, Status
 from remnant.engine.memory import Memory
 from remnant.engine.sweep import SweepPolicy
 from remnant.forgetting.eviction import EvictionPolicy, eviction_candidates
-from remnant.core.importance import ImportanceWeights, importance_score, importance_score_raw
 from remnant.store.base import MemoryFilter, Store
 
 from .conftest import START

@@ -196,7 +196,7 @@ def importance_score_raw(
         "importance": importance,
         **score_params(now, weights),
     }
-    return float(eval(_SCORE_PY, _SCORE_GLOBALS, env))  # noqa: S307 - compiled from SCORE above, no input
+    return float(eval(_SCORE_PY, _SCORE_GLOBALS, env))
 
 
 def importance_score(

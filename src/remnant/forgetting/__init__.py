@@ -7,7 +7,7 @@ memories along it. Modules are imported lazily by the engine so ``import remnant
 
 from __future__ import annotations
 
-from remnant.forgetting.eviction import EvictionPolicy
 from remnant.core.importance import ImportanceWeights, importance_score
+from remnant.forgetting.eviction import EvictionPolicy
 
 __all__ = ["EvictionPolicy", "ImportanceWeights", "importance_score"]

@@ -21,9 +21,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from remnant.core.errors import ValidationError
+from remnant.core.importance import ImportanceWeights
 from remnant.core.model import Kind, Status
 from remnant.engine.results import SweepStep
-from remnant.core.importance import ImportanceWeights
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:

@@ -57,8 +57,6 @@ _QUOTED_TERM = re.compile(r'"((?:[^"]|"")*)"')
 _HNSW_LOCK = "remnant-hnsw-index"
 
 
-
-
 def redact_url(url: str) -> str:
     """The URL with its password masked, for error messages and logs."""
     try:
@@ -69,12 +67,6 @@ def redact_url(url: str) -> str:
         netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
         return urlunsplit(parts._replace(netloc=netloc))
     return url
-
-
-
-
-
-
 
 
 def match_terms(match: str) -> list[str]:
@@ -211,7 +203,6 @@ class PostgresStore(SQLStore):
                     f"CREATE EXTENSION {ext}; in that database (psql {self._safe_url} -c "
                     f"'CREATE EXTENSION {ext}')"
                 ) from exc
-
 
     def close(self) -> None:
         try:
@@ -371,17 +362,15 @@ class PostgresStore(SQLStore):
                 self._pool.putconn(conn)
         raise StoreError(f"PostgreSQL at {self._safe_url} kept failing: {last}")
 
-
-
-
-
     # -- memories: the tsvector and trigram index live in the row ----------------------------
     def _insert(self, c: Conn, rows: Sequence[tuple[MemoryRecord, str]]) -> None:
         c.cursor().executemany(_INSERT, [(*self.record_row(r), text) for r, text in rows])
 
     def _delete(self, c: Conn, tenant: str, ids: Sequence[str]) -> int:
         # embeddings go with their memory (ON DELETE CASCADE); the index entries are part of the row
-        return int(c.execute("DELETE FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids))).rowcount)
+        return int(
+            c.execute("DELETE FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids))).rowcount
+        )
 
     def _lock_keys(self, c: Conn, flt: MemoryFilter, status: Status) -> None:
         # Superseding by key: two writers of the same (user, key) at once must not both leave their
@@ -399,17 +388,6 @@ class PostgresStore(SQLStore):
         c.execute(
             "SELECT setval(pg_get_serial_sequence('audit_log', 'seq'), GREATEST((SELECT MAX(seq) FROM audit_log), 1))"
         )
-
-
-
-
-
-
-
-
-
-
-
 
     def index_texts(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
         """The lexical index text of each memory (for export)."""
@@ -615,22 +593,7 @@ class PostgresStore(SQLStore):
         hits.sort(key=lambda h: -h[1])  # relaxed order: re-sort the few rows exactly
         return hits
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
     # -- maintenance -------------------------------------------------------------------------------
-
 
     def compact(self) -> None:
         """VACUUM the tables that hold memory text and vault ciphertext, so purged rows' space is reused.

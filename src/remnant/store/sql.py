@@ -140,6 +140,10 @@ class SQLStore(Store):
     def _delete(self, c: Conn, tenant: str, ids: Sequence[str]) -> int:
         """Remove these memories with their index rows and vectors; how many went."""
 
+    @abstractmethod
+    def index_texts(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
+        """The lexical index text of each memory (for export)."""
+
     def _lock_keys(self, c: Conn, flt: MemoryFilter, status: Status) -> None:
         """Before a status change: serialise writers of the same keys (where transactions do not)."""
 
@@ -251,7 +255,9 @@ class SQLStore(Store):
 
     def get(self, memory_id: str, *, tenant: str = DEFAULT_TENANT) -> MemoryRecord | None:
         p = self.dialect.ph
-        rows = self._read(f"SELECT {SELECT} FROM memories m WHERE m.id = {p} AND m.tenant = {p}", (memory_id, tenant))
+        rows = self._read(
+            f"SELECT {SELECT} FROM memories m WHERE m.id = {p} AND m.tenant = {p}", (memory_id, tenant)
+        )
         return row_to_record(rows[0]) if rows else None
 
     def get_many(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]:
@@ -429,7 +435,9 @@ class SQLStore(Store):
         rows = [audit_entry_row(e) for e in entries]
 
         def run(c: Conn) -> None:
-            c.cursor().executemany(f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ({self.dialect.marks(14)})", rows)
+            c.cursor().executemany(
+                f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ({self.dialect.marks(14)})", rows
+            )
             self._after_audit_import(c)
 
         if rows:
@@ -497,12 +505,16 @@ class SQLStore(Store):
 
     def status_counts(self, flt: MemoryFilter) -> dict[str, int]:
         where, params = self.where(flt)
-        rows = self._read(f"SELECT m.status, COUNT(*) FROM memories m WHERE {where} GROUP BY m.status", params)
+        rows = self._read(
+            f"SELECT m.status, COUNT(*) FROM memories m WHERE {where} GROUP BY m.status", params
+        )
         return {r[0]: int(r[1]) for r in rows}
 
     def id_users(self, flt: MemoryFilter) -> list[tuple[str, str]]:
         where, params = self.where(flt)
-        rows = self._read(f"SELECT m.id, m.user_id FROM memories m WHERE {where} ORDER BY m.user_id, m.rid", params)
+        rows = self._read(
+            f"SELECT m.id, m.user_id FROM memories m WHERE {where} ORDER BY m.user_id, m.rid", params
+        )
         return [(r[0], r[1]) for r in rows]
 
     # -- importance (eviction): the score in SQL, rendered from remnant.core.importance.SCORE -----

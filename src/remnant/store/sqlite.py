@@ -158,7 +158,10 @@ class SQLiteStore(SQLStore):
 
     def _delete(self, c: Any, tenant: str, ids: Sequence[str]) -> int:
         q = self.dialect.marks(len(ids))
-        rids = [r[0] for r in c.execute(f"SELECT rid FROM memories WHERE +tenant = ? AND id IN ({q})", (tenant, *ids))]
+        rids = [
+            r[0]
+            for r in c.execute(f"SELECT rid FROM memories WHERE +tenant = ? AND id IN ({q})", (tenant, *ids))
+        ]
         if not rids:
             return 0
         rq = self.dialect.marks(len(rids))
@@ -205,7 +208,9 @@ class SQLiteStore(SQLStore):
         def run(c: Any) -> None:
             for memory_id, model, vector in items:
                 vec = np.asarray(vector, dtype=np.float32).ravel()
-                row = c.execute("SELECT rid FROM memories WHERE tenant = ? AND id = ?", (tenant, memory_id)).fetchone()
+                row = c.execute(
+                    "SELECT rid FROM memories WHERE tenant = ? AND id = ?", (tenant, memory_id)
+                ).fetchone()
                 if row is None:
                     raise NotFoundError(f"no memory {memory_id}")
                 c.execute(
@@ -248,13 +253,17 @@ class SQLiteStore(SQLStore):
     def compact(self) -> None:
         # merge FTS segments so deleted terms leave the index, then flush and truncate the WAL
         self._maintain(
-            "INSERT INTO memory_fts (memory_fts) VALUES ('optimize')", "VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)"
+            "INSERT INTO memory_fts (memory_fts) VALUES ('optimize')",
+            "VACUUM",
+            "PRAGMA wal_checkpoint(TRUNCATE)",
         )
 
     def scrub(self) -> None:
         # secure_delete zeroes freed cells, but FTS5 keeps deleted terms in old index segments until
         # they are merged, and the WAL keeps old page images until a checkpoint: clear both.
-        self._maintain("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')", "PRAGMA wal_checkpoint(TRUNCATE)")
+        self._maintain(
+            "INSERT INTO memory_fts (memory_fts) VALUES ('optimize')", "PRAGMA wal_checkpoint(TRUNCATE)"
+        )
 
     def files(self) -> list[Path]:
         if self.path is None:
