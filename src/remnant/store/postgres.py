@@ -31,7 +31,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 import psycopg
 from psycopg import sql
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from remnant.core.errors import (
     NotFoundError,
@@ -228,6 +228,8 @@ class PostgresStore(SQLStore):
     def _getconn(self) -> Conn:
         try:
             return self._pool.getconn(timeout=self._timeout)
+        except PoolClosed as exc:
+            raise StoreError(f"the store for {self._safe_url} is closed") from exc
         except PoolTimeout as exc:
             raise StoreError(
                 f"no connection to PostgreSQL at {self._safe_url} within {self._timeout:.0f}s: {exc}"
@@ -307,6 +309,11 @@ class PostgresStore(SQLStore):
             return StoreError(f"PostgreSQL at {self._safe_url} failed: {message}")
         return StoreError(f"PostgreSQL error: {message}")
 
+    def _gave_up(self, last: Exception | None) -> Exception:
+        if isinstance(last, psycopg.errors.DeadlockDetected | psycopg.errors.SerializationFailure):
+            return self._mapped(last)  # still a conflict after the retries: the caller may run it again
+        return StoreError(f"PostgreSQL at {self._safe_url} kept failing: {last}")
+
     def _write(self, fn: Callable[[Conn], T]) -> T:
         """Run ``fn`` in a transaction: the caller's, or a new one retried if it fails before COMMIT."""
         conn = self._tx_conn()
@@ -337,7 +344,7 @@ class PostgresStore(SQLStore):
                 return result
             finally:
                 self._pool.putconn(conn)
-        raise StoreError(f"PostgreSQL at {self._safe_url} kept failing: {last}")
+        raise self._gave_up(last)
 
     def _read(
         self, query: str | sql.Composed, params: Sequence[Any] = (), *, binary: bool = False
@@ -360,7 +367,7 @@ class PostgresStore(SQLStore):
                 raise self._mapped(exc) from exc
             finally:
                 self._pool.putconn(conn)
-        raise StoreError(f"PostgreSQL at {self._safe_url} kept failing: {last}")
+        raise self._gave_up(last)
 
     # -- memories: the tsvector and trigram index live in the row ----------------------------
     def _insert(self, c: Conn, rows: Sequence[tuple[MemoryRecord, str]]) -> None:
@@ -583,12 +590,8 @@ class PostgresStore(SQLStore):
             c.execute(settings)  # one round trip for both settings
             return c.execute(q, args).fetchall()
 
-        if exact:
-            rows = self._read(q, args)
-        elif self._tx_conn() is None:
-            rows = self._write(run)  # SET LOCAL needs a transaction of its own
-        else:
-            rows = run(self._tx_conn())  # type: ignore[arg-type]
+        # SET LOCAL needs a transaction: the caller's, or one of its own
+        rows = self._read(q, args) if exact else self._write(run)
         hits = [(r[0], 1.0 - float(r[1])) for r in rows if r[1] is not None and not math.isnan(r[1])]
         hits.sort(key=lambda h: -h[1])  # relaxed order: re-sort the few rows exactly
         return hits
