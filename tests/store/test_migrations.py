@@ -37,7 +37,7 @@ def test_every_component_has_numbered_files_for_its_dialects() -> None:
     assert set(COMPONENTS) == {"memories", "vault", "api_keys", "training_pool", "partitions"}
     for c in COMPONENTS.values():
         for dialect in c.dialects:
-            assert [m.number for m in c.migrations(dialect)][0] == 1
+            assert c.migrations(dialect)[0].number == 1
     assert len({c.table for c in COMPONENTS.values()}) == len(COMPONENTS)
 
 
