@@ -90,7 +90,10 @@ class Store(ABC):
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
-        """A write transaction; nested calls join the outer one. Everything inside commits or nothing."""
+        """A write transaction; nested calls join the outer one. Everything inside commits or nothing.
+
+        Public on purpose: other layers that keep tables in the store's database (the privacy vault)
+        write inside it through :class:`~remnant.store.sql.SQLStore`'s ``execute`` and ``fetch``."""
 
     @abstractmethod
     def schema_version(self) -> int: ...

@@ -12,7 +12,13 @@ Failures: every write runs in an explicit transaction. A single-operation write 
 fails *before* COMMIT was sent is retried on a fresh connection (nothing of it was applied); a failure
 while committing is reported, never retried blindly. Reads are retried. Pooled connections are checked
 before use, so a restarted server costs a reconnect, not an error. A connection dropped in the middle
-of a caller's :meth:`PostgresStore.transaction` rolls the whole block back on the server.
+of a caller's :meth:`PostgresStore.transaction` rolls the whole block back on the server. Every
+driver error leaves as Remnant's (:meth:`PostgresStore._mapped`): deadlocks and serialization
+failures as :class:`~remnant.core.errors.TransientConflict`, constraint violations as
+``ValidationError``, the rest as ``StoreError``.
+
+The queries shared with SQLite are in :mod:`remnant.store.sql`; this module holds the pool and
+its retries, the tsvector/trigram search, pgvector and its HNSW indexes, and maintenance.
 """
 
 from __future__ import annotations
@@ -387,9 +393,6 @@ class PostgresStore(SQLStore):
         if status == Status.SUPERSEDED and flt.keys and flt.user_id is not None:
             for lock in sorted(_lock_id("supersede", flt.tenant, flt.user_id, k) for k in flt.keys):
                 c.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
-
-    def _lock_audit_chain(self, c: Conn, tenant: str) -> None:
-        c.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (tenant,))
 
     def _after_audit_import(self, c: Conn) -> None:
         c.execute(

@@ -149,6 +149,9 @@ class SQLStore(Store):
 
     def _lock_audit_chain(self, c: Conn, tenant: str) -> None:
         """Before extending a tenant's audit chain: exclude other writers (where transactions do not)."""
+        lock = self.dialect.lock_sql()
+        if lock is not None:
+            c.execute(lock, (tenant,))
 
     def _after_audit_import(self, c: Conn) -> None:
         """After verbatim audit rows went in: let later appends continue after them."""
