@@ -17,8 +17,18 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from remnant import ManualClock, Memory
+
+# Hypothesis: no per-example deadline and no too-slow health check anywhere. Both measure wall
+# time, so on a loaded machine (CI, parallel runs) they fail tests that are correct ("Unreliable
+# test timings", "DeadlineExceeded"); a hang is still caught by pytest-timeout. Examples stay
+# random (that is how Hypothesis finds bugs); a failure prints the seed to reproduce it.
+settings.register_profile(
+    "remnant", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "remnant"))
 
 # Engines built from config (CLI, server) embed every write; in tests use the fast static model
 # unless a test chooses otherwise (the retrieval tests pick their embedders explicitly).

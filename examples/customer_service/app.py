@@ -90,7 +90,7 @@ def main() -> None:
                 f"  {record.kind.value:<10} {record.key or '-':<20} strength {strength:.2f}  {record.content}"
             )
         print("\nHistory of the 'city' key (supersession):")
-        for record in memory.history(USER, "city"):
+        for record in memory.history("city", user_id=USER):
             print(f"  {record.status.value:<10} {record.content}")
 
 

@@ -17,7 +17,20 @@ from remnant.core.errors import (
     ValidationError,
 )
 from remnant.core.model import Kind, MemoryRecord, Scope, Status
-from remnant.engine import ErasureReport, FadedHint, Hit, Memory, RecallResult, SweepPolicy, SweepReport
+from remnant.engine import (
+    ContradictionPolicy,
+    ErasureReport,
+    EvictionPolicy,
+    FadedHint,
+    ForgetResult,
+    Hit,
+    Memory,
+    RecallResult,
+    SweepPolicy,
+    SweepReport,
+    WriteItem,
+    WriteOptions,
+)
 from remnant.store import MemoryFilter, Store, open_store
 
 __version__ = "0.1.0"
@@ -28,9 +41,12 @@ __all__ = [
     "Clock",
     "ConfirmationRequired",
     "ConflictError",
+    "ContradictionPolicy",
     "DecayConfig",
     "ErasureReport",
+    "EvictionPolicy",
     "FadedHint",
+    "ForgetResult",
     "Hit",
     "Kind",
     "ManualClock",
@@ -50,5 +66,7 @@ __all__ = [
     "SystemClock",
     "TransientConflict",
     "ValidationError",
+    "WriteItem",
+    "WriteOptions",
     "open_store",
 ]

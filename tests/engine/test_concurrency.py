@@ -13,7 +13,7 @@ def _writer(path: str, user: str, n: int) -> None:
         for i in range(n):
             m.remember(f"{user} note number {i}", user_id=user, key=f"k{i % 7}" if i % 3 == 0 else None)
             if i % 10 == 0:
-                m.recall("note", user_id=user, k=3)
+                m.recall("note", user_id=user, limit=3)
 
 
 def test_two_processes_writing_one_file_lose_nothing(tmp_path: Path) -> None:

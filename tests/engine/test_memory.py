@@ -49,8 +49,8 @@ def test_keyed_memories_supersede(mem: Memory, clock: ManualClock) -> None:
     assert old_now.status == Status.SUPERSEDED and old_now.superseded_by == new.id
     assert old_now.valid_to == clock.now()
     assert [h.memory.id for h in mem.recall("lives", user_id="ana")] == [new.id]
-    assert [r.id for r in mem.history("ana", "city")] == [old.id, new.id]
-    assert mem.current("ana", "city").id == new.id  # type: ignore[union-attr]
+    assert [r.id for r in mem.history("city", user_id="ana")] == [old.id, new.id]
+    assert mem.current("city", user_id="ana").id == new.id  # type: ignore[union-attr]
     # point-in-time recall sees what was true then
     then = mem.recall("lives", user_id="ana", as_of=clock.now() - timedelta(days=5))
     assert [h.memory.id for h in then] == [old.id]
@@ -111,7 +111,7 @@ def test_validity_windows(mem: Memory) -> None:
             valid_to=y(year + 1) if year < 2024 else None,
             supersede=False,
         )
-    current = mem.recall("max concurrency", user_id="kb", k=5)
+    current = mem.recall("max concurrency", user_id="kb", limit=5)
     assert [h.memory.content for h in current] == ["Product X max concurrency is 15"]
     past = mem.recall("max concurrency", user_id="kb", as_of=datetime(2023, 6, 1, tzinfo=UTC))
     assert [h.memory.content for h in past] == ["Product X max concurrency is 10"]

@@ -115,6 +115,6 @@ def test_unhide_restores_history_as_history(mem: Memory, clock: ManualClock) -> 
     assert mem.unhide(old.id).status == Status.SUPERSEDED  # back as history, not a second address
     back = mem.unhide(new.id)
     assert back.status == Status.ACTIVE and "status_before_hide" not in back.metadata
-    assert mem.current("ana", "address").id == new.id  # type: ignore[union-attr]
+    assert mem.current("address", user_id="ana").id == new.id  # type: ignore[union-attr]
     assert "status_before_hide" not in mem.get(old.id).metadata
     assert mem.audit_log(action="unhide")[0].reason == "restored to superseded"

@@ -94,9 +94,11 @@ def test_bench_rows_are_searchable_like_remembered_ones(tmp_path: Path) -> None:
     start = from_epoch(now)
     assert start is not None
     with Memory(db, clock=ManualClock(start)) as mem:
-        assert mem.store.count(mem._filter(None, statuses=None)) == 200
-        hits = mem.recall("note about tea", user_id="user00000", include_faded=True, touch=False, k=50).hits
+        assert mem.store.count(mem.ledger.filter(None, statuses=None)) == 200
+        hits = mem.recall(
+            "note about tea", user_id="user00000", include_faded=True, touch=False, limit=50
+        ).hits
         assert hits and all(h.memory.user_id == "user00000" for h in hits)
         # the numpy decay state equals the engine's: the stored fade time matches strength 0.52
         r = next(h.memory for h in hits if not h.memory.pinned and h.memory.strength0 > 0.52)
-        assert mem.strength_of(r, axis=r.fade_at) == pytest.approx(mem.decay.recall_threshold)
+        assert mem.ledger.strength_of(r, axis=r.fade_at) == pytest.approx(mem.decay.recall_threshold)

@@ -9,8 +9,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from remnant.core.clock import ManualClock
+from remnant.engine.forgetting.sweep import SweepPolicy
 from remnant.engine.memory import Memory
-from remnant.engine.sweep import SweepPolicy
 
 from .conftest import START
 

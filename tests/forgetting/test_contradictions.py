@@ -9,13 +9,13 @@ import pytest
 from remnant.core.clock import ManualClock
 from remnant.core.errors import ValidationError
 from remnant.core.model import Status
-from remnant.engine.memory import Memory
-from remnant.forgetting.contradiction_set import evaluate, generate_pairs
-from remnant.forgetting.contradictions import (
+from remnant.engine.forgetting.contradiction_set import evaluate, generate_pairs
+from remnant.engine.forgetting.contradictions import (
     ContradictionDetector,
     ContradictionJudge,
     ContradictionPolicy,
 )
+from remnant.engine.memory import Memory
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,9 @@ from remnant.core.clock import ManualClock
 from remnant.core.errors import ValidationError
 from remnant.core.importance import ImportanceWeights, importance_score, importance_score_raw
 from remnant.core.model import MemoryRecord, Status
+from remnant.engine.forgetting.eviction import EvictionPolicy, eviction_candidates
+from remnant.engine.forgetting.sweep import SweepPolicy
 from remnant.engine.memory import Memory
-from remnant.engine.sweep import SweepPolicy
-from remnant.forgetting.eviction import EvictionPolicy, eviction_candidates
 from remnant.store.base import MemoryFilter, Store
 
 from .conftest import START
@@ -127,10 +127,10 @@ def test_recent_access_protects_a_low_score(mem: Memory, clock: ManualClock) -> 
     clock.advance(days=200)
     mem.touch(r.id)  # accessed just now: unaccessed_days is not met, whatever the score
     clock.advance(days=2)
-    found = eviction_candidates(mem, EvictionPolicy(), clock.now())
+    found = eviction_candidates(mem.ledger, EvictionPolicy(), clock.now())
     assert found["evict"] == []
     clock.advance(days=40)
-    assert [c[0] for c in eviction_candidates(mem, EvictionPolicy(), clock.now())["evict"]] == [r.id]
+    assert [c[0] for c in eviction_candidates(mem.ledger, EvictionPolicy(), clock.now())["evict"]] == [r.id]
 
 
 def test_capacity_keeps_the_best_n_per_user_and_pins_count_first(mem: Memory, clock: ManualClock) -> None:
@@ -156,7 +156,7 @@ def test_capacity_keeps_the_best_n_per_user_and_pins_count_first(mem: Memory, cl
 def test_knowledge_is_not_evicted_and_bad_policies_are_refused(mem: Memory, clock: ManualClock) -> None:
     k = mem.remember("Product X supports 500 connections", user_id="kb", kind="knowledge", importance=0.0)
     clock.advance(days=400)
-    assert eviction_candidates(mem, EvictionPolicy(), clock.now())["evict"] == []
+    assert eviction_candidates(mem.ledger, EvictionPolicy(), clock.now())["evict"] == []
     assert mem.get(k.id)
     with pytest.raises(ValidationError):
         EvictionPolicy(threshold=-1)

@@ -9,8 +9,8 @@ import pytest
 from remnant.core.clock import ManualClock
 from remnant.core.errors import ConfirmationRequired, NotFoundError, ValidationError
 from remnant.core.model import Status
+from remnant.engine.forgetting.requests import ForgetIntent, IntentParser, forget_request, parse_intent
 from remnant.engine.memory import Memory
-from remnant.forgetting.requests import ForgetIntent, IntentParser, forget_request, parse_intent
 
 from .conftest import VaultRedactor
 
@@ -77,7 +77,7 @@ def test_forget_my_phone_number_hides_every_version_and_the_vault_entries(ana: M
     assert out.vault_entries_forgotten == 3 and ana.redactor.vault[("default", "ana")] == []  # type: ignore[attr-defined]
     assert all(ana.get(i).status == Status.HIDDEN for i in out.forgotten)
     assert ana.recall("phone", user_id="ana").hits == []
-    assert ana.current("bo", "phone_number") is not None  # whose: only ana's
+    assert ana.current("phone_number", user_id="bo") is not None  # whose: only ana's
     entry = ana.audit_log(action="forget_request")[-1]
     assert entry.actor == "user:ana" and entry.batch_id == out.batch_id and entry.seq == out.audit_seq
     assert (
@@ -116,7 +116,7 @@ def test_nothing_matched_and_unparseable(ana: Memory) -> None:
     with pytest.raises(ValidationError):
         ana.forget("forget my phone number")  # a request in words needs user_id
     with pytest.raises(ValidationError):
-        forget_request(ana, "  ", user_id="ana")
+        forget_request(ana.ledger, "  ", user_id="ana")
 
 
 def test_large_share_needs_confirmation(ana: Memory) -> None:
@@ -130,7 +130,7 @@ def test_large_share_needs_confirmation(ana: Memory) -> None:
     assert len(done.forgotten) == 9
     # the share is configurable
     with pytest.raises(ConfirmationRequired):
-        forget_request(ana, "delete my preferences", user_id="ana", confirm_share=0.1)
+        forget_request(ana.ledger, "delete my preferences", user_id="ana", confirm_share=0.1)
 
 
 def test_pinned_memories_are_not_purged_unless_forced(ana: Memory) -> None:
@@ -142,7 +142,7 @@ def test_pinned_memories_are_not_purged_unless_forced(ana: Memory) -> None:
     assert "pinned" in out.message
     with pytest.raises(Exception):  # noqa: B017 - ConflictError from the engine
         ana.purge(pinned.id)
-    forced = forget_request(ana, "permanently delete my phone number", user_id="ana", force=True)
+    forced = forget_request(ana.ledger, "permanently delete my phone number", user_id="ana", force=True)
     assert forced.forgotten == [pinned.id]
     with pytest.raises(NotFoundError):
         ana.get(pinned.id)
@@ -156,7 +156,9 @@ class FixedParser:
 def test_an_intent_parser_can_replace_the_rules(ana: Memory) -> None:
     parser = FixedParser()
     assert isinstance(parser, IntentParser)
-    out = forget_request(ana, "stop knowing where I live", user_id="ana", parser=parser, dry_run=True)
+    out = forget_request(ana.ledger, "stop knowing where I live", user_id="ana", parser=parser, dry_run=True)
     assert out.count == 2
-    fallback = forget_request(ana, "forget my phone number", user_id="ana", parser=parser, dry_run=True)
+    fallback = forget_request(
+        ana.ledger, "forget my phone number", user_id="ana", parser=parser, dry_run=True
+    )
     assert fallback.intent.topics == ("phone_number",)

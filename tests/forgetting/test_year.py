@@ -7,9 +7,9 @@ from pathlib import Path
 
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
+from remnant.engine.forgetting.eviction import EvictionPolicy
+from remnant.engine.forgetting.sweep import SweepPolicy
 from remnant.engine.memory import Memory
-from remnant.engine.sweep import SweepPolicy
-from remnant.forgetting.eviction import EvictionPolicy
 
 from .conftest import START
 
@@ -91,7 +91,7 @@ def test_a_year_of_daily_sweeps_applies_each_policy_once(db_path: Path, clock: M
     assert seen[idle.id]["fade"] < 60
     # supersession: the old address is history, not recalled, still queryable
     assert new_address is not None
-    history = mem.history("bo", "address")
+    history = mem.history("address", user_id="bo")
     assert [r.status for r in history] == [Status.SUPERSEDED, Status.ACTIVE]
     assert history[0].id == old_address.id and history[0].superseded_by == new_address.id
     # pinned: never faded, never evicted; the weekly-used preference is still active

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,7 +18,7 @@ class Scripted:
 
     status: int = 200
     body: str | None = None
-    delay_s: float = 0.0
+    delay_s: float = 0.0  # a wait the server cuts short when it closes (so a long one is a hang)
     headers: dict[str, str] = field(default_factory=dict)
     content: str | None = None  # message content for a normal completion
 
@@ -33,6 +32,7 @@ class ChatServer:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.reply: Callable[[dict[str, Any]], str] = lambda req: "hello from loopback"
+        self.closing = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -53,7 +53,7 @@ class ChatServer:
                     return
                 step = server.script.pop(0) if server.script else Scripted()
                 if step.delay_s:
-                    time.sleep(step.delay_s)
+                    server.closing.wait(step.delay_s)
                 if step.body is not None:
                     self._send(step.status, step.body, step.headers)
                     return
@@ -95,6 +95,7 @@ class ChatServer:
         self.thread.start()
 
     def close(self) -> None:
+        self.closing.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 

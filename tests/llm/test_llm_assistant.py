@@ -136,9 +136,9 @@ def test_move_supersedes_city_and_context_holds_only_the_current_one(
     reply = bot.reply("ana", "Which city do you have on file for me?")
     text = reply.context.text()
     assert "Berlin" in text and "Munich" not in text
-    history = memory.history("ana", "city")
+    history = memory.history("city", user_id="ana")
     assert [h.status for h in history] == [Status.SUPERSEDED, Status.ACTIVE]
-    assert memory.current("ana", "city").metadata["value"] == "Berlin"  # type: ignore[union-attr]
+    assert memory.current("city", user_id="ana").metadata["value"] == "Berlin"  # type: ignore[union-attr]
 
 
 def test_open_issues_and_preferences_come_first(memory: Memory, kb: KnowledgeBase) -> None:
@@ -191,11 +191,11 @@ def test_faded_memory_is_admitted_and_asked_again(memory: Memory, clock: ManualC
 
 def test_unreachable_model_still_writes_memory(memory: Memory, chat_server: ChatServer) -> None:
     chat_server.script = [Scripted(status=503, body="down") for _ in range(6)]
-    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=1.0)
+    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=10.0)
     reply = Assistant(memory, llm).reply("ana", "My phone number is 0176 5550123.")
     assert reply.extraction_source == "rules" and reply.answer_source == "offline"
     assert reply.error and "LLMUnavailable" in reply.error
-    assert memory.current("ana", "phone_number").content == "User's phone number: 0176 5550123"  # type: ignore[union-attr]
+    assert memory.current("phone_number", user_id="ana").content == "User's phone number: 0176 5550123"  # type: ignore[union-attr]
 
 
 def test_model_answer_is_used_and_memories_it_used_are_reviewed(
@@ -207,11 +207,11 @@ def test_model_answer_is_used_and_memories_it_used_are_reviewed(
         return "We will ship to Lisbon as usual."
 
     chat_server.reply = reply
-    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=1.0)
+    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=10.0)
     memory.remember("User lives in Lisbon", user_id="ana", key="city", metadata={"value": "Lisbon"})
     out = Assistant(memory, llm).reply("ana", "Where will you ship my parcel?")
     assert out.answer_source == "llm" and out.text == "We will ship to Lisbon as usual."
-    city = memory.current("ana", "city")
+    city = memory.current("city", user_id="ana")
     assert city is not None and city.id in out.reviewed and city.review_count == 1
     sent = chat_server.requests[-1]["messages"]
     assert sent[0]["role"] == "system" and "Lisbon" in sent[0]["content"]  # type: ignore[index]
@@ -268,7 +268,7 @@ def test_bench_keeps_current_values_and_admits_faded_ones() -> None:
 def test_extract_then_advance_ttl(memory: Memory, clock: ManualClock) -> None:
     bot = Assistant(memory)
     bot.reply("ana", "Remind me to renew the warranty tomorrow.")
-    rec = memory.current("ana", "reminder_renew_warranty")
+    rec = memory.current("reminder_renew_warranty", user_id="ana")
     assert rec is not None and rec.expires_at == START + timedelta(days=2)
 
 
@@ -292,7 +292,7 @@ class _DigitRedactor:
 def test_extracted_values_pass_the_redactor(tmp_path: Path, clock: ManualClock) -> None:
     with Memory(tmp_path / "r.db", clock=clock, redactor=_DigitRedactor()) as mem:
         Assistant(mem).reply("ana", "My phone number is 0176 5550123.")
-        rec = mem.current("ana", "phone_number")
+        rec = mem.current("phone_number", user_id="ana")
         assert rec is not None and rec.metadata["value"] == "#### #######"
         assert not any(
             ch.isdigit() for r in mem.list_memories("ana") for ch in r.content + json.dumps(r.metadata)
@@ -311,7 +311,7 @@ def test_new_process_resumes_from_the_latest_summary(memory: Memory) -> None:
 def test_rules_only_extraction_does_not_call_the_model_for_facts(
     memory: Memory, chat_server: ChatServer
 ) -> None:
-    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=1.0)
+    llm = OpenAICompatibleLLM("m", base_url=chat_server.base_url, max_retries=0, timeout_s=10.0)
     reply = Assistant(memory, llm, llm_extraction=False).reply("ana", "I live in Oslo.")
     assert reply.extraction_source == "rules" and reply.answer_source == "llm" and reply.error is None
     assert all("response_format" not in r for r in chat_server.requests) and len(chat_server.requests) == 1

@@ -12,7 +12,7 @@ from .conftest import ChatServer, Scripted
 
 def _llm(server: ChatServer) -> OpenAICompatibleLLM:
     return OpenAICompatibleLLM(
-        "m", base_url=server.base_url, max_retries=1, backoff_base_s=0.01, timeout_s=1.0
+        "m", base_url=server.base_url, max_retries=1, backoff_base_s=0.01, timeout_s=10.0
     )
 
 

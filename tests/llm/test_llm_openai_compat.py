@@ -93,10 +93,15 @@ def test_client_error_is_not_retried(chat_server: ChatServer) -> None:
     assert len(chat_server.requests) == 1
 
 
+# A slow answer hangs (until the test ends) rather than racing the timeout, and the timeout is
+# long enough for a fast answer on a loaded machine (0.2-0.3 s against 1 s delays raced both ways).
+HANG_S = 60.0
+
+
 def test_slow_endpoint_times_out_and_is_retried(chat_server: ChatServer) -> None:
-    chat_server.script = [Scripted(delay_s=1.0), Scripted(delay_s=1.0)]
+    chat_server.script = [Scripted(delay_s=HANG_S), Scripted(delay_s=HANG_S)]
     with (
-        _client(chat_server, timeout_s=0.2, max_retries=1) as llm,
+        _client(chat_server, timeout_s=1.0, max_retries=1) as llm,
         pytest.raises(LLMUnavailable, match="timed out"),
     ):
         llm.complete(MSG)
@@ -104,8 +109,8 @@ def test_slow_endpoint_times_out_and_is_retried(chat_server: ChatServer) -> None
 
 
 def test_slow_then_fast_recovers(chat_server: ChatServer) -> None:
-    chat_server.script = [Scripted(delay_s=1.0)]
-    with _client(chat_server, timeout_s=0.3, max_retries=1) as llm:
+    chat_server.script = [Scripted(delay_s=HANG_S)]
+    with _client(chat_server, timeout_s=1.0, max_retries=1) as llm:
         assert llm.complete(MSG).text == "hello from loopback"
 
 

@@ -64,7 +64,7 @@ def test_summary_json_round_trip() -> None:
 
 
 def _llm(server: ChatServer) -> OpenAICompatibleLLM:
-    return OpenAICompatibleLLM("m", base_url=server.base_url, max_retries=0, timeout_s=1.0)
+    return OpenAICompatibleLLM("m", base_url=server.base_url, max_retries=0, timeout_s=10.0)
 
 
 def test_llm_summary_is_guarded_and_hallucinations_dropped(chat_server: ChatServer) -> None:

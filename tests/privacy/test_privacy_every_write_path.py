@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
+from tests.leaks import assert_no_leak
 
 pytest.importorskip("cryptography")
 pytest.importorskip("fastapi")
@@ -31,11 +32,13 @@ SECRETS = {
     "kb": "Escalations go to the tier-2 support queue within 24 hours",
     "chat": "My email is jonas.brandt@example.org and my phone is +1 415 555 0199",
 }
+# long enough that random ids, HMACs and hashes in the files cannot hold them by chance (tests/leaks.py)
 NEEDLES = [
     b"greta.pohl",
     b"4111 1111 1111 1111",
     b"7946 0958",
-    b"GB82",
+    b"GB82 WEST",  # the IBAN's first groups, spaced or not
+    b"GB82WEST",
     b"11010519491231002X",
     b"jonas.brandt",
     b"555 0199",
@@ -88,17 +91,14 @@ def test_no_write_path_stores_plaintext(tmp_path: Path, env: dict[str, str]) -> 
         with live.client("a_all") as client:
             r = client.post("/v1/memories", json={"content": SECRETS["rest"], "user_id": "ana"})
             assert r.status_code in (200, 201), r.text
-            assert "GB82" not in r.text
+            assert_no_leak(r.text, NEEDLES, "the REST response")
         _mcp_remember(live, SECRETS["mcp"])
         logs = list(live.logs.lines)
 
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("remnant.db*") if not p.name.endswith("vault-key"))
     assert raw, "the database files were not found"
-    for needle in NEEDLES:
-        assert needle not in raw, f"{needle!r} reached the database files"
-    text_logs = "\n".join(logs)
-    for needle in NEEDLES:
-        assert needle.decode() not in text_logs
+    assert_no_leak(raw, NEEDLES, "the database files")
+    assert_no_leak("\n".join(logs), NEEDLES, "the server logs")
 
     # every path did write, redacted, and the vault gives the originals back
     check = build_memory(str(db), tenant="tenant-a")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from tests.leaks import assert_no_leak
+
 from remnant.privacy import Redactor, redact_for_log
 
 CONVERSATION = [
@@ -58,9 +60,7 @@ def test_database_and_wal_hold_no_plaintext(
         conn.commit()
     raw = _raw_bytes(db_path)
     assert b"[EMAIL_1]" in raw  # the redacted text really is in there
-    for secret in SECRETS:
-        for enc in ("utf-8", "utf-16-le"):
-            assert secret.encode(enc) not in raw, f"{secret!r} leaked into the database ({enc})"
+    assert_no_leak(raw, [s.encode(enc) for s in SECRETS for enc in ("utf-8", "utf-16-le")], "the database")
     # ...and the privileged path still returns the exact originals.
     vault = redactor.vault
     assert vault is not None

@@ -63,12 +63,14 @@ def test_strict_filters_hold_for_lexical_and_vector_candidates(backend, mode):
     m.hide(hidden.id)
     m.purge(purged.id)
     clock.advance(days=2)
-    got = {h.memory.id for h in m.recall("cat", k=20, touch=False, **kw).hits}
+    got = {h.memory.id for h in m.recall("cat", limit=20, touch=False, **kw).hits}
     assert keep.id in got and new.id in got
     for gone in (ttl, hidden, old, window, future, purged, other):
         assert gone.id not in got, gone.content
     # the point-in-time view sees the superseded fact as it was then
-    past = {h.memory.id for h in m.recall("cat food brand", k=20, as_of=T0 + timedelta(minutes=1), **kw).hits}
+    past = {
+        h.memory.id for h in m.recall("cat food brand", limit=20, as_of=T0 + timedelta(minutes=1), **kw).hits
+    }
     assert old.id in past or new.id in past
     if m.store.shared_vector_index:
         assert m.retriever._indexes == {}  # PostgreSQL searched its own index: nothing copied here
@@ -85,12 +87,14 @@ def test_purged_memory_leaves_the_vector_index_and_never_returns(tmp_path):
     assert len(idx) == 30
     m.purge([r.id for r in recs[:10]])
     assert len(idx) == 20 and recs[0].id not in idx
-    got = {h.memory.id for h in m.recall("note number 3 gardening", user_id="ana", k=30, touch=False).hits}
+    got = {
+        h.memory.id for h in m.recall("note number 3 gardening", user_id="ana", limit=30, touch=False).hits
+    }
     assert not got & {r.id for r in recs[:10]}
     m.close()
     # a fresh process rebuilds from the table: still gone
     m2 = make(tmp_path / "p.db", ManualClock(T0), "vector")
-    got = {h.memory.id for h in m2.recall("gardening", user_id="ana", k=30, touch=False).hits}
+    got = {h.memory.id for h in m2.recall("gardening", user_id="ana", limit=30, touch=False).hits}
     assert len(got) == 20 and not got & {r.id for r in recs[:10]}
     m2.close()
 
@@ -115,8 +119,8 @@ def test_chinese_bad_queries_and_index_text(tmp_path):
     m = make(tmp_path / "zh.db", ManualClock(T0))
     m.remember("我周末喜欢在公园里画画", user_id="li")
     m.remember("I like jazz on Sundays", user_id="li")
-    assert contents(m.recall("画画", user_id="li", k=1, touch=False)) == ["我周末喜欢在公园里画画"]
-    assert contents(m.recall("公园", user_id="li", k=1, touch=False)) == ["我周末喜欢在公园里画画"]
+    assert contents(m.recall("画画", user_id="li", limit=1, touch=False)) == ["我周末喜欢在公园里画画"]
+    assert contents(m.recall("公园", user_id="li", limit=1, touch=False)) == ["我周末喜欢在公园里画画"]
     with pytest.raises(ValidationError):
         m.recall("x" * 5000, user_id="li")
     assert len(m.recall("", user_id="li").hits) == 2  # empty query: strongest memories
@@ -166,7 +170,7 @@ def test_signals_rank_weak_memories_lower(tmp_path):
     m = make(tmp_path / "s.db", ManualClock(T0), "hybrid")
     sure = m.remember("the office wifi password rotates monthly", user_id="ana", confidence=1.0)
     unsure = m.remember("the office wifi password rotates monthly", user_id="ana", confidence=0.1)
-    order = [h.memory.id for h in m.recall("office wifi password", user_id="ana", k=2, touch=False).hits]
+    order = [h.memory.id for h in m.recall("office wifi password", user_id="ana", limit=2, touch=False).hits]
     assert order == [sure.id, unsure.id]
     m.close()
 
@@ -192,10 +196,10 @@ def test_engine_with_hnsw_index_filters_and_forgets_purged(tmp_path):
     m.hide(recs[5].id)
     late = m.remember("one more trip to the mountains", user_id="ana")
     assert late.id in idx and len(idx) == 36
-    got = {h.memory.id for h in m.recall("trip mountains", user_id="ana", k=50, touch=False).hits}
+    got = {h.memory.id for h in m.recall("trip mountains", user_id="ana", limit=50, touch=False).hits}
     assert late.id in got and len(got) == 35
     assert not got & {r.id for r in recs[:6]}
-    only = m.recall("trip", user_id="ana", k=5, touch=False, keys=["nope"]).hits
+    only = m.recall("trip", user_id="ana", limit=5, touch=False, keys=["nope"]).hits
     assert only == []
     m.close()
 
@@ -235,6 +239,6 @@ def test_the_relevance_floor_does_not_trigger_a_filtered_rescan(tmp_path):
         return real_ids(flt, **kw)
 
     m.store.ids = spy  # type: ignore[method-assign]
-    assert m.recall("quantum chromodynamics", user_id="ana", k=5, touch=False, hints=False).hits == []
+    assert m.recall("quantum chromodynamics", user_id="ana", limit=5, touch=False, hints=False).hits == []
     assert scope_listings == []
     m.close()

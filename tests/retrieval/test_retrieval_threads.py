@@ -25,7 +25,7 @@ def test_concurrent_writes_and_recalls_finish(tmp_path: Path, monkeypatch: pytes
     def reader(n: int) -> None:
         try:
             for i in range(40):
-                mem.recall("hiking tea", user_id=f"u{(i + n) % 5}", k=3)
+                mem.recall("hiking tea", user_id=f"u{(i + n) % 5}", limit=3)
         except BaseException as exc:  # pragma: no cover
             errors.append(exc)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +20,6 @@ import uvicorn
 
 from remnant.server.app import ServerConfig, create_app
 from remnant.server.auth import KeyStore
-from remnant.server.bench import free_port
 
 
 class _Capture(logging.Handler):
@@ -48,14 +48,29 @@ class LiveServer:
         return httpx.Client(base_url=self.base, headers=headers, timeout=30, **kw)  # type: ignore[arg-type]
 
 
-def run_server(config: ServerConfig) -> Iterator[tuple[str, object]]:
+def bound_socket() -> socket.socket:
+    """A loopback socket bound to a free port, kept open until the server listens on it.
+
+    ``free_port()`` closes its socket before the server binds, so another process on a busy
+    machine can take the port in between (or answer our requests on it); a socket bound here and
+    handed to uvicorn leaves no such window.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+def run_server(config: ServerConfig, sock: socket.socket | None = None) -> Iterator[tuple[str, object]]:
+    sock = sock or bound_socket()
+    config.port = sock.getsockname()[1]
     app = create_app(config)
     uv = uvicorn.Server(
         uvicorn.Config(
             app, host="127.0.0.1", port=config.port, log_config=None, access_log=False, lifespan="on"
         )
     )
-    thread = threading.Thread(target=uv.run, daemon=True)
+    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not uv.started:
@@ -67,6 +82,7 @@ def run_server(config: ServerConfig) -> Iterator[tuple[str, object]]:
     finally:
         uv.should_exit = True
         thread.join(timeout=20)
+        sock.close()
 
 
 def start_live(tmp: Path, **overrides: object) -> Iterator[LiveServer]:
@@ -85,7 +101,6 @@ def start_live(tmp: Path, **overrides: object) -> Iterator[LiveServer]:
     db = tmp / "remnant.db"
     settings: dict[str, object] = {
         "db": str(db),
-        "port": free_port(),
         "keys_path": str(keys_path),
         "sweep_interval": 0,
         "max_body_bytes": 64 * 1024,

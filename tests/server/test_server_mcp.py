@@ -59,11 +59,11 @@ def _check(out: dict[str, Any], tenant: str) -> None:
     assert out["remembered"]["strength"] == pytest.approx(0.95)
     assert [m["id"] for m in out["recalled"]["memories"]] == [out["remembered"]["id"]]
     assert out["pinned"]["pinned"] is True
-    assert out["dry_run"]["dry_run"] is True and out["dry_run"]["count"] == 1
+    assert out["dry_run"]["dry_run"] is True and out["dry_run"]["matched"] == 1
     assert out["resource"]["tenant"] == tenant
     assert [m["content"] for m in out["resource"]["memories"]] == ["The user is allergic to peanuts"]
     assert out["missing"][0] is True and "not_found" in out["missing"][1]
-    assert out["purged"]["purged"] == 1
+    assert out["purged"]["action"] == "purge" and len(out["purged"]["forgotten"]) == 1
 
 
 def test_in_process(tmp_path: Path) -> None:

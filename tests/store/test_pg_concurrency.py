@@ -15,7 +15,7 @@ from remnant.core.audit import verify_chain
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
 from remnant.engine import Memory
-from remnant.engine.sweep import SweepPolicy
+from remnant.engine.forgetting.sweep import SweepPolicy
 from remnant.store.base import MemoryFilter
 from remnant.store.postgres import PostgresStore
 
@@ -177,7 +177,7 @@ for n in range(int(sys.argv[3])):
     text = " ".join(rnd.choice(words) for _ in range(6)) + f" {rnd.randrange(3)}"
     user = f"user{rnd.randrange(2)}"
     mem.remember(f"note {n}: {text}", user_id=user, kind=rnd.choice(["fact", "preference"]))
-    mem.recall(text, user_id=user, k=8)  # reinforces the hits: more rows updated, in rank order
+    mem.recall(text, user_id=user, limit=8)  # reinforces the hits: more rows updated, in rank order
 mem.close()
 """
 

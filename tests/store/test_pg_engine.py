@@ -30,7 +30,7 @@ def test_memory_lifecycle_on_postgres(pg_url: str) -> None:
         clock.advance(days=400)
         report = mem.sweep()
         assert report is not None
-        counts = mem.store.status_counts(mem._filter("ana", statuses=None))
+        counts = mem.store.status_counts(mem.ledger.filter("ana", statuses=None))
         assert counts.get("active", 0) == 0 and counts.get("expired", 0) + counts.get("faded", 0) >= 2
         erased = mem.erase_user("ana")
         assert erased.verified and {"memories", "embeddings", "recall"} <= set(erased.checks)
@@ -77,7 +77,7 @@ def test_one_memory_shared_by_threads(pg_url: str) -> None:
     try:
         assert errors == []
         # each thread's 25 notes with 5 keys: 5 current per thread, 20 superseded
-        assert mem.store.status_counts(mem._filter("user0", statuses=None)) == {
+        assert mem.store.status_counts(mem.ledger.filter("user0", statuses=None)) == {
             "active": 10,
             "superseded": 40,
         }

@@ -33,10 +33,10 @@ def test_another_process_sees_new_vectors_at_once(pg_url: str) -> None:
         a.remember("the spare key is under the blue flowerpot", user_id="ana")
         assert b.recall("spare key", user_id="ana", touch=False).hits  # b's first search
         late = a.remember("the garage code is 4711", user_id="ana")
-        got = {h.memory.id for h in b.recall("garage code", user_id="ana", k=5, touch=False).hits}
+        got = {h.memory.id for h in b.recall("garage code", user_id="ana", limit=5, touch=False).hits}
         assert late.id in got  # no rebuild, no restart: the index is the database's
         a.purge(late.id)
-        got = {h.memory.id for h in b.recall("garage code", user_id="ana", k=5, touch=False).hits}
+        got = {h.memory.id for h in b.recall("garage code", user_id="ana", limit=5, touch=False).hits}
         assert late.id not in got
     finally:
         a.close()

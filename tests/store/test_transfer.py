@@ -100,7 +100,7 @@ def test_sqlite_to_postgres_to_sqlite_is_exact(tmp_path: Path, pg_url: str) -> N
         # the imported chain keeps growing from where it was
         with Memory(store=pg) as mem:
             before = mem.audit_log()[-1].seq
-            entry = mem._audit("hide", "after import", ids=["mem_x"], user_id="ana")
+            entry = mem.ledger.audit("hide", "after import", ids=["mem_x"], user_id="ana")
             assert entry.seq > before and mem.verify_audit().ok
 
 

@@ -214,7 +214,7 @@ def build_context(
     """
     guard = StaleGuard(memory, user_id, kb_user=kb_user, enabled=stale_guard)
     active = memory.active(user_id, kinds=[Kind.OPEN_ISSUE, Kind.PREFERENCE, Kind.FACT])
-    recalled = memory.recall(message, user_id=user_id, k=relevant_k + 4) if message.strip() else None
+    recalled = memory.recall(message, user_id=user_id, limit=relevant_k + 4) if message.strip() else None
 
     candidates: list[_Candidate] = []
     seen: set[str] = set()

@@ -150,7 +150,7 @@ class KnowledgeBase:
 
     def add(self, doc: KnowledgeDoc) -> MemoryRecord | None:
         """Store one document version; returns None when that exact version is already stored."""
-        for existing in self.memory.history(self.user_id, doc.key):
+        for existing in self.memory.history(doc.key, user_id=self.user_id):
             if (
                 existing.content == doc.text()
                 and existing.valid_from == doc.valid_from
@@ -190,7 +190,7 @@ class KnowledgeBase:
     def search(self, query: str, *, k: int = 3, at: datetime | None = None) -> list[KnowledgeHit]:
         """Documents matching `query` that are valid now (or at `at`)."""
         result = self.memory.recall(
-            query, user_id=self.user_id, k=k, kinds=[Kind.KNOWLEDGE], as_of=at, touch=False, hints=False
+            query, user_id=self.user_id, limit=k, kinds=[Kind.KNOWLEDGE], as_of=at, touch=False, hints=False
         )
         return [
             KnowledgeHit(

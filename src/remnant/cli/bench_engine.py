@@ -82,8 +82,8 @@ def run_engine_bench(
 
     from remnant.bench import percentile
     from remnant.core.clock import ManualClock
+    from remnant.engine.forgetting.contradictions import ContradictionPolicy
     from remnant.engine.memory import Memory
-    from remnant.forgetting.contradictions import ContradictionPolicy
 
     rng = random.Random(seed)
     results: dict[str, Any] = {"sizes": {}, "embedder": embedder, "users": users}
@@ -150,19 +150,19 @@ def run_engine_bench(
             # the first search may build a per-process vector index (SQLite with an embedder)
             t0 = time.perf_counter()
             first_user = pick()
-            mem.recall(_query(rng), user_id=first_user, k=10, touch=False, hints=False)
+            mem.recall(_query(rng), user_id=first_user, limit=10, touch=False, hints=False)
             first_recall_s = time.perf_counter() - t0
             lat = []
             for _ in range(queries):
                 q = _query(rng)
                 t0 = time.perf_counter()
-                mem.recall(q, user_id=pick(), k=10, touch=False, hints=False)
+                mem.recall(q, user_id=pick(), limit=10, touch=False, hints=False)
                 lat.append(time.perf_counter() - t0)
             lat_touch = []
             for _ in range(max(20, queries // 5)):
                 q = _query(rng)
                 t0 = time.perf_counter()
-                mem.recall(q, user_id=pick(), k=5)
+                mem.recall(q, user_id=pick(), limit=5)
                 lat_touch.append(time.perf_counter() - t0)
             flt = mem.recall_filter(first_user)
             remembered = []
@@ -201,8 +201,8 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
     """Listing what is remembered must not get slower as faded memories pile up."""
     from remnant.bench import percentile
     from remnant.core.clock import ManualClock
+    from remnant.engine.forgetting.contradictions import ContradictionPolicy
     from remnant.engine.memory import Memory
-    from remnant.forgetting.contradictions import ContradictionPolicy
 
     rows = []
     for faded in (0, 10_000, 100_000):

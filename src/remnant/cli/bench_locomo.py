@@ -64,12 +64,12 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
             mem.remember_many(items[s : s + 500], supersede=False)
         ingest = time.perf_counter() - t0
         questions = [q.question for c in conversations for q in c.questions][:300]
-        mem.recall(questions[0], user_id="scale", k=5, touch=False, hints=False)  # builds the index
+        mem.recall(questions[0], user_id="scale", limit=5, touch=False, hints=False)  # builds the index
         times = []
         for q in questions:
             q0 = timed.queries_s
             t1 = time.perf_counter()
-            mem.recall(q, user_id="scale", k=5, touch=False, hints=False)
+            mem.recall(q, user_id="scale", limit=5, touch=False, hints=False)
             times.append((time.perf_counter() - t1 - (timed.queries_s - q0)) * 1000)
         return {
             "memories": n,

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from remnant.core.errors import RemnantError
-from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.core.model import MAX_LIMIT, Kind, MemoryRecord, Status
 from remnant.engine.memory import Memory
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -190,7 +190,7 @@ def _parse_json_object(text: str | None) -> dict[str, Any] | None:
 @cli.command()
 @click.argument("query")
 @user_option
-@click.option("-n", "--limit", "k", type=click.IntRange(1, 1000), default=5, show_default=True)
+@click.option("-n", "--limit", type=click.IntRange(1, MAX_LIMIT), default=5, show_default=True)
 @click.option("--kind", "kinds", multiple=True, type=click.Choice([k.value for k in Kind]))
 @click.option(
     "--as-of", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]), help="Recall as at this UTC time."
@@ -202,7 +202,7 @@ def recall(
     obj: Ctx,
     query: str,
     user_id: str,
-    k: int,
+    limit: int,
     kinds: tuple[str, ...],
     as_of: datetime | None,
     no_touch: bool,
@@ -215,7 +215,7 @@ def recall(
         result = obj.memory().recall(
             query,
             user_id=user_id,
-            k=k,
+            limit=limit,
             kinds=kinds or None,
             as_of=as_of.replace(tzinfo=UTC) if as_of else None,
             touch=not no_touch,
@@ -381,15 +381,7 @@ def forget(
     """Forget a memory by id, or by a request in words: remnant forget "forget my phone number" -u ana."""
     with errors():
         result = obj.memory().forget(target, user_id=user_id, hard=hard, dry_run=dry_run, confirm=confirm)
-        data = (
-            result.to_dict()
-            if hasattr(result, "to_dict")
-            else (
-                [r.to_dict() for r in result]
-                if isinstance(result, list) and result and hasattr(result[0], "to_dict")
-                else result
-            )
-        )
+        data = result.to_dict()
         emit(data, as_json, lambda: json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
@@ -401,7 +393,7 @@ def forget(
 def history(obj: Ctx, user_id: str, key: str, as_json: bool) -> None:
     """Every value a key has had for a user, superseded ones included, oldest first."""
     with errors():
-        records = obj.memory().history(user_id, key)
+        records = obj.memory().history(key, user_id=user_id)
         emit(
             [r.to_dict() for r in records],
             as_json,

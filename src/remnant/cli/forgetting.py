@@ -30,7 +30,7 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, s
 
     from remnant.core.decay import SECONDS_PER_DAY, DecayConfig
     from remnant.core.model import Kind
-    from remnant.forgetting.eviction import EvictionPolicy
+    from remnant.engine.forgetting.eviction import EvictionPolicy
     from remnant.store.filter_sql import BIG
     from remnant.store.sql import COLUMNS
     from remnant.store.sqlite import SQLiteStore, scope_tokens
@@ -162,9 +162,9 @@ def _sweep_figures(path: Path, n: int, users: int, now_epoch: float, settled: bo
     from datetime import timedelta
 
     from remnant.core.clock import ManualClock, from_epoch
+    from remnant.engine.forgetting.eviction import EvictionPolicy
+    from remnant.engine.forgetting.sweep import SweepPolicy
     from remnant.engine.memory import Memory
-    from remnant.engine.sweep import SweepPolicy
-    from remnant.forgetting.eviction import EvictionPolicy
 
     start = from_epoch(now_epoch)
     assert start is not None
@@ -252,7 +252,7 @@ def bench_forgetting(
     """
     from datetime import UTC, datetime
 
-    from remnant.forgetting.contradiction_set import evaluate, generate_pairs
+    from remnant.engine.forgetting.contradiction_set import evaluate, generate_pairs
 
     try:
         counts = [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]

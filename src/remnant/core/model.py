@@ -153,6 +153,7 @@ def check_unit_interval(value: object, name: str) -> float:
 
 
 MAX_CONTENT_CHARS = 100_000
+MAX_LIMIT = 1000  # the most results one recall or listing returns, on every surface
 
 
 def check_content(value: object) -> str:

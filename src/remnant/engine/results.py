@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from remnant.core.model import MemoryRecord
+from remnant.core.model import Kind, MemoryRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,5 +135,99 @@ class ErasureReport:
             "vault_entries_removed": self.vault_entries_removed,
             "checks": self.checks,
             "verified": self.verified,
+            "audit_seq": self.audit_seq,
+        }
+
+
+@dataclass(frozen=True)
+class ForgetIntent:
+    """What a request asks to forget. Every part is optional; an empty intent matches nothing."""
+
+    hard: bool = False
+    topics: tuple[str, ...] = ()  # canonical keys of matched :data:`TOPICS`
+    kinds: tuple[Kind, ...] = ()
+    pii_types: tuple[str, ...] = ()
+    terms: tuple[str, ...] = ()  # free-text terms; a memory must contain all of them
+    everything: bool = False
+    lang: Literal["en", "zh"] = "en"
+
+    @property
+    def empty(self) -> bool:
+        return not (self.topics or self.kinds or self.terms or self.everything)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hard": self.hard,
+            "topics": list(self.topics),
+            "kinds": [k.value for k in self.kinds],
+            "pii_types": list(self.pii_types),
+            "terms": list(self.terms),
+            "everything": self.everything,
+            "lang": self.lang,
+        }
+
+
+@dataclass(frozen=True)
+class ForgetMatch:
+    id: str
+    kind: str
+    key: str | None
+    status: str
+    pinned: bool
+    why: str
+    content: str | None = None  # shown in dry runs only (the user's own data, never audited)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "id": self.id,
+            "kind": self.kind,
+            "key": self.key,
+            "status": self.status,
+            "pinned": self.pinned,
+            "why": self.why,
+        }
+        if self.content is not None:
+            out["content"] = self.content
+        return out
+
+
+@dataclass
+class ForgetResult:
+    """What :meth:`Memory.forget` found and did, for an id and for a request in words alike."""
+
+    user_id: str
+    intent: ForgetIntent  # empty for a forget by id
+    action: Literal["hide", "purge"]
+    dry_run: bool
+    matches: list[ForgetMatch] = field(default_factory=list)
+    forgotten: list[str] = field(default_factory=list)
+    skipped_pinned: list[str] = field(default_factory=list)
+    vault_entries_forgotten: int = 0
+    total_memories: int = 0
+    message: str = ""
+    batch_id: str | None = None
+    audit_seq: int | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.matches)
+
+    def __len__(self) -> int:
+        return len(self.matches)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "user_id": self.user_id,
+            "intent": self.intent.to_dict(),
+            "action": self.action,
+            "dry_run": self.dry_run,
+            "matched": len(self.matches),
+            "total_memories": self.total_memories,
+            "matches": [m.to_dict() for m in self.matches],
+            "forgotten": self.forgotten,
+            "skipped_pinned": self.skipped_pinned,
+            "vault_entries_forgotten": self.vault_entries_forgotten,
+            "message": self.message,
+            "batch_id": self.batch_id,
             "audit_seq": self.audit_seq,
         }

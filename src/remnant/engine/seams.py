@@ -10,20 +10,42 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from remnant.engine.memory import Memory
-    from remnant.store.base import MemoryFilter
+    from datetime import datetime
+
+    from remnant.core.model import MemoryRecord
+    from remnant.store.base import MemoryFilter, Store
+
+
+class EngineView(Protocol):
+    """What a seam may see of the engine: the store and the tenant it works in (the engine's
+    :class:`~remnant.engine.ledger.Ledger` and the :class:`~remnant.engine.memory.Memory` facade
+    both are one)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def tenant(self) -> str: ...
+
+    def now(self) -> datetime: ...
+
+    def strength_of(self, record: MemoryRecord) -> float:
+        """The memory's strength now, on its user's decay axis."""
+        ...
 
 
 @runtime_checkable
 class Retriever(Protocol):
     """Finds candidate memories for a query inside a filter; returns (id, score), best first."""
 
-    def search(self, engine: Memory, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]: ...
+    def search(
+        self, engine: EngineView, query: str, flt: MemoryFilter, k: int
+    ) -> list[tuple[str, float]]: ...
 
-    def on_write(self, engine: Memory, ids: Sequence[str]) -> None:
+    def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
         """Called after memories are written (to embed or index them)."""
 
-    def on_delete(self, engine: Memory, ids: Sequence[str]) -> None:
+    def on_delete(self, engine: EngineView, ids: Sequence[str]) -> None:
         """Called after memories are purged (to drop them from any index outside the store)."""
 
     # Optional: ``index_text(engine, record, batch) -> str`` gives the lexical index text of a new
@@ -47,7 +69,7 @@ class Redactor(Protocol):
 class LexicalRetriever:
     """The store's full-text search (BM25 in SQLite FTS5); the baseline every store provides."""
 
-    def search(self, engine: Memory, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+    def search(self, engine: EngineView, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
         from remnant.core.text import fts_match
 
         match = fts_match(query)
@@ -55,8 +77,8 @@ class LexicalRetriever:
             return []
         return engine.store.lexical_search(match, flt, limit=k)
 
-    def on_write(self, engine: Memory, ids: Sequence[str]) -> None:
+    def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
         return None
 
-    def on_delete(self, engine: Memory, ids: Sequence[str]) -> None:
+    def on_delete(self, engine: EngineView, ids: Sequence[str]) -> None:
         return None

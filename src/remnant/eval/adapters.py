@@ -214,7 +214,7 @@ class RemnantAdapter:
         ).id
 
     def recall(self, user_id: str, query: str, k: int = 5) -> list[Recalled]:
-        result = self.mem.recall(query, user_id=user_id, k=k, hints=False)
+        result = self.mem.recall(query, user_id=user_id, limit=k, hints=False)
         return [Recalled(h.memory.id, self._plain(h.memory.content, user_id), h.score) for h in result.hits]
 
     def context(self, user_id: str, query: str, budget_tokens: int) -> str:
@@ -227,13 +227,13 @@ class RemnantAdapter:
         core = [r for r, _ in sorted(active, key=lambda p: (-round(p[1], 9), p[0].created_at, p[0].content))]
         core_lines = render([f"- {r.content}" for r in core], budget_tokens // 2)
         seen = {r.content for r in core}
-        hits = self.mem.recall(query, user_id=user_id, k=10, hints=False).hits
+        hits = self.mem.recall(query, user_id=user_id, limit=10, hints=False).hits
         lines = [ln for ln in core_lines.split("\n") if ln]
         lines += [f"- {h.memory.content}" for h in hits if h.memory.content not in seen]
         return self._plain(render(lines, budget_tokens), user_id)
 
     def history(self, user_id: str, key: str) -> list[str]:
-        return [self._plain(r.content, user_id) for r in self.mem.history(user_id, key)]
+        return [self._plain(r.content, user_id) for r in self.mem.history(key, user_id=user_id)]
 
     def forget(
         self,
@@ -244,15 +244,15 @@ class RemnantAdapter:
         request: str | None = None,
     ) -> int:
         if memory_id is not None:
-            return int(self.mem.forget(memory_id, hard=True, confirm=True))
+            return len(self.mem.forget(memory_id, hard=True, confirm=True).forgotten)
         if key is not None:
-            ids = [r.id for r in self.mem.history(user_id, key)]
+            ids = [r.id for r in self.mem.history(key, user_id=user_id)]
             return self.mem.purge(ids, force=True) if ids else 0
         if request is not None:
             if not supports_requests():
-                raise NotImplementedError("remnant.forgetting.requests is not installed")
+                raise NotImplementedError("remnant.engine.forgetting.requests is not installed")
             out = self.mem.forget(request, user_id=user_id, hard=True, confirm=True)
-            return len(out) if isinstance(out, list) else int(getattr(out, "count", 1) or 0)
+            return out.count
         return 0
 
     def erase_user(self, user_id: str) -> None:
@@ -265,7 +265,7 @@ class RemnantAdapter:
     def decay_only(self) -> None:
         """Sweep without importance eviction, so a suite can watch the decay curve alone (an evicted
         memory has no strength left to measure)."""
-        from remnant.engine.sweep import SweepPolicy
+        from remnant.engine.forgetting.sweep import SweepPolicy
 
         self.sweep_policy = SweepPolicy(evict=None)
 
@@ -319,11 +319,11 @@ class RemnantAdapter:
 
 
 def supports_requests() -> bool:
-    """Whether natural-language forget requests (``remnant.forgetting.requests``) are installed."""
+    """Whether natural-language forget requests (``remnant.engine.forgetting.requests``) are installed."""
     import importlib.util
 
     try:
-        return importlib.util.find_spec("remnant.forgetting.requests") is not None
+        return importlib.util.find_spec("remnant.engine.forgetting.requests") is not None
     except ModuleNotFoundError:
         return False
 

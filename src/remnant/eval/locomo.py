@@ -639,7 +639,7 @@ class EngineBackend:
     def search(self, scope: str, query: str, k: int) -> list[str]:
         q0 = self._embedder.queries_s if self._embedder else 0.0
         t0 = time.perf_counter()
-        res = self.memory.recall(query, user_id=scope, k=k, touch=False, hints=False)
+        res = self.memory.recall(query, user_id=scope, limit=k, touch=False, hints=False)
         spent = time.perf_counter() - t0
         self._queries.append(spent - ((self._embedder.queries_s - q0) if self._embedder else 0.0))
         return [self._dia[h.memory.id] for h in res.hits]

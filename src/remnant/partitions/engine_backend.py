@@ -91,7 +91,7 @@ class EngineBackend:
             result = self.memory.recall(
                 query,
                 user_id=self.owner,
-                k=k,
+                limit=k,
                 metadata={"partition": partition},
                 touch=False,
                 hints=False,

@@ -27,17 +27,17 @@ def recall_context(
     *,
     user_id: str,
     budget_tokens: int = 1000,
-    k: int = 20,
+    limit: int = 20,
     tokenizer: TokenCounter | None = None,
     touch: bool = True,
     **filters: Any,
 ) -> PackedContext:
-    """Recall up to ``k`` memories and keep the best ones that fit ``budget_tokens`` exactly.
+    """Recall up to ``limit`` memories and keep the best ones that fit ``budget_tokens`` exactly.
 
     ``filters`` are :meth:`Memory.recall`'s keyword filters (kinds, tags, as_of, ...). Only the
     memories that made it into the context are reinforced when ``touch`` is set.
     """
-    result = engine.recall(query, user_id=user_id, k=k, touch=False, hints=False, **filters)
+    result = engine.recall(query, user_id=user_id, limit=limit, touch=False, hints=False, **filters)
     cands = [
         PackCandidate(
             id=h.memory.id,

@@ -40,7 +40,7 @@ from remnant.retrieval.query import analyze
 from remnant.store.base import iter_batches
 
 if TYPE_CHECKING:
-    from remnant.engine.memory import Memory
+    from remnant.engine.seams import EngineView
     from remnant.store.base import MemoryFilter
 
 log = logging.getLogger("remnant.retrieval")
@@ -126,7 +126,7 @@ class HybridRetriever:
         return self.embedder.model_id if self.embedder is not None else None
 
     # -- writing ---------------------------------------------------------------------------------
-    def index_text(self, engine: Memory, record: MemoryRecord, batch: Sequence[MemoryRecord]) -> str:
+    def index_text(self, engine: EngineView, record: MemoryRecord, batch: Sequence[MemoryRecord]) -> str:
         """The lexical index text for ``record`` (called by the engine before it is inserted)."""
         own = _speaker_text(record) if self.policy.speaker else record.content
         if self.policy.date:
@@ -137,7 +137,9 @@ class HybridRetriever:
         parts = [own] * max(1, self.policy.own_repeats) + context if context else [own]
         return store_index_text("\n".join(parts))
 
-    def _neighbours(self, engine: Memory, record: MemoryRecord, batch: Sequence[MemoryRecord]) -> list[str]:
+    def _neighbours(
+        self, engine: EngineView, record: MemoryRecord, batch: Sequence[MemoryRecord]
+    ) -> list[str]:
         if record.kind != Kind.EPISODE or not record.session_id:
             return []
         same = [
@@ -172,7 +174,7 @@ class HybridRetriever:
             out.append(_speaker_text(same[pos + 1]))
         return out
 
-    def on_write(self, engine: Memory, ids: Sequence[str]) -> None:
+    def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
         """Embed new memories, store their vectors (tagged with the model), update loaded indexes."""
         if self.embedder is None or not ids:
             return
@@ -191,7 +193,7 @@ class HybridRetriever:
                     if idx is not None:
                         idx.add([r.id], v[None, :], model_id=model)
 
-    def on_delete(self, engine: Memory, ids: Sequence[str]) -> None:
+    def on_delete(self, engine: EngineView, ids: Sequence[str]) -> None:
         """Drop purged memories from every loaded index (the store already deleted their vectors)."""
         with self._lock:
             for idx in self._indexes.values():
@@ -201,7 +203,7 @@ class HybridRetriever:
         return _speaker_text(r) if self.policy.speaker else r.content
 
     # -- reading ---------------------------------------------------------------------------------
-    def _index(self, engine: Memory, flt: MemoryFilter) -> VectorIndex | None:
+    def _index(self, engine: EngineView, flt: MemoryFilter) -> VectorIndex | None:
         """The vector index of the filter's scope, built from the embeddings table on first use."""
         assert self.embedder is not None
         key = (id(engine.store), flt.tenant, flt.user_id)
@@ -233,7 +235,7 @@ class HybridRetriever:
             self._indexes[key] = idx
             return idx
 
-    def reembed(self, engine: Memory, user_id: str | None = None) -> int:
+    def reembed(self, engine: EngineView, user_id: str | None = None) -> int:
         """Re-embed every memory of a user (or tenant) with this retriever's model; returns the count."""
         from remnant.store.base import MemoryFilter
 
@@ -245,7 +247,7 @@ class HybridRetriever:
             self._checked = {k for k in self._checked if k[0] != id(engine.store)}
         return len(ids)
 
-    def _check_shared_scope(self, engine: Memory, flt: MemoryFilter) -> None:
+    def _check_shared_scope(self, engine: EngineView, flt: MemoryFilter) -> None:
         """Once per scope on a store with a shared vector index: :meth:`_backfill` what lacks a vector
         (``_index`` does the same when it builds an in-process index)."""
         assert self.embedder is not None
@@ -262,7 +264,7 @@ class HybridRetriever:
         with self._lock:
             self._checked.add(key)
 
-    def _backfill(self, engine: Memory, scope: MemoryFilter, missing: Sequence[str]) -> None:
+    def _backfill(self, engine: EngineView, scope: MemoryFilter, missing: Sequence[str]) -> None:
         """Memories of ``scope`` without a vector from this model: refuse if another model embedded
         them (similarities across models mean nothing), else embed them now, once (they were written
         before vectors were enabled)."""
@@ -285,7 +287,7 @@ class HybridRetriever:
             self.on_write(engine, list(part))
 
     def _shared_candidates(
-        self, engine: Memory, query: str, flt: MemoryFilter, n: int
+        self, engine: EngineView, query: str, flt: MemoryFilter, n: int
     ) -> list[tuple[str, float]]:
         """Vector candidates from the store's own index (pgvector HNSW), the filter applied in SQL."""
         assert self.embedder is not None
@@ -297,7 +299,7 @@ class HybridRetriever:
         return hits[:n]
 
     def _vector_candidates(
-        self, engine: Memory, query: str, flt: MemoryFilter, n: int
+        self, engine: EngineView, query: str, flt: MemoryFilter, n: int
     ) -> list[tuple[str, float]]:
         assert self.embedder is not None
         if engine.store.shared_vector_index:
@@ -325,7 +327,7 @@ class HybridRetriever:
                 kept = [(h, s) for h, s in kept if s >= floor]
         return kept[:n]
 
-    def search(self, engine: Memory, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+    def search(self, engine: EngineView, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
         """(id, score) best first: fused lexical + vector relevance times the memory's signals."""
         qa = analyze(query)
         n = max(k, self.fusion.candidates)
@@ -348,7 +350,7 @@ class HybridRetriever:
         for r in records:
             seen = r.last_accessed_at or r.created_at
             age = (now - seen).total_seconds() / 86400 if seen is not None else None
-            signals[r.id] = (engine.strength_of(r, now), r.confidence, age)
+            signals[r.id] = (engine.strength_of(r), r.confidence, age)
             speaker = r.metadata.get("speaker")
             if named and isinstance(speaker, str) and speaker.strip().lower() in named:
                 boosted.append(r.id)

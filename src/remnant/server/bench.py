@@ -155,7 +155,7 @@ async def _load(
                         else:
                             errors.append(f"write {r.status_code}")
                     else:
-                        r = await http.post("/v1/recall", json={"query": words, "user_id": user, "k": 5})
+                        r = await http.post("/v1/recall", json={"query": words, "user_id": user, "limit": 5})
                         ms = (time.perf_counter() - t0) * 1000
                         if r.status_code == 200:
                             lat_recall.append(ms)

@@ -135,9 +135,9 @@ def build_mcp_server(
         return await run(ctx, "write", do)  # type: ignore[no-any-return]
 
     @server.tool(description=RECALL_DOC)
-    async def recall(query: str, ctx: Context, user_id: str = default_user, k: int = 5) -> dict[str, Any]:
+    async def recall(query: str, ctx: Context, user_id: str = default_user, limit: int = 5) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
-            res = mem.recall(query, user_id=user_id, k=max(1, min(int(k), 50)))
+            res = mem.recall(query, user_id=user_id, limit=max(1, min(int(limit), 50)))
             return {
                 "memories": [_compact(mem, h.memory, h.strength) for h in res.hits],
                 "faded": [f.to_dict() for f in res.faded],
@@ -154,7 +154,6 @@ def build_mcp_server(
         hard: bool = False,
         confirm: bool = False,
     ) -> dict[str, Any]:
-        from remnant.server.rest import forget_result
 
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
             with Engines.exclusive(mem):
@@ -166,7 +165,7 @@ def build_mcp_server(
                     confirm=confirm,
                     actor=f"mcp:{p.actor}",
                 )
-            return forget_result(result, dry_run)
+            return result.to_dict()
 
         return await run(ctx, "forget", do)  # type: ignore[no-any-return]
 

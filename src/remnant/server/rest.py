@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from remnant.core.errors import ValidationError
-from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.core.model import MemoryRecord, Status
 from remnant.engine.memory import Memory
 from remnant.server.auth import Principal, key_from_headers
 from remnant.server.curve import decay_curve
@@ -30,7 +30,6 @@ from remnant.server.schemas import (
     StatusName,
     SweepRequest,
 )
-from remnant.store.base import MemoryFilter
 
 
 @dataclass(frozen=True)
@@ -71,19 +70,6 @@ def memory_out(mem: Memory, r: MemoryRecord) -> dict[str, Any]:
     return out
 
 
-def forget_result(result: Any, dry_run: bool) -> dict[str, Any]:
-    """``Memory.forget``'s answer as JSON (a report object, a purge count, hidden ids or matches)."""
-    if hasattr(result, "to_dict"):
-        return result.to_dict()  # type: ignore[no-any-return]
-    if isinstance(result, int):
-        return {"dry_run": False, "purged": result}
-    if isinstance(result, list) and all(isinstance(x, MemoryRecord) for x in result):
-        return {"dry_run": dry_run, "matched": [r.to_dict() for r in result], "count": len(result)}
-    if isinstance(result, list):
-        return {"dry_run": False, "hidden": list(result), "count": len(result)}
-    return {"dry_run": dry_run, "result": str(result)}
-
-
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 READ, WRITE, FORGET, ADMIN = needs("read"), needs("write"), needs("forget"), needs("admin")
 VAULT = needs("vault")
@@ -116,15 +102,7 @@ def list_memories(
 ) -> dict[str, Any]:
     mem = call.mem
     items = mem.list_memories(user_id, statuses=status, kinds=kind, key=key, limit=limit, offset=offset)
-    total = mem.store.count(
-        MemoryFilter(
-            tenant=mem.tenant,
-            user_id=user_id,
-            statuses=tuple(Status(s) for s in status) if status else None,
-            kinds=tuple(Kind(k) for k in kind) if kind else None,
-            keys=(key,) if key else None,
-        )
-    )
+    total = mem.count_memories(user_id, statuses=status, kinds=kind, key=key)
     nxt = offset + len(items)
     return {
         "items": [memory_out(mem, r) for r in items],
@@ -172,7 +150,7 @@ def recall(body: RecallRequest, call: Call = Depends(READ)) -> dict[str, Any]:
     result = call.mem.recall(
         body.query,
         user_id=body.user_id,
-        k=body.k,
+        limit=body.limit,
         kinds=body.kinds,
         keys=body.keys,
         include_faded=body.include_faded,
@@ -240,7 +218,7 @@ def forget(body: ForgetRequest, call: Call = Depends(FORGET)) -> JSONResponse:
         from remnant.server.errors import error_response
 
         return error_response(501, "not_implemented", "natural-language forget requests are not installed")
-    return JSONResponse(forget_result(result, body.dry_run))
+    return JSONResponse(result.to_dict())
 
 
 @router.post("/erasure", tags=["forgetting"], summary="Erase everything of a user (right to be forgotten)")
@@ -283,5 +261,5 @@ def stats(
 
 @router.get("/users", tags=["stats"], summary="Users of this tenant with their memory counts")
 def users(call: Call = Depends(READ), limit: int = Query(default=1000, ge=1, le=100_000)) -> dict[str, Any]:
-    found = call.mem.store.users(tenant=call.mem.tenant, limit=limit)
+    found = call.mem.users(limit=limit)
     return {"items": [{"user_id": u.user_id, "total": u.total, "active": u.active} for u in found]}

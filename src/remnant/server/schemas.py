@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from remnant.core.model import MAX_CONTENT_CHARS
+from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT
 
 KindName = Literal["fact", "preference", "open_issue", "episode", "summary", "knowledge"]
 StatusName = Literal["active", "hidden", "superseded", "expired", "faded"]
@@ -40,7 +40,7 @@ class MemoryCreate(_Body):
 class RecallRequest(_Body):
     query: str = Field(max_length=10_000)
     user_id: str = Ident
-    k: int = Field(default=5, ge=1, le=200)
+    limit: int = Field(default=5, ge=1, le=MAX_LIMIT)
     kinds: list[KindName] | None = Field(default=None, max_length=10)
     keys: list[str] | None = Field(default=None, max_length=100)
     include_faded: bool = False

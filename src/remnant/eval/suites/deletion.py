@@ -3,7 +3,7 @@
 Each case has a user with secrets (each carrying a unique marker token) and ordinary facts to keep,
 and a second user who asks to be erased. The secrets are used once (so they sit in access logs and
 caches), then forgotten: by memory id, by key (the key has an older version too), by a
-natural-language request (``remnant.forgetting.requests`` when installed; otherwise by key, and the
+natural-language request (``remnant.engine.forgetting.requests`` when installed; otherwise by key, and the
 report says so), and by erasing the second user. After each phase time passes (maintenance runs)
 and every path is searched for the marker, case-insensitively: recall for the secret's question
 and for the marker itself, the context built for the question, ``history(key)``, ``export(user)``
@@ -58,7 +58,7 @@ def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
     nl = supports_requests()
     if not nl:
         result.notes.append(
-            "remnant.forgetting.requests is not installed: secrets meant for a natural-language request "
+            "remnant.engine.forgetting.requests is not installed: secrets meant for a natural-language request "
             "were forgotten by key instead"
         )
     by_path = {p: [0, 0] for p in PATHS}
@@ -151,7 +151,9 @@ def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
         **{f"path: {p}": round(ratio(*v), 4) if v[1] else None for p, v in by_path.items()},
         **{f"forgotten by {k}": round(ratio(*v), 4) for k, v in by_how.items()},
         "paths not offered by the adapter": unchecked,
-        "natural-language requests": "remnant.forgetting.requests" if nl else "not installed (forgot by key)",
+        "natural-language requests": "remnant.engine.forgetting.requests"
+        if nl
+        else "not installed (forgot by key)",
     }
     result.series = {"paths": {p: round(ratio(*v), 4) if v[1] else None for p, v in by_path.items()}}
     return result

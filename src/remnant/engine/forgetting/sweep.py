@@ -14,119 +14,107 @@ from typing import TYPE_CHECKING, Literal
 
 from remnant.core import decay as dk
 from remnant.core.model import Status, new_id
+from remnant.engine.forgetting.eviction import EvictionPolicy, run_eviction
+from remnant.engine.ledger import Transition
 from remnant.engine.results import SweepReport, SweepStep
-from remnant.forgetting.eviction import EvictionPolicy, run_eviction
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
-    from remnant.engine.memory import Memory
+    from remnant.engine.ledger import Ledger
 
 
 @dataclass(frozen=True)
 class SweepPolicy:
     """What a sweep does. Defaults: expire and mark faded; purge expired after 7 days; keep faded;
     evict low-importance memories unused for 30 days (the service runs eviction weekly, see
-    :mod:`remnant.forgetting.schedule`); no capacity cap; one sweep per tenant at a time."""
+    :mod:`remnant.engine.forgetting.schedule`); no capacity cap; one sweep per tenant at a time."""
 
     expire: bool = True
     expired_grace: timedelta | None = timedelta(days=7)  # None: keep expired memories forever
     fade: bool = True
     fade_action: Literal["keep", "purge"] = "keep"
     faded_grace: timedelta = timedelta(days=30)
-    # importance eviction and the per-user capacity cap (None: off); see remnant.forgetting.eviction
+    # importance eviction and the per-user capacity cap (None: off); see remnant.engine.forgetting.eviction
     evict: EvictionPolicy | None = field(default_factory=EvictionPolicy)
     # one sweep per tenant at a time (a lease in the store's meta table); steps are idempotent anyway
     lock: bool = True
     lock_lease: timedelta = timedelta(hours=1)
 
 
-def run_sweep(mem: Memory, policy: SweepPolicy, *, dry_run: bool = False) -> SweepReport:
-    report = _run_sweep(mem, policy, dry_run=dry_run)
+def run_sweep(ledger: Ledger, policy: SweepPolicy, *, dry_run: bool = False) -> SweepReport:
+    report = _run_sweep(ledger, policy, dry_run=dry_run)
     if not dry_run and any(s.count for s in report.steps if s.action.startswith(("purge", "evict"))):
-        mem.store.scrub()  # once per sweep, not per purged chunk
+        ledger.store.scrub()  # once per sweep, not per purged chunk
     return report
 
 
-def _run_sweep(mem: Memory, policy: SweepPolicy, *, dry_run: bool = False) -> SweepReport:
-    now = mem.now()
+def _run_sweep(ledger: Ledger, policy: SweepPolicy, *, dry_run: bool = False) -> SweepReport:
+    now = ledger.now()
     batch = new_id("sweep")
     report = SweepReport(batch_id=batch, at=now, dry_run=dry_run)
     if policy.lock and not dry_run:
-        holder = _acquire(mem, batch, policy.lock_lease)
+        holder = _acquire(ledger, batch, policy.lock_lease)
         if holder is not None:
-            report.skipped = f"another sweep ({holder}) is running on tenant {mem.tenant!r}"
+            report.skipped = f"another sweep ({holder}) is running on tenant {ledger.tenant!r}"
             return report
         try:
-            _run_steps(mem, policy, report, batch, dry_run)
+            _run_steps(ledger, policy, report, batch, dry_run)
         finally:
-            _release(mem, batch)
+            _release(ledger, batch)
         return report
-    _run_steps(mem, policy, report, batch, dry_run)
+    _run_steps(ledger, policy, report, batch, dry_run)
     return report
 
 
-def _lock_key(mem: Memory) -> str:
-    return f"sweep_lock:{mem.tenant}"
+def _lock_key(ledger: Ledger) -> str:
+    return f"sweep_lock:{ledger.tenant}"
 
 
-def _acquire(mem: Memory, batch: str, lease: timedelta) -> str | None:
+def _acquire(ledger: Ledger, batch: str, lease: timedelta) -> str | None:
     """Take the tenant's sweep lease; returns the holder's batch id when someone else has it.
 
     The lease uses the real clock (it is about processes, not about simulated memory time), so a
     crashed sweep blocks others for at most ``lease``.
     """
-    key = _lock_key(mem)
-    with mem.store.transaction():
-        held = mem.store.get_meta(key) or ""
+    key = _lock_key(ledger)
+    with ledger.store.transaction():
+        held = ledger.store.get_meta(key) or ""
         if held:
             holder, _, until = held.partition("|")
             if holder != batch and float(until or 0) > time.time():
                 return holder
-        mem.store.set_meta(key, f"{batch}|{time.time() + lease.total_seconds()}")
+        ledger.store.set_meta(key, f"{batch}|{time.time() + lease.total_seconds()}")
     return None
 
 
-def _release(mem: Memory, batch: str) -> None:
-    key = _lock_key(mem)
-    with mem.store.transaction():
-        if (mem.store.get_meta(key) or "").startswith(f"{batch}|"):
-            mem.store.set_meta(key, "")
+def _release(ledger: Ledger, batch: str) -> None:
+    key = _lock_key(ledger)
+    with ledger.store.transaction():
+        if (ledger.store.get_meta(key) or "").startswith(f"{batch}|"):
+            ledger.store.set_meta(key, "")
 
 
-def _run_steps(mem: Memory, policy: SweepPolicy, report: SweepReport, batch: str, dry_run: bool) -> None:
-    now = mem.now()
-    base = MemoryFilter(tenant=mem.tenant)
+def _run_steps(ledger: Ledger, policy: SweepPolicy, report: SweepReport, batch: str, dry_run: bool) -> None:
+    now = ledger.now()
+    base = MemoryFilter(tenant=ledger.tenant)
 
     def change(action: str, flt: MemoryFilter, status: Status, reason: str, name: str) -> None:
         if dry_run:
-            ids = mem.store.ids(flt)
+            ids = ledger.store.ids(flt)
             report.steps.append(SweepStep(action, name, len(ids), ids))
             return
-        # the change and its audit entries commit together (an unaudited change cannot survive a crash)
-        with mem.store.transaction():
-            pairs = mem.store.set_status(flt, status, reason=reason, at=now.timestamp())
-            by_user: dict[str, list[str]] = {}
-            for mid, user in pairs:
-                by_user.setdefault(user, []).append(mid)
-            for user, ids in by_user.items():
-                mem._audit(
-                    action,
-                    reason,
-                    ids=ids,
-                    user_id=user,
-                    policy=name,
-                    batch_id=batch,
-                    summary=f"{len(ids)} memories {status.value}",
-                )
+        pairs = ledger.transition(
+            flt, Transition(status, action, reason, policy=name, batch_id=batch), at=now
+        )
         report.steps.append(SweepStep(action, name, len(pairs), [p[0] for p in pairs]))
 
     def purge(action: str, flt: MemoryFilter, reason: str, name: str) -> None:
-        ids = [p[0] for p in mem.store.id_users(flt)] if not dry_run else mem.store.ids(flt)
+        ids = [p[0] for p in ledger.store.id_users(flt)] if not dry_run else ledger.store.ids(flt)
         if not dry_run and ids:
             done: list[str] = []
             for start in range(0, len(ids), 5000):
                 chunk = ids[start : start + 5000]
-                purged = mem._purge_present(
+                purged = ledger.purge(
                     chunk, reason=reason, policy=name, batch_id=batch, action=action, scrub=False
                 )
                 done.extend(r.id for r in purged)
@@ -142,12 +130,12 @@ def _run_steps(mem: Memory, policy: SweepPolicy, report: SweepReport, batch: str
             "ttl",
         )
     if policy.fade:
-        for flt in _faded_filters(mem, base, now):
+        for flt in _faded_filters(ledger, base, now):
             change(
                 "fade",
                 flt,
                 Status.FADED,
-                f"strength under the recall threshold {mem.decay.recall_threshold}",
+                f"strength under the recall threshold {ledger.decay.recall_threshold}",
                 "decay",
             )
     if policy.expire and policy.expired_grace is not None:
@@ -166,26 +154,28 @@ def _run_steps(mem: Memory, policy: SweepPolicy, report: SweepReport, batch: str
             f"faded more than {policy.faded_grace} ago",
             "fade_grace",
         )
-    _extra_policies(mem, policy, report, batch, dry_run)
+    _extra_policies(ledger, policy, report, batch, dry_run)
 
 
-def _faded_filters(mem: Memory, base: MemoryFilter, now: object) -> list[MemoryFilter]:
+def _faded_filters(ledger: Ledger, base: MemoryFilter, now: object) -> list[MemoryFilter]:
     """Filters of active memories past their fade time: one for wall time, one per user for active days."""
-    if mem.decay.clock_mode == "wall":
+    if ledger.decay.clock_mode == "wall":
         return [
             replace(
-                base, statuses=(Status.ACTIVE,), pinned=False, faded_by=dk.wall_axis(mem.now().timestamp())
+                base, statuses=(Status.ACTIVE,), pinned=False, faded_by=dk.wall_axis(ledger.now().timestamp())
             )
         ]
     return [
         replace(
-            base, user_id=u.user_id, statuses=(Status.ACTIVE,), pinned=False, faded_by=mem.axis(u.user_id)
+            base, user_id=u.user_id, statuses=(Status.ACTIVE,), pinned=False, faded_by=ledger.axis(u.user_id)
         )
-        for u in mem.store.users(tenant=mem.tenant, limit=1_000_000)
+        for u in ledger.store.users(tenant=ledger.tenant, limit=1_000_000)
     ]
 
 
-def _extra_policies(mem: Memory, policy: SweepPolicy, report: SweepReport, batch: str, dry_run: bool) -> None:
-    """The eviction and capacity policies (see :mod:`remnant.forgetting.eviction`)."""
+def _extra_policies(
+    ledger: Ledger, policy: SweepPolicy, report: SweepReport, batch: str, dry_run: bool
+) -> None:
+    """The eviction and capacity policies (see :mod:`remnant.engine.forgetting.eviction`)."""
     if policy.evict is not None and policy.evict.enabled:
-        report.steps.extend(run_eviction(mem, policy.evict, batch_id=batch, dry_run=dry_run))
+        report.steps.extend(run_eviction(ledger, policy.evict, batch_id=batch, dry_run=dry_run))

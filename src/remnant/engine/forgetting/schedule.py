@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 
 from remnant.core.clock import from_epoch
 from remnant.core.errors import ValidationError
+from remnant.engine.forgetting.sweep import SweepPolicy, run_sweep
+from remnant.engine.ledger import retrying
 from remnant.engine.results import SweepReport
-from remnant.engine.sweep import SweepPolicy
 
 if TYPE_CHECKING:
-    from remnant.engine.memory import Memory
+    from remnant.engine.ledger import Ledger
 
 
 @dataclass(frozen=True)
@@ -31,23 +32,23 @@ class Schedule:
             raise ValidationError("sweep and eviction intervals must be positive")
 
 
-def _last(mem: Memory, what: str) -> datetime | None:
-    value = mem.store.get_meta(f"last_{what}:{mem.tenant}")
+def _last(ledger: Ledger, what: str) -> datetime | None:
+    value = ledger.store.get_meta(f"last_{what}:{ledger.tenant}")
     return from_epoch(float(value)) if value else None
 
 
-def run_due(mem: Memory, schedule: Schedule | None = None) -> SweepReport | None:
+def run_due(ledger: Ledger, schedule: Schedule | None = None) -> SweepReport | None:
     """Run a sweep if one is due (``None`` otherwise); eviction only if its interval has passed."""
     sched = schedule or Schedule()
-    now = mem.now()
-    last_sweep, last_evict = _last(mem, "sweep"), _last(mem, "evict")
+    now = ledger.now()
+    last_sweep, last_evict = _last(ledger, "sweep"), _last(ledger, "evict")
     if last_sweep is not None and now - last_sweep < sched.sweep_every:
         return None
     evict_due = last_evict is None or now - last_evict >= sched.evict_every
     policy = sched.policy if evict_due else replace(sched.policy, evict=None)
-    report = mem.sweep(policy=policy)
+    report = retrying(ledger.store, lambda: run_sweep(ledger, policy))
     if report.skipped is None:
-        mem.store.set_meta(f"last_sweep:{mem.tenant}", str(now.timestamp()))
+        ledger.store.set_meta(f"last_sweep:{ledger.tenant}", str(now.timestamp()))
         if evict_due and policy.evict is not None:
-            mem.store.set_meta(f"last_evict:{mem.tenant}", str(now.timestamp()))
+            ledger.store.set_meta(f"last_evict:{ledger.tenant}", str(now.timestamp()))
     return report

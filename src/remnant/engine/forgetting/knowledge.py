@@ -23,7 +23,7 @@ from remnant.core.model import Kind, MemoryRecord, Status, check_content, check_
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
-    from remnant.engine.memory import Memory
+    from remnant.engine.ledger import Ledger
 
 DEFAULT_OWNER = "knowledge"
 
@@ -79,7 +79,7 @@ def _start(r: MemoryRecord) -> float:
 
 
 def sync_knowledge(
-    mem: Memory,
+    ledger: Ledger,
     docs: Iterable[KnowledgeDoc],
     *,
     owner: str = DEFAULT_OWNER,
@@ -94,12 +94,12 @@ def sync_knowledge(
     """
     check_identifier(owner, "owner")
     docs = list(docs)
-    now = mem.now()
+    now = ledger.now()
     at = now.timestamp()
     report = SyncReport(new_id("sync"), now)
-    base = MemoryFilter(tenant=mem.tenant, user_id=owner, kinds=(Kind.KNOWLEDGE,), statuses=None)
-    with mem.store.transaction():
-        existing = mem.store.query(base)
+    base = MemoryFilter(tenant=ledger.tenant, user_id=owner, kinds=(Kind.KNOWLEDGE,), statuses=None)
+    with ledger.store.transaction():
+        existing = ledger.store.query(base)
         seen = {(r.key, str(r.metadata.get("version"))) for r in existing}
         fresh = []
         for d in docs:
@@ -108,24 +108,26 @@ def sync_knowledge(
                 continue
             seen.add((d.key, d.version))
             fresh.append(
-                mem._build(
+                ledger.build(
                     d.content,
                     user_id=owner,
-                    kind=Kind.KNOWLEDGE,
-                    key=d.key,
-                    importance=d.importance,
-                    source=d.source,
-                    valid_from=d.valid_from,
-                    valid_to=d.valid_to,
-                    metadata={**dict(d.metadata), "version": d.version},
-                    pinned=pin,
-                    redact=False,
+                    options={
+                        "kind": Kind.KNOWLEDGE,
+                        "key": d.key,
+                        "importance": d.importance,
+                        "source": d.source,
+                        "valid_from": d.valid_from,
+                        "valid_to": d.valid_to,
+                        "metadata": {**dict(d.metadata), "version": d.version},
+                        "pinned": pin,
+                        "redact": False,
+                    },
                 )
             )
         if fresh:
-            stored = mem._store_new(fresh, supersede=False)
+            stored = ledger.insert(fresh, supersede=False)
             report.imported = [r.id for r in stored]
-            mem._audit(
+            ledger.audit(
                 "import",
                 "new knowledge editions",
                 stored,
@@ -135,7 +137,7 @@ def sync_knowledge(
                 batch_id=report.batch_id,
             )
         by_key: dict[str, list[MemoryRecord]] = {}
-        for r in mem.store.query(base):
+        for r in ledger.store.query(base):
             if r.key is not None and r.status != Status.HIDDEN:
                 by_key.setdefault(r.key, []).append(r)
         replaced: list[MemoryRecord] = []
@@ -147,15 +149,15 @@ def sync_knowledge(
                 if older.valid_to is None or older.valid_to > newer.valid_from:
                     older.valid_to = newer.valid_from  # one edition at a time: the next one closes it
                     older.superseded_by = newer.id
-                    mem.store.update(older)
+                    ledger.store.update(older)
                     report.windows_closed.append(older.id)
                 if (
                     older.status == Status.ACTIVE
                     and older.valid_to is not None
                     and older.valid_to.timestamp() <= at
                 ):
-                    changed = mem.store.set_status(
-                        MemoryFilter(tenant=mem.tenant, ids=(older.id,), statuses=(Status.ACTIVE,)),
+                    changed = ledger.store.set_status(
+                        MemoryFilter(tenant=ledger.tenant, ids=(older.id,), statuses=(Status.ACTIVE,)),
                         Status.SUPERSEDED,
                         reason=f"replaced by edition {newer.metadata.get('version')} ({newer.id})",
                         at=at,
@@ -165,7 +167,7 @@ def sync_knowledge(
                         replaced.append(older)
         if replaced:
             report.replaced = [r.id for r in replaced]
-            mem._audit(
+            ledger.audit(
                 "supersede",
                 "a newer edition is in force",
                 replaced,
@@ -176,19 +178,21 @@ def sync_knowledge(
             )
         ended = [
             r.id
-            for r in mem.store.query(MemoryFilter(tenant=mem.tenant, user_id=owner, kinds=(Kind.KNOWLEDGE,)))
+            for r in ledger.store.query(
+                MemoryFilter(tenant=ledger.tenant, user_id=owner, kinds=(Kind.KNOWLEDGE,))
+            )
             if r.valid_to is not None and r.valid_to.timestamp() <= at
         ]
         if ended:
-            changed = mem.store.set_status(
-                MemoryFilter(tenant=mem.tenant, ids=tuple(ended), statuses=(Status.ACTIVE,)),
+            changed = ledger.store.set_status(
+                MemoryFilter(tenant=ledger.tenant, ids=tuple(ended), statuses=(Status.ACTIVE,)),
                 Status.EXPIRED,
                 reason="validity window ended",
                 at=at,
             )
             report.expired = [c[0] for c in changed]
             if changed:
-                mem._audit(
+                ledger.audit(
                     "expire",
                     "validity window ended",
                     ids=report.expired,

@@ -31,7 +31,7 @@ from remnant.core.text import STOPWORDS, fts_match
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
-    from remnant.engine.memory import Memory
+    from remnant.engine.ledger import Ledger
 
 Label = Literal["contradiction", "compatible", "unrelated"]
 LABELS: tuple[Label, ...] = ("contradiction", "compatible", "unrelated")
@@ -227,9 +227,14 @@ class ContradictionPolicy:
         if self.candidates < 1:
             raise ValidationError("candidates must be at least 1")
 
+    def before_insert(self, ledger: Ledger, record: MemoryRecord) -> None:
+        """The engine's write hook: runs inside the write transaction of each new unkeyed memory."""
+        if self.mode != "off":
+            resolve_on_write(ledger, record, self)
+
 
 def find_contradictions(
-    mem: Memory, record: MemoryRecord, policy: ContradictionPolicy
+    ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy
 ) -> list[tuple[MemoryRecord, PairVerdict]]:
     """The user's active unkeyed memories that ``record`` likely contradicts (most similar first)."""
     if policy.mode == "off" or record.key is not None or record.kind not in policy.kinds:
@@ -238,15 +243,15 @@ def find_contradictions(
     if match is None:
         return []
     flt = MemoryFilter(
-        tenant=mem.tenant,
+        tenant=ledger.tenant,
         user_id=record.user_id,
         agent_id=record.agent_id,
         kinds=policy.kinds,
         statuses=(Status.ACTIVE,),
     )
-    ranked = mem.store.lexical_search(match, flt, limit=policy.candidates)
+    ranked = ledger.store.lexical_search(match, flt, limit=policy.candidates)
     found = []
-    for old in mem.store.get_many([i for i, _ in ranked], tenant=mem.tenant):
+    for old in ledger.store.get_many([i for i, _ in ranked], tenant=ledger.tenant):
         if old.id == record.id or old.key is not None:
             continue
         verdict = policy.detector.compare(record.content, old.content)
@@ -255,9 +260,9 @@ def find_contradictions(
     return found
 
 
-def resolve_on_write(mem: Memory, record: MemoryRecord, policy: ContradictionPolicy) -> list[str]:
+def resolve_on_write(ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy) -> list[str]:
     """Apply the policy for a memory about to be inserted (inside the engine's write transaction)."""
-    found = find_contradictions(mem, record, policy)
+    found = find_contradictions(ledger, record, policy)
     if not found:
         return []
     ids = [old.id for old, _ in found]
@@ -266,12 +271,12 @@ def resolve_on_write(mem: Memory, record: MemoryRecord, policy: ContradictionPol
     if policy.mode == "flag":
         record.metadata["contradicts"] = ids
         # lock, then re-read: another writer may have flagged or reinforced them since the search
-        mem.store.lock_rows(ids, tenant=mem.tenant)
-        for old in mem.store.get_many(sorted(ids), tenant=mem.tenant):
+        ledger.store.lock_rows(ids, tenant=ledger.tenant)
+        for old in ledger.store.get_many(sorted(ids), tenant=ledger.tenant):
             prior = old.metadata.get("contradicted_by")
             old.metadata["contradicted_by"] = [*(prior if isinstance(prior, list) else []), record.id]
-            mem.store.update(old)
-        mem._audit(
+            ledger.store.update(old)
+        ledger.audit(
             "flag_contradiction",
             f"likely contradicted by {record.id}",
             [old for old, _ in found],
@@ -280,18 +285,18 @@ def resolve_on_write(mem: Memory, record: MemoryRecord, policy: ContradictionPol
             details=details,
         )
         return ids
-    changed = mem.store.set_status(
-        MemoryFilter(tenant=mem.tenant, ids=tuple(ids), statuses=(Status.ACTIVE,)),
+    changed = ledger.store.set_status(
+        MemoryFilter(tenant=ledger.tenant, ids=tuple(ids), statuses=(Status.ACTIVE,)),
         Status.SUPERSEDED,
         reason=f"likely contradicted by {record.id}",
-        at=mem.now().timestamp(),
+        at=ledger.now().timestamp(),
         superseded_by=record.id,
         close_validity=True,
     )
     done = [c[0] for c in changed]
     if done:
         record.metadata["supersedes"] = done
-        mem._audit(
+        ledger.audit(
             "supersede",
             f"likely contradicted by newer memory {record.id}",
             [old for old, _ in found if old.id in done],

@@ -13,16 +13,17 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from remnant.core.errors import ConfirmationRequired, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
 from remnant.core.text import has_cjk, query_terms
+from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
-    from remnant.engine.memory import Memory
+    from remnant.engine.ledger import Ledger
 
 
 @dataclass(frozen=True)
@@ -143,34 +144,6 @@ _FILLER_ZH = re.compile(
 _PLACEHOLDER = re.compile(r"\[([A-Z][A-Z_]*?)_\d+\]")
 
 
-@dataclass(frozen=True)
-class ForgetIntent:
-    """What a request asks to forget. Every part is optional; an empty intent matches nothing."""
-
-    hard: bool = False
-    topics: tuple[str, ...] = ()  # canonical keys of matched :data:`TOPICS`
-    kinds: tuple[Kind, ...] = ()
-    pii_types: tuple[str, ...] = ()
-    terms: tuple[str, ...] = ()  # free-text terms; a memory must contain all of them
-    everything: bool = False
-    lang: Literal["en", "zh"] = "en"
-
-    @property
-    def empty(self) -> bool:
-        return not (self.topics or self.kinds or self.terms or self.everything)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "hard": self.hard,
-            "topics": list(self.topics),
-            "kinds": [k.value for k in self.kinds],
-            "pii_types": list(self.pii_types),
-            "terms": list(self.terms),
-            "everything": self.everything,
-            "lang": self.lang,
-        }
-
-
 @runtime_checkable
 class IntentParser(Protocol):
     """Turns a request into a :class:`ForgetIntent` (e.g. with an LLM); ``None`` falls back to the rules."""
@@ -222,72 +195,6 @@ def parse_intent(text: str) -> ForgetIntent:
     )
 
 
-@dataclass(frozen=True)
-class ForgetMatch:
-    id: str
-    kind: str
-    key: str | None
-    status: str
-    pinned: bool
-    why: str
-    content: str | None = None  # shown in dry runs only (the user's own data, never audited)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {
-            "id": self.id,
-            "kind": self.kind,
-            "key": self.key,
-            "status": self.status,
-            "pinned": self.pinned,
-            "why": self.why,
-        }
-        if self.content is not None:
-            out["content"] = self.content
-        return out
-
-
-@dataclass
-class ForgetOutcome:
-    """What a forget request found and did."""
-
-    user_id: str
-    intent: ForgetIntent
-    action: Literal["hide", "purge"]
-    dry_run: bool
-    matches: list[ForgetMatch] = field(default_factory=list)
-    forgotten: list[str] = field(default_factory=list)
-    skipped_pinned: list[str] = field(default_factory=list)
-    vault_entries_forgotten: int = 0
-    total_memories: int = 0
-    message: str = ""
-    batch_id: str | None = None
-    audit_seq: int | None = None
-
-    @property
-    def count(self) -> int:
-        return len(self.matches)
-
-    def __len__(self) -> int:
-        return len(self.matches)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "user_id": self.user_id,
-            "intent": self.intent.to_dict(),
-            "action": self.action,
-            "dry_run": self.dry_run,
-            "matched": len(self.matches),
-            "total_memories": self.total_memories,
-            "matches": [m.to_dict() for m in self.matches],
-            "forgotten": self.forgotten,
-            "skipped_pinned": self.skipped_pinned,
-            "vault_entries_forgotten": self.vault_entries_forgotten,
-            "message": self.message,
-            "batch_id": self.batch_id,
-            "audit_seq": self.audit_seq,
-        }
-
-
 def _stem_set(terms: list[str]) -> set[str]:
     return {t[:-1] if len(t) > 3 and t.endswith("s") and not has_cjk(t) else t for t in terms}
 
@@ -332,7 +239,7 @@ def _why(record: MemoryRecord, intent: ForgetIntent, topics: list[Topic]) -> str
 
 
 def forget_request(
-    mem: Memory,
+    ledger: Ledger,
     text: str,
     *,
     user_id: str,
@@ -343,7 +250,7 @@ def forget_request(
     force: bool = False,
     confirm_share: float = 0.5,
     parser: IntentParser | None = None,
-) -> ForgetOutcome:
+) -> ForgetResult:
     """Carry out a forget request in words for ``user_id``.
 
     ``hard`` (or a request that says "delete", "permanently", "彻底删除"…) purges; otherwise the
@@ -359,10 +266,12 @@ def forget_request(
     intent = (parser.parse(text) if parser is not None else None) or parse_intent(text)
     is_hard = hard or intent.hard
     action: Literal["hide", "purge"] = "purge" if is_hard else "hide"
-    outcome = ForgetOutcome(user_id, intent, action, dry_run)
+    outcome = ForgetResult(user_id, intent, action, dry_run)
     statuses = None if is_hard else tuple(s for s in Status if s != Status.HIDDEN)
-    flt = MemoryFilter(tenant=mem.tenant, user_id=user_id, statuses=statuses)
-    outcome.total_memories = mem.store.count(MemoryFilter(tenant=mem.tenant, user_id=user_id, statuses=None))
+    flt = MemoryFilter(tenant=ledger.tenant, user_id=user_id, statuses=statuses)
+    outcome.total_memories = ledger.store.count(
+        MemoryFilter(tenant=ledger.tenant, user_id=user_id, statuses=None)
+    )
     if intent.empty:
         outcome.message = (
             "could not tell what to forget; name it, e.g. 'forget my phone number' or '忘记我的地址'"
@@ -373,7 +282,7 @@ def forget_request(
 
         flt = replace(flt, kinds=intent.kinds)  # a kind alone is a plain filter
     topics = [t for t in TOPICS if t.key in intent.topics]
-    for record in mem.store.query(flt):
+    for record in ledger.store.query(flt):
         why = _why(record, intent, topics)
         if why is not None:
             outcome.matches.append(
@@ -387,7 +296,7 @@ def forget_request(
                     record.content if dry_run else None,
                 )
             )
-    redactor = getattr(mem, "redactor", None)
+    redactor = ledger.redactor
     can_forget_pii = bool(intent.pii_types) and hasattr(redactor, "forget_entities")
     if not outcome.matches:
         outcome.message = "nothing matched this request; nothing was forgotten"
@@ -416,19 +325,19 @@ def forget_request(
             if pinned and not force:
                 outcome.skipped_pinned = [i for i in ids if i in pinned]
                 ids = [i for i in ids if i not in pinned]
-            records = mem.store.get_many(ids, tenant=mem.tenant)
-            done = mem._purge_present(
+            records = ledger.store.get_many(ids, tenant=ledger.tenant)
+            done = ledger.purge(
                 records, reason="forget request", actor=who, policy="forget_request", batch_id=batch
             )
             outcome.forgotten = [r.id for r in done]
         else:
-            outcome.forgotten = mem.hide(
+            outcome.forgotten = ledger.hide(
                 ids, reason="forget request", actor=who, policy="forget_request", batch_id=batch
             )
     if can_forget_pii:
         outcome.vault_entries_forgotten = int(
             redactor.forget_entities(  # type: ignore[union-attr]
-                tenant=mem.tenant, user_id=user_id, entity_types=list(intent.pii_types)
+                tenant=ledger.tenant, user_id=user_id, entity_types=list(intent.pii_types)
             )
         )
     if outcome.forgotten or outcome.vault_entries_forgotten or outcome.matches:
@@ -438,7 +347,7 @@ def forget_request(
             outcome.message += f"; kept {len(outcome.skipped_pinned)} pinned (pass force=True to purge them)"
         if outcome.vault_entries_forgotten:
             outcome.message += f"; forgot {outcome.vault_entries_forgotten} vault entries"
-    entry = mem._audit(
+    entry = ledger.audit(
         "forget_request",
         "user asked to forget",
         ids=outcome.forgotten,

@@ -2,7 +2,7 @@
 
 Two set-based steps, both run by the sweep (``SweepPolicy.evict``):
 
-- ``evict``: memories whose importance score (:mod:`remnant.forgetting.importance`) is under
+- ``evict``: memories whose importance score (:mod:`remnant.core.importance`) is under
   ``threshold`` **and** that nobody accessed for ``unaccessed_days``; pinned ones are exempt.
 - ``evict_capacity``: per user, keep the best ``capacity`` memories by score (pinned first) and
   remove the rest.
@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Literal
 from remnant.core.errors import ValidationError
 from remnant.core.importance import ImportanceWeights
 from remnant.core.model import Kind, Status
+from remnant.engine.ledger import Transition
 from remnant.engine.results import SweepStep
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
-    from remnant.engine.memory import Memory
+    from remnant.engine.ledger import Ledger
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,10 @@ class EvictionPolicy:
 
 
 def eviction_candidates(
-    mem: Memory, policy: EvictionPolicy, now: datetime, *, user_id: str | None = None
+    ledger: Ledger, policy: EvictionPolicy, now: datetime, *, user_id: str | None = None
 ) -> dict[str, list[tuple[str, str, float]]]:
     """What each eviction step would remove now: ``{"evict": [...], "evict_capacity": [...]}``."""
-    base = MemoryFilter(tenant=mem.tenant, user_id=user_id, statuses=policy.statuses, kinds=policy.kinds)
+    base = MemoryFilter(tenant=ledger.tenant, user_id=user_id, statuses=policy.statuses, kinds=policy.kinds)
     w = policy.weights
     t = now.timestamp()
     out: dict[str, list[tuple[str, str, float]]] = {"evict": [], "evict_capacity": []}
@@ -72,12 +73,12 @@ def eviction_candidates(
     idle = replace(
         base, pinned=False, accessed_before=(now - timedelta(days=policy.unaccessed_days)).timestamp()
     )
-    out["evict"] = mem.store.low_importance(
+    out["evict"] = ledger.store.low_importance(
         idle, now=t, decay_per_day=w.decay_per_day, mark_weight=w.mark_weight, below=policy.threshold
     )
     if policy.capacity is not None:
         gone = {c[0] for c in out["evict"]}
-        over = mem.store.over_capacity(
+        over = ledger.store.over_capacity(
             base, now=t, decay_per_day=w.decay_per_day, mark_weight=w.mark_weight, keep=policy.capacity
         )
         out["evict_capacity"] = [c for c in over if c[0] not in gone]
@@ -85,14 +86,14 @@ def eviction_candidates(
 
 
 def run_eviction(
-    mem: Memory, policy: EvictionPolicy, *, batch_id: str, dry_run: bool = False, actor: str | None = None
+    ledger: Ledger, policy: EvictionPolicy, *, batch_id: str, dry_run: bool = False, actor: str | None = None
 ) -> list[SweepStep]:
     """Apply both eviction steps once; each removal is audited under ``batch_id``."""
     if not policy.enabled:
         return []
-    now = mem.now()
+    now = ledger.now()
     steps = []
-    found = eviction_candidates(mem, policy, now)
+    found = eviction_candidates(ledger, policy, now)
     reasons = {
         "evict": (
             "importance",
@@ -108,14 +109,14 @@ def run_eviction(
         ids = [r[0] for r in sorted(rows, key=lambda r: r[1])]
         if not dry_run and ids:
             ids = _apply(
-                mem, policy, ids, action=action, reason=reason, name=name, batch_id=batch_id, actor=actor
+                ledger, policy, ids, action=action, reason=reason, name=name, batch_id=batch_id, actor=actor
             )
         steps.append(SweepStep(action, name, len(ids), ids))
     return steps
 
 
 def _apply(
-    mem: Memory,
+    ledger: Ledger,
     policy: EvictionPolicy,
     ids: list[str],
     *,
@@ -130,26 +131,20 @@ def _apply(
         chunk = ids[start : start + 5000]
         if policy.action == "hide":
             # set-based, and only rows still in an evictable status change (a concurrent sweep may have won)
-            flt = MemoryFilter(tenant=mem.tenant, ids=tuple(chunk), statuses=policy.statuses, pinned=False)
-            with mem.store.transaction():
-                pairs = mem.store.set_status(flt, Status.HIDDEN, reason=reason, at=mem.now().timestamp())
-                by_user: dict[str, list[str]] = {}
-                for mid, user in pairs:
-                    by_user.setdefault(user, []).append(mid)
-                for user, uids in by_user.items():
-                    mem._audit(
-                        action,
-                        reason,
-                        ids=uids,
-                        user_id=user,
-                        policy=name,
-                        batch_id=batch_id,
-                        actor=actor,
-                        summary=f"{len(uids)} memories hidden by eviction",
-                    )
+            flt = MemoryFilter(tenant=ledger.tenant, ids=tuple(chunk), statuses=policy.statuses, pinned=False)
+            change = Transition(
+                Status.HIDDEN,
+                action,
+                reason,
+                policy=name,
+                batch_id=batch_id,
+                actor=actor,
+                summary="memories hidden by eviction",
+            )
+            pairs = ledger.transition(flt, change)
             done.extend(p[0] for p in pairs)
         else:
-            purged = mem._purge_present(
+            purged = ledger.purge(
                 chunk,
                 reason=reason,
                 actor=actor,

@@ -25,7 +25,7 @@ from remnant.engine.results import ErasureReport
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
-    from remnant.engine.memory import Memory
+    from remnant.engine.ledger import Ledger
 
 _MAX_PROBES = 12
 _WORD = re.compile(r"[^\W_]{8,}|[\u4e00-\u9fff]{4,}")
@@ -45,10 +45,10 @@ def _probes(records: list[MemoryRecord]) -> list[str]:
     return list(out)
 
 
-def _derived_summaries(mem: Memory, ids: set[str]) -> list[MemoryRecord]:
-    flt = MemoryFilter(tenant=mem.tenant, kinds=(Kind.SUMMARY,), statuses=None)
+def _derived_summaries(ledger: Ledger, ids: set[str]) -> list[MemoryRecord]:
+    flt = MemoryFilter(tenant=ledger.tenant, kinds=(Kind.SUMMARY,), statuses=None)
     found = []
-    for s in mem.store.query(flt):
+    for s in ledger.store.query(flt):
         src = s.metadata.get("derived_from")
         if isinstance(src, str):
             src = [src]
@@ -77,16 +77,16 @@ def scan_files(files: list[Path], probes: list[str]) -> list[str]:
 
 
 def erase_user(
-    mem: Memory, user_id: str, *, actor: str | None = None, scan_bytes: bool = True
+    ledger: Ledger, user_id: str, *, actor: str | None = None, scan_bytes: bool = True
 ) -> ErasureReport:
     """Purge every trace of ``user_id`` in this tenant and return the verified erasure report."""
     check_identifier(user_id, "user_id")
-    flt = MemoryFilter(tenant=mem.tenant, user_id=user_id, statuses=None)
+    flt = MemoryFilter(tenant=ledger.tenant, user_id=user_id, statuses=None)
     removed: dict[str, int] = defaultdict(int)
     all_ids: list[str] = []
     probes: list[str] = []
     while True:
-        batch = mem.store.query(flt, limit=1000)
+        batch = ledger.store.query(flt, limit=1000)
         if not batch:
             break
         for r in batch:
@@ -94,44 +94,45 @@ def erase_user(
         if len(probes) < _MAX_PROBES * 4:
             probes.extend(_probes(batch))
         all_ids.extend(r.id for r in batch)
-        with mem.store.transaction():
-            mem.store.delete([r.id for r in batch], tenant=mem.tenant)
-    derived = _derived_summaries(mem, set(all_ids))
+        with ledger.store.transaction():
+            ledger.store.delete([r.id for r in batch], tenant=ledger.tenant)
+    derived = _derived_summaries(ledger, set(all_ids))
     if derived:
         probes.extend(_probes(derived))
-        with mem.store.transaction():
-            mem.store.delete([s.id for s in derived], tenant=mem.tenant)
+        with ledger.store.transaction():
+            ledger.store.delete([s.id for s in derived], tenant=ledger.tenant)
         removed["summary_derived"] = len(derived)
     gone = all_ids + [s.id for s in derived]
-    mem.retriever.on_delete(mem, gone)
-    activity_removed = mem.store.forget_activity(mem.tenant, user_id)  # the active-days clock's rows
+    ledger.retriever.on_delete(ledger, gone)
+    activity_removed = ledger.store.forget_activity(ledger.tenant, user_id)  # the active-days clock's rows
     vault_removed = 0
-    if mem.redactor is not None:
-        vault_removed = int(mem.redactor.purge_user(tenant=mem.tenant, user_id=user_id))
+    if ledger.redactor is not None:
+        vault_removed = int(ledger.redactor.purge_user(tenant=ledger.tenant, user_id=user_id))
     # a probe that other memories still legitimately contain proves nothing: drop it
-    probes = [p for p in dict.fromkeys(probes) if not _in_others(mem, p)][:_MAX_PROBES]
-    mem.store.compact()
+    probes = [p for p in dict.fromkeys(probes) if not _in_others(ledger, p)][:_MAX_PROBES]
+    ledger.store.compact()
     checks = {
-        "memories": mem.store.count(flt),
-        "derived_summaries": len(mem.store.get_many([s.id for s in derived], tenant=mem.tenant)),
+        "memories": ledger.store.count(flt),
+        "derived_summaries": len(ledger.store.get_many([s.id for s in derived], tenant=ledger.tenant)),
         "embeddings": sum(
-            len(mem.store.embeddings(flt, model=m)[0]) for m in mem.store.embedding_models(tenant=mem.tenant)
+            len(ledger.store.embeddings(flt, model=m)[0])
+            for m in ledger.store.embedding_models(tenant=ledger.tenant)
         ),
-        "recall": len(mem.store.query(mem.recall_filter(user_id), limit=1)),
-        "retriever": sum(len(mem.retriever.search(mem, p, flt, 5)) for p in probes[:3]),
-        "activity_days": mem.store.active_day_count(mem.tenant, user_id, date.max),
-        "hidden_or_history": mem.store.count(
+        "recall": len(ledger.store.query(ledger.recall_filter(user_id), limit=1)),
+        "retriever": sum(len(ledger.retriever.search(ledger, p, flt, 5)) for p in probes[:3]),
+        "activity_days": ledger.store.active_day_count(ledger.tenant, user_id, date.max),
+        "hidden_or_history": ledger.store.count(
             MemoryFilter(
-                tenant=mem.tenant, user_id=user_id, statuses=tuple(s for s in Status if s != Status.ACTIVE)
+                tenant=ledger.tenant, user_id=user_id, statuses=tuple(s for s in Status if s != Status.ACTIVE)
             )
         ),
     }
-    if scan_bytes and mem.store.files():
-        checks["file_bytes"] = len(scan_files(mem.store.files(), probes))
+    if scan_bytes and ledger.store.files():
+        checks["file_bytes"] = len(scan_files(ledger.store.files(), probes))
     summary = (
         f"{len(gone)} memories erased (" + ", ".join(f"{n} {k}" for k, n in sorted(removed.items())) + ")"
     )
-    entry = mem._audit(
+    entry = ledger.audit(
         "erase_user",
         "right to be forgotten",
         ids=gone,
@@ -146,17 +147,19 @@ def erase_user(
             "probes": len(probes),
         },
     )
-    return ErasureReport(mem.tenant, user_id, mem.now(), dict(removed), vault_removed, checks, entry.seq)
+    return ErasureReport(
+        ledger.tenant, user_id, ledger.now(), dict(removed), vault_removed, checks, entry.seq
+    )
 
 
-def _in_others(mem: Memory, probe: str) -> bool:
+def _in_others(ledger: Ledger, probe: str) -> bool:
     """Whether some remaining memory's content contains ``probe`` verbatim (then it is not evidence)."""
     match = fts_match(probe)
     if match is None:
         return False
-    flt = MemoryFilter(tenant=mem.tenant, statuses=None)
-    for mid, _ in mem.store.lexical_search(match, flt, limit=50):
-        r = mem.store.get(mid, tenant=mem.tenant)
+    flt = MemoryFilter(tenant=ledger.tenant, statuses=None)
+    for mid, _ in ledger.store.lexical_search(match, flt, limit=50):
+        r = ledger.store.get(mid, tenant=ledger.tenant)
         if r is not None and probe in r.content:
             return True
     return False

@@ -1,0 +1,554 @@
+"""The engine's write seam: every change to a memory goes through a :class:`Ledger`.
+
+The ledger owns what must stay consistent whoever writes: building a validated record, inserting
+it (with key supersession and the write hooks), status transitions together with their audit
+entries, purges (with the retriever's index and the vault's values), reinforcement and the
+closed-form decay state. The forgetting policies (:mod:`remnant.engine.forgetting`) and the
+:class:`~remnant.engine.memory.Memory` facade are written on it; none of them reaches past it
+into another module's internals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol, TypedDict, TypeVar
+
+from remnant.core import decay as dk
+from remnant.core.audit import AuditDraft, AuditEntry, describe
+from remnant.core.clock import Clock, ensure_aware
+from remnant.core.decay import DecayConfig, DecayState
+from remnant.core.durations import parse_duration
+from remnant.core.errors import ConflictError, NotFoundError, TransientConflict, ValidationError
+from remnant.core.model import (
+    Kind,
+    MemoryRecord,
+    Status,
+    check_content,
+    check_identifier,
+    check_unit_interval,
+    new_id,
+)
+from remnant.engine.results import Hit
+from remnant.engine.seams import Redactor, Retriever
+from remnant.store.base import MemoryFilter, Store
+
+_MAX_AUDIT_IDS = 5000
+BEFORE_HIDE = "status_before_hide"  # metadata key: the status a hidden memory returns to
+PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")  # the privacy layer's [PHONE_1]
+_CONFLICT_RETRIES = 5
+_T = TypeVar("_T")
+
+
+def retrying(store: Store, call: Callable[[], _T]) -> _T:
+    """Run ``call`` again when the store reports a :class:`TransientConflict` (on PostgreSQL a
+    deadlock or serialization failure between server processes). The store rolled the whole
+    transaction back, so nothing is applied twice. Inside a caller's own transaction the conflict
+    propagates instead: only the outermost transaction can be run again."""
+    attempt = 0
+    while True:
+        try:
+            return call()
+        except TransientConflict:
+            attempt += 1
+            if attempt > _CONFLICT_RETRIES or store.in_transaction():
+                raise
+            time.sleep(random.uniform(0.0, 0.01 * 2**attempt))  # jitter: the racers part ways
+
+
+class WriteOptions(TypedDict, total=False):
+    """The options of a new memory, shared by :meth:`Memory.remember`, ``remember_many`` items and
+    :meth:`Ledger.build` (defaults: kind fact, importance 0.5, confidence 1.0, not pinned, redacted)."""
+
+    kind: Kind | str
+    key: str | None
+    importance: float
+    confidence: float
+    source: str | None
+    agent_id: str | None
+    session_id: str | None
+    pinned: bool
+    ttl: str | timedelta | float | None
+    expires_at: datetime | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+    metadata: Mapping[str, Any] | None
+    redact: bool
+
+
+WRITE_OPTIONS = frozenset(WriteOptions.__annotations__)
+
+
+class WriteHook(Protocol):
+    """Runs inside the write transaction for each new unkeyed memory before it is inserted (the
+    contradiction policy is one); may flag or supersede older memories through the ledger."""
+
+    def before_insert(self, ledger: Ledger, record: MemoryRecord) -> None: ...
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One audited status change: what the memories move to and what the audit entry says."""
+
+    status: Status
+    action: str
+    reason: str
+    policy: str | None = None
+    batch_id: str | None = None
+    actor: str | None = None
+    superseded_by: str | None = None
+    close_validity: bool = False
+    summary: str | None = None  # default: "<n> memories <status>"
+
+
+class Ledger:
+    """Writes memories of one tenant and audits every act of forgetting (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        decay: DecayConfig,
+        tenant: str,
+        retriever: Retriever,
+        redactor: Redactor | None = None,
+        actor: str = "system",
+        hooks: Sequence[WriteHook] = (),
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.decay = decay
+        self.tenant = tenant
+        self.retriever = retriever
+        self.redactor = redactor
+        self.actor = actor
+        self.hooks = list(hooks)
+
+    # -- time and scope ----------------------------------------------------------------------------
+    def now(self) -> datetime:
+        return ensure_aware(self.clock.now(), name="clock.now()")
+
+    def axis(self, user_id: str, at: datetime | None = None) -> float:
+        """The decay-axis position (days) of ``at`` for this user."""
+        at = at or self.now()
+        if self.decay.clock_mode == "wall":
+            return dk.wall_axis(at.timestamp())
+        return float(self.store.active_day_count(self.tenant, user_id, at.date()))
+
+    def mark_active(self, user_id: str, at: datetime) -> None:
+        if self.decay.clock_mode == "active_days":
+            self.store.mark_active(self.tenant, user_id, at.date())
+
+    def filter(self, user_id: str | None = None, **kw: Any) -> MemoryFilter:
+        return MemoryFilter(tenant=self.tenant, user_id=user_id, **kw)
+
+    def recall_filter(
+        self,
+        user_id: str,
+        *,
+        kinds: Sequence[Kind | str] | None = None,
+        keys: Sequence[str] | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        sources: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        as_of: datetime | None = None,
+        include_faded: bool = False,
+        created_after: datetime | None = None,
+        created_before: datetime | None = None,
+    ) -> MemoryFilter:
+        """The strict filter every recall path applies: scope, status, fade, expiry and validity."""
+        check_identifier(user_id, "user_id")
+        now = self.now()
+        at = ensure_aware(as_of, name="as_of") if as_of is not None else now
+        statuses: tuple[Status, ...] = (Status.ACTIVE,)
+        if as_of is not None:
+            # a point-in-time query sees facts that were valid then, even if superseded or expired
+            # since (expiry and validity are checked at as_of by the filter's now/valid_at)
+            statuses = (Status.ACTIVE, Status.SUPERSEDED, Status.EXPIRED)
+        if include_faded:
+            statuses = (*statuses, Status.FADED)
+        return self.filter(
+            user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            kinds=tuple(Kind.parse(k) for k in kinds) if kinds else None,
+            keys=tuple(keys) if keys else None,
+            sources=tuple(sources) if sources else None,
+            tags=tuple(tags) if tags else None,
+            metadata=dict(metadata or {}),
+            statuses=statuses,
+            remembered_at=None if include_faded else self.axis(user_id, now),
+            now=at.timestamp(),
+            valid_at=at.timestamp(),
+            created_after=ensure_aware(created_after).timestamp() if created_after else None,
+            created_before=ensure_aware(created_before).timestamp() if created_before else None,
+        )
+
+    # -- reading -----------------------------------------------------------------------------------
+    def require(self, memory_id: str, *, lock: bool = False) -> MemoryRecord:
+        """The memory, or NotFoundError. ``lock``: inside a transaction, lock its row first, for a
+        read-modify-write that must not overwrite what another writer commits meanwhile."""
+        if not isinstance(memory_id, str) or not memory_id:
+            raise ValidationError("memory id must be a non-empty string")
+        if lock:
+            self.store.lock_rows([memory_id], tenant=self.tenant)
+        record = self.store.get(memory_id, tenant=self.tenant)
+        if record is None:
+            raise NotFoundError(f"no memory {memory_id!r} in tenant {self.tenant!r}")
+        return record
+
+    def strength_of(self, record: MemoryRecord, *, axis: float | None = None) -> float:
+        return dk.strength_at(state_of(record), axis if axis is not None else self.axis(record.user_id))
+
+    def apply_state(self, record: MemoryRecord, state: DecayState) -> None:
+        """Set the record's decay state and the fade time derived from it (the indexed column)."""
+        record.strength0, record.stability, record.anchor, record.pinned = (
+            state.strength0,
+            state.stability,
+            state.anchor,
+            state.pinned,
+        )
+        record.fade_at = dk.fade_at(state, self.decay)
+
+    # -- audit -------------------------------------------------------------------------------------
+    def audit(
+        self,
+        action: str,
+        reason: str,
+        records: Sequence[MemoryRecord] | None = None,
+        *,
+        user_id: str | None = None,
+        ids: Sequence[str] | None = None,
+        policy: str | None = None,
+        batch_id: str | None = None,
+        actor: str | None = None,
+        summary: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> AuditEntry:
+        """Append one entry to the tenant's hash chain (ids, kinds, counts: never the content)."""
+        id_list = list(ids if ids is not None else [r.id for r in records or ()])
+        extra = dict(details or {})
+        if len(id_list) > _MAX_AUDIT_IDS:
+            extra["ids_count"] = len(id_list)
+            extra["ids_sha256"] = hashlib.sha256("\n".join(sorted(id_list)).encode()).hexdigest()
+            id_list = id_list[:_MAX_AUDIT_IDS]
+        return self.store.append_audit(
+            AuditDraft(
+                tenant=self.tenant,
+                at=self.now(),
+                actor=actor or self.actor,
+                action=action,
+                reason=reason,
+                user_id=user_id,
+                policy=policy,
+                batch_id=batch_id,
+                memory_ids=tuple(id_list),
+                summary=summary if summary is not None else describe(records or []),
+                details=extra,
+            )
+        )
+
+    # -- writing -----------------------------------------------------------------------------------
+    def redact(self, text: str, user_id: str) -> str:
+        """Run the configured redactor on text bound for the store (identity when none is set)."""
+        if self.redactor is None:
+            return text
+        return self.redactor.redact(text, tenant=self.tenant, user_id=user_id).text
+
+    def build(self, content: str, *, user_id: str, options: WriteOptions | None = None) -> MemoryRecord:
+        """A validated, redacted new record with its initial decay state (not stored yet)."""
+        opts: WriteOptions = options or {}
+        unknown = set(opts) - WRITE_OPTIONS
+        if unknown:
+            raise ValidationError(f"unknown memory option(s): {', '.join(sorted(unknown))}")
+        check_identifier(user_id, "user_id")
+        check_content(content)
+        kind = Kind.parse(opts.get("kind", Kind.FACT))
+        importance = check_unit_interval(opts.get("importance", 0.5), "importance")
+        confidence = check_unit_interval(opts.get("confidence", 1.0), "confidence")
+        key = opts.get("key")
+        if key is not None:
+            key = check_identifier(key, "key").strip()
+        for name in ("agent_id", "session_id"):
+            value = opts.get(name)
+            if value is not None:
+                check_identifier(value, name)
+        source = opts.get("source")
+        if source is not None and (not isinstance(source, str) or len(source) > 256):
+            raise ValidationError("source must be a string of at most 256 characters")
+        metadata = opts.get("metadata")
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise ValidationError("metadata must be a mapping")
+        meta = dict(metadata or {})
+        try:
+            json.dumps(meta)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+        now = self.now()
+        ttl, expires_at = opts.get("ttl"), opts.get("expires_at")
+        if ttl is not None and expires_at is not None:
+            raise ValidationError("give either ttl or expires_at, not both")
+        if ttl is not None:
+            expires_at = now + parse_duration(ttl)
+        elif expires_at is not None:
+            expires_at = ensure_aware(expires_at, name="expires_at")
+        valid_from, valid_to = opts.get("valid_from"), opts.get("valid_to")
+        valid_from = ensure_aware(valid_from, name="valid_from") if valid_from is not None else None
+        valid_to = ensure_aware(valid_to, name="valid_to") if valid_to is not None else None
+        if valid_from and valid_to and valid_to <= valid_from:
+            raise ValidationError("valid_to must be after valid_from")
+        pinned = bool(opts.get("pinned", False))
+        self.mark_active(user_id, now)
+        text = self.redact(content, user_id) if opts.get("redact", True) else content
+        state = dk.new_state(kind, importance, self.axis(user_id, now), self.decay, pinned=pinned)
+        record = MemoryRecord(
+            id=new_id(),
+            user_id=user_id,
+            content=text,
+            kind=kind,
+            tenant=self.tenant,
+            agent_id=opts.get("agent_id"),
+            session_id=opts.get("session_id"),
+            key=key,
+            source=source,
+            confidence=confidence,
+            importance=importance,
+            pinned=pinned,
+            created_at=now,
+            expires_at=expires_at,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            metadata=meta,
+        )
+        self.apply_state(record, state)
+        return record
+
+    def insert(self, records: Sequence[MemoryRecord], *, supersede: bool = True) -> list[MemoryRecord]:
+        """Store built records in one transaction. With ``supersede`` a keyed memory supersedes the
+        user's current memory with that key, and an unkeyed one goes through the write hooks."""
+        now = self.now()
+        index_text = getattr(self.retriever, "index_text", None)
+        with self.store.transaction():
+            for record in records:
+                if supersede and record.key is not None:
+                    self.transition(
+                        self.filter(
+                            record.user_id,
+                            keys=(record.key,),
+                            statuses=(Status.ACTIVE, Status.FADED),
+                            agent_id=record.agent_id,
+                        ),
+                        Transition(
+                            Status.SUPERSEDED,
+                            "supersede",
+                            f"newer memory {record.id} has the same key",
+                            policy="key",
+                            superseded_by=record.id,
+                            close_validity=True,
+                            summary=f"memories with key {record.key!r} superseded",
+                        ),
+                        at=now,
+                        status_reason=f"superseded by {record.id}",
+                    )
+                elif supersede:
+                    for hook in self.hooks:
+                        hook.before_insert(self, record)
+                # a retriever may index more than the content (speaker, date, neighbouring turns)
+                self.store.insert(
+                    record, index_text=index_text(self, record, records) if index_text else None
+                )
+        self.retriever.on_write(self, [r.id for r in records])
+        return [r.copy() for r in records]
+
+    def transition(
+        self,
+        flt: MemoryFilter,
+        change: Transition,
+        *,
+        at: datetime | None = None,
+        status_reason: str | None = None,
+    ) -> list[tuple[str, str]]:
+        """Move the memories the filter selects to ``change.status`` (set-based: rows already there are
+        not touched, so two racing sweeps cannot apply one change twice) and audit each user's share in
+        the same transaction: an unaudited change cannot survive a crash. Returns (id, user) pairs."""
+        when = at or self.now()
+        with self.store.transaction():
+            pairs = self.store.set_status(
+                flt,
+                change.status,
+                reason=status_reason or change.reason,
+                at=when.timestamp(),
+                superseded_by=change.superseded_by,
+                close_validity=change.close_validity,
+            )
+            for user, ids in _group(pairs).items():
+                self.audit(
+                    change.action,
+                    change.reason,
+                    ids=ids,
+                    user_id=user,
+                    policy=change.policy,
+                    batch_id=change.batch_id,
+                    actor=change.actor,
+                    summary=f"{len(ids)} {change.summary or 'memories ' + change.status.value}",
+                )
+        return pairs
+
+    def hide(
+        self,
+        ids: Sequence[str],
+        *,
+        reason: str,
+        actor: str | None = None,
+        policy: str | None = None,
+        batch_id: str | None = None,
+        action: str = "hide",
+    ) -> list[str]:
+        """Mask memories (reversible); a memory hidden while superseded, expired or faded remembers
+        that status, so unhiding an old address brings it back as history, not as a second current one."""
+        with self.store.transaction():
+            self.store.lock_rows(list(ids), tenant=self.tenant)
+            records = [self.require(i) for i in ids]
+            for r in records:
+                if r.status not in (Status.ACTIVE, Status.HIDDEN):
+                    r.metadata[BEFORE_HIDE] = r.status.value
+                    self.store.update(r)
+            changed = self.store.set_status(
+                self.filter(ids=tuple(ids), statuses=None),
+                Status.HIDDEN,
+                reason=reason,
+                at=self.now().timestamp(),
+            )
+            done = {c[0] for c in changed}
+            for user, recs in by_user([r for r in records if r.id in done]).items():
+                self.audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
+        return [i for i in ids if i in done]
+
+    def purge(
+        self,
+        records: Sequence[MemoryRecord] | Sequence[str],
+        *,
+        reason: str,
+        actor: str | None = None,
+        policy: str | None = None,
+        batch_id: str | None = None,
+        action: str = "purge",
+        skip_pinned: bool = False,
+        scrub: bool = True,
+    ) -> list[MemoryRecord]:
+        """Purge the memories that still exist when the write lock is held and audit exactly those.
+
+        Re-reading inside the transaction is what keeps two concurrent sweeps from purging (and
+        auditing) the same memory twice. Vault values only the purged memories used go with them.
+        """
+        if not records:
+            return []
+        ids = [r if isinstance(r, str) else r.id for r in records]
+        with self.store.transaction():
+            present = self.store.get_many(ids, tenant=self.tenant)
+            if skip_pinned:
+                present = [r for r in present if not r.pinned]
+            if not present:
+                return []
+            self.store.delete([r.id for r in present], tenant=self.tenant)
+            for user, recs in by_user(present).items():
+                self.audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
+                self._release_placeholders(user, recs)
+        self.retriever.on_delete(self, [r.id for r in present])
+        if scrub:
+            self.store.scrub()
+        return present
+
+    def _release_placeholders(self, user_id: str, purged: Sequence[MemoryRecord]) -> None:
+        """Drop vault entries that only the purged memories referred to: a purge takes the value too."""
+        forget = getattr(getattr(self.redactor, "vault", None), "forget_placeholder", None)
+        if forget is None:
+            return
+        wanted = {m for r in purged for m in PLACEHOLDER.findall(r.content)}
+        if not wanted:
+            return
+        still_used: set[str] = set()
+        flt = self.filter(user_id, statuses=None)
+        offset = 0
+        while wanted - still_used:
+            page = self.store.query(flt, limit=2000, offset=offset)
+            if not page:
+                break
+            for r in page:
+                still_used.update(m for m in PLACEHOLDER.findall(r.content) if m in wanted)
+            offset += len(page)
+        for placeholder in sorted(wanted - still_used):
+            forget(self.tenant, user_id, placeholder)
+
+    def reinforce(
+        self,
+        records: Sequence[MemoryRecord],
+        how: dk.Reinforcement,
+        *,
+        scores: Sequence[float] | None = None,
+        at: datetime | None = None,
+    ) -> list[Hit]:
+        """Apply a reinforcement (review or recall) to each memory that still exists; a faded one revives."""
+        now = at or self.now()
+        hits = []
+        with self.store.transaction():
+            # lock, then re-read, so concurrent touches never lose an access or a boost (PostgreSQL
+            # locks the rows in id order; SQLite's transaction already excludes other writers)
+            self.store.lock_rows([r.id for r in records], tenant=self.tenant)
+            for i, seen in enumerate(records):
+                r = self.store.get(seen.id, tenant=self.tenant)
+                if r is None:  # purged meanwhile
+                    continue
+                axis = self.axis(r.user_id, now)
+                self.apply_state(r, dk.reinforce(state_of(r), axis, self.decay, how))
+                r.last_accessed_at = now
+                r.access_count += 1
+                if how == "review":
+                    r.review_count += 1
+                if r.status == Status.FADED:
+                    r.status, r.status_reason, r.status_changed_at = Status.ACTIVE, f"revived by {how}", now
+                self.store.update(r)
+                hits.append(Hit(r.copy(), scores[i] if scores else 0.0, self.strength_of(r, axis=axis)))
+        return hits
+
+    def set_pinned(self, memory_id: str, pinned: bool) -> MemoryRecord:
+        """Pin (never decays, exempt from eviction) or unpin (the curve starts again from full strength)."""
+        with self.store.transaction():
+            record = self.require(memory_id, lock=True)  # read-modify-write: no lost touch
+            if pinned and record.status not in (Status.ACTIVE, Status.FADED):
+                raise ConflictError(
+                    f"memory {memory_id} is {record.status.value}; only active or faded ones can be pinned"
+                )
+            self.apply_state(record, DecayState(1.0, record.stability, self.axis(record.user_id), pinned))
+            if pinned:
+                record.status = Status.ACTIVE
+            self.store.update(record)
+        return record.copy()
+
+
+def state_of(record: MemoryRecord) -> DecayState:
+    return DecayState(record.strength0, record.stability, record.anchor, record.pinned)
+
+
+def by_user(records: Iterable[MemoryRecord]) -> dict[str, list[MemoryRecord]]:
+    out: dict[str, list[MemoryRecord]] = defaultdict(list)
+    for r in records:
+        out[r.user_id].append(r)
+    return out
+
+
+def _group(pairs: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = defaultdict(list)
+    for mid, user in pairs:
+        out[user].append(mid)
+    return out

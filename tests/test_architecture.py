@@ -1,0 +1,257 @@
+"""Layering: no module of src/remnant reaches into another module's underscored (private) names.
+
+Flagged, in every file under src/remnant (parsed with ``ast``, nothing imported):
+
+* an attribute access ``X._name`` (called or not) where ``X`` is not ``self``, ``cls`` or
+  ``super()``, ``_name`` has one leading underscore (not a dunder), and no class or function of the
+  same file defines ``_name``;
+* ``from remnant.x import _name`` (or a relative import) of an underscored name from another module.
+
+Which private names count: only those *defined somewhere in src/remnant* (a ``def``/``class``, an
+assignment to a name or to ``self._name``/``cls._name``, an annotated class attribute, a
+dataclass field). Third-party and standard-library privates such as ``sys._getframe``,
+``os._exit`` or ``namedtuple._replace`` are public-by-convention APIs of other libraries and not a
+layering concern of ours, so a name Remnant never defines is not flagged. Nothing is allow-listed:
+every offence is printed as ``file:line  expr``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "remnant"
+OWNERS = {"self", "cls"}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__") and name != "_"
+
+
+@dataclass(frozen=True)
+class Offence:
+    path: str
+    line: int
+    expr: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}  {self.expr}"
+
+
+def _defined(tree: ast.AST) -> set[str]:
+    """Private names a file defines: defs, classes, assigned names and attributes of self/cls."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id in OWNERS:
+                out.add(node.attr)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)  # keyword parameters such as `_lock=` (not reached through X._)
+        elif isinstance(node, ast.alias) and node.asname is None and "." not in node.name:
+            out.add(node.name)  # `from m import _x` binds _x (itself checked below)
+    return {n for n in out if _private(n)}
+
+
+def _is_owner(base: ast.expr) -> bool:
+    if isinstance(base, ast.Name) and base.id in OWNERS:
+        return True
+    return isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super"
+
+
+def _module_of(path: Path, src: Path) -> str:
+    rel = path.relative_to(src.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(path: Path, src: Path, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = _module_of(path, src).split(".")
+    if path.name != "__init__.py":
+        package.pop()
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def find_offences(src: Path = SRC) -> list[Offence]:
+    files = sorted(src.rglob("*.py"))
+    trees = {p: ast.parse(p.read_text(encoding="utf-8"), filename=str(p)) for p in files}
+    local = {p: _defined(t) for p, t in trees.items()}
+    ours = set().union(*local.values())
+    offences: list[Offence] = []
+    for path, tree in trees.items():
+        rel = str(path.relative_to(src.parents[1]))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _private(node.attr):
+                if _is_owner(node.value) or node.attr in local[path] or node.attr not in ours:
+                    continue
+                offences.append(Offence(rel, node.lineno, ast.unparse(node)))
+            elif isinstance(node, ast.ImportFrom):
+                module = _resolve(path, src, node)
+                if not (module == "remnant" or module.startswith("remnant.")):
+                    continue
+                if module == _module_of(path, src):
+                    continue
+                for alias in node.names:
+                    if _private(alias.name):
+                        offences.append(Offence(rel, node.lineno, f"from {module} import {alias.name}"))
+    return sorted(set(offences), key=lambda o: (o.path, o.line, o.expr))
+
+
+def test_the_checker_flags_what_it_should(tmp_path: Path) -> None:
+    pkg = tmp_path / "src" / "remnant"
+    (pkg / "store").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "store" / "__init__.py").write_text("")
+    (pkg / "store" / "sqlite.py").write_text(
+        "_COLUMNS = ('id',)\n"
+        "class Store:\n"
+        "    def __init__(self):\n        self._lock = None\n"
+        "    def _write(self, q):\n        return self._lock, super()._x, Store._write\n"
+    )
+    (pkg / "engine.py").write_text(
+        "import os, sys\n"
+        "from remnant.store.sqlite import Store, _COLUMNS\n"
+        "from .store.sqlite import _COLUMNS as C\n"
+        "def go(store, row):\n"
+        "    store._write('x')\n"
+        "    return store._lock, os._exit, sys._getframe(), row._replace(), store.__dict__\n"
+    )
+    got = [str(o) for o in find_offences(pkg)]
+    assert got == [
+        "src/remnant/engine.py:2  from remnant.store.sqlite import _COLUMNS",
+        "src/remnant/engine.py:3  from remnant.store.sqlite import _COLUMNS",
+        "src/remnant/engine.py:5  store._write",
+        "src/remnant/engine.py:6  store._lock",
+    ], got
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="known cross-module private accesses on main (forgetting/*, engine/sweep.py -> mem._audit/"
+    "_purge_present/_build/_store_new; store/pg_vault.py -> store._write/_read; cli/forgetting.py -> "
+    "store.sqlite._COLUMNS/_BIG; cli/bench_locomo.py -> eval.locomo._TimedEmbedder) are being removed by "
+    "the src/ re-cut; drop this mark when it lands",
+)
+def test_no_module_reaches_into_another_modules_private_names() -> None:
+    offences = find_offences()
+    print(f"{len(offences)} cross-module private accesses:")
+    for o in offences:
+        print(f"  {o}")
+    assert not offences, "\n".join(["cross-module private accesses:", *map(str, offences)])
+
+
+def _import_graph(src: Path = SRC) -> dict[str, set[str]]:
+    """Module → the remnant modules it imports (lazy and TYPE_CHECKING imports included: a
+    dependency is a dependency wherever the import statement sits)."""
+    modules = {_module_of(p, src): p for p in src.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for mod, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                base = _resolve(path, src, node)
+                # ``from pkg import module`` depends on that module; ``from pkg import name`` on pkg
+                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                while name and name not in modules:
+                    name = name.rpartition(".")[0]
+                if name and name != mod:
+                    graph[mod].add(name)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    comp.append(top)
+                    if top == node:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def _collapse(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:
+    """The graph between the direct children of ``package`` (each child package as one node)."""
+    prefix = package + "."
+
+    def child(mod: str) -> str | None:
+        if not mod.startswith(prefix):
+            return None
+        return prefix + mod[len(prefix) :].split(".")[0]
+
+    out: dict[str, set[str]] = {}
+    for mod, deps in graph.items():
+        a = child(mod)
+        if a is None:
+            continue
+        out.setdefault(a, set())
+        for dep in deps:
+            b = child(dep)
+            if b is not None and b != a:
+                out[a].add(b)
+    return out
+
+
+def test_no_import_cycles_between_modules_or_packages() -> None:
+    graph = _import_graph()
+    found = [" → ".join(c) for c in _cycles(graph)]
+    packages = {m.rpartition(".")[0] for m in graph} | {"remnant"}
+    for package in sorted(packages):
+        found += [f"[{package}] " + " → ".join(c) for c in _cycles(_collapse(graph, package))]
+    assert not found, "import cycles:\n" + "\n".join(found)
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+    graph = {"p.x.m": {"p.y.n"}, "p.y.n": {"p.x.k"}, "p.x.k": set()}
+    assert _cycles(_collapse(graph, "p")) == [["p.x", "p.y"]]
