@@ -9,11 +9,22 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from remnant.cli.eval import eval_cmd
-from remnant.eval.adapters import EvalError, Hangs, MalformedResult, Recalled, check_recalled, context_of
-from remnant.eval.harness import resolve_suites, run_eval
-from remnant.eval.report import write_report
-from remnant.eval.runner import run_case
+from remnant.bench.cli import eval_cmd
+from remnant.bench.eval import adapters
+from remnant.bench.eval.adapters import (
+    ADAPTERS,
+    EvalError,
+    MalformedResult,
+    Recalled,
+    check_recalled,
+    context_of,
+    register_adapter,
+)
+from remnant.bench.eval.harness import resolve_suites, run_eval
+from remnant.bench.eval.report import write_report
+from remnant.bench.eval.runner import run_case
+
+from .broken_adapters import BROKEN, Hangs, Raises
 
 
 class QuickHang(Hangs):
@@ -22,7 +33,7 @@ class QuickHang(Hangs):
 
 @pytest.mark.parametrize("adapter", ["raises", "malformed"])
 def test_broken_adapter_cases_fail_and_the_suite_goes_on(adapter: str) -> None:
-    run = run_eval(["retention", "deletion"], [adapter], quick=True, timeout_s=30)
+    run = run_eval(["retention", "deletion"], [adapter], quick=True, timeout_s=30, factories=BROKEN)
     for suite in ("retention", "deletion"):
         r = run.results[suite][adapter]
         assert r.passed is False
@@ -55,7 +66,7 @@ def test_check_recalled_rejects_malformed_results() -> None:
 
 
 def test_context_of_falls_back_to_recall_within_budget() -> None:
-    from remnant.eval.adapters import RememberEverything
+    from remnant.bench.eval.adapters import RememberEverything
 
     a = RememberEverything()
     for i in range(30):
@@ -72,7 +83,7 @@ def test_unknown_names_are_clear_errors() -> None:
 
 
 def test_report_is_written_even_when_everything_failed(tmp_path: Path) -> None:
-    run = run_eval(["conflict", "retention_curve"], ["raises"], quick=True, timeout_s=10)
+    run = run_eval(["conflict", "retention_curve"], ["raises"], quick=True, timeout_s=10, factories=BROKEN)
     paths = write_report(run, tmp_path)
     data = json.loads(paths["json"].read_text())
     assert data["results"]["conflict"]["raises"]["failures"]
@@ -102,3 +113,24 @@ def test_cli_rejects_unknown_adapter(tmp_path: Path) -> None:
     )
     assert result.exit_code != 0
     assert "unknown adapter" in result.output
+
+
+def test_broken_adapters_are_not_shipped() -> None:
+    assert not set(BROKEN) & set(ADAPTERS)
+    assert {"remnant", "baseline", "vector-baseline", "never-forgets", "forgets-everything"} <= set(ADAPTERS)
+
+
+def test_a_registered_adapter_is_selectable_from_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(adapters, "ADAPTERS", dict(adapters.ADAPTERS))  # the registration ends with the test
+    register_adapter("raises", Raises)
+    with pytest.raises(EvalError, match="already registered"):
+        register_adapter("raises", Raises)
+    result = CliRunner().invoke(
+        eval_cmd, ["--suite", "conflict", "--quick", "--adapter", "raises", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "raises" in result.output and "failed case(s)" in result.output
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["results"]["conflict"]["raises"]["failures"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from remnant.eval import scenarios as sc
-from remnant.eval.adapters import (
+from remnant.bench.eval import scenarios as sc
+from remnant.bench.eval.adapters import (
     ADAPTERS,
     MemoryAdapter,
     RememberEverything,

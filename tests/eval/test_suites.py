@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from remnant.eval.adapters import adapter_factory
-from remnant.eval.runner import SuiteResult
-from remnant.eval.suites import SuiteContext, suite_module
+from remnant.bench.eval.adapters import adapter_factory
+from remnant.bench.eval.runner import SuiteResult
+from remnant.bench.eval.suites import SuiteContext, suite_module
 
 _cache: dict[tuple[str, str], SuiteResult] = {}
 
@@ -111,7 +111,7 @@ def test_same_seed_same_scores_other_seed_other_scenario() -> None:
     a = run("retention", "baseline", seed=3)
     b = run("retention", "baseline", seed=3)
     assert a.to_dict(with_timing=False) == b.to_dict(with_timing=False)
-    from remnant.eval.scenarios import retention
+    from remnant.bench.eval.scenarios import retention
 
     s1 = retention(3, "u", n_used=3, n_unused=1, days=10, chatter_per_day=1)
     s2 = retention(4, "u", n_used=3, n_unused=1, days=10, chatter_per_day=1)

@@ -84,7 +84,7 @@ def test_bench_load_only_then_reuse(tmp_path: Path) -> None:
 def test_bench_rows_are_searchable_like_remembered_ones(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
-    from remnant.cli.forgetting import _bulk_load
+    from remnant.bench.forgetting import _bulk_load
     from remnant.core.clock import ManualClock, from_epoch
     from remnant.engine.memory import Memory
 

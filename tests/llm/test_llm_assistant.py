@@ -250,7 +250,7 @@ def test_assistant_rejects_bad_settings(memory: Memory) -> None:
 
 
 def test_bench_keeps_current_values_and_admits_faded_ones() -> None:
-    from remnant.assistant.bench import run_bench
+    from remnant.bench.assistant import run_bench
 
     result = run_bench(200)
     probes = result["probes"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from remnant.bench.privacy import evaluate
 from remnant.privacy import Detector, EntityType
-from remnant.privacy.bench import evaluate
 from remnant.privacy.corpus import GoldSpan, LabelledSentence, generate_corpus
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from remnant.cli.privacy import bench_privacy, privacy
+from remnant.bench.cli import bench_privacy
+from remnant.cli.privacy import privacy
 from remnant.privacy import Detector, Keyring, Redactor, SqliteVaultStorage, Vault, VaultKey, generate_key
 
 

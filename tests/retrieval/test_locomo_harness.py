@@ -5,8 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from remnant.embed import get_embedder
-from remnant.eval.locomo import (
+from remnant.bench.eval.locomo import (
     InMemoryBackend,
     LocomoFormatError,
     answer_hit,
@@ -16,6 +15,7 @@ from remnant.eval.locomo import (
     normalise_evidence,
     parse_session_date,
 )
+from remnant.embed import get_embedder
 
 CONV = {
     "sample_id": "toy-1",
@@ -107,7 +107,7 @@ def test_evaluate_in_memory_and_engine_agree_on_shape(data_file, tmp_path):
 
 
 def test_cli_runs_through_the_engine(data_file, tmp_path):
-    from remnant.cli.bench_locomo import bench_locomo
+    from remnant.bench.locomo import bench_locomo
 
     out = tmp_path / "res.json"
     chart = tmp_path / "chart.png"

@@ -10,10 +10,10 @@ from pathlib import Path
 import httpx
 from click.testing import CliRunner
 
+from remnant.bench.serve import free_port, start_server, stop_server
 from remnant.cli.serve import keys, serve
 from remnant.core.clock import ManualClock
 from remnant.server.auth import KeyStore
-from remnant.server.bench import free_port, start_server, stop_server
 
 # these tests are about the process (start, stop, logs); the privacy layer has its own tests, and
 # loading its PII model in every subprocess would only make them slow

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from remnant.server.bench import run_bench
+from remnant.bench.serve import run_bench
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from remnant.cli.training import bench_partitions, bench_pool, conflicts, partitions, pool, unlearn
+from remnant.bench.training import bench_partitions, bench_pool
+from remnant.cli.training import conflicts, partitions, pool, unlearn
 from remnant.training.synthetic import ManualDataset
 
 

@@ -9,6 +9,12 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
+
+# Every bench command's own -h/--help, the same as the root group's. Click builds a command's help
+# option once, at its first use: a command first used on its own (the tests invoke them directly)
+# would otherwise keep a bare --help, even later under `remnant`.
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
 
 def machine() -> dict[str, str]:

@@ -3,57 +3,88 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable
+from importlib.metadata import EntryPoint, entry_points
 
 import click
 
 from remnant.cli.core import cli
 
-# Commands of the other layers live in their own modules; each registers itself when present.
-_PLUGINS = (
-    ("remnant.cli.bench_engine", ("bench_engine", "bench")),
-    ("remnant.cli.privacy", ("privacy", "cli"), ("bench_privacy", "bench")),
-    ("remnant.cli.bench_locomo", ("bench_locomo", "bench")),
-    ("remnant.cli.forgetting", ("bench_forgetting", "bench")),
-    (
-        "remnant.cli.assistant",
-        ("chat", "cli"),
-        ("kb", "cli"),
-        ("bench_assistant", "bench"),
-        ("bench_extraction", "bench"),
-    ),
-    (
-        "remnant.cli.training",
-        ("pool", "cli"),
-        ("conflicts", "cli"),
-        ("partitions", "cli"),
-        ("unlearn", "cli"),
-        ("bench_pool", "bench"),
-        ("bench_partitions", "bench"),
-    ),
-    ("remnant.cli.serve", ("serve", "cli"), ("keys", "cli"), ("bench_serve", "bench")),
-    ("remnant.cli.eval", ("eval_cmd", "cli")),
-    ("remnant.cli.transfer", ("export_cmd", "cli"), ("import_cmd", "cli"), ("migrate", "cli")),
+# Commands of the other product layers live in their own modules; each registers itself when present.
+_LAYERS = (
+    ("remnant.cli.privacy", "privacy"),
+    ("remnant.cli.assistant", "chat", "kb"),
+    ("remnant.cli.training", "pool", "conflicts", "partitions", "unlearn"),
+    ("remnant.cli.serve", "serve", "keys"),
+    ("remnant.cli.transfer", "export_cmd", "import_cmd", "migrate"),
 )
+
+# Plug-ins (the ``bench`` and ``eval`` commands, third-party commands) are found through this
+# entry-point group: each entry point names a ``register(cli)`` function.
+PLUGIN_GROUP = "remnant.plugins"
+
+# Fallback for an install whose entry-point metadata predates the group (an editable install made
+# before pyproject.toml declared it): these ``module:function`` names, written as strings so the
+# product CLI has no import of them, are loaded when no entry point already did. The one place.
+_BUILTIN_PLUGINS = ("remnant.bench.cli:register",)
 
 
 def _register() -> None:
-    from remnant.cli.core import bench
-
-    groups: dict[str, click.Group] = {"cli": cli, "bench": bench}
-    for module_name, *entries in _PLUGINS:
+    for module_name, *attrs in _LAYERS:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
             if exc.name and exc.name.startswith("remnant.cli"):
                 continue  # that layer is not part of this build
             raise
-        for attr, group in entries:
+        for attr in attrs:
             command = getattr(module, attr, None)
             if isinstance(command, click.Command):
-                groups[group].add_command(command)
+                cli.add_command(command)
+
+
+def _load(value: str) -> Callable[[click.Group], None] | None:
+    """``module:function`` → the function; ``None`` when the module is not part of this build."""
+    module_name, _, attr = value.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            return None  # metadata newer than the code (or a plug-in uninstalled without its metadata)
+        raise
+    register: Callable[[click.Group], None] = getattr(module, attr or "register")
+    return register
+
+
+def load_plugins(group: click.Group, plugins: Iterable[EntryPoint] | None = None) -> list[str]:
+    """Call every plug-in's ``register(group)``, each once; returns the ``module:function`` names loaded.
+
+    ``plugins`` defaults to the installed ``remnant.plugins`` entry points; the built-in ones are
+    then loaded by name if the metadata did not list them.
+    """
+    if plugins is None:
+        plugins = entry_points(group=PLUGIN_GROUP)
+    loaded: list[str] = []
+    values = [ep.value.replace(" ", "") for ep in plugins]
+    for value in [*values, *_BUILTIN_PLUGINS]:
+        if value in loaded:
+            continue  # the same plug-in listed twice (two dist-infos on the path, or the fallback)
+        try:
+            register = _load(value)
+            if register is None:
+                continue
+            register(group)
+        except Exception as exc:  # a broken third-party plug-in must not take the whole CLI down
+            if value in _BUILTIN_PLUGINS:
+                raise
+            click.echo(f"remnant: plug-in {value} failed to load: {type(exc).__name__}: {exc}", err=True)
+            continue
+        loaded.append(value)
+    return loaded
 
 
 _register()
+load_plugins(cli)
 
 
 def main() -> None:

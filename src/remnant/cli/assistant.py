@@ -1,10 +1,8 @@
-"""``remnant chat``, ``remnant kb`` and ``remnant bench assistant`` / ``remnant bench extraction``."""
+"""``remnant chat`` and ``remnant kb`` (an assistant with memory, and its knowledge base)."""
 
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from typing import Any
 
 import click
@@ -22,7 +20,8 @@ def _llm_option(f: Any) -> Any:
     )(f)
 
 
-def _build_llm(spec: str | None) -> Any:
+def build_llm(spec: str | None) -> Any:
+    """The model an --llm value names (also used by the assistant benchmark)."""
     from remnant.llm.factory import llm_from_config
 
     try:
@@ -54,7 +53,7 @@ def chat(
 
     with errors():
         assistant = Assistant(
-            obj.memory(), _build_llm(llm_spec), token_budget=budget, summary_every=summary_every
+            obj.memory(), build_llm(llm_spec), token_budget=budget, summary_every=summary_every
         )
         click.echo(
             f"Chatting as {user_id} (model: {getattr(assistant.llm, 'name', 'none, offline answers')}). /quit to leave."
@@ -141,86 +140,3 @@ def kb_search(obj: Ctx, query: str, limit: int) -> None:
     with errors():
         for hit in KnowledgeBase(obj.memory()).search(query, k=limit):
             click.echo(f"{hit.doc_id}@{hit.version}  {hit.content}")
-
-
-@click.command(name="assistant")
-@click.option("--turns", type=click.IntRange(20, 2000), default=200, show_default=True)
-@click.option(
-    "--budget", type=click.IntRange(200), default=800, show_default=True, help="Prompt token budget."
-)
-@click.option("--summary-every", type=click.IntRange(1), default=10, show_default=True)
-@_llm_option
-@click.option(
-    "--no-stale-guard", is_flag=True, help="Ablation: keep summary/turn lines that carry replaced values."
-)
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
-def bench_assistant(
-    turns: int,
-    budget: int,
-    summary_every: int,
-    llm_spec: str | None,
-    no_stale_guard: bool,
-    json_path: str | None,
-) -> None:
-    """Scripted customer conversation with changing facts: prompt tokens with Remnant's context vs the
-    full history, and how often the context holds the current value of a changed fact and never a stale one."""
-    from remnant.assistant.bench import GAP, run_bench
-    from remnant.bench import header
-
-    click.echo(header("remnant bench assistant " + shlex.join(sys.argv[3:])))
-    result = run_bench(
-        turns,
-        llm=_build_llm(llm_spec),
-        budget=budget,
-        summary_every=summary_every,
-        stale_guard=not no_stale_guard,
-    )
-    t, p = result["tokens"], result["probes"]
-    guard = "on" if result["stale_guard"] else "off (ablation)"
-    click.echo(f"model: {result['llm']}; stale guard {guard}; {turns} turns in {result['seconds']} s")
-    click.echo(f"prompt tokens per turn   Remnant {t['remnant_mean']:>8}   full history {t['full_mean']:>8}")
-    click.echo(
-        f"prompt tokens in total   Remnant {t['remnant_total']:>8}   full history {t['full_total']:>8}"
-    )
-    for n, row in t["at_turn"].items():
-        click.echo(f"  at turn {n:>4}: Remnant {row['remnant']:>6}   full history {row['full']:>6}")
-    click.echo(
-        f"changed-fact probes: {p['changed_fact_probes']}; context holds the current value and no stale one: "
-        f"Remnant {p['remnant_current_not_stale']:.1%}, full history {p['full_current_not_stale']:.1%}"
-    )
-    click.echo(
-        "  counting an honest 'that has faded, please tell me again' as correct: "
-        f"Remnant {p['remnant_current_or_asked_again_never_stale']:.1%}"
-    )
-    g = p["after_gap"]
-    click.echo(
-        f"after the {GAP.days}-day gap: {g['probes']} probes, {g['current']} current, {g['asked_again']} asked again, "
-        f"{g['stale']} stale"
-    )
-    for topic, row in p["by_topic"].items():
-        click.echo(
-            f"  {topic:<8} {row['remnant_ok']}/{row['probes']} (full history {row['full_ok']}/{row['probes']})"
-        )
-    if json_path:
-        with open(json_path, "w", encoding="utf-8") as fh:
-            json.dump(result, fh, indent=2)
-
-
-@click.command(name="extraction")
-@_llm_option
-def bench_extraction(llm_spec: str | None) -> None:
-    """Precision/recall of the rule and LLM fact extractors on the built-in labelled turns (EN + ZH)."""
-    from remnant.bench import header
-    from remnant.extract.evaluate import evaluate
-
-    click.echo(header("remnant bench extraction " + shlex.join(sys.argv[3:])))
-    for name, row in evaluate(_build_llm(llm_spec)).items():
-        if name == "llm_fallbacks":
-            click.echo(
-                f"model output unusable (rules answered instead): {row['count']} of {row['turns']} turns"
-            )
-            continue
-        click.echo(
-            f"{name:<22} precision {row['precision']:.3f}  recall {row['recall']:.3f}  f1 {row['f1']:.3f}  "
-            f"({row['true_positives']} of {row['predicted']} predicted, {row['gold']} gold)"
-        )

@@ -56,11 +56,6 @@ def cli(ctx: click.Context, db: str | None, tenant: str) -> None:
     ctx.call_on_close(lambda: ctx.obj._memory.close() if ctx.obj._memory else None)
 
 
-@cli.group()
-def bench() -> None:
-    """Benchmarks: print figures with the command and the machine (not tests)."""
-
-
 def json_option(f: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(f)
 

@@ -1,4 +1,4 @@
-"""``remnant serve`` (REST + MCP + inspector), ``remnant keys`` (API keys), ``remnant bench serve``.
+"""``remnant serve`` (REST + MCP + inspector) and ``remnant keys`` (API keys).
 
 Heavy imports (FastAPI, uvicorn, mcp) stay inside the command bodies so ``remnant --help`` is fast.
 """
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import sys
 from typing import Any
 
 import click
@@ -248,43 +247,3 @@ def keys_revoke(obj: dict[str, Any], key_id: str) -> None:
     with errors():
         k = obj["store"].revoke(key_id)
     click.echo(f"revoked {k.key_id} (tenant {k.tenant})")
-
-
-@click.command("serve")
-@click.option("--clients", default=50, show_default=True, type=click.IntRange(1, 1000))
-@click.option("--duration", default=60.0, show_default=True, type=click.FloatRange(1.0), help="Seconds.")
-@click.option("--write-ratio", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0))
-@click.option(
-    "--db",
-    "db_opt",
-    metavar="PATH|URL",
-    help="Database file or postgresql:// URL [default: a temporary SQLite file].",
-)
-@click.option(
-    "--processes",
-    default=1,
-    show_default=True,
-    type=click.IntRange(1, 64),
-    help="Server processes on one database, each on its own port; clients are spread over them.",
-)
-@click.option("--json", "as_json", is_flag=True)
-def bench_serve(
-    clients: int, duration: float, write_ratio: float, db_opt: str | None, processes: int, as_json: bool
-) -> None:
-    """Load the real server on loopback: concurrent clients mixing writes and recalls.
-
-    Starts `remnant serve` in a subprocess (or --processes of them, all on one database) on free
-    ports with an API key, runs the clients for the duration, then counts the stored memories to
-    check that no write was lost.
-    """
-    from remnant.server.bench import run_bench
-
-    result = run_bench(
-        clients=clients, duration=duration, write_ratio=write_ratio, db=db_opt, processes=processes
-    )
-    if as_json:
-        click.echo(json.dumps(result, indent=2))
-    else:
-        click.echo(result["text"])
-    if result["errors"] or result["lost_writes"]:
-        sys.exit(1)

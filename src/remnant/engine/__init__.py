@@ -2,9 +2,19 @@
 policies and what they return."""
 
 from remnant.engine.forgetting import ContradictionPolicy, EvictionPolicy, SweepPolicy
-from remnant.engine.ledger import Ledger, Transition, WriteHook, WriteOptions
-from remnant.engine.memory import Memory, WriteItem
+from remnant.engine.ledger import Ledger, Transition, WriteHook
+from remnant.engine.memory import Memory
+from remnant.engine.options import (
+    Draft,
+    Ingestor,
+    Message,
+    Observation,
+    PlainIngestor,
+    WriteItem,
+    WriteOptions,
+)
 from remnant.engine.results import (
+    AddResult,
     ErasureReport,
     FadedHint,
     ForgetIntent,
@@ -18,7 +28,9 @@ from remnant.engine.results import (
 from remnant.engine.seams import EngineView, LexicalRetriever, Redactor, Retriever
 
 __all__ = [
+    "AddResult",
     "ContradictionPolicy",
+    "Draft",
     "EngineView",
     "ErasureReport",
     "EvictionPolicy",
@@ -27,9 +39,13 @@ __all__ = [
     "ForgetMatch",
     "ForgetResult",
     "Hit",
+    "Ingestor",
     "Ledger",
     "LexicalRetriever",
     "Memory",
+    "Message",
+    "Observation",
+    "PlainIngestor",
     "RecallResult",
     "Redactor",
     "Retriever",

@@ -18,8 +18,8 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any, Protocol, TypedDict, TypeVar
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
 
 from remnant.core import decay as dk
 from remnant.core.audit import AuditDraft, AuditEntry, describe
@@ -36,6 +36,7 @@ from remnant.core.model import (
     check_unit_interval,
     new_id,
 )
+from remnant.engine.options import WRITE_OPTIONS, WriteOptions
 from remnant.engine.results import Hit
 from remnant.engine.seams import Redactor, Retriever
 from remnant.store.base import MemoryFilter, Store
@@ -61,29 +62,6 @@ def retrying(store: Store, call: Callable[[], _T]) -> _T:
             if attempt > _CONFLICT_RETRIES or store.in_transaction():
                 raise
             time.sleep(random.uniform(0.0, 0.01 * 2**attempt))  # jitter: the racers part ways
-
-
-class WriteOptions(TypedDict, total=False):
-    """The options of a new memory, shared by :meth:`Memory.remember`, ``remember_many`` items and
-    :meth:`Ledger.build` (defaults: kind fact, importance 0.5, confidence 1.0, not pinned, redacted)."""
-
-    kind: Kind | str
-    key: str | None
-    importance: float
-    confidence: float
-    source: str | None
-    agent_id: str | None
-    session_id: str | None
-    pinned: bool
-    ttl: str | timedelta | float | None
-    expires_at: datetime | None
-    valid_from: datetime | None
-    valid_to: datetime | None
-    metadata: Mapping[str, Any] | None
-    redact: bool
-
-
-WRITE_OPTIONS = frozenset(WriteOptions.__annotations__)
 
 
 class WriteHook(Protocol):

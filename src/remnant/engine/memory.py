@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -27,8 +27,10 @@ from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.erasure import erase_user
 from remnant.engine.forgetting.requests import forget_request
 from remnant.engine.forgetting.sweep import SweepPolicy, run_sweep
-from remnant.engine.ledger import BEFORE_HIDE, Ledger, WriteOptions, retrying
+from remnant.engine.ledger import BEFORE_HIDE, Ledger, retrying
+from remnant.engine.options import Ingestor, Message, PlainIngestor, WriteItem, WriteOptions
 from remnant.engine.results import (
+    AddResult,
     ErasureReport,
     FadedHint,
     ForgetIntent,
@@ -82,7 +84,9 @@ class Memory:
         redactor: Redactor | None = None,
         actor: str = "system",
         contradictions: ContradictionPolicy | None = None,
+        ingestor: Ingestor | None = None,
     ) -> None:
+        self.ingestor: Ingestor = ingestor or PlainIngestor()
         # unkeyed facts and preferences that likely contradict an active one: flagged by default
         self.contradictions = contradictions if contradictions is not None else ContradictionPolicy()
         self.ledger = Ledger(
@@ -213,6 +217,88 @@ class Memory:
                     raise ValidationError("each item needs a content and a user_id string")
                 records.append(self.ledger.build(content, user_id=user_id, options=cast(WriteOptions, opts)))
             return self.ledger.insert(records, supersede=supersede)
+
+    def add(
+        self,
+        messages: str | Message | Mapping[str, Any] | Sequence[Message | Mapping[str, Any] | str],
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        infer: bool = True,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> AddResult:
+        """Remember a conversation: the one call for chat turns.
+
+        Each message becomes an episode whose importance is the ingestor's judgement of how much
+        it matters (a stated plan, a change of job, a habit: high; a greeting, thanks, weather:
+        low), with any expiry it states in words; the facts the ingestor finds become keyed
+        memories that supersede older values. ``infer=False`` stores the messages as they are,
+        at the ingestor's default importance, without extraction. One transaction for all.
+        """
+        if isinstance(messages, (str, Message, Mapping)):
+            messages = [messages]
+        parsed = [Message.parse(m) for m in messages]
+        if not parsed:
+            raise ValidationError("add needs at least one message")
+        return retrying(
+            self.store,
+            lambda: self._add(parsed, user_id, session_id, agent_id, infer, dict(metadata or {})),
+        )
+
+    def _add(
+        self,
+        messages: list[Message],
+        user_id: str,
+        session_id: str | None,
+        agent_id: str | None,
+        infer: bool,
+        metadata: dict[str, Any],
+    ) -> AddResult:
+        out = AddResult()
+        recent: list[str] = []
+        scope: WriteOptions = {"session_id": session_id, "agent_id": agent_id}
+        with self.store.transaction():
+            for message in messages:
+                if not message.content.strip() or message.role in ("system", "tool"):
+                    continue
+                seen = self.ingestor.observe(message, recent=recent[-4:])
+                importance = seen.importance if infer else PlainIngestor().observe(message).importance
+                meta = {**metadata, "role": message.role}
+                if message.name:
+                    meta["speaker"] = message.name
+                episode = self.ledger.build(
+                    message.content,
+                    user_id=user_id,
+                    options={
+                        **scope,
+                        "kind": Kind.EPISODE,
+                        "importance": importance,
+                        "source": "chat",
+                        "ttl": seen.ttl if infer else None,
+                        "metadata": meta,
+                    },
+                )
+                drafts = seen.facts if infer else ()
+                facts = [
+                    self.ledger.build(
+                        d.content,
+                        user_id=user_id,
+                        options={
+                            **scope,
+                            **d.options,
+                            "metadata": {**(d.options.get("metadata") or {}), "from_episode": episode.id},
+                        },
+                    )
+                    for d in drafts
+                ]
+                stored = self.ledger.insert([episode, *facts])
+                out.episodes.append(stored[0])
+                out.facts.extend(stored[1:])
+                if seen.reasons:
+                    out.reasons[episode.id] = list(seen.reasons)
+                recent.append(message.content)
+        return out
 
     # -- reading -----------------------------------------------------------------------------------
     def get(self, memory_id: str) -> MemoryRecord:
@@ -609,10 +695,3 @@ class Memory:
 
     def files(self) -> list[Path]:
         return self.store.files()
-
-
-class WriteItem(WriteOptions, total=False):
-    """One item of :meth:`Memory.remember_many`: ``content`` and ``user_id`` plus any write option."""
-
-    content: str
-    user_id: str

@@ -231,3 +231,24 @@ class ForgetResult:
             "batch_id": self.batch_id,
             "audit_seq": self.audit_seq,
         }
+
+
+@dataclass
+class AddResult:
+    """What :meth:`Memory.add` stored for a conversation: one episode per message, the facts the
+    ingestor drew from them, and how much each message was judged to matter."""
+
+    episodes: list[MemoryRecord] = field(default_factory=list)
+    facts: list[MemoryRecord] = field(default_factory=list)
+    reasons: dict[str, list[str]] = field(default_factory=dict)  # episode id → why it scored so
+
+    @property
+    def memories(self) -> list[MemoryRecord]:
+        return [*self.episodes, *self.facts]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "episodes": [r.to_dict() for r in self.episodes],
+            "facts": [r.to_dict() for r in self.facts],
+            "reasons": self.reasons,
+        }

@@ -3,7 +3,7 @@
 If examples arrive evenly over the last ``T`` days and are drawn with weight 0.5^(age/h), the
 ages of drawn examples follow a truncated exponential: density proportional to 2^(-a/h) on
 [0, T]. For any pool (even arrival or not) the half-life can be estimated back from the draws
-by maximum likelihood, which is what the tests and ``remnant bench pool`` compare against.
+by maximum likelihood, which is what the tests and the pool benchmark (``bench pool``) compare against.
 """
 
 from __future__ import annotations

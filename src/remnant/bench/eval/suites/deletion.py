@@ -16,10 +16,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from remnant.eval.adapters import AdapterFactory, MemoryAdapter, check_recalled, context_of, supports_requests
-from remnant.eval.runner import SuiteResult, ratio, run_case
-from remnant.eval.scenarios import Secret, deletion
-from remnant.eval.suites import SuiteContext
+from remnant.bench.eval.adapters import (
+    AdapterFactory,
+    MemoryAdapter,
+    check_recalled,
+    context_of,
+    supports_requests,
+)
+from remnant.bench.eval.runner import SuiteResult, ratio, run_case
+from remnant.bench.eval.scenarios import Secret, deletion
+from remnant.bench.eval.suites import SuiteContext
 
 NAME = "deletion"
 DEFINITION = (

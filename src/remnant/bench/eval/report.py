@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from remnant.eval.runner import CaseOutcome, SuiteResult
+from remnant.bench.eval.runner import CaseOutcome, SuiteResult
 
 COLORS = ["#1f6f8b", "#c8553d", "#588b3d", "#8d6cab", "#d4a017", "#555555"]
 

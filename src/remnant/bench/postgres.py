@@ -1,6 +1,6 @@
 """Vector search on PostgreSQL (pgvector HNSW) against SQLite (exact numpy), at one size.
 
-``python -m remnant.store.bench_pg --db postgresql://… --n 100000 --dim 384`` loads ``n`` memories
+``python -m remnant.bench.postgres --db postgresql://… --n 100000 --dim 384`` loads ``n`` memories
 spread over ``users`` users with clustered unit vectors into a fresh PostgreSQL schema and a temp
 SQLite file, then times ``vector_search`` across a tenant and within one user, and measures the
 HNSW recall@10 against exact search. ``remnant bench engine --db postgresql://…`` covers the rest

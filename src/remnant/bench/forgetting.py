@@ -15,6 +15,8 @@ from typing import Any
 
 import click
 
+from remnant.bench import CONTEXT_SETTINGS
+
 
 def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, settled: bool) -> float:
     """Insert ``n`` synthetic memories a year deep in big transactions; returns seconds taken.
@@ -208,7 +210,7 @@ def _sweep_figures(path: Path, n: int, users: int, now_epoch: float, settled: bo
     return out
 
 
-@click.command(name="forgetting")
+@click.command("forgetting", context_settings=CONTEXT_SETTINGS)
 @click.option("--sizes", default="100000,1000000", show_default=True, help="Comma-separated memory counts.")
 @click.option("--users", type=click.IntRange(1), default=1000, show_default=True)
 @click.option("--db", "db_dir", type=click.Path(file_okay=False), help="Folder for the bench databases.")

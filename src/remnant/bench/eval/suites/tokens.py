@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from remnant.eval.adapters import AdapterFactory, MemoryAdapter, context_of
-from remnant.eval.runner import SuiteResult, ratio, run_case
-from remnant.eval.scenarios import dialogue
-from remnant.eval.suites import SuiteContext
-from remnant.eval.tokencount import count_tokens, tokenizer_name
+from remnant.bench.eval.adapters import AdapterFactory, MemoryAdapter, context_of
+from remnant.bench.eval.runner import SuiteResult, ratio, run_case
+from remnant.bench.eval.scenarios import dialogue
+from remnant.bench.eval.suites import SuiteContext
+from remnant.bench.eval.tokencount import count_tokens, tokenizer_name
 
 NAME = "tokens"
 DEFINITION = (

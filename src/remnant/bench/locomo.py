@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from remnant.bench import CONTEXT_SETTINGS
+
 
 def _embedder(name: str, threads: int, cache_dir: str | None) -> Any:
     from remnant.embed import CachedEmbedder, NpzVectorCache, get_embedder
@@ -29,12 +31,12 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
     from datetime import UTC
 
     from remnant.bench import percentile
+    from remnant.bench.eval.locomo import TimedEmbedder, latest_session
     from remnant.core.clock import ManualClock
     from remnant.engine.memory import Memory
-    from remnant.eval.locomo import _TimedEmbedder, latest_session
     from remnant.retrieval.retriever import HybridRetriever
 
-    timed = _TimedEmbedder(embedder)
+    timed = TimedEmbedder(embedder)
     when = latest_session(conversations)
     clock = ManualClock(when.replace(tzinfo=UTC)) if when else None
     path = Path(db_dir) / "locomo-scale.db"
@@ -85,7 +87,7 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
             Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-@click.command("locomo")
+@click.command("locomo", context_settings=CONTEXT_SETTINGS)
 @click.option(
     "--data",
     "data_path",
@@ -137,7 +139,7 @@ def bench_locomo(
     (hybrid recall), bm25 (the store's FTS5 BM25 over the content) and vector (embeddings only).
     """
     from remnant.bench import header
-    from remnant.eval.locomo import engine_backends, format_report, load_locomo, run_bench, write_chart
+    from remnant.bench.eval.locomo import engine_backends, format_report, load_locomo, run_bench, write_chart
 
     names = [s.strip() for s in systems.split(",") if s.strip()]
     unknown = set(names) - {"remnant", "bm25", "vector"}

@@ -16,9 +16,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from remnant.eval.adapters import AdapterFactory, MemoryAdapter
-from remnant.eval.runner import SuiteResult, run_case
-from remnant.eval.suites import SuiteContext
+from remnant.bench.eval.adapters import AdapterFactory, MemoryAdapter
+from remnant.bench.eval.runner import SuiteResult, run_case
+from remnant.bench.eval.suites import SuiteContext
 
 NAME = "retention_curve"
 DEFINITION = (

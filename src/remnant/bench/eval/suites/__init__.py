@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from remnant.eval.adapters import AdapterFactory, EvalError
-from remnant.eval.runner import SuiteResult
+from remnant.bench.eval.adapters import AdapterFactory, EvalError
+from remnant.bench.eval.runner import SuiteResult
 
 
 @dataclass(frozen=True)
@@ -45,5 +45,5 @@ def suite_module(name: str) -> ModuleType:
     if name not in SUITE_NAMES:
         raise EvalError(f"unknown suite {name!r}; choose from all, {', '.join(SUITE_NAMES)}")
     if name == "retention_curve":
-        return importlib.import_module("remnant.eval.retention_curve")
-    return importlib.import_module(f"remnant.eval.suites.{name}")
+        return importlib.import_module("remnant.bench.eval.retention_curve")
+    return importlib.import_module(f"remnant.bench.eval.suites.{name}")

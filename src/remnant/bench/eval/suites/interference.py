@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from remnant.eval.adapters import AdapterFactory, MemoryAdapter, check_recalled
-from remnant.eval.runner import SuiteResult, ratio, run_case
-from remnant.eval.scenarios import interference
-from remnant.eval.suites import SuiteContext
+from remnant.bench.eval.adapters import AdapterFactory, MemoryAdapter, check_recalled
+from remnant.bench.eval.runner import SuiteResult, ratio, run_case
+from remnant.bench.eval.scenarios import interference
+from remnant.bench.eval.suites import SuiteContext
 
 NAME = "interference"
 DEFINITION = (

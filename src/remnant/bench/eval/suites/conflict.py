@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from remnant.eval.adapters import AdapterFactory, MemoryAdapter, check_recalled, context_of
-from remnant.eval.runner import SuiteResult, ratio, run_case
-from remnant.eval.scenarios import conflict
-from remnant.eval.suites import SuiteContext
+from remnant.bench.eval.adapters import AdapterFactory, MemoryAdapter, check_recalled, context_of
+from remnant.bench.eval.runner import SuiteResult, ratio, run_case
+from remnant.bench.eval.scenarios import conflict
+from remnant.bench.eval.suites import SuiteContext
 
 NAME = "conflict"
 DEFINITION = (

@@ -7,10 +7,10 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
-from remnant.eval.adapters import AdapterFactory, EvalError, adapter_factory
-from remnant.eval.report import EvalRun
-from remnant.eval.runner import CaseOutcome, SuiteResult
-from remnant.eval.suites import SUITE_NAMES, SuiteContext, suite_module
+from remnant.bench.eval.adapters import AdapterFactory, EvalError, adapter_factory
+from remnant.bench.eval.report import EvalRun
+from remnant.bench.eval.runner import CaseOutcome, SuiteResult
+from remnant.bench.eval.suites import SUITE_NAMES, SuiteContext, suite_module
 
 
 def resolve_suites(names: Sequence[str]) -> list[str]:

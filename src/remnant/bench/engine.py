@@ -14,6 +14,8 @@ from typing import Any
 
 import click
 
+from remnant.bench import CONTEXT_SETTINGS
+
 _SYLLABLES = (
     "ka",
     "lo",
@@ -236,7 +238,7 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
     return rows
 
 
-@click.command(name="engine")
+@click.command("engine", context_settings=CONTEXT_SETTINGS)
 @click.option("--db", "db", help="Run against this database (default: a fresh temp SQLite file per size).")
 @click.option("--sizes", default="10000,100000", show_default=True, help="Comma-separated memory counts.")
 @click.option("--queries", type=click.IntRange(10), default=200, show_default=True)

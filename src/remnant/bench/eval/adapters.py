@@ -17,8 +17,12 @@ Shipped adapters:
   uses; it deletes what it is explicitly told to (by id or key) but never decays or supersedes.
 * ``vector-baseline`` — the same, ranking by cosine similarity of static 64-d embeddings
   (``tokenlearn-static-model``), the cheapest "vector store that never forgets".
-* deliberately broken ones for tests: ``never-forgets`` (ignores every forget and erasure),
-  ``forgets-everything`` (recalls nothing), and ``raises`` / ``hangs`` / ``malformed``.
+* the two extremes a forgetting score must tell apart: ``never-forgets`` (acknowledges every
+  forget and erasure, deletes nothing) and ``forgets-everything`` (recalls nothing).
+
+More adapters (another memory system, or the deliberately broken ones the tests use to show that a
+crash, a hang or a malformed answer fails its case) come in through :func:`register_adapter`, or
+per run through ``run_eval(..., factories={name: factory})``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import json
 import math
 import shutil
 import tempfile
-import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,9 +40,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from remnant.bench.eval.tokencount import count_tokens
 from remnant.core.errors import RemnantError
 from remnant.core.text import query_terms
-from remnant.eval.tokencount import count_tokens
 
 SIM_START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)  # a Monday; every simulation starts here
 
@@ -501,9 +504,9 @@ class VectorRememberEverything(RememberEverything):
         return super()._delete(ids)
 
 
-# -- deliberately broken adapters (the suites must catch them) -----------------------------------------
+# -- the extremes: never forgets, forgets everything ----------------------------------------------------
 class NeverForgets(RememberEverything):
-    """Broken: acknowledges forget requests and erasure but deletes nothing."""
+    """Acknowledges forget requests and erasure but deletes nothing (a deletion score must be 0)."""
 
     name = "never-forgets"
 
@@ -522,7 +525,7 @@ class NeverForgets(RememberEverything):
 
 
 class ForgetsEverything(RememberEverything):
-    """Broken: stores nothing it can give back; every recall and context is empty."""
+    """Stores nothing it can give back; every recall and context is empty (a retention score must be 0)."""
 
     name = "forgets-everything"
 
@@ -536,35 +539,6 @@ class ForgetsEverything(RememberEverything):
         return False
 
 
-class Raises(RememberEverything):
-    """Broken: every recall raises."""
-
-    name = "raises"
-
-    def recall(self, user_id: str, query: str, k: int = 5) -> list[Recalled]:
-        raise RuntimeError("recall exploded (deliberately broken adapter)")
-
-
-class Hangs(RememberEverything):
-    """Broken: recall never answers in time (sleeps far past any per-case timeout)."""
-
-    name = "hangs"
-    sleep_s = 3600.0
-
-    def recall(self, user_id: str, query: str, k: int = 5) -> list[Recalled]:
-        time.sleep(self.sleep_s)
-        return []
-
-
-class Malformed(RememberEverything):
-    """Broken: recall returns things that are not recalled memories."""
-
-    name = "malformed"
-
-    def recall(self, user_id: str, query: str, k: int = 5) -> list[Recalled]:
-        return [42, {"oops": True}]  # type: ignore[list-item]
-
-
 def _private() -> MemoryAdapter:
     return RemnantAdapter(privacy=True, label="remnant-private")
 
@@ -576,10 +550,16 @@ ADAPTERS: dict[str, AdapterFactory] = {
     "vector-baseline": VectorRememberEverything,
     "never-forgets": NeverForgets,
     "forgets-everything": ForgetsEverything,
-    "raises": Raises,
-    "hangs": Hangs,
-    "malformed": Malformed,
 }
+
+
+def register_adapter(name: str, factory: AdapterFactory, *, replace: bool = False) -> None:
+    """Make ``factory`` selectable as ``name`` (``remnant eval --adapter NAME``, ``run_eval``)."""
+    if not name or not callable(factory):
+        raise EvalError("an adapter needs a name and a callable factory")
+    if name in ADAPTERS and not replace:
+        raise EvalError(f"adapter {name!r} is already registered")
+    ADAPTERS[name] = factory
 
 
 def adapter_factory(name: str) -> AdapterFactory:

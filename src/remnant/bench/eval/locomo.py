@@ -541,7 +541,7 @@ def write_chart(results: dict[str, Any], path: str | Path) -> None:
 # --------------------------------------------------------------------------- the real engine
 
 
-class _TimedEmbedder:
+class TimedEmbedder:
     """Wraps an embedder to measure the time spent embedding (reported apart from search)."""
 
     def __init__(self, inner: Embedder) -> None:
@@ -593,7 +593,7 @@ class EngineBackend:
         from remnant.engine.memory import Memory
 
         self.name = name
-        self._embedder = _TimedEmbedder(embedder) if embedder is not None else None
+        self._embedder = TimedEmbedder(embedder) if embedder is not None else None
         start = (latest or datetime(2030, 1, 1)).replace(tzinfo=UTC)
         self.clock = ManualClock(start)
         path = Path(db_dir) / f"locomo-{name}.db"

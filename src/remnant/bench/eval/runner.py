@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from remnant.eval.adapters import AdapterFactory, MemoryAdapter
+from remnant.bench.eval.adapters import AdapterFactory, MemoryAdapter
 
 
 @dataclass

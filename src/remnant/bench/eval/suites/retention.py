@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from remnant.eval.adapters import AdapterFactory, MemoryAdapter, check_recalled
-from remnant.eval.runner import SuiteResult, ratio, run_case
-from remnant.eval.scenarios import retention
-from remnant.eval.suites import SuiteContext
+from remnant.bench.eval.adapters import AdapterFactory, MemoryAdapter, check_recalled
+from remnant.bench.eval.runner import SuiteResult, ratio, run_case
+from remnant.bench.eval.scenarios import retention
+from remnant.bench.eval.suites import SuiteContext
 
 NAME = "retention"
 DEFINITION = (

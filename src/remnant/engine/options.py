@@ -1,0 +1,104 @@
+"""The option objects of the engine's verbs: what a new memory can say about itself, and what an
+ingestor makes of one conversation message."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol, TypedDict
+
+from remnant.core.errors import ValidationError
+from remnant.core.model import Kind
+
+
+class WriteOptions(TypedDict, total=False):
+    """The options of a new memory, shared by :meth:`Memory.remember`, ``remember_many`` items,
+    ingest drafts and :meth:`Ledger.build` (defaults: kind fact, importance 0.5, confidence 1.0,
+    not pinned, redacted)."""
+
+    kind: Kind | str
+    key: str | None
+    importance: float
+    confidence: float
+    source: str | None
+    agent_id: str | None
+    session_id: str | None
+    pinned: bool
+    ttl: str | timedelta | float | None
+    expires_at: datetime | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+    metadata: Mapping[str, Any] | None
+    redact: bool
+
+
+WRITE_OPTIONS = frozenset(WriteOptions.__annotations__)
+
+
+class WriteItem(WriteOptions, total=False):
+    """One item of :meth:`Memory.remember_many`: ``content`` and ``user_id`` plus any write option."""
+
+    content: str
+    user_id: str
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a conversation, as :meth:`Memory.add` takes it (a mapping with ``role`` and
+    ``content`` works too, as in the OpenAI chat format)."""
+
+    content: str
+    role: str = "user"
+    name: str | None = None  # the speaker's name, when the app knows it
+
+    @classmethod
+    def parse(cls, item: Message | Mapping[str, Any] | str) -> Message:
+        if isinstance(item, Message):
+            return item
+        if isinstance(item, str):
+            return cls(item)
+        if not isinstance(item, Mapping):
+            raise ValidationError("a message is a string or a mapping with 'role' and 'content'")
+        content, role, name = item.get("content"), item.get("role", "user"), item.get("name")
+        if not isinstance(content, str):
+            raise ValidationError("a message's 'content' must be a string")
+        if not isinstance(role, str) or role not in ("user", "assistant", "system", "tool"):
+            raise ValidationError(f"a message's 'role' must be user, assistant, system or tool, got {role!r}")
+        if name is not None and not isinstance(name, str):
+            raise ValidationError("a message's 'name' must be a string")
+        return cls(content, role, name)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A memory an ingestor proposes besides the message itself (an extracted fact)."""
+
+    content: str
+    options: WriteOptions = field(default_factory=lambda: WriteOptions())
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What an ingestor makes of one message: how much the message itself matters (its salience,
+    the episode's importance), when it expires if it says so, and the facts it carries."""
+
+    importance: float
+    facts: Sequence[Draft] = ()
+    ttl: timedelta | None = None
+    reasons: tuple[str, ...] = ()  # why it scored as it did (features that fired), for inspection
+
+
+class Ingestor(Protocol):
+    """Turns a conversation message into an :class:`Observation`, offline (rules, a small model)
+    or with an LLM; ``recent`` holds the texts of the messages just before it, oldest first."""
+
+    def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation: ...
+
+
+class PlainIngestor:
+    """The engine's own ingestor: no extraction, a fixed low importance for every message (the
+    composition layer installs a real one, see :func:`remnant.config.build_memory`)."""
+
+    def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
+        return Observation(importance=0.2 if message.role == "user" else 0.1)
