@@ -80,15 +80,16 @@ def build_redactor(store: Store) -> Redactor | None:
     conn = getattr(store, "connection", None)
     if conn is not None:
         return PrivacyRedactor.for_sqlite(conn, keyring=keyring, policy=policy)
-    factory = getattr(store, "vault_storage", None)
-    if factory is None:
+    from remnant.privacy import Vault
+    from remnant.privacy.pg_storage import PgVaultStorage
+    from remnant.store.sql import SQLStore
+
+    if not isinstance(store, SQLStore):
         raise StoreError(
             f"the {type(store).__name__} has no vault storage; set REMNANT_PRIVACY=off to run "
             "without redaction"
         )
-    from remnant.privacy import Vault
-
-    return PrivacyRedactor(Vault(factory(), keyring), policy)
+    return PrivacyRedactor(Vault(PgVaultStorage(store), keyring), policy)
 
 
 def _create_key_file(key_file: Path, key: str) -> None:

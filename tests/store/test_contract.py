@@ -405,3 +405,83 @@ def test_reopen_keeps_data(backend_url: str) -> None:
     with open_store(backend_url) as s:
         assert s.get(r.id) == r
         assert s.schema_version() >= 1
+
+
+# -- the two backends agree ----------------------------------------------------------------------
+ALL_ORDERS = (
+    "created_at",
+    "-created_at",
+    "fade_at",
+    "-fade_at",
+    "last_accessed_at",
+    "-last_accessed_at",
+    "importance",
+    "-importance",
+)
+
+
+def test_every_order_is_the_same_on_both_backends(tmp_path: Path, pg_url: str) -> None:
+    # ties on every sort key, NULL access times and never-fading memories: where backends differ
+    records = [
+        rec(
+            f"memory {i}",
+            created_at=T0 + timedelta(hours=i % 3),
+            fade_at=math.inf if i % 5 == 0 else 20460.0 + i % 2,
+            last_accessed_at=None if i % 4 == 0 else T0 + timedelta(minutes=i % 3),
+            importance=(i % 3) / 2,
+        )
+        for i in range(24)
+    ]
+    orders: dict[str, dict[str, list[str]]] = {}
+    for name, url in (("sqlite", str(tmp_path / "r.db")), ("postgres", pg_url)):
+        with open_store(url) as s:
+            for r in records:
+                s.insert(r)
+            flt = MemoryFilter(statuses=None)
+            orders[name] = {o: [r.id for r in s.query(flt, order=o)] for o in ALL_ORDERS}  # type: ignore[arg-type]
+            orders[name]["page"] = [r.id for r in s.query(flt, order="-fade_at", limit=5, offset=3)]
+            orders[name]["offset"] = [r.id for r in s.query(flt, order="importance", offset=20)]
+    assert orders["sqlite"] == orders["postgres"]
+    assert len(orders["sqlite"]["offset"]) == 4
+
+
+def test_importance_sql_matches_python_on_a_grid(store: Store) -> None:
+    from itertools import product
+
+    from remnant.core.importance import ImportanceWeights, importance_score_raw
+    from remnant.store.filter_sql import importance_params, importance_sql
+    from remnant.store.sql import SQLStore
+
+    assert isinstance(store, SQLStore)
+    d = store.dialect
+    num = f"CAST({d.ph} AS DOUBLE PRECISION)"
+    query = (
+        f"SELECT {importance_sql(d)} FROM (SELECT {num} AS created_at, {num} AS last_accessed_at, "
+        f"CAST({d.ph} AS INTEGER) AS access_count, {num} AS confidence, {num} AS importance) m"
+    )
+    now = 1_800_000_000.0
+    day = 86_400.0
+    grid = product(
+        (0.0, 0.5, 30.0, 400.0, 200_000.0),  # age in days (the last one underflows the decay)
+        (None, 0.0, 3.0),  # days between creation and last access
+        (0, 1, 7),  # access count
+        (0.3, 1.0),  # confidence
+        (0.0, 0.9),  # the user's importance mark
+        ((0.99, 4.0), (0.5, 0.0), (1.0, 2.0)),  # decay per day, mark weight
+    )
+    for age, since, count, conf, imp, (decay, mark) in grid:
+        created = now - age * day
+        accessed = None if since is None else created + since * day
+        want = importance_score_raw(
+            now=now,
+            created_at=created,
+            last_accessed_at=accessed,
+            access_count=count,
+            confidence=conf,
+            importance=imp,
+            pinned=False,
+            weights=ImportanceWeights(decay, mark),
+        )
+        params = [*importance_params(now, decay, mark), created, accessed, count, conf, imp]
+        got = float(store.fetch(query, params)[0][0])
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-300), (age, since, count, conf, imp, decay, mark)

@@ -134,10 +134,12 @@ def test_concurrent_first_open_migrates_once(pg_url: str) -> None:
     for t in threads:
         t.join(60)
     assert errors == []
-    from remnant.store.postgres import _migrations
+    from remnant.store.migrations import MEMORIES
 
     with PostgresStore(pg_url) as s:
-        assert s.schema_version() == _migrations()[-1][0]  # every migration applied, once
+        latest = MEMORIES.migrations("postgres")[-1].number
+        assert s.schema_version() == latest  # every migration applied, once
+        assert s.fetch(f"SELECT COUNT(*) FROM {MEMORIES.table}") == [(latest,)]
 
 
 def test_racing_writers_of_one_key_leave_one_current_memory(pg_url: str) -> None:

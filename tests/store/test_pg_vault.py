@@ -7,7 +7,7 @@ import pytest
 
 from remnant.config import build_memory
 from remnant.privacy import generate_key
-from remnant.store.pg_vault import PgVaultStorage
+from remnant.privacy.pg_storage import PgVaultStorage
 from remnant.store.postgres import PostgresStore
 
 pytestmark = pytest.mark.pg
@@ -43,7 +43,7 @@ def test_vault_storage_contract(pg_url: str) -> None:
     from remnant.privacy.storage import VaultEntry
 
     with PostgresStore(pg_url) as store:
-        vs = store.vault_storage()
+        vs = PgVaultStorage(store)
         e = VaultEntry("t", "u", "[EMAIL_1]", "EMAIL", "h1", "k1", b"n", b"c", "2026-01-01")
         assert vs.put(e) and not vs.put(e)
         assert vs.lookup("t", "u", ["x", "h1"]) == e and vs.lookup("t", "u", []) is None

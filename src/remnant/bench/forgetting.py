@@ -33,7 +33,9 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, s
     from remnant.core.decay import SECONDS_PER_DAY, DecayConfig
     from remnant.core.model import Kind
     from remnant.engine.forgetting.eviction import EvictionPolicy
-    from remnant.store.sqlite import _BIG, _COLUMNS, SQLiteStore, scope_tokens
+    from remnant.store.filter_sql import BIG
+    from remnant.store.sql import COLUMNS
+    from remnant.store.sqlite import SQLiteStore, scope_tokens
 
     rng = np.random.default_rng(seed)
     cfg = DecayConfig()
@@ -50,8 +52,8 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, s
     yesterday = now_epoch - day
     ev = EvictionPolicy()
     t0 = time.perf_counter()
-    cols = ", ".join(("rid", *_COLUMNS))
-    marks = ", ".join("?" * (len(_COLUMNS) + 1))
+    cols = ", ".join(("rid", *COLUMNS))
+    marks = ", ".join("?" * (len(COLUMNS) + 1))
     rid = 0
     while rid < n:
         m = 100_000
@@ -70,7 +72,7 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, s
         stab = np.minimum(cfg.max_stability_days, base[kind_ix] * (1 + cfg.importance_stability_factor * imp))
         anchor = touched / day
         fade = np.where(s0 > cfg.recall_threshold, anchor + stab * np.log(s0 / cfg.recall_threshold), anchor)
-        fade = np.where(pinned, _BIG, fade)
+        fade = np.where(pinned, BIG, fade)
         status = np.full(m, "active", dtype=object)
         changed = np.full(m, np.nan)
         keep = np.ones(m, dtype=bool)

@@ -22,7 +22,7 @@ from remnant.partitions.embed import Embedder, HashingEmbedder
 from remnant.partitions.errors import InvalidPartitionError, PartitionExistsError, PartitionNotFoundError
 from remnant.partitions.model import AuditRecord, Hit, KnowledgeItem, Partition, check_name
 from remnant.partitions.router import RouteDecision, Router
-from remnant.training import migrate
+from remnant.store.migrations import PARTITIONS, SQLiteConnection, migrate
 from remnant.training.clock import Clock, SystemClock, format_time, parse_time
 
 # The seed's three example experts, usable as a starting layout (``PartitionManager.seed_defaults``).
@@ -68,7 +68,7 @@ class PartitionManager:
         self.clock: Clock = clock or SystemClock()
         self.embed: Embedder = embed or HashingEmbedder()
         self.conn = sqlite3.connect(str(path))
-        migrate.apply(self.conn, "remnant.partitions", "part")
+        migrate(SQLiteConnection(self.conn), PARTITIONS)
         self.backend: PartitionBackend = backend or SQLiteBackend(self.conn, self.embed, self.clock)
         self.chain = SQLiteAudit(self.conn, self.clock)
         self.extra_audit = audit

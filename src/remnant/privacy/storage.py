@@ -1,8 +1,8 @@
 """Where vault entries live: a narrow ``VaultStorage`` protocol and its SQLite implementation.
 
 Entries hold only ciphertext, a keyed HMAC of the normalized value (for "same value, same
-placeholder" lookups) and metadata; never plaintext. The SQL is deliberately plain so the same
-statements work on PostgreSQL (``ON CONFLICT`` upserts, no SQLite-only types).
+placeholder" lookups) and metadata; never plaintext. The tables are the ``vault`` component of
+:mod:`remnant.store.migrations`; the PostgreSQL storage is :mod:`remnant.privacy.pg_storage`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+from remnant.store.migrations import VAULT, SQLiteConnection, migrate
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,30 +71,6 @@ class VaultStorage(Protocol):
         ...
 
 
-SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS vault_entries (
-        tenant TEXT NOT NULL,
-        user_id TEXT NOT NULL,
-        placeholder TEXT NOT NULL,
-        entity_type TEXT NOT NULL,
-        value_hmac TEXT NOT NULL,
-        key_id TEXT NOT NULL,
-        nonce BLOB NOT NULL,
-        ciphertext BLOB NOT NULL,
-        created_at TEXT NOT NULL,
-        PRIMARY KEY (tenant, user_id, placeholder),
-        UNIQUE (tenant, user_id, value_hmac)
-    )""",
-    "CREATE INDEX IF NOT EXISTS vault_entries_type ON vault_entries (tenant, user_id, entity_type)",
-    """CREATE TABLE IF NOT EXISTS vault_counters (
-        tenant TEXT NOT NULL,
-        user_id TEXT NOT NULL,
-        entity_type TEXT NOT NULL,
-        last_index INTEGER NOT NULL,
-        PRIMARY KEY (tenant, user_id, entity_type)
-    )""",
-)
-
 ENTRY_COLUMNS = "tenant, user_id, placeholder, entity_type, value_hmac, key_id, nonce, ciphertext, created_at"
 
 
@@ -126,10 +104,9 @@ class SqliteVaultStorage:
             self.create_schema()
 
     def create_schema(self) -> None:
-        was_open = self.conn.in_transaction
-        for stmt in SCHEMA:
-            self.conn.execute(stmt)
-        self._done(was_open)
+        # the tables are the store layer's "vault" migration component; a transaction the caller
+        # has open is joined
+        migrate(SQLiteConnection(self.conn), VAULT)
 
     def _done(self, was_open: bool = False) -> None:
         if self._commit and not was_open:

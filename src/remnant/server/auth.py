@@ -6,10 +6,11 @@ and a set of scopes; the server builds the caller's :class:`~remnant.Memory` fro
 so a request can never name another tenant.
 
 Keys live in their own small SQLite file next to the memory database (``remnant.keys.db`` beside
-``remnant.db``) rather than in a migration of the store: credentials are not memories (exports,
+``remnant.db``) rather than in the memory database: credentials are not memories (exports,
 erasure and compaction of the memory store never touch them, and the file is created ``0600``),
 the key file works the same whichever store backend holds the memories (SQLite or PostgreSQL), and
-the store's schema stays owned by the store.
+the memory schema stays the store's. The table itself is the ``api_keys`` component of
+:mod:`remnant.store.migrations`, so it is created and upgraded like every other table.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from remnant.core.errors import NotFoundError, RemnantError, ValidationError
 from remnant.core.model import DEFAULT_TENANT, check_identifier
+from remnant.store.migrations import API_KEYS, SQLiteConnection, migrate
 
 SCOPES: tuple[str, ...] = ("read", "write", "forget", "admin", "vault")
 """read: look and recall; write: remember, review, pin, hide; forget: forget requests, purge, user
@@ -135,20 +137,6 @@ def default_keys_path(db: str | os.PathLike[str] | None) -> Path:
     return p.with_name(f"{p.stem}.keys.db")
 
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS api_keys (
-    key_id       TEXT PRIMARY KEY,
-    key_hash     TEXT NOT NULL UNIQUE,
-    tenant       TEXT NOT NULL,
-    scopes       TEXT NOT NULL,
-    name         TEXT NOT NULL,
-    created_at   REAL NOT NULL,
-    revoked_at   REAL,
-    last_used_at REAL
-)
-"""
-
-
 class KeyStore:
     """API keys in a small SQLite file; lookups are by the key's hash and cached briefly."""
 
@@ -164,7 +152,7 @@ class KeyStore:
                 os.close(fd)
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10)
         self._conn.execute("PRAGMA busy_timeout = 10000")
-        self._conn.execute(_SCHEMA)
+        migrate(SQLiteConnection(self._conn), API_KEYS)
 
     def close(self) -> None:
         with self._lock:

@@ -12,7 +12,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +21,7 @@ import numpy as np
 
 from remnant.core.audit import AuditDraft, AuditEntry
 from remnant.core.clock import from_epoch
+from remnant.core.importance import ImportanceWeights, importance_score_raw
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
 
 SCHEMA_VERSION = 1
@@ -89,7 +90,10 @@ class Store(ABC):
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
-        """A write transaction; nested calls join the outer one. Everything inside commits or nothing."""
+        """A write transaction; nested calls join the outer one. Everything inside commits or nothing.
+
+        Public on purpose: other layers that keep tables in the store's database (the privacy vault)
+        write inside it through :class:`~remnant.store.sql.SQLStore`'s ``execute`` and ``fetch``."""
 
     @abstractmethod
     def schema_version(self) -> int: ...
@@ -255,7 +259,7 @@ class Store(ABC):
         return sorted(((r.id, r.user_id) for r in self.query(flt)), key=lambda p: p[1])
 
     # -- importance (eviction) ---------------------------------------------------------------------
-    # The score is defined by remnant.core.importance.importance_score_raw. These defaults
+    # The score is defined by remnant.core.importance.SCORE. These defaults
     # compute it in Python over the rows the filter bounds; SQL stores override them to compute it
     # in one statement (a sweep over a million rows must not page them all through Python).
     def low_importance(
@@ -284,8 +288,6 @@ class Store(ABC):
     def _scored(
         self, flt: MemoryFilter, now: float, decay_per_day: float, mark_weight: float
     ) -> list[tuple[str, str, float]]:
-        from dataclasses import replace
-
         return [
             (r.id, r.user_id, self._score_one(r, now, decay_per_day, mark_weight))
             for r in self.query(replace(flt, pinned=False))
@@ -293,8 +295,6 @@ class Store(ABC):
 
     @staticmethod
     def _score_one(r: MemoryRecord, now: float, decay_per_day: float, mark_weight: float) -> float:
-        from remnant.core.importance import ImportanceWeights, importance_score_raw
-
         return importance_score_raw(
             now=now,
             created_at=ts(r.created_at) or now,

@@ -1,8 +1,9 @@
-"""One translation of :class:`MemoryFilter` into SQL, shared by every backend.
+"""The SQL dialects, and one translation of :class:`MemoryFilter` into SQL shared by every backend.
 
-The semantics of a filter live here once; a backend only says how its SQL spells placeholders, lists,
-booleans and JSON look-ups (its :class:`Dialect`). A new filter field is added in one place and
-both stores (and their contract tests) pick it up.
+This is the one place where the two backends' SQL differs in spelling: placeholders, lists,
+booleans, JSON look-ups, days, scripts, locks and catalog queries (a :class:`Dialect`). The
+semantics of a filter live here once, so a new filter field is added in one place and both stores
+(and their contract tests) pick it up. The shared queries are in :mod:`remnant.store.sql`.
 """
 
 from __future__ import annotations
@@ -10,22 +11,80 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 from remnant.core.errors import ValidationError
+from remnant.core.importance import SCORE, ImportanceWeights, render_sql, score_params
 from remnant.store.base import MemoryFilter
+
+#: One lock name for every schema migration, so two processes never migrate at once.
+MIGRATION_LOCK = "remnant-schema-migration"
 
 
 class Dialect:
     """How a backend's SQL spells the pieces that differ; the defaults are SQLite's."""
 
+    name = "sqlite"
     ph = "?"
     false = "0"
     greatest = "MAX"  # the two-argument maximum (SQLite's scalar MAX, PostgreSQL's GREATEST)
+    no_limit: Any = -1  # a LIMIT that limits nothing (PostgreSQL: NULL)
 
     def column(self, a: str, col: str, flt: MemoryFilter) -> str:
         """How a filtered column is referenced (SQLite may hide it from the planner, see there)."""
         return f"{a}.{col}"
+
+    def unindexed(self, expr: str) -> str:
+        """``expr`` hidden from the planner's index choice where that matters (SQLite's unary +)."""
+        return expr
+
+    def marks(self, n: int) -> str:
+        return ", ".join([self.ph] * n)
+
+    def day(self, value: date) -> Any:
+        """A calendar day as a parameter (SQLite keeps ISO text, PostgreSQL a ``date``)."""
+        return value.isoformat()
+
+    def day_value(self, value: Any) -> date:
+        return value if isinstance(value, date) else date.fromisoformat(str(value))
+
+    def json_param(self, value: Any) -> Any:
+        """A JSON document as a parameter (text here, ``jsonb`` in PostgreSQL)."""
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+    def fade_param(self, fade_at: float) -> float:
+        # SQLite stores +inf as a REAL fine, but keep a finite sentinel out of JSON exports
+        return BIG if math.isinf(fade_at) else fade_at
+
+    def split_script(self, script: str) -> list[str]:
+        """A migration file as statements the driver runs one by one (triggers keep inner semicolons)."""
+        statements, buf, depth = [], [], 0
+        for line in script.splitlines():
+            stripped = line.strip()
+            if not stripped or stripped.startswith("--"):
+                continue
+            buf.append(line)
+            upper = stripped.upper()
+            if upper.startswith("CREATE TRIGGER"):
+                depth = 1
+            if depth and upper.endswith("END;"):
+                depth = 0
+            if not depth and stripped.endswith(";"):
+                statements.append("\n".join(buf))
+                buf = []
+        if buf:
+            statements.append("\n".join(buf))
+        return statements
+
+    def lock_sql(self) -> str | None:
+        """A statement that takes a transaction-scoped lock named by its one parameter; None where
+        a write transaction already excludes every other writer (SQLite's BEGIN IMMEDIATE)."""
+        return None
+
+    def columns_sql(self) -> str:
+        """The column names of the table named by the one parameter."""
+        return "SELECT name FROM pragma_table_info(?)"
 
     def within(self, expr: str, values: Sequence[Any], params: list[Any]) -> str:
         params.extend(values)
@@ -43,19 +102,50 @@ class Dialect:
         return f"EXISTS (SELECT 1 FROM json_each({a}.metadata, '$.tags') WHERE value = {self.ph})"
 
 
+BIG = 1e300  # SQLite's stand-in for an infinite fade_at (read back as inf by row_to_record)
+
+
 class SQLiteDialect(Dialect):
+    def unindexed(self, expr: str) -> str:
+        return f"+{expr}"
+
     def column(self, a: str, col: str, flt: MemoryFilter) -> str:
         # With an id list, a unary "+" hides every other column from the planner, so it stays on the
         # unique id index. Without statistics it would otherwise pick a (tenant, user, ...) or the
         # (status, fade_at) index and scan a whole scope to check 150 ids (22 ms at 30k memories
         # in one user, growing with the scope, instead of well under 1 ms).
-        return f"+{a}.{col}" if flt.ids is not None and col != "id" else f"{a}.{col}"
+        return self.unindexed(f"{a}.{col}") if flt.ids is not None and col != "id" else f"{a}.{col}"
 
 
 class PostgresDialect(Dialect):
+    name = "postgres"
     ph = "%s"
     false = "FALSE"
     greatest = "GREATEST"
+    no_limit = None
+
+    def day(self, value: date) -> Any:
+        return value
+
+    def json_param(self, value: Any) -> Any:
+        from psycopg.types.json import Jsonb  # only imported where the PostgreSQL driver is in use
+
+        return Jsonb(value)
+
+    def fade_param(self, fade_at: float) -> float:
+        return fade_at  # double precision holds Infinity, so "never fades" round-trips as inf
+
+    def split_script(self, script: str) -> list[str]:
+        return [script]  # one simple-protocol round trip runs the whole file, $$ bodies and all
+
+    def lock_sql(self) -> str | None:
+        return "SELECT pg_advisory_xact_lock(hashtext(%s))"
+
+    def columns_sql(self) -> str:
+        return (
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = %s"
+        )
 
     def within(self, expr: str, values: Sequence[Any], params: list[Any]) -> str:
         params.append(list(values))
@@ -146,18 +236,16 @@ def build_where(flt: MemoryFilter, dialect: Dialect, alias: str = "m") -> tuple[
 
 
 def importance_sql(dialect: Dialect, alias: str = "m") -> str:
-    """The score of :func:`remnant.core.importance.importance_score_raw` as one SQL expression
-    (with :func:`importance_params`), so a sweep ranks a million rows inside the database instead of
-    paging them through Python. The exponent is clamped at -700: PostgreSQL's ``exp`` raises on
-    underflow where Python returns 0.0 (``exp(-700)`` is about 1e-304, below every threshold)."""
-    a, p, mx = alias, dialect.ph, dialect.greatest
-    return (
-        f"({a}.confidence * (1.0 / ({mx}(0.0, ({p} - COALESCE({a}.last_accessed_at, {a}.created_at)) / 86400.0)"
-        f" + 1.0) + ln(1.0 + {mx}(0, {a}.access_count))) * (1.0 + {p} * {a}.importance)"
-        f" * exp({mx}(-700.0, {p} * {mx}(0.0, ({p} - {a}.created_at) / 86400.0))))"
-    )
+    """The score of :func:`remnant.core.importance.importance_score_raw` as one SQL expression (with
+    :func:`importance_params`), rendered from the same definition (:data:`remnant.core.importance.SCORE`),
+    so a sweep ranks a million rows inside the database instead of paging them through Python."""
+    return render_sql(SCORE, dialect, alias)[0]
+
+
+_SCORE_PARAMS = render_sql(SCORE, Dialect())[1]  # parameter names in placeholder order (same per dialect)
 
 
 def importance_params(now: float, decay_per_day: float, mark_weight: float) -> list[Any]:
     """The parameters of :func:`importance_sql`, in order."""
-    return [now, mark_weight, math.log(decay_per_day), now]
+    values = score_params(now, ImportanceWeights(decay_per_day, mark_weight))
+    return [values[name] for name in _SCORE_PARAMS]

@@ -12,7 +12,13 @@ Failures: every write runs in an explicit transaction. A single-operation write 
 fails *before* COMMIT was sent is retried on a fresh connection (nothing of it was applied); a failure
 while committing is reported, never retried blindly. Reads are retried. Pooled connections are checked
 before use, so a restarted server costs a reconnect, not an error. A connection dropped in the middle
-of a caller's :meth:`PostgresStore.transaction` rolls the whole block back on the server.
+of a caller's :meth:`PostgresStore.transaction` rolls the whole block back on the server. Every
+driver error leaves as Remnant's (:meth:`PostgresStore._mapped`): deadlocks and serialization
+failures as :class:`~remnant.core.errors.TransientConflict`, constraint violations as
+``ValidationError``, the rest as ``StoreError``.
+
+The queries shared with SQLite are in :mod:`remnant.store.sql`; this module holds the pool and
+its retries, the tsvector/trigram search, pgvector and its HNSW indexes, and maintenance.
 """
 
 from __future__ import annotations
@@ -25,19 +31,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import date
-from importlib import resources
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 import psycopg
 from psycopg import sql
-from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from remnant.core.audit import GENESIS, AuditDraft, AuditEntry, entry_hash
-from remnant.core.clock import from_epoch
 from remnant.core.errors import (
     NotFoundError,
     SchemaTooNewError,
@@ -46,78 +47,20 @@ from remnant.core.errors import (
     ValidationError,
 )
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
-from remnant.core.text import index_text as default_index_text
-from remnant.store.base import MemoryFilter, Order, Store, UserSummary, audit_entry_row, row_to_record, ts
-from remnant.store.filter_sql import PostgresDialect, build_where, importance_params, importance_sql
-
-if TYPE_CHECKING:
-    from remnant.store.pg_vault import PgVaultStorage
+from remnant.store.base import MemoryFilter
+from remnant.store.filter_sql import PostgresDialect
+from remnant.store.migrations import MEMORIES, migrate
+from remnant.store.sql import COLUMNS, SQLStore
 
 T = TypeVar("T")
 Conn = psycopg.Connection[Any]
 
-_COLUMNS = (
-    "id",
-    "tenant",
-    "user_id",
-    "agent_id",
-    "session_id",
-    "kind",
-    "key",
-    "content",
-    "source",
-    "confidence",
-    "importance",
-    "pinned",
-    "created_at",
-    "last_accessed_at",
-    "access_count",
-    "review_count",
-    "expires_at",
-    "valid_from",
-    "valid_to",
-    "status",
-    "status_reason",
-    "status_changed_at",
-    "superseded_by",
-    "strength0",
-    "stability",
-    "anchor",
-    "fade_at",
-    "metadata",
-)
-_SELECT = ", ".join(f"m.{c}" for c in _COLUMNS)
 _INSERT = (
-    f"INSERT INTO memories ({', '.join(_COLUMNS)}, index_text) "
-    f"VALUES ({', '.join(['%s'] * (len(_COLUMNS) + 1))})"
-)
-_ORDERS: dict[str, str] = {
-    "created_at": "m.created_at ASC, m.rid ASC",
-    "-created_at": "m.created_at DESC, m.rid DESC",
-    "fade_at": "m.fade_at ASC, m.rid ASC",
-    "-fade_at": "m.fade_at DESC, m.rid ASC",
-    "last_accessed_at": "m.last_accessed_at ASC NULLS FIRST, m.rid ASC",
-    "-last_accessed_at": "m.last_accessed_at DESC NULLS LAST, m.rid ASC",
-    "importance": "m.importance ASC, m.rid ASC",
-    "-importance": "m.importance DESC, m.rid ASC",
-}
-_AUDIT_COLUMNS = (
-    "seq, tenant, at, actor, action, reason, user_id, policy, batch_id, memory_ids, summary, details, "
-    "prev_hash, hash"
+    f"INSERT INTO memories ({', '.join(COLUMNS)}, index_text) "
+    f"VALUES ({', '.join(['%s'] * (len(COLUMNS) + 1))})"
 )
 _QUOTED_TERM = re.compile(r'"((?:[^"]|"")*)"')
-_MIGRATION_LOCK = "remnant-schema-migration"
 _HNSW_LOCK = "remnant-hnsw-index"
-
-
-def _migrations() -> list[tuple[int, str, str]]:
-    folder = resources.files("remnant.store.migrations.postgres")
-    found = []
-    for item in folder.iterdir():
-        name = item.name
-        if name.endswith(".sql") and name[:4].isdigit():
-            found.append((int(name[:4]), name, item.read_text(encoding="utf-8")))
-    return sorted(found)
 
 
 def redact_url(url: str) -> str:
@@ -130,49 +73,6 @@ def redact_url(url: str) -> str:
         netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
         return urlunsplit(parts._replace(netloc=netloc))
     return url
-
-
-def record_to_row(r: MemoryRecord, index_text: str) -> tuple[Any, ...]:
-    return (
-        r.id,
-        r.tenant,
-        r.user_id,
-        r.agent_id,
-        r.session_id,
-        r.kind.value,
-        r.key,
-        r.content,
-        r.source,
-        r.confidence,
-        r.importance,
-        bool(r.pinned),
-        ts(r.created_at),
-        ts(r.last_accessed_at),
-        r.access_count,
-        r.review_count,
-        ts(r.expires_at),
-        ts(r.valid_from),
-        ts(r.valid_to),
-        r.status.value,
-        r.status_reason,
-        ts(r.status_changed_at),
-        r.superseded_by,
-        r.strength0,
-        r.stability,
-        r.anchor,
-        r.fade_at,  # double precision holds Infinity, so "never fades" round-trips as inf
-        Jsonb(r.metadata),
-        index_text,
-    )
-
-
-_DIALECT = PostgresDialect()
-_SCORE_SQL = importance_sql(_DIALECT)  # the eviction score, one expression for both stores
-
-
-def where_clause(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
-    """Translate a :class:`MemoryFilter` into this backend's SQL condition and its parameters."""
-    return build_where(flt, _DIALECT, alias)
 
 
 def match_terms(match: str) -> list[str]:
@@ -200,7 +100,7 @@ def _hnsw_index_name(model: str, dim: int) -> str:
     return f"ix_embeddings_hnsw_{hashlib.sha1(model.encode()).hexdigest()[:12]}_{dim}"
 
 
-class PostgresStore(Store):
+class PostgresStore(SQLStore):
     """A :class:`Store` in a PostgreSQL database (``postgresql://user:pass@host/db``).
 
     Needs the ``vector`` (pgvector) and ``pg_trgm`` extensions; they are created on first use when the
@@ -208,6 +108,8 @@ class PostgresStore(Store):
     """
 
     shared_vector_index = True  # pgvector HNSW: retrievers search here, not in a per-process copy
+    dialect = PostgresDialect()
+    _EMBEDDING_OF = "e.memory_id = m.id"
 
     def __init__(
         self,
@@ -242,10 +144,11 @@ class PostgresStore(Store):
             raise StoreError(f"not a valid PostgreSQL URL {self._safe_url}: {str(exc).strip()}") from exc
         try:
             self._ensure_extensions(first)
-            self._migrate(first)
             row = first.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
             version = tuple(int(p) for p in re.findall(r"\d+", row[0] if row else "0")[:2])
             self._iterative_scan = version >= (0, 8)  # hnsw.iterative_scan arrived in pgvector 0.8
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot prepare {self._safe_url}: {self._mapped(exc)}") from exc
         finally:
             first.close()
         self._pool: ConnectionPool[Conn] = ConnectionPool(
@@ -264,6 +167,14 @@ class PostgresStore(Store):
         except PoolTimeout as exc:
             self._pool.close()
             raise StoreError(f"cannot fill a connection pool for {self._safe_url}: {exc}") from exc
+        try:
+            migrate(self, MEMORIES)
+        except SchemaTooNewError:
+            self._pool.close()
+            raise
+        except StoreError as exc:
+            self._pool.close()
+            raise StoreError(f"cannot prepare the schema in {self._safe_url}: {exc}") from exc
 
     # -- lifecycle -------------------------------------------------------------------------------
     @staticmethod
@@ -299,34 +210,6 @@ class PostgresStore(Store):
                     f"'CREATE EXTENSION {ext}')"
                 ) from exc
 
-    def _migrate(self, conn: Conn) -> None:
-        migrations = _migrations()
-        latest = migrations[-1][0]
-        try:
-            with conn.transaction():
-                # one migrator at a time when several processes open a fresh database together
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_MIGRATION_LOCK,))
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                    "version integer PRIMARY KEY, name text NOT NULL, applied_at double precision NOT NULL)"
-                )
-                row = conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
-                current = (row[0] if row else None) or 0
-                if current > latest:
-                    raise SchemaTooNewError(
-                        f"database schema version {current} is newer than this Remnant understands "
-                        f"({latest}); upgrade the remnant package"
-                    )
-                for version, name, text in migrations:
-                    if version > current:
-                        conn.execute(text.encode("utf-8"))
-                        conn.execute(
-                            "INSERT INTO schema_migrations VALUES (%s, %s, extract(epoch FROM now()))",
-                            (version, name),
-                        )
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot prepare the schema in {self._safe_url}: {str(exc).strip()}") from exc
-
     def close(self) -> None:
         try:
             self._pool.close()
@@ -351,6 +234,8 @@ class PostgresStore(Store):
     def _getconn(self) -> Conn:
         try:
             return self._pool.getconn(timeout=self._timeout)
+        except PoolClosed as exc:
+            raise StoreError(f"the store for {self._safe_url} is closed") from exc
         except PoolTimeout as exc:
             raise StoreError(
                 f"no connection to PostgreSQL at {self._safe_url} within {self._timeout:.0f}s: {exc}"
@@ -430,6 +315,11 @@ class PostgresStore(Store):
             return StoreError(f"PostgreSQL at {self._safe_url} failed: {message}")
         return StoreError(f"PostgreSQL error: {message}")
 
+    def _gave_up(self, last: Exception | None) -> Exception:
+        if isinstance(last, psycopg.errors.DeadlockDetected | psycopg.errors.SerializationFailure):
+            return self._mapped(last)  # still a conflict after the retries: the caller may run it again
+        return StoreError(f"PostgreSQL at {self._safe_url} kept failing: {last}")
+
     def _write(self, fn: Callable[[Conn], T]) -> T:
         """Run ``fn`` in a transaction: the caller's, or a new one retried if it fails before COMMIT."""
         conn = self._tx_conn()
@@ -460,7 +350,7 @@ class PostgresStore(Store):
                 return result
             finally:
                 self._pool.putconn(conn)
-        raise StoreError(f"PostgreSQL at {self._safe_url} kept failing: {last}")
+        raise self._gave_up(last)
 
     def _read(
         self, query: str | sql.Composed, params: Sequence[Any] = (), *, binary: bool = False
@@ -483,161 +373,30 @@ class PostgresStore(Store):
                 raise self._mapped(exc) from exc
             finally:
                 self._pool.putconn(conn)
-        raise StoreError(f"PostgreSQL at {self._safe_url} kept failing: {last}")
+        raise self._gave_up(last)
 
-    def schema_version(self) -> int:
-        return int(self._read("SELECT MAX(version) FROM schema_migrations")[0][0])
+    # -- memories: the tsvector and trigram index live in the row ----------------------------
+    def _insert(self, c: Conn, rows: Sequence[tuple[MemoryRecord, str]]) -> None:
+        c.cursor().executemany(_INSERT, [(*self.record_row(r), text) for r, text in rows])
 
-    def get_meta(self, key: str) -> str | None:
-        rows = self._read("SELECT value FROM remnant_meta WHERE key = %s", (key,))
-        return rows[0][0] if rows else None
-
-    def set_meta(self, key: str, value: str) -> None:
-        self._write(
-            lambda c: c.execute(
-                "INSERT INTO remnant_meta (key, value) VALUES (%s, %s) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
+    def _delete(self, c: Conn, tenant: str, ids: Sequence[str]) -> int:
+        # embeddings go with their memory (ON DELETE CASCADE); the index entries are part of the row
+        return int(
+            c.execute("DELETE FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids))).rowcount
         )
 
-    def meta(self) -> dict[str, str]:
-        """Every meta key and value (for export)."""
-        return {r[0]: r[1] for r in self._read("SELECT key, value FROM remnant_meta ORDER BY key")}
-
-    # -- memories --------------------------------------------------------------------------------
-    def insert(self, record: MemoryRecord, *, index_text: str | None = None) -> None:
-        text = index_text if index_text is not None else default_index_text(record.content)
-        row = record_to_row(record, text)
-        self._write(lambda c: c.execute(_INSERT, row))
-
-    def insert_many(self, items: Sequence[tuple[MemoryRecord, str | None]]) -> None:
-        """Insert many memories in one transaction (pipelined); used by import and bulk loads."""
-        rows = [
-            record_to_row(r, text if text is not None else default_index_text(r.content)) for r, text in items
-        ]
-        if rows:
-            self._write(lambda c: c.cursor().executemany(_INSERT, rows))
-
-    def update(self, record: MemoryRecord) -> None:
-        sets = ", ".join(f"{c} = %s" for c in _COLUMNS[1:])
-        row = record_to_row(record, "")[1:-1]
-
-        def run(c: Conn) -> None:
-            # user_id in the key keeps this a single-shard statement when distributed by user
-            cur = c.execute(
-                f"UPDATE memories SET {sets} WHERE id = %s AND tenant = %s AND user_id = %s",
-                (*row, record.id, record.tenant, record.user_id),
-            )
-            if cur.rowcount == 0:
-                raise NotFoundError(f"no memory {record.id}")
-
-        self._write(run)
-
-    def get(self, memory_id: str, *, tenant: str = DEFAULT_TENANT) -> MemoryRecord | None:
-        rows = self._read(
-            f"SELECT {_SELECT} FROM memories m WHERE m.id = %s AND m.tenant = %s", (memory_id, tenant)
-        )
-        return row_to_record(rows[0]) if rows else None
-
-    def get_many(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]:
-        if not ids:
-            return []
-        rows = self._read(
-            f"SELECT {_SELECT} FROM memories m WHERE m.tenant = %s AND m.id = ANY(%s)", (tenant, list(ids))
-        )
-        out = {r[0]: row_to_record(r) for r in rows}
-        return [out[i] for i in ids if i in out]
-
-    def query(
-        self, flt: MemoryFilter, *, order: Order = "created_at", limit: int | None = None, offset: int = 0
-    ) -> list[MemoryRecord]:
-        where, params = where_clause(flt)
-        q = f"SELECT {_SELECT} FROM memories m WHERE {where} ORDER BY {_ORDERS[order]}"
-        if limit is not None:
-            q += " LIMIT %s OFFSET %s"
-            params += [limit, offset]
-        elif offset:
-            q += " OFFSET %s"
-            params.append(offset)
-        return [row_to_record(r) for r in self._read(q, params)]
-
-    def count(self, flt: MemoryFilter) -> int:
-        where, params = where_clause(flt)
-        return int(self._read(f"SELECT COUNT(*) FROM memories m WHERE {where}", params)[0][0])
-
-    def ids(self, flt: MemoryFilter, *, limit: int | None = None) -> list[str]:
-        where, params = where_clause(flt)
-        q = f"SELECT m.id FROM memories m WHERE {where} ORDER BY m.rid"
-        if limit is not None:
-            q += " LIMIT %s"
-            params.append(limit)
-        return [r[0] for r in self._read(q, params)]
-
-    def set_status(
-        self,
-        flt: MemoryFilter,
-        status: Status,
-        *,
-        reason: str,
-        at: float,
-        superseded_by: str | None = None,
-        close_validity: bool = False,
-    ) -> list[tuple[str, str]]:
-        where, params = where_clause(flt)
-        validity = ", valid_to = LEAST(m.valid_to, %s)" if close_validity else ""
-        # One statement: a concurrent sweep that changed a row first makes this one skip it
-        # (PostgreSQL re-checks ``status <> target`` on the newest row version after the lock wait).
-        q = (
-            "WITH changed AS ("
-            f"UPDATE memories m SET status = %s, status_reason = %s, status_changed_at = %s, "
-            f"superseded_by = COALESCE(%s, m.superseded_by){validity} "
-            f"WHERE {where} AND m.status <> %s RETURNING m.rid, m.id, m.user_id"
-            ") SELECT id, user_id FROM changed ORDER BY rid"
-        )
-        args: list[Any] = [status.value, reason, at, superseded_by]
-        if close_validity:
-            args.append(at)
-        args += [*params, status.value]
+    def _lock_keys(self, c: Conn, flt: MemoryFilter, status: Status) -> None:
         # Superseding by key: two writers of the same (user, key) at once must not both leave their
         # new memory active. A transaction lock per key makes the second wait until the first has
         # committed its new memory; its UPDATE then starts with a snapshot that includes it.
         # (SQLite gets this for free: BEGIN IMMEDIATE serialises whole write transactions.)
-        locks = (
-            sorted(_lock_id("supersede", flt.tenant, flt.user_id, k) for k in flt.keys)
-            if status == Status.SUPERSEDED and flt.keys and flt.user_id is not None
-            else []
-        )
-
-        def run(c: Conn) -> list[tuple[str, str]]:
-            for lock in locks:
+        if status == Status.SUPERSEDED and flt.keys and flt.user_id is not None:
+            for lock in sorted(_lock_id("supersede", flt.tenant, flt.user_id, k) for k in flt.keys):
                 c.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
-            return [(r[0], r[1]) for r in c.execute(q, args).fetchall()]
 
-        return self._write(run)
-
-    def touch(self, ids: Sequence[str], *, at: float, tenant: str = DEFAULT_TENANT) -> None:
-        if not ids:
-            return
-        self._write(
-            lambda c: c.execute(
-                "UPDATE memories SET last_accessed_at = %s, access_count = access_count + 1 "
-                "WHERE tenant = %s AND id = ANY(%s)",
-                (at, tenant, list(ids)),
-            )
-        )
-
-    def delete(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> int:
-        if not ids:
-            return 0
-        # embeddings go with their memory (ON DELETE CASCADE); the tsvector and trigram entries are
-        # part of the row
-        return self._write(
-            lambda c: (
-                c.execute(
-                    "DELETE FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids))
-                ).rowcount
-            )
+    def _after_audit_import(self, c: Conn) -> None:
+        c.execute(
+            "SELECT setval(pg_get_serial_sequence('audit_log', 'seq'), GREATEST((SELECT MAX(seq) FROM audit_log), 1))"
         )
 
     def index_texts(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
@@ -658,7 +417,7 @@ class PostgresStore(Store):
         terms = match_terms(match)
         if not terms:
             raise ValidationError(f"bad full-text query {match!r}: no terms")
-        where, params = where_clause(flt)
+        where, params = self.where(flt)
         tsq = _tsquery_text([t.lower() for t in terms[:64]])
         q = (
             f"SELECT m.id, ts_rank(m.tsv, q.query, 1) AS score FROM memories m, "
@@ -770,7 +529,7 @@ class PostgresStore(Store):
             self._hnsw_ready.add(name)
 
     def embeddings(self, flt: MemoryFilter, *, model: str) -> tuple[list[str], np.ndarray]:
-        where, params = where_clause(flt)
+        where, params = self.where(flt)
         rows = self._read(
             f"SELECT m.id, e.embedding FROM embeddings e JOIN memories m ON m.id = e.memory_id AND m.user_id = e.user_id "
             f"WHERE e.tenant = %s AND e.model = %s AND {where} ORDER BY m.rid",
@@ -793,7 +552,7 @@ class PostgresStore(Store):
         """
         vec = np.asarray(query_vec, dtype=np.float32).ravel()
         dim = int(vec.size)
-        where, params = where_clause(flt)
+        where, params = self.where(flt)
         scope = sql.SQL("")
         scope_args: list[Any] = []
         exact = False
@@ -834,246 +593,13 @@ class PostgresStore(Store):
             c.execute(settings)  # one round trip for both settings
             return c.execute(q, args).fetchall()
 
-        if exact:
-            rows = self._read(q, args)
-        elif self._tx_conn() is None:
-            rows = self._write(run)  # SET LOCAL needs a transaction of its own
-        else:
-            rows = run(self._tx_conn())  # type: ignore[arg-type]
+        # SET LOCAL needs a transaction: the caller's, or one of its own
+        rows = self._read(q, args) if exact else self._write(run)
         hits = [(r[0], 1.0 - float(r[1])) for r in rows if r[1] is not None and not math.isnan(r[1])]
         hits.sort(key=lambda h: -h[1])  # relaxed order: re-sort the few rows exactly
         return hits
 
-    def embedding_count(self, tenant: str, model: str) -> int:
-        """How many vectors ``model`` has in ``tenant`` (for export)."""
-        rows = self._read("SELECT COUNT(*) FROM embeddings WHERE tenant = %s AND model = %s", (tenant, model))
-        return int(rows[0][0])
-
-    def unembedded_ids(self, flt: MemoryFilter, *, model: str, limit: int | None = None) -> list[str]:
-        where, params = where_clause(flt)
-        q = (
-            f"SELECT m.id FROM memories m WHERE {where} AND NOT EXISTS "
-            "(SELECT 1 FROM embeddings e WHERE e.memory_id = m.id AND e.model = %s) ORDER BY m.rid"
-        )
-        params.append(model)
-        if limit is not None:
-            q += " LIMIT %s"
-            params.append(limit)
-        return [r[0] for r in self._read(q, params)]
-
-    def embedding_models(self, *, tenant: str = DEFAULT_TENANT) -> list[str]:
-        return [
-            r[0]
-            for r in self._read(
-                "SELECT DISTINCT model FROM embeddings WHERE tenant = %s ORDER BY model", (tenant,)
-            )
-        ]
-
-    # -- audit -----------------------------------------------------------------------------------
-    def append_audit(self, draft: AuditDraft) -> AuditEntry:
-        at = draft.at.timestamp()
-        memory_ids = json.dumps(list(draft.memory_ids))
-        details = json.dumps(draft.details, sort_keys=True, default=str)
-
-        def run(c: Conn) -> tuple[int, str, str]:
-            # the chain of a tenant grows one link at a time, whichever process writes
-            c.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (draft.tenant,))
-            row = c.execute(
-                "SELECT hash FROM audit_log WHERE tenant = %s ORDER BY seq DESC LIMIT 1", (draft.tenant,)
-            ).fetchone()
-            prev = row[0] if row else GENESIS
-            digest = entry_hash(prev, draft, at)
-            seq_row = c.execute(
-                "INSERT INTO audit_log (tenant, at, actor, action, reason, user_id, policy, batch_id, "
-                "memory_ids, summary, details, prev_hash, hash) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
-                (
-                    draft.tenant,
-                    at,
-                    draft.actor,
-                    draft.action,
-                    draft.reason,
-                    draft.user_id,
-                    draft.policy,
-                    draft.batch_id,
-                    memory_ids,
-                    draft.summary,
-                    details,
-                    prev,
-                    digest,
-                ),
-            ).fetchone()
-            assert seq_row is not None
-            return int(seq_row[0]), prev, digest
-
-        seq, prev, digest = self._write(run)
-        return AuditEntry(
-            seq,
-            draft.tenant,
-            from_epoch(at) or draft.at,
-            draft.actor,
-            draft.action,
-            draft.reason,
-            draft.user_id,
-            draft.policy,
-            draft.batch_id,
-            tuple(draft.memory_ids),
-            draft.summary,
-            dict(draft.details),
-            prev,
-            digest,
-        )
-
-    def import_audit(self, entries: Sequence[AuditEntry]) -> None:
-        """Insert audit entries verbatim (seq, hashes and all), for import into an empty store."""
-        if not entries:
-            return
-        rows = [audit_entry_row(e) for e in entries]
-
-        def run(c: Conn) -> None:
-            c.cursor().executemany(
-                f"INSERT INTO audit_log ({_AUDIT_COLUMNS}) VALUES ({', '.join(['%s'] * 14)})", rows
-            )
-            # later appends continue after the imported sequence numbers
-            c.execute(
-                "SELECT setval(pg_get_serial_sequence('audit_log', 'seq'), "
-                "GREATEST((SELECT MAX(seq) FROM audit_log), 1))"
-            )
-
-        self._write(run)
-
-    def audit_entries(
-        self,
-        *,
-        tenant: str = DEFAULT_TENANT,
-        user_id: str | None = None,
-        since_seq: int = 0,
-        limit: int | None = None,
-        action: str | None = None,
-    ) -> list[AuditEntry]:
-        q = f"SELECT {_AUDIT_COLUMNS} FROM audit_log WHERE tenant = %s AND seq > %s"
-        params: list[Any] = [tenant, since_seq]
-        if user_id is not None:
-            q += " AND user_id = %s"
-            params.append(user_id)
-        if action is not None:
-            q += " AND action = %s"
-            params.append(action)
-        q += " ORDER BY seq"
-        if limit is not None:
-            q += " LIMIT %s"
-            params.append(limit)
-        return [
-            AuditEntry(
-                int(r[0]),
-                r[1],
-                from_epoch(r[2]) or from_epoch(0.0),  # type: ignore[arg-type]
-                r[3],
-                r[4],
-                r[5],
-                r[6],
-                r[7],
-                r[8],
-                tuple(json.loads(r[9])),
-                r[10],
-                json.loads(r[11]),
-                r[12],
-                r[13],
-            )
-            for r in self._read(q, params)
-        ]
-
-    # -- importance (eviction), in one statement: the score from filter_sql.importance_sql --------
-    def low_importance(
-        self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, below: float
-    ) -> list[tuple[str, str, float]]:
-        where, params = where_clause(flt)
-        q = (
-            f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, {_SCORE_SQL} AS score "
-            f"FROM memories m WHERE {where} AND NOT m.pinned) s WHERE score < %s"
-        )
-        rows = self._read(q, [*importance_params(now, decay_per_day, mark_weight), *params, below])
-        return [(r[0], r[1], float(r[2])) for r in rows]
-
-    def over_capacity(
-        self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, keep: int
-    ) -> list[tuple[str, str, float]]:
-        where, params = where_clause(flt)
-        # pinned rows rank first (as if their score were +inf) and are never returned; only users
-        # over the limit are ranked, so a sweep where nobody is over capacity stays one grouped pass
-        q = (
-            "SELECT id, user_id, score FROM (SELECT id, user_id, pinned, score, ROW_NUMBER() OVER "
-            "(PARTITION BY user_id ORDER BY pinned DESC, score DESC, created_at DESC) AS rank FROM "
-            f"(SELECT m.id, m.user_id, m.pinned, m.created_at, {_SCORE_SQL} AS score "
-            f"FROM memories m WHERE {where} AND m.user_id IN (SELECT m.user_id FROM memories m "
-            f"WHERE {where} GROUP BY m.user_id HAVING COUNT(*) > %s)) s) r WHERE rank > %s AND NOT pinned"
-        )
-        sp = importance_params(now, decay_per_day, mark_weight)
-        rows = self._read(q, [*sp, *params, *params, keep, keep])
-        return [(r[0], r[1], float(r[2])) for r in rows]
-
-    # -- activity --------------------------------------------------------------------------------
-    def mark_active(self, tenant: str, user_id: str, day: date) -> None:
-        self._write(
-            lambda c: c.execute(
-                "INSERT INTO activity (tenant, user_id, day) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                (tenant, user_id, day),
-            )
-        )
-
-    def active_day_count(self, tenant: str, user_id: str, until: date) -> int:
-        return int(
-            self._read(
-                "SELECT COUNT(*) FROM activity WHERE tenant = %s AND user_id = %s AND day <= %s",
-                (tenant, user_id, until),
-            )[0][0]
-        )
-
-    def forget_activity(self, tenant: str, user_id: str) -> int:
-        return self._write(
-            lambda c: int(
-                c.execute(
-                    "DELETE FROM activity WHERE tenant = %s AND user_id = %s", (tenant, user_id)
-                ).rowcount
-            )
-        )
-
-    def activity(self, tenant: str) -> list[tuple[str, date]]:
-        """Every (user_id, day) a user of ``tenant`` was active (for export)."""
-        rows = self._read(
-            "SELECT user_id, day FROM activity WHERE tenant = %s ORDER BY user_id, day", (tenant,)
-        )
-        return [(r[0], r[1]) for r in rows]
-
-    def tenants(self) -> list[str]:
-        """Every tenant with memories, audit entries or activity (for export)."""
-        rows = self._read(
-            "SELECT tenant FROM memories UNION SELECT tenant FROM audit_log "
-            "UNION SELECT tenant FROM activity ORDER BY 1"
-        )
-        return [r[0] for r in rows]
-
-    def vault_storage(self) -> PgVaultStorage:
-        """Storage for the privacy vault in this database (see :mod:`remnant.store.pg_vault`)."""
-        from remnant.store.pg_vault import PgVaultStorage
-
-        return PgVaultStorage(self)
-
-    # -- overview and maintenance ----------------------------------------------------------------
-    def users(self, *, tenant: str = DEFAULT_TENANT, limit: int = 1000) -> list[UserSummary]:
-        rows = self._read(
-            "SELECT user_id, COUNT(*), COUNT(*) FILTER (WHERE status = 'active') FROM memories "
-            "WHERE tenant = %s GROUP BY user_id ORDER BY user_id LIMIT %s",
-            (tenant, limit),
-        )
-        return [UserSummary(r[0], int(r[1]), int(r[2] or 0)) for r in rows]
-
-    def status_counts(self, flt: MemoryFilter) -> dict[str, int]:
-        where, params = where_clause(flt)
-        rows = self._read(
-            f"SELECT m.status, COUNT(*) FROM memories m WHERE {where} GROUP BY m.status", params
-        )
-        return {r[0]: int(r[1]) for r in rows}
+    # -- maintenance -------------------------------------------------------------------------------
 
     def compact(self) -> None:
         """VACUUM the tables that hold memory text and vault ciphertext, so purged rows' space is reused.

@@ -21,7 +21,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
@@ -35,7 +34,8 @@ from remnant.core.clock import from_epoch
 from remnant.core.errors import ConflictError, SchemaTooNewError, StoreError, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
-from remnant.store.base import SCHEMA_VERSION, MemoryFilter, Store, audit_entry_row, ts
+from remnant.store.base import SCHEMA_VERSION, MemoryFilter, Store, ts
+from remnant.store.sql import SQLStore
 
 FORMAT = "remnant-export"
 FORMAT_VERSION = 1
@@ -67,70 +67,11 @@ class TransferReport:
 
 
 # -- backend access beyond the Store contract (listing everything, verbatim audit rows) ----------
-class _Raw:
-    """The few whole-database reads and verbatim writes a transfer needs, per backend."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        from remnant.store.sqlite import SQLiteStore
-
-        self.sqlite: sqlite3.Connection | None = store.connection if isinstance(store, SQLiteStore) else None
-        if self.sqlite is None and not hasattr(store, "import_audit"):
-            raise StoreError(f"export/import does not support {type(store).__name__}")
-
-    def _q(self, query: str, params: Iterable[Any] = ()) -> list[Any]:
-        assert self.sqlite is not None
-        return self.sqlite.execute(query, tuple(params)).fetchall()
-
-    def tenants(self) -> list[str]:
-        return self.store.tenants()
-
-    def meta(self) -> dict[str, str]:
-        if self.sqlite is None:
-            return dict(self.store.meta())  # type: ignore[attr-defined]
-        return {r[0]: r[1] for r in self._q("SELECT key, value FROM remnant_meta ORDER BY key")}
-
-    def activity(self, tenant: str) -> list[tuple[str, date]]:
-        if self.sqlite is None:
-            return list(self.store.activity(tenant))  # type: ignore[attr-defined]
-        rows = self._q("SELECT user_id, day FROM activity WHERE tenant = ? ORDER BY user_id, day", (tenant,))
-        return [(r[0], date.fromisoformat(r[1])) for r in rows]
-
-    def index_texts(self, ids: list[str], tenant: str) -> dict[str, str]:
-        if self.sqlite is None:
-            return dict(self.store.index_texts(ids, tenant=tenant))  # type: ignore[attr-defined]
-        q = ", ".join("?" * len(ids))
-        rows = self._q(
-            f"SELECT m.id, f.text FROM memories m JOIN memory_fts f ON f.rowid = m.rid "
-            f"WHERE m.tenant = ? AND m.id IN ({q})",
-            (tenant, *ids),
-        )
-        return {r[0]: r[1] for r in rows}
-
-    def embedding_count(self, tenant: str, model: str) -> int:
-        if self.sqlite is None:
-            return int(self.store.embedding_count(tenant, model))  # type: ignore[attr-defined]
-        return int(
-            self._q("SELECT COUNT(*) FROM embeddings WHERE tenant = ? AND model = ?", (tenant, model))[0][0]
-        )
-
-    def insert_memories(self, items: list[tuple[MemoryRecord, str | None]]) -> None:
-        if self.sqlite is None:
-            self.store.insert_many(items)  # type: ignore[attr-defined]
-            return
-        for record, text in items:
-            self.store.insert(record, index_text=text)
-
-    def import_audit(self, entries: list[AuditEntry]) -> None:
-        if self.sqlite is None:
-            self.store.import_audit(entries)  # type: ignore[attr-defined]
-            return
-        assert self.sqlite is not None
-        self.sqlite.executemany(
-            "INSERT INTO audit_log (seq, tenant, at, actor, action, reason, user_id, policy, batch_id, "
-            "memory_ids, summary, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [audit_entry_row(e) for e in entries],
-        )
+def _sql_store(store: Store) -> SQLStore:
+    """The store as a :class:`SQLStore`: a transfer needs its whole-database reads and verbatim writes."""
+    if not isinstance(store, SQLStore):
+        raise StoreError(f"export/import does not support {type(store).__name__}")
+    return store
 
 
 # -- encoding ------------------------------------------------------------------------------------
@@ -193,7 +134,7 @@ def export_lines(
     store: Store, *, with_embeddings: bool = False, tenants: Iterable[str] | None = None
 ) -> Iterator[str]:
     """The store as JSONL lines (no trailing newlines), streamed in batches."""
-    raw = _Raw(store)
+    raw = _sql_store(store)
     chosen = list(tenants) if tenants is not None else raw.tenants()
     all_flt = {t: MemoryFilter(tenant=t, statuses=None) for t in chosen}
     meta = raw.meta()
@@ -229,7 +170,7 @@ def export_lines(
         ids = store.ids(all_flt[tenant])
         for start in range(0, len(ids), _BATCH):
             batch = ids[start : start + _BATCH]
-            texts = raw.index_texts(batch, tenant)
+            texts = raw.index_texts(batch, tenant=tenant)
             for r in store.get_many(batch, tenant=tenant):
                 yield _line({"type": "memory", "record": record_to_json(r), "index_text": texts.get(r.id)})
         for model in models.get(tenant, []):
@@ -288,7 +229,7 @@ def _tally(report: TransferReport, obj: dict[str, Any]) -> None:
 # -- import --------------------------------------------------------------------------------------
 def import_lines(store: Store, lines: Iterable[str]) -> TransferReport:
     """Load an export into an empty store, all or nothing; the audit chains are verified before commit."""
-    raw = _Raw(store)
+    raw = _sql_store(store)
     it = (line for line in lines if line.strip())
     try:
         header = json.loads(next(it))
@@ -322,7 +263,7 @@ def import_lines(store: Store, lines: Iterable[str]) -> TransferReport:
 
     def flush() -> None:
         if memories:
-            raw.insert_memories(memories)
+            raw.insert_many(memories)
             memories.clear()
         for tenant, items in vectors.items():
             if items:

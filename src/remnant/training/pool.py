@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from remnant.training import migrate
+from remnant.store.migrations import TRAINING_POOL, SQLiteConnection, migrate
 from remnant.training.clock import Clock, SystemClock, format_time, parse_time, resolve_now
 from remnant.training.errors import TrainingDataError
 from remnant.training.example import Message, TrainingExample
@@ -84,7 +84,7 @@ class TrainingPool:
         self.path = str(path)
         self.clock: Clock = clock or SystemClock()
         self._conn = sqlite3.connect(self.path)
-        migrate.apply(self._conn, "remnant.training", "pool")
+        migrate(SQLiteConnection(self._conn), TRAINING_POOL)
         if policy is not None:
             self.set_policy(policy)
 

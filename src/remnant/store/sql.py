@@ -1,0 +1,564 @@
+"""The SQL store: every query that is the same on SQLite and PostgreSQL, written once over a dialect.
+
+A backend supplies its :class:`~remnant.store.filter_sql.Dialect` (how its SQL is spelled) and the
+few things that differ in substance: connections, transactions and error mapping (:meth:`_write`,
+:meth:`_read`), the lexical index, vectors and maintenance. Everything else (columns, row mapping,
+sort orders, batching, status changes, the audit chain, activity, meta, the importance scans) is
+here, so the two backends cannot drift apart.
+
+The extension seam for other layers' tables in the store's database (the privacy vault) is public:
+:meth:`SQLStore.transaction`, :meth:`SQLStore.execute`, :meth:`SQLStore.execute_returning` and
+:meth:`SQLStore.fetch`. Writes join the caller's transaction, so a vault entry commits or rolls
+back with the memory it belongs to; :attr:`SQLStore.dialect` spells the placeholders. Their schemas
+are components of :mod:`remnant.store.migrations`.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from collections.abc import Callable, Sequence
+from datetime import date
+from typing import Any, TypeVar
+
+from remnant.core.audit import GENESIS, AuditDraft, AuditEntry, entry_hash
+from remnant.core.clock import from_epoch
+from remnant.core.errors import NotFoundError
+from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
+from remnant.core.text import index_text as default_index_text
+from remnant.store.base import (
+    MemoryFilter,
+    Order,
+    Store,
+    UserSummary,
+    audit_entry_row,
+    iter_batches,
+    row_to_record,
+    ts,
+)
+from remnant.store.filter_sql import Dialect, build_where, importance_params, importance_sql
+from remnant.store.migrations import MEMORIES
+
+T = TypeVar("T")
+#: A connection of the backend's driver (sqlite3 or psycopg); ``execute`` returns a cursor.
+Conn = Any
+
+#: The memory columns in the order of :func:`remnant.store.base.row_to_record` (public: bulk loaders
+#: and exports name them).
+COLUMNS: tuple[str, ...] = (
+    "id",
+    "tenant",
+    "user_id",
+    "agent_id",
+    "session_id",
+    "kind",
+    "key",
+    "content",
+    "source",
+    "confidence",
+    "importance",
+    "pinned",
+    "created_at",
+    "last_accessed_at",
+    "access_count",
+    "review_count",
+    "expires_at",
+    "valid_from",
+    "valid_to",
+    "status",
+    "status_reason",
+    "status_changed_at",
+    "superseded_by",
+    "strength0",
+    "stability",
+    "anchor",
+    "fade_at",
+    "metadata",
+)
+SELECT = ", ".join(f"m.{c}" for c in COLUMNS)
+# Every order ends on the row id, so equal keys come back in insertion order on every backend;
+# NULLs are placed explicitly (the backends' defaults differ).
+ORDERS: dict[str, str] = {
+    "created_at": "m.created_at ASC, m.rid ASC",
+    "-created_at": "m.created_at DESC, m.rid DESC",
+    "fade_at": "m.fade_at ASC, m.rid ASC",
+    "-fade_at": "m.fade_at DESC, m.rid ASC",
+    "last_accessed_at": "m.last_accessed_at ASC NULLS FIRST, m.rid ASC",
+    "-last_accessed_at": "m.last_accessed_at DESC NULLS LAST, m.rid ASC",
+    "importance": "m.importance ASC, m.rid ASC",
+    "-importance": "m.importance DESC, m.rid ASC",
+}
+AUDIT_COLUMNS = (
+    "seq, tenant, at, actor, action, reason, user_id, policy, batch_id, memory_ids, summary, details, "
+    "prev_hash, hash"
+)
+
+
+def _run(c: Conn, query: str, params: Sequence[Any]) -> Any:
+    # no parameters: run without any, so a driver never parses % or ? in the text as placeholders
+    return c.execute(query, params) if params else c.execute(query)
+
+
+def _audit_entry(r: Sequence[Any]) -> AuditEntry:
+    return AuditEntry(
+        int(r[0]),
+        r[1],
+        from_epoch(r[2]) or from_epoch(0.0),  # type: ignore[arg-type]
+        r[3],
+        r[4],
+        r[5],
+        r[6],
+        r[7],
+        r[8],
+        tuple(json.loads(r[9])),
+        r[10],
+        json.loads(r[11]),
+        r[12],
+        r[13],
+    )
+
+
+class SQLStore(Store):
+    """A :class:`Store` in a SQL database; subclasses supply the dialect and the backend seam."""
+
+    dialect: Dialect
+
+    # -- the backend seam ------------------------------------------------------------------------
+    @abstractmethod
+    def _write(self, fn: Callable[[Conn], T]) -> T:
+        """Run ``fn`` in the caller's transaction or a new one; driver errors come out mapped."""
+
+    @abstractmethod
+    def _read(self, query: Any, params: Sequence[Any] = (), *, binary: bool = False) -> list[Any]:
+        """Rows of one query (in the caller's transaction if any); driver errors come out mapped."""
+
+    @abstractmethod
+    def _insert(self, c: Conn, rows: Sequence[tuple[MemoryRecord, str]]) -> None:
+        """Insert memories and their lexical index text."""
+
+    @abstractmethod
+    def _delete(self, c: Conn, tenant: str, ids: Sequence[str]) -> int:
+        """Remove these memories with their index rows and vectors; how many went."""
+
+    @abstractmethod
+    def index_texts(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
+        """The lexical index text of each memory (for export)."""
+
+    def _lock_keys(self, c: Conn, flt: MemoryFilter, status: Status) -> None:
+        """Before a status change: serialise writers of the same keys (where transactions do not)."""
+
+    def _lock_audit_chain(self, c: Conn, tenant: str) -> None:
+        """Before extending a tenant's audit chain: exclude other writers (where transactions do not)."""
+        lock = self.dialect.lock_sql()
+        if lock is not None:
+            c.execute(lock, (tenant,))
+
+    def _after_audit_import(self, c: Conn) -> None:
+        """After verbatim audit rows went in: let later appends continue after them."""
+
+    def _scan_source(self, flt: MemoryFilter) -> str:
+        """The table expression a whole-filter scoring pass reads."""
+        return "memories m"
+
+    # -- the public extension seam ---------------------------------------------------------------
+    def fetch(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Rows of one read query (placeholders in :attr:`dialect` spelling)."""
+        return [tuple(r) for r in self._read(query, params)]
+
+    def execute(self, query: str, params: Sequence[Any] = ()) -> int:
+        """Run one write statement in the caller's transaction (or its own); the affected row count."""
+        return int(self._write(lambda c: _run(c, query, params).rowcount))
+
+    def execute_returning(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one write statement with ``RETURNING`` like :meth:`execute`; the rows it returned."""
+        return [tuple(r) for r in self._write(lambda c: _run(c, query, params).fetchall())]
+
+    def where(self, flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
+        """A :class:`MemoryFilter` as this backend's SQL condition and its parameters."""
+        return build_where(flt, self.dialect, alias)
+
+    def record_row(self, r: MemoryRecord) -> tuple[Any, ...]:
+        """A memory as the values of :data:`COLUMNS`, in order."""
+        d = self.dialect
+        return (
+            r.id,
+            r.tenant,
+            r.user_id,
+            r.agent_id,
+            r.session_id,
+            r.kind.value,
+            r.key,
+            r.content,
+            r.source,
+            r.confidence,
+            r.importance,
+            d.flag(r.pinned),
+            ts(r.created_at),
+            ts(r.last_accessed_at),
+            r.access_count,
+            r.review_count,
+            ts(r.expires_at),
+            ts(r.valid_from),
+            ts(r.valid_to),
+            r.status.value,
+            r.status_reason,
+            ts(r.status_changed_at),
+            r.superseded_by,
+            r.strength0,
+            r.stability,
+            r.anchor,
+            d.fade_param(r.fade_at),
+            d.json_param(r.metadata),
+        )
+
+    # -- meta --------------------------------------------------------------------------------------
+    def schema_version(self) -> int:
+        return int(self._read(f"SELECT MAX(version) FROM {MEMORIES.table}")[0][0])
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self._read(f"SELECT value FROM remnant_meta WHERE key = {self.dialect.ph}", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.execute(
+            f"INSERT INTO remnant_meta (key, value) VALUES ({self.dialect.marks(2)}) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def meta(self) -> dict[str, str]:
+        """Every meta key and value (for export)."""
+        return {r[0]: r[1] for r in self._read("SELECT key, value FROM remnant_meta ORDER BY key")}
+
+    # -- memories --------------------------------------------------------------------------------
+    def insert(self, record: MemoryRecord, *, index_text: str | None = None) -> None:
+        self.insert_many([(record, index_text)])
+
+    def insert_many(self, items: Sequence[tuple[MemoryRecord, str | None]]) -> None:
+        """Insert many memories in one transaction; used by import and bulk loads."""
+        rows = [(r, text if text is not None else default_index_text(r.content)) for r, text in items]
+        if rows:
+            self._write(lambda c: self._insert(c, rows))
+
+    def update(self, record: MemoryRecord) -> None:
+        p = self.dialect.ph
+        sets = ", ".join(f"{c} = {p}" for c in COLUMNS[1:])
+        row = self.record_row(record)
+
+        def run(c: Conn) -> None:
+            # user_id in the key keeps this a single-shard statement when distributed by user
+            cur = c.execute(
+                f"UPDATE memories SET {sets} WHERE id = {p} AND tenant = {p} AND user_id = {p}",
+                (*row[1:], record.id, record.tenant, record.user_id),
+            )
+            if cur.rowcount == 0:
+                raise NotFoundError(f"no memory {record.id}")
+
+        self._write(run)
+
+    def get(self, memory_id: str, *, tenant: str = DEFAULT_TENANT) -> MemoryRecord | None:
+        p = self.dialect.ph
+        rows = self._read(
+            f"SELECT {SELECT} FROM memories m WHERE m.id = {p} AND m.tenant = {p}", (memory_id, tenant)
+        )
+        return row_to_record(rows[0]) if rows else None
+
+    def get_many(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]:
+        d = self.dialect
+        out: dict[str, MemoryRecord] = {}
+        for batch in iter_batches(list(ids)):
+            params: list[Any] = [tenant]
+            cond = d.within("m.id", batch, params)
+            for row in self._read(
+                f"SELECT {SELECT} FROM memories m WHERE {d.unindexed('m.tenant')} = {d.ph} AND {cond}", params
+            ):
+                rec = row_to_record(row)
+                out[rec.id] = rec
+        return [out[i] for i in ids if i in out]
+
+    def query(
+        self, flt: MemoryFilter, *, order: Order = "created_at", limit: int | None = None, offset: int = 0
+    ) -> list[MemoryRecord]:
+        p = self.dialect.ph
+        where, params = self.where(flt)
+        q = f"SELECT {SELECT} FROM memories m WHERE {where} ORDER BY {ORDERS[order]}"
+        if limit is not None or offset:
+            q += f" LIMIT {p} OFFSET {p}"
+            params += [limit if limit is not None else self.dialect.no_limit, offset]
+        return [row_to_record(r) for r in self._read(q, params)]
+
+    def count(self, flt: MemoryFilter) -> int:
+        where, params = self.where(flt)
+        return int(self._read(f"SELECT COUNT(*) FROM memories m WHERE {where}", params)[0][0])
+
+    def ids(self, flt: MemoryFilter, *, limit: int | None = None) -> list[str]:
+        where, params = self.where(flt)
+        q = f"SELECT m.id FROM memories m WHERE {where} ORDER BY m.rid"
+        if limit is not None:
+            q += f" LIMIT {self.dialect.ph}"
+            params.append(limit)
+        return [r[0] for r in self._read(q, params)]
+
+    def set_status(
+        self,
+        flt: MemoryFilter,
+        status: Status,
+        *,
+        reason: str,
+        at: float,
+        superseded_by: str | None = None,
+        close_validity: bool = False,
+    ) -> list[tuple[str, str]]:
+        p = self.dialect.ph
+        where, params = self.where(flt)
+        validity = (
+            f", valid_to = CASE WHEN m.valid_to IS NULL OR m.valid_to > {p} THEN {p} ELSE m.valid_to END"
+            if close_validity
+            else ""
+        )
+        # One statement: only rows not already in the target status change, and RETURNING reports
+        # exactly those, so two concurrent sweeps never both claim (and audit) a change. PostgreSQL
+        # re-checks ``status <> target`` on the newest row version after a lock wait.
+        q = (
+            f"UPDATE memories AS m SET status = {p}, status_reason = {p}, status_changed_at = {p}, "
+            f"superseded_by = COALESCE({p}, m.superseded_by){validity} "
+            f"WHERE {where} AND m.status <> {p} RETURNING rid, id, user_id"
+        )
+        args: list[Any] = [status.value, reason, at, superseded_by, *([at, at] if close_validity else [])]
+        args += [*params, status.value]
+
+        def run(c: Conn) -> list[Any]:
+            self._lock_keys(c, flt, status)
+            return list(c.execute(q, args).fetchall())
+
+        return [(r[1], r[2]) for r in sorted(self._write(run), key=lambda r: r[0])]
+
+    def touch(self, ids: Sequence[str], *, at: float, tenant: str = DEFAULT_TENANT) -> None:
+        d = self.dialect
+
+        def run(c: Conn) -> None:
+            for batch in iter_batches(list(ids)):
+                params: list[Any] = [at, tenant]
+                cond = d.within("id", batch, params)
+                c.execute(
+                    f"UPDATE memories SET last_accessed_at = {d.ph}, access_count = access_count + 1 "
+                    f"WHERE {d.unindexed('tenant')} = {d.ph} AND {cond}",
+                    params,
+                )
+
+        if ids:
+            self._write(run)
+
+    def delete(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> int:
+        if not ids:
+            return 0
+        return self._write(lambda c: sum(self._delete(c, tenant, b) for b in iter_batches(list(ids))))
+
+    # -- embeddings (the shared parts; vectors themselves are the backend's) ----------------------
+    _EMBEDDING_OF = "e.rid = m.rid"  # how an embeddings row points at its memory
+
+    def unembedded_ids(self, flt: MemoryFilter, *, model: str, limit: int | None = None) -> list[str]:
+        p = self.dialect.ph
+        where, params = self.where(flt)
+        q = (
+            f"SELECT m.id FROM memories m WHERE {where} AND NOT EXISTS "
+            f"(SELECT 1 FROM embeddings e WHERE {self._EMBEDDING_OF} AND e.model = {p}) ORDER BY m.rid"
+        )
+        params.append(model)
+        if limit is not None:
+            q += f" LIMIT {p}"
+            params.append(limit)
+        return [r[0] for r in self._read(q, params)]
+
+    def embedding_models(self, *, tenant: str = DEFAULT_TENANT) -> list[str]:
+        q = f"SELECT DISTINCT model FROM embeddings WHERE tenant = {self.dialect.ph} ORDER BY model"
+        return [r[0] for r in self._read(q, (tenant,))]
+
+    def embedding_count(self, tenant: str, model: str) -> int:
+        """How many vectors ``model`` has in ``tenant`` (for export)."""
+        p = self.dialect.ph
+        q = f"SELECT COUNT(*) FROM embeddings WHERE tenant = {p} AND model = {p}"
+        return int(self._read(q, (tenant, model))[0][0])
+
+    # -- audit -----------------------------------------------------------------------------------
+    def append_audit(self, draft: AuditDraft) -> AuditEntry:
+        d = self.dialect
+        at = draft.at.timestamp()
+
+        def run(c: Conn) -> tuple[int, str, str]:
+            # the chain of a tenant grows one link at a time, whichever process writes
+            self._lock_audit_chain(c, draft.tenant)
+            row = c.execute(
+                f"SELECT hash FROM audit_log WHERE tenant = {d.ph} ORDER BY seq DESC LIMIT 1", (draft.tenant,)
+            ).fetchone()
+            prev = row[0] if row else GENESIS
+            digest = entry_hash(prev, draft, at)
+            values = (
+                draft.tenant,
+                at,
+                draft.actor,
+                draft.action,
+                draft.reason,
+                draft.user_id,
+                draft.policy,
+                draft.batch_id,
+                json.dumps(list(draft.memory_ids)),
+                draft.summary,
+                json.dumps(draft.details, sort_keys=True, default=str),
+                prev,
+                digest,
+            )
+            seq = c.execute(
+                f"INSERT INTO audit_log ({AUDIT_COLUMNS.removeprefix('seq, ')}) VALUES ({d.marks(13)}) "
+                "RETURNING seq",
+                values,
+            ).fetchone()
+            return int(seq[0]), prev, digest
+
+        seq, prev, digest = self._write(run)
+        return AuditEntry(
+            seq,
+            draft.tenant,
+            from_epoch(at) or draft.at,
+            draft.actor,
+            draft.action,
+            draft.reason,
+            draft.user_id,
+            draft.policy,
+            draft.batch_id,
+            tuple(draft.memory_ids),
+            draft.summary,
+            dict(draft.details),
+            prev,
+            digest,
+        )
+
+    def import_audit(self, entries: Sequence[AuditEntry]) -> None:
+        """Insert audit entries verbatim (seq, hashes and all), for import into an empty store."""
+        rows = [audit_entry_row(e) for e in entries]
+
+        def run(c: Conn) -> None:
+            c.cursor().executemany(
+                f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ({self.dialect.marks(14)})", rows
+            )
+            self._after_audit_import(c)
+
+        if rows:
+            self._write(run)
+
+    def audit_entries(
+        self,
+        *,
+        tenant: str = DEFAULT_TENANT,
+        user_id: str | None = None,
+        since_seq: int = 0,
+        limit: int | None = None,
+        action: str | None = None,
+    ) -> list[AuditEntry]:
+        p = self.dialect.ph
+        q = f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE tenant = {p} AND seq > {p}"
+        params: list[Any] = [tenant, since_seq]
+        for column, value in (("user_id", user_id), ("action", action)):
+            if value is not None:
+                q += f" AND {column} = {p}"
+                params.append(value)
+        q += " ORDER BY seq"
+        if limit is not None:
+            q += f" LIMIT {p}"
+            params.append(limit)
+        return [_audit_entry(r) for r in self._read(q, params)]
+
+    # -- activity --------------------------------------------------------------------------------
+    def mark_active(self, tenant: str, user_id: str, day: date) -> None:
+        self.execute(
+            f"INSERT INTO activity (tenant, user_id, day) VALUES ({self.dialect.marks(3)}) ON CONFLICT DO NOTHING",
+            (tenant, user_id, self.dialect.day(day)),
+        )
+
+    def active_day_count(self, tenant: str, user_id: str, until: date) -> int:
+        p = self.dialect.ph
+        q = f"SELECT COUNT(*) FROM activity WHERE tenant = {p} AND user_id = {p} AND day <= {p}"
+        return int(self._read(q, (tenant, user_id, self.dialect.day(until)))[0][0])
+
+    def forget_activity(self, tenant: str, user_id: str) -> int:
+        p = self.dialect.ph
+        return self.execute(f"DELETE FROM activity WHERE tenant = {p} AND user_id = {p}", (tenant, user_id))
+
+    def activity(self, tenant: str) -> list[tuple[str, date]]:
+        """Every (user_id, day) a user of ``tenant`` was active (for export)."""
+        q = f"SELECT user_id, day FROM activity WHERE tenant = {self.dialect.ph} ORDER BY user_id, day"
+        return [(r[0], self.dialect.day_value(r[1])) for r in self._read(q, (tenant,))]
+
+    # -- overview --------------------------------------------------------------------------------
+    def users(self, *, tenant: str = DEFAULT_TENANT, limit: int = 1000) -> list[UserSummary]:
+        p = self.dialect.ph
+        rows = self._read(
+            "SELECT user_id, COUNT(*), SUM(CASE WHEN status = 'active' THEN 1 ELSE 0 END) FROM memories "
+            f"WHERE tenant = {p} GROUP BY user_id ORDER BY user_id LIMIT {p}",
+            (tenant, limit),
+        )
+        return [UserSummary(r[0], int(r[1]), int(r[2] or 0)) for r in rows]
+
+    def tenants(self) -> list[str]:
+        rows = self._read(
+            "SELECT tenant FROM memories UNION SELECT tenant FROM audit_log "
+            "UNION SELECT tenant FROM activity ORDER BY 1"
+        )
+        return [r[0] for r in rows]
+
+    def status_counts(self, flt: MemoryFilter) -> dict[str, int]:
+        where, params = self.where(flt)
+        rows = self._read(
+            f"SELECT m.status, COUNT(*) FROM memories m WHERE {where} GROUP BY m.status", params
+        )
+        return {r[0]: int(r[1]) for r in rows}
+
+    def id_users(self, flt: MemoryFilter) -> list[tuple[str, str]]:
+        where, params = self.where(flt)
+        rows = self._read(
+            f"SELECT m.id, m.user_id FROM memories m WHERE {where} ORDER BY m.user_id, m.rid", params
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    # -- importance (eviction): the score in SQL, rendered from remnant.core.importance.SCORE -----
+    def low_importance(
+        self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, below: float
+    ) -> list[tuple[str, str, float]]:
+        d = self.dialect
+        where, params = self.where(flt)
+        q = (
+            f"SELECT id, user_id, score FROM (SELECT m.id, m.user_id, {importance_sql(d)} AS score "
+            f"FROM {self._scan_source(flt)} WHERE {where} AND m.pinned = {d.ph}) s WHERE score < {d.ph}"
+        )
+        args = [*importance_params(now, decay_per_day, mark_weight), *params, d.flag(False), below]
+        return [(r[0], r[1], float(r[2])) for r in self._read(q, args)]
+
+    def over_capacity(
+        self, flt: MemoryFilter, *, now: float, decay_per_day: float, mark_weight: float, keep: int
+    ) -> list[tuple[str, str, float]]:
+        d = self.dialect
+        where, params = self.where(flt)
+        # only users over the limit are ranked: a grouped count first, so a sweep where nobody is
+        # over capacity costs one pass
+        over = [
+            r[0]
+            for r in self._read(
+                f"SELECT m.user_id FROM {self._scan_source(flt)} WHERE {where} "
+                f"GROUP BY m.user_id HAVING COUNT(*) > {d.ph}",
+                [*params, keep],
+            )
+        ]
+        out: list[tuple[str, str, float]] = []
+        for batch in iter_batches(over, 200):
+            args: list[Any] = [*importance_params(now, decay_per_day, mark_weight), *params]
+            users = d.within("m.user_id", batch, args)
+            # pinned rows rank first (as if their score were +inf) and are never returned
+            q = (
+                f"SELECT id, user_id, score FROM (SELECT id, user_id, pinned, score, ROW_NUMBER() OVER "
+                f"(PARTITION BY user_id ORDER BY pinned DESC, score DESC, created_at DESC) AS rank FROM "
+                f"(SELECT m.id, m.user_id, m.pinned, m.created_at, {importance_sql(d)} AS score "
+                f"FROM memories m WHERE {where} AND {users}) s) r WHERE rank > {d.ph} AND pinned = {d.ph}"
+            )
+            rows = self._read(q, [*args, keep, d.flag(False)])
+            out.extend((r[0], r[1], float(r[2])) for r in rows)
+        return out
