@@ -116,10 +116,10 @@ def test_nfkc_full_width_and_half_width() -> None:
 
 
 def test_cjk_runs_become_bigrams_on_both_sides() -> None:
-    assert index_text("我喜欢") == "我喜欢\n我喜 喜欢"  # Chinese: as before
-    assert index_text("こんにちは") == "こんにちは\nこん んに にち ちは"
-    assert index_text("커피를 마셔요") == "커피를 마셔요\n커피 피를 마셔 셔요"
-    assert index_text("我用iPhone拍照") == "我用iPhone拍照\n我用 iPhone 拍照"  # glued word on its own
+    assert index_text("我喜欢") == "我喜欢\n我喜 喜欢 欢"  # Chinese: as before
+    assert index_text("こんにちは") == "こんにちは\nこん んに にち ちは は"
+    assert index_text("커피를 마셔요") == "커피를 마셔요\n커피 피를 를 마셔 셔요 요"
+    assert index_text("我用iPhone拍照") == "我用iPhone拍照\n我用 用 iPhone 拍照 照"  # glued word on its own
     assert query_terms("我用iPhone拍照") == ["我用", "iphone", "拍照"]
     assert fts_match("画") == '"画"*'  # a lone character matches as a bigram prefix
     assert fts_or_query("画") == '"画"*'
@@ -135,7 +135,7 @@ def test_edge_cases() -> None:
     assert query_terms("😀 tea") == ["tea"]
     # surrogate-plane Han (Extension B) is bigrammed like any Han
     assert query_terms("\U00020000\U00020001") == ["\U00020000\U00020001"]
-    assert index_text("\U00020000\U00020001") == "\U00020000\U00020001\n\U00020000\U00020001"
+    assert index_text("\U00020000\U00020001") == "\U00020000\U00020001\n\U00020000\U00020001 \U00020001"
 
 
 ENGLISH = [
@@ -199,6 +199,13 @@ def test_index_text_and_query_terms_agree_on_every_script(fts: sqlite3.Connectio
             assert top.fetchone()[0] == i
 
 
+def test_one_character_query_finds_it_anywhere_in_a_run(fts: sqlite3.Connection) -> None:
+    for ch, i in (("公", 0), ("园", 0), ("画", 0), ("ヒ", 2), ("ー", 2), ("커", 5), ("요", 5)):
+        match = fts_match(ch)
+        assert match == f'"{ch}"*'
+        assert i in {r[0] for r in fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,))}, ch
+
+
 # -- end to end: the product's retriever and the plain lexical path, SQLite and PostgreSQL ----------
 
 MEMORIES = [
@@ -239,6 +246,7 @@ QUERIES = [
     ("타워", 10),
     ("夜景", 10),
     ("绿茶", 11),
+    ("茶", 11),  # one character, at the end of its run
     ("spare key", 12),
 ]
 

@@ -8,7 +8,8 @@ decomposed ``e`` + U+0301 is ``é``; the full-text engines fold case themselves 
 Han, kana and hangul have no spaces between words (or, in Korean, particles glued to them), so a
 tokenizer would make a whole clause one token. Every CJK run (see :mod:`.scripts`) is therefore
 cut into overlapping bigrams (``我喜欢`` → ``我喜 喜欢``, ``こんにちは`` → ``こん んに にち ちは``)
-on both sides, and a query's lone CJK character is matched as a bigram prefix. Latin words glued
+on both sides, and a query's lone CJK character is matched as a prefix (of a bigram, or of the
+run's last character, which is indexed for that). Latin words glued
 to a CJK run (``我用iPhone拍照``) are indexed on their own as well, since the tokenizer would not
 split them off. Text without CJK is indexed as it is: English tokens are exactly the tokenizer's.
 """
@@ -50,8 +51,8 @@ def cjk_bigrams(run: str) -> list[str]:
 def index_text(content: str) -> str:
     """The text to put in the lexical index for ``content``.
 
-    The normalised text, then (only if it has CJK) a line with each CJK run's bigrams and the
-    words glued to those runs, in text order.
+    The normalised text, then (only if it has CJK) a line with each CJK run's bigrams and last
+    character, and the words glued to those runs, in text order.
     """
     text = normalize(content)
     if not has_cjk(text):
@@ -61,6 +62,8 @@ def index_text(content: str) -> str:
         run = m.group("run")
         if run is not None:
             extra.extend(cjk_bigrams(run))
+            if len(run) > 1:  # a one-character query matches as a bigram prefix, so the last
+                extra.append(run[-1])  # character of a run needs a token that starts with it
         else:
             extra.append(m.group(0))
     return text + "\n" + " ".join(extra)
