@@ -258,7 +258,7 @@ def _remember_all(mem: Memory) -> list[str]:
 def _check(mem: Memory, ids: list[str]) -> None:
     misses = []
     for query, want in QUERIES:
-        got = [h.memory.id for h in mem.recall(query, user_id="ana", k=3, touch=False).hits]
+        got = [h.memory.id for h in mem.recall(query, user_id="ana", limit=3, touch=False).hits]
         if not got or got[0] != ids[want]:
             misses.append((query, MEMORIES[want], [ids.index(g) for g in got]))
     assert not misses, misses
