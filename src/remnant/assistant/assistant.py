@@ -19,6 +19,7 @@ from typing import Protocol
 from remnant.assistant.context import Context, build_context, key_mentioned, messages_tokens
 from remnant.assistant.knowledge import KnowledgeBase
 from remnant.core.model import Kind, MemoryRecord
+from remnant.core.text import HAN_CLASS
 from remnant.engine.memory import Memory
 from remnant.extract.llm import Extraction, LLMExtractor
 from remnant.extract.model import ExtractedFact
@@ -59,7 +60,7 @@ class _Session:
     summary: MemoryRecord | None = None
 
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = re.compile(f"[{HAN_CLASS}]")  # Chinese: picks lang="zh"
 
 
 class Assistant:

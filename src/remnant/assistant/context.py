@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.core.text import CJK_CLASS, has_cjk
 from remnant.engine.memory import Memory
 from remnant.engine.results import FadedHint
 from remnant.llm.base import Message
@@ -63,7 +64,7 @@ _MIN_VALUE_CHARS = 3
 
 def _distinctive(value: str) -> bool:
     v = value.strip()
-    if any("\u4e00" <= ch <= "\u9fff" for ch in v):
+    if has_cjk(v):
         return len(v) >= 2
     return len(v) >= _MIN_VALUE_CHARS and v.lower() not in ("yes", "no", "arrived")
 
@@ -119,7 +120,7 @@ class StaleGuard:
         return any(doc in text for doc in self._invalid_texts)
 
 
-_KEY_WORDS = re.compile(r"[a-z]+|[\u4e00-\u9fff]+")
+_KEY_WORDS = re.compile(rf"[a-z]+|[{CJK_CLASS}]+")
 _KEY_ALIASES = {
     "city": ("城市", "住在", "哪里住"),
     "phone_number": ("phone", "手机", "电话"),

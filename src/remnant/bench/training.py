@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from remnant.bench import CONTEXT_SETTINGS
+from remnant.core.text import has_han
 
 # The same --json and --seed options as the `remnant pool` commands, so the help reads alike
 # (defined here: importing remnant.cli at import time is circular, see remnant.bench.cli).
@@ -150,7 +151,7 @@ def bench_partitions(embedder: str, as_json: bool) -> None:
                 decisions = [m.route(q) for q, _ in QUERIES]
                 per_route = (time.perf_counter() - t0) / len(QUERIES)
                 top1 = sum(d.partitions[0] == want for d, (_, want) in zip(decisions, QUERIES, strict=True))
-                zh = [i for i, (q, _) in enumerate(QUERIES) if any("\u4e00" <= ch <= "\u9fff" for ch in q)]
+                zh = [i for i, (q, _) in enumerate(QUERIES) if has_han(q)]
                 top1_zh = sum(decisions[i].partitions[0] == QUERIES[i][1] for i in zh)
                 wrong = [
                     f"{q} -> {d.partitions[0]} (want {want})"

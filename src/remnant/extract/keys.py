@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from remnant.core.text import CJK_CLASS
+
 # Spelling variants folded before matching (British -> American, plural noise).
 _SPELLING = {"favourite": "favorite", "colour": "color", "colours": "colors", "e-mail": "email"}
 
@@ -76,7 +78,7 @@ CANONICAL: dict[str, str] = {
 }
 
 _ARTICLES = {"the", "a", "an", "my", "our", "your", "some", "any", "current", "new"}
-_NON_WORD = re.compile(r"[^0-9a-z\u4e00-\u9fff]+")
+_NON_WORD = re.compile(rf"[^0-9a-z{CJK_CLASS}]+")
 
 
 def slug(text: str, *, max_words: int = 4) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from remnant.core.text import is_cjk
 from remnant.extract.keys import normalise_key
 from remnant.extract.model import FACT_KINDS, ExtractedFact
 from remnant.extract.rules import RuleExtractor
@@ -109,7 +110,7 @@ class Extraction:
     dropped: list[dict[str, Any]] = field(default_factory=list)
 
 
-_WORD = re.compile(r"[a-z0-9@.+_-]{2,}|[\u4e00-\u9fff]")
+_WORD = re.compile(r"[a-z0-9@.+_-]{2,}")
 
 
 def grounded(value: str, text: str) -> bool:
@@ -120,10 +121,10 @@ def grounded(value: str, text: str) -> bool:
         return False
     if lowered in lowered_text:
         return True
-    cjk = "".join(ch for ch in lowered if "\u4e00" <= ch <= "\u9fff")
+    cjk = "".join(ch for ch in lowered if is_cjk(ch))
     if len(cjk) >= 2 and any(cjk[i : i + 2] in lowered_text for i in range(len(cjk) - 1)):
         return True
-    words = [w for w in _WORD.findall(lowered) if not ("\u4e00" <= w <= "\u9fff")]
+    words = _WORD.findall(lowered)
     return any(len(w) >= 3 and w in lowered_text for w in words)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
+from remnant.core.text import has_han
 from remnant.extract.keys import normalise_key, slug
 from remnant.extract.model import ExtractedFact, FactKind
 
@@ -53,7 +54,8 @@ def _is_question(value: str) -> bool:
 
 
 def _has_cjk(text: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    # Chinese specifically: it picks the Chinese cleaning and the Chinese content templates
+    return has_han(text)
 
 
 # --- preference categories --------------------------------------------------------------------

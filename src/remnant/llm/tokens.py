@@ -11,7 +11,10 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+from remnant.core.text import CJK_CLASS
+
+# CJK letters, CJK punctuation and the full-/half-width forms: about one token each, or more
+_CJK = re.compile(rf"[{CJK_CLASS}\u3000-\u303f\uff00-\uffef]")
 
 
 @lru_cache(maxsize=1)

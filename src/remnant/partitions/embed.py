@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from remnant.core.text import CJK_CLASS, is_cjk
+
 Embedder = Callable[[Sequence[str]], npt.NDArray[np.float64]]
 
 
@@ -43,7 +45,7 @@ class E5Embedder:
         return np.stack([np.asarray(self._model.query(t), dtype=np.float64) for t in texts])
 
 
-_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
+_WORD = re.compile(rf"[a-z0-9]+|[{CJK_CLASS}]+")
 _STOP = frozenset(
     [
         "a",
@@ -87,7 +89,7 @@ def tokens(text: str) -> list[str]:
     """Lower-cased Latin words (minus stop words); CJK runs as characters plus bigrams."""
     out: list[str] = []
     for run in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
-        if "\u3400" <= run[0] <= "\u9fff":
+        if is_cjk(run[0]):
             out.extend(run)
             out.extend(run[i : i + 2] for i in range(len(run) - 1))
         elif run not in _STOP:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from remnant.core.text import has_han
 from remnant.privacy.entities import EntityType
 
 _SLOT = re.compile(r"\{([A-Z_]+)\}")
@@ -509,6 +510,6 @@ def sentences_from_text(text: str, min_chars: int = 8) -> list[LabelledSentence]
     for part in _SENTENCE_END.split(text):
         part = part.strip()
         if len(part) >= min_chars:
-            lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in part) else "en"
+            lang = "zh" if has_han(part) else "en"
             out.append(LabelledSentence(part, (), lang, "plain"))
     return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from remnant.core.text import HAN_CLASS, is_han
 from remnant.privacy.entities import Detection, EntityType
 
 
@@ -102,7 +103,7 @@ _CN_SURNAMES_1 = (
 _CN_SURNAMES_2 = _words(
     "欧阳 司马 上官 诸葛 东方 皇甫 尉迟 公孙 慕容 长孙 宇文 司徒 夏侯 令狐 端木 独孤 南宫 西门 轩辕 百里"
 )
-_CJK = r"\u4e00-\u9fff"
+_CJK = HAN_CLASS  # Chinese names and places: Han only, kana and hangul bound them
 # Grammar that cannot start a given name (我叫王的 is not a name); checked for the first character.
 _CN_NAME_STRONG_STOPS = tuple(
     _words(
@@ -161,7 +162,7 @@ _CN_RIGHT_GLUE = _words(
     "的 说 还 也 都 是 和 跟 与 在 给 来 去 要 会 已 刚 今 明 昨 一起 先生 女士 小姐 老师 医生 同学 打 发 "
     "问 让 请 欠 借 回 住 想 叫 就 又 再 才 却 很 不 没 买 卖 做 当 被 把 从 到 离 对 向 带 约 写 看 听 找"
 )
-_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_CJK_CHAR = re.compile(f"[{HAN_CLASS}]")
 
 
 def _cn_bounded_left(text: str, pos: int) -> bool:
@@ -268,7 +269,7 @@ def _cn_name_at(text: str, pos: int) -> int:
     else:
         return -1
     given = 0
-    while given < 2 and i < len(text) and "\u4e00" <= text[i] <= "\u9fff":
+    while given < 2 and i < len(text) and is_han(text[i]):
         if text.startswith(_CN_NAME_STRONG_STOPS if given == 0 else _CN_NAME_STOPS, i):
             break
         if text.startswith(_CN_NAME_CUE_AFTER, i):
@@ -287,7 +288,7 @@ def find_cn_names(text: str) -> list[Detection]:
     for m in _CN_NAME_CUE_WEAK.finditer(text):
         end = _cn_name_at(text, m.end())
         nxt = text[end : end + 1]
-        if end > m.end() + 1 and (not nxt or not ("\u4e00" <= nxt <= "\u9fff")):
+        if end > m.end() + 1 and (not nxt or not is_han(nxt)):
             out.append(Detection(EntityType.PERSON, m.end(), end, text[m.end() : end], 0.6, "cn_name_cue"))
     for cue in _CN_NAME_CUE_AFTER:
         start_search = 0

@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from remnant.core.text import has_cjk
 from remnant.privacy.entities import Detection, EntityType
 from remnant.privacy.errors import PrivacyError
 
@@ -108,7 +109,7 @@ def find_presidio(text: str, engine: Any, min_score: float) -> list[Detection]:
         # spaCy on CJK or lowercase text produces noise; a name has a capitalized Latin word.
         if not span or not _has_latin(span) or not any(w[:1].isupper() for w in span.split()):
             continue
-        if any("\u4e00" <= c <= "\u9fff" for c in span) or _looks_like_code(span):
+        if has_cjk(span) or _looks_like_code(span):
             continue
         out.append(Detection(ours, start, end, span, float(r.score), "presidio"))
     return out

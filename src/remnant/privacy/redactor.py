@@ -11,6 +11,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable
 
+from remnant.core.text import has_han
 from remnant.privacy.detector import Detector
 from remnant.privacy.entities import Detection, EntityType, Finding, RedactionResult
 from remnant.privacy.errors import PrivacyError, RedactionError
@@ -35,7 +36,7 @@ def _sweep(text: str, replacements: dict[str, str]) -> str:
     """Replace any further verbatim copy of a detected value (belt and braces)."""
     for value in sorted(replacements, key=len, reverse=True):
         # Short Latin values ("Al") would hit ordinary words; a 2-character Chinese name will not.
-        cjk = any("\u4e00" <= c <= "\u9fff" for c in value)
+        cjk = has_han(value)
         if (len(value) >= 4 or (cjk and len(value) >= 2)) and value in text:
             text = text.replace(value, replacements[value])
     return text

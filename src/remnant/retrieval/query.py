@@ -2,10 +2,8 @@
 
 FTS5 matches with AND by default, which on natural-language questions ("What did Melanie
 paint last year?") finds nothing; BM25 over an OR of the content words ranks well instead.
-Chinese, Japanese and Korean text has no spaces, so the unicode61 tokenizer would make a
-whole sentence one token; both stored text and queries therefore get CJK runs expanded into
-overlapping character bigrams (the classic CJK indexing trick), which any FTS5 tokenizer can
-match.
+Normalisation and CJK handling (NFKC, bigrams of Han / kana / hangul runs) are the core's
+(:mod:`remnant.core.text`), the same the stores index with, so a query finds what was indexed.
 """
 
 from __future__ import annotations
@@ -13,51 +11,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from remnant.core.text import STOPWORDS as CORE_STOPWORDS
+from remnant.core.text import (
+    RANKING_STOPWORDS,
+    cjk_bigrams,
+    has_cjk,
+    index_text,
+    match_expression,
+    normalize,
+    query_terms,
+)
+from remnant.core.text import tokens as _tokens
 
 MAX_QUERY_CHARS = 4000
 MAX_FTS_TERMS = 48
 
-# The core stop-word list (remnant.core.text), adjusted by what LoCoMo measured for ranking:
-# contractions' stems and vague nouns ("thing", "kind") are noise; "done", "gets", "really" carry meaning.
-STOPWORDS = (CORE_STOPWORDS - {"done", "gets", "really"}) | frozenset(
-    [
-        "couldn",
-        "didn",
-        "doesn",
-        "don",
-        "go",
-        "going",
-        "gone",
-        "hadn",
-        "hasn",
-        "haven",
-        "isn",
-        "kind",
-        "kinds",
-        "let",
-        "lets",
-        "like",
-        "may",
-        "might",
-        "must",
-        "shall",
-        "shouldn",
-        "sort",
-        "thing",
-        "things",
-        "wasn",
-        "weren",
-        "won",
-        "wouldn",
-        "yet",
-    ]
-)
+# The core's ranking stop words (remnant.core.text.stopwords), tuned on LoCoMo.
+STOPWORDS = RANKING_STOPWORDS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CJK = re.compile(
-    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002ffff]+"
-)
 _MONTHS = {
     m: i + 1
     for i, m in enumerate(
@@ -80,37 +51,42 @@ _MONTHS = {
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 
 
-def has_cjk(text: str) -> bool:
-    """True if the text contains Chinese, Japanese or Korean characters."""
-    return _CJK.search(text) is not None
-
-
-def cjk_bigrams(run: str) -> list[str]:
-    """Overlapping character bigrams of a CJK run (a single character stays itself)."""
-    if len(run) < 2:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
+__all__ = [
+    "MAX_FTS_TERMS",
+    "MAX_QUERY_CHARS",
+    "STOPWORDS",
+    "DateMention",
+    "QueryAnalysis",
+    "analyze",
+    "cjk_bigrams",
+    "content_terms",
+    "date_mentions",
+    "fts_or_query",
+    "has_cjk",
+    "lexical_text",
+    "words",
+]
 
 
 def lexical_text(text: str) -> str:
-    """Text as it should be put in a full-text index: CJK runs become space-separated bigrams."""
-    if not has_cjk(text):
-        return text
-    return _CJK.sub(lambda m: " " + " ".join(cjk_bigrams(m.group(0))) + " ", text)
+    """Text as it should be put in a full-text index: the core's index text (NFKC, CJK bigrams)."""
+    return index_text(text)
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased word tokens (CJK runs expanded to bigrams)."""
-    return [w.lower() for w in _WORD.findall(lexical_text(text))]
+    """Lower-cased word tokens (CJK runs expanded to bigrams; snake_case kept whole)."""
+    return _tokens(text, split_underscores=False)
 
 
 def content_terms(text: str, *, keep_stopwords: bool = False) -> list[str]:
     """Distinct query terms in order, stop words dropped (all kept if nothing else remains)."""
-    toks = words(text)
-    terms = toks if keep_stopwords else [t for t in toks if t not in STOPWORDS]
-    if not terms:
-        terms = toks
-    return list(dict.fromkeys(terms))[:MAX_FTS_TERMS]
+    return query_terms(
+        text,
+        drop_stopwords=not keep_stopwords,
+        stopwords=STOPWORDS,
+        split_underscores=False,
+        limit=MAX_FTS_TERMS,
+    )
 
 
 def fts_or_query(text: str, *, keep_stopwords: bool = False) -> str:
@@ -118,11 +94,7 @@ def fts_or_query(text: str, *, keep_stopwords: bool = False) -> str:
 
     Returns "" when the text has no word characters at all (callers then skip lexical search).
     """
-    terms = content_terms(text, keep_stopwords=keep_stopwords)
-    # A lone CJK character cannot equal an indexed bigram: match it as a bigram prefix instead.
-    return " OR ".join(
-        '"' + t.replace('"', '""') + '"' + ("*" if len(t) == 1 and has_cjk(t) else "") for t in terms
-    )
+    return match_expression(content_terms(text, keep_stopwords=keep_stopwords))
 
 
 @dataclass(frozen=True)
@@ -183,11 +155,12 @@ def analyze(text: str) -> QueryAnalysis:
         raise RetrievalError(f"query must be a string, got {type(text).__name__}")
     if len(text) > MAX_QUERY_CHARS:
         raise QueryTooLong(f"query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+    norm = normalize(text)  # full-width "Ｍａｙ ２０２３" is "May 2023"
     return QueryAnalysis(
         text=text,
         terms=content_terms(text),
         fts=fts_or_query(text),
-        cjk=has_cjk(text),
-        temporal=bool(_TEMPORAL_CUES.search(text)),
-        dates=date_mentions(text),
+        cjk=has_cjk(norm),
+        temporal=bool(_TEMPORAL_CUES.search(norm)),
+        dates=date_mentions(norm),
     )

@@ -8,20 +8,18 @@ training draws.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
+from remnant.core.text import has_han
 from remnant.training.claims import Claim, claim_from_dict
 from remnant.training.example import TrainingExample
 from remnant.training.jsonl import LineProblem, LoadReport, load_jsonl
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
-
 
 def claim_statement(claim: Claim) -> str:
     """ "The max concurrency of Atlas DB is 15." (or "Atlas DB的最大并发数是15。" for Chinese)."""
-    if _CJK.search(claim.attribute) or _CJK.search(claim.entity):
+    if has_han(claim.attribute) or has_han(claim.entity):  # Chinese: the Chinese template
         return f"{claim.entity}的{claim.attribute}是{claim.value}。"
     return f"The {claim.attribute} of {claim.entity} is {claim.value}."
 

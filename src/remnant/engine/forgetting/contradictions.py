@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from remnant.core.errors import ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status
-from remnant.core.text import STOPWORDS, fts_match
+from remnant.core.text import CJK_CLASS, STOPWORDS, fts_match, is_cjk
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
@@ -36,8 +36,7 @@ if TYPE_CHECKING:
 Label = Literal["contradiction", "compatible", "unrelated"]
 LABELS: tuple[Label, ...] = ("contradiction", "compatible", "unrelated")
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{_CJK}]|[^\W\d_]+", re.UNICODE)
+_TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{CJK_CLASS}]|[^\W\d_]+", re.UNICODE)
 _NEG_WORDS = frozenset({"not", "no", "never", "nobody", "nothing", "neither", "nor", "cannot"})
 _NEG_CJK = frozenset("不没别未无非")
 # predicates that hold many values at once: a new value adds, it does not replace
@@ -94,7 +93,7 @@ def tokens(text: str) -> list[Tok]:
     for raw in _TOKEN.findall(norm):
         if raw[0].isdigit():
             out.append(Tok("n", raw.replace(",", "")))
-        elif len(raw) == 1 and re.match(f"[{_CJK}]", raw):
+        elif len(raw) == 1 and is_cjk(raw):
             if raw in _NEG_CJK:
                 out.append(Tok("neg", "neg"))
             elif raw not in _CJK_STOP:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier
-from remnant.core.text import fts_match
+from remnant.core.text import CJK_CLASS, fts_match
 from remnant.engine.results import ErasureReport
 from remnant.store.base import MemoryFilter
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from remnant.engine.ledger import Ledger
 
 _MAX_PROBES = 12
-_WORD = re.compile(r"[^\W_]{8,}|[\u4e00-\u9fff]{4,}")
+_WORD = re.compile(rf"[^\W_]{{8,}}|[{CJK_CLASS}]{{4,}}")
 
 
 def _probes(records: list[MemoryRecord]) -> list[str]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from remnant.core.errors import ConfirmationRequired, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
-from remnant.core.text import has_cjk, query_terms
+from remnant.core.text import has_cjk, has_han, query_terms
 from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
 from remnant.store.base import MemoryFilter
 
@@ -191,7 +191,7 @@ def parse_intent(text: str) -> ForgetIntent:
         pii_types=tuple(dict.fromkeys(p for t in topics for p in t.pii_types)),
         terms=() if everything else terms,
         everything=everything,
-        lang="zh" if has_cjk(norm) else "en",
+        lang="zh" if has_han(norm) else "en",
     )
 
 
