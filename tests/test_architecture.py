@@ -21,8 +21,6 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).resolve().parents[1] / "src" / "remnant"
 OWNERS = {"self", "cls"}
 
@@ -137,13 +135,6 @@ def test_the_checker_flags_what_it_should(tmp_path: Path) -> None:
     ], got
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known cross-module private accesses on main (forgetting/*, engine/sweep.py -> mem._audit/"
-    "_purge_present/_build/_store_new; store/pg_vault.py -> store._write/_read; cli/forgetting.py -> "
-    "store.sqlite._COLUMNS/_BIG; cli/bench_locomo.py -> eval.locomo._TimedEmbedder) are being removed by "
-    "the src/ re-cut; drop this mark when it lands",
-)
 def test_no_module_reaches_into_another_modules_private_names() -> None:
     offences = find_offences()
     print(f"{len(offences)} cross-module private accesses:")

@@ -59,7 +59,7 @@ _INSERT = (
     f"INSERT INTO memories ({', '.join(COLUMNS)}, index_text) "
     f"VALUES ({', '.join(['%s'] * (len(COLUMNS) + 1))})"
 )
-_QUOTED_TERM = re.compile(r'"((?:[^"]|"")*)"')
+_QUOTED_TERM = re.compile(r'"((?:[^"]|"")*)"(\*?)')  # a trailing * marks a prefix term
 _HNSW_LOCK = "remnant-hnsw-index"
 
 
@@ -75,19 +75,22 @@ def redact_url(url: str) -> str:
     return url
 
 
-def match_terms(match: str) -> list[str]:
-    """The terms of a lexical query: the quoted terms of an FTS5 ``"a" OR "b"`` expression, else words."""
-    quoted = [t.replace('""', '"') for t in _QUOTED_TERM.findall(match)]
-    if quoted:
-        terms = quoted
-    else:
-        terms = [w for w in re.split(r"\s+", match) if w and w.upper() not in {"OR", "AND", "NOT", "NEAR"}]
-    return [t.strip() for t in terms if t.strip()]
+def match_terms(match: str) -> list[tuple[str, bool]]:
+    """The terms of a lexical query with their prefix flag: the quoted terms of an FTS5
+    ``"a" OR "b"*`` expression (a lone CJK character is a prefix term), else words."""
+    quoted = [(t.replace('""', '"'), star == "*") for t, star in _QUOTED_TERM.findall(match)]
+    if not quoted:
+        words = [w for w in re.split(r"\s+", match) if w and w.upper() not in {"OR", "AND", "NOT", "NEAR"}]
+        quoted = [(w, False) for w in words]
+    return [(t.strip(), prefix) for t, prefix in quoted if t.strip()]
 
 
-def _tsquery_text(terms: Sequence[str]) -> str:
-    """``'a' | 'b'``: every term a quoted lexeme, so no user text is parsed as tsquery syntax."""
-    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+def _tsquery_text(terms: Sequence[tuple[str, bool]]) -> str:
+    """``'a' | 'b':*``: every term a quoted lexeme, so no user text is parsed as tsquery syntax."""
+    return " | ".join(
+        "'" + t.replace("\\", "\\\\").replace("'", "''") + "'" + (":*" if prefix else "")
+        for t, prefix in terms
+    )
 
 
 def _lock_id(*parts: str) -> int:
@@ -418,7 +421,7 @@ class PostgresStore(SQLStore):
         if not terms:
             raise ValidationError(f"bad full-text query {match!r}: no terms")
         where, params = self.where(flt)
-        tsq = _tsquery_text([t.lower() for t in terms[:64]])
+        tsq = _tsquery_text([(t.lower(), prefix) for t, prefix in terms[:64]])
         q = (
             f"SELECT m.id, ts_rank(m.tsv, q.query, 1) AS score FROM memories m, "
             f"(SELECT to_tsquery('english', %s) AS query) q "
@@ -430,7 +433,7 @@ class PostgresStore(SQLStore):
         # shorter patterns cannot use the trigram index and would scan every row
         patterns = [
             "%" + t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            for t in terms[:64]
+            for t, _ in terms[:64]
             if len(t) >= 3
         ]
         if not patterns:
@@ -442,7 +445,7 @@ class PostgresStore(SQLStore):
             f"WHERE m.index_text ILIKE ANY(%s) AND NOT (m.id = ANY(%s)) AND {where} "
             f"ORDER BY sim DESC, m.rid ASC LIMIT %s"
         )
-        extra = self._read(q2, [" ".join(terms[:64]), patterns, seen, *params, limit - len(hits)])
+        extra = self._read(q2, [" ".join(t for t, _ in terms[:64]), patterns, seen, *params, limit - len(hits)])
         # substring hits rank below every full-text hit
         return hits + [(r[0], floor * 0.5 * (0.5 + 0.5 * float(r[1]))) for r in extra]
 
