@@ -38,7 +38,7 @@ from remnant.core.model import (
 )
 from remnant.engine.options import WRITE_OPTIONS, WriteOptions
 from remnant.engine.results import Hit
-from remnant.engine.seams import Redactor, Retriever
+from remnant.engine.seams import Redactor, Retriever, vault_of
 from remnant.store.base import MemoryFilter, Store
 
 _MAX_AUDIT_IDS = 5000
@@ -449,8 +449,8 @@ class Ledger:
 
     def _release_placeholders(self, user_id: str, purged: Sequence[MemoryRecord]) -> None:
         """Drop vault entries that only the purged memories referred to: a purge takes the value too."""
-        forget = getattr(getattr(self.redactor, "vault", None), "forget_placeholder", None)
-        if forget is None:
+        vault = vault_of(self.redactor)
+        if vault is None:
             return
         wanted = {m for r in purged for m in PLACEHOLDER.findall(r.content)}
         if not wanted:
@@ -466,7 +466,7 @@ class Ledger:
                 still_used.update(m for m in PLACEHOLDER.findall(r.content) if m in wanted)
             offset += len(page)
         for placeholder in sorted(wanted - still_used):
-            forget(self.tenant, user_id, placeholder)
+            vault.forget_placeholder(self.tenant, user_id, placeholder)
 
     def reinforce(
         self,

@@ -41,7 +41,7 @@ from remnant.engine.results import (
     RecallResult,
     SweepReport,
 )
-from remnant.engine.seams import LexicalRetriever, Redactor, Retriever
+from remnant.engine.seams import LexicalRetriever, Redactor, Retriever, vault_of
 from remnant.store import open_store
 from remnant.store.base import MemoryFilter, Store, UserSummary
 
@@ -173,10 +173,10 @@ class Memory:
         Ordinary recall never returns plaintext; this needs the vault key and is audited.
         """
         record = self.ledger.require(memory_id)
-        vault = getattr(self.redactor, "vault", None)
+        vault = vault_of(self.redactor)
         if vault is None:
             raise ConflictError("no vault is configured (the privacy layer is off)")
-        text: str = vault.rehydrate(record.content, self.tenant, record.user_id)
+        text = vault.rehydrate(record.content, self.tenant, record.user_id)
         self.ledger.audit(
             "rehydrate",
             "privileged read of vaulted values",

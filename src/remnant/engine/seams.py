@@ -58,6 +58,28 @@ class RedactionOutcome(Protocol):
 
 
 @runtime_checkable
+class Vault(Protocol):
+    """The originals behind a redactor's placeholders (the privacy layer's encrypted vault)."""
+
+    def rehydrate(self, text: str, tenant: str, user_id: str) -> str: ...
+
+    def forget_placeholder(self, tenant: str, user_id: str, placeholder: str) -> object: ...
+
+
+@runtime_checkable
+class EntityForgetter(Protocol):
+    """A redactor that can drop every vault value of some entity types ("forget my phone number")."""
+
+    def forget_entities(self, *, tenant: str, user_id: str, entity_types: list[str]) -> int: ...
+
+
+def vault_of(redactor: object) -> Vault | None:
+    """The redactor's vault, when it keeps one."""
+    vault = getattr(redactor, "vault", None)
+    return vault if isinstance(vault, Vault) else None
+
+
+@runtime_checkable
 class Redactor(Protocol):
     """Replaces personal data with placeholders before anything is stored; raises rather than leak."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from typing import Any
 
 from remnant.core.clock import Clock
@@ -66,8 +66,7 @@ class Engines:
         """Hold the store's lock (no transaction) around an operation that manages its own
         transactions and touches the vault outside them (erasure, forget requests): no other
         request's transaction can be open on the shared connection meanwhile."""
-        lock = getattr(mem.store, "_lock", None)
-        return lock if lock is not None else nullcontext()
+        return mem.store.exclusive()
 
     def ready(self) -> bool:
         """The store answers a trivial read."""

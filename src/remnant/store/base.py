@@ -11,7 +11,7 @@ import json
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -94,6 +94,13 @@ class Store(ABC):
 
         Public on purpose: other layers that keep tables in the store's database (the privacy vault)
         write inside it through :class:`~remnant.store.sql.SQLStore`'s ``execute`` and ``fetch``."""
+
+    def exclusive(self) -> AbstractContextManager[Any]:
+        """Hold off every other user of this store object (no transaction opened) around an
+        operation that runs several transactions and touches side tables between them (erasure,
+        forget requests). A backend whose connections are per-call (PostgreSQL's pool) needs
+        nothing here; one that shares a connection between threads (SQLite) holds its lock."""
+        return nullcontext()
 
     @abstractmethod
     def schema_version(self) -> int: ...

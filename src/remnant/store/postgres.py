@@ -445,7 +445,9 @@ class PostgresStore(SQLStore):
             f"WHERE m.index_text ILIKE ANY(%s) AND NOT (m.id = ANY(%s)) AND {where} "
             f"ORDER BY sim DESC, m.rid ASC LIMIT %s"
         )
-        extra = self._read(q2, [" ".join(t for t, _ in terms[:64]), patterns, seen, *params, limit - len(hits)])
+        extra = self._read(
+            q2, [" ".join(t for t, _ in terms[:64]), patterns, seen, *params, limit - len(hits)]
+        )
         # substring hits rank below every full-text hit
         return hits + [(r[0], floor * 0.5 * (0.5 + 0.5 * float(r[1]))) for r in extra]
 

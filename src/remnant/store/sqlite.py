@@ -15,7 +15,7 @@ import hashlib
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -89,6 +89,9 @@ class SQLiteStore(SQLStore):
                 self._conn.close()
             except sqlite3.Error:
                 pass
+
+    def exclusive(self) -> AbstractContextManager[Any]:
+        return self._lock  # one shared connection: every transaction of this object takes it
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
