@@ -36,7 +36,7 @@ from remnant.core.model import (
     check_unit_interval,
     new_id,
 )
-from remnant.engine.options import WRITE_OPTIONS, WriteOptions
+from remnant.engine.options import RECALL_FILTERS, WRITE_OPTIONS, RecallFilters, WriteOptions
 from remnant.engine.results import Hit
 from remnant.engine.seams import Redactor, Retriever, vault_of
 from remnant.store.base import MemoryFilter, Store
@@ -128,24 +128,16 @@ class Ledger:
     def filter(self, user_id: str | None = None, **kw: Any) -> MemoryFilter:
         return MemoryFilter(tenant=self.tenant, user_id=user_id, **kw)
 
-    def recall_filter(
-        self,
-        user_id: str,
-        *,
-        kinds: Sequence[Kind | str] | None = None,
-        keys: Sequence[str] | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        sources: Sequence[str] | None = None,
-        tags: Sequence[str] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        as_of: datetime | None = None,
-        include_faded: bool = False,
-        created_after: datetime | None = None,
-        created_before: datetime | None = None,
-    ) -> MemoryFilter:
+    def recall_filter(self, user_id: str, filters: RecallFilters | None = None) -> MemoryFilter:
         """The strict filter every recall path applies: scope, status, fade, expiry and validity."""
         check_identifier(user_id, "user_id")
+        f: RecallFilters = filters or {}
+        unknown = set(f) - RECALL_FILTERS
+        if unknown:
+            raise ValidationError(f"unknown recall filter(s): {', '.join(sorted(unknown))}")
+        kinds, keys, sources, tags = f.get("kinds"), f.get("keys"), f.get("sources"), f.get("tags")
+        as_of, include_faded = f.get("as_of"), bool(f.get("include_faded", False))
+        created_after, created_before = f.get("created_after"), f.get("created_before")
         now = self.now()
         at = ensure_aware(as_of, name="as_of") if as_of is not None else now
         statuses: tuple[Status, ...] = (Status.ACTIVE,)
@@ -157,13 +149,13 @@ class Ledger:
             statuses = (*statuses, Status.FADED)
         return self.filter(
             user_id,
-            agent_id=agent_id,
-            session_id=session_id,
+            agent_id=f.get("agent_id"),
+            session_id=f.get("session_id"),
             kinds=tuple(Kind.parse(k) for k in kinds) if kinds else None,
             keys=tuple(keys) if keys else None,
             sources=tuple(sources) if sources else None,
             tags=tuple(tags) if tags else None,
-            metadata=dict(metadata or {}),
+            metadata=dict(f.get("metadata") or {}),
             statuses=statuses,
             remembered_at=None if include_faded else self.axis(user_id, now),
             now=at.timestamp(),

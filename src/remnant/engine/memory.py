@@ -28,7 +28,7 @@ from remnant.engine.forgetting.erasure import erase_user
 from remnant.engine.forgetting.requests import forget_request
 from remnant.engine.forgetting.sweep import SweepPolicy, run_sweep
 from remnant.engine.ledger import BEFORE_HIDE, Ledger, retrying
-from remnant.engine.options import Ingestor, Message, PlainIngestor, WriteItem, WriteOptions
+from remnant.engine.options import Ingestor, Message, PlainIngestor, RecallFilters, WriteItem, WriteOptions
 from remnant.engine.reinforcement import ReinforcementPolicy
 from remnant.engine.results import (
     AddResult,
@@ -322,10 +322,10 @@ class Memory:
             return None
         return from_epoch(record.fade_at * dk.SECONDS_PER_DAY)
 
-    def recall_filter(self, user_id: str, **filters: Any) -> MemoryFilter:
+    def recall_filter(self, user_id: str, **filters: Unpack[RecallFilters]) -> MemoryFilter:
         """The strict filter every recall path applies: scope, status, fade, expiry and validity
         (the filters are :meth:`recall`'s)."""
-        return self.ledger.recall_filter(user_id, **filters)
+        return self.ledger.recall_filter(user_id, filters)
 
     @_retry_conflicts
     def recall(
@@ -334,19 +334,9 @@ class Memory:
         *,
         user_id: str,
         limit: int = 5,
-        kinds: Sequence[Kind | str] | None = None,
-        keys: Sequence[str] | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        sources: Sequence[str] | None = None,
-        tags: Sequence[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        as_of: datetime | None = None,
-        include_faded: bool = False,
-        created_after: datetime | None = None,
-        created_before: datetime | None = None,
         touch: bool = True,
         hints: bool = True,
+        **filters: Unpack[RecallFilters],
     ) -> RecallResult:
         """The ``limit`` memories that best match ``query``, strongest first among equals.
 
@@ -359,20 +349,8 @@ class Memory:
         if not isinstance(query, str):
             raise ValidationError("query must be a string")
         check_limit(limit)
-        flt = self.ledger.recall_filter(
-            user_id,
-            kinds=kinds,
-            keys=keys,
-            agent_id=agent_id,
-            session_id=session_id,
-            sources=sources,
-            tags=tags,
-            metadata=metadata,
-            as_of=as_of,
-            include_faded=include_faded,
-            created_after=created_after,
-            created_before=created_before,
-        )
+        flt = self.ledger.recall_filter(user_id, filters)
+        as_of, include_faded = filters.get("as_of"), bool(filters.get("include_faded", False))
         now = self.now()
         axis = self.axis(user_id, now)
         if query.strip():
@@ -449,7 +427,7 @@ class Memory:
         agent_id: str | None = None,
     ) -> list[tuple[MemoryRecord, float]]:
         """What this user still remembers, strongest first: a range query on the stored fade time."""
-        flt = self.ledger.recall_filter(user_id, kinds=kinds, agent_id=agent_id)
+        flt = self.ledger.recall_filter(user_id, {"kinds": kinds, "agent_id": agent_id})
         return self._strongest(flt, self.axis(user_id), limit)
 
     def list_memories(

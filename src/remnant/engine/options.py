@@ -36,6 +36,27 @@ class WriteOptions(TypedDict, total=False):
 WRITE_OPTIONS = frozenset(WriteOptions.__annotations__)
 
 
+class RecallFilters(TypedDict, total=False):
+    """The strict filters of :meth:`Memory.recall` (and of ``recall_filter``): scope beyond the
+    user (agent, session), kinds, keys, sources, tags, metadata equality, a point in time
+    (``as_of``: what was valid then), ``include_faded``, and a creation-time range."""
+
+    kinds: Sequence[Kind | str] | None
+    keys: Sequence[str] | None
+    agent_id: str | None
+    session_id: str | None
+    sources: Sequence[str] | None
+    tags: Sequence[str] | None
+    metadata: Mapping[str, Any] | None
+    as_of: datetime | None
+    include_faded: bool
+    created_after: datetime | None
+    created_before: datetime | None
+
+
+RECALL_FILTERS = frozenset(RecallFilters.__annotations__)
+
+
 class WriteItem(WriteOptions, total=False):
     """One item of :meth:`Memory.remember_many`: ``content`` and ``user_id`` plus any write option."""
 
