@@ -72,7 +72,7 @@ def snapshot(
     m: PartitionManager, partitions: list[str]
 ) -> dict[tuple[str, str], list[tuple[str, str, float]]]:
     return {
-        (q, p): [(h.item_id, h.text, h.score) for h in m.recall(q, partitions=[p], k=5)]
+        (q, p): [(h.item_id, h.text, h.score) for h in m.recall(q, partitions=[p], limit=5)]
         for q in QUERIES
         for p in partitions
     }

@@ -174,7 +174,7 @@ class Assistant:
                 session_id=session_id,
                 metadata={"role": "user"},
             )
-        hits = self.kb.search(message, k=self.knowledge_k)
+        hits = self.kb.search(message, limit=self.knowledge_k)
         knowledge = [h.content for h in hits]
         now = self.memory.now()
         fresh = [

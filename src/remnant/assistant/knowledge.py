@@ -187,10 +187,16 @@ class KnowledgeBase:
                 added += 1
         return added, unchanged
 
-    def search(self, query: str, *, k: int = 3, at: datetime | None = None) -> list[KnowledgeHit]:
+    def search(self, query: str, *, limit: int = 3, at: datetime | None = None) -> list[KnowledgeHit]:
         """Documents matching `query` that are valid now (or at `at`)."""
         result = self.memory.recall(
-            query, user_id=self.user_id, limit=k, kinds=[Kind.KNOWLEDGE], as_of=at, touch=False, hints=False
+            query,
+            user_id=self.user_id,
+            limit=limit,
+            kinds=[Kind.KNOWLEDGE],
+            as_of=at,
+            touch=False,
+            hints=False,
         )
         return [
             KnowledgeHit(

@@ -208,7 +208,7 @@ def run_bench(
         ]
         full_text = "\n".join(m["content"] for m in full_messages)
         # The naive app also needs the product documents: give it the same retrieved knowledge.
-        knowledge = "\n".join(h.content for h in kb.search(message, k=assistant.knowledge_k))
+        knowledge = "\n".join(h.content for h in kb.search(message, limit=assistant.knowledge_k))
         full_tokens.append(
             messages_tokens(full_messages)
             + (messages_tokens([{"role": "system", "content": knowledge}]) if knowledge else 0)

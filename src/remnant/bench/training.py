@@ -167,13 +167,13 @@ def bench_partitions(embedder: str, as_json: bool) -> None:
                 if mode.endswith("content"):
                     others = ["basic", "user-a-preferences"]
                     snap = {
-                        (q, p): [(h.item_id, h.score) for h in m.recall(q, partitions=[p], k=5)]
+                        (q, p): [(h.item_id, h.score) for h in m.recall(q, partitions=[p], limit=5)]
                         for q, _ in QUERIES
                         for p in others
                     }
                     m.replace("dynamic-2024", dynamic_items(2))
                     after = {
-                        (q, p): [(h.item_id, h.score) for h in m.recall(q, partitions=[p], k=5)]
+                        (q, p): [(h.item_id, h.score) for h in m.recall(q, partitions=[p], limit=5)]
                         for q, _ in QUERIES
                         for p in others
                     }

@@ -138,5 +138,5 @@ def kb_search(obj: Ctx, query: str, limit: int) -> None:
     from remnant.assistant import KnowledgeBase
 
     with errors():
-        for hit in KnowledgeBase(obj.memory()).search(query, k=limit):
+        for hit in KnowledgeBase(obj.memory()).search(query, limit=limit):
             click.echo(f"{hit.doc_id}@{hit.version}  {hit.content}")

@@ -806,7 +806,7 @@ def partitions_route(ctx: click.Context, query: str, kind: str | None, k: int, a
     """Which partitions QUERY goes to, and why."""
     with _errors(), _manager(ctx) as m:
         decision = m.route(query, kind=kind)
-        hits = m.recall(query, partitions=decision.partitions, k=k) if k > 0 else []
+        hits = m.recall(query, partitions=decision.partitions, limit=k) if k > 0 else []
     data = {**decision.to_dict(), "hits": [h.__dict__ for h in hits]}
 
     def text() -> str:

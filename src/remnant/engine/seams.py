@@ -39,7 +39,7 @@ class Retriever(Protocol):
     """Finds candidate memories for a query inside a filter; returns (id, score), best first."""
 
     def search(
-        self, engine: EngineView, query: str, flt: MemoryFilter, k: int
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
     ) -> list[tuple[str, float]]: ...
 
     def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
@@ -91,13 +91,15 @@ class Redactor(Protocol):
 class LexicalRetriever:
     """The store's full-text search (BM25 in SQLite FTS5); the baseline every store provides."""
 
-    def search(self, engine: EngineView, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+    def search(
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[str, float]]:
         from remnant.core.text import fts_match
 
         match = fts_match(query)
         if match is None:
             return []
-        return engine.store.lexical_search(match, flt, limit=k)
+        return engine.store.lexical_search(match, flt, limit=limit)
 
     def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
         return None

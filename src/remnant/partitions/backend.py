@@ -34,7 +34,7 @@ class PartitionBackend(Protocol):
         """Remove every item of ``partition`` (only that one); return how many."""
         ...
 
-    def recall(self, query: str, partitions: Sequence[str], k: int) -> list[Hit]: ...
+    def recall(self, query: str, partitions: Sequence[str], limit: int) -> list[Hit]: ...
 
 
 def item_id(partition: str, item: KnowledgeItem, index: int) -> str:
@@ -83,8 +83,8 @@ class SQLiteBackend:
     def clear(self, partition: str) -> int:
         return self.conn.execute("DELETE FROM part_item WHERE partition = ?", (partition,)).rowcount
 
-    def recall(self, query: str, partitions: Sequence[str], k: int) -> list[Hit]:
-        if not partitions or k <= 0:
+    def recall(self, query: str, partitions: Sequence[str], limit: int) -> list[Hit]:
+        if not partitions or limit <= 0:
             return []
         marks = ",".join("?" for _ in partitions)
         rows = self.conn.execute(
@@ -97,5 +97,7 @@ class SQLiteBackend:
         q = embed_queries(self.embed, [query])[0]
         sims = cosine(q, matrix)
         # items sharing no feature with the query (score 0 or below) are not recalled
-        order = sorted((i for i in range(len(rows)) if sims[i] > 0), key=lambda i: (-sims[i], rows[i][0]))[:k]
+        order = sorted((i for i in range(len(rows)) if sims[i] > 0), key=lambda i: (-sims[i], rows[i][0]))[
+            :limit
+        ]
         return [Hit(rows[i][0], rows[i][1], rows[i][2], round(float(sims[i]), 6)) for i in order]

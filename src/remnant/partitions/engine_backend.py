@@ -23,6 +23,7 @@ import numpy as np
 from remnant.core.audit import AuditDraft
 from remnant.core.model import Kind, Status
 from remnant.engine.memory import Memory
+from remnant.engine.seams import EngineView
 from remnant.partitions.embed import Embedder, HashingEmbedder, cosine, embed_queries
 from remnant.partitions.model import Hit, KnowledgeItem
 from remnant.store.base import MemoryFilter
@@ -85,20 +86,20 @@ class EngineBackend:
             ids, force=True, reason=f"partition {partition!r} cleared", policy="partitions"
         )
 
-    def recall(self, query: str, partitions: Sequence[str], k: int) -> list[Hit]:
+    def recall(self, query: str, partitions: Sequence[str], limit: int) -> list[Hit]:
         hits: list[Hit] = []
         for partition in partitions:
             result = self.memory.recall(
                 query,
                 user_id=self.owner,
-                limit=k,
+                limit=limit,
                 metadata={"partition": partition},
                 touch=False,
                 hints=False,
             )
             hits.extend(Hit(h.memory.id, partition, h.memory.content, round(h.score, 6)) for h in result)
         hits.sort(key=lambda h: (-h.score, h.item_id))
-        return hits[:k]
+        return hits[:limit]
 
 
 class EngineAudit:
@@ -138,16 +139,18 @@ class PartitionRetriever:
             f"hashing-bow-{self.embed.dim}" if isinstance(self.embed, HashingEmbedder) else "custom"
         )
 
-    def search(self, engine: Memory, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+    def search(
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[str, float]]:
         ids, matrix = engine.store.embeddings(flt, model=self.model_id)
         if not ids:
             return []
         q = embed_queries(self.embed, [query])[0]
         sims = cosine(q, np.asarray(matrix, dtype=np.float64))
-        order = sorted((i for i in range(len(ids)) if sims[i] > 0), key=lambda i: (-sims[i], ids[i]))[:k]
+        order = sorted((i for i in range(len(ids)) if sims[i] > 0), key=lambda i: (-sims[i], ids[i]))[:limit]
         return [(ids[i], float(sims[i])) for i in order]
 
-    def on_write(self, engine: Memory, ids: Sequence[str]) -> None:
+    def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
         records = engine.store.get_many(list(ids), tenant=engine.tenant)
         if not records:
             return
@@ -156,5 +159,5 @@ class PartitionRetriever:
             [(r.id, self.model_id, v) for r, v in zip(records, vectors, strict=True)], tenant=engine.tenant
         )
 
-    def on_delete(self, engine: Memory, ids: Sequence[str]) -> None:
+    def on_delete(self, engine: EngineView, ids: Sequence[str]) -> None:
         return None  # the store drops embeddings with their memories

@@ -250,13 +250,13 @@ class PartitionManager:
         return router.route(query, kind=kind, content_scores=content)
 
     def recall(
-        self, query: str, *, partitions: Sequence[str] | None = None, kind: str | None = None, k: int = 5
+        self, query: str, *, partitions: Sequence[str] | None = None, kind: str | None = None, limit: int = 5
     ) -> builtins.list[Hit]:
-        """Top ``k`` items for ``query`` from the given partitions (or the routed ones)."""
+        """Top ``limit`` items for ``query`` from the given partitions (or the routed ones)."""
         chosen = list(partitions) if partitions is not None else list(self.route(query, kind=kind).partitions)
         for name in chosen:
             self.get(name)
-        return self.backend.recall(query, chosen, k)
+        return self.backend.recall(query, chosen, limit)
 
     # -- audit --------------------------------------------------------------------------------
     def _audit(self, action: str, name: str, detail: dict[str, Any]) -> None:

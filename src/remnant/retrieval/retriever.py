@@ -327,10 +327,12 @@ class HybridRetriever:
                 kept = [(h, s) for h, s in kept if s >= floor]
         return kept[:n]
 
-    def search(self, engine: EngineView, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+    def search(
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[str, float]]:
         """(id, score) best first: fused lexical + vector relevance times the memory's signals."""
         qa = analyze(query)
-        n = max(k, self.fusion.candidates)
+        n = max(limit, self.fusion.candidates)
         lexical: list[tuple[str, float]] = []
         vector: list[tuple[str, float]] = []
         if qa.fts and self.mode != "vector":
@@ -338,7 +340,7 @@ class HybridRetriever:
         if self.embedder is not None and self.mode != "lexical":
             vector = self._vector_candidates(engine, query, flt, n)
         fused = fuse(lexical, vector, self.fusion)
-        depth = max(k, self.rerank_depth)
+        depth = max(limit, self.rerank_depth)
         head, tail = fused[:depth], fused[depth:]
         if not head:
             return []
@@ -358,8 +360,8 @@ class HybridRetriever:
             # A question that names a person is usually about what that person said.
             ids = set(boosted)
             head = [(i, s * (1 + self.speaker_boost) if i in ids else s) for i, s in head]
-        # The engine loads a record for every id returned: hand back only the k it will keep.
-        return (rerank(head, signals, self.signals) + tail)[:k]
+        # The engine loads a record for every id returned: hand back only the ones it will keep.
+        return (rerank(head, signals, self.signals) + tail)[:limit]
 
 
 def default_retriever() -> HybridRetriever:
