@@ -327,6 +327,13 @@ class HybridRetriever:
                 kept = [(h, s) for h, s in kept if s >= floor]
         return kept[:n]
 
+    def neighbours(self, engine: EngineView, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+        """The ``k`` memories nearest to ``text`` by embedding (the engine's ``NeighbourSource`` seam);
+        [] for a lexical-only retriever."""
+        if self.embedder is None or self.mode == "lexical":
+            return []
+        return self._vector_candidates(engine, text, flt, k)
+
     def search(self, engine: EngineView, query: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
         """(id, score) best first: fused lexical + vector relevance times the memory's signals."""
         qa = analyze(query)
