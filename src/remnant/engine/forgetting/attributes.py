@@ -30,7 +30,9 @@ Relation = Literal["supersedes", "compatible", "unrelated"]
 
 # --- subjects --------------------------------------------------------------------------------------
 _REL_EN: dict[str, str] = {
-    **dict.fromkeys(("wife", "husband", "partner", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee"), "partner"),
+    **dict.fromkeys(
+        ("wife", "husband", "partner", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee"), "partner"
+    ),
     **dict.fromkeys(("daughter", "girl"), "daughter"),
     **dict.fromkeys(("son", "boy"), "son"),
     **dict.fromkeys(("kid", "kids", "child", "children", "little one", "toddler", "baby"), "child"),
@@ -49,7 +51,24 @@ _REL_EN: dict[str, str] = {
     **dict.fromkeys(("cousin", "aunt", "uncle", "niece", "nephew", "ex", "in-laws"), "relative"),
 }
 _REL_ZH: dict[str, str] = {
-    **dict.fromkeys(("老婆", "老公", "妻子", "丈夫", "爱人", "媳妇", "男朋友", "女朋友", "对象", "男友", "女友", "先生", "太太"), "partner"),
+    **dict.fromkeys(
+        (
+            "老婆",
+            "老公",
+            "妻子",
+            "丈夫",
+            "爱人",
+            "媳妇",
+            "男朋友",
+            "女朋友",
+            "对象",
+            "男友",
+            "女友",
+            "先生",
+            "太太",
+        ),
+        "partner",
+    ),
     **dict.fromkeys(("女儿", "闺女", "大女儿", "小女儿"), "daughter"),
     **dict.fromkeys(("儿子", "大儿子", "小儿子"), "son"),
     **dict.fromkeys(("孩子", "小孩", "娃", "宝宝", "孩子们"), "child"),
@@ -105,7 +124,9 @@ _EN_END = re.compile(
     r"full[- ]time|part[- ]time|at the moment|right now|for now|for good)\b).*$",
     re.IGNORECASE | re.DOTALL,
 )
-_ZH_END = re.compile(r"[，,。！!？?；;、\s（(~～…]|(?:了|啦|呢|吧|哦|呀|哈|嘛|咯|的)+$|(?:以后|之后|了以后).*$")
+_ZH_END = re.compile(
+    r"[，,。！!？?；;、\s（(~～…]|(?:了|啦|呢|吧|哦|呀|哈|嘛|咯|的)+$|(?:以后|之后|了以后).*$"
+)
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.IGNORECASE)
 
 
@@ -158,76 +179,257 @@ def _lex(table: dict[str, str]) -> ValueFn:
 
 
 _DIET = {
-    "vegetarian": "vegetarian", "veggie": "vegetarian", "no meat": "vegetarian", "meat-free": "vegetarian",
-    "stopped eating meat": "vegetarian", "quit meat": "vegetarian", "gave up meat": "vegetarian",
-    "don't eat meat": "vegetarian", "dont eat meat": "vegetarian", "no longer eat meat": "vegetarian",
-    "vegan": "vegan", "plant-based": "vegan", "plant based": "vegan", "pescatarian": "pescatarian",
-    "pescetarian": "pescatarian", "keto": "keto", "paleo": "paleo", "low-carb": "low-carb", "low carb": "low-carb",
-    "gluten-free": "gluten-free", "gluten free": "gluten-free", "carnivore": "carnivore",
-    "eat meat": "omnivore", "everything": "omnivore", "anything": "omnivore", "什么都吃": "omnivore", "eating meat": "omnivore", "omnivore": "omnivore", "halal": "halal", "kosher": "kosher",
-    "intermittent fasting": "fasting", "dairy-free": "dairy-free", "dairy free": "dairy-free",
-    "吃素": "vegetarian", "素食": "vegetarian", "不吃肉": "vegetarian", "戒肉": "vegetarian", "纯素": "vegan",
-    "吃肉": "omnivore", "开荤": "omnivore", "生酮": "keto", "轻断食": "fasting", "断食": "fasting", "低碳": "low-carb",
+    "vegetarian": "vegetarian",
+    "veggie": "vegetarian",
+    "no meat": "vegetarian",
+    "meat-free": "vegetarian",
+    "stopped eating meat": "vegetarian",
+    "quit meat": "vegetarian",
+    "gave up meat": "vegetarian",
+    "don't eat meat": "vegetarian",
+    "dont eat meat": "vegetarian",
+    "no longer eat meat": "vegetarian",
+    "vegan": "vegan",
+    "plant-based": "vegan",
+    "plant based": "vegan",
+    "pescatarian": "pescatarian",
+    "pescetarian": "pescatarian",
+    "keto": "keto",
+    "paleo": "paleo",
+    "low-carb": "low-carb",
+    "low carb": "low-carb",
+    "gluten-free": "gluten-free",
+    "gluten free": "gluten-free",
+    "carnivore": "carnivore",
+    "eat meat": "omnivore",
+    "everything": "omnivore",
+    "anything": "omnivore",
+    "什么都吃": "omnivore",
+    "eating meat": "omnivore",
+    "omnivore": "omnivore",
+    "halal": "halal",
+    "kosher": "kosher",
+    "intermittent fasting": "fasting",
+    "dairy-free": "dairy-free",
+    "dairy free": "dairy-free",
+    "吃素": "vegetarian",
+    "素食": "vegetarian",
+    "不吃肉": "vegetarian",
+    "不再吃肉": "vegetarian",
+    "戒肉": "vegetarian",
+    "纯素": "vegan",
+    "吃肉": "omnivore",
+    "开荤": "omnivore",
+    "生酮": "keto",
+    "轻断食": "fasting",
+    "断食": "fasting",
+    "低碳": "low-carb",
 }
 _COMMUTE = {
-    "drive": "car", "driving": "car", "by car": "car", "carpool": "car",
-    "bike": "bike", "cycle": "bike", "cycling": "bike", "biking": "bike", "e-bike": "bike", "scooter": "scooter",
-    "walk": "walk", "walking": "walk", "on foot": "walk",
-    "bus": "bus", "train": "train", "subway": "subway", "metro": "subway", "tube": "subway", "tram": "tram",
-    "ferry": "ferry", "uber": "taxi", "taxi": "taxi",
-    "开车": "car", "自驾": "car", "骑电动车": "scooter", "电动车": "scooter", "骑车": "bike", "骑自行车": "bike",
-    "单车": "bike", "走路": "walk", "步行": "walk", "地铁": "subway", "公交": "bus", "打车": "taxi",
-    "滴滴": "taxi", "高铁": "train", "火车": "train", "班车": "shuttle",
+    "drive": "car",
+    "driving": "car",
+    "by car": "car",
+    "carpool": "car",
+    "bike": "bike",
+    "cycle": "bike",
+    "cycling": "bike",
+    "biking": "bike",
+    "e-bike": "bike",
+    "scooter": "scooter",
+    "walk": "walk",
+    "walking": "walk",
+    "on foot": "walk",
+    "bus": "bus",
+    "train": "train",
+    "subway": "subway",
+    "metro": "subway",
+    "tube": "subway",
+    "tram": "tram",
+    "ferry": "ferry",
+    "uber": "taxi",
+    "taxi": "taxi",
+    "开车": "car",
+    "自驾": "car",
+    "骑电动车": "scooter",
+    "电动车": "scooter",
+    "骑车": "bike",
+    "骑自行车": "bike",
+    "单车": "bike",
+    "走路": "walk",
+    "步行": "walk",
+    "地铁": "subway",
+    "公交": "bus",
+    "打车": "taxi",
+    "滴滴": "taxi",
+    "高铁": "train",
+    "火车": "train",
+    "班车": "shuttle",
 }
 _EXERCISE = {
-    "run": "running", "running": "running", "jog": "running", "jogging": "running",
-    "swim": "swimming", "swimming": "swimming", "gym": "gym", "lift": "gym", "weights": "gym",
-    "yoga": "yoga", "pilates": "pilates", "climb": "climbing", "bouldering": "climbing", "cycling": "cycling",
-    "spin": "cycling", "crossfit": "crossfit", "boxing": "boxing", "tennis": "tennis", "hike": "hiking",
-    "hiking": "hiking", "dance": "dancing", "rowing": "rowing", "walk": "walking",
-    "跑步": "running", "慢跑": "running", "夜跑": "running", "晨跑": "running", "游泳": "swimming",
-    "健身": "gym", "撸铁": "gym", "瑜伽": "yoga", "普拉提": "pilates", "骑行": "cycling", "爬山": "hiking",
-    "打羽毛球": "badminton", "羽毛球": "badminton", "打篮球": "basketball", "篮球": "basketball",
-    "打网球": "tennis", "跳舞": "dancing", "广场舞": "dancing", "散步": "walking", "攀岩": "climbing",
-    "跳绳": "rope", "太极": "taichi",
+    "run": "running",
+    "running": "running",
+    "jog": "running",
+    "jogging": "running",
+    "swim": "swimming",
+    "swimming": "swimming",
+    "gym": "gym",
+    "lift": "gym",
+    "weights": "gym",
+    "yoga": "yoga",
+    "pilates": "pilates",
+    "climb": "climbing",
+    "bouldering": "climbing",
+    "cycling": "cycling",
+    "spin": "cycling",
+    "crossfit": "crossfit",
+    "boxing": "boxing",
+    "tennis": "tennis",
+    "hike": "hiking",
+    "hiking": "hiking",
+    "dance": "dancing",
+    "rowing": "rowing",
+    "walk": "walking",
+    "跑步": "running",
+    "慢跑": "running",
+    "夜跑": "running",
+    "晨跑": "running",
+    "游泳": "swimming",
+    "健身": "gym",
+    "撸铁": "gym",
+    "瑜伽": "yoga",
+    "普拉提": "pilates",
+    "骑行": "cycling",
+    "爬山": "hiking",
+    "打羽毛球": "badminton",
+    "羽毛球": "badminton",
+    "打篮球": "basketball",
+    "篮球": "basketball",
+    "打网球": "tennis",
+    "跳舞": "dancing",
+    "广场舞": "dancing",
+    "散步": "walking",
+    "攀岩": "climbing",
+    "跳绳": "rope",
+    "太极": "taichi",
 }
 _DRINK = {
-    "decaf": "decaf", "coffee": "coffee", "espresso": "coffee", "latte": "coffee", "cappuccino": "coffee",
-    "green tea": "tea", "black tea": "tea", "tea": "tea", "matcha": "matcha", "herbal tea": "herbal tea",
-    "hot water": "water", "咖啡": "coffee", "低因": "decaf", "奶茶": "milk tea", "绿茶": "tea", "红茶": "tea",
-    "茶": "tea", "豆浆": "soy milk", "牛奶": "milk", "白开水": "water",
+    "decaf": "decaf",
+    "coffee": "coffee",
+    "espresso": "coffee",
+    "latte": "coffee",
+    "cappuccino": "coffee",
+    "green tea": "tea",
+    "black tea": "tea",
+    "tea": "tea",
+    "matcha": "matcha",
+    "herbal tea": "herbal tea",
+    "hot water": "water",
+    "咖啡": "coffee",
+    "低因": "decaf",
+    "奶茶": "milk tea",
+    "绿茶": "tea",
+    "红茶": "tea",
+    "茶": "tea",
+    "豆浆": "soy milk",
+    "牛奶": "milk",
+    "白开水": "water",
 }
 _REL_STATUS = {
-    "single": "single", "married": "married", "engaged": "engaged", "divorced": "divorced",
-    "separated": "separated", "widowed": "widowed", "broke up": "single", "split up": "single",
-    "seeing someone": "dating", "dating": "dating", "in a relationship": "dating",
-    "单身": "single", "结婚": "married", "已婚": "married", "领证": "married", "订婚": "engaged",
-    "离婚": "divorced", "离了": "divorced", "分手": "single", "分了": "single", "脱单": "dating",
-    "恋爱": "dating", "有对象": "dating",
+    "single": "single",
+    "married": "married",
+    "engaged": "engaged",
+    "divorced": "divorced",
+    "separated": "separated",
+    "widowed": "widowed",
+    "broke up": "single",
+    "split up": "single",
+    "seeing someone": "dating",
+    "dating": "dating",
+    "in a relationship": "dating",
+    "单身": "single",
+    "结婚": "married",
+    "已婚": "married",
+    "领证": "married",
+    "订婚": "engaged",
+    "离婚": "divorced",
+    "离了": "divorced",
+    "分手": "single",
+    "分了": "single",
+    "脱单": "dating",
+    "恋爱": "dating",
+    "有对象": "dating",
 }
 _SHIFT = {
-    "night shift": "night", "nights": "night", "graveyard": "night", "day shift": "day", "days": "day",
-    "early shift": "early", "late shift": "late", "evening shift": "late", "rotating": "rotating",
-    "夜班": "night", "白班": "day", "早班": "early", "晚班": "late", "中班": "late", "倒班": "rotating",
+    "night shift": "night",
+    "nights": "night",
+    "graveyard": "night",
+    "day shift": "day",
+    "days": "day",
+    "early shift": "early",
+    "late shift": "late",
+    "evening shift": "late",
+    "rotating": "rotating",
+    "夜班": "night",
+    "白班": "day",
+    "早班": "early",
+    "晚班": "late",
+    "中班": "late",
+    "倒班": "rotating",
     "三班倒": "rotating",
 }
 _WORKPLACE = {
-    "from home": "home", "remote": "home", "remotely": "home", "wfh": "home", "hybrid": "hybrid",
-    "in the office": "office", "in office": "office", "back to the office": "office", "on site": "office",
-    "onsite": "office", "在家办公": "home", "居家办公": "home", "远程": "home", "在家上班": "home",
-    "回公司": "office", "去公司上班": "office", "坐班": "office", "去办公室": "office",
+    "from home": "home",
+    "remote": "home",
+    "remotely": "home",
+    "wfh": "home",
+    "hybrid": "hybrid",
+    "in the office": "office",
+    "in office": "office",
+    "back to the office": "office",
+    "on site": "office",
+    "onsite": "office",
+    "在家办公": "home",
+    "居家办公": "home",
+    "远程": "home",
+    "在家上班": "home",
+    "回公司": "office",
+    "去公司上班": "office",
+    "坐班": "office",
+    "去办公室": "office",
 }
 _SMOKING = {
-    "quit smoking": "nonsmoker", "stopped smoking": "nonsmoker", "gave up smoking": "nonsmoker",
-    "don't smoke": "nonsmoker", "dont smoke": "nonsmoker", "no longer smoke": "nonsmoker",
-    "non-smoker": "nonsmoker", "smoke": "smoker", "smoker": "smoker", "smoking": "smoker", "vape": "vaper",
-    "vaping": "vaper", "戒烟": "nonsmoker", "不抽烟": "nonsmoker", "不吸烟": "nonsmoker", "抽烟": "smoker",
-    "吸烟": "smoker", "电子烟": "vaper",
+    "quit smoking": "nonsmoker",
+    "stopped smoking": "nonsmoker",
+    "gave up smoking": "nonsmoker",
+    "don't smoke": "nonsmoker",
+    "dont smoke": "nonsmoker",
+    "no longer smoke": "nonsmoker",
+    "non-smoker": "nonsmoker",
+    "smoke": "smoker",
+    "smoker": "smoker",
+    "smoking": "smoker",
+    "vape": "vaper",
+    "vaping": "vaper",
+    "戒烟": "nonsmoker",
+    "不抽烟": "nonsmoker",
+    "不吸烟": "nonsmoker",
+    "抽烟": "smoker",
+    "吸烟": "smoker",
+    "电子烟": "vaper",
 }
 _ALCOHOL = {
-    "quit drinking": "sober", "stopped drinking": "sober", "sober": "sober", "don't drink": "sober",
-    "dont drink": "sober", "teetotal": "sober", "dry january": "sober", "戒酒": "sober", "不喝酒": "sober",
-    "喝酒": "drinks", "drink beer": "drinks", "drink wine": "drinks",
+    "quit drinking": "sober",
+    "stopped drinking": "sober",
+    "sober": "sober",
+    "don't drink": "sober",
+    "dont drink": "sober",
+    "teetotal": "sober",
+    "dry january": "sober",
+    "戒酒": "sober",
+    "不喝酒": "sober",
+    "喝酒": "drinks",
+    "drink beer": "drinks",
+    "drink wine": "drinks",
 }
 _JOBS_EN = (
     "software engineer|software developer|web developer|data scientist|data analyst|product manager|project manager|"
@@ -265,78 +467,366 @@ def _c(p: str) -> re.Pattern[str]:
 RULES: tuple[AttrRule, ...] = (
     # -- contact and accounts ----------------------------------------------------------------------------
     R("phone_number", _c(r"\b(?:number|phone|cell|mobile)\b[^\d\n]{0,25}(?P<val>\+?\d[\d\s().-]{5,}\d)")),
-    R("phone_number", re.compile(r"(?:手机号?(?:码)?|电话(?:号码)?|号码)[^\d\n]{0,8}(?P<val>\+?\d[\d\s-]{5,}\d)")),
+    R(
+        "phone_number",
+        re.compile(r"(?:手机号?(?:码)?|电话(?:号码)?|号码)[^\d\n]{0,8}(?P<val>\+?\d[\d\s-]{5,}\d)"),
+    ),
     R("email", _c(r"(?P<val>[\w.+-]+@[\w-]+\.[\w.]+)")),
     # -- where one lives -----------------------------------------------------------------------------
-    R("birthplace", _c(r"\b(?:was|were) born (?:and raised )?in " + _VAL_EN + r"|\bgrew up in " + _VAL_EN.replace("val", "val2"))),
-    R("birthplace", _c(r"出生(?:在|于)" + _VAL_ZH + r"|(?:在)?" + _VAL_ZH.replace("val", "val2") + r"出生|老家(?:是|在)" + _VAL_ZH.replace("val", "val3"))),
-    R("city", _c(r"\b(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+|over\s+|out\s+)?(?:to|into)\s+" + _VAL_EN), changed=True),
-    R("city", _c(r"\b(?:live|living|lives|based|settled|residing|reside|resides|located|staying)\s+(?:now\s+|currently\s+|over\s+|out\s+|full[- ]time\s+)?(?:in|at)\s+" + _VAL_EN)),
+    R(
+        "birthplace",
+        _c(
+            r"\b(?:was|were) born (?:and raised )?in "
+            + _VAL_EN
+            + r"|\bgrew up in "
+            + _VAL_EN.replace("val", "val2")
+        ),
+    ),
+    R(
+        "birthplace",
+        _c(
+            r"出生(?:在|于)"
+            + _VAL_ZH
+            + r"|(?:在)?"
+            + _VAL_ZH.replace("val", "val2")
+            + r"出生|老家(?:是|在)"
+            + _VAL_ZH.replace("val", "val3")
+        ),
+    ),
+    R(
+        "city",
+        _c(
+            r"\b(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+|over\s+|out\s+)?(?:to|into)\s+"
+            + _VAL_EN
+        ),
+        changed=True,
+    ),
+    R(
+        "city",
+        _c(
+            r"\b(?:live|living|lives|based|settled|residing|reside|resides|located|staying)\s+(?:now\s+|currently\s+|over\s+|out\s+|full[- ]time\s+)?(?:in|at)\s+(?!fear\b|hope\b|denial\b|peace\b|the moment\b|the past\b|harmony\b|luxury\b|poverty\b|comfort\b|style\b|sin\b|dread\b)"
+            + _VAL_EN
+        ),
+    ),
     R("city", _c(r"\b(?:home|home base)\s+is\s+(?:now\s+)?(?:in\s+)?" + _VAL_EN)),
     R("city", re.compile(r"搬(?:家)?(?:到|去|回|来)(?:了)?" + _VAL_ZH), changed=True),
     R("city", re.compile(r"(?:住在|住到|住进|定居(?:在|于)?|安家(?:在)?|落户(?:在)?)" + _VAL_ZH)),
-    R("city", re.compile(r"(?:现在|目前|如今)(?:在|住)(?P<val>(?:(?!上班|工作|上学|打工|实习|读书)[^，,。！!？?；;、\s]){1,12}?)" + r"(?:住|生活|定居)?了?(?=$|[，,。！!？?\s])")),
+    R(
+        "city",
+        re.compile(
+            r"(?:现在|目前|如今)(?:在|住)(?P<val>(?:(?!上班|工作|上学|打工|实习|读书)[^，,。！!？?；;、\s]){1,12}?)"
+            + r"(?:住|生活|定居)?了?(?=$|[，,。！!？?\s])"
+        ),
+    ),
     R("city", re.compile(r"在" + _VAL_ZH + r"(?:生活|定居|安家)")),
     # -- getting around --------------------------------------------------------------------------------
-    R("commute", _c(r"\b(?:drive|driving|bike|biking|cycle|cycling|walk|walking|ride|riding|scooter|carpool)\s+(?:my\s+\w+\s+)?(?:to|in to|into)\s+(?:work|the office|school|campus)\b|\b(?:take|taking|catch|catching|ride|riding|hop on)\s+(?:the\s+)?(?:bus|train|subway|metro|tube|tram|ferry|an? uber|a taxi)\s+(?:to|in to|into)\s+(?:work|the office|school|campus)\b|\bcommute\s+(?:is\s+)?(?:by|on)\s+(?:\w+\s+)?(?:bus|train|subway|metro|tube|tram|ferry|bike|car|foot)\b"), value=_lex(_COMMUTE)),
-    R("commute", re.compile(r"(?:开车|自驾|骑(?:自行|电动)?车|骑电动车|走路|步行|坐地铁|搭地铁|乘地铁|挤地铁|坐公交|乘公交|打车|坐高铁|坐班车)(?:去)?(?:上班|通勤|去公司|上学)|(?:上班|通勤)(?:都|就|一般|现在)?(?:是|靠|用)?(?:开车|自驾|骑(?:自行|电动)?车|骑电动车|走路|步行|坐地铁|地铁|坐公交|公交|打车|高铁|班车)"), value=_lex(_COMMUTE)),
+    R(
+        "commute",
+        _c(
+            r"\b(?:drive|driving|bike|biking|cycle|cycling|walk|walking|ride|riding|scooter|carpool)\s+(?:my\s+\w+\s+)?(?:to|in to|into)\s+(?:work|the office|school|campus)\b|\b(?:take|taking|catch|catching|ride|riding|hop on)\s+(?:the\s+)?(?:bus|train|subway|metro|tube|tram|ferry|an? uber|a taxi)\s+(?:to|in to|into)\s+(?:work|the office|school|campus)\b|\bcommute\s+(?:is\s+)?(?:by|on)\s+(?:\w+\s+)?(?:bus|train|subway|metro|tube|tram|ferry|bike|car|foot)\b"
+        ),
+        value=_lex(_COMMUTE),
+    ),
+    R(
+        "commute",
+        re.compile(
+            r"(?:开车|自驾|骑(?:自行|电动)?车|骑电动车|走路|步行|坐地铁|搭地铁|乘地铁|挤地铁|坐公交|乘公交|打车|坐高铁|坐班车)(?:去)?(?:上班|通勤|去公司|上学)|(?:上班|通勤)(?:都|就|一般|现在)?(?:是|靠|用|改成|换成|改)?(?:开车|自驾|骑(?:自行|电动)?车|骑电动车|走路|步行|坐地铁|地铁|坐公交|公交|打车|高铁|班车)"
+        ),
+        value=_lex(_COMMUTE),
+    ),
     # -- work ------------------------------------------------------------------------------------------
-    R("employer", _c(r"\b(?:(?:no longer|not)\s+work(?:ing)?\s+(?:at|for)|no longer\s+(?:at|with))\s+" + _VAL_EN), negated=True),
-    R("employer", _c(r"\b(?:left|quit|leaving|quitting)\s+(?:my (?:job|position|role) (?:at|with)\s+)?" + r"(?-i:(?P<val>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*))"), negated=True),
-    R("employer", _c(r"\b(?:quit|left|lost|leaving|quitting)\s+my\s+(?:job|position|role)\b|\b(?:got|was|been|being)\s+(?:laid off|fired|let go|made redundant|sacked)\b|\bunemployed\b|\bbetween jobs\b|\bout of work\b|\bjob ?hunting\b"), value=None, negated=True),
-    R("employer", _c(r"\b(?:work|working|works|worked)\s+(?:now\s+)?(?:at|for)\s+(?!home\b|myself\b)" + _VAL_EN)),
-    R("employer", _c(r"\b(?:joined|joining|(?:started|starting|start)\s+(?:a\s+new\s+job\s+|a\s+job\s+|work(?:ing)?\s+|my\s+new\s+job\s+)?(?:at|with)|(?:got|landed|took|accepted|have)\s+(?:a|an|the)\s+(?:new\s+)?(?:job|offer|position|role)\s+(?:at|with)|hired\s+(?:at|by)|employed\s+(?:at|by)|new\s+job\s+(?:at|with)|now\s+at|switched\s+(?:jobs|companies)\s+to|moved\s+to\s+a\s+new\s+job\s+at)\s+" + _VAL_EN), changed=True),
-    R("employer", _c(r"\b(?:got|have|found|started|start)\s+(?:a|my)\s+new\s+job\b|\bchanged\s+jobs\b|\bswitched\s+jobs\b"), value=None, changed=True),
-    R("work_location", _c(r"\b(?:work(?:ing)?|now)\s+(?:from home|remotely|remote|hybrid|in the office|on ?site)\b|\bback (?:to|in) the office\b|\bwfh\b|\bfully remote\b|\bgone remote\b"), value=_lex(_WORKPLACE)),
-    R("work_location", re.compile(r"在家办公|居家办公|远程办公|在家上班|回公司上班|去公司上班|坐班|去办公室上班"), value=_lex(_WORKPLACE)),
-    R("employer", re.compile(r"(?:离职|辞职|被裁|裁员|失业|待业|没工作|丢了工作|不干了)"), value=None, negated=True),
+    R(
+        "employer",
+        _c(r"\b(?:(?:no longer|not)\s+work(?:ing)?\s+(?:at|for)|no longer\s+(?:at|with))\s+" + _VAL_EN),
+        negated=True,
+    ),
+    R(
+        "employer",
+        _c(
+            r"\b(?:left|quit|leaving|quitting)\s+(?:my (?:job|position|role) (?:at|with)\s+)?"
+            + r"(?-i:(?P<val>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*))"
+        ),
+        negated=True,
+    ),
+    R(
+        "employer",
+        _c(
+            r"\b(?:quit|left|lost|leaving|quitting)\s+my\s+(?:job|position|role)\b|\b(?:got|was|been|being)\s+(?:laid off|fired|let go|made redundant|sacked)\b|\bunemployed\b|\bbetween jobs\b|\bout of work\b|\bjob ?hunting\b"
+        ),
+        value=None,
+        negated=True,
+    ),
+    R(
+        "employer",
+        _c(r"\b(?:work|working|works|worked)\s+(?:now\s+)?(?:at|for)\s+(?!home\b|myself\b)" + _VAL_EN),
+    ),
+    R(
+        "employer",
+        _c(
+            r"\b(?:joined|joining|(?:started|starting|start)\s+(?:a\s+new\s+job\s+|a\s+job\s+|work(?:ing)?\s+|my\s+new\s+job\s+)?(?:at|with)|(?:got|landed|took|accepted|have)\s+(?:a|an|the)\s+(?:new\s+)?(?:job|offer|position|role)\s+(?:at|with)|hired\s+(?:at|by)|employed\s+(?:at|by)|new\s+job\s+(?:at|with)|now\s+at|switched\s+(?:jobs|companies)\s+to|moved\s+to\s+a\s+new\s+job\s+at)\s+"
+            + _VAL_EN
+        ),
+        changed=True,
+    ),
+    R(
+        "employer",
+        _c(
+            r"\b(?:got|have|found|started|start)\s+(?:a|my)\s+new\s+job\b|\bchanged\s+jobs\b|\bswitched\s+jobs\b"
+        ),
+        value=None,
+        changed=True,
+    ),
+    R(
+        "work_location",
+        _c(
+            r"\b(?:work(?:ing)?|now)\s+(?:from home|remotely|remote|hybrid|in the office|on ?site)\b|\bback (?:to|in) the office\b|\bwfh\b|\bfully remote\b|\bgone remote\b"
+        ),
+        value=_lex(_WORKPLACE),
+    ),
+    R(
+        "work_location",
+        re.compile(r"在家办公|居家办公|远程办公|在家上班|回公司上班|去公司上班|坐班|去办公室上班"),
+        value=_lex(_WORKPLACE),
+    ),
+    R(
+        "employer",
+        re.compile(r"(?:离职|辞职|被裁|裁员|失业|待业|没工作|丢了工作|不干了)"),
+        value=None,
+        negated=True,
+    ),
     R("employer", re.compile(r"不(?:在|去)" + _VAL_ZH + r"(?:上班|工作|干)了"), negated=True),
-    R("employer", re.compile(r"(?:跳槽到|跳槽去|入职(?:了)?|加入(?:了)?|去了?|进了?|换到|调到)" + r"(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|实习|公司|了|$|[，,。！!？?\s])"), changed=True),
+    R(
+        "employer",
+        re.compile(r"(?:去|进)(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|实习)"),
+        changed=True,
+    ),
+    R(
+        "employer",
+        re.compile(
+            r"(?:跳槽到|跳槽去|入职(?:了)?|加入(?:了)?|换到|调到)"
+            + r"(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|实习|公司|了|$|[，,。！!？?\s])"
+        ),
+        changed=True,
+    ),
     R("employer", re.compile(r"在(?!家)(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|打工|实习)")),
-    R("employer", re.compile(r"(?:换了?(?:个|份)?(?:新)?工作|找到(?:了)?(?:新)?工作|新工作)"), value=None, changed=True),
-    R("work_shift", _c(r"\b(?:night|day|early|late|evening|graveyard|rotating)\s+shifts?\b|\bwork(?:ing)?\s+(?:nights|days)\b"), value=_lex(_SHIFT)),
+    R(
+        "employer",
+        re.compile(r"(?:换了?(?:个|份)?(?:新)?工作|找到(?:了)?(?:新)?工作|新工作)"),
+        value=None,
+        changed=True,
+    ),
+    R(
+        "work_shift",
+        _c(
+            r"\b(?:night|day|early|late|evening|graveyard|rotating)\s+shifts?\b|\bwork(?:ing)?\s+(?:nights|days)\b"
+        ),
+        value=_lex(_SHIFT),
+    ),
     R("work_shift", re.compile(r"夜班|白班|早班|晚班|中班|倒班|三班倒"), value=_lex(_SHIFT)),
     R("occupation", _c(r"\b(?:retired|in retirement)\b"), value="retired"),
     R("occupation", re.compile(r"退休"), value="retired"),
-    R("occupation", _c(r"\b(?:work(?:ing)?|employed|started|hired|job)\s+as\s+(?:an?\s+)?(?P<val>(?:\w+\s+){0,2}?(?:" + _JOBS_EN + r"))\b")),
-    R("occupation", _c(r"\b(?:i'm|im|i am|is|she's|he's|became|become|becoming|retrained as|qualified as|now)\s+(?:now\s+)?(?:an?\s+)(?:full[- ]time\s+|part[- ]time\s+|new\s+|qualified\s+|licensed\s+|senior\s+|junior\s+|head\s+)?(?P<val>(?:(?!now\b)\w+\s+)?(?:" + _JOBS_EN + r"))\b(?!\s+(?:friend|by|in spirit))")),
-    R("occupation", re.compile(r"(?:是|当(?:了)?|做(?:了)?|干|改行(?:做|当)?|转行(?:做|当)?|成为(?:了)?|成了)(?:一名|一个|一位|个|名)?(?P<val>" + _JOBS_ZH + r")")),
+    R(
+        "occupation",
+        _c(
+            r"\b(?:work(?:ing)?|employed|started|hired|job)\s+as\s+(?:an?\s+)?(?P<val>(?:\w+\s+){0,2}?(?:"
+            + _JOBS_EN
+            + r"))\b"
+        ),
+    ),
+    R(
+        "occupation",
+        _c(
+            r"\b(?:i'm|im|i am|is|she's|he's|became|become|becoming|retrained as|qualified as|now)\s+(?:now\s+)?(?:an?\s+)(?:full[- ]time\s+|part[- ]time\s+|new\s+|qualified\s+|licensed\s+|senior\s+|junior\s+|head\s+)?(?P<val>(?:(?!now\b)\w+\s+)?(?:"
+            + _JOBS_EN
+            + r"))\b(?!\s+(?:friend|by|in spirit))"
+        ),
+    ),
+    R(
+        "occupation",
+        re.compile(
+            r"(?:是|当(?:了)?|做(?:了)?|干|改行(?:做|当)?|转行(?:做|当)?|成为(?:了)?|成了)(?:一名|一个|一位|个|名)?(?P<val>"
+            + _JOBS_ZH
+            + r")"
+        ),
+    ),
     # -- food and drink ------------------------------------------------------------------------------
-    R("diet", _c(r"\b(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|low[- ]carb|gluten[- ]free|dairy[- ]free|carnivore|plant[- ]based|halal|kosher|omnivore|intermittent fasting)\b(?!\s+(?:restaurant|place|option|menu|recipe|friend|sister|brother|cafe|burger))|\b(?:stopped|quit|gave up)\s+(?:eating\s+)?meat\b|\b(?:don't|dont|no longer)\s+eat\s+meat\b|\b(?:eat|eating)\s+meat\b|\beat\s+(?:pretty much\s+|just about\s+|basically\s+)?(?:everything|anything)\b"), value=_lex(_DIET)),
-    R("diet", re.compile(r"什么都吃|吃素|素食|不吃肉|戒肉|纯素|开荤|生酮|轻断食|断食|低碳饮食|(?:又|开始|恢复)吃肉"), value=_lex(_DIET)),
-    R("drink", _c(r"\b(?:switched|switching|moved|changed)\s+(?:over\s+)?to\s+(?P<val>decaf|coffee|tea|green tea|black tea|herbal tea|matcha|espresso|oat lattes?|lattes?)\b|\b(?:drink|drinking|have|having|need)\s+(?:\w+\s+){0,3}?(?P<val2>decaf|coffee|espresso|lattes?|cappuccinos?|green tea|black tea|tea|matcha)\b(?!\s+(?:shop|place|with))|\b(?:quit|gave up|cut out|stopped drinking)\s+(?:coffee|caffeine)\b"), value=_lex(_DRINK)),
-    R("drink", re.compile(r"(?:改喝|换成|只喝|每天(?:都)?喝|早上(?:都)?喝|天天喝|戒了?|不喝)(?:了)?(?:低因)?(?:咖啡|奶茶|绿茶|红茶|茶|豆浆|牛奶|白开水)"), value=_lex(_DRINK)),
+    R(
+        "diet",
+        _c(
+            r"\b(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|low[- ]carb|gluten[- ]free|dairy[- ]free|carnivore|plant[- ]based|halal|kosher|omnivore|intermittent fasting)\b(?!\s+(?:restaurant|place|option|menu|recipe|friend|sister|brother|cafe|burger))|\b(?:stopped|quit|gave up)\s+(?:eating\s+)?meat\b|\b(?:don't|dont|no longer)\s+eat\s+meat\b|\b(?:eat|eating)\s+meat\b|\beat\s+(?:pretty much\s+|just about\s+|basically\s+)?(?:everything|anything)\b"
+        ),
+        value=_lex(_DIET),
+    ),
+    R(
+        "diet",
+        re.compile(
+            r"什么都吃|不再吃肉|吃素|素食|不吃肉|戒肉|纯素|开荤|生酮|轻断食|断食|低碳饮食|(?:又|开始|恢复)吃肉"
+        ),
+        value=_lex(_DIET),
+    ),
+    R(
+        "drink",
+        _c(
+            r"\b(?:switched|switching|moved|changed)\s+(?:over\s+)?to\s+(?P<val>decaf|coffee|tea|green tea|black tea|herbal tea|matcha|espresso|oat lattes?|lattes?)\b|\b(?:drink|drinking|have|having|need)\s+(?:\w+\s+){0,3}?(?P<val2>decaf|coffee|espresso|lattes?|cappuccinos?|green tea|black tea|tea|matcha)\b(?!\s+(?:shop|place|with))|\b(?:quit|gave up|cut out|stopped drinking)\s+(?:coffee|caffeine)\b"
+        ),
+        value=_lex(_DRINK),
+    ),
+    R(
+        "drink",
+        re.compile(
+            r"(?:改喝|换成|只喝|每天(?:都)?喝|早上(?:都)?喝|天天喝|戒了?|不喝)(?:了)?(?:低因)?(?:咖啡|奶茶|绿茶|红茶|茶|豆浆|牛奶|白开水)"
+        ),
+        value=_lex(_DRINK),
+    ),
     # -- daily rhythm ----------------------------------------------------------------------------------
-    R("wake_time", _c(r"\b(?:wake|waking|woke|get|getting|got)\s+up\s+(?:at|around|by|before)\s+" + _TIME_VAL + r"|\balarm\s+(?:is\s+)?(?:set\s+)?(?:for|at)\s+" + _TIME_VAL.replace("val", "val2"))),
+    R(
+        "wake_time",
+        _c(
+            r"\b(?:wake|waking|woke|get|getting|got)\s+up\s+(?:at|around|by|before)\s+"
+            + _TIME_VAL
+            + r"|\balarm\s+(?:is\s+)?(?:set\s+)?(?:for|at)\s+"
+            + _TIME_VAL.replace("val", "val2")
+        ),
+    ),
     R("wake_time", re.compile(_TIME_VAL_ZH + r"(?:左右|多|前)?(?:就)?(?:起床|起)")),
-    R("bedtime", _c(r"\b(?:go|going|get|head|went)\s+to\s+(?:bed|sleep)\s+(?:at|around|by|before)\s+" + _TIME_VAL + r"|\b(?:in bed|asleep|lights out)\s+(?:at|around|by|before)\s+" + _TIME_VAL.replace("val", "val2") + r"|\bbedtime\s+is\s+(?:at\s+|around\s+)?" + _TIME_VAL.replace("val", "val3"))),
+    R(
+        "bedtime",
+        _c(
+            r"\b(?:go|going|get|head|went)\s+to\s+(?:bed|sleep)\s+(?:at|around|by|before)\s+"
+            + _TIME_VAL
+            + r"|\b(?:in bed|asleep|lights out)\s+(?:at|around|by|before)\s+"
+            + _TIME_VAL.replace("val", "val2")
+            + r"|\bbedtime\s+is\s+(?:at\s+|around\s+)?"
+            + _TIME_VAL.replace("val", "val3")
+        ),
+    ),
     R("bedtime", re.compile(_TIME_VAL_ZH + r"(?:左右|多|前|以后)?(?:就|才|再)?(?:睡觉|睡|上床)")),
-    R("exercise_habit", _c(r"\b(?:i|we|now|usually|always|often)\s+(?:\w+\s+)?(?:run|jog|swim|lift|cycle|climb|hike|row|box)\b(?!\s+(?:a|an|the|my|our|out|into|late|errands|things|it|low|away|over))|\b(?:go|going|went)\s+(?:to\s+(?:the\s+)?)?(?:gym|yoga|pilates|spin|crossfit|boxing|swimming|running|jogging|climbing|bouldering|hiking)\b|\b(?:do|doing)\s+(?:yoga|pilates|crossfit|weights)\b|\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?:running|swimming|yoga|pilates|cycling|the gym|climbing|boxing)\b|\b(?:running|swimming|yoga|pilates|cycling|gym|climbing)\s+(?:every|each|\d+\s*(?:x|times))\b"), value=_lex(_EXERCISE)),
-    R("exercise_habit", re.compile(r"(?:每天|天天|每周|每晚|每早|早上|晚上|周末|平时|一般|经常|坚持|开始|改成|换成|改|去)(?:都|会|要|去|在)?(?:跑步|慢跑|夜跑|晨跑|游泳|健身|撸铁|瑜伽|普拉提|骑行|爬山|打羽毛球|羽毛球|打篮球|打网球|跳舞|广场舞|散步|攀岩|跳绳|太极)"), value=_lex(_EXERCISE)),
+    R(
+        "exercise_habit",
+        _c(
+            r"\b(?:i|we|now|usually|always|often)\s+(?:\w+\s+)?(?:run|jog|swim|lift|cycle|climb|hike|row|box)\b(?!\s+(?:a|an|the|my|our|out|into|late|errands|things|it|low|away|over))|\b(?:go|going|went)\s+(?:to\s+(?:the\s+)?)?(?:gym|yoga|pilates|spin|crossfit|boxing|swimming|running|jogging|climbing|bouldering|hiking)\b|\b(?:do|doing)\s+(?:yoga|pilates|crossfit|weights)\b|\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?:running|swimming|yoga|pilates|cycling|the gym|climbing|boxing)\b|\b(?:running|swimming|yoga|pilates|cycling|gym|climbing)\s+(?:every|each|\d+\s*(?:x|times))\b"
+        ),
+        value=_lex(_EXERCISE),
+    ),
+    R(
+        "exercise_habit",
+        re.compile(
+            r"(?:每天|天天|每周|每晚|每早|早上|晚上|周末|平时|一般|经常|坚持|开始|改成|换成|改|去)(?:都|会|要|去|在)?(?:跑步|慢跑|夜跑|晨跑|游泳|健身|撸铁|瑜伽|普拉提|骑行|爬山|打羽毛球|羽毛球|打篮球|打网球|跳舞|广场舞|散步|攀岩|跳绳|太极)"
+        ),
+        value=_lex(_EXERCISE),
+    ),
     # -- people ------------------------------------------------------------------------------------------
-    R("relationship_status", _c(r"\b(?:i'm|im|i am|we're|we are|got|getting|just got|now|recently)\s+(?:now\s+)?(?:single|married|engaged|divorced|separated|widowed|dating|seeing someone|in a relationship)\b|\b(?:broke up|split up)\b"), value=_lex(_REL_STATUS)),
-    R("relationship_status", re.compile(r"单身|结婚了|已婚|领证|订婚|离婚|离了婚|分手|分了|脱单|恋爱了|有对象了"), value=_lex(_REL_STATUS)),
-    R("age", _c(r"\b(?:i'm|im|i am|is|turned|turning|turns|she's|he's)\s+(?:now\s+|just\s+)?(?P<val>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s+old)?)?(?![\d:.]|\s*(?:am|pm|%|kg|lbs?|k\b|cm|minutes?|mins?|hours?|days?|weeks?|months?))\b")),
+    R(
+        "relationship_status",
+        _c(
+            r"\b(?:i'm|im|i am|we're|we are|got|getting|just got|now|recently)\s+(?:now\s+)?(?:single|married|engaged|divorced|separated|widowed|dating|seeing someone|in a relationship)\b|\b(?:broke up|split up)\b"
+        ),
+        value=_lex(_REL_STATUS),
+    ),
+    R(
+        "relationship_status",
+        re.compile(r"单身|结婚了|已婚|领证|订婚|离婚|离了婚|分手|分了|脱单|恋爱了|有对象了"),
+        value=_lex(_REL_STATUS),
+    ),
+    R(
+        "age",
+        _c(
+            r"\b(?:i'm|im|i am|is|turned|turning|turns|she's|he's)\s+(?:now\s+|just\s+)?(?P<val>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s+old)?)?(?![\d:.]|\s*(?:am|pm|%|kg|lbs?|k\b|cm|minutes?|mins?|hours?|days?|weeks?|months?))\b"
+        ),
+    ),
     R("age", re.compile(r"(?:今年|已经|现在|刚满|满)?(?P<val>" + _ZH_NUM + r"{1,3})(?:周)?岁")),
-    R("school", _c(r"\b(?:goes|go|going|started|starts|start|starting|attends|attend|attending|enrolled|transferred|transfers|transferring|switching|switched|moving|moved|changing)\s+(?:schools?\s+)?(?:to|at|in)\s+(?P<val>[^\n,;!?()]{1,50}?\b(?:school|elementary|primary|academy|kindergarten|preschool|pre-k|nursery|daycare|high|college|university|uni|montessori))\b")),
-    R("school", re.compile(r"(?:在|去|上|读|进|转(?:学)?到|转去|换到|考上了?)(?P<val>[^，,。！!？?；;、\s]{1,12}?(?:小学|中学|初中|高中|幼儿园|托儿所|学校|大学|学院|寄宿学校|国际学校))")),
-    R("grade", _c(r"\b(?:in|into|starts?|starting|entering|going into)\s+(?P<val>(?:1st|2nd|3rd|\dth|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade|year\s+\d{1,2}|grade\s+\d{1,2})\b")),
+    R(
+        "school",
+        _c(
+            r"\b(?:goes|go|going|started|starts|start|starting|attends|attend|attending|enrolled|transferred|transfers|transferring|switching|switched|moving|moved|changing)\s+(?:schools?\s+)?(?:to|at|in)\s+(?P<val>[^\n,;!?()]{1,50}?\b(?:school|elementary|primary|academy|kindergarten|preschool|pre-k|nursery|daycare|high|college|university|uni|montessori))\b"
+        ),
+    ),
+    R(
+        "school",
+        re.compile(
+            r"(?:在|去|上|读|进|转(?:学)?到|转去|换到|考上了?)(?P<val>[^，,。！!？?；;、\s]{1,12}?(?:小学|中学|初中|高中|幼儿园|托儿所|学校|大学|学院|寄宿学校|国际学校))"
+        ),
+    ),
+    R(
+        "grade",
+        _c(
+            r"\b(?:in|into|starts?|starting|entering|going into)\s+(?P<val>(?:1st|2nd|3rd|\dth|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade|year\s+\d{1,2}|grade\s+\d{1,2})\b"
+        ),
+    ),
     R("grade", re.compile(r"(?:上|读|升)(?P<val>(?:小学|初中|高中)?[一二三四五六1-6](?:年级))")),
-    R("bank", _c(r"\b(?:bank|banking)\s+(?:is\s+|with\s+|at\s+)(?:now\s+)?" + _VAL_EN + r"|\bswitched\s+(?:banks?|my\s+bank(?:ing)?|accounts?)\s+(?:over\s+)?to\s+" + _VAL_EN.replace("val", "val2") + r"|\bmy\s+(?:main\s+)?bank\s+(?:account\s+)?is\s+(?:now\s+)?(?:with\s+|at\s+)?" + _VAL_EN.replace("val", "val3"))),
+    R(
+        "bank",
+        _c(
+            r"\b(?:bank|banking)\s+(?:is\s+|with\s+|at\s+)(?:now\s+)?"
+            + _VAL_EN
+            + r"|\bswitched\s+(?:banks?|my\s+bank(?:ing)?|accounts?)\s+(?:over\s+)?to\s+"
+            + _VAL_EN.replace("val", "val2")
+            + r"|\bmy\s+(?:main\s+)?bank\s+(?:account\s+)?is\s+(?:now\s+)?(?:with\s+|at\s+)?"
+            + _VAL_EN.replace("val", "val3")
+        ),
+    ),
     R("bank", re.compile(r"(?:用|换到|换成|在)(?P<val>[^，,。！!？?；;、\s]{1,8}银行)")),
-    R("phone_model", _c(r"\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?:an?\s+)?(?P<val>iphone|android|pixel|samsung|galaxy)\b|\b(?:use|using|got|have|bought)\s+(?:an?\s+)?(?:new\s+)?(?P<val2>iphone|android phone|pixel|samsung|galaxy)\b")),
-    R("car", _c(r"\b(?:drive|driving|drove)\s+(?:an?\s+)(?!lot\b|bit\b)(?P<val>[\w-]+(?:\s+[\w-]+)?)|\b(?:bought|got|traded in for|leased)\s+(?:an?\s+)?(?:new\s+|used\s+)?(?P<val2>tesla|toyota|honda|bmw|audi|volvo|ford|kia|hyundai|vw|volkswagen|mazda|subaru|prius|jeep|mini|skoda|nissan|ev|electric car)\b|\bsold\s+(?:my|the)\s+car\b")),
-    R("smoking", _c(r"\b(?:quit|stopped|gave up)\s+smoking\b|\b(?:don't|dont|no longer)\s+smoke\b|\bnon-smoker\b|\b(?:i|still)\s+smoke\b|\bsmoker\b|\bvap(?:e|ing)\b"), value=_lex(_SMOKING)),
+    R(
+        "phone_model",
+        _c(
+            r"\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?:an?\s+)?(?P<val>iphone|android|pixel|samsung|galaxy)\b|\b(?:use|using|got|have|bought)\s+(?:an?\s+)?(?:new\s+)?(?P<val2>iphone|android phone|pixel|samsung|galaxy)\b"
+        ),
+    ),
+    R(
+        "car",
+        _c(
+            r"\b(?:drive|driving|drove)\s+(?:an?\s+)(?!lot\b|bit\b)(?P<val>[\w-]+(?:\s+[\w-]+)?)|\b(?:bought|got|traded in for|leased)\s+(?:an?\s+)?(?:new\s+|used\s+)?(?P<val2>tesla|toyota|honda|bmw|audi|volvo|ford|kia|hyundai|vw|volkswagen|mazda|subaru|prius|jeep|mini|skoda|nissan|ev|electric car)\b|\bsold\s+(?:my|the)\s+car\b"
+        ),
+    ),
+    R(
+        "smoking",
+        _c(
+            r"\b(?:quit|stopped|gave up)\s+smoking\b|\b(?:don't|dont|no longer)\s+smoke\b|\bnon-smoker\b|\b(?:i|still)\s+smoke\b|\bsmoker\b|\bvap(?:e|ing)\b"
+        ),
+        value=_lex(_SMOKING),
+    ),
     R("smoking", re.compile(r"戒烟|不抽烟|不吸烟|抽烟|吸烟|电子烟"), value=_lex(_SMOKING)),
-    R("alcohol", _c(r"\b(?:quit|stopped)\s+drinking\b|\bsober\b|\bteetotal\b|\bdry january\b|\b(?:don't|dont)\s+drink\b(?!\s+(?:coffee|tea|milk|soda))"), value=_lex(_ALCOHOL)),
+    R(
+        "alcohol",
+        _c(
+            r"\b(?:quit|stopped)\s+drinking\b|\bsober\b|\bteetotal\b|\bdry january\b|\b(?:don't|dont)\s+drink\b(?!\s+(?:coffee|tea|milk|soda))"
+        ),
+        value=_lex(_ALCOHOL),
+    ),
     R("alcohol", re.compile(r"戒酒|不喝酒"), value=_lex(_ALCOHOL)),
-    R("weight", _c(r"\bweigh(?:ing)?\s+(?:in\s+at\s+)?(?:now\s+)?(?P<val>\d{2,3}(?:\.\d)?\s*(?:kg|kgs|kilos|lbs?|pounds|stone)?)")),
+    R(
+        "weight",
+        _c(
+            r"\bweigh(?:ing)?\s+(?:in\s+at\s+)?(?:now\s+)?(?P<val>\d{2,3}(?:\.\d)?\s*(?:kg|kgs|kilos|lbs?|pounds|stone)?)"
+        ),
+    ),
     R("weight", re.compile(r"体重(?:是|有|现在|已经)?(?P<val>\d{2,3}(?:\.\d)?\s*(?:公斤|斤|kg)?)")),
-    R("rent", _c(r"\brent\s+(?:is|went up to|goes up to|is now|costs?)\s+(?:now\s+)?(?P<val>[$€£]?\s?\d[\d,.]*\s*(?:euros?|dollars?|pounds?|k)?)|\bpay\s+(?P<val2>[$€£]?\s?\d[\d,.]*\s*(?:euros?|dollars?|pounds?|k)?)\s+(?:a month\s+)?(?:in|for)\s+rent\b")),
+    R(
+        "rent",
+        _c(
+            r"\brent\s+(?:is|went up to|goes up to|is now|costs?)\s+(?:now\s+)?(?P<val>[$€£]?\s?\d[\d,.]*\s*(?:euros?|dollars?|pounds?|k)?)|\bpay\s+(?P<val2>[$€£]?\s?\d[\d,.]*\s*(?:euros?|dollars?|pounds?|k)?)\s+(?:a month\s+)?(?:in|for)\s+rent\b"
+        ),
+    ),
     R("rent", re.compile(r"房租(?:是|涨到|降到|现在|每月|一个月)?(?P<val>\d[\d,.]*\s*(?:元|块|k)?)")),
-    R("name", _c(r"\bmy name is\s+" + _VAL_EN + r"|\b(?:call me|go by)\s+(?!on\b|at\b|back\b|later\b|tomorrow\b|if\b|when\b|anytime\b)" + _VAL_EN.replace("val", "val2"))),
+    R(
+        "name",
+        _c(
+            r"\bmy name is\s+"
+            + _VAL_EN
+            + r"|\b(?:call me|go by)\s+(?!on\b|at\b|back\b|later\b|tomorrow\b|if\b|when\b|anytime\b)"
+            + _VAL_EN.replace("val", "val2")
+        ),
+    ),
     R("name", re.compile(r"(?:我叫|叫我|我的名字是|改名(?:叫|为)?)" + _VAL_ZH)),
-    R("favorite", _c(r"\bfavou?rite\s+(?P<fav>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are)\s+(?:now\s+)?" + _VAL_EN + r"|" + r"(?P<val2>[\w' -]{1,30}?)\s+is\s+(?:now\s+)?my\s+(?:new\s+)?favou?rite\s+(?P<fav2>[a-z]+)")),
+    R(
+        "favorite",
+        _c(
+            r"\bfavou?rite\s+(?P<fav>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are)\s+(?:now\s+)?"
+            + _VAL_EN
+            + r"|"
+            + r"(?P<val2>[\w' -]{1,30}?)\s+is\s+(?:now\s+)?my\s+(?:new\s+)?favou?rite\s+(?P<fav2>[a-z]+)"
+        ),
+    ),
     R("favorite", re.compile(r"最喜欢的(?P<fav>[^，,。！!？?是]{1,6})(?:是|变成了?|换成了?)" + _VAL_ZH)),
 )
 
@@ -357,10 +847,28 @@ _REFINEMENT = re.compile(
     re.I,
 )
 _CONTEXT = (
-    ("weekend", re.compile(r"\bweekends?\b|\bsaturdays\b|\bsundays\b|\bevery (?:saturday|sunday)\b|周末|周六|周日|星期六|星期天|星期日", re.I)),
+    (
+        "weekend",
+        re.compile(
+            r"\bweekends?\b|\bsaturdays\b|\bsundays\b|\bevery (?:saturday|sunday)\b|周末|周六|周日|星期六|星期天|星期日",
+            re.I,
+        ),
+    ),
     ("weekday", re.compile(r"\bweekdays?\b|\bworkdays?\b|\bschool nights?\b|工作日|上班的时候|平日", re.I)),
-    ("work", re.compile(r"\b(?:work|office|business|company)\s+(?:phone|number|email|e-mail|mail|cell|mobile|address|laptop)\b|工作(?:手机|电话|邮箱|号)|公司(?:电话|邮箱|手机)|办公(?:电话|邮箱)", re.I)),
-    ("personal", re.compile(r"\b(?:personal|private|own|home)\s+(?:phone|number|email|e-mail|mail|cell|mobile)\b|私人|个人(?:手机|邮箱|电话)", re.I)),
+    (
+        "work",
+        re.compile(
+            r"\b(?:work|office|business|company)\s+(?:phone|number|email|e-mail|mail|cell|mobile|address|laptop)\b|工作(?:手机|电话|邮箱|号)|公司(?:电话|邮箱|手机)|办公(?:电话|邮箱)",
+            re.I,
+        ),
+    ),
+    (
+        "personal",
+        re.compile(
+            r"\b(?:personal|private|own|home)\s+(?:phone|number|email|e-mail|mail|cell|mobile)\b|私人|个人(?:手机|邮箱|电话)",
+            re.I,
+        ),
+    ),
     ("summer", re.compile(r"\bsummers?\b|夏天|暑假", re.I)),
     ("winter", re.compile(r"\bwinters?\b|冬天|寒假", re.I)),
     ("vacation", re.compile(r"\bon (?:holiday|vacation)\b|\bwhile travel+ing\b|度假|旅游的时候|出差", re.I)),
@@ -371,7 +879,10 @@ _HYPOTHETICAL = re.compile(
     re.I,
 )
 _ENDABLE = frozenset({"city", "employer", "school", "bank", "car", "work_location", "work_shift"})
-_ENDED = re.compile(r"\bno longer\b|\b(?:don't|dont|doesn't|do not|does not)\b.*\b(?:anymore|any more)\b|不再|不(?:在|去)", re.I)
+_ENDED = re.compile(
+    r"\bno longer\b|\b(?:don't|dont|doesn't|do not|does not)\b.*\b(?:anymore|any more)\b|不再|不(?:在|去)",
+    re.I,
+)
 _CLAUSE = re.compile(r"[.!?;。！？；\n]+\s*|,\s*(?:but|and then|then)\s+|，(?:但是|但|不过|后来)")
 
 
@@ -436,7 +947,30 @@ def read(text: str) -> Reading | None:
     if subject == "user" and re.match(r"\s*(?:is|are|'s)\b", clause[m.start() :], re.I) is None:
         # "Anna moved to Rome": a name right before the predicate is someone else
         name = re.search(r"(?:^|\s)([A-Z][a-z]+)\s+(?:just\s+|recently\s+|finally\s+|now\s+)?$", prefix)
-        if name and name.group(1) not in ("I", "We", "Now", "Just", "Finally", "Recently", "So", "Also", "And", "But", "Oh", "Well", "Yeah", "Yes", "Ok", "Okay", "Actually", "Lol", "Btw", "Still", "Then", "Today"):
+        if name and name.group(1) not in (
+            "I",
+            "We",
+            "Now",
+            "Just",
+            "Finally",
+            "Recently",
+            "So",
+            "Also",
+            "And",
+            "But",
+            "Oh",
+            "Well",
+            "Yeah",
+            "Yes",
+            "Ok",
+            "Okay",
+            "Actually",
+            "Lol",
+            "Btw",
+            "Still",
+            "Then",
+            "Today",
+        ):
             subject = "other"
     window = clause[max(0, m.start() - 24) : m.end() + 16]
     negated = rule.negated or (
@@ -460,7 +994,11 @@ def _same_value(a: str, b: str) -> bool:
     a, b = a.lower().strip(), b.lower().strip()
     if not a or not b:
         return False
-    if a == b or re.search(rf"(?<![\w-]){re.escape(a)}(?![\w-])", b) or re.search(rf"(?<![\w-]){re.escape(b)}(?![\w-])", a):
+    if (
+        a == b
+        or re.search(rf"(?<![\w-]){re.escape(a)}(?![\w-])", b)
+        or re.search(rf"(?<![\w-]){re.escape(b)}(?![\w-])", a)
+    ):
         return True
     if re.search(r"[\u4e00-\u9fff]", a + b) and (a in b or b in a):
         return True
@@ -509,7 +1047,21 @@ def relation(new_text: str, old_text: str) -> Relation | None:
 CUES: dict[str, tuple[str, ...]] = {
     "city": ("live", "lives", "living", "moved", "move", "based", "住", "搬", "定居", "生活", "在"),
     "birthplace": ("born", "grew", "出生", "老家"),
-    "employer": ("work", "working", "job", "joined", "company", "hired", "employer", "上班", "工作", "入职", "公司", "离职", "跳槽"),
+    "employer": (
+        "work",
+        "working",
+        "job",
+        "joined",
+        "company",
+        "hired",
+        "employer",
+        "上班",
+        "工作",
+        "入职",
+        "公司",
+        "离职",
+        "跳槽",
+    ),
     "occupation": ("work", "job", "am", "career", "retired", "是", "当", "做", "工作", "退休"),
     "work_location": ("work", "remote", "home", "office", "办公", "上班", "公司"),
     "work_shift": ("shift", "shifts", "nights", "班"),
@@ -519,7 +1071,20 @@ CUES: dict[str, tuple[str, ...]] = {
     "wake_time": ("wake", "up", "alarm", "起床", "起"),
     "bedtime": ("bed", "sleep", "睡", "睡觉"),
     "exercise_habit": ("run", "gym", "swim", "yoga", "exercise", "跑步", "健身", "游泳", "瑜伽", "运动"),
-    "relationship_status": ("single", "married", "engaged", "divorced", "dating", "girlfriend", "boyfriend", "结婚", "单身", "离婚", "对象", "恋爱"),
+    "relationship_status": (
+        "single",
+        "married",
+        "engaged",
+        "divorced",
+        "dating",
+        "girlfriend",
+        "boyfriend",
+        "结婚",
+        "单身",
+        "离婚",
+        "对象",
+        "恋爱",
+    ),
     "age": ("old", "years", "turned", "age", "岁"),
     "school": ("school", "kindergarten", "daycare", "学校", "小学", "幼儿园", "上学"),
     "grade": ("grade", "year", "年级"),

@@ -273,7 +273,9 @@ class ContradictionPolicy:
         return ("supersede" if self.mode == "supersede" else "flag"), verdict
 
 
-def _candidate_ids(ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy, flt: MemoryFilter) -> list[str]:
+def _candidate_ids(
+    ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy, flt: MemoryFilter
+) -> list[str]:
     """At most ``policy.candidates`` ids, in turn from each source (see :class:`ContradictionPolicy`)."""
     sources: list[list[str]] = []
     match = fts_match(record.content)

@@ -188,7 +188,7 @@ def evaluate_policy(
     counts as predicted positive when the policy would supersede the old statement."""
     pol = policy or ContradictionPolicy()
     confusion: dict[str, Counter[str]] = {}
-    misses = []
+    misses: list[tuple[str, str, str, str]] = []
     tp = fp = fn = 0
     for p in pairs:
         action, _ = pol.decide(p.new, p.old)
