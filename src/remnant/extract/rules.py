@@ -472,8 +472,11 @@ def _about(m: MatchLike, text: str) -> ExtractedFact | None:
             return None
         if reading.value is None and not reading.negated:
             return None
-        if reading.attribute in ("city", "employer") and not zh and reading.value and not re.search(
-            r"\b" + re.escape(reading.value[:1].upper()), clause
+        if (
+            reading.attribute in ("city", "employer")
+            and not zh
+            and reading.value
+            and not re.search(r"\b" + re.escape(reading.value[:1].upper()), clause)
         ):
             return None  # English place and company names are capitalised: "I live in fear of …"
         key = reading.attribute if reading.subject == "user" else f"{reading.subject}_{reading.attribute}"
