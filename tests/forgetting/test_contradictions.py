@@ -38,8 +38,8 @@ def test_rules(old: str, new: str, label: str) -> None:
     assert ContradictionDetector().compare(new, old).label == label
 
 
-def test_flag_is_the_default_and_marks_both_sides(db_path: Path, clock: ManualClock) -> None:
-    mem = Memory(db_path, clock=clock)
+def test_flag_mode_marks_both_sides(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock, contradictions=ContradictionPolicy(mode="flag"))
     old = mem.remember("I live in Berlin", user_id="ana")
     clock.advance(days=1)
     new = mem.remember("I live in Paris", user_id="ana")

@@ -60,6 +60,7 @@ _SUITE_CHOICES = (
     "deletion",
     "retention_curve",
     "retention-curve",
+    "supersession",
 )
 
 

@@ -52,6 +52,17 @@ class Retriever(Protocol):
     # memory (the engine passes it to ``Store.insert``); without it the content is indexed.
 
 
+@runtime_checkable
+class NeighbourSource(Protocol):
+    """Optional on a retriever: the memories whose embedding is nearest to ``text`` inside the
+    filter, (id, cosine) best first, at most ``limit``; [] without vectors. The contradiction
+    policy uses it to find an earlier statement that shares no word with the new one."""
+
+    def neighbours(
+        self, engine: EngineView, text: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[str, float]]: ...
+
+
 class RedactionOutcome(Protocol):
     @property
     def text(self) -> str: ...

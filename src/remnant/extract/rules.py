@@ -18,7 +18,8 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from remnant.core.text import has_han
-from remnant.extract.keys import normalise_key, slug
+from remnant.engine.forgetting import attributes
+from remnant.extract.keys import CANONICAL, normalise_key, slug
 from remnant.extract.model import ExtractedFact, FactKind
 
 # --- value clean-up ---------------------------------------------------------------------------
@@ -190,10 +191,26 @@ def _attr_en(m: MatchLike, text: str) -> ExtractedFact | None:
         or _is_question(value)
     ):
         return None
+    if _RELATION_ATTR.match(attr):
+        return None  # "my sister is a nurse" is about the sister: the attribute rule reads it
     key = normalise_key(attr)
     if key == "phone_number" and not re.search(r"\d", value):
         return None  # "my phone is broken" is not a phone number
     kind: FactKind = "preference" if key.startswith("preferred_") else "fact"
+    if kind == "fact" and key not in KNOWN_ATTRIBUTES:
+        if _PASSING_VALUE.match(value):
+            return None  # "my coffee is cold", "my week is crazy": a remark, not an attribute
+        # an attribute we do not know: kept, but as a weak, short-lived fact
+        return ExtractedFact(
+            kind,
+            key,
+            value,
+            f"User's {attr.lower()}: {value}",
+            0.55,
+            0.3,
+            expires_in=timedelta(days=30),
+            evidence=m.group(0),
+        )
     return ExtractedFact(
         kind,
         key,
@@ -203,6 +220,58 @@ def _attr_en(m: MatchLike, text: str) -> ExtractedFact | None:
         0.7 if kind == "fact" else 0.6,
         evidence=m.group(0),
     )
+
+
+# Attribute keys worth a long-lived keyed fact when said as "my X is Y".
+KNOWN_ATTRIBUTES = (
+    frozenset(CANONICAL.values())
+    | frozenset(attributes.CUES)
+    | {
+        "address",
+        "shipping_address",
+        "birthday",
+        "nickname",
+        "username",
+        "account_number",
+        "employer",
+        "company",
+        "school",
+        "university",
+        "major",
+        "nationality",
+        "pronouns",
+        "blood_type",
+        "timezone",
+        "time_zone",
+        "zip_code",
+        "postcode",
+        "postal_code",
+        "website",
+        "hobby",
+        "diet",
+        "allergy",
+        "membership_level",
+        "plan",
+        "subscription",
+        "account",
+        "passport_number",
+        "license_plate",
+    }
+)
+_RELATION_ATTR = re.compile(
+    r"^(?:(?:older|younger|little|big|eldest|oldest|youngest|baby|step|twin)\s+)?(?:wife|husband|partner|spouse|"
+    r"boyfriend|girlfriend|fiancee?|daughter|son|kids?|child|children|mom|mum|mother|dad|father|parents|sister|"
+    r"brother|grandma|grandmother|grandpa|grandfather|friend|best friend|roommate|flatmate|boss|manager|"
+    r"colleague|coworker|neighbou?r|cousin|aunt|uncle|niece|nephew|ex)$",
+    re.I,
+)
+_PASSING_VALUE = re.compile(
+    r"^(?:so\s+|very\s+|really\s+|kind of\s+|a bit\s+|pretty\s+|super\s+|too\s+)*(?:cold|hot|warm|good|great|bad|"
+    r"terrible|awful|nice|fine|ok|okay|crazy|busy|killing me|sore|tired|full|dead|done|ready|on|off|open|closed|"
+    r"slow|fast|weird|funny|boring|amazing|perfect|better|worse|the best|the worst|a mess|in the car|at home|"
+    r"over there|somewhere|acting up|playing up|running late|coming|here|there)\b",
+    re.I,
+)
 
 
 def _attr_zh(m: MatchLike, text: str) -> ExtractedFact | None:
@@ -340,6 +409,127 @@ def _order_done(m: MatchLike, text: str) -> ExtractedFact | None:
         0.5,
         expires_in=timedelta(days=30),
         evidence=m.group(0),
+    )
+
+
+# --- change, habits, family, plans: what the attribute reader knows ---------------------------
+
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+_PLAN_TIME = re.compile(
+    r"\bnext\s+(?:term|semester|school year|year|month|week|spring|summer|fall|autumn|winter)\b"
+    r"|\bthis\s+(?:coming\s+)?(?:term|semester|spring|summer|fall|autumn|winter)\b"
+    rf"|\b(?:in|from|starting|this)\s+{_MONTH}\b|\bafter the (?:holidays|summer|break)\b"
+    r"|下学期|下个?月|明年|下周|下星期|暑假|寒假|开学(?:后|以后)?|(?:[一二三四五六七八九十]{1,2}|\d{1,2})月(?:份)?(?:起|开始)?",
+    re.I,
+)
+_PLAN_DAYS = (
+    (re.compile(r"week|周|星期", re.I), 14),
+    (re.compile(r"month|月", re.I), 60),
+    (re.compile(r"term|semester|学期|开学|暑假|寒假|summer|winter|spring|fall|autumn", re.I), 200),
+)
+_HABIT = re.compile(
+    r"\bevery\s+(?:single\s+)?(?:morning|day|night|evening|weekday|week|weekend|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)\b|\b(?:usually|always|normally|typically|generally)\b|\bmost\s+"
+    r"(?:days|mornings|evenings|nights)\b|\bon\s+(?:weekdays|weekends|mondays|tuesdays|wednesdays|thursdays|"
+    r"fridays|saturdays|sundays)\b|每天|每周|每晚|每个?早上|每个?周末|平时|一般|通常|天天",
+    re.I,
+)
+_SPEAKER = re.compile(r"\b(?:i|i'm|i've|we|we're|my|our)\b|我", re.I)
+_NOT_A_STATEMENT = re.compile(
+    r"[?？]|\b(?:would|could|should|can you|do you|if|maybe|might|wish|hope|please)\b|吗|如果|要是|能不能|可以吗|请",
+    re.I,
+)
+_FILLER_WORDS = re.compile(
+    r"\b(?:i|we|my|our|usually|always|normally|typically|generally|every|single|morning|day|night|evening|"
+    r"weekday|week|weekend|most|days|mornings|evenings|nights|on|weekdays|weekends|mondays|tuesdays|"
+    r"wednesdays|thursdays|fridays|saturdays|sundays|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"next|this|term|semester|month|year|in|from|starting|will|going|to|gonna|be|'ll|'m|are|is|then|also|"
+    + _MONTH
+    + r")\b|我们|我|每天|每周|每晚|每个?早上|每个?周末|平时|一般|通常|天天|下学期|下个?月|明年|下周|下星期|都|会|要|就|去",
+    re.I,
+)
+_CLAUSE_TEXT = re.compile(r"(?:(?!\s(?:and|but|because|so)\s)[^,;!?，。！？；\n.])+", re.I)
+
+
+def _plan_expiry(when: str) -> timedelta:
+    for pat, days in _PLAN_DAYS:
+        if pat.search(when):
+            return timedelta(days=days)
+    return timedelta(days=365)
+
+
+def _about(m: MatchLike, text: str) -> ExtractedFact | None:
+    """A clause no other rule took: a change of state, a habit, a family member's attribute or a
+    plan, keyed by the attribute it is about ("I'm vegetarian now" → diet, 我女儿下学期转到实验小学
+    → daughter_school) or, for habits and plans the reader does not know, by its activity."""
+    clause = m.group(0).strip(" \t'\"")
+    if len(clause) < 4 or len(clause) > 160 or _NOT_A_STATEMENT.search(clause):
+        return None
+    zh = _has_cjk(clause)
+    content = f"用户：{clause}" if zh else f"User: {clause}"
+    plan = _PLAN_TIME.search(clause)
+    reading = attributes.read(clause)
+    if reading is not None:
+        if reading.hypothetical or reading.subject == "other" or reading.additive:
+            return None
+        if reading.value is None and not reading.negated:
+            return None
+        if (
+            reading.attribute in ("city", "employer")
+            and not zh
+            and reading.value
+            and not re.search(r"\b" + re.escape(reading.value[:1].upper()), clause)
+        ):
+            return None  # English place and company names are capitalised: "I live in fear of …"
+        key = reading.attribute if reading.subject == "user" else f"{reading.subject}_{reading.attribute}"
+        value = reading.value or ("没有" if zh else "none")
+        return ExtractedFact("fact", key, value, content, 0.75, 0.6, evidence=clause)
+    if not _SPEAKER.search(clause):
+        return None  # "the trains run every hour": not about the user
+    habit = _HABIT.search(clause)
+    if habit is None and plan is None:
+        return None
+    subject = attributes.subject_of(clause)
+    if subject == "other":
+        return None
+    activity = re.sub(r"\s+", " ", _FILLER_WORDS.sub(" ", clause)).strip(" ，,的了")
+    for rel in (
+        "daughter",
+        "son",
+        "kids",
+        "kid",
+        "children",
+        "child",
+        "wife",
+        "husband",
+        "partner",
+        "女儿",
+        "闺女",
+        "儿子",
+        "孩子",
+        "老婆",
+        "老公",
+    ):
+        activity = activity.replace(rel, " ")
+    topic = slug(activity, max_words=3)[:12].strip("_") if zh else slug(activity, max_words=3)
+    if not topic:
+        return None
+    who = "" if subject == "user" else f"{subject}_"
+    if habit is not None:
+        return ExtractedFact(
+            "fact", f"{who}habit_{topic}", activity or clause, content, 0.7, 0.5, evidence=clause
+        )
+    assert plan is not None
+    when = plan.group(0)
+    return ExtractedFact(
+        "fact",
+        f"{who}plan_{slug(when, max_words=3)}_{topic}",
+        clause,
+        content,
+        0.7,
+        0.6,
+        expires_in=_plan_expiry(when),
+        evidence=clause,
     )
 
 
@@ -490,6 +680,8 @@ RULES: tuple[Rule, ...] = (
         re.compile(r"我最喜欢的(?P<attr>[^，,。！!？?是]{1,8})是(?P<val>[^，,。！!？?]+)"),
         lambda m, t: _attr_zh(_Alias(m, "attr", group="attr", prefix="最喜欢的"), t),
     ),
+    # --- last: a clause no rule above took, read for its attribute, habit or plan ---
+    Rule("about", _CLAUSE_TEXT, lambda m, t: _about(m, t)),
 )
 
 

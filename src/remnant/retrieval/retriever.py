@@ -327,6 +327,15 @@ class HybridRetriever:
                 kept = [(h, s) for h, s in kept if s >= floor]
         return kept[:n]
 
+    def neighbours(
+        self, engine: EngineView, text: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` memories nearest to ``text`` by embedding (the engine's ``NeighbourSource``
+        seam); [] for a lexical-only retriever."""
+        if self.embedder is None or self.mode == "lexical":
+            return []
+        return self._vector_candidates(engine, text, flt, limit)
+
     def search(
         self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
     ) -> list[tuple[str, float]]:

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 from remnant.core.errors import ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.core.text import CJK_CLASS, STOPWORDS, fts_match, is_cjk
+from remnant.engine.forgetting import attributes
+from remnant.engine.seams import NeighbourSource
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
@@ -206,40 +208,101 @@ def _rules(ta: list[Tok], tb: list[Tok], shared: set[str], overlap: float, max_v
 
 
 # -- policy on write -------------------------------------------------------------------------------
+Action = Literal["supersede", "flag"]
+
+
 @dataclass(frozen=True)
 class ContradictionPolicy:
     """What the engine does when a new unkeyed memory likely contradicts an active one.
 
-    ``supersede``: the old one becomes ``superseded`` (kept as history, audited); ``flag``: both stay
-    active, the new one gets ``metadata["contradicts"]`` and the old ones ``metadata["contradicted_by"]``
-    (audited as ``flag_contradiction``); ``off``: nothing is checked.
+    Two opinions are asked about each candidate: the attribute reader
+    (:mod:`remnant.engine.forgetting.attributes`: which attribute of whose, and its value) and the
+    word-level :class:`ContradictionDetector`. When the reader knows both statements, it decides: the
+    same attribute of the same subject with another value is a contradiction, anything else is not
+    (it overrules the detector). When it cannot tell, the detector's ``contradiction`` stands, as an
+    uncertain one.
+
+    ``auto`` (the default): supersede what the reader is sure of, flag what only the detector says;
+    ``supersede``: supersede both; ``flag``: flag both (the new one gets ``metadata["contradicts"]``,
+    the old ones ``metadata["contradicted_by"]``, audited as ``flag_contradiction``); ``off``: nothing
+    is checked. A superseded memory is kept as history and audited.
+
+    Candidates are bounded: at most ``candidates`` of the user's active memories, taken in turn from
+    the keyword index (the new text's words, then the words its attribute is stated with) and, when
+    the retriever offers vectors (:class:`~remnant.engine.seams.NeighbourSource`), the ``neighbours``
+    nearest embeddings.
     """
 
-    mode: Literal["supersede", "flag", "off"] = "flag"
+    mode: Literal["auto", "supersede", "flag", "off"] = "auto"
     kinds: tuple[Kind, ...] = (Kind.FACT, Kind.PREFERENCE)
     candidates: int = 20
+    neighbours: int = 10
     detector: ContradictionDetector = field(default_factory=ContradictionDetector)
+    attributes: bool = True
 
     def __post_init__(self) -> None:
-        if self.mode not in ("supersede", "flag", "off"):
-            raise ValidationError(f"contradiction mode must be supersede, flag or off, got {self.mode!r}")
+        if self.mode not in ("auto", "supersede", "flag", "off"):
+            raise ValidationError(
+                f"contradiction mode must be auto, supersede, flag or off, got {self.mode!r}"
+            )
         if self.candidates < 1:
             raise ValidationError("candidates must be at least 1")
+        if self.neighbours < 0:
+            raise ValidationError("neighbours must be at least 0")
 
     def before_insert(self, ledger: Ledger, record: MemoryRecord) -> None:
         """The engine's write hook: runs inside the write transaction of each new unkeyed memory."""
         if self.mode != "off":
             resolve_on_write(ledger, record, self)
 
+    def decide(self, new: str, old: str) -> tuple[Action | None, PairVerdict]:
+        """What this policy does to ``old`` when ``new`` is written: supersede, flag or nothing."""
+        if self.attributes:
+            relation = attributes.relation(new, old)
+            if relation is not None:
+                reading = attributes.read(new)
+                what = reading.attribute if reading is not None else "attribute"
+                if relation != "supersedes":
+                    return None, PairVerdict(relation, 1.0, f"{relation} ({what})")  # type: ignore[arg-type]
+                verdict = PairVerdict("contradiction", 1.0, f"same {what}, a new value")
+                return ("flag" if self.mode == "flag" else "supersede"), verdict
+        verdict = self.detector.compare(new, old)
+        if verdict.label != "contradiction":
+            return None, verdict
+        return ("supersede" if self.mode == "supersede" else "flag"), verdict
 
-def find_contradictions(
-    ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy
-) -> list[tuple[MemoryRecord, PairVerdict]]:
-    """The user's active unkeyed memories that ``record`` likely contradicts (most similar first)."""
-    if policy.mode == "off" or record.key is not None or record.kind not in policy.kinds:
-        return []
+
+def _candidate_ids(
+    ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy, flt: MemoryFilter
+) -> list[str]:
+    """At most ``policy.candidates`` ids, in turn from each source (see :class:`ContradictionPolicy`)."""
+    sources: list[list[str]] = []
     match = fts_match(record.content)
-    if match is None:
+    if match is not None:
+        sources.append([i for i, _ in ledger.store.lexical_search(match, flt, limit=policy.candidates)])
+    reading = attributes.read(record.content) if policy.attributes else None
+    if reading is not None:
+        cue = fts_match(" ".join(attributes.cue_words(reading.attribute)))
+        if cue is not None:
+            sources.append([i for i, _ in ledger.store.lexical_search(cue, flt, limit=policy.candidates)])
+    retriever = ledger.retriever
+    if policy.neighbours and isinstance(retriever, NeighbourSource):
+        sources.append([i for i, _ in retriever.neighbours(ledger, record.content, flt, policy.neighbours)])
+    out: list[str] = []
+    seen = {record.id}
+    for row in range(max((len(s) for s in sources), default=0)):
+        for source in sources:
+            if row < len(source) and source[row] not in seen:
+                seen.add(source[row])
+                out.append(source[row])
+    return out[: policy.candidates]
+
+
+def judge_on_write(
+    ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy
+) -> list[tuple[MemoryRecord, PairVerdict, Action]]:
+    """The user's active unkeyed memories ``record`` likely contradicts, with what to do to each."""
+    if policy.mode == "off" or record.key is not None or record.kind not in policy.kinds:
         return []
     flt = MemoryFilter(
         tenant=ledger.tenant,
@@ -248,42 +311,50 @@ def find_contradictions(
         kinds=policy.kinds,
         statuses=(Status.ACTIVE,),
     )
-    ranked = ledger.store.lexical_search(match, flt, limit=policy.candidates)
+    ids = _candidate_ids(ledger, record, policy, flt)
+    if not ids:
+        return []
     found = []
-    for old in ledger.store.get_many([i for i, _ in ranked], tenant=ledger.tenant):
-        if old.id == record.id or old.key is not None:
+    for old in ledger.store.get_many(ids, tenant=ledger.tenant):
+        if old.id == record.id or old.key is not None or old.status != Status.ACTIVE:
             continue
-        verdict = policy.detector.compare(record.content, old.content)
-        if verdict.label == "contradiction":
-            found.append((old, verdict))
+        action, verdict = policy.decide(record.content, old.content)
+        if action is not None:
+            found.append((old, verdict, action))
     return found
 
 
-def resolve_on_write(ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy) -> list[str]:
-    """Apply the policy for a memory about to be inserted (inside the engine's write transaction)."""
-    found = find_contradictions(ledger, record, policy)
-    if not found:
-        return []
+def find_contradictions(
+    ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy
+) -> list[tuple[MemoryRecord, PairVerdict]]:
+    """The user's active unkeyed memories that ``record`` likely contradicts (flagged or superseded)."""
+    return [(old, verdict) for old, verdict, _ in judge_on_write(ledger, record, policy)]
+
+
+def _flag(ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, PairVerdict]]) -> list[str]:
     ids = [old.id for old, _ in found]
-    reasons = sorted({v.reason for _, v in found})
-    details = {"reasons": reasons, "new_id": record.id}
-    if policy.mode == "flag":
-        record.metadata["contradicts"] = ids
-        # lock, then re-read: another writer may have flagged or reinforced them since the search
-        ledger.store.lock_rows(ids, tenant=ledger.tenant)
-        for old in ledger.store.get_many(sorted(ids), tenant=ledger.tenant):
-            prior = old.metadata.get("contradicted_by")
-            old.metadata["contradicted_by"] = [*(prior if isinstance(prior, list) else []), record.id]
-            ledger.store.update(old)
-        ledger.audit(
-            "flag_contradiction",
-            f"likely contradicted by {record.id}",
-            [old for old, _ in found],
-            user_id=record.user_id,
-            policy="contradiction",
-            details=details,
-        )
-        return ids
+    record.metadata["contradicts"] = [*record.metadata.get("contradicts", []), *ids]
+    # lock, then re-read: another writer may have flagged or reinforced them since the search
+    ledger.store.lock_rows(ids, tenant=ledger.tenant)
+    for old in ledger.store.get_many(sorted(ids), tenant=ledger.tenant):
+        prior = old.metadata.get("contradicted_by")
+        old.metadata["contradicted_by"] = [*(prior if isinstance(prior, list) else []), record.id]
+        ledger.store.update(old)
+    ledger.audit(
+        "flag_contradiction",
+        f"likely contradicted by {record.id}",
+        [old for old, _ in found],
+        user_id=record.user_id,
+        policy="contradiction",
+        details={"reasons": sorted({v.reason for _, v in found}), "new_id": record.id},
+    )
+    return ids
+
+
+def _supersede(
+    ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, PairVerdict]]
+) -> list[str]:
+    ids = [old.id for old, _ in found]
     changed = ledger.store.set_status(
         MemoryFilter(tenant=ledger.tenant, ids=tuple(ids), statuses=(Status.ACTIVE,)),
         Status.SUPERSEDED,
@@ -301,6 +372,20 @@ def resolve_on_write(ledger: Ledger, record: MemoryRecord, policy: Contradiction
             [old for old, _ in found if old.id in done],
             user_id=record.user_id,
             policy="contradiction",
-            details=details,
+            details={"reasons": sorted({v.reason for _, v in found}), "new_id": record.id},
         )
     return done
+
+
+def resolve_on_write(ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy) -> list[str]:
+    """Apply the policy for a memory about to be inserted (inside the engine's write transaction);
+    returns the ids flagged or superseded."""
+    found = judge_on_write(ledger, record, policy)
+    flagged = [(old, v) for old, v, action in found if action == "flag"]
+    retired = [(old, v) for old, v, action in found if action == "supersede"]
+    out: list[str] = []
+    if flagged:
+        out += _flag(ledger, record, flagged)
+    if retired:
+        out += _supersede(ledger, record, retired)
+    return out

@@ -1,0 +1,1108 @@
+"""What a statement is about: its attribute, its subject and its value (rules and a lexicon, EN/ZH).
+
+"I moved to Paris" and "I live in Berlin" share no content word, yet both set the user's ``city``;
+"my sister lives in Rome" sets the sister's. :func:`read` turns one statement into a
+:class:`Reading` (``attribute``, ``subject``, ``value`` and a few marks: negated, changed, additive,
+context, refinement) and :func:`relate` compares two readings:
+
+- ``supersedes``: the same attribute of the same subject in the same context, and the new value
+  differs (or the new statement ends the old value: "no longer at Acme", 离职了);
+- ``compatible``: the same attribute but another subject or context, an additive statement
+  ("also", 也, a side job), the same value again, or a refinement (city, then a neighbourhood);
+- ``unrelated``: two different attributes;
+- ``None``: the rules cannot tell (one statement has no known attribute, or the change has no
+  value and no change word): the caller should flag rather than supersede.
+
+It is deliberately a closed lexicon: an attribute it does not know is never guessed, so a wrong
+supersession needs a wrong rule, not a loose similarity. Single-valued attributes only; things a
+person has many of (pets, languages, likes) are left to the contradiction detector.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+Relation = Literal["supersedes", "compatible", "unrelated"]
+
+# --- subjects --------------------------------------------------------------------------------------
+_REL_EN: dict[str, str] = {
+    **dict.fromkeys(
+        ("wife", "husband", "partner", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee"), "partner"
+    ),
+    **dict.fromkeys(("daughter", "girl"), "daughter"),
+    **dict.fromkeys(("son", "boy"), "son"),
+    **dict.fromkeys(("kid", "kids", "child", "children", "little one", "toddler", "baby"), "child"),
+    **dict.fromkeys(("mom", "mum", "mother", "mama"), "mother"),
+    **dict.fromkeys(("dad", "father", "papa"), "father"),
+    **dict.fromkeys(("parents", "folks"), "parents"),
+    "sister": "sister",
+    "brother": "brother",
+    **dict.fromkeys(("grandma", "grandmother", "nan", "granny"), "grandmother"),
+    **dict.fromkeys(("grandpa", "grandfather"), "grandfather"),
+    **dict.fromkeys(("friend", "best friend", "bff"), "friend"),
+    **dict.fromkeys(("roommate", "flatmate", "housemate"), "roommate"),
+    **dict.fromkeys(("boss", "manager"), "boss"),
+    **dict.fromkeys(("colleague", "coworker", "co-worker"), "colleague"),
+    **dict.fromkeys(("neighbour", "neighbor"), "neighbour"),
+    **dict.fromkeys(("cousin", "aunt", "uncle", "niece", "nephew", "ex", "in-laws"), "relative"),
+}
+_REL_ZH: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "老婆",
+            "老公",
+            "妻子",
+            "丈夫",
+            "爱人",
+            "媳妇",
+            "男朋友",
+            "女朋友",
+            "对象",
+            "男友",
+            "女友",
+            "先生",
+            "太太",
+        ),
+        "partner",
+    ),
+    **dict.fromkeys(("女儿", "闺女", "大女儿", "小女儿"), "daughter"),
+    **dict.fromkeys(("儿子", "大儿子", "小儿子"), "son"),
+    **dict.fromkeys(("孩子", "小孩", "娃", "宝宝", "孩子们"), "child"),
+    **dict.fromkeys(("妈妈", "妈", "母亲", "老妈"), "mother"),
+    **dict.fromkeys(("爸爸", "爸", "父亲", "老爸"), "father"),
+    **dict.fromkeys(("爸妈", "父母"), "parents"),
+    **dict.fromkeys(("姐姐", "妹妹", "姐", "妹"), "sister"),
+    **dict.fromkeys(("哥哥", "弟弟", "哥", "弟"), "brother"),
+    **dict.fromkeys(("奶奶", "外婆", "姥姥"), "grandmother"),
+    **dict.fromkeys(("爷爷", "外公", "姥爷"), "grandfather"),
+    **dict.fromkeys(("朋友", "闺蜜", "好友", "哥们", "兄弟"), "friend"),
+    **dict.fromkeys(("室友", "舍友"), "roommate"),
+    **dict.fromkeys(("老板", "领导", "上司"), "boss"),
+    "同事": "colleague",
+    "邻居": "neighbour",
+}
+_REL_EN_RE = "|".join(sorted((re.escape(k) for k in _REL_EN), key=len, reverse=True))
+_REL_ZH_RE = "|".join(sorted((re.escape(k) for k in _REL_ZH), key=len, reverse=True))
+_SUBJECT_CUE = re.compile(
+    rf"\b(?:my|our|the)\s+(?:(?:older|younger|little|big|eldest|oldest|youngest|baby|step|twin)\s+)?"
+    rf"(?P<rel>{_REL_EN_RE})(?:'s)?\b"
+    r"|\b(?P<self>i|i'm|im|i've|i'd|me|my|we|we're|we've|our|us)\b"
+    r"|\b(?P<other>he|she|they|his|her|their|he's|she's|they're)\b"
+    rf"|我(?:的|家)?(?P<relzh>{_REL_ZH_RE})|(?P<selfzh>我们|咱们|咱|我)|(?P<otherzh>他们|她们|他|她)",
+    re.IGNORECASE,
+)
+
+
+def subject_of(prefix: str) -> str:
+    """Whose attribute a clause sets, from the words before its predicate: the last cue wins
+    ("my wife and I moved" is the user). No cue at all (a dropped subject) is the user."""
+    last = None
+    for m in _SUBJECT_CUE.finditer(prefix):
+        last = m
+    if last is None:
+        return "user"
+    if last.group("rel"):
+        return _REL_EN[last.group("rel").lower()]
+    if last.group("relzh"):
+        return _REL_ZH[last.group("relzh")]
+    if last.group("other") or last.group("otherzh"):
+        return "other"
+    return "user"
+
+
+# --- value clean-up --------------------------------------------------------------------------------
+_EN_END = re.compile(
+    r"\s*(?:[,;!?()~]|:\s|\.(?:\s|$)|\s[-–]\s|\s(?:and|but|because|cause|cuz|so|since|though|which|when|while|"
+    r"where|with|for|after|before|until|till|if|as|to|from|instead|rather|lol|lmao|haha|tbh|btw|fyi|"
+    r"now|anymore|any more|these days|nowadays|again|already|last|this|next|recently|since|starting|"
+    r"from now|yesterday|today|tomorrow|in (?:january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|spring|summer|autumn|fall|winter)|every|each|on weekdays|on weekends|"
+    r"full[- ]time|part[- ]time|at the moment|right now|for now|for good)\b).*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_ZH_END = re.compile(
+    r"[，,。！!？?；;、\s（(~～…]|(?:了|啦|呢|吧|哦|呀|哈|嘛|咯|的)+$|(?:以后|之后|了以后).*$"
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.IGNORECASE)
+
+
+def _clean(value: str | None) -> str | None:
+    if value is None:
+        return None
+    v = unicodedata.normalize("NFKC", value).strip()
+    if re.search(r"[\u4e00-\u9fff]", v[:1] or ""):
+        v = re.split(r"[，,。！!？?；;、\s（(~～…]", v, maxsplit=1)[0]
+        v = re.sub(r"(?:了|啦|呢|吧|哦|呀|哈|嘛|咯|的|去了|上班|工作|住)+$", "", v)
+    else:
+        v = _EN_END.sub("", v)
+        v = _ARTICLE.sub("", v.strip(" .'\"")).strip(" .'\"")
+    v = v.lower().strip()
+    return v or None
+
+
+# --- the lexicon ------------------------------------------------------------------------------------
+ValueFn = Callable[[re.Match[str]], str | None]
+
+
+@dataclass(frozen=True)
+class AttrRule:
+    """``pattern`` marks a predicate about ``attribute``; the value is the ``val`` group (cleaned),
+    ``value`` when given (a string or a function of the match); ``negated`` ends the value."""
+
+    attribute: str
+    pattern: re.Pattern[str]
+    value: str | ValueFn | None = None
+    negated: bool = False
+    changed: bool = False
+
+
+def _v(m: re.Match[str]) -> str | None:
+    return _clean(m.groupdict().get("val"))
+
+
+def _lex(table: dict[str, str]) -> ValueFn:
+    """A value from a small synonym table: the first key found in the match."""
+    keys = sorted(table, key=len, reverse=True)
+
+    def value(m: re.Match[str]) -> str | None:
+        text = m.group(0).lower()
+        for k in keys:
+            if k in text:
+                return table[k]
+        return None
+
+    return value
+
+
+_DIET = {
+    "vegetarian": "vegetarian",
+    "veggie": "vegetarian",
+    "no meat": "vegetarian",
+    "meat-free": "vegetarian",
+    "stopped eating meat": "vegetarian",
+    "quit meat": "vegetarian",
+    "gave up meat": "vegetarian",
+    "don't eat meat": "vegetarian",
+    "dont eat meat": "vegetarian",
+    "no longer eat meat": "vegetarian",
+    "vegan": "vegan",
+    "plant-based": "vegan",
+    "plant based": "vegan",
+    "pescatarian": "pescatarian",
+    "pescetarian": "pescatarian",
+    "keto": "keto",
+    "paleo": "paleo",
+    "low-carb": "low-carb",
+    "low carb": "low-carb",
+    "gluten-free": "gluten-free",
+    "gluten free": "gluten-free",
+    "carnivore": "carnivore",
+    "eat meat": "omnivore",
+    "everything": "omnivore",
+    "anything": "omnivore",
+    "什么都吃": "omnivore",
+    "eating meat": "omnivore",
+    "omnivore": "omnivore",
+    "halal": "halal",
+    "kosher": "kosher",
+    "intermittent fasting": "fasting",
+    "dairy-free": "dairy-free",
+    "dairy free": "dairy-free",
+    "吃素": "vegetarian",
+    "素食": "vegetarian",
+    "不吃肉": "vegetarian",
+    "不再吃肉": "vegetarian",
+    "戒肉": "vegetarian",
+    "纯素": "vegan",
+    "吃肉": "omnivore",
+    "开荤": "omnivore",
+    "生酮": "keto",
+    "轻断食": "fasting",
+    "断食": "fasting",
+    "低碳": "low-carb",
+}
+_COMMUTE = {
+    "drive": "car",
+    "driving": "car",
+    "by car": "car",
+    "carpool": "car",
+    "bike": "bike",
+    "cycle": "bike",
+    "cycling": "bike",
+    "biking": "bike",
+    "e-bike": "bike",
+    "scooter": "scooter",
+    "walk": "walk",
+    "walking": "walk",
+    "on foot": "walk",
+    "bus": "bus",
+    "train": "train",
+    "subway": "subway",
+    "metro": "subway",
+    "tube": "subway",
+    "tram": "tram",
+    "ferry": "ferry",
+    "uber": "taxi",
+    "taxi": "taxi",
+    "开车": "car",
+    "自驾": "car",
+    "骑电动车": "scooter",
+    "电动车": "scooter",
+    "骑车": "bike",
+    "骑自行车": "bike",
+    "单车": "bike",
+    "走路": "walk",
+    "步行": "walk",
+    "地铁": "subway",
+    "公交": "bus",
+    "打车": "taxi",
+    "滴滴": "taxi",
+    "高铁": "train",
+    "火车": "train",
+    "班车": "shuttle",
+}
+_EXERCISE = {
+    "run": "running",
+    "running": "running",
+    "jog": "running",
+    "jogging": "running",
+    "swim": "swimming",
+    "swimming": "swimming",
+    "gym": "gym",
+    "lift": "gym",
+    "weights": "gym",
+    "yoga": "yoga",
+    "pilates": "pilates",
+    "climb": "climbing",
+    "bouldering": "climbing",
+    "cycling": "cycling",
+    "spin": "cycling",
+    "crossfit": "crossfit",
+    "boxing": "boxing",
+    "tennis": "tennis",
+    "hike": "hiking",
+    "hiking": "hiking",
+    "dance": "dancing",
+    "rowing": "rowing",
+    "walk": "walking",
+    "跑步": "running",
+    "慢跑": "running",
+    "夜跑": "running",
+    "晨跑": "running",
+    "游泳": "swimming",
+    "健身": "gym",
+    "撸铁": "gym",
+    "瑜伽": "yoga",
+    "普拉提": "pilates",
+    "骑行": "cycling",
+    "爬山": "hiking",
+    "打羽毛球": "badminton",
+    "羽毛球": "badminton",
+    "打篮球": "basketball",
+    "篮球": "basketball",
+    "打网球": "tennis",
+    "跳舞": "dancing",
+    "广场舞": "dancing",
+    "散步": "walking",
+    "攀岩": "climbing",
+    "跳绳": "rope",
+    "太极": "taichi",
+}
+_DRINK = {
+    "decaf": "decaf",
+    "coffee": "coffee",
+    "espresso": "coffee",
+    "latte": "coffee",
+    "cappuccino": "coffee",
+    "green tea": "tea",
+    "black tea": "tea",
+    "tea": "tea",
+    "matcha": "matcha",
+    "herbal tea": "herbal tea",
+    "hot water": "water",
+    "咖啡": "coffee",
+    "低因": "decaf",
+    "奶茶": "milk tea",
+    "绿茶": "tea",
+    "红茶": "tea",
+    "茶": "tea",
+    "豆浆": "soy milk",
+    "牛奶": "milk",
+    "白开水": "water",
+}
+_REL_STATUS = {
+    "single": "single",
+    "married": "married",
+    "engaged": "engaged",
+    "divorced": "divorced",
+    "separated": "separated",
+    "widowed": "widowed",
+    "broke up": "single",
+    "split up": "single",
+    "seeing someone": "dating",
+    "dating": "dating",
+    "in a relationship": "dating",
+    "单身": "single",
+    "结婚": "married",
+    "已婚": "married",
+    "领证": "married",
+    "订婚": "engaged",
+    "离婚": "divorced",
+    "离了": "divorced",
+    "分手": "single",
+    "分了": "single",
+    "脱单": "dating",
+    "恋爱": "dating",
+    "有对象": "dating",
+}
+_SHIFT = {
+    "night shift": "night",
+    "nights": "night",
+    "graveyard": "night",
+    "day shift": "day",
+    "days": "day",
+    "early shift": "early",
+    "late shift": "late",
+    "evening shift": "late",
+    "rotating": "rotating",
+    "夜班": "night",
+    "白班": "day",
+    "早班": "early",
+    "晚班": "late",
+    "中班": "late",
+    "倒班": "rotating",
+    "三班倒": "rotating",
+}
+_WORKPLACE = {
+    "from home": "home",
+    "remote": "home",
+    "remotely": "home",
+    "wfh": "home",
+    "hybrid": "hybrid",
+    "in the office": "office",
+    "in office": "office",
+    "back to the office": "office",
+    "on site": "office",
+    "onsite": "office",
+    "在家办公": "home",
+    "居家办公": "home",
+    "远程": "home",
+    "在家上班": "home",
+    "回公司": "office",
+    "去公司上班": "office",
+    "坐班": "office",
+    "去办公室": "office",
+}
+_SMOKING = {
+    "quit smoking": "nonsmoker",
+    "stopped smoking": "nonsmoker",
+    "gave up smoking": "nonsmoker",
+    "don't smoke": "nonsmoker",
+    "dont smoke": "nonsmoker",
+    "no longer smoke": "nonsmoker",
+    "non-smoker": "nonsmoker",
+    "smoke": "smoker",
+    "smoker": "smoker",
+    "smoking": "smoker",
+    "vape": "vaper",
+    "vaping": "vaper",
+    "戒烟": "nonsmoker",
+    "不抽烟": "nonsmoker",
+    "不吸烟": "nonsmoker",
+    "抽烟": "smoker",
+    "吸烟": "smoker",
+    "电子烟": "vaper",
+}
+_ALCOHOL = {
+    "quit drinking": "sober",
+    "stopped drinking": "sober",
+    "sober": "sober",
+    "don't drink": "sober",
+    "dont drink": "sober",
+    "teetotal": "sober",
+    "dry january": "sober",
+    "戒酒": "sober",
+    "不喝酒": "sober",
+    "喝酒": "drinks",
+    "drink beer": "drinks",
+    "drink wine": "drinks",
+}
+_JOBS_EN = (
+    "software engineer|software developer|web developer|data scientist|data analyst|product manager|project manager|"
+    "engineer|developer|programmer|designer|teacher|professor|lecturer|tutor|nurse|doctor|physician|surgeon|dentist|"
+    "pharmacist|vet|veterinarian|therapist|psychologist|lawyer|attorney|paralegal|accountant|bookkeeper|architect|"
+    "chef|cook|line cook|baker|barista|bartender|waiter|waitress|server|cashier|driver|pilot|mechanic|electrician|"
+    "plumber|carpenter|firefighter|police officer|cop|paramedic|journalist|writer|editor|photographer|artist|"
+    "musician|consultant|analyst|manager|sales rep|salesperson|recruiter|marketer|student|grad student|phd student|"
+    "intern|researcher|scientist|librarian|banker|trader|realtor|real estate agent|translator|receptionist|"
+    "freelancer|contractor|stay-at-home (?:mom|dad|parent)|housewife|homemaker|retiree|social worker|caregiver|"
+    "farmer|soldier|cleaner|courier|delivery driver|secretary|assistant|ux designer|graphic designer|"
+    "civil servant|entrepreneur|founder|ceo|cto|coach|trainer|personal trainer"
+)
+_JOBS_ZH = (
+    "产品经理|项目经理|软件工程师|工程师|程序员|码农|设计师|老师|教师|大学老师|医生|护士|药剂师|律师|会计|"
+    "厨师|司机|快递员|外卖员|骑手|服务员|收银员|销售|经理|记者|编辑|作家|摄影师|警察|公务员|学生|大学生|研究生|"
+    "博士生|博士|实习生|研究员|翻译|前台|客服|全职妈妈|全职太太|主妇|自由职业者|自由职业|创业者|老板|保安|保姆|"
+    "月嫂|电工|木匠|农民|军人|消防员|健身教练|教练|运营|产品|测试|美甲师|理发师|店长|导游|空姐|飞行员|网约车司机"
+)
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_VAL_EN = r"(?P<val>[^\n,;!?()]{1,60})"
+_VAL_ZH = r"(?P<val>[^，,。！!？?；;、\s]{1,12})"
+_TIME_VAL = r"(?P<val>\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight)"
+_TIME_VAL_ZH = r"(?P<val>(?:凌晨|早上|上午|中午|下午|晚上|夜里)?[\d一二两三四五六七八九十]{1,3}点(?:半|[\d一二三四五]{1,2}分?)?)"
+_ZH_NUM = "[\\d一二两三四五六七八九十]"
+
+R = AttrRule
+_f = re.IGNORECASE
+
+
+def _c(p: str) -> re.Pattern[str]:
+    return re.compile(p, _f)
+
+
+RULES: tuple[AttrRule, ...] = (
+    # -- contact and accounts ----------------------------------------------------------------------------
+    R("phone_number", _c(r"\b(?:number|phone|cell|mobile)\b[^\d\n]{0,25}(?P<val>\+?\d[\d\s().-]{5,}\d)")),
+    R(
+        "phone_number",
+        re.compile(r"(?:手机号?(?:码)?|电话(?:号码)?|号码)[^\d\n]{0,8}(?P<val>\+?\d[\d\s-]{5,}\d)"),
+    ),
+    R("email", _c(r"(?P<val>[\w.+-]+@[\w-]+\.[\w.]+)")),
+    # -- where one lives -----------------------------------------------------------------------------
+    R(
+        "birthplace",
+        _c(
+            r"\b(?:was|were) born (?:and raised )?in "
+            + _VAL_EN
+            + r"|\bgrew up in "
+            + _VAL_EN.replace("val", "val2")
+        ),
+    ),
+    R(
+        "birthplace",
+        _c(
+            r"出生(?:在|于)"
+            + _VAL_ZH
+            + r"|(?:在)?"
+            + _VAL_ZH.replace("val", "val2")
+            + r"出生|老家(?:是|在)"
+            + _VAL_ZH.replace("val", "val3")
+        ),
+    ),
+    R(
+        "city",
+        _c(
+            r"\b(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+|over\s+|out\s+)?(?:to|into)\s+"
+            + _VAL_EN
+        ),
+        changed=True,
+    ),
+    R(
+        "city",
+        _c(
+            r"\b(?:live|living|lives|based|settled|residing|reside|resides|located|staying)\s+(?:now\s+|currently\s+|over\s+|out\s+|full[- ]time\s+)?(?:in|at)\s+(?!fear\b|hope\b|denial\b|peace\b|the moment\b|the past\b|harmony\b|luxury\b|poverty\b|comfort\b|style\b|sin\b|dread\b)"
+            + _VAL_EN
+        ),
+    ),
+    R("city", _c(r"\b(?:home|home base)\s+is\s+(?:now\s+)?(?:in\s+)?" + _VAL_EN)),
+    R("city", re.compile(r"搬(?:家)?(?:到|去|回|来)(?:了)?" + _VAL_ZH), changed=True),
+    R("city", re.compile(r"(?:住在|住到|住进|定居(?:在|于)?|安家(?:在)?|落户(?:在)?)" + _VAL_ZH)),
+    R(
+        "city",
+        re.compile(
+            r"(?:现在|目前|如今)(?:在|住)(?P<val>(?:(?!上班|工作|上学|打工|实习|读书)[^，,。！!？?；;、\s]){1,12}?)"
+            + r"(?:住|生活|定居)?了?(?=$|[，,。！!？?\s])"
+        ),
+    ),
+    R("city", re.compile(r"在" + _VAL_ZH + r"(?:生活|定居|安家)")),
+    # -- getting around --------------------------------------------------------------------------------
+    R(
+        "commute",
+        _c(
+            r"\b(?:drive|driving|bike|biking|cycle|cycling|walk|walking|ride|riding|scooter|carpool)\s+(?:my\s+\w+\s+)?(?:to|in to|into)\s+(?:work|the office|school|campus)\b|\b(?:take|taking|catch|catching|ride|riding|hop on)\s+(?:the\s+)?(?:bus|train|subway|metro|tube|tram|ferry|an? uber|a taxi)\s+(?:to|in to|into)\s+(?:work|the office|school|campus)\b|\bcommute\s+(?:is\s+)?(?:by|on)\s+(?:\w+\s+)?(?:bus|train|subway|metro|tube|tram|ferry|bike|car|foot)\b"
+        ),
+        value=_lex(_COMMUTE),
+    ),
+    R(
+        "commute",
+        re.compile(
+            r"(?:开车|自驾|骑(?:自行|电动)?车|骑电动车|走路|步行|坐地铁|搭地铁|乘地铁|挤地铁|坐公交|乘公交|打车|坐高铁|坐班车)(?:去)?(?:上班|通勤|去公司|上学)|(?:上班|通勤)(?:都|就|一般|现在)?(?:是|靠|用|改成|换成|改)?(?:开车|自驾|骑(?:自行|电动)?车|骑电动车|走路|步行|坐地铁|地铁|坐公交|公交|打车|高铁|班车)"
+        ),
+        value=_lex(_COMMUTE),
+    ),
+    # -- work ------------------------------------------------------------------------------------------
+    R(
+        "employer",
+        _c(r"\b(?:(?:no longer|not)\s+work(?:ing)?\s+(?:at|for)|no longer\s+(?:at|with))\s+" + _VAL_EN),
+        negated=True,
+    ),
+    R(
+        "employer",
+        _c(
+            r"\b(?:left|quit|leaving|quitting)\s+(?:my (?:job|position|role) (?:at|with)\s+)?"
+            + r"(?-i:(?P<val>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*))"
+        ),
+        negated=True,
+    ),
+    R(
+        "employer",
+        _c(
+            r"\b(?:quit|left|lost|leaving|quitting)\s+my\s+(?:job|position|role)\b|\b(?:got|was|been|being)\s+(?:laid off|fired|let go|made redundant|sacked)\b|\bunemployed\b|\bbetween jobs\b|\bout of work\b|\bjob ?hunting\b"
+        ),
+        value=None,
+        negated=True,
+    ),
+    R(
+        "employer",
+        _c(r"\b(?:work|working|works|worked)\s+(?:now\s+)?(?:at|for)\s+(?!home\b|myself\b)" + _VAL_EN),
+    ),
+    R(
+        "employer",
+        _c(
+            r"\b(?:joined|joining|(?:started|starting|start)\s+(?:a\s+new\s+job\s+|a\s+job\s+|work(?:ing)?\s+|my\s+new\s+job\s+)?(?:at|with)|(?:got|landed|took|accepted|have)\s+(?:a|an|the)\s+(?:new\s+)?(?:job|offer|position|role)\s+(?:at|with)|hired\s+(?:at|by)|employed\s+(?:at|by)|new\s+job\s+(?:at|with)|now\s+at|switched\s+(?:jobs|companies)\s+to|moved\s+to\s+a\s+new\s+job\s+at)\s+"
+            + _VAL_EN
+        ),
+        changed=True,
+    ),
+    R(
+        "employer",
+        _c(
+            r"\b(?:got|have|found|started|start)\s+(?:a|my)\s+new\s+job\b|\bchanged\s+jobs\b|\bswitched\s+jobs\b"
+        ),
+        value=None,
+        changed=True,
+    ),
+    R(
+        "work_location",
+        _c(
+            r"\b(?:work(?:ing)?|now)\s+(?:from home|remotely|remote|hybrid|in the office|on ?site)\b|\bback (?:to|in) the office\b|\bwfh\b|\bfully remote\b|\bgone remote\b"
+        ),
+        value=_lex(_WORKPLACE),
+    ),
+    R(
+        "work_location",
+        re.compile(r"在家办公|居家办公|远程办公|在家上班|回公司上班|去公司上班|坐班|去办公室上班"),
+        value=_lex(_WORKPLACE),
+    ),
+    R(
+        "employer",
+        re.compile(r"(?:离职|辞职|被裁|裁员|失业|待业|没工作|丢了工作|不干了)"),
+        value=None,
+        negated=True,
+    ),
+    R("employer", re.compile(r"不(?:在|去)" + _VAL_ZH + r"(?:上班|工作|干)了"), negated=True),
+    R(
+        "employer",
+        re.compile(r"(?:去|进)(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|实习)"),
+        changed=True,
+    ),
+    R(
+        "employer",
+        re.compile(
+            r"(?:跳槽到|跳槽去|入职(?:了)?|加入(?:了)?|换到|调到)"
+            + r"(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|实习|公司|了|$|[，,。！!？?\s])"
+        ),
+        changed=True,
+    ),
+    R("employer", re.compile(r"在(?!家)(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|打工|实习)")),
+    R(
+        "employer",
+        re.compile(r"(?:换了?(?:个|份)?(?:新)?工作|找到(?:了)?(?:新)?工作|新工作)"),
+        value=None,
+        changed=True,
+    ),
+    R(
+        "work_shift",
+        _c(
+            r"\b(?:night|day|early|late|evening|graveyard|rotating)\s+shifts?\b|\bwork(?:ing)?\s+(?:nights|days)\b"
+        ),
+        value=_lex(_SHIFT),
+    ),
+    R("work_shift", re.compile(r"夜班|白班|早班|晚班|中班|倒班|三班倒"), value=_lex(_SHIFT)),
+    R("occupation", _c(r"\b(?:retired|in retirement)\b"), value="retired"),
+    R("occupation", re.compile(r"退休"), value="retired"),
+    R(
+        "occupation",
+        _c(
+            r"\b(?:work(?:ing)?|employed|started|hired|job)\s+as\s+(?:an?\s+)?(?P<val>(?:\w+\s+){0,2}?(?:"
+            + _JOBS_EN
+            + r"))\b"
+        ),
+    ),
+    R(
+        "occupation",
+        _c(
+            r"\b(?:i'm|im|i am|is|she's|he's|became|become|becoming|retrained as|qualified as|now)\s+(?:now\s+)?(?:an?\s+)(?:full[- ]time\s+|part[- ]time\s+|new\s+|qualified\s+|licensed\s+|senior\s+|junior\s+|head\s+)?(?P<val>(?:(?!now\b)\w+\s+)?(?:"
+            + _JOBS_EN
+            + r"))\b(?!\s+(?:friend|by|in spirit))"
+        ),
+    ),
+    R(
+        "occupation",
+        re.compile(
+            r"(?:是|当(?:了)?|做(?:了)?|干|改行(?:做|当)?|转行(?:做|当)?|成为(?:了)?|成了)(?:一名|一个|一位|个|名)?(?P<val>"
+            + _JOBS_ZH
+            + r")"
+        ),
+    ),
+    # -- food and drink ------------------------------------------------------------------------------
+    R(
+        "diet",
+        _c(
+            r"\b(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|low[- ]carb|gluten[- ]free|dairy[- ]free|carnivore|plant[- ]based|halal|kosher|omnivore|intermittent fasting)\b(?!\s+(?:restaurant|place|option|menu|recipe|friend|sister|brother|cafe|burger))|\b(?:stopped|quit|gave up)\s+(?:eating\s+)?meat\b|\b(?:don't|dont|no longer)\s+eat\s+meat\b|\b(?:eat|eating)\s+meat\b|\beat\s+(?:pretty much\s+|just about\s+|basically\s+)?(?:everything|anything)\b"
+        ),
+        value=_lex(_DIET),
+    ),
+    R(
+        "diet",
+        re.compile(
+            r"什么都吃|不再吃肉|吃素|素食|不吃肉|戒肉|纯素|开荤|生酮|轻断食|断食|低碳饮食|(?:又|开始|恢复)吃肉"
+        ),
+        value=_lex(_DIET),
+    ),
+    R(
+        "drink",
+        _c(
+            r"\b(?:switched|switching|moved|changed)\s+(?:over\s+)?to\s+(?P<val>decaf|coffee|tea|green tea|black tea|herbal tea|matcha|espresso|oat lattes?|lattes?)\b|\b(?:drink|drinking|have|having|need)\s+(?:\w+\s+){0,3}?(?P<val2>decaf|coffee|espresso|lattes?|cappuccinos?|green tea|black tea|tea|matcha)\b(?!\s+(?:shop|place|with))|\b(?:quit|gave up|cut out|stopped drinking)\s+(?:coffee|caffeine)\b"
+        ),
+        value=_lex(_DRINK),
+    ),
+    R(
+        "drink",
+        re.compile(
+            r"(?:改喝|换成|只喝|每天(?:都)?喝|早上(?:都)?喝|天天喝|戒了?|不喝)(?:了)?(?:低因)?(?:咖啡|奶茶|绿茶|红茶|茶|豆浆|牛奶|白开水)"
+        ),
+        value=_lex(_DRINK),
+    ),
+    # -- daily rhythm ----------------------------------------------------------------------------------
+    R(
+        "wake_time",
+        _c(
+            r"\b(?:wake|waking|woke|get|getting|got)\s+up\s+(?:at|around|by|before)\s+"
+            + _TIME_VAL
+            + r"|\balarm\s+(?:is\s+)?(?:set\s+)?(?:for|at)\s+"
+            + _TIME_VAL.replace("val", "val2")
+        ),
+    ),
+    R("wake_time", re.compile(_TIME_VAL_ZH + r"(?:左右|多|前)?(?:就)?(?:起床|起)")),
+    R(
+        "bedtime",
+        _c(
+            r"\b(?:go|going|get|head|went)\s+to\s+(?:bed|sleep)\s+(?:at|around|by|before)\s+"
+            + _TIME_VAL
+            + r"|\b(?:in bed|asleep|lights out)\s+(?:at|around|by|before)\s+"
+            + _TIME_VAL.replace("val", "val2")
+            + r"|\bbedtime\s+is\s+(?:at\s+|around\s+)?"
+            + _TIME_VAL.replace("val", "val3")
+        ),
+    ),
+    R("bedtime", re.compile(_TIME_VAL_ZH + r"(?:左右|多|前|以后)?(?:就|才|再)?(?:睡觉|睡|上床)")),
+    R(
+        "exercise_habit",
+        _c(
+            r"\b(?:i|we|now|usually|always|often)\s+(?:\w+\s+)?(?:run|jog|swim|lift|cycle|climb|hike|row|box)\b(?!\s+(?:a|an|the|my|our|out|into|late|errands|things|it|low|away|over))|\b(?:go|going|went)\s+(?:to\s+(?:the\s+)?)?(?:gym|yoga|pilates|spin|crossfit|boxing|swimming|running|jogging|climbing|bouldering|hiking)\b|\b(?:do|doing)\s+(?:yoga|pilates|crossfit|weights)\b|\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?:running|swimming|yoga|pilates|cycling|the gym|climbing|boxing)\b|\b(?:running|swimming|yoga|pilates|cycling|gym|climbing)\s+(?:every|each|\d+\s*(?:x|times))\b"
+        ),
+        value=_lex(_EXERCISE),
+    ),
+    R(
+        "exercise_habit",
+        re.compile(
+            r"(?:每天|天天|每周|每晚|每早|早上|晚上|周末|平时|一般|经常|坚持|开始|改成|换成|改|去)(?:都|会|要|去|在)?(?:跑步|慢跑|夜跑|晨跑|游泳|健身|撸铁|瑜伽|普拉提|骑行|爬山|打羽毛球|羽毛球|打篮球|打网球|跳舞|广场舞|散步|攀岩|跳绳|太极)"
+        ),
+        value=_lex(_EXERCISE),
+    ),
+    # -- people ------------------------------------------------------------------------------------------
+    R(
+        "relationship_status",
+        _c(
+            r"\b(?:i'm|im|i am|we're|we are|got|getting|just got|now|recently)\s+(?:now\s+)?(?:single|married|engaged|divorced|separated|widowed|dating|seeing someone|in a relationship)\b|\b(?:broke up|split up)\b"
+        ),
+        value=_lex(_REL_STATUS),
+    ),
+    R(
+        "relationship_status",
+        re.compile(r"单身|结婚了|已婚|领证|订婚|离婚|离了婚|分手|分了|脱单|恋爱了|有对象了"),
+        value=_lex(_REL_STATUS),
+    ),
+    R(
+        "age",
+        _c(
+            r"\b(?:i'm|im|i am|is|turned|turning|turns|she's|he's)\s+(?:now\s+|just\s+)?(?P<val>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s+old)?)?(?![\d:.]|\s*(?:am|pm|%|kg|lbs?|k\b|cm|minutes?|mins?|hours?|days?|weeks?|months?))\b"
+        ),
+    ),
+    R("age", re.compile(r"(?:今年|已经|现在|刚满|满)?(?P<val>" + _ZH_NUM + r"{1,3})(?:周)?岁")),
+    R(
+        "school",
+        _c(
+            r"\b(?:goes|go|going|started|starts|start|starting|attends|attend|attending|enrolled|transferred|transfers|transferring|switching|switched|moving|moved|changing)\s+(?:schools?\s+)?(?:to|at|in)\s+(?P<val>[^\n,;!?()]{1,50}?\b(?:school|elementary|primary|academy|kindergarten|preschool|pre-k|nursery|daycare|high|college|university|uni|montessori))\b"
+        ),
+    ),
+    R(
+        "school",
+        re.compile(
+            r"(?:在|去|上|读|进|转(?:学)?到|转去|换到|考上了?)(?P<val>[^，,。！!？?；;、\s]{1,12}?(?:小学|中学|初中|高中|幼儿园|托儿所|学校|大学|学院|寄宿学校|国际学校))"
+        ),
+    ),
+    R(
+        "grade",
+        _c(
+            r"\b(?:in|into|starts?|starting|entering|going into)\s+(?P<val>(?:1st|2nd|3rd|\dth|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade|year\s+\d{1,2}|grade\s+\d{1,2})\b"
+        ),
+    ),
+    R("grade", re.compile(r"(?:上|读|升)(?P<val>(?:小学|初中|高中)?[一二三四五六1-6](?:年级))")),
+    R(
+        "bank",
+        _c(
+            r"\b(?:bank|banking)\s+(?:is\s+|with\s+|at\s+)(?:now\s+)?"
+            + _VAL_EN
+            + r"|\bswitched\s+(?:banks?|my\s+bank(?:ing)?|accounts?)\s+(?:over\s+)?to\s+"
+            + _VAL_EN.replace("val", "val2")
+            + r"|\bmy\s+(?:main\s+)?bank\s+(?:account\s+)?is\s+(?:now\s+)?(?:with\s+|at\s+)?"
+            + _VAL_EN.replace("val", "val3")
+        ),
+    ),
+    R("bank", re.compile(r"(?:用|换到|换成|在)(?P<val>[^，,。！!？?；;、\s]{1,8}银行)")),
+    R(
+        "phone_model",
+        _c(
+            r"\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?:an?\s+)?(?P<val>iphone|android|pixel|samsung|galaxy)\b|\b(?:use|using|got|have|bought)\s+(?:an?\s+)?(?:new\s+)?(?P<val2>iphone|android phone|pixel|samsung|galaxy)\b"
+        ),
+    ),
+    R(
+        "car",
+        _c(
+            r"\b(?:drive|driving|drove)\s+(?:an?\s+)(?!lot\b|bit\b)(?P<val>[\w-]+(?:\s+[\w-]+)?)|\b(?:bought|got|traded in for|leased)\s+(?:an?\s+)?(?:new\s+|used\s+)?(?P<val2>tesla|toyota|honda|bmw|audi|volvo|ford|kia|hyundai|vw|volkswagen|mazda|subaru|prius|jeep|mini|skoda|nissan|ev|electric car)\b|\bsold\s+(?:my|the)\s+car\b"
+        ),
+    ),
+    R(
+        "smoking",
+        _c(
+            r"\b(?:quit|stopped|gave up)\s+smoking\b|\b(?:don't|dont|no longer)\s+smoke\b|\bnon-smoker\b|\b(?:i|still)\s+smoke\b|\bsmoker\b|\bvap(?:e|ing)\b"
+        ),
+        value=_lex(_SMOKING),
+    ),
+    R("smoking", re.compile(r"戒烟|不抽烟|不吸烟|抽烟|吸烟|电子烟"), value=_lex(_SMOKING)),
+    R(
+        "alcohol",
+        _c(
+            r"\b(?:quit|stopped)\s+drinking\b|\bsober\b|\bteetotal\b|\bdry january\b|\b(?:don't|dont)\s+drink\b(?!\s+(?:coffee|tea|milk|soda))"
+        ),
+        value=_lex(_ALCOHOL),
+    ),
+    R("alcohol", re.compile(r"戒酒|不喝酒"), value=_lex(_ALCOHOL)),
+    R(
+        "weight",
+        _c(
+            r"\bweigh(?:ing)?\s+(?:in\s+at\s+)?(?:now\s+)?(?P<val>\d{2,3}(?:\.\d)?\s*(?:kg|kgs|kilos|lbs?|pounds|stone)?)"
+        ),
+    ),
+    R("weight", re.compile(r"体重(?:是|有|现在|已经)?(?P<val>\d{2,3}(?:\.\d)?\s*(?:公斤|斤|kg)?)")),
+    R(
+        "rent",
+        _c(
+            r"\brent\s+(?:is|went up to|goes up to|is now|costs?)\s+(?:now\s+)?(?P<val>[$€£]?\s?\d[\d,.]*\s*(?:euros?|dollars?|pounds?|k)?)|\bpay\s+(?P<val2>[$€£]?\s?\d[\d,.]*\s*(?:euros?|dollars?|pounds?|k)?)\s+(?:a month\s+)?(?:in|for)\s+rent\b"
+        ),
+    ),
+    R("rent", re.compile(r"房租(?:是|涨到|降到|现在|每月|一个月)?(?P<val>\d[\d,.]*\s*(?:元|块|k)?)")),
+    R(
+        "name",
+        _c(
+            r"\bmy name is\s+"
+            + _VAL_EN
+            + r"|\b(?:call me|go by)\s+(?!on\b|at\b|back\b|later\b|tomorrow\b|if\b|when\b|anytime\b)"
+            + _VAL_EN.replace("val", "val2")
+        ),
+    ),
+    R("name", re.compile(r"(?:我叫|叫我|我的名字是|改名(?:叫|为)?)" + _VAL_ZH)),
+    R(
+        "favorite",
+        _c(
+            r"\bfavou?rite\s+(?P<fav>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are)\s+(?:now\s+)?"
+            + _VAL_EN
+            + r"|"
+            + r"(?P<val2>[\w' -]{1,30}?)\s+is\s+(?:now\s+)?my\s+(?:new\s+)?favou?rite\s+(?P<fav2>[a-z]+)"
+        ),
+    ),
+    R("favorite", re.compile(r"最喜欢的(?P<fav>[^，,。！!？?是]{1,6})(?:是|变成了?|换成了?)" + _VAL_ZH)),
+)
+
+_MONTH_NAMES = re.compile(rf"\b(?:{_MONTHS})\b", re.I)
+_ADDITIVE = re.compile(
+    r"\b(?:also|too|as well|another|second (?:job|home|place|house|flat|apartment)|on the side|side (?:job|gig|hustle)|"
+    r"part[- ]time|in addition|plus|besides|sometimes|occasionally)\b|也|另外|兼职|副业|还有|同时|偶尔|有时",
+    re.I,
+)
+_CHANGE = re.compile(
+    r"\b(?:now|these days|nowadays|switched|switching|changed|changing|new|no longer|anymore|any more|started|starting|"
+    r"quit|stopped|gave up|moved|moving|became|turned|since|not .* anymore|used to|instead)\b|现在|改|换|不再|开始|已经|如今|搬|转",
+    re.I,
+)
+_REFINEMENT = re.compile(
+    r"\b(?:neighbou?rhood|district|area|part of|side of|near|close to|downtown|uptown|suburbs?|borough|quarter|"
+    r"street|avenue|road|block|building|apartment|flat|floor|village)\b|区|附近|小区|那边|一带|街|路|楼|栋|号",
+    re.I,
+)
+_CONTEXT = (
+    (
+        "weekend",
+        re.compile(
+            r"\bweekends?\b|\bsaturdays\b|\bsundays\b|\bevery (?:saturday|sunday)\b|周末|周六|周日|星期六|星期天|星期日",
+            re.I,
+        ),
+    ),
+    ("weekday", re.compile(r"\bweekdays?\b|\bworkdays?\b|\bschool nights?\b|工作日|上班的时候|平日", re.I)),
+    (
+        "work",
+        re.compile(
+            r"\b(?:work|office|business|company)\s+(?:phone|number|email|e-mail|mail|cell|mobile|address|laptop)\b|工作(?:手机|电话|邮箱|号)|公司(?:电话|邮箱|手机)|办公(?:电话|邮箱)",
+            re.I,
+        ),
+    ),
+    (
+        "personal",
+        re.compile(
+            r"\b(?:personal|private|own|home)\s+(?:phone|number|email|e-mail|mail|cell|mobile)\b|私人|个人(?:手机|邮箱|电话)",
+            re.I,
+        ),
+    ),
+    ("summer", re.compile(r"\bsummers?\b|夏天|暑假", re.I)),
+    ("winter", re.compile(r"\bwinters?\b|冬天|寒假", re.I)),
+    ("vacation", re.compile(r"\bon (?:holiday|vacation)\b|\bwhile travel+ing\b|度假|旅游的时候|出差", re.I)),
+)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|would|might|maybe|thinking (?:about|of)|considering|wish|hope to|want to|wanna|planning to|plan to|"
+    r"should i|could i|do you|can you|what if|dream of|someday|one day)\b|如果|要是|想要|打算|考虑|也许|可能|希望|吗[？?]?$|[？?]\s*$",
+    re.I,
+)
+_ENDABLE = frozenset({"city", "employer", "school", "bank", "car", "work_location", "work_shift"})
+_ENDED = re.compile(
+    r"\bno longer\b|\b(?:don't|dont|doesn't|do not|does not)\b.*\b(?:anymore|any more)\b|不再|不(?:在|去)",
+    re.I,
+)
+_CLAUSE = re.compile(r"[.!?;。！？；\n]+\s*|,\s*(?:but|and then|then)\s+|，(?:但是|但|不过|后来)")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One statement's attribute, subject and value, and the marks :func:`relate` needs."""
+
+    attribute: str
+    subject: str
+    value: str | None
+    negated: bool = False
+    changed: bool = False
+    additive: bool = False
+    context: frozenset[str] = frozenset()
+    refinement: bool = False
+    hypothetical: bool = False
+
+
+def _value(rule: AttrRule, m: re.Match[str]) -> str | None:
+    if callable(rule.value):
+        return rule.value(m)
+    if isinstance(rule.value, str):
+        return rule.value
+    groups = m.groupdict()
+    for name in ("val", "val2", "val3"):
+        if groups.get(name):
+            return _clean(groups[name])
+    return None
+
+
+def _attribute(rule: AttrRule, m: re.Match[str]) -> str:
+    if rule.attribute != "favorite":
+        return rule.attribute
+    g = m.groupdict()
+    fav = (g.get("fav") or g.get("fav2") or "").strip().lower()
+    fav = {"colour": "color", "颜色": "color", "色": "color"}.get(fav, fav)
+    return "favorite_" + re.sub(r"\W+", "_", fav).strip("_") if fav else "favorite"
+
+
+def read(text: str) -> Reading | None:
+    """The statement's reading, or None when no rule knows its attribute (or it is a question,
+    a wish or a hypothetical: "if I moved to Paris…" sets nothing)."""
+    norm = unicodedata.normalize("NFKC", text).replace("’", "'").strip()
+    if not norm:
+        return None
+    best: tuple[AttrRule, re.Match[str], str] | None = None
+    for clause in _CLAUSE.split(norm):
+        for rule in RULES:  # the first rule that knows a clause decides it; the first such clause wins
+            m = rule.pattern.search(clause)
+            if m is not None:
+                best = (rule, m, clause)
+                break
+        if best is not None:
+            break
+    if best is None:
+        return None
+    rule, m, clause = best
+    value = _value(rule, m)
+    attribute = _attribute(rule, m)
+    prefix = clause[: m.start()]
+    subject = subject_of(prefix)
+    if subject == "user" and re.match(r"\s*(?:is|are|'s)\b", clause[m.start() :], re.I) is None:
+        # "Anna moved to Rome": a name right before the predicate is someone else
+        name = re.search(r"(?:^|\s)([A-Z][a-z]+)\s+(?:just\s+|recently\s+|finally\s+|now\s+)?$", prefix)
+        if name and name.group(1) not in (
+            "I",
+            "We",
+            "Now",
+            "Just",
+            "Finally",
+            "Recently",
+            "So",
+            "Also",
+            "And",
+            "But",
+            "Oh",
+            "Well",
+            "Yeah",
+            "Yes",
+            "Ok",
+            "Okay",
+            "Actually",
+            "Lol",
+            "Btw",
+            "Still",
+            "Then",
+            "Today",
+        ):
+            subject = "other"
+    window = clause[max(0, m.start() - 24) : m.end() + 16]
+    negated = rule.negated or (
+        rule.attribute in _ENDABLE and value is not None and bool(_ENDED.search(window))
+    )
+    context = frozenset(name for name, pat in _CONTEXT if pat.search(norm))
+    return Reading(
+        attribute=attribute,
+        subject=subject,
+        value=value,
+        negated=negated,
+        changed=rule.changed or bool(_CHANGE.search(norm)),
+        additive=bool(_ADDITIVE.search(norm)),
+        context=context,
+        refinement=attribute == "city" and bool(_REFINEMENT.search(norm)),
+        hypothetical=bool(_HYPOTHETICAL.search(norm)),
+    )
+
+
+def _same_value(a: str, b: str) -> bool:
+    a, b = a.lower().strip(), b.lower().strip()
+    if not a or not b:
+        return False
+    if (
+        a == b
+        or re.search(rf"(?<![\w-]){re.escape(a)}(?![\w-])", b)
+        or re.search(rf"(?<![\w-]){re.escape(b)}(?![\w-])", a)
+    ):
+        return True
+    if re.search(r"[\u4e00-\u9fff]", a + b) and (a in b or b in a):
+        return True
+    wa, wb = set(re.findall(r"\w+", a)), set(re.findall(r"\w+", b))
+    return bool(wa and wb) and bool(wa & wb) and len(wa & wb) >= min(len(wa), len(wb))
+
+
+def relate(new: Reading | None, old: Reading | None) -> Relation | None:
+    """How ``new`` relates to ``old`` (see the module docstring); None when the rules cannot tell."""
+    if new is None or old is None or new.hypothetical or old.hypothetical:
+        return None
+    if new.attribute != old.attribute:
+        return "unrelated"
+    if new.subject != old.subject:
+        return "compatible" if "other" not in (new.subject, old.subject) else None
+    if new.context != old.context:
+        return "compatible" if new.context and old.context else None
+    if new.additive:
+        return "compatible"
+    if new.negated:
+        if old.negated:
+            return "compatible"
+        if new.value is None or old.value is None or _same_value(new.value, old.value):
+            return "supersedes"
+        return None  # "no longer at Globex" about an old "Acme": unclear
+    if old.negated:
+        return "supersedes" if new.value is not None or new.changed else None
+    if new.value is not None and old.value is not None:
+        if _same_value(new.value, old.value):
+            return "compatible"
+        if new.refinement and not old.refinement:
+            return "compatible"  # the city, then the neighbourhood
+        return "supersedes"
+    if new.value is None:
+        return "supersedes" if new.changed else None
+    return "supersedes" if new.changed else None
+
+
+def relation(new_text: str, old_text: str) -> Relation | None:
+    """:func:`relate` on two statements."""
+    return relate(read(new_text), read(old_text))
+
+
+# The words an attribute is stated with: a second keyword query finds an old statement that shares
+# no word with the new one ("moved to Paris" / "live in Berlin").
+CUES: dict[str, tuple[str, ...]] = {
+    "city": ("live", "lives", "living", "moved", "move", "based", "住", "搬", "定居", "生活", "在"),
+    "birthplace": ("born", "grew", "出生", "老家"),
+    "employer": (
+        "work",
+        "working",
+        "job",
+        "joined",
+        "company",
+        "hired",
+        "employer",
+        "上班",
+        "工作",
+        "入职",
+        "公司",
+        "离职",
+        "跳槽",
+    ),
+    "occupation": ("work", "job", "am", "career", "retired", "是", "当", "做", "工作", "退休"),
+    "work_location": ("work", "remote", "home", "office", "办公", "上班", "公司"),
+    "work_shift": ("shift", "shifts", "nights", "班"),
+    "diet": ("vegetarian", "vegan", "meat", "eat", "diet", "keto", "吃", "素", "肉"),
+    "drink": ("coffee", "tea", "decaf", "drink", "咖啡", "茶", "喝"),
+    "commute": ("work", "commute", "drive", "bus", "train", "bike", "上班", "通勤", "地铁", "开车"),
+    "wake_time": ("wake", "up", "alarm", "起床", "起"),
+    "bedtime": ("bed", "sleep", "睡", "睡觉"),
+    "exercise_habit": ("run", "gym", "swim", "yoga", "exercise", "跑步", "健身", "游泳", "瑜伽", "运动"),
+    "relationship_status": (
+        "single",
+        "married",
+        "engaged",
+        "divorced",
+        "dating",
+        "girlfriend",
+        "boyfriend",
+        "结婚",
+        "单身",
+        "离婚",
+        "对象",
+        "恋爱",
+    ),
+    "age": ("old", "years", "turned", "age", "岁"),
+    "school": ("school", "kindergarten", "daycare", "学校", "小学", "幼儿园", "上学"),
+    "grade": ("grade", "year", "年级"),
+    "phone_number": ("number", "phone", "mobile", "cell", "手机", "电话", "号码"),
+    "email": ("email", "mail", "邮箱"),
+    "bank": ("bank", "banking", "account", "银行"),
+    "phone_model": ("phone", "iphone", "android", "手机"),
+    "car": ("car", "drive", "车"),
+    "smoking": ("smoke", "smoking", "cigarettes", "烟"),
+    "alcohol": ("drink", "drinking", "alcohol", "sober", "酒"),
+    "weight": ("weigh", "weight", "kg", "体重", "斤"),
+    "rent": ("rent", "房租"),
+    "name": ("name", "call", "叫", "名字"),
+}
+
+
+def cue_words(attribute: str) -> tuple[str, ...]:
+    """Words to search the keyword index with for earlier statements about ``attribute``."""
+    if attribute.startswith("favorite"):
+        return ("favorite", "favourite", "最喜欢")
+    return CUES.get(attribute, ())
