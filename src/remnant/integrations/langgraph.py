@@ -229,7 +229,9 @@ class RemnantStore(BaseStore):
             if agent is not None:
                 check_identifier(agent, "agent_id")
         except ValidationError as exc:
-            raise InvalidNamespaceError(f"namespace {namespace} does not map to a Remnant scope: {exc}")
+            raise InvalidNamespaceError(
+                f"namespace {namespace} does not map to a Remnant scope: {exc}"
+            ) from exc
         return user, agent
 
     @staticmethod
@@ -351,7 +353,7 @@ class RemnantStore(BaseStore):
                     flt, order="-created_at", limit=None if op.filter else op.offset + op.limit
                 )
                 candidates.extend((None, r) for r in records)
-            candidates.sort(key=lambda c: (-(c[1].created_at.timestamp() if c[1].created_at else 0.0)))
+            candidates.sort(key=lambda c: -(c[1].created_at.timestamp() if c[1].created_at else 0.0))
         if op.filter:
             candidates = [c for c in candidates if value_matches(c[1].metadata[META]["value"], op.filter)]
         page = candidates[op.offset : op.offset + op.limit]
