@@ -12,7 +12,6 @@ to forget her phone number (it stays gone).
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -62,7 +61,6 @@ def main() -> None:
     parser.add_argument("--db", help="SQLite file to keep memories in (default: a temporary one)")
     args = parser.parse_args()
     db = args.db or str(Path(tempfile.mkdtemp(prefix="remnant-lg-")) / "memory.db")
-    os.environ.setdefault("REMNANT_EMBEDDER", "static")  # the small offline embedder
 
     clock = ManualClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
     memory = build_memory(db, clock=clock)  # the product as the CLI builds it (privacy layer, hybrid recall)
