@@ -23,6 +23,7 @@ from remnant.core.clock import Clock
 from remnant.core.decay import DecayConfig
 from remnant.core.errors import StoreError
 from remnant.engine.memory import Memory
+from remnant.engine.options import Ingestor
 from remnant.engine.seams import Redactor
 from remnant.store import open_store
 from remnant.store.base import Store
@@ -131,6 +132,8 @@ def build_memory(
             overrides["redactor"] = build_redactor(store)
         if "retriever" not in overrides:
             overrides["retriever"] = build_retriever()
+        if "ingestor" not in overrides:
+            overrides["ingestor"] = build_ingestor()
     except BaseException:
         if owned:  # a store we were handed (the server's shared one) stays open for its other users
             store.close()
@@ -142,6 +145,14 @@ def build_memory(
         decay=overrides.pop("decay", None) or decay_from_env(),
         **overrides,
     )
+
+
+def build_ingestor() -> Ingestor:
+    """How conversation messages are read on :meth:`Memory.add`: offline salience, rule-extracted
+    facts and expiries said in words (:class:`remnant.extract.ingest.RuleIngestor`)."""
+    from remnant.extract.ingest import RuleIngestor
+
+    return RuleIngestor()
 
 
 def build_retriever() -> Any:

@@ -295,6 +295,8 @@ class Memory:
                     )
                     for d in drafts
                 ]
+                if facts:  # what the turn carried is already kept: consolidation skips it
+                    episode.metadata["facts"] = [f.id for f in facts]
                 stored = self.ledger.insert([episode, *facts])
                 out.episodes.append(stored[0])
                 out.facts.extend(stored[1:])

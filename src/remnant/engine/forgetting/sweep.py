@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from remnant.core import decay as dk
 from remnant.core.model import Status, new_id
+from remnant.engine.forgetting.consolidation import ConsolidationPolicy, run_consolidation
 from remnant.engine.forgetting.eviction import EvictionPolicy, run_eviction
 from remnant.engine.ledger import Transition
 from remnant.engine.results import SweepReport, SweepStep
@@ -34,6 +35,8 @@ class SweepPolicy:
     fade: bool = True
     fade_action: Literal["keep", "purge"] = "keep"
     faded_grace: timedelta = timedelta(days=30)
+    # salient episodes about to fade become facts first (None: off); see .consolidation
+    consolidate: ConsolidationPolicy | None = field(default_factory=ConsolidationPolicy)
     # importance eviction and the per-user capacity cap (None: off); see remnant.engine.forgetting.eviction
     evict: EvictionPolicy | None = field(default_factory=EvictionPolicy)
     # one sweep per tenant at a time (a lease in the store's meta table); steps are idempotent anyway
@@ -129,6 +132,8 @@ def _run_steps(ledger: Ledger, policy: SweepPolicy, report: SweepReport, batch: 
             "expires_at passed",
             "ttl",
         )
+    if policy.consolidate is not None and policy.consolidate.enabled:
+        report.steps.append(run_consolidation(ledger, policy.consolidate, batch_id=batch, dry_run=dry_run))
     if policy.fade:
         for flt in _faded_filters(ledger, base, now):
             change(

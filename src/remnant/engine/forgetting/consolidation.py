@@ -1,0 +1,115 @@
+"""Consolidation before fading: what a salient conversation turn carried outlives the turn.
+
+Episodes decay in days (their kind's base stability is 3 days); that is right for the words of a
+conversation and wrong for what they said about the user. So each sweep, before it marks anything
+faded, looks at the episodes that will cross the recall threshold within ``horizon`` (a set-based
+query on the indexed fade time, so nothing loops over the table) and, for those whose importance
+(the ingestor's salience) is at least ``min_importance``, writes a **fact** with the turn's text
+(already redacted), the episode's importance and a lower confidence, with provenance
+(``metadata.derived_from``) and an audit entry (``consolidate``). The fact goes through the normal
+write path, so it supersedes or is flagged against what the user said before. Filler, which the
+ingestor scored low, is not consolidated and simply fades: the way sleep keeps the gist and drops
+the noise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from remnant.core import decay as dk
+from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.engine.ledger import Ledger
+from remnant.engine.results import SweepStep
+from remnant.store.base import MemoryFilter
+
+CONSOLIDATED = "consolidated_into"  # episode metadata: the fact it became
+
+
+@dataclass(frozen=True)
+class ConsolidationPolicy:
+    """Which fading episodes become facts. ``min_importance`` 0.5 is the ingestor's salience above
+    which a turn is worth keeping (see :mod:`remnant.extract.salience`); ``horizon`` must exceed the
+    sweep interval so no salient episode fades between two sweeps."""
+
+    enabled: bool = True
+    min_importance: float = 0.5
+    horizon: timedelta = timedelta(days=2)
+    confidence: float = 0.8  # below a user-stated fact's 1.0: it was inferred from a turn
+    batch: int = 5000
+
+
+def _due(ledger: Ledger, policy: ConsolidationPolicy) -> list[MemoryRecord]:
+    horizon_days = policy.horizon.total_seconds() / dk.SECONDS_PER_DAY
+    base = MemoryFilter(
+        tenant=ledger.tenant,
+        kinds=(Kind.EPISODE,),
+        statuses=(Status.ACTIVE,),
+        pinned=False,
+        now=ledger.now().timestamp(),  # an expired one-time code is not worth keeping
+    )
+    filters = (
+        [replace(base, faded_by=dk.wall_axis(ledger.now().timestamp()) + horizon_days)]
+        if ledger.decay.clock_mode == "wall"
+        else [
+            replace(base, user_id=u.user_id, faded_by=ledger.axis(u.user_id) + horizon_days)
+            for u in ledger.store.users(tenant=ledger.tenant, limit=1_000_000)
+        ]
+    )
+    out: list[MemoryRecord] = []
+    for flt in filters:
+        for r in ledger.store.query(flt, limit=policy.batch):
+            if (
+                r.importance >= policy.min_importance
+                and CONSOLIDATED not in r.metadata
+                and not r.metadata.get("facts")  # facts were extracted from it when it was written
+                and r.metadata.get("role", "user") == "user"
+            ):
+                out.append(r)
+    return out
+
+
+def run_consolidation(
+    ledger: Ledger, policy: ConsolidationPolicy, *, batch_id: str, dry_run: bool = False
+) -> SweepStep:
+    """Consolidate the salient episodes about to fade; one audit entry per user."""
+    due = _due(ledger, policy)
+    if dry_run or not due:
+        return SweepStep("consolidate", "consolidation", len(due), [r.id for r in due])
+    made: list[str] = []
+    with ledger.store.transaction():
+        for episode in due:
+            fact = ledger.build(
+                episode.content,
+                user_id=episode.user_id,
+                options={
+                    "kind": Kind.FACT,
+                    "importance": episode.importance,
+                    "confidence": policy.confidence,
+                    "source": "consolidation",
+                    "agent_id": episode.agent_id,
+                    "session_id": episode.session_id,
+                    "metadata": {"derived_from": [episode.id]},
+                    "redact": False,  # the episode's text was redacted when it was written
+                },
+            )
+            ledger.insert([fact])
+            fresh = ledger.store.get(episode.id, tenant=ledger.tenant)
+            if fresh is not None:
+                fresh.metadata[CONSOLIDATED] = fact.id
+                ledger.store.update(fresh)
+            made.append(fact.id)
+        by_user: dict[str, list[str]] = {}
+        for episode in due:
+            by_user.setdefault(episode.user_id, []).append(episode.id)
+        for user, ids in by_user.items():
+            ledger.audit(
+                "consolidate",
+                "salient episodes about to fade became facts",
+                ids=ids,
+                user_id=user,
+                policy="consolidation",
+                batch_id=batch_id,
+                summary=f"{len(ids)} episodes consolidated into facts",
+            )
+    return SweepStep("consolidate", "consolidation", len(made), made)
