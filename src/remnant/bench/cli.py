@@ -60,6 +60,8 @@ _SUITE_CHOICES = (
     "deletion",
     "retention_curve",
     "retention-curve",
+    "forget_requests",
+    "forget-requests",
 )
 
 

@@ -35,6 +35,7 @@ SUITE_NAMES: tuple[str, ...] = (
     "interference",
     "deletion",
     "retention_curve",
+    "forget_requests",
 )
 
 
