@@ -115,31 +115,122 @@ TOPICS: tuple[Topic, ...] = (
         "city",
         ("city", "town", "hometown", "location", "residence", "based", "living"),
         ("city", "town", "hometown", "所在城市", "城市", "老家", "住哪"),
-        ("live in", "living in", "based in", "moved to", "relocated to", "住在", "搬到", "搬去", "定居"),
+        ("live in", "living in", "based in", "住在", "定居"),
     ),
     Topic(
         "home",
         ("home", "housing", "apartment", "flat", "house", "roommate", "flatmate", "rent", "lease"),
-        ("my place", "my apartment", "my flat", "my house", "housing", "roommate", "flatmate", "住处", "房子", "室友"),
-        ("roommate", "flatmate", "landlord", "my apartment", "my flat", "lease", "合租", "租房", "房东", "室友", "搬家"),
+        (
+            "my place",
+            "my apartment",
+            "my flat",
+            "my house",
+            "housing",
+            "roommate",
+            "flatmate",
+            "住处",
+            "房子",
+            "室友",
+        ),
+        (
+            "roommate",
+            "flatmate",
+            "landlord",
+            "my apartment",
+            "my flat",
+            "lease",
+            "合租",
+            "租房",
+            "房东",
+            "室友",
+            "搬家",
+        ),
     ),
     Topic(
         "job",
-        ("job", "work", "occupation", "employer", "employment", "company", "career", "profession", "workplace", "role", "title"),
-        ("job", "occupation", "employer", "career", "profession", "workplace", "工作", "职业", "单位", "上班"),
-        ("work at", "work as", "work for", "working at", "job", "employer", "hired", "fired", "laid off", "quit", "上班", "工作", "公司", "辞职", "开除", "裁员", "入职", "跳槽", "失业"),
+        (
+            "job",
+            "work",
+            "occupation",
+            "employer",
+            "employment",
+            "company",
+            "career",
+            "profession",
+            "workplace",
+            "role",
+            "title",
+        ),
+        (
+            "job",
+            "occupation",
+            "employer",
+            "career",
+            "profession",
+            "workplace",
+            "工作",
+            "职业",
+            "单位",
+            "上班",
+        ),
+        (
+            "work at",
+            "work as",
+            "work for",
+            "working at",
+            "job",
+            "employer",
+            "hired",
+            "fired",
+            "laid off",
+            "quit",
+            "上班",
+            "工作",
+            "公司",
+            "辞职",
+            "开除",
+            "裁员",
+            "入职",
+            "跳槽",
+            "失业",
+        ),
     ),
     Topic(
         "salary",
         ("salary", "income", "pay", "wage", "earning"),
-        ("salary", "income", "pay", "wage", "how much i make", "how much i earn", "工资", "薪水", "收入", "月薪", "年薪"),
+        (
+            "salary",
+            "income",
+            "pay",
+            "wage",
+            "how much i make",
+            "how much i earn",
+            "工资",
+            "薪水",
+            "收入",
+            "月薪",
+            "年薪",
+        ),
         ("salary", "income", "per year", "a year", "an hour", "工资", "薪水", "收入", "月薪", "年薪"),
     ),
     Topic(
         "diet",
         ("diet", "dietary", "vegetarian", "vegan", "eating"),
         ("diet", "what i eat", "vegetarian", "vegan", "饮食", "吃素", "吃什么"),
-        ("diet", "vegetarian", "vegan", "keto", "gluten", "don't eat", "no meat", "吃素", "素食", "不吃", "节食", "减肥"),
+        (
+            "diet",
+            "vegetarian",
+            "vegan",
+            "keto",
+            "gluten",
+            "don't eat",
+            "no meat",
+            "吃素",
+            "素食",
+            "不吃",
+            "节食",
+            "减肥",
+        ),
     ),
     Topic(
         "allergy",
@@ -149,9 +240,48 @@ TOPICS: tuple[Topic, ...] = (
     ),
     Topic(
         "health",
-        ("health", "medical", "condition", "diagnosis", "illness", "medication", "medicine", "disease", "injury", "pregnancy", "therapy", "surgery"),
-        ("health", "medical", "condition", "diagnosis", "illness", "medication", "meds", "健康", "病情", "病", "身体", "用药"),
-        ("diagnosed", "doctor", "hospital", "medication", "surgery", "therapy", "prescribed", "医院", "医生", "确诊", "手术", "吃药"),
+        (
+            "health",
+            "medical",
+            "condition",
+            "diagnosis",
+            "illness",
+            "medication",
+            "medicine",
+            "disease",
+            "injury",
+            "pregnancy",
+            "therapy",
+            "surgery",
+        ),
+        (
+            "health",
+            "medical",
+            "condition",
+            "diagnosis",
+            "illness",
+            "medication",
+            "meds",
+            "健康",
+            "病情",
+            "病",
+            "身体",
+            "用药",
+        ),
+        (
+            "diagnosed",
+            "doctor",
+            "hospital",
+            "medication",
+            "surgery",
+            "therapy",
+            "prescribed",
+            "医院",
+            "医生",
+            "确诊",
+            "手术",
+            "吃药",
+        ),
     ),
     Topic(
         "age",
@@ -161,14 +291,77 @@ TOPICS: tuple[Topic, ...] = (
     ),
     Topic(
         "partner",
-        ("wife", "husband", "spouse", "partner", "girlfriend", "boyfriend", "fiance", "fiancee", "marital", "married", "dating", "relationship"),
-        ("wife", "husband", "spouse", "partner", "girlfriend", "boyfriend", "fiance", "fiancee", "relationship", "who i'm dating", "老婆", "老公", "妻子", "丈夫", "女朋友", "男朋友", "对象", "爱人"),
-        ("wife", "husband", "spouse", "girlfriend", "boyfriend", "fiance", "fiancee", "married", "dating", "老婆", "老公", "妻子", "丈夫", "女朋友", "男朋友", "对象", "爱人"),
+        (
+            "wife",
+            "husband",
+            "spouse",
+            "partner",
+            "girlfriend",
+            "boyfriend",
+            "fiance",
+            "fiancee",
+            "marital",
+            "married",
+            "dating",
+            "relationship",
+        ),
+        (
+            "wife",
+            "husband",
+            "spouse",
+            "partner",
+            "girlfriend",
+            "boyfriend",
+            "fiance",
+            "fiancee",
+            "relationship",
+            "who i'm dating",
+            "老婆",
+            "老公",
+            "妻子",
+            "丈夫",
+            "女朋友",
+            "男朋友",
+            "对象",
+            "爱人",
+        ),
+        (
+            "wife",
+            "husband",
+            "spouse",
+            "girlfriend",
+            "boyfriend",
+            "fiance",
+            "fiancee",
+            "married",
+            "dating",
+            "老婆",
+            "老公",
+            "妻子",
+            "丈夫",
+            "女朋友",
+            "男朋友",
+            "对象",
+            "爱人",
+        ),
     ),
     Topic(
         "children",
         ("kid", "child", "children", "son", "daughter", "baby"),
-        ("kids", "kid", "children", "child", "son", "daughter", "baby", "孩子", "儿子", "女儿", "闺女", "宝宝"),
+        (
+            "kids",
+            "kid",
+            "children",
+            "child",
+            "son",
+            "daughter",
+            "baby",
+            "孩子",
+            "儿子",
+            "女儿",
+            "闺女",
+            "宝宝",
+        ),
         ("my son", "my daughter", "my kid", "my kids", "my baby", "孩子", "儿子", "女儿", "闺女", "宝宝"),
     ),
     Topic(
@@ -290,55 +483,262 @@ SCOPES: tuple[Scope, ...] = (
         "health",
         ("my health", "health", "medical", "medical stuff", "健康", "身体", "病情", "看病"),
         (
-            "health", "medical", "doctor", "hospital", "clinic", "sick", "ill", "illness", "pain", "diagnos",
-            "allergy", "allergic", "medication", "medicine", "pill", "therapy", "therapist", "surgery", "asthma",
-            "diabetes", "diabetic", "migraine", "injury", "injured", "pregnant", "pregnancy", "anxiety",
-            "depression", "insomnia", "blood", "cholesterol", "cancer", "symptom", "prescription", "dentist",
-            "flu", "fever", "infection", "disease", "condition", "physio", "chemo", "inhaler", "wheelchair",
-            "医院", "医生", "看病", "生病", "病了", "手术", "过敏", "吃药", "药物", "疼", "痛", "感冒", "发烧",
-            "体检", "血压", "血糖", "怀孕", "焦虑", "抑郁", "失眠", "健康", "身体", "确诊", "住院", "复查",
-            "牙医", "治疗", "哮喘", "糖尿病", "偏头痛", "癌",
+            "health",
+            "medical",
+            "doctor",
+            "hospital",
+            "clinic",
+            "sick",
+            "ill",
+            "illness",
+            "pain",
+            "diagnos",
+            "allergy",
+            "allergic",
+            "medication",
+            "medicine",
+            "pill",
+            "therapy",
+            "therapist",
+            "surgery",
+            "asthma",
+            "diabetes",
+            "diabetic",
+            "migraine",
+            "injury",
+            "injured",
+            "pregnant",
+            "pregnancy",
+            "anxiety",
+            "depression",
+            "insomnia",
+            "blood",
+            "cholesterol",
+            "cancer",
+            "symptom",
+            "prescription",
+            "dentist",
+            "flu",
+            "fever",
+            "infection",
+            "disease",
+            "condition",
+            "physio",
+            "chemo",
+            "inhaler",
+            "wheelchair",
+            "医院",
+            "医生",
+            "看病",
+            "生病",
+            "病了",
+            "手术",
+            "过敏",
+            "吃药",
+            "药物",
+            "疼",
+            "痛",
+            "感冒",
+            "发烧",
+            "体检",
+            "血压",
+            "血糖",
+            "怀孕",
+            "焦虑",
+            "抑郁",
+            "失眠",
+            "健康",
+            "身体",
+            "确诊",
+            "住院",
+            "复查",
+            "牙医",
+            "治疗",
+            "哮喘",
+            "糖尿病",
+            "偏头痛",
+            "癌",
         ),
     ),
     Scope(
         "work",
         ("work", "work stuff", "my job", "job stuff", "my career", "工作", "上班", "职场"),
         (
-            "work", "job", "office", "boss", "colleague", "coworker", "employer", "salary", "promotion",
-            "promoted", "career", "fired", "hired", "interview", "manager", "shift", "resign", "quit",
-            "laid off", "contract", "overtime", "client", "startup", "company", "occupation", "profession",
-            "工作", "上班", "公司", "老板", "同事", "加班", "工资", "薪水", "面试", "升职", "辞职", "开会",
-            "单位", "领导", "入职", "跳槽", "裁员", "开除", "职业", "夜班", "白班", "上司",
+            "work",
+            "job",
+            "office",
+            "boss",
+            "colleague",
+            "coworker",
+            "employer",
+            "salary",
+            "promotion",
+            "promoted",
+            "career",
+            "fired",
+            "hired",
+            "interview",
+            "manager",
+            "shift",
+            "resign",
+            "quit",
+            "laid off",
+            "contract",
+            "overtime",
+            "client",
+            "startup",
+            "company",
+            "occupation",
+            "profession",
+            "工作",
+            "上班",
+            "公司",
+            "老板",
+            "同事",
+            "加班",
+            "工资",
+            "薪水",
+            "面试",
+            "升职",
+            "辞职",
+            "开会",
+            "单位",
+            "领导",
+            "入职",
+            "跳槽",
+            "裁员",
+            "开除",
+            "职业",
+            "夜班",
+            "白班",
+            "上司",
         ),
     ),
     Scope(
         "family",
         ("my family", "family", "family stuff", "家人", "家里", "家庭", "亲人"),
         (
-            "family", "mom", "mum", "mother", "dad", "father", "parent", "brother", "sister", "sibling", "son",
-            "daughter", "kid", "child", "children", "wife", "husband", "spouse", "grandma", "grandpa",
-            "grandmother", "grandfather", "aunt", "uncle", "cousin", "baby", "niece", "nephew", "in-law",
-            "妈", "爸", "父母", "哥哥", "姐姐", "弟弟", "妹妹", "儿子", "女儿", "闺女", "孩子", "老婆", "老公",
-            "妻子", "丈夫", "家人", "奶奶", "爷爷", "外婆", "姥姥", "外公", "姥爷", "叔叔", "阿姨", "舅舅",
-            "家里", "宝宝", "婆婆", "公公", "岳父", "岳母",
+            "family",
+            "mom",
+            "mum",
+            "mother",
+            "dad",
+            "father",
+            "parent",
+            "brother",
+            "sister",
+            "sibling",
+            "son",
+            "daughter",
+            "kid",
+            "child",
+            "children",
+            "wife",
+            "husband",
+            "spouse",
+            "grandma",
+            "grandpa",
+            "grandmother",
+            "grandfather",
+            "aunt",
+            "uncle",
+            "cousin",
+            "baby",
+            "niece",
+            "nephew",
+            "in-law",
+            "妈",
+            "爸",
+            "父母",
+            "哥哥",
+            "姐姐",
+            "弟弟",
+            "妹妹",
+            "儿子",
+            "女儿",
+            "闺女",
+            "孩子",
+            "老婆",
+            "老公",
+            "妻子",
+            "丈夫",
+            "家人",
+            "奶奶",
+            "爷爷",
+            "外婆",
+            "姥姥",
+            "外公",
+            "姥爷",
+            "叔叔",
+            "阿姨",
+            "舅舅",
+            "家里",
+            "宝宝",
+            "婆婆",
+            "公公",
+            "岳父",
+            "岳母",
         ),
     ),
     Scope(
         "money",
         ("my finances", "finances", "money", "my money", "财务", "钱", "理财"),
         (
-            "money", "bank", "loan", "debt", "mortgage", "salary", "savings", "invest", "stock", "crypto",
-            "budget", "rent", "tax", "credit", "income", "银行", "贷款", "房贷", "欠", "工资", "存款", "理财",
-            "股票", "基金", "收入", "税",
+            "money",
+            "bank",
+            "loan",
+            "debt",
+            "mortgage",
+            "salary",
+            "savings",
+            "invest",
+            "stock",
+            "crypto",
+            "budget",
+            "rent",
+            "tax",
+            "credit",
+            "income",
+            "银行",
+            "贷款",
+            "房贷",
+            "欠",
+            "工资",
+            "存款",
+            "理财",
+            "股票",
+            "基金",
+            "收入",
+            "税",
         ),
     ),
     Scope(
         "love",
         ("my love life", "love life", "dating", "my relationships", "relationships", "感情", "恋爱"),
         (
-            "girlfriend", "boyfriend", "dating", "date", "ex", "partner", "crush", "breakup", "broke up",
-            "fiance", "fiancee", "married", "divorce", "女朋友", "男朋友", "对象", "前任", "约会", "分手",
-            "恋爱", "结婚", "离婚", "相亲",
+            "girlfriend",
+            "boyfriend",
+            "dating",
+            "date",
+            "ex",
+            "partner",
+            "crush",
+            "breakup",
+            "broke up",
+            "fiance",
+            "fiancee",
+            "married",
+            "divorce",
+            "女朋友",
+            "男朋友",
+            "对象",
+            "前任",
+            "约会",
+            "分手",
+            "恋爱",
+            "结婚",
+            "离婚",
+            "相亲",
         ),
     ),
 )
@@ -351,7 +751,9 @@ _QUALIFIERS: dict[str, str] = {
         for w in ("wife", "husband", "spouse", "partner", "girlfriend", "boyfriend", "fiance", "fiancee")
     },
     **{w: w for w in ("mom", "mum", "mother", "dad", "father", "parents", "brother", "sister", "friend")},
-    **{w: w for w in ("son", "daughter", "kid", "kids", "child", "boss", "colleague", "coworker", "landlord")},
+    **{
+        w: w for w in ("son", "daughter", "kid", "kids", "child", "boss", "colleague", "coworker", "landlord")
+    },
     **{w: "pet" for w in ("dog", "cat", "pet")},
     "工作": "work",
     "公司": "company",
@@ -428,16 +830,119 @@ _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 
 # words of a request that are neither topic nor subject ("stop remembering that I got…")
 _MORE_FILLER = frozenset(
-    "stop remembering remember forgetting got get was were is am are be been have has had do does did "
-    "said say mentioned mention told tell where when how who why thing things stuff part bit bits keep "
-    "ever anymore any some something anything everything whatever just also too please again okay ok hey "
-    "drop one ones bit stop "
-    "like really actually mine our we us this these those there here able want wanna need let lets "
-    "all you'd i'm i've i'd i'll don't dont not no it's its".split()
+    [
+        "stop",
+        "remembering",
+        "remember",
+        "forgetting",
+        "got",
+        "get",
+        "was",
+        "were",
+        "is",
+        "am",
+        "are",
+        "be",
+        "been",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "said",
+        "say",
+        "mentioned",
+        "mention",
+        "told",
+        "tell",
+        "where",
+        "when",
+        "how",
+        "who",
+        "why",
+        "thing",
+        "things",
+        "stuff",
+        "part",
+        "bit",
+        "bits",
+        "keep",
+        "ever",
+        "anymore",
+        "any",
+        "some",
+        "something",
+        "anything",
+        "everything",
+        "whatever",
+        "just",
+        "also",
+        "too",
+        "please",
+        "again",
+        "okay",
+        "ok",
+        "hey",
+        "drop",
+        "one",
+        "ones",
+        "bit",
+        "stop",
+        "like",
+        "really",
+        "actually",
+        "mine",
+        "our",
+        "we",
+        "us",
+        "this",
+        "these",
+        "those",
+        "there",
+        "here",
+        "able",
+        "want",
+        "wanna",
+        "need",
+        "let",
+        "lets",
+        "all",
+        "you'd",
+        "i'm",
+        "i've",
+        "i'd",
+        "i'll",
+        "don't",
+        "dont",
+        "not",
+        "no",
+        "it's",
+        "its",
+    ]
 )
 _ZH_MORE_FILLER = (
-    "别再记着", "别再记", "不要再记", "不用再记", "不用记", "记着", "记住", "那件事", "这件事", "那个", "这个",
-    "事情", "事", "说过", "说的", "告诉", "提过", "提到", "讲过", "跟", "再",
+    "别再记着",
+    "别再记",
+    "不要再记",
+    "不用再记",
+    "不用记",
+    "记着",
+    "记住",
+    "那件事",
+    "这件事",
+    "那个",
+    "这个",
+    "事情",
+    "事",
+    "说过",
+    "说的",
+    "告诉",
+    "提过",
+    "提到",
+    "讲过",
+    "跟",
+    "再",
 )
 # what the rest of a request says stays ("…, keep the work one", "…，但保留城市")
 _KEEP_TAIL = re.compile(
@@ -448,16 +953,64 @@ _KEEP_TAIL = re.compile(
 
 # word forms: a few irregular ones, then suffixes (allergy/allergic/allergies -> allerg)
 _IRREGULAR = {
-    "went": "go", "gone": "go", "got": "get", "ate": "eat", "eaten": "eat", "broke": "break",
-    "broken": "break", "bought": "buy", "left": "leave", "lost": "lose", "sold": "sell", "met": "meet",
-    "children": "child", "kids": "kid", "wives": "wife", "feet": "foot", "teeth": "tooth", "men": "man",
-    "women": "woman", "mice": "mouse", "people": "person", "began": "begin", "begun": "begin",
-    "drove": "drive", "driven": "drive", "took": "take", "taken": "take", "quit": "quit", "fell": "fall",
-    "mum": "mom", "mother": "mom", "father": "dad", "meds": "medic", "ill": "sick", "sacked": "fire",
+    "went": "go",
+    "gone": "go",
+    "got": "get",
+    "ate": "eat",
+    "eaten": "eat",
+    "broke": "break",
+    "broken": "break",
+    "bought": "buy",
+    "left": "leave",
+    "lost": "lose",
+    "sold": "sell",
+    "met": "meet",
+    "children": "child",
+    "kids": "kid",
+    "wives": "wife",
+    "feet": "foot",
+    "teeth": "tooth",
+    "men": "man",
+    "women": "woman",
+    "mice": "mouse",
+    "people": "person",
+    "began": "begin",
+    "begun": "begin",
+    "drove": "drive",
+    "driven": "drive",
+    "took": "take",
+    "taken": "take",
+    "quit": "quit",
+    "fell": "fall",
+    "mum": "mom",
+    "mother": "mom",
+    "father": "dad",
+    "meds": "medic",
+    "ill": "sick",
+    "sacked": "fire",
 }
 _SUFFIXES = (
-    "ations", "ation", "ities", "ity", "ments", "ment", "ings", "ing", "ies", "ied", "ers", "er",
-    "ary", "ed", "es", "ic", "al", "ly", "s", "y", "e",
+    "ations",
+    "ation",
+    "ities",
+    "ity",
+    "ments",
+    "ment",
+    "ings",
+    "ing",
+    "ies",
+    "ied",
+    "ers",
+    "er",
+    "ary",
+    "ed",
+    "es",
+    "ic",
+    "al",
+    "ly",
+    "s",
+    "y",
+    "e",
 )
 
 
@@ -521,11 +1074,11 @@ FORGOTTEN = "[forgotten]"  # what a forgotten value or clause reads as afterward
 
 # personal data in plain text (memories stored without the privacy layer): simple shapes
 _PII_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("EMAIL", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
+    ("EMAIL", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")),
     ("CN_ID", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)")),
     ("CARD", re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")),
     ("PASSPORT", re.compile(r"(?<![A-Za-z0-9])[A-Z]{1,2}\d{6,9}(?![A-Za-z0-9])")),
-    ("PHONE", re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{5,18}\d(?!\w)")),
+    ("PHONE", re.compile(r"(?<![A-Za-z0-9+])\+?\(?\d[\d ().-]{5,18}\d(?![A-Za-z0-9])")),
     (
         "ADDRESS",
         re.compile(
@@ -576,7 +1129,9 @@ def _detect(ledger: Ledger, text: str) -> list[tuple[str, int, int]]:
     plain: list[tuple[str, int, int]] = []
     if callable(detect):
         try:
-            plain = [(str(getattr(d.entity_type, "value", d.entity_type)), d.start, d.end) for d in detect(text)]
+            plain = [
+                (str(getattr(d.entity_type, "value", d.entity_type)), d.start, d.end) for d in detect(text)
+            ]
         except Exception:  # a detector that fails must not make a forget request fail
             plain = []
     if not plain:
@@ -596,7 +1151,9 @@ class _Text:
         self.clauses: list[tuple[int, int]] = []
         pos = 0
         for i, part in enumerate(parts):
-            if i % 2 == 0 and part.strip() and _EN_WORD.search(part.lower()) or (i % 2 == 0 and has_cjk(part)):
+            if (i % 2 == 0 and part.strip() and _EN_WORD.search(part.lower())) or (
+                i % 2 == 0 and has_cjk(part)
+            ):
                 lead = len(part) - len(part.lstrip())
                 self.clauses.append((pos + lead, pos + len(part.rstrip())))
             pos += len(part)
@@ -720,11 +1277,11 @@ def parse_intent(text: str) -> ForgetIntent:
             qualifiers.append(q)
             rest = rest.replace(w + "的", " ")
     when = None
-    m = _DAYS_AGO.search(rest)
-    if m:
-        n = m.group(1) or m.group(2)
+    ago = _DAYS_AGO.search(rest)
+    if ago:
+        n = ago.group(1) or ago.group(2)
         when = f"days:{_NUMBER_WORDS.get(n, 0) or int(n)}"
-        rest = rest.replace(m.group(0), " ")
+        rest = rest.replace(ago.group(0), " ")
     for phrase, scope_when in _WHEN:
         rest, hit = _cut(rest, phrase)
         if hit and when is None:
@@ -787,9 +1344,11 @@ def parse_intent(text: str) -> ForgetIntent:
     for filler in _ZH_MORE_FILLER:
         rest = rest.replace(filler, " ")
     rest = _FILLER_ZH.sub(" ", _FILLER_EN.sub(" ", rest))
-    terms = tuple(
-        t for t in query_terms(rest) if (len(t) > 1 or has_cjk(t)) and t not in _MORE_FILLER
-    ) if rest.strip() else ()
+    terms = (
+        tuple(t for t in query_terms(rest) if (len(t) > 1 or has_cjk(t)) and t not in _MORE_FILLER)
+        if rest.strip()
+        else ()
+    )
     if everything and terms and _ABOUT.search(norm):
         everything = False  # "everything about my trip": the trip, not everything
     return ForgetIntent(
@@ -844,7 +1403,7 @@ class _Matcher:
         intent = self.intent
         if self.window is not None:
             created = record.created_at
-            if not (self.window[0] <= created < self.window[1]):
+            if created is None or not (self.window[0] <= created < self.window[1]):
                 return None
         if intent.everything:
             return _Hit("everything", [])
@@ -898,14 +1457,20 @@ class _Matcher:
             )
             if key_hit and _foreign(key_quals, self.wanted):
                 key_hit = False  # "wife_phone" for "forget my phone number"
-            if key_hit and self.wanted - _OWN and not (key_quals & self.wanted):
-                # "forget my work email": an unqualified key counts only if the text says so
-                if not _qualifiers_in(text.norm) & self.wanted:
-                    key_hit = False
+            # "forget my work email": an unqualified key counts only if the text says so
+            if (
+                key_hit
+                and self.wanted - _OWN
+                and not (key_quals & self.wanted)
+                and not _qualifiers_in(text.norm) & self.wanted
+            ):
+                key_hit = False
             mine = [
                 (s, e)
                 for label, s, e in values
-                if label in topic.pii_types and not self._foreign_clause(text, s, own) and self._named(text, s)
+                if label in topic.pii_types
+                and not self._foreign_clause(text, s, own)
+                and self._named(text, s)
             ]
             if key_hit:
                 others = [v for v in values if v[0] not in topic.pii_types]
@@ -917,12 +1482,15 @@ class _Matcher:
                 continue
             if mine:
                 labels = sorted({lb for lb, _, _ in values if lb in topic.pii_types})
-                return _Hit(f"contains {'/'.join(labels)}", mine if self._rest_matters(text, mine, topic) else [])
+                return _Hit(
+                    f"contains {'/'.join(labels)}", mine if self._rest_matters(text, mine, topic) else []
+                )
             clauses = sorted({i for w in topic.content_words for i in text.clause_hits(w)})
             clauses = [
                 i
                 for i in clauses
-                if not self._foreign_clause(text, text.clauses[i][0], own) and self._named(text, text.clauses[i][0])
+                if not self._foreign_clause(text, text.clauses[i][0], own)
+                and self._named(text, text.clauses[i][0])
             ]
             if clauses:
                 why = f"mentions {topic.key.replace('_', ' ')}"
@@ -956,7 +1524,27 @@ class _Matcher:
             rest = rest[:s] + " " + rest[e:]
         words = {_stem(w) for w in _EN_WORD.findall(rest.lower())} - {_stem(w) for w in _MORE_FILLER}
         topic_words = {_stem(w) for p in topic.request_words + topic.content_words for w in p.split()}
-        filler = {_stem(w) for w in "my me i is at on the a an number call reach text it new old".split()}
+        filler = {
+            _stem(w)
+            for w in [
+                "my",
+                "me",
+                "i",
+                "is",
+                "at",
+                "on",
+                "the",
+                "a",
+                "an",
+                "number",
+                "call",
+                "reach",
+                "text",
+                "it",
+                "new",
+                "old",
+            ]
+        }
         content = words - topic_words - filler - {w for w in words if len(w) < 3}
         zh = re.sub(r"[^\u4e00-\u9fff]", "", rest)
         for w in topic.request_words + topic.content_words:
@@ -1110,9 +1698,9 @@ def forget_request(
     if dry_run:
         if outcome.matches:
             outcome.message = f"would {action} {len(outcome.matches)} of {outcome.total_memories} memories"
-            parts = sum(m.part for m in outcome.matches)
-            if parts:
-                outcome.message += f" ({parts} in part: only the matching value or clause)"
+            in_part = sum(m.part for m in outcome.matches)
+            if in_part:
+                outcome.message += f" ({in_part} in part: only the matching value or clause)"
         if can_forget_pii:
             outcome.message += f"; would also forget vault entries of type {', '.join(intent.pii_types)}"
         return outcome
@@ -1146,12 +1734,12 @@ def forget_request(
                 whole, reason="forget request", actor=who, policy="forget_request", batch_id=batch
             )
     for mid in parts:
-        record = ledger.store.get(mid, tenant=ledger.tenant)
-        if record is None:
+        current = ledger.store.get(mid, tenant=ledger.tenant)
+        if current is None:
             continue
-        new = _redacted(record.content, plans[mid].spans)
+        new = _redacted(current.content, plans[mid].spans)
         done_rec = ledger.rewrite(
-            record,
+            current,
             new,
             reason="forget request: part of the memory",
             actor=who,
@@ -1197,3 +1785,49 @@ def forget_request(
     )
     outcome.audit_seq = entry.seq
     return outcome
+
+
+_ASKS_TO_FORGET = re.compile(
+    r"^(?:(?:hey|hi|ok|okay|so|also|and|please|pls|kindly|can you|could you|would you|will you|you can|"
+    r"i want you to|i'd like you to|i need you to|now)[\s,]+)*"
+    r"(?:forget|delete|erase|remove|wipe|purge|unlearn|stop remembering|don'?t remember|do not remember|"
+    r"don'?t keep|stop storing)\b"
+    r"|^(?:请|麻烦|帮我|你)*(?:把|将)?.{0,30}(?:忘记|忘掉|忘了|删除|删掉|删了|清除|抹掉)(?:吧|掉|了)?[。！!.]*$"
+    r"|^(?:请|麻烦|你)*(?:别再?记|不要再?记|不用再?记|别再?存|忘记|忘掉|删除|删掉|清除)"
+)
+
+
+def is_forget_request(text: str) -> bool:
+    """Whether a chat message asks the assistant to forget something ("please forget my address",
+    "把我的手机号删了"), as opposed to talking about deleting ("how do I delete my account?")."""
+    norm = unicodedata.normalize("NFKC", text).lower().strip().replace("’", "'")
+    if not norm or norm.startswith(("how ", "why ", "what ", "when ", "where ", "怎么", "如何", "为什么")):
+        return False
+    if re.search(r"\b(account|order|subscription|card from|payment method)\b|账号|账户|订单|订阅", norm):
+        return False  # a customer-service action, not a memory request
+    return bool(_ASKS_TO_FORGET.search(norm)) and not parse_intent(text).empty
+
+
+def forget_in_text(
+    ledger: Ledger,
+    intent: ForgetIntent,
+    text: str,
+    *,
+    said_at: datetime | None = None,
+    key: str | None = None,
+) -> str | None:
+    """What is left of a text outside the store (an assistant's in-process turn) after a request:
+    ``None`` when it goes whole, the text with the matching value or clause replaced by
+    ``[forgotten]``, or the text unchanged when it does not match."""
+    record = MemoryRecord(
+        id="turn",
+        user_id="turn",
+        content=text,
+        kind=Kind.EPISODE,
+        key=key,
+        created_at=said_at or ledger.now(),
+    )
+    hit = _Matcher(ledger, intent, set()).match(record)
+    if hit is None:
+        return text
+    return _redacted(text, hit.spans) if hit.part else None

@@ -52,7 +52,9 @@ def _case(a: MemoryAdapter, case: dict[str, Any]) -> dict[str, Any]:
     wait = getattr(a, "wait", None) or a.advance_time
     lister = getattr(a, "memory_texts", None)
     if not callable(lister):
-        raise NotImplementedError("the adapter has no memory_texts(user_id): the suite cannot see what stayed")
+        raise NotImplementedError(
+            "the adapter has no memory_texts(user_id): the suite cannot see what stayed"
+        )
     memories = sorted(case["memories"], key=lambda m: m["said"])
     day = memories[0]["said"] if memories else 0
     ids: dict[str, str] = {}
@@ -126,18 +128,25 @@ def run_cases(factory: AdapterFactory, ctx: SuiteContext, cases: list[dict[str, 
     found = clean = both = 0
     misses: list[dict[str, Any]] = []
     for case in cases:
-        outcome = run_case(
-            str(case["id"]), factory, lambda a, c=case: _case(a, c), timeout_s=ctx.timeout_s
-        )
+
+        def body(a: MemoryAdapter, c: dict[str, Any] = case) -> dict[str, Any]:
+            return _case(a, c)
+
+        outcome = run_case(str(case["id"]), factory, body, timeout_s=ctx.timeout_s)
         result.cases.append(outcome)
         v = outcome.value if outcome.ok else {"found": False, "clean": False}
-        if outcome.ok and v.get("error") and v["error"] not in result.notes:
-            result.notes.append(v["error"])
+        note = v.get("error")
+        if outcome.ok and isinstance(note, str) and note not in result.notes:
+            result.notes.append(note)
         ok_found, ok_clean = bool(v["found"]), bool(v["clean"])
         found += ok_found
         clean += ok_clean
         both += ok_found and ok_clean
-        for axis, label in (("lang", case.get("lang", "?")), ("group", _group(case)), ("persona", case.get("user", "?"))):
+        for axis, label in (
+            ("lang", case.get("lang", "?")),
+            ("group", _group(case)),
+            ("persona", case.get("user", "?")),
+        ):
             t = tallies[axis][str(label)]
             t[0] += ok_found and ok_clean
             t[1] += ok_clean
