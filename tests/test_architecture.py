@@ -246,3 +246,17 @@ def test_the_cycle_finder_finds_cycles() -> None:
     assert _cycles({"a": {"b"}, "b": set()}) == []
     graph = {"p.x.m": {"p.y.n"}, "p.y.n": {"p.x.k"}, "p.x.k": set()}
     assert _cycles(_collapse(graph, "p")) == [["p.x", "p.y"]]
+
+
+def test_one_cjk_table() -> None:
+    """CJK script ranges live in core/text/scripts.py only: every other rule uses its helpers."""
+    import re
+
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.parent.name == "text" and path.parent.parent.name == "core":
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\\u(?:4e00|3400|3040|30a0|ac00|9fff)", line, re.I):
+                found.append(f"{path.relative_to(SRC)}:{n}")
+    assert not found, "CJK ranges outside remnant.core.text: " + ", ".join(found)

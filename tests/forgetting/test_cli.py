@@ -37,7 +37,8 @@ def test_forget_in_words_from_the_cli(tmp_path: Path) -> None:
     data = json.loads(out)
     assert code == 0 and data["matched"] == 1 and data["dry_run"] and data["forgotten"] == []
     code, out = run(db, "forget", "forget my phone number", "-u", "ana", "--json")
-    assert json.loads(out)["action"] == "hide" and len(json.loads(out)["forgotten"]) == 1
+    # personal data asked to be forgotten is purged, not hidden
+    assert json.loads(out)["action"] == "purge" and len(json.loads(out)["forgotten"]) == 1
     res = CliRunner().invoke(cli, ["--db", str(db), "forget", "forget everything", "-u", "ana"])
     assert res.exit_code == 1 and "confirm" in res.output
     code, out = run(db, "audit", "--action", "forget_request")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.leaks import check_needles
 
 from remnant.core.clock import ManualClock
 from remnant.core.errors import ConfirmationRequired, NotFoundError, ValidationError
@@ -61,7 +62,8 @@ def ana(db_path: Path, clock: ManualClock) -> Memory:
     return mem
 
 
-def test_forget_my_phone_number_hides_every_version_and_the_vault_entries(ana: Memory) -> None:
+def test_forget_my_phone_number_purges_every_version_and_the_vault_entries(ana: Memory) -> None:
+    # personal data asked to be forgotten is purged, not hidden; a turn that says more keeps the rest
     assert ana.redactor is not None
     before = list(ana.redactor.vault[("default", "ana")])  # type: ignore[attr-defined]
     assert len(before) == 3
@@ -69,27 +71,28 @@ def test_forget_my_phone_number_hides_every_version_and_the_vault_entries(ana: M
     assert dry.dry_run and dry.count == 3 and dry.forgotten == []
     assert all(m.content for m in dry.matches)  # a dry run shows the owner what would go
     assert {m.status for m in dry.matches} == {"active", "superseded"}
-    assert "would hide 3 of 9" in dry.message
+    assert "would purge 3 of 9" in dry.message and "1 in part" in dry.message
+    part = next(m for m in dry.matches if m.part)
+    assert part.new_content == "Call me on [forgotten] after six" and "PHONE" in part.why
     assert len(ana.redactor.vault[("default", "ana")]) == 3  # type: ignore[attr-defined]  # untouched
 
     out = ana.forget("forget my phone number", user_id="ana")
-    assert out.action == "hide" and len(out.forgotten) == 3
-    assert out.vault_entries_forgotten == 3 and ana.redactor.vault[("default", "ana")] == []  # type: ignore[attr-defined]
-    assert all(ana.get(i).status == Status.HIDDEN for i in out.forgotten)
+    assert out.action == "purge" and len(out.forgotten) == 2 and out.rewritten == [part.id]
+    assert out.vault_entries_forgotten >= 1 and ana.redactor.vault[("default", "ana")] == []  # type: ignore[attr-defined]
+    for mid in out.forgotten:
+        with pytest.raises(NotFoundError):
+            ana.get(mid)
+    assert ana.get(part.id).content == "Call me on [forgotten] after six"
     assert ana.recall("phone", user_id="ana").hits == []
     assert ana.current("phone_number", user_id="bo") is not None  # whose: only ana's
     entry = ana.audit_log(action="forget_request")[-1]
     assert entry.actor == "user:ana" and entry.batch_id == out.batch_id and entry.seq == out.audit_seq
-    assert (
-        "+49" not in str(entry.to_dict())
-        and "phone number" not in entry.summary.lower().replace("_", " ")[:0]
-    )
-    hides = ana.audit_log(action="hide")
-    assert hides[-1].batch_id == out.batch_id and hides[-1].policy == "forget_request"
+    assert "+49" not in str(entry.to_dict()) and "Call me" not in str(entry.to_dict())
+    purges = ana.audit_log(action="purge")
+    assert purges[-1].batch_id == out.batch_id and purges[-1].policy == "forget_request"
+    assert ana.audit_log(action="forget_part")[-1].memory_ids == (part.id,)
     d = out.to_dict()
-    assert d["matched"] == 3 and d["intent"]["topics"] == ["phone_number"]
-    # hidden memories come back with unhide, each to the status it had (the first number is history)
-    assert [ana.unhide(i).status for i in out.forgotten] == [Status.SUPERSEDED, Status.ACTIVE, Status.ACTIVE]
+    assert d["matched"] == 3 and d["intent"]["topics"] == ["phone_number"] and d["rewritten"] == [part.id]
 
 
 def test_delete_in_chinese_purges(ana: Memory) -> None:
@@ -103,7 +106,8 @@ def test_delete_in_chinese_purges(ana: Memory) -> None:
 
 def test_free_text_and_kind_requests(ana: Memory) -> None:
     trip = ana.forget("forget everything about my trip to Japan", user_id="ana")
-    assert [m.why for m in trip.matches] == ["text: trip japan"]
+    assert [m.why.removesuffix(" (retriever agrees)") for m in trip.matches] == ["text: trip japan"]
+    assert trip.action == "hide"  # free text is not personal data: hidden, restorable
     prefs = ana.forget("忘记我的偏好", user_id="ana", dry_run=True)
     assert prefs.count == 2 and {m.kind for m in prefs.matches} == {"preference"}
 
@@ -162,3 +166,198 @@ def test_an_intent_parser_can_replace_the_rules(ana: Memory) -> None:
         ana.ledger, "forget my phone number", user_id="ana", parser=parser, dry_run=True
     )
     assert fallback.intent.topics == ("phone_number",)
+
+
+# -- ordinary words (issue 15) ---------------------------------------------------------------------
+@pytest.fixture
+def plain(db_path: Path, clock: ManualClock) -> Memory:
+    """No privacy layer: memories are stored as plain text."""
+    mem = Memory(db_path, clock=clock)
+    mem.remember("I live in Lisbon these days", user_id="tom", key="city")
+    mem.remember("I'm vegetarian, no fish either", user_id="tom", key="diet")
+    mem.remember("I'm badly allergic to shellfish", user_id="tom", key="allergy")
+    mem.remember("we moved to a bigger flat near the park", user_id="tom", key="home")
+    mem.remember("work at a small design studio", user_id="tom", key="employer")
+    mem.remember("I play the cello on weekends", user_id="tom", key="hobby")
+    mem.remember("reach me on 0176 55512345 or tom.k@mailbox.test", user_id="tom", key="contact")
+    mem.remember("my husband's number is 0152 99988877", user_id="tom", key="husband_phone")
+    return mem
+
+
+def _left(mem: Memory, user: str = "tom") -> dict[str, str]:
+    statuses = [s for s in Status if s != Status.HIDDEN]
+    return {r.key or r.id: r.content for r in mem.list_memories(user, statuses=statuses, limit=100)}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "gone"),
+    [
+        ("forget my city", {"city"}),
+        ("forget my diet", {"diet"}),
+        ("forget my allergy", {"allergy"}),
+        ("forget where I live", {"city", "home"}),
+        ("stop remembering that I moved", {"city", "home"}),
+        ("can you forget what I do for work", {"employer"}),
+        ("forget the cello thing", {"hobby"}),
+    ],
+)
+def test_the_issues_phrasings_match_in_plain_text(plain: Memory, request_text: str, gone: set[str]) -> None:
+    before = _left(plain)
+    out = plain.forget(request_text, user_id="tom", confirm=True)
+    after = _left(plain)
+    assert set(before) - set(after) == gone, [m.why for m in out.matches]
+    assert all(after[k] == before[k] for k in after)  # nothing unrelated touched
+    assert all(m.why for m in out.matches)
+
+
+def test_phone_number_without_privacy_layer_forgets_the_value_and_keeps_the_email(
+    plain: Memory, db_path: Path
+) -> None:
+    dry = plain.forget("please forget my phone number", user_id="tom", dry_run=True)
+    assert [m.key for m in dry.matches] == ["contact"] and dry.matches[0].part
+    assert dry.matches[0].new_content == "reach me on [forgotten] or tom.k@mailbox.test"
+    out = plain.forget("please forget my phone number", user_id="tom")
+    assert out.action == "purge" and out.rewritten == [dry.matches[0].id] and out.forgotten == []
+    left = _left(plain)
+    assert left["contact"] == "reach me on [forgotten] or tom.k@mailbox.test"
+    assert left["husband_phone"] == "my husband's number is 0152 99988877"  # someone else's number
+    assert plain.recall("0176 55512345", user_id="tom").hits == []
+    assert plain.recall("mailbox", user_id="tom").hits  # the e-mail is still searchable
+    plain.close()
+    raw = b"".join(p.read_bytes() for p in db_path.parent.iterdir() if p.name.startswith(db_path.name))
+    for needle in check_needles(["0176 55512345"]):
+        assert needle not in raw
+    assert b"tom.k@mailbox.test" in raw
+
+
+def test_personal_data_is_purged_with_no_bytes_left(plain: Memory, db_path: Path) -> None:
+    out = plain.forget("forget my allergy", user_id="tom")
+    assert out.action == "purge" and len(out.forgotten) == 1
+    plain.close()
+    raw = b"".join(p.read_bytes() for p in db_path.parent.iterdir() if p.name.startswith(db_path.name))
+    for needle in check_needles(["allergic to shellfish"]):
+        assert needle not in raw
+
+
+def test_wife_phone_and_work_email_qualifiers(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)
+    mem.remember("my work email is kai@bigcorp.test", user_id="kai", key="work_email")
+    mem.remember("personal mail: kai.surf@inbox.test", user_id="kai", key="email")
+    mem.remember("my wife's number is 0152 99988877", user_id="kai", key="wife_phone")
+    mem.remember("my number is 0176 11122233", user_id="kai", key="phone_number")
+    assert [m.key for m in mem.forget("forget my work email", user_id="kai", dry_run=True).matches] == [
+        "work_email"
+    ]
+    personal = mem.forget("forget my personal email, keep the work one", user_id="kai", dry_run=True)
+    assert [m.key for m in personal.matches] == ["email"]
+    assert [m.key for m in mem.forget("forget my phone number", user_id="kai", dry_run=True).matches] == [
+        "phone_number"
+    ]
+    wife = mem.forget("forget my wife's phone number", user_id="kai", dry_run=True)
+    assert [m.key for m in wife.matches] == ["wife_phone"]
+
+
+def test_time_scopes(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)  # the clock starts on Thursday 2026-01-01
+    old = mem.remember("booked a dentist for march", user_id="u")
+    clock.advance(days=7)
+    week = mem.remember("thinking about a new bike", user_id="u")
+    clock.advance(days=6)
+    yday = mem.remember("my sister visits on sunday", user_id="u")
+    clock.advance(days=1)
+    today = mem.remember("I had pasta for lunch", user_id="u")
+    assert [m.id for m in mem.forget("forget what I said yesterday", user_id="u", dry_run=True).matches] == [
+        yday.id
+    ]
+    assert [m.id for m in mem.forget("昨天说的都忘了吧", user_id="u", dry_run=True).matches] == [yday.id]
+    assert [m.id for m in mem.forget("forget everything from today", user_id="u", dry_run=True).matches] == [
+        today.id
+    ]
+    last = mem.forget("delete what I told you last week", user_id="u", dry_run=True)
+    assert [m.id for m in last.matches] == [week.id] and "said last week" in last.matches[0].why
+    assert [m.id for m in mem.forget("把我上周说的删掉", user_id="u", dry_run=True).matches] == [week.id]
+    assert old.id not in {m.id for m in last.matches}
+
+
+def test_topic_scopes(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)
+    a = mem.remember("I'm allergic to penicillin", user_id="u", key="allergy")
+    b = mem.remember("started thyroid medication", user_id="u", key="medication")
+    c = mem.remember("我下周去医院复查", user_id="u")
+    mem.remember("I play the cello", user_id="u", key="hobby")
+    mem.remember("my boss moved our meeting", user_id="u")
+    health = mem.forget("forget anything about my health", user_id="u", dry_run=True)
+    assert {m.id for m in health.matches} == {a.id, b.id, c.id}
+    zh = mem.forget("忘记我的健康信息", user_id="u", dry_run=True)
+    assert {m.id for m in zh.matches} == {a.id, b.id, c.id}
+    work = mem.forget("forget anything about work", user_id="u", dry_run=True)
+    assert [m.content for m in work.matches] == ["my boss moved our meeting"]
+
+
+def test_chinese_ordinary_words(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)
+    mem.remember("我现在住在成都高新区", user_id="lin", key="city")
+    mem.remember("我手机号是13912345678，邮箱lin_w@mail.test", user_id="lin", key="contact")
+    mem.remember("周末喜欢去爬山", user_id="lin", key="hobby")
+    assert [m.key for m in mem.forget("忘掉我住哪", user_id="lin", dry_run=True).matches] == ["city"]
+    out = mem.forget("把我的手机号删了", user_id="lin")
+    assert (
+        out.rewritten
+        and mem.current("contact", user_id="lin").content == "我手机号是[forgotten]，邮箱lin_w@mail.test"
+    )
+
+
+def test_ledger_rewrite_reindexes_and_audits(mem: Memory) -> None:
+    r = mem.remember("the code word is pineapple, the colour is teal", user_id="u")
+    new = mem.ledger.rewrite(r, "the code word is [forgotten], the colour is teal", reason="test")
+    assert (
+        new is not None
+        and new.id == r.id
+        and mem.get(r.id).content.startswith("the code word is [forgotten]")
+    )
+    assert mem.recall("pineapple", user_id="u").hits == []
+    assert [h.memory.id for h in mem.recall("teal", user_id="u").hits] == [r.id]
+    entry = mem.audit_log(action="rewrite")[-1]
+    assert entry.memory_ids == (r.id,) and "pineapple" not in str(entry.to_dict())
+    assert mem.ledger.rewrite("mem_missing", "x", reason="test") is None
+
+
+def test_retriever_is_never_the_only_evidence(plain: Memory) -> None:
+    out = plain.forget("forget about the orchestra", user_id="tom", dry_run=True)
+    assert out.count == 0  # "cello" may rank near it, but no word of the request is in the memory
+
+
+# -- the assistant ----------------------------------------------------------------------------------
+def test_assistant_forgets_in_chat_and_drops_recent_turns(db_path: Path, clock: ManualClock) -> None:
+    from remnant.assistant.assistant import Assistant
+
+    mem = Memory(db_path, clock=clock)
+    bot = Assistant(mem)
+    bot.reply("ana", "Hi, I live in Berlin now.")
+    bot.reply("ana", "My phone number is +49 170 5556677, email ana@example.org")
+    bot.reply("ana", "I moved to Munich.")
+    recent = " ".join(t["content"] for t in bot._sessions["ana"].since_summary)
+    assert "Berlin" not in recent and "Munich" in recent  # the superseded city left the recent turns
+    reply = bot.reply("ana", "please forget my phone number")
+    assert reply.answer_source == "forget" and reply.forgot is not None
+    assert reply.text.startswith("Done: I've forgotten your phone number") and "memories" in reply.text
+    turns = bot._sessions["ana"].since_summary
+    text = " ".join(t["content"] for t in turns)
+    assert "5556677" not in text and "ana@example.org" in text
+    assert "please forget" not in text
+    stored = " ".join(r.content for r in mem.list_memories("ana", limit=100))
+    assert "5556677" not in stored and "please forget" not in stored and "ana@example.org" in stored
+
+
+def test_assistant_asks_before_a_large_forget(db_path: Path, clock: ManualClock) -> None:
+    from remnant.assistant.assistant import Assistant
+
+    mem = Memory(db_path, clock=clock)
+    bot = Assistant(mem, store_turns=False)
+    mem.remember("likes tea", user_id="u")
+    mem.remember("likes jazz", user_id="u")
+    ask = bot.reply("u", "forget everything")
+    assert "Are you sure" in ask.text and mem.list_memories("u")
+    done = bot.reply("u", "yes")
+    assert done.forgot is not None and len(done.forgot.forgotten) == 2
+    assert "how do i delete my account" and not bot.reply("u", "how do I delete my account?").forgot

@@ -18,9 +18,12 @@ from typing import Protocol
 
 from remnant.assistant.context import Context, build_context, key_mentioned, messages_tokens
 from remnant.assistant.knowledge import KnowledgeBase
+from remnant.core.errors import ConfirmationRequired
 from remnant.core.model import Kind, MemoryRecord
 from remnant.core.text import HAN_CLASS
+from remnant.engine.forgetting.requests import forget_in_text, is_forget_request
 from remnant.engine.memory import Memory
+from remnant.engine.results import ForgetResult
 from remnant.extract.llm import Extraction, LLMExtractor
 from remnant.extract.model import ExtractedFact
 from remnant.llm.base import LLM, LLMError, Message
@@ -46,6 +49,7 @@ class Reply:
     answer_source: str  # "llm", or "offline" (no model, or the model failed)
     error: str | None = None
     summary: MemoryRecord | None = None
+    forgot: ForgetResult | None = None  # the message was a forget request: what it did
 
     @property
     def prompt_tokens(self) -> int:
@@ -58,8 +62,15 @@ class _Session:
     since_summary: list[Message] = field(default_factory=list)  # turns the latest summary does not cover
     since_times: list[datetime] = field(default_factory=list)  # when each of those turns happened
     summary: MemoryRecord | None = None
+    # facts extracted from each turn of since_summary ((key, value) pairs; None for the reply),
+    # so a newer value can drop the turns that still say the old one
+    since_facts: list[list[tuple[str, str]]] = field(default_factory=list)
+    pending_forget: str | None = None  # a request waiting for the user's confirmation
 
 
+_YES = re.compile(
+    r"^\s*(yes|yep|yeah|sure|ok|okay|confirm|do it|go ahead|please do|是|是的|好|好的|确认|可以|对)\b", re.I
+)
 _CJK = re.compile(f"[{HAN_CLASS}]")  # Chinese: picks lang="zh"
 
 
@@ -162,8 +173,15 @@ class Assistant:
         if not message.strip():
             raise ValueError("message must not be empty")
         session = self._session(user_id)
+        if session.pending_forget is not None:
+            pending, session.pending_forget = session.pending_forget, None
+            if _YES.search(message):
+                return self._forget(user_id, session, pending, confirm=True)
+        if is_forget_request(message):
+            return self._forget(user_id, session, message)
         extraction: Extraction = self.extractor.run(message)
         written = self.remember_facts(user_id, extraction.facts, session_id=session_id)
+        self._drop_superseded(session, extraction.facts)
         if self.store_turns:
             self.memory.remember(
                 message,
@@ -228,6 +246,7 @@ class Assistant:
         session.turns.extend(pair)
         session.since_summary.extend(pair)
         session.since_times.extend([now, now])
+        session.since_facts.extend([[(f.key, f.value) for f in extraction.facts if f.key], []])
         summary_record = None
         if len(session.since_summary) >= 2 * self.summary_every:
             summary_record = self._summarise(user_id, session, session_id)
@@ -245,6 +264,115 @@ class Assistant:
             ),
             summary=summary_record,
         )
+
+    # -- forgetting --------------------------------------------------------------------------------
+    def _forget(self, user_id: str, session: _Session, message: str, *, confirm: bool = False) -> Reply:
+        """Carry out a forget request from the chat and confirm it; the request itself is not stored
+        (it may hold the very value to forget), and what it forgot leaves this process's turns too."""
+        zh = bool(_CJK.search(message))
+        result: ForgetResult | None = None
+        try:
+            result = self.memory.forget(message, user_id=user_id, confirm=confirm, actor=f"user:{user_id}")
+        except ConfirmationRequired as exc:
+            session.pending_forget = message
+            text = (
+                f"这会删除您 {exc.total} 条记忆中的 {exc.matched} 条。确定吗？回复“确认”继续。"
+                if zh
+                else f"That would forget {exc.matched} of your {exc.total} memories. Are you sure? "
+                "Reply 'yes' to go ahead."
+            )
+        else:
+            n = len(result.forgotten) + len(result.rewritten)
+            if result.intent.empty:
+                text = (
+                    "我没听明白要忘记什么，能具体说一下吗？"
+                    if zh
+                    else "I couldn't tell what to forget; could you name it?"
+                )
+            elif n == 0:
+                text = (
+                    "我这里没有相关的记忆，没有删除任何内容。"
+                    if zh
+                    else "I had nothing on file for that; nothing was forgotten."
+                )
+            else:
+                what = _what(result, zh)
+                parts = f"（其中 {len(result.rewritten)} 条只删除了相关部分）" if zh else ""
+                if result.rewritten and not zh:
+                    parts = f" ({len(result.rewritten)} only in part: the rest of those turns stays)"
+                text = (
+                    f"好的，已忘记{what}：共 {n} 条记忆{parts}。"
+                    if zh
+                    else f"Done: I've forgotten {what}, {n} {'memory' if n == 1 else 'memories'}{parts}."
+                )
+            self._forget_in_session(session, result)
+        context = Context(messages=[], tokens=0, used=[], knowledge=[], faded=[])
+        return Reply(
+            text=text,
+            context=context,
+            extracted=[],
+            extraction_source="none",
+            written=[],
+            reviewed=[],
+            answer_source="forget",
+            forgot=result,
+        )
+
+    def _forget_in_session(self, session: _Session, result: ForgetResult) -> None:
+        """Drop (or redact) what the request forgot from the in-process turns and the summary."""
+        intent = result.intent
+        ledger = self.memory.ledger
+
+        def keep(turns: list[Message], times: list[datetime] | None) -> list[str | None]:
+            out: list[str | None] = []
+            for i, turn in enumerate(turns):
+                at = times[i] if times is not None and i < len(times) else None
+                out.append(forget_in_text(ledger, intent, turn["content"], said_at=at))
+            return out
+
+        new = keep(session.since_summary, session.since_times)
+        gone = {i for i, v in enumerate(new) if v is None}
+        gone |= {i + 1 for i in gone if i % 2 == 0}  # the answer to a forgotten message goes with it
+        since: list[Message] = []
+        times: list[datetime] = []
+        facts: list[list[tuple[str, str]]] = []
+        for i, turn in enumerate(session.since_summary):
+            if i in gone:
+                continue
+            since.append({"role": turn["role"], "content": str(new[i])})
+            times.append(session.since_times[i])
+            facts.append(session.since_facts[i] if i < len(session.since_facts) else [])
+        session.since_summary, session.since_times, session.since_facts = since, times, facts
+        full = keep(session.turns, None)
+        session.turns = [
+            {"role": t["role"], "content": str(v)}
+            for t, v in zip(session.turns, full, strict=True)
+            if v is not None
+        ]
+        if session.summary is not None and session.summary.id in set(result.forgotten) | set(
+            result.rewritten
+        ):
+            latest = self.memory.list_memories(
+                session.summary.user_id, statuses=["active"], kinds=[Kind.SUMMARY], limit=1
+            )
+            session.summary = latest[0] if latest else None
+
+    def _drop_superseded(self, session: _Session, facts: list[ExtractedFact]) -> None:
+        """A newer value replaces the old one: earlier turns that said the old value leave the
+        recent turns (they would put it back in front of the model)."""
+        new = {f.key: f.value for f in facts if f.key}
+        if not new:
+            return
+        drop: set[int] = set()
+        for i, said in enumerate(session.since_facts):
+            if any(k in new and v.lower() != new[k].lower() for k, v in said):
+                drop.update((i, i + 1))
+        if not drop:
+            return
+        keep = [i for i in range(len(session.since_summary)) if i not in drop]
+        session.since_summary = [session.since_summary[i] for i in keep]
+        session.since_times = [session.since_times[i] for i in keep]
+        session.since_facts = [session.since_facts[i] for i in keep if i < len(session.since_facts)]
 
     def _review_used(self, context: Context, answer: str) -> list[str]:
         """Review (spaced repetition) the memories whose value the answer actually used."""
@@ -276,6 +404,7 @@ class Assistant:
         session.summary = record
         session.since_summary = []
         session.since_times = []
+        session.since_facts = []
         return record
 
 
@@ -290,6 +419,34 @@ _ZH_KEY_NAMES = {
     "preferred_color": "颜色偏好",
     "preferred_contact_channel": "联系方式偏好",
 }
+
+
+def _what(result: ForgetResult, zh: bool) -> str:
+    """What a forget request named, in words, for the confirmation."""
+    intent = result.intent
+    names = [t.replace("_", " ") for t in intent.topics] + list(intent.scopes)
+    names += [k.value.replace("_", " ") + "s" for k in intent.kinds]
+    if intent.when:
+        names.append(
+            {
+                "today": "what you said today",
+                "yesterday": "what you said yesterday",
+                "last_week": "what you said last week",
+                "this_week": "what you said this week",
+                "last_month": "what you said last month",
+            }.get(intent.when, "what you said then")
+        )
+    if intent.everything:
+        names = ["everything"]
+    if zh:
+        return (
+            "您要求的内容"
+            if not names
+            else "、".join(_ZH_KEY_NAMES.get(n.replace(" ", "_"), n) for n in names)
+        )
+    if not names:
+        return "what you asked"
+    return ("your " if not intent.when and not intent.everything else "") + ", ".join(names)
 
 
 def offline_answer(message: str, context: Context, facts: list[ExtractedFact]) -> str:

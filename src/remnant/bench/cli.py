@@ -61,6 +61,8 @@ _SUITE_CHOICES = (
     "retention_curve",
     "retention-curve",
     "supersession",
+    "forget_requests",
+    "forget-requests",
 )
 
 

@@ -439,6 +439,60 @@ class Ledger:
             self.store.scrub()
         return present
 
+    def rewrite(
+        self,
+        record: MemoryRecord | str,
+        content: str,
+        *,
+        reason: str,
+        actor: str | None = None,
+        policy: str | None = None,
+        batch_id: str | None = None,
+        action: str = "rewrite",
+        details: Mapping[str, Any] | None = None,
+        scrub: bool = True,
+    ) -> MemoryRecord | None:
+        """Replace a memory's content in place (same id, status and decay state), audited.
+
+        For removing part of a turn ("forget my phone number" in a turn that also gives an e-mail):
+        the row is deleted and inserted again in one transaction, so every store rebuilds the lexical
+        index text and the old words are no longer searchable; the retriever re-embeds it, vault
+        values only the old text used are released, and the store scrubs the freed bytes. The new
+        content is stored as given (not redacted again). Returns the rewritten memory, or None when it
+        no longer exists. The audit entry carries ids and lengths, never the text.
+        """
+        check_content(content)
+        mid = record if isinstance(record, str) else record.id
+        index_text = getattr(self.retriever, "index_text", None)
+        with self.store.transaction():
+            self.store.lock_rows([mid], tenant=self.tenant)
+            current = self.store.get(mid, tenant=self.tenant)
+            if current is None:
+                return None
+            old = current.copy()
+            current.content = content
+            self.store.delete([mid], tenant=self.tenant)
+            self.store.insert(
+                current, index_text=index_text(self, current, [current]) if index_text else None
+            )
+            self.audit(
+                action,
+                reason,
+                [current],
+                user_id=current.user_id,
+                actor=actor,
+                policy=policy,
+                batch_id=batch_id,
+                summary=f"1 {current.kind.value} rewritten in place",
+                details={"chars_before": len(old.content), "chars_after": len(content), **(details or {})},
+            )
+            self._release_placeholders(current.user_id, [old])
+        self.retriever.on_delete(self, [mid])
+        self.retriever.on_write(self, [mid])
+        if scrub:
+            self.store.scrub()
+        return current.copy()
+
     def _release_placeholders(self, user_id: str, purged: Sequence[MemoryRecord]) -> None:
         """Drop vault entries that only the purged memories referred to: a purge takes the value too."""
         vault = vault_of(self.redactor)

@@ -150,10 +150,13 @@ class ForgetIntent:
     terms: tuple[str, ...] = ()  # free-text terms; a memory must contain all of them
     everything: bool = False
     lang: Literal["en", "zh"] = "en"
+    scopes: tuple[str, ...] = ()  # broad topics ("anything about my health"): names of SCOPES
+    when: str | None = None  # a time scope: "today", "yesterday", "this_week", "last_week", "days:N"
+    qualifiers: tuple[str, ...] = ()  # whose or which ("work", "wife"): "my work email"
 
     @property
     def empty(self) -> bool:
-        return not (self.topics or self.kinds or self.terms or self.everything)
+        return not (self.topics or self.kinds or self.terms or self.everything or self.scopes or self.when)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -164,6 +167,9 @@ class ForgetIntent:
             "terms": list(self.terms),
             "everything": self.everything,
             "lang": self.lang,
+            "scopes": list(self.scopes),
+            "when": self.when,
+            "qualifiers": list(self.qualifiers),
         }
 
 
@@ -176,6 +182,8 @@ class ForgetMatch:
     pinned: bool
     why: str
     content: str | None = None  # shown in dry runs only (the user's own data, never audited)
+    part: bool = False  # only part of the memory goes (a value or a clause); the rest stays
+    new_content: str | None = None  # dry runs: what a partly forgotten memory would read afterwards
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -186,8 +194,11 @@ class ForgetMatch:
             "pinned": self.pinned,
             "why": self.why,
         }
+        out["part"] = self.part
         if self.content is not None:
             out["content"] = self.content
+        if self.new_content is not None:
+            out["new_content"] = self.new_content
         return out
 
 
@@ -201,6 +212,7 @@ class ForgetResult:
     dry_run: bool
     matches: list[ForgetMatch] = field(default_factory=list)
     forgotten: list[str] = field(default_factory=list)
+    rewritten: list[str] = field(default_factory=list)  # memories whose matching part was removed
     skipped_pinned: list[str] = field(default_factory=list)
     vault_entries_forgotten: int = 0
     total_memories: int = 0
@@ -225,6 +237,7 @@ class ForgetResult:
             "total_memories": self.total_memories,
             "matches": [m.to_dict() for m in self.matches],
             "forgotten": self.forgotten,
+            "rewritten": self.rewritten,
             "skipped_pinned": self.skipped_pinned,
             "vault_entries_forgotten": self.vault_entries_forgotten,
             "message": self.message,

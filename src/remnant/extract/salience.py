@@ -18,6 +18,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from remnant.core.text import has_han
+
 _I = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|my|mine|myself|we|we're|our|us)\b", re.I)
 _ZH_I = re.compile(r"我|咱|俺|本人")
 
@@ -148,7 +150,7 @@ def salience(text: str, *, role: str = "user") -> Salience:
         return Salience(0.0, ())
     z = _BIAS
     cues: list[str] = []
-    zh = bool(re.search(r"[\u3400-\u9fff]", stripped))
+    zh = has_han(stripped)
     first_person = bool((_ZH_I if zh else _I).search(stripped)) or bool(_ZH_I.search(stripped))
     for name, weight, en, zh_pat in _CUES:
         # capitals carry the meaning of the name cue: matched case-sensitively

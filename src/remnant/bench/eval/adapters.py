@@ -3,7 +3,9 @@
 A memory system under test implements :class:`MemoryAdapter` (``remember``, ``recall``, ``forget``,
 ``erase_user``, ``advance_time``, ``close``) and, where it can, the optional verbs the suites use when
 present: ``context(user_id, query, budget_tokens)``, ``history(user_id, key)``, ``export(user_id)``,
-``raw_bytes()`` and ``is_remembered(memory_id)``. Suites check optional verbs with ``getattr``.
+``raw_bytes()``, ``is_remembered(memory_id)``, ``wait(days)`` (let time pass with no maintenance, to
+date what is remembered next) and ``memory_texts(user_id)`` (every memory the user still has, by id,
+as plain text). Suites check optional verbs with ``getattr``.
 
 Shipped adapters:
 
@@ -265,6 +267,18 @@ class RemnantAdapter:
         self.clock.advance(days=days)
         self.mem.sweep(policy=self.sweep_policy)
 
+    def wait(self, days: float) -> None:
+        """Move the clock only (no sweep): what is remembered next is dated ``days`` later."""
+        self.clock.advance(days=days)
+
+    def memory_texts(self, user_id: str) -> dict[str, str]:
+        """Every memory the user still has (hidden ones are gone from the user's view), as plain text."""
+        from remnant.core.model import Status
+
+        statuses = [s for s in Status if s != Status.HIDDEN]
+        records = self.mem.list_memories(user_id, statuses=statuses, limit=1_000_000)
+        return {r.id: self._plain(r.content, user_id) for r in records}
+
     def decay_only(self) -> None:
         """Sweep without importance eviction, so a suite can watch the decay curve alone (an evicted
         memory has no strength left to measure)."""
@@ -454,6 +468,12 @@ class RememberEverything:
     def advance_time(self, days: float) -> None:
         self.days += days  # nothing fades
 
+    def wait(self, days: float) -> None:
+        self.days += days
+
+    def memory_texts(self, user_id: str) -> dict[str, str]:
+        return {d.id: d.text for d in self.by_user.get(user_id, {}).values()}
+
     def is_remembered(self, memory_id: str) -> bool:
         return memory_id in self.docs
 
@@ -528,6 +548,18 @@ class ForgetsEverything(RememberEverything):
     """Stores nothing it can give back; every recall and context is empty (a retention score must be 0)."""
 
     name = "forgets-everything"
+
+    def forget(
+        self,
+        user_id: str,
+        *,
+        memory_id: str | None = None,
+        key: str | None = None,
+        request: str | None = None,
+    ) -> int:
+        if request is not None:  # any request wipes the user: whatever was asked goes, and the rest too
+            return self._delete(list(self.by_user.get(user_id, {})))
+        return super().forget(user_id, memory_id=memory_id, key=key)
 
     def recall(self, user_id: str, query: str, k: int = 5) -> list[Recalled]:
         return []

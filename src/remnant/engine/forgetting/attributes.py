@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from remnant.core.text import has_han
+
 Relation = Literal["supersedes", "compatible", "unrelated"]
 
 # --- subjects --------------------------------------------------------------------------------------
@@ -134,7 +136,7 @@ def _clean(value: str | None) -> str | None:
     if value is None:
         return None
     v = unicodedata.normalize("NFKC", value).strip()
-    if re.search(r"[\u4e00-\u9fff]", v[:1] or ""):
+    if has_han(v[:1]):
         v = re.split(r"[，,。！!？?；;、\s（(~～…]", v, maxsplit=1)[0]
         v = re.sub(r"(?:了|啦|呢|吧|哦|呀|哈|嘛|咯|的|去了|上班|工作|住)+$", "", v)
     else:
@@ -1000,7 +1002,7 @@ def _same_value(a: str, b: str) -> bool:
         or re.search(rf"(?<![\w-]){re.escape(b)}(?![\w-])", a)
     ):
         return True
-    if re.search(r"[\u4e00-\u9fff]", a + b) and (a in b or b in a):
+    if has_han(a + b) and (a in b or b in a):
         return True
     wa, wb = set(re.findall(r"\w+", a)), set(re.findall(r"\w+", b))
     return bool(wa and wb) and bool(wa & wb) and len(wa & wb) >= min(len(wa), len(wb))

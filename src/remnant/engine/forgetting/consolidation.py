@@ -77,8 +77,13 @@ def run_consolidation(
     if dry_run or not due:
         return SweepStep("consolidate", "consolidation", len(due), [r.id for r in due])
     made: list[str] = []
+    done: list[MemoryRecord] = []
     with ledger.store.transaction():
-        for episode in due:
+        # lock, then re-read: a concurrent sweep may have consolidated some of them meanwhile
+        ledger.store.lock_rows([r.id for r in due], tenant=ledger.tenant)
+        for episode in ledger.store.get_many([r.id for r in due], tenant=ledger.tenant):
+            if CONSOLIDATED in episode.metadata or episode.status != Status.ACTIVE:
+                continue
             fact = ledger.build(
                 episode.content,
                 user_id=episode.user_id,
@@ -94,13 +99,12 @@ def run_consolidation(
                 },
             )
             ledger.insert([fact])
-            fresh = ledger.store.get(episode.id, tenant=ledger.tenant)
-            if fresh is not None:
-                fresh.metadata[CONSOLIDATED] = fact.id
-                ledger.store.update(fresh)
+            episode.metadata[CONSOLIDATED] = fact.id
+            ledger.store.update(episode)
             made.append(fact.id)
+            done.append(episode)
         by_user: dict[str, list[str]] = {}
-        for episode in due:
+        for episode in done:
             by_user.setdefault(episode.user_id, []).append(episode.id)
         for user, ids in by_user.items():
             ledger.audit(

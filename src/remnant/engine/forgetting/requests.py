@@ -14,11 +14,12 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from remnant.core.errors import ConfirmationRequired, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
-from remnant.core.text import has_cjk, has_han, query_terms
+from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
 from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
 from remnant.store.base import MemoryFilter
 
@@ -109,6 +110,266 @@ TOPICS: tuple[Topic, ...] = (
         ("CN_ID", "PASSPORT"),
     ),
     Topic("password", ("password", "passcode"), ("password", "passcode", "密码"), ("password", "密码")),
+    # attributes named in ordinary words (key words are matched against a key's stemmed tokens)
+    Topic(
+        "city",
+        ("city", "town", "hometown", "location", "residence", "based", "living"),
+        ("city", "town", "hometown", "所在城市", "城市", "老家", "住哪"),
+        ("live in", "living in", "based in", "住在", "定居"),
+    ),
+    Topic(
+        "home",
+        ("home", "housing", "apartment", "flat", "house", "roommate", "flatmate", "rent", "lease"),
+        (
+            "my place",
+            "my apartment",
+            "my flat",
+            "my house",
+            "housing",
+            "roommate",
+            "flatmate",
+            "住处",
+            "房子",
+            "室友",
+        ),
+        (
+            "roommate",
+            "flatmate",
+            "landlord",
+            "my apartment",
+            "my flat",
+            "lease",
+            "合租",
+            "租房",
+            "房东",
+            "室友",
+            "搬家",
+        ),
+    ),
+    Topic(
+        "job",
+        (
+            "job",
+            "work",
+            "occupation",
+            "employer",
+            "employment",
+            "company",
+            "career",
+            "profession",
+            "workplace",
+            "role",
+            "title",
+        ),
+        (
+            "job",
+            "occupation",
+            "employer",
+            "career",
+            "profession",
+            "workplace",
+            "工作",
+            "职业",
+            "单位",
+            "上班",
+        ),
+        (
+            "work at",
+            "work as",
+            "work for",
+            "working at",
+            "job",
+            "employer",
+            "hired",
+            "fired",
+            "laid off",
+            "quit",
+            "上班",
+            "工作",
+            "公司",
+            "辞职",
+            "开除",
+            "裁员",
+            "入职",
+            "跳槽",
+            "失业",
+        ),
+    ),
+    Topic(
+        "salary",
+        ("salary", "income", "pay", "wage", "earning"),
+        (
+            "salary",
+            "income",
+            "pay",
+            "wage",
+            "how much i make",
+            "how much i earn",
+            "工资",
+            "薪水",
+            "收入",
+            "月薪",
+            "年薪",
+        ),
+        ("salary", "income", "per year", "a year", "an hour", "工资", "薪水", "收入", "月薪", "年薪"),
+    ),
+    Topic(
+        "diet",
+        ("diet", "dietary", "vegetarian", "vegan", "eating"),
+        ("diet", "what i eat", "vegetarian", "vegan", "饮食", "吃素", "吃什么"),
+        (
+            "diet",
+            "vegetarian",
+            "vegan",
+            "keto",
+            "gluten",
+            "don't eat",
+            "no meat",
+            "吃素",
+            "素食",
+            "不吃",
+            "节食",
+            "减肥",
+        ),
+    ),
+    Topic(
+        "allergy",
+        ("allergy", "allergic", "intolerance"),
+        ("allergy", "allergic", "intolerance", "过敏"),
+        ("allergic", "allergy", "intolerant", "过敏"),
+    ),
+    Topic(
+        "health",
+        (
+            "health",
+            "medical",
+            "condition",
+            "diagnosis",
+            "illness",
+            "medication",
+            "medicine",
+            "disease",
+            "injury",
+            "pregnancy",
+            "therapy",
+            "surgery",
+        ),
+        (
+            "health",
+            "medical",
+            "condition",
+            "diagnosis",
+            "illness",
+            "medication",
+            "meds",
+            "健康",
+            "病情",
+            "病",
+            "身体",
+            "用药",
+        ),
+        # specific to a condition: a memory naming one's doctor or hospital is not the diagnosis
+        # ("anything about my health", the scope below, takes those too)
+        (
+            "diagnosis",
+            "diagnosed",
+            "medication",
+            "surgery",
+            "therapy",
+            "prescribed",
+            "病情",
+            "确诊",
+            "手术",
+            "吃药",
+        ),
+    ),
+    Topic(
+        "age",
+        ("age", "birth_year"),
+        ("age", "how old i am", "年龄", "多大", "几岁"),
+        ("years old", "year old", "岁"),
+    ),
+    Topic(
+        "partner",
+        (
+            "wife",
+            "husband",
+            "spouse",
+            "partner",
+            "girlfriend",
+            "boyfriend",
+            "fiance",
+            "fiancee",
+            "marital",
+            "married",
+            "dating",
+            "relationship",
+        ),
+        (
+            "wife",
+            "husband",
+            "spouse",
+            "partner",
+            "girlfriend",
+            "boyfriend",
+            "fiance",
+            "fiancee",
+            "relationship",
+            "who i'm dating",
+            "老婆",
+            "老公",
+            "妻子",
+            "丈夫",
+            "女朋友",
+            "男朋友",
+            "对象",
+            "爱人",
+        ),
+        (
+            "wife",
+            "husband",
+            "spouse",
+            "girlfriend",
+            "boyfriend",
+            "fiance",
+            "fiancee",
+            "married",
+            "dating",
+            "老婆",
+            "老公",
+            "妻子",
+            "丈夫",
+            "女朋友",
+            "男朋友",
+            "对象",
+            "爱人",
+        ),
+    ),
+    Topic(
+        "children",
+        ("kid", "child", "children", "son", "daughter", "baby"),
+        (
+            "kids",
+            "kid",
+            "children",
+            "child",
+            "son",
+            "daughter",
+            "baby",
+            "孩子",
+            "儿子",
+            "女儿",
+            "闺女",
+            "宝宝",
+        ),
+        ("my son", "my daughter", "my kid", "my kids", "my baby", "孩子", "儿子", "女儿", "闺女", "宝宝"),
+    ),
+    Topic(
+        "pet",
+        ("pet", "dog", "cat", "puppy", "kitten"),
+        ("pet", "pets", "dog", "cat", "宠物", "狗", "猫"),
+        ("my dog", "my cat", "my pet", "puppy", "kitten", "宠物", "狗狗", "猫咪", "养了"),
+    ),
 )
 
 _KIND_WORDS: dict[Kind, tuple[str, ...]] = {
@@ -157,11 +418,892 @@ def _has_phrase(text: str, phrase: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(phrase)}(?![\w])", text) is not None
 
 
+# -- ordinary words: descriptions, word forms, synonyms, scopes, time, whose ------------------------
+# descriptions of an attribute: the phrase names these topics (longest phrases are tried first)
+_DESCRIPTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("where i live", ("address", "city", "home")),
+    ("where i'm living", ("address", "city", "home")),
+    ("where i am living", ("address", "city", "home")),
+    ("where i stay", ("address", "city", "home")),
+    ("where i'm based", ("address", "city", "home")),
+    ("where i am based", ("address", "city", "home")),
+    ("where i'm staying", ("address", "city", "home")),
+    ("where i moved", ("address", "city", "home")),
+    ("where i reside", ("address", "city", "home")),
+    ("my location", ("address", "city")),
+    ("i moved", ("address", "city", "home")),
+    ("my move", ("address", "city", "home")),
+    ("moved", ("address", "city", "home")),
+    ("relocated", ("address", "city", "home")),
+    ("what i do for work", ("job",)),
+    ("what i do for a living", ("job",)),
+    ("what i do", ("job",)),
+    ("where i work", ("job",)),
+    ("who i work for", ("job",)),
+    ("when i was born", ("birthday",)),
+    ("how old i am", ("age", "birthday")),
+    ("what i eat", ("diet",)),
+    ("what i'm allergic to", ("allergy",)),
+    ("what i am allergic to", ("allergy",)),
+    ("我住哪儿", ("address", "city", "home")),
+    ("我住哪里", ("address", "city", "home")),
+    ("我住在哪", ("address", "city", "home")),
+    ("我住哪", ("address", "city", "home")),
+    ("住哪", ("address", "city", "home")),
+    ("住在哪", ("address", "city", "home")),
+    ("我住的地方", ("address", "city", "home")),
+    ("住的地方", ("address", "city", "home")),
+    ("搬家", ("address", "city", "home")),
+    ("搬了", ("address", "city", "home")),
+    ("搬到", ("address", "city", "home")),
+    ("做什么工作", ("job",)),
+    ("干什么工作", ("job",)),
+    ("在哪上班", ("job",)),
+    ("在哪工作", ("job",)),
+    ("干啥的", ("job",)),
+    ("做什么的", ("job",)),
+    ("几岁", ("age", "birthday")),
+    ("哪天出生", ("birthday",)),
+    ("吃什么", ("diet",)),
+    ("对什么过敏", ("allergy",)),
+)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A broad subject ("anything about my health"): any memory whose key or content belongs to it."""
+
+    name: str
+    request_words: tuple[str, ...]
+    words: tuple[str, ...]  # stemmed English words or Chinese phrases in a memory's key or content
+
+
+SCOPES: tuple[Scope, ...] = (
+    Scope(
+        "health",
+        ("my health", "health", "medical", "medical stuff", "健康", "身体", "病情", "看病"),
+        (
+            "health",
+            "medical",
+            "doctor",
+            "hospital",
+            "clinic",
+            "sick",
+            "ill",
+            "illness",
+            "pain",
+            "diagnos",
+            "allergy",
+            "allergic",
+            "medication",
+            "medicine",
+            "pill",
+            "therapy",
+            "therapist",
+            "surgery",
+            "asthma",
+            "diabetes",
+            "diabetic",
+            "migraine",
+            "injury",
+            "injured",
+            "pregnant",
+            "pregnancy",
+            "anxiety",
+            "depression",
+            "insomnia",
+            "blood",
+            "cholesterol",
+            "cancer",
+            "symptom",
+            "prescription",
+            "dentist",
+            "flu",
+            "fever",
+            "infection",
+            "disease",
+            "condition",
+            "physio",
+            "chemo",
+            "inhaler",
+            "wheelchair",
+            "医院",
+            "医生",
+            "看病",
+            "生病",
+            "病了",
+            "手术",
+            "过敏",
+            "吃药",
+            "药物",
+            "疼",
+            "痛",
+            "感冒",
+            "发烧",
+            "体检",
+            "血压",
+            "血糖",
+            "怀孕",
+            "焦虑",
+            "抑郁",
+            "失眠",
+            "健康",
+            "身体",
+            "确诊",
+            "住院",
+            "复查",
+            "牙医",
+            "治疗",
+            "哮喘",
+            "糖尿病",
+            "偏头痛",
+            "癌",
+        ),
+    ),
+    Scope(
+        "work",
+        ("work", "work stuff", "my job", "job stuff", "my career", "工作", "上班", "职场"),
+        (
+            "work",
+            "job",
+            "office",
+            "boss",
+            "colleague",
+            "coworker",
+            "employer",
+            "salary",
+            "promotion",
+            "promoted",
+            "career",
+            "fired",
+            "hired",
+            "interview",
+            "manager",
+            "shift",
+            "resign",
+            "quit",
+            "laid off",
+            "contract",
+            "overtime",
+            "client",
+            "startup",
+            "company",
+            "occupation",
+            "profession",
+            "工作",
+            "上班",
+            "公司",
+            "老板",
+            "同事",
+            "加班",
+            "工资",
+            "薪水",
+            "面试",
+            "升职",
+            "辞职",
+            "开会",
+            "单位",
+            "领导",
+            "入职",
+            "跳槽",
+            "裁员",
+            "开除",
+            "职业",
+            "夜班",
+            "白班",
+            "上司",
+        ),
+    ),
+    Scope(
+        "family",
+        ("my family", "family", "family stuff", "家人", "家里", "家庭", "亲人"),
+        (
+            "family",
+            "mom",
+            "mum",
+            "mother",
+            "dad",
+            "father",
+            "parent",
+            "brother",
+            "sister",
+            "sibling",
+            "son",
+            "daughter",
+            "kid",
+            "child",
+            "children",
+            "wife",
+            "husband",
+            "spouse",
+            "grandma",
+            "grandpa",
+            "grandmother",
+            "grandfather",
+            "aunt",
+            "uncle",
+            "cousin",
+            "baby",
+            "niece",
+            "nephew",
+            "in-law",
+            "妈",
+            "爸",
+            "父母",
+            "哥哥",
+            "姐姐",
+            "弟弟",
+            "妹妹",
+            "儿子",
+            "女儿",
+            "闺女",
+            "孩子",
+            "老婆",
+            "老公",
+            "妻子",
+            "丈夫",
+            "家人",
+            "奶奶",
+            "爷爷",
+            "外婆",
+            "姥姥",
+            "外公",
+            "姥爷",
+            "叔叔",
+            "阿姨",
+            "舅舅",
+            "家里",
+            "宝宝",
+            "婆婆",
+            "公公",
+            "岳父",
+            "岳母",
+        ),
+    ),
+    Scope(
+        "money",
+        ("my finances", "finances", "money", "my money", "财务", "钱", "理财"),
+        (
+            "money",
+            "bank",
+            "loan",
+            "debt",
+            "mortgage",
+            "salary",
+            "savings",
+            "invest",
+            "stock",
+            "crypto",
+            "budget",
+            "rent",
+            "tax",
+            "credit",
+            "income",
+            "银行",
+            "贷款",
+            "房贷",
+            "欠",
+            "工资",
+            "存款",
+            "理财",
+            "股票",
+            "基金",
+            "收入",
+            "税",
+        ),
+    ),
+    Scope(
+        "love",
+        ("my love life", "love life", "dating", "my relationships", "relationships", "感情", "恋爱"),
+        (
+            "girlfriend",
+            "boyfriend",
+            "dating",
+            "date",
+            "ex",
+            "partner",
+            "crush",
+            "breakup",
+            "broke up",
+            "fiance",
+            "fiancee",
+            "married",
+            "divorce",
+            "女朋友",
+            "男朋友",
+            "对象",
+            "前任",
+            "约会",
+            "分手",
+            "恋爱",
+            "结婚",
+            "离婚",
+            "相亲",
+        ),
+    ),
+)
+
+# whose, or which one: "my wife's phone", "my work email", "老婆的电话"
+_QUALIFIERS: dict[str, str] = {
+    **{w: w for w in ("work", "office", "business", "company", "personal", "private", "home")},
+    **{
+        w: "partner"
+        for w in ("wife", "husband", "spouse", "partner", "girlfriend", "boyfriend", "fiance", "fiancee")
+    },
+    **{w: w for w in ("mom", "mum", "mother", "dad", "father", "parents", "brother", "sister", "friend")},
+    **{
+        w: w for w in ("son", "daughter", "kid", "kids", "child", "boss", "colleague", "coworker", "landlord")
+    },
+    **{w: "pet" for w in ("dog", "cat", "pet")},
+    "工作": "work",
+    "公司": "company",
+    "单位": "work",
+    "私人": "personal",
+    "个人": "personal",
+    "老婆": "partner",
+    "老公": "partner",
+    "妻子": "partner",
+    "丈夫": "partner",
+    "爱人": "partner",
+    "女朋友": "partner",
+    "男朋友": "partner",
+    "对象": "partner",
+    "妈妈": "mother",
+    "我妈": "mother",
+    "爸爸": "father",
+    "我爸": "father",
+    "父母": "parents",
+    "儿子": "son",
+    "女儿": "daughter",
+    "闺女": "daughter",
+    "孩子": "kid",
+    "哥哥": "brother",
+    "姐姐": "sister",
+    "弟弟": "brother",
+    "妹妹": "sister",
+    "朋友": "friend",
+    "闺蜜": "friend",
+    "老板": "boss",
+    "同事": "colleague",
+    "房东": "landlord",
+}
+_OWN = frozenset({"personal", "private", "home"})  # "my personal email" is simply mine
+_MUM_DAD = {"mum": "mother", "mom": "mother", "dad": "father", "kids": "kid", "child": "kid"}
+_POSSESSIVE_EN = re.compile(r"\b([a-z]+)(?:'s|’s|s')\s")
+_GENERIC_HEADS = frozenset({"number", "no", "num", "info", "details", "detail", "status", "data", "value"})
+
+# time scopes, relative to the ledger's clock
+_WHEN: tuple[tuple[str, str], ...] = (
+    ("the day before yesterday", "days:2"),
+    ("earlier today", "today"),
+    ("this morning", "today"),
+    ("this afternoon", "today"),
+    ("tonight", "today"),
+    ("today", "today"),
+    ("last night", "yesterday"),
+    ("yesterday", "yesterday"),
+    ("last week", "last_week"),
+    ("past week", "last_week"),
+    ("previous week", "last_week"),
+    ("this week", "this_week"),
+    ("last month", "last_month"),
+    ("前天", "days:2"),
+    ("今天", "today"),
+    ("今早", "today"),
+    ("今晚", "today"),
+    ("刚才", "today"),
+    ("昨天", "yesterday"),
+    ("昨晚", "yesterday"),
+    ("昨日", "yesterday"),
+    ("上周", "last_week"),
+    ("上星期", "last_week"),
+    ("上个星期", "last_week"),
+    ("上礼拜", "last_week"),
+    ("上个礼拜", "last_week"),
+    ("这周", "this_week"),
+    ("本周", "this_week"),
+    ("这星期", "this_week"),
+    ("上个月", "last_month"),
+)
+_DAYS_AGO = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|ten) days? ago\b|(\d{1,3})天前")
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+
+# words of a request that are neither topic nor subject ("stop remembering that I got…")
+_MORE_FILLER = frozenset(
+    [
+        "stop",
+        "remembering",
+        "remember",
+        "forgetting",
+        "got",
+        "get",
+        "was",
+        "were",
+        "is",
+        "am",
+        "are",
+        "be",
+        "been",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "said",
+        "say",
+        "mentioned",
+        "mention",
+        "told",
+        "tell",
+        "where",
+        "when",
+        "how",
+        "who",
+        "why",
+        "thing",
+        "things",
+        "stuff",
+        "part",
+        "bit",
+        "bits",
+        "keep",
+        "ever",
+        "anymore",
+        "any",
+        "some",
+        "something",
+        "anything",
+        "everything",
+        "whatever",
+        "just",
+        "also",
+        "too",
+        "please",
+        "again",
+        "okay",
+        "ok",
+        "hey",
+        "drop",
+        "one",
+        "ones",
+        "bit",
+        "stop",
+        "like",
+        "really",
+        "actually",
+        "mine",
+        "our",
+        "we",
+        "us",
+        "this",
+        "these",
+        "those",
+        "there",
+        "here",
+        "able",
+        "want",
+        "wanna",
+        "need",
+        "let",
+        "lets",
+        "all",
+        "you'd",
+        "i'm",
+        "i've",
+        "i'd",
+        "i'll",
+        "don't",
+        "dont",
+        "not",
+        "no",
+        "it's",
+        "its",
+    ]
+)
+_ZH_MORE_FILLER = (
+    "别再记着",
+    "别再记",
+    "不要再记",
+    "不用再记",
+    "不用记",
+    "记着",
+    "记住",
+    "那件事",
+    "这件事",
+    "那个",
+    "这个",
+    "事情",
+    "事",
+    "说过",
+    "说的",
+    "告诉",
+    "提过",
+    "提到",
+    "讲过",
+    "跟",
+    "再",
+)
+# what the rest of a request says stays ("…, keep the work one", "…，但保留城市")
+_KEEP_TAIL = re.compile(
+    r"(?:[,;]|\bbut\b|\band\b)\s*(?:please\s+)?(?:you\s+can\s+|can\s+you\s+)?(?:keep|leave|except)\b.*$"
+    r"|\bexcept\b.*$"
+    r"|[，,；;]?\s*(?:但是?|不过)?(?:请|可以)?(?:保留|留着|留下|别删|不要删).*$"
+)
+
+# word forms: a few irregular ones, then suffixes (allergy/allergic/allergies -> allerg)
+_IRREGULAR = {
+    "went": "go",
+    "gone": "go",
+    "got": "get",
+    "ate": "eat",
+    "eaten": "eat",
+    "broke": "break",
+    "broken": "break",
+    "bought": "buy",
+    "left": "leave",
+    "lost": "lose",
+    "sold": "sell",
+    "met": "meet",
+    "children": "child",
+    "kids": "kid",
+    "wives": "wife",
+    "feet": "foot",
+    "teeth": "tooth",
+    "men": "man",
+    "women": "woman",
+    "mice": "mouse",
+    "people": "person",
+    "began": "begin",
+    "begun": "begin",
+    "drove": "drive",
+    "driven": "drive",
+    "took": "take",
+    "taken": "take",
+    "quit": "quit",
+    "fell": "fall",
+    "mum": "mom",
+    "mother": "mom",
+    "father": "dad",
+    "meds": "medic",
+    "ill": "sick",
+    "sacked": "fire",
+}
+_SUFFIXES = (
+    "ations",
+    "ation",
+    "ities",
+    "ity",
+    "ments",
+    "ment",
+    "ings",
+    "ing",
+    "ies",
+    "ied",
+    "ers",
+    "er",
+    "ary",
+    "ed",
+    "es",
+    "ic",
+    "al",
+    "ly",
+    "s",
+    "y",
+    "e",
+)
+
+
+def _stem(word: str) -> str:
+    w = _IRREGULAR.get(word, word)
+    if w != word or has_cjk(w):
+        return w
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            if suffix in ("s", "es") and w.endswith("ss") and suffix == "s":
+                continue
+            return w[: -len(suffix)]
+    return w
+
+
+# meanings several words share (each line: stems or Chinese phrases); a term matches any of its line
+_CONCEPTS: tuple[tuple[str, ...], ...] = (
+    ("fire", "laid off", "let go", "terminat", "dismiss", "开除", "炒鱿鱼", "辞退", "裁员", "被裁", "失业"),
+    ("mov", "relocat", "搬家", "搬到", "搬去", "搬了"),
+    ("quit", "resign", "辞职", "离职"),
+    ("divorc", "split up", "离婚"),
+    ("breakup", "broke up", "break up", "dumped", "分手"),
+    ("pregnan", "expecting", "怀孕", "有了宝宝"),
+    ("marr", "wedding", "wed", "结婚", "婚礼"),
+    ("sick", "ill", "生病", "病了"),
+    ("doctor", "physician", "gp", "医生", "大夫"),
+    ("kid", "child", "son", "daughter", "孩子", "儿子", "女儿", "闺女"),
+    ("mom", "mother", "mum", "妈", "妈妈", "母亲"),
+    ("dad", "father", "爸", "爸爸", "父亲"),
+    ("trip", "travel", "vacation", "holiday", "旅行", "旅游", "度假"),
+    ("gym", "workout", "exercis", "健身", "锻炼"),
+    ("job", "work", "employ", "career", "occupat", "工作", "上班"),
+    ("car", "vehicl", "车"),
+    ("girlfriend", "gf", "女朋友", "女友"),
+    ("boyfriend", "bf", "男朋友", "男友"),
+    ("wife", "老婆", "妻子", "媳妇"),
+    ("husband", "老公", "丈夫"),
+    ("dog", "puppy", "狗"),
+    ("cat", "kitten", "猫"),
+    ("allerg", "过敏"),
+    ("diet", "vegetarian", "vegan", "吃素", "素食"),
+    ("surgery", "operation", "手术"),
+    ("hospital", "医院", "住院"),
+    ("salar", "pay", "wage", "income", "工资", "薪水", "收入"),
+    ("rent", "lease", "租"),
+    ("roommate", "flatmate", "室友", "合租"),
+)
+_CONCEPT_OF: dict[str, int] = {}
+for _i, _line in enumerate(_CONCEPTS):
+    for _w in _line:
+        _CONCEPT_OF.setdefault(_w, _i)
+        if " " not in _w and not has_cjk(_w):
+            _CONCEPT_OF.setdefault(_stem(_w), _i)
+
+_EN_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_CLAUSE = re.compile(
+    r"((?:[.;!?](?=\s|$)|,(?=\s)|[\n。；！？，、])+\s*"
+    r"|\s+(?:and|but|also|plus|while|though|although|then)\s+|\s+-+\s+|(?:而且|但是|不过|另外|还有))"
+)
+FORGOTTEN = "[forgotten]"  # what a forgotten value or clause reads as afterwards
+
+# personal data in plain text (memories stored without the privacy layer): simple shapes
+_PII_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("EMAIL", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")),
+    ("CN_ID", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)")),
+    ("CARD", re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")),
+    ("PASSPORT", re.compile(r"(?<![A-Za-z0-9])[A-Z]{1,2}\d{6,9}(?![A-Za-z0-9])")),
+    ("PHONE", re.compile(r"(?<![A-Za-z0-9+])\+?\(?\d[\d ().-]{5,18}\d(?![A-Za-z0-9])")),
+    (
+        "ADDRESS",
+        re.compile(
+            r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:street|st|road|rd|avenue|ave|lane|ln|drive|dr|"
+            r"boulevard|blvd|way|court|ct|place|pl)\b\.?(?:,?\s*(?:apt|unit|#)\s*\w+)?"
+            rf"|[{HAN_CLASS}]{{2,12}}(?:路|街|道|巷)\d+号(?:[{HAN_CLASS}\d]{{0,8}}(?:室|楼|单元))?",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+
+def _luhn(digits: str) -> bool:
+    total, alt = 0, False
+    for ch in reversed(digits):
+        d = int(ch)
+        if alt:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+        alt = not alt
+    return total % 10 == 0
+
+
+def builtin_pii(text: str) -> list[tuple[str, int, int]]:
+    """Personal data in plain text by simple patterns: (type, start, end), earlier types win overlaps."""
+    found: list[tuple[str, int, int]] = []
+    for label, pattern in _PII_PATTERNS:
+        for m in pattern.finditer(text):
+            s, e = m.span()
+            digits = re.sub(r"\D", "", m.group(0))
+            if label == "CARD" and not (13 <= len(digits) <= 19 and _luhn(digits)):
+                continue
+            if label == "PHONE" and not 7 <= len(digits) <= 15:
+                continue
+            if label == "PHONE" and re.fullmatch(r"(19|20)\d\d[-./](\d\d?)[-./]\d\d?", m.group(0)):
+                continue  # a date
+            if any(s < fe and fs < e for _, fs, fe in found):
+                continue
+            found.append((label, s, e))
+    return sorted(found, key=lambda f: f[1])
+
+
+def _detect(ledger: Ledger, text: str) -> list[tuple[str, int, int]]:
+    """Placeholders, plus values the configured detector (the privacy layer's ``detect``, when the
+    redactor has one) or the built-in patterns find in plain text."""
+    out = [(m.group(1), m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
+    detect = getattr(ledger.redactor, "detect", None)
+    plain: list[tuple[str, int, int]] = []
+    if callable(detect):
+        try:
+            plain = [
+                (str(getattr(d.entity_type, "value", d.entity_type)), d.start, d.end) for d in detect(text)
+            ]
+        except Exception:  # a detector that fails must not make a forget request fail
+            plain = []
+    if not plain:
+        plain = builtin_pii(text)
+    out += [p for p in plain if not any(p[1] < e and s < p[2] for _, s, e in out)]
+    return sorted(out, key=lambda f: f[1])
+
+
+class _Text:
+    """A memory's content (or key) prepared for matching: clauses, stems, Chinese text."""
+
+    def __init__(self, text: str) -> None:
+        self.raw = text
+        self.norm = unicodedata.normalize("NFKC", text).lower()
+        parts = _CLAUSE.split(text)
+        # (start, end) of each clause in the original text; separators are kept outside
+        self.clauses: list[tuple[int, int]] = []
+        pos = 0
+        for i, part in enumerate(parts):
+            if (i % 2 == 0 and part.strip() and _EN_WORD.search(part.lower())) or (
+                i % 2 == 0 and has_cjk(part)
+            ):
+                lead = len(part) - len(part.lstrip())
+                self.clauses.append((pos + lead, pos + len(part.rstrip())))
+            pos += len(part)
+        self.stems = [self._stems(self.raw[s:e]) for s, e in self.clauses]
+        self.all_stems = {st for c in self.stems for st in c}
+
+    @staticmethod
+    def _stems(text: str) -> list[str]:
+        norm = unicodedata.normalize("NFKC", text).lower()
+        return [_stem(w.replace("’", "'").removesuffix("'s")) for w in _EN_WORD.findall(norm)]
+
+    def clause_hits(self, phrase: str) -> list[int]:
+        """Indexes of the clauses holding ``phrase`` (stemmed English words in order, or Chinese text)."""
+        if has_cjk(phrase):
+            return [i for i, (s, e) in enumerate(self.clauses) if phrase in self.raw[s:e].lower()]
+        want = [_stem(w) for w in _EN_WORD.findall(phrase.lower())]
+        if not want:
+            return []
+        hits = []
+        for i, stems in enumerate(self.stems):
+            n = len(want)
+            if any(stems[j : j + n] == want for j in range(len(stems) - n + 1)):
+                hits.append(i)
+        return hits
+
+
+def _key_tokens(key: str | None) -> list[str]:
+    return [t for t in re.split(r"[_\W]+", (key or "").lower()) if t]
+
+
+def _key_head(tokens: list[str]) -> tuple[str | None, list[str]]:
+    """The word a snake_case key is about (``work_email`` -> email) and the words that qualify it."""
+    toks = list(tokens)
+    while len(toks) > 1 and (
+        toks[-1] in _GENERIC_HEADS or (toks[-1] == "address" and toks[-2] in ("email", "mail", "e", "ip"))
+    ):
+        toks = toks[:-1]
+    if not toks:
+        return None, []
+    return toks[-1], toks[:-1]
+
+
+def _concept_forms(term: str) -> set[str]:
+    """A term's stem and every word that shares its meaning (:data:`_CONCEPTS`)."""
+    st = _stem(term)
+    line = _CONCEPT_OF.get(st, _CONCEPT_OF.get(term))
+    forms = {st, term}
+    if line is not None:
+        forms.update(_CONCEPTS[line])
+    return forms
+
+
+def _text_has(text: _Text, forms: set[str]) -> list[int]:
+    hits: set[int] = set()
+    for f in forms:
+        if has_cjk(f) or " " in f:
+            hits.update(text.clause_hits(f))
+        else:
+            st = _stem(f)
+            hits.update(i for i, stems in enumerate(text.stems) if f in stems or st in stems)
+    return sorted(hits)
+
+
+def _qualifiers_in(text: str) -> set[str]:
+    found = set()
+    for w in _EN_WORD.findall(text.lower()):
+        q = _QUALIFIERS.get(w.replace("’", "'").removesuffix("'s"))
+        if q is not None:
+            found.add(_MUM_DAD.get(q, q))
+    for w, q in _QUALIFIERS.items():
+        if has_cjk(w) and w in text:
+            found.add(q)
+    return found
+
+
+def _window(when: str, now: datetime) -> tuple[datetime, datetime]:
+    """[start, end) of a time scope in the clock's time zone (calendar days)."""
+    day = datetime(now.year, now.month, now.day, tzinfo=now.tzinfo)
+    monday = day - timedelta(days=now.weekday())
+    if when == "today":
+        return day, day + timedelta(days=1)
+    if when == "yesterday":
+        return day - timedelta(days=1), day
+    if when.startswith("days:"):
+        n = int(when[5:])
+        return day - timedelta(days=n), day - timedelta(days=n - 1)
+    if when == "this_week":
+        return monday, day + timedelta(days=1)
+    if when == "last_week":
+        return monday - timedelta(days=7), monday
+    if when == "last_month":
+        first = day.replace(day=1)
+        prev = (first - timedelta(days=1)).replace(day=1)
+        return prev, first
+    raise ValidationError(f"unknown time scope {when!r}")
+
+
+def _cut(rest: str, phrase: str) -> tuple[str, bool]:
+    if _has_phrase(rest, phrase):
+        if has_cjk(phrase):
+            return rest.replace(phrase, " "), True
+        return re.sub(rf"(?<![\w]){re.escape(phrase)}(?![\w])", " ", rest), True
+    return rest, False
+
+
 def parse_intent(text: str) -> ForgetIntent:
     """The rule-based parser (English and Chinese)."""
     norm = unicodedata.normalize("NFKC", text).lower().strip()
+    norm = norm.replace("’", "'")
+    norm = _KEEP_TAIL.sub("", norm).strip() or norm
     rest = norm
+    # whose: "my wife's phone", "老婆的电话" (a possessive person is a qualifier, not the topic)
+    qualifiers: list[str] = []
+    for m in _POSSESSIVE_EN.finditer(rest):
+        q = _QUALIFIERS.get(m.group(1))
+        if q is not None:
+            qualifiers.append(_MUM_DAD.get(q, q))
+            rest = rest.replace(m.group(0), " ")
+    for w, q in _QUALIFIERS.items():
+        if has_cjk(w) and w + "的" in rest:
+            qualifiers.append(q)
+            rest = rest.replace(w + "的", " ")
+    when = None
+    ago = _DAYS_AGO.search(rest)
+    if ago:
+        n = ago.group(1) or ago.group(2)
+        when = f"days:{_NUMBER_WORDS.get(n, 0) or int(n)}"
+        rest = rest.replace(ago.group(0), " ")
+    for phrase, scope_when in _WHEN:
+        rest, hit = _cut(rest, phrase)
+        if hit and when is None:
+            when = scope_when
     topics: list[Topic] = []
+    by_key = {t.key: t for t in TOPICS}
+    for phrase, keys in sorted(_DESCRIPTIONS, key=lambda d: len(d[0]), reverse=True):
+        rest, hit = _cut(rest, phrase)
+        if hit:
+            topics.extend(by_key[k] for k in keys if by_key[k] not in topics)
+    scopes: list[str] = []
+    about = bool(_ABOUT.search(norm)) or any(
+        w in norm for w in ("anything", "everything", "stuff", "相关", "方面", "一切", "所有")
+    )
+    for scope in SCOPES:
+        for phrase in sorted(scope.request_words, key=len, reverse=True):
+            # "my work" / "my job" name the job; "anything about work" / "my health" the subject
+            if phrase in ("work", "my job", "工作", "上班") and not about:
+                continue
+            rest, hit = _cut(rest, phrase)
+            if hit and scope.name not in scopes:
+                scopes.append(scope.name)
     # longest phrases first, across topics: "email address" is an e-mail, not an address
     for phrase, topic in sorted(
         ((p, t) for t in TOPICS for p in t.request_words), key=lambda pt: len(pt[0]), reverse=True
@@ -170,6 +1312,14 @@ def parse_intent(text: str) -> ForgetIntent:
             if topic not in topics:
                 topics.append(topic)
             rest = rest.replace(phrase, " ")
+    # word forms: "allergies", "my diets"
+    singles = {_stem(p): t for t in TOPICS for p in t.request_words if " " not in p and not has_cjk(p)}
+    for w in _EN_WORD.findall(rest):
+        t = singles.get(_stem(w))
+        if t is not None and w not in _MORE_FILLER:
+            if t not in topics:
+                topics.append(t)
+            rest = re.sub(rf"(?<![\w]){re.escape(w)}(?![\w])", " ", rest)
     topics.sort(key=TOPICS.index)
     kinds: list[Kind] = []
     for kind, words in _KIND_WORDS.items():
@@ -178,10 +1328,27 @@ def parse_intent(text: str) -> ForgetIntent:
                 kinds.append(kind)
                 rest = rest.replace(phrase, " ")
                 break
+    # a remaining qualifier word ("my work email", "私人邮箱") says which one, when a topic is named
+    if topics:
+        for w in _EN_WORD.findall(rest):
+            q = _QUALIFIERS.get(w)
+            if q is not None:
+                qualifiers.append(_MUM_DAD.get(q, q))
+                rest = re.sub(rf"(?<![\w]){re.escape(w)}(?![\w])", " ", rest)
+        for w, q in _QUALIFIERS.items():
+            if has_cjk(w) and w in rest:
+                qualifiers.append(q)
+                rest = rest.replace(w, " ")
     hard = bool(_HARD.search(norm))
-    everything = bool(_EVERYTHING.search(norm)) and not topics and not kinds
+    everything = bool(_EVERYTHING.search(norm)) and not topics and not kinds and not scopes and not when
+    for filler in _ZH_MORE_FILLER:
+        rest = rest.replace(filler, " ")
     rest = _FILLER_ZH.sub(" ", _FILLER_EN.sub(" ", rest))
-    terms = tuple(t for t in query_terms(rest) if len(t) > 1 or has_cjk(t)) if rest.strip() else ()
+    terms = (
+        tuple(t for t in query_terms(rest) if (len(t) > 1 or has_cjk(t)) and t not in _MORE_FILLER)
+        if rest.strip()
+        else ()
+    )
     if everything and terms and _ABOUT.search(norm):
         everything = False  # "everything about my trip": the trip, not everything
     return ForgetIntent(
@@ -192,6 +1359,9 @@ def parse_intent(text: str) -> ForgetIntent:
         terms=() if everything else terms,
         everything=everything,
         lang="zh" if has_han(norm) else "en",
+        scopes=tuple(scopes),
+        when=when,
+        qualifiers=tuple(dict.fromkeys(qualifiers)),
     )
 
 
@@ -199,43 +1369,254 @@ def _stem_set(terms: list[str]) -> set[str]:
     return {t[:-1] if len(t) > 3 and t.endswith("s") and not has_cjk(t) else t for t in terms}
 
 
-def _why(record: MemoryRecord, intent: ForgetIntent, topics: list[Topic]) -> str | None:
-    """Why ``record`` matches the intent, or None.
+@dataclass
+class _Hit:
+    """Why one memory matches and what of it goes: the whole memory, or spans of its content."""
 
-    Every named part must match: a topic (by key, placeholder or a specific phrase in the content)
-    and a kind. Free-text terms are required (all of them) only when the request names neither a
-    topic nor a kind; otherwise they are leftovers of the phrasing ("…that I gave you yesterday").
-    """
-    if intent.everything:
-        return "everything"
-    reasons = []
-    if topics:
+    why: str
+    spans: list[tuple[int, int]]  # empty: the whole memory
+
+    @property
+    def part(self) -> bool:
+        return bool(self.spans)
+
+
+def _foreign(found: set[str], wanted: set[str]) -> bool:
+    """Whether a memory's qualifiers say it is about someone or something else than the request."""
+    other = {q for q in found if q not in _OWN} - wanted
+    return bool(other) and not ({q for q in found} & wanted)
+
+
+class _Matcher:
+    """Matches one request against a user's memories (see :func:`forget_request`)."""
+
+    def __init__(self, ledger: Ledger, intent: ForgetIntent, related: set[str]) -> None:
+        self.ledger = ledger
+        self.intent = intent
+        self.topics = [t for t in TOPICS if t.key in intent.topics]
+        self.scopes = [s for s in SCOPES if s.name in intent.scopes]
+        self.wanted = set(intent.qualifiers)
+        self.related = related  # ids the retriever ranks near the request: one more signal
+        self.window = _window(intent.when, ledger.now()) if intent.when else None
+
+    def match(self, record: MemoryRecord) -> _Hit | None:
+        intent = self.intent
+        if self.window is not None:
+            created = record.created_at
+            if created is None or not (self.window[0] <= created < self.window[1]):
+                return None
+        if intent.everything:
+            return _Hit("everything", [])
+        reasons: list[str] = []
+        spans: list[tuple[int, int]] | None = None  # None: whole memory
+        text = _Text(record.content)
+        tokens = _key_tokens(record.key)
+        head, quals = _key_head(tokens)
+        key_quals = {_MUM_DAD.get(q, q) for q in (_QUALIFIERS.get(t) for t in quals) if q}
+        if self.topics:
+            hit = self._topic_hit(record, text, head, key_quals)
+            if hit is None:
+                return None
+            reasons.append(hit.why)
+            spans = hit.spans or None
+        if self.scopes:
+            why = self._scope_hit(record, text, tokens)
+            if why is None:
+                return None
+            reasons.append(why)
+            spans = None  # a memory about the subject goes whole
+        if intent.kinds:
+            if record.kind not in intent.kinds:
+                return None
+            reasons.append(f"kind {record.kind.value}")
+        if intent.terms and not self.topics and not self.scopes and not intent.kinds:
+            hit = self._terms_hit(record, text, tokens)
+            if hit is None:
+                return None
+            reasons.append(hit.why)
+            spans = hit.spans or None
+        if self.window is not None:
+            reasons.append(f"said {intent.when.replace('_', ' ') if intent.when else ''}".strip())
+        if not reasons:
+            return None
+        return _Hit(", ".join(reasons), spans or [])
+
+    # -- topics: keys, personal data, phrases ------------------------------------------------------
+    def _topic_hit(
+        self, record: MemoryRecord, text: _Text, head: str | None, key_quals: set[str]
+    ) -> _Hit | None:
         key = (record.key or "").lower()
-        placeholders = {m.group(1) for m in _PLACEHOLDER.finditer(record.content)}
-        content = unicodedata.normalize("NFKC", record.content).lower()
-        hit = None
-        for topic in topics:
-            if key and (key == topic.key or any(stem in key for stem in topic.key_stems)):
-                hit = f"key {record.key}"
-            elif placeholders & set(topic.pii_types):
-                hit = "contains " + "/".join(sorted(placeholders & set(topic.pii_types)))
-            elif any(_has_phrase(content, w) for w in topic.content_words):
-                hit = f"mentions {topic.key.replace('_', ' ')}"
-            if hit:
-                break
-        if hit is None:
+        values = [v for v in _detect(self.ledger, record.content)]
+        for topic in self.topics:
+            own = _qualifiers_in(" ".join(topic.request_words))  # "girlfriend" names the topic itself
+            key_hit = bool(key) and (
+                key == topic.key
+                or key in topic.key_stems
+                or (head is not None and any(_stem(head) == _stem(s) for s in topic.key_stems))
+                or (head is not None and _stem(head) == _stem(topic.key.split("_")[0]))
+            )
+            if key_hit and _foreign(key_quals, self.wanted):
+                key_hit = False  # "wife_phone" for "forget my phone number"
+            # "forget my work email": an unqualified key counts only if the text says so
+            if (
+                key_hit
+                and self.wanted - _OWN
+                and not (key_quals & self.wanted)
+                and not _qualifiers_in(text.norm) & self.wanted
+            ):
+                key_hit = False
+            mine = [
+                (s, e)
+                for label, s, e in values
+                if label in topic.pii_types
+                and not self._foreign_clause(text, s, own)
+                and self._named(text, s)
+            ]
+            if key_hit:
+                others = [v for v in values if v[0] not in topic.pii_types]
+                if mine and others:
+                    # the turn carries other personal data too: forget the value, keep the rest
+                    return _Hit(f"key {record.key}, value of type {'/'.join(topic.pii_types)}", mine)
+                return _Hit(f"key {record.key}", [])
+            if _foreign(key_quals, self.wanted) and not mine:
+                continue
+            if mine:
+                labels = sorted({lb for lb, _, _ in values if lb in topic.pii_types})
+                return _Hit(
+                    f"contains {'/'.join(labels)}", mine if self._rest_matters(text, mine, topic) else []
+                )
+            clauses = sorted({i for w in topic.content_words for i in text.clause_hits(w)})
+            clauses = [
+                i
+                for i in clauses
+                if not self._foreign_clause(text, text.clauses[i][0], own)
+                and self._named(text, text.clauses[i][0])
+            ]
+            if clauses:
+                why = f"mentions {topic.key.replace('_', ' ')}"
+                if len(clauses) == len(text.clauses):
+                    return _Hit(why, [])
+                return _Hit(why + " (in part)", [text.clauses[i] for i in clauses])
+        return None
+
+    def _clause_at(self, text: _Text, pos: int) -> str:
+        for s, e in text.clauses:
+            if s <= pos < e:
+                return text.raw[s:e]
+        return text.raw
+
+    def _foreign_clause(self, text: _Text, pos: int, own: set[str]) -> bool:
+        """Whether the clause around ``pos`` is about someone else ("my wife's number is …")."""
+        return _foreign(_qualifiers_in(self._clause_at(text, pos)), self.wanted | own)
+
+    def _named(self, text: _Text, pos: int) -> bool:
+        """Whether the clause around ``pos`` says the one the request qualifies ("my work email")."""
+        wanted = self.wanted - _OWN
+        if not wanted:
+            return True
+        return bool(_qualifiers_in(self._clause_at(text, pos)) & wanted)
+
+    @staticmethod
+    def _rest_matters(text: _Text, spans: list[tuple[int, int]], topic: Topic) -> bool:
+        """Whether the content says more than the value (then only the value goes)."""
+        rest = text.raw
+        for s, e in sorted(spans, reverse=True):
+            rest = rest[:s] + " " + rest[e:]
+        words = {_stem(w) for w in _EN_WORD.findall(rest.lower())} - {_stem(w) for w in _MORE_FILLER}
+        topic_words = {_stem(w) for p in topic.request_words + topic.content_words for w in p.split()}
+        filler = {
+            _stem(w)
+            for w in [
+                "my",
+                "me",
+                "i",
+                "is",
+                "at",
+                "on",
+                "the",
+                "a",
+                "an",
+                "number",
+                "call",
+                "reach",
+                "text",
+                "it",
+                "new",
+                "old",
+            ]
+        }
+        content = words - topic_words - filler - {w for w in words if len(w) < 3}
+        zh = "".join(ch for ch in rest if is_han(ch))
+        for w in topic.request_words + topic.content_words:
+            zh = zh.replace(w, "")
+        for f in ("我的", "是", "我", "的", "号码", "打", "给", "联系"):
+            zh = zh.replace(f, "")
+        return len(content) >= 2 or len(zh) >= 3
+
+    # -- scopes and free text ----------------------------------------------------------------------
+    def _scope_hit(self, record: MemoryRecord, text: _Text, tokens: list[str]) -> str | None:
+        key_stems = {_stem(t) for t in tokens}
+        for scope in self.scopes:
+            for w in scope.words:
+                if not has_cjk(w) and " " not in w and _stem(w) in key_stems:
+                    return f"key {record.key} is about {scope.name}"
+            for w in scope.words:
+                if text.clause_hits(w):
+                    return f"about {scope.name} ({w})"
+        return None
+
+    def _terms_hit(self, record: MemoryRecord, text: _Text, tokens: list[str]) -> _Hit | None:
+        terms = list(self.intent.terms)
+        key_stems = {_stem(t) for t in tokens}
+        covered_by_key = 0
+        clause_hits: set[int] = set()
+        matched = 0
+        for term in terms:
+            forms = _concept_forms(term)
+            in_key = bool({_stem(f) for f in forms if not has_cjk(f)} & key_stems)
+            hits = _text_has(text, forms)
+            if has_cjk(term) and not hits and any(f in (record.key or "") for f in forms):
+                in_key = True
+            if in_key or hits:
+                matched += 1
+                covered_by_key += int(in_key)
+                clause_hits.update(hits)
+        zh_terms = [t for t in terms if has_cjk(t)]
+        need = len(terms)
+        if zh_terms and len(zh_terms) == len(terms):
+            need = max(1, -(-len(terms) * 3 // 5))  # Chinese bigrams: three in five
+        if matched < need:
             return None
-        reasons.append(hit)
-    if intent.kinds:
-        if record.kind not in intent.kinds:
-            return None
-        reasons.append(f"kind {record.kind.value}")
-    if intent.terms and not reasons:
-        have = _stem_set(query_terms(record.content, drop_stopwords=False))
-        if not _stem_set(list(intent.terms)) <= have:
-            return None
-        reasons.append("text: " + " ".join(intent.terms))
-    return ", ".join(reasons) if reasons else None
+        why = "text: " + " ".join(terms)
+        if record.id in self.related:
+            why += " (retriever agrees)"
+        if covered_by_key or not clause_hits or len(clause_hits) == len(text.clauses):
+            return _Hit(why, [])
+        return _Hit(why + " (in part)", [text.clauses[i] for i in sorted(clause_hits)])
+
+
+def _redacted(content: str, spans: list[tuple[int, int]]) -> str:
+    out = content
+    for s, e in sorted(spans, reverse=True):
+        out = out[:s] + FORGOTTEN + out[e:]
+    return re.sub(rf"(?:{re.escape(FORGOTTEN)}[\s,;]*){{2,}}", FORGOTTEN + " ", out).strip()
+
+
+def _why(record: MemoryRecord, intent: ForgetIntent, topics: list[Topic]) -> str | None:
+    """Why ``record`` matches the intent, or None (without a ledger: plain text, no retriever)."""
+    from types import SimpleNamespace
+
+    fake = SimpleNamespace(redactor=None, now=lambda: record.created_at)
+    hit = _Matcher(fake, intent, set()).match(record)  # type: ignore[arg-type]
+    return hit.why if hit else None
+
+
+def _related(ledger: Ledger, text: str, flt: MemoryFilter) -> set[str]:
+    """Ids the retriever ranks nearest the request: corroboration, never evidence on its own."""
+    try:
+        return {mid for mid, _ in ledger.retriever.search(ledger, text, flt, 3)}
+    except Exception:  # a retriever that cannot answer (no model) only loses the extra signal
+        return set()
 
 
 def forget_request(
@@ -253,10 +1634,14 @@ def forget_request(
 ) -> ForgetResult:
     """Carry out a forget request in words for ``user_id``.
 
-    ``hard`` (or a request that says "delete", "permanently", "彻底删除"…) purges; otherwise the
-    memories are hidden (restorable). Pinned memories are not purged unless ``force``. A request that
-    would take more than ``confirm_share`` of the user's memories raises
-    :class:`~remnant.core.errors.ConfirmationRequired` unless ``confirm`` (dry runs never raise).
+    ``hard`` (or a request that says "delete", "permanently", "彻底删除"…, or one that names personal
+    data: a phone number, an address, where the user lives, their health…) purges; otherwise the
+    memories are hidden (restorable). When only part of a memory matches (a phone number in a turn
+    that also gives an e-mail; one clause of a longer turn) and the request purges, only that part is
+    removed: the memory is rewritten in place with ``[forgotten]`` (:meth:`Ledger.rewrite`). Pinned
+    memories are not purged unless ``force``. A request that would take more than ``confirm_share``
+    of the user's memories raises :class:`~remnant.core.errors.ConfirmationRequired` unless
+    ``confirm`` (dry runs never raise).
     """
     if not isinstance(text, str) or not text.strip():
         raise ValidationError("a forget request must be a non-empty text")
@@ -264,7 +1649,7 @@ def forget_request(
     if not 0.0 < confirm_share <= 1.0:
         raise ValidationError(f"confirm_share must be in (0, 1], got {confirm_share}")
     intent = (parser.parse(text) if parser is not None else None) or parse_intent(text)
-    is_hard = hard or intent.hard
+    is_hard = hard or intent.hard or bool(intent.topics) or bool(intent.scopes)
     action: Literal["hide", "purge"] = "purge" if is_hard else "hide"
     outcome = ForgetResult(user_id, intent, action, dry_run)
     statuses = None if is_hard else tuple(s for s in Status if s != Status.HIDDEN)
@@ -277,32 +1662,43 @@ def forget_request(
             "could not tell what to forget; name it, e.g. 'forget my phone number' or '忘记我的地址'"
         )
         return outcome
-    if intent.kinds and not (intent.topics or intent.terms):
+    if intent.kinds and not (intent.topics or intent.terms or intent.scopes):
         from dataclasses import replace
 
         flt = replace(flt, kinds=intent.kinds)  # a kind alone is a plain filter
-    topics = [t for t in TOPICS if t.key in intent.topics]
+    related = _related(ledger, text, flt) if intent.terms and not intent.topics else set()
+    matcher = _Matcher(ledger, intent, related)
+    plans: dict[str, _Hit] = {}
     for record in ledger.store.query(flt):
-        why = _why(record, intent, topics)
-        if why is not None:
-            outcome.matches.append(
-                ForgetMatch(
-                    record.id,
-                    record.kind.value,
-                    record.key,
-                    record.status.value,
-                    record.pinned,
-                    why,
-                    record.content if dry_run else None,
-                )
+        hit = matcher.match(record)
+        if hit is None:
+            continue
+        if hit.part and not is_hard:
+            hit = _Hit(hit.why + "; hidden whole (hiding is reversible, a part cannot be)", [])
+        plans[record.id] = hit
+        outcome.matches.append(
+            ForgetMatch(
+                record.id,
+                record.kind.value,
+                record.key,
+                record.status.value,
+                record.pinned,
+                hit.why,
+                record.content if dry_run else None,
+                part=hit.part,
+                new_content=_redacted(record.content, hit.spans) if dry_run and hit.part else None,
             )
+        )
     redactor = ledger.redactor
-    can_forget_pii = bool(intent.pii_types) and hasattr(redactor, "forget_entities")
+    can_forget_pii = bool(intent.pii_types) and hasattr(redactor, "forget_entities") and not intent.qualifiers
     if not outcome.matches:
         outcome.message = "nothing matched this request; nothing was forgotten"
     if dry_run:
         if outcome.matches:
             outcome.message = f"would {action} {len(outcome.matches)} of {outcome.total_memories} memories"
+            in_part = sum(m.part for m in outcome.matches)
+            if in_part:
+                outcome.message += f" ({in_part} in part: only the matching value or clause)"
         if can_forget_pii:
             outcome.message += f"; would also forget vault entries of type {', '.join(intent.pii_types)}"
         return outcome
@@ -318,22 +1714,39 @@ def forget_request(
     batch = new_id("forget")
     outcome.batch_id = batch
     who = actor or f"user:{user_id}"
-    ids = [m.id for m in outcome.matches]
-    if ids:
+    whole = [m.id for m in outcome.matches if not m.part]
+    parts = [m.id for m in outcome.matches if m.part]
+    if whole:
         if is_hard:
-            pinned = {m.id for m in outcome.matches if m.pinned}
+            pinned = {m.id for m in outcome.matches if m.pinned and not m.part}
             if pinned and not force:
-                outcome.skipped_pinned = [i for i in ids if i in pinned]
-                ids = [i for i in ids if i not in pinned]
-            records = ledger.store.get_many(ids, tenant=ledger.tenant)
+                outcome.skipped_pinned = [i for i in whole if i in pinned]
+                whole = [i for i in whole if i not in pinned]
+            records = ledger.store.get_many(whole, tenant=ledger.tenant)
             done = ledger.purge(
                 records, reason="forget request", actor=who, policy="forget_request", batch_id=batch
             )
             outcome.forgotten = [r.id for r in done]
         else:
             outcome.forgotten = ledger.hide(
-                ids, reason="forget request", actor=who, policy="forget_request", batch_id=batch
+                whole, reason="forget request", actor=who, policy="forget_request", batch_id=batch
             )
+    for mid in parts:
+        current = ledger.store.get(mid, tenant=ledger.tenant)
+        if current is None:
+            continue
+        new = _redacted(current.content, plans[mid].spans)
+        done_rec = ledger.rewrite(
+            current,
+            new,
+            reason="forget request: part of the memory",
+            actor=who,
+            policy="forget_request",
+            batch_id=batch,
+            action="forget_part",
+        )
+        if done_rec is not None:
+            outcome.rewritten.append(mid)
     if can_forget_pii:
         outcome.vault_entries_forgotten = int(
             redactor.forget_entities(  # type: ignore[union-attr]
@@ -343,6 +1756,8 @@ def forget_request(
     if outcome.forgotten or outcome.vault_entries_forgotten or outcome.matches:
         verb = "purged" if is_hard else "hid"
         outcome.message = f"{verb} {len(outcome.forgotten)} of {outcome.total_memories} memories"
+        if outcome.rewritten:
+            outcome.message += f"; removed the matching part from {len(outcome.rewritten)} more"
         if outcome.skipped_pinned:
             outcome.message += f"; kept {len(outcome.skipped_pinned)} pinned (pass force=True to purge them)"
         if outcome.vault_entries_forgotten:
@@ -350,19 +1765,67 @@ def forget_request(
     entry = ledger.audit(
         "forget_request",
         "user asked to forget",
-        ids=outcome.forgotten,
+        ids=outcome.forgotten + outcome.rewritten,
         user_id=user_id,
         actor=who,
         policy="forget_request",
         batch_id=batch,
         summary=f"{action}: {len(outcome.forgotten)} memories matched "
-        + (", ".join(intent.topics + tuple(k.value for k in intent.kinds)) or "free text"),
+        + (", ".join(intent.topics + intent.scopes + tuple(k.value for k in intent.kinds)) or "free text")
+        + (f", {len(outcome.rewritten)} in part" if outcome.rewritten else ""),
         details={
             "intent": {**intent.to_dict(), "terms": len(intent.terms)},
             "request_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
             "skipped_pinned": len(outcome.skipped_pinned),
             "vault_entries_forgotten": outcome.vault_entries_forgotten,
+            "rewritten": len(outcome.rewritten),
         },
     )
     outcome.audit_seq = entry.seq
     return outcome
+
+
+_ASKS_TO_FORGET = re.compile(
+    r"^(?:(?:hey|hi|ok|okay|so|also|and|please|pls|kindly|can you|could you|would you|will you|you can|"
+    r"i want you to|i'd like you to|i need you to|now)[\s,]+)*"
+    r"(?:forget|delete|erase|remove|wipe|purge|unlearn|stop remembering|don'?t remember|do not remember|"
+    r"don'?t keep|stop storing)\b"
+    r"|^(?:请|麻烦|帮我|你)*(?:把|将)?.{0,30}(?:忘记|忘掉|忘了|删除|删掉|删了|清除|抹掉)(?:吧|掉|了)?[。！!.]*$"
+    r"|^(?:请|麻烦|你)*(?:别再?记|不要再?记|不用再?记|别再?存|忘记|忘掉|删除|删掉|清除)"
+)
+
+
+def is_forget_request(text: str) -> bool:
+    """Whether a chat message asks the assistant to forget something ("please forget my address",
+    "把我的手机号删了"), as opposed to talking about deleting ("how do I delete my account?")."""
+    norm = unicodedata.normalize("NFKC", text).lower().strip().replace("’", "'")
+    if not norm or norm.startswith(("how ", "why ", "what ", "when ", "where ", "怎么", "如何", "为什么")):
+        return False
+    if re.search(r"\b(account|order|subscription|card from|payment method)\b|账号|账户|订单|订阅", norm):
+        return False  # a customer-service action, not a memory request
+    return bool(_ASKS_TO_FORGET.search(norm)) and not parse_intent(text).empty
+
+
+def forget_in_text(
+    ledger: Ledger,
+    intent: ForgetIntent,
+    text: str,
+    *,
+    said_at: datetime | None = None,
+    key: str | None = None,
+) -> str | None:
+    """What is left of a text outside the store (an assistant's in-process turn) after a request:
+    ``None`` when it goes whole, the text with the matching value or clause replaced by
+    ``[forgotten]``, or the text unchanged when it does not match."""
+    record = MemoryRecord(
+        id="turn",
+        user_id="turn",
+        content=text,
+        kind=Kind.EPISODE,
+        key=key,
+        created_at=said_at or ledger.now(),
+    )
+    hit = _Matcher(ledger, intent, set()).match(record)
+    if hit is None:
+        return text
+    return _redacted(text, hit.spans) if hit.part else None

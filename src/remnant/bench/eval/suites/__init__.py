@@ -36,6 +36,7 @@ SUITE_NAMES: tuple[str, ...] = (
     "deletion",
     "retention_curve",
     "supersession",
+    "forget_requests",
 )
 
 

@@ -1,0 +1,40 @@
+"""The forget_requests suite: quick mode on the dev cases (never the held-out file's contents)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from remnant.bench.eval.adapters import adapter_factory
+from remnant.bench.eval.suites import SUITE_NAMES, SuiteContext, suite_module
+from remnant.bench.eval.suites.forget_requests import load_cases, run_cases
+
+DEV = Path(__file__).parents[1] / "forgetting" / "dev_forget_requests.jsonl"
+
+
+def _run(adapter: str):  # type: ignore[no-untyped-def]
+    ctx = SuiteContext(quick=True, timeout_s=60, adapter_name=adapter)
+    return run_cases(adapter_factory(adapter), ctx, load_cases(DEV)[:12])
+
+
+def test_registered() -> None:
+    assert "forget_requests" in SUITE_NAMES
+    assert suite_module("forget-requests").NAME == "forget_requests"
+    assert len(load_cases()) > 0  # the held-out file ships with the package
+
+
+def test_remnant_passes_the_dev_cases() -> None:
+    r = _run("remnant")
+    assert r.passed is True and r.score == 1.0, r.metrics
+    assert r.metrics["clean (no kept memory touched)"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("adapter", "found", "clean"), [("never-forgets", 0.0, 1.0), ("forgets-everything", 1.0, 0.0)]
+)
+def test_the_extremes_fail(adapter: str, found: float, clean: float) -> None:
+    r = _run(adapter)
+    assert r.passed is False and r.score == 0.0
+    assert r.metrics["found (every expected memory or value gone)"] <= found
+    assert r.metrics["clean (no kept memory touched)"] == clean
