@@ -5,10 +5,12 @@
 - ``use`` (:meth:`Memory.used`, and what a context builder packs into a prompt): the application
   put the memory to work (+0.2, stability × ``1 + 1·(1 − R)``).
 - ``recall`` (:meth:`Memory.recall` with ``touch``): the weakest (+0.1, × ``1 + 0.5·(1 − R)``), and
-  only for hits that clear the relevance bar below. An empty query (the "strongest memories"
-  listing) reinforces nothing, and neither does a hit that shares no content word with the query:
-  in an agent loop that recalls every turn, whatever keeps showing up for unrelated questions must
-  still fade. A paraphrase hit the application then uses is reinforced by :meth:`Memory.used`.
+  only for hits that clear the relevance bar below: the hit shares at least half of the query's
+  content words (stop words removed, a crude stem; CJK bigrams count). An empty query (the
+  "strongest memories" listing) reinforces nothing, and neither does a hit that merely shares a
+  word with an unrelated question: in an agent loop that recalls every turn, whatever keeps
+  showing up must still fade unless it is used. A paraphrase hit the application then uses is
+  reinforced by :meth:`Memory.used`.
 
 The boosts and gains are :class:`~remnant.core.decay.DecayConfig` fields.
 """
@@ -39,15 +41,17 @@ def _terms(text: str) -> set[str]:
 
 @dataclass(frozen=True)
 class ReinforcementPolicy:
-    """Which recall hits a recall reinforces. ``min_shared_terms``: content words (after stop-word
-    removal and a crude stem; CJK bigrams count) a hit must share with the query; 0 reinforces
-    every hit, as Remnant 0.1 did."""
+    """Which recall hits a recall reinforces: those that share at least ``min_coverage`` of the
+    query's content words (and at least one). ``min_coverage=0`` reinforces every hit of a
+    non-empty query, as Remnant 0.1 did."""
 
-    min_shared_terms: int = 1
+    min_coverage: float = 0.5
 
     def recall_reinforces(self, query: str, content: str) -> bool:
-        if self.min_shared_terms <= 0:
-            return True
         if not query.strip():
             return False
-        return len(_terms(query) & _terms(content)) >= self.min_shared_terms
+        if self.min_coverage <= 0:
+            return True
+        wanted = _terms(query)
+        shared = len(wanted & _terms(content))
+        return shared >= 1 and shared >= self.min_coverage * len(wanted)

@@ -35,7 +35,7 @@ from remnant.embed.base import Embedder, EmbeddingModelMismatch
 from remnant.embed.cache import CachedEmbedder
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
-from remnant.retrieval.index import HNSW_THRESHOLD, VectorIndex, build_index
+from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, build_index
 from remnant.retrieval.query import analyze
 from remnant.store.base import iter_batches
 
@@ -192,6 +192,9 @@ class HybridRetriever:
                     idx = self._indexes.get(key)
                     if idx is not None:
                         idx.add([r.id], v[None, :], model_id=model)
+                        if isinstance(idx, ExactIndex) and len(idx) > self.hnsw_threshold:
+                            # outgrew exact search: the next search rebuilds it as HNSW
+                            del self._indexes[key]
 
     def on_delete(self, engine: EngineView, ids: Sequence[str]) -> None:
         """Drop purged memories from every loaded index (the store already deleted their vectors)."""
