@@ -16,6 +16,7 @@ import pytest
 
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+os.environ.setdefault("CREWAI_TESTING", "true")  # CrewAI's trace collector off: it stalls each save 5 s
 pytest.importorskip("crewai")
 
 from crewai import Memory as CrewMemory

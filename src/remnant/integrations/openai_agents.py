@@ -7,7 +7,8 @@ obeys the same forgetting as everything else: a hidden or purged memory, an expi
 erased user drop out of the history the model sees. User and assistant text goes through
 :meth:`Memory.add`, the conversation ingest path, so the memory's ingestor extracts keyed facts
 (which supersede older values) and the turn decays like any episode; tool calls, tool outputs and
-other items are kept as low-importance episodes whose text stays out of recall.
+other items (tool calls and outputs, reasoning) are kept as low-importance episodes that fade
+fast, which the ``recall`` tool leaves out.
 
 ``remnant_tools(memory, user_id=...)`` returns ``remember``, ``recall`` and ``forget`` as
 ``function_tool`` objects bound to one user, for an agent to manage long-term memory itself.
@@ -30,11 +31,11 @@ from agents import FunctionTool, function_tool
 from agents.memory.session_settings import SessionSettings
 
 from remnant.core.errors import NotFoundError, RemnantError
-from remnant.core.model import MAX_LIMIT, Kind, MemoryRecord, Status, check_identifier
+from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT, Kind, MemoryRecord, Status, check_identifier
 from remnant.engine.memory import Memory
 from remnant.store.base import MemoryFilter
 
-__all__ = ["ITEM_SOURCE", "RemnantSession", "remnant_tools"]
+__all__ = ["ITEM_SOURCE", "RECALL_KINDS", "RemnantSession", "remnant_tools"]
 
 ITEM_SOURCE = "openai-agents"  # the source of the history records that are not chat text
 SESSION_KEY = "openai_agents_session"  # metadata: the SDK session the record belongs to
@@ -45,6 +46,8 @@ ITEM_KEY = "openai_agents_item"  # metadata: the item itself, as the SDK gave it
 _VISIBLE = (Status.ACTIVE, Status.FADED, Status.SUPERSEDED)
 # item fields that are structure, not text: never passed through the redactor
 _STRUCTURAL = frozenset({"type", "role", "id", "call_id", "status", "name", "phase", "format"})
+# what the recall tool looks in by default: long-term memory, not the conversation turns
+RECALL_KINDS = tuple(k for k in Kind if k != Kind.EPISODE)
 _TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
 _CALLS = frozenset(
     {"function_call", "custom_tool_call", "computer_call", "local_shell_call", "shell_call", "apply_patch_call"}
@@ -79,12 +82,27 @@ def chat_text(item: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def _strings(value: Any, field: str | None = None) -> list[str]:
+    if isinstance(value, str):
+        return [] if field in _STRUCTURAL or not value.strip() else [value]
+    if isinstance(value, Mapping):
+        return [t for k, v in value.items() for t in _strings(v, k)]
+    if isinstance(value, list):
+        return [t for v in value for t in _strings(v, field)]
+    return []
+
+
 def _label(item: Mapping[str, Any]) -> str:
-    """The text of a non-chat history record: what it is, without its payload (which stays out of
-    recall)."""
+    """The text of a non-chat history record: what it is and the text it carries, so that Remnant's
+    forgetting (requests in words, PII placeholders) finds what a tool call or output said."""
     kind = str(item.get("type") or item.get("role") or "item")
     name = item.get("name")
-    return f"[{kind}{' ' + name if isinstance(name, str) else ''}]"
+    head = f"[{kind}{' ' + name if isinstance(name, str) else ''}]"
+    return _clip(" ".join([head, *_strings(item)]))
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_CONTENT_CHARS else text[:MAX_CONTENT_CHARS]
 
 
 class RemnantSession:
@@ -191,7 +209,7 @@ class RemnantSession:
             if chat is not None and chat[1].strip():
                 role, text = chat
                 result = self.memory.add(
-                    [{"role": role, "content": text}],
+                    [{"role": role, "content": _clip(text)}],
                     user_id=self.user_id,
                     session_id=self.session_id,
                     agent_id=self.agent_id,
@@ -260,11 +278,14 @@ def remnant_tools(
     user_id: str,
     agent_id: str | None = None,
     names: Sequence[str] = ("remember", "recall", "forget"),
+    recall_kinds: Sequence[Kind | str] | None = RECALL_KINDS,
 ) -> list[FunctionTool]:
     """``remember``, ``recall`` and ``forget`` as Agents SDK function tools bound to one user.
 
     The model never names a user: every call is scoped to ``user_id`` (and ``agent_id`` when
-    given), and ``forget`` by id refuses a memory of anyone else. Errors come back to the model
+    given), and ``forget`` by id refuses a memory of anyone else. ``recall`` looks in
+    ``recall_kinds``: by default every kind but episodes (the conversation turns themselves, which
+    the session already holds); ``None`` for every kind. Errors come back to the model
     as text. ``forget`` hides (reversible by a person, audited) and never confirms a request that
     would take most of the user's memories: that needs a person.
     """
@@ -304,7 +325,11 @@ def remnant_tools(
         limit = max(1, min(int(limit), 20))
         try:
             result = memory.recall(
-                query, user_id=user_id, agent_id=agent_id, limit=min(2 * limit + 5, MAX_LIMIT)
+                query,
+                user_id=user_id,
+                agent_id=agent_id,
+                kinds=recall_kinds,
+                limit=min(2 * limit + 5, MAX_LIMIT),
             )
         except RemnantError as exc:
             return f"error: {exc}"
