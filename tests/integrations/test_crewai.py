@@ -125,7 +125,9 @@ def test_records_round_trip_and_update(storage: RemnantStorage, memory: Memory) 
     assert (got.id, got.content, got.scope, got.categories, got.metadata, got.importance, got.source) == (
         record.id, record.content, "/project/launch", ["plan"], {"owner": "ana"}, 0.8, "planner",
     )  # fmt: skip
-    hits = storage.search(embed(["launch friday"])[0], scope_prefix="/project", metadata_filter={"owner": "ana"})
+    hits = storage.search(
+        embed(["launch friday"])[0], scope_prefix="/project", metadata_filter={"owner": "ana"}
+    )
     assert [r.id for r, _ in hits] == [record.id]
     assert storage.search(embed(["launch friday"])[0], scope_prefix="/other") == []
 
@@ -143,11 +145,15 @@ def test_records_round_trip_and_update(storage: RemnantStorage, memory: Memory) 
 
 def test_decay_applies(crew_memory: CrewMemory, memory: Memory, clock: ManualClock) -> None:
     """A trivial memory left alone fades out of CrewAI's recall; an important one stays."""
-    crew_memory.remember("The office plant was watered", scope="/office", categories=["chores"], importance=0.05)
+    crew_memory.remember(
+        "The office plant was watered", scope="/office", categories=["chores"], importance=0.05
+    )
     crew_memory.remember("The office alarm code is kept by Ana", scope="/office", categories=["security"], importance=1.0)  # fmt: skip
     assert len(recall(crew_memory, "office", scope="/office")) == 2
     clock.advance(days=120)
-    assert recall(crew_memory, "office plant alarm", scope="/office") == ["The office alarm code is kept by Ana"]
+    assert recall(crew_memory, "office plant alarm", scope="/office") == [
+        "The office alarm code is kept by Ana"
+    ]
 
 
 def test_reset_a_scope_only(crew_memory: CrewMemory, storage: RemnantStorage) -> None:

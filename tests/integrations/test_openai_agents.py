@@ -99,7 +99,9 @@ def memory(tmp_path: Path, clock: ManualClock) -> Any:
 
 
 def run(agent: Agent[Any], text: str, session: Session) -> str:
-    result = asyncio.run(Runner.run(agent, text, session=session, run_config=RunConfig(tracing_disabled=True)))
+    result = asyncio.run(
+        Runner.run(agent, text, session=session, run_config=RunConfig(tracing_disabled=True))
+    )
     return str(result.final_output)
 
 
@@ -159,7 +161,9 @@ def test_pop_and_clear(memory: Memory) -> None:
     assert current is not None and current.content == "User lives in Berlin"
 
 
-def test_a_moved_user_and_a_forgotten_phone_through_the_agent_loop(memory: Memory, clock: ManualClock) -> None:
+def test_a_moved_user_and_a_forgotten_phone_through_the_agent_loop(
+    memory: Memory, clock: ManualClock
+) -> None:
     """Four turns through Runner.run: facts come from the session's ingest path, a new city
     supersedes the old one, the agent recalls with its tool, forgets with its tool, and what it
     forgot stays gone: from recall, from the session's history and from a new session."""

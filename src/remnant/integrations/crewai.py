@@ -130,9 +130,7 @@ class RemnantStorage:
             options["ttl"] = extra["ttl"]
         return options
 
-    def _filter(
-        self, scope_prefix: str | None, *, remembered: bool = True, **kw: Any
-    ) -> MemoryFilter:
+    def _filter(self, scope_prefix: str | None, *, remembered: bool = True, **kw: Any) -> MemoryFilter:
         tags = [TAG]
         scope = normalise_scope(scope_prefix)
         if scope != "/":
@@ -198,7 +196,9 @@ class RemnantStorage:
         ranked = self.memory.store.vector_search(
             np.asarray(query_embedding, dtype=np.float32), flt, model=EMBEDDING_MODEL, limit=wide
         )
-        found = {r.id: r for r in self.memory.store.get_many([i for i, _ in ranked], tenant=self.memory.tenant)}
+        found = {
+            r.id: r for r in self.memory.store.get_many([i for i, _ in ranked], tenant=self.memory.tenant)
+        }
         out = []
         for mid, score in ranked:
             record = found.get(mid)
@@ -242,7 +242,9 @@ class RemnantStorage:
         old = self._by_crew_id(record.id, remembered=False)
         self.save([record])
         fresh = self._by_crew_id(record.id, remembered=False)
-        newest = max(fresh, key=lambda r: r.created_at or datetime.min.replace(tzinfo=UTC)).id if fresh else None
+        newest = (
+            max(fresh, key=lambda r: r.created_at or datetime.min.replace(tzinfo=UTC)).id if fresh else None
+        )
         stale = [r.id for r in old if r.id != newest and r.status == Status.ACTIVE]
         if stale:
             self.memory.hide(stale, reason="replaced by a CrewAI update", policy="crewai")
@@ -251,7 +253,9 @@ class RemnantStorage:
         found = self._by_crew_id(record_id)
         return self._to_crew(found[0]) if found else None
 
-    def list_records(self, scope_prefix: str | None = None, limit: int = 200, offset: int = 0) -> list[CrewRecord]:
+    def list_records(
+        self, scope_prefix: str | None = None, limit: int = 200, offset: int = 0
+    ) -> list[CrewRecord]:
         """Still-remembered records in the scope, newest first."""
         records = self.memory.store.query(
             self._filter(scope_prefix), order="-created_at", limit=limit, offset=offset
@@ -265,7 +269,9 @@ class RemnantStorage:
         path = normalise_scope(scope)
         records = self._remembered(path)
         created = [_naive_utc(r.created_at) for r in records]
-        categories = sorted({c for r in records for c in (r.metadata.get(META) or {}).get("categories") or []})
+        categories = sorted(
+            {c for r in records for c in (r.metadata.get(META) or {}).get("categories") or []}
+        )
         return ScopeInfo(
             path=path,
             record_count=len(records),

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agents import FunctionTool, function_tool
@@ -50,7 +50,14 @@ _STRUCTURAL = frozenset({"type", "role", "id", "call_id", "status", "name", "pha
 RECALL_KINDS = tuple(k for k in Kind if k != Kind.EPISODE)
 _TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
 _CALLS = frozenset(
-    {"function_call", "custom_tool_call", "computer_call", "local_shell_call", "shell_call", "apply_patch_call"}
+    {
+        "function_call",
+        "custom_tool_call",
+        "computer_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+    }
 )
 
 
@@ -359,7 +366,7 @@ def remnant_tools(
             return f"error: {exc}"
         return json.dumps({"forgotten": result.forgotten, "message": result.message})
 
-    chosen = {"remember": remember, "recall": recall, "forget": forget}
+    chosen: dict[str, Callable[..., str]] = {"remember": remember, "recall": recall, "forget": forget}
     unknown = set(names) - set(chosen)
     if unknown:
         raise ValueError(f"unknown tool name(s): {', '.join(sorted(unknown))}")
