@@ -165,3 +165,26 @@ def test_slash_and_no_slash_routes_coexist(live: LiveServer) -> None:
         assert bad.status_code == 422
         assert raw.post("/v3/memories/", json={}).status_code == 422
         assert raw.delete(f"/v1/memories/{mid}?force=true").json()["purged"] == 1
+
+
+def test_example_runs_as_its_readme_says() -> None:
+    """examples/mem0_switch: `python examples/mem0_switch/run.py` from the repository root."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run(
+        [sys.executable, "examples/mem0_switch/run.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=True,
+    ).stdout
+    assert "search: ['I live in Paris and I like jazz']" in out
+    assert "search after the move: ['I live in Berlin and I like jazz']" in out
+    assert "('UPDATE', 'I live in Paris and I like jazz', 'I live in Berlin and I like jazz')" in out
+    assert "after delete: []" in out
