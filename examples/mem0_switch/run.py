@@ -21,8 +21,8 @@ from pathlib import Path
 os.environ.setdefault("MEM0_TELEMETRY", "False")  # the client would report usage to PostHog
 os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="mem0-"))  # its config file, not ~/.mem0
 
-import httpx  # noqa: E402
-from mem0 import MemoryClient  # noqa: E402
+import httpx
+from mem0 import MemoryClient
 
 
 def free_port() -> int:
