@@ -31,7 +31,7 @@ def _texts(results: dict[str, Any]) -> list[str]:
 def test_construction_pings_with_a_token_header(live: LiveServer) -> None:
     c = _client(live)
     assert (c.org_id, c.project_id) == ("tenant-a", "tenant-a")
-    with pytest.raises(ValueError, match="invalid or revoked"):
+    with pytest.raises(ValueError, match="401"):
         MemoryClient(api_key=live.keys["revoked"], host=live.base)
     with live.client(None) as raw:  # the Token scheme works on a note on the own routes too
         r = raw.get("/v1/whoami", headers={"Authorization": f"Token {live.keys['a_read']}"})

@@ -26,44 +26,21 @@ import json
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request, Response
-from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
+from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from remnant.core.errors import NotFoundError, RemnantError, ValidationError
+from remnant.core.errors import NotFoundError, ValidationError
 from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT, MemoryRecord, Status
 from remnant.engine.memory import Memory
 from remnant.server import versions
 from remnant.server.engines import Engines
-from remnant.server.errors import error_body, remnant_status
 from remnant.server.rest import Call, needs, principal_of
 from remnant.server.schemas import ERROR_RESPONSES
 
-
-class Mem0Route(APIRoute):
-    """Errors keep Remnant's body and add mem0's ``detail`` (the text mem0's clients show)."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def route(request: Request) -> Response:
-            try:
-                return await handler(request)
-            except RemnantError as exc:
-                status, code, details = remnant_status(exc)
-                body = error_body(code, str(exc), details)
-                body["detail"] = str(exc)
-                return JSONResponse(body, status_code=status)
-
-        return route
-
-
-router = APIRouter(tags=["mem0"], responses=ERROR_RESPONSES, route_class=Mem0Route)
+router = APIRouter(tags=["mem0"], responses=ERROR_RESPONSES)
 READ, WRITE, FORGET = needs("read"), needs("write"), needs("forget")
 
 ENTITIES = ("user_id", "agent_id", "app_id", "run_id")
