@@ -66,6 +66,131 @@ def _check(out: dict[str, Any], tenant: str) -> None:
     assert out["purged"]["action"] == "purge" and len(out["purged"]["forgotten"]) == 1
 
 
+SUPERSET = {
+    # Remnant's own
+    "remember", "recall", "forget", "pin", "review", "why",
+    # OpenMemory's
+    "add_memories", "search_memory", "list_memories", "delete_memories", "delete_all_memories",
+    # the MCP reference memory server's knowledge graph
+    "create_entities", "create_relations", "add_observations", "delete_entities",
+    "delete_observations", "delete_relations", "read_graph", "search_nodes", "open_nodes",
+}  # fmt: skip
+
+
+async def _every_tool(client: Any, user: str) -> dict[str, Any]:
+    """Every tool of the superset, called once or more the way its origin's clients call it."""
+    out: dict[str, Any] = {"tools": {t.name for t in (await client.list_tools()).tools}}
+
+    async def call(name: str, args: dict[str, Any]) -> Any:
+        r = await client.call_tool(name, {**args, "user_id": user} if name not in ("review", "why") else args)
+        out.setdefault("errors", {})[name] = r.is_error
+        return r.structured_content if not r.is_error else r.content[0].text
+
+    await call(
+        "create_entities",
+        {
+            "entities": [
+                {"name": "Ana", "entityType": "person", "observations": ["speaks Portuguese", "likes tea"]},
+                {"name": "Acme", "entityType": "company", "observations": []},
+            ]
+        },
+    )
+    out["again"] = await call("create_entities", {"entities": [{"name": "Ana", "entityType": "robot"}]})
+    await call("create_relations", {"relations": [{"from": "Ana", "to": "Acme", "relationType": "works at"}]})
+    out["obs"] = await call(
+        "add_observations", {"observations": [{"entityName": "Ana", "contents": ["runs"]}]}
+    )
+    out["graph"] = await call("read_graph", {})
+    out["search"] = await call("search_nodes", {"query": "TEA"})
+    out["open"] = await call("open_nodes", {"names": ["Acme"]})
+    await call("delete_observations", {"deletions": [{"entityName": "Ana", "observations": ["likes tea"]}]})
+    await call("delete_relations", {"relations": [{"from": "Ana", "to": "Acme", "relationType": "works at"}]})
+    await call("delete_entities", {"entityNames": ["Acme"]})
+    out["graph_after"] = await call("read_graph", {})
+    out["added"] = await call("add_memories", {"text": "I moved to Lisbon last spring"})
+    mid = out["added"]["results"][0]["id"]
+    out["searched"] = await call("search_memory", {"query": "Lisbon"})
+    out["listed"] = await call("list_memories", {})
+    out["reviewed"] = await call("review", {"memory_id": mid})
+    out["why"] = await call("why", {"memory_id": mid})
+    out["deleted"] = await call("delete_memories", {"memory_ids": [mid]})
+    out["dry_all"] = await call("delete_all_memories", {})
+    out["all"] = await call("delete_all_memories", {"confirm": True})
+    out["left"] = await call("list_memories", {})
+    return out
+
+
+def _check_every_tool(out: dict[str, Any]) -> None:
+    assert out["tools"] >= SUPERSET
+    assert not any(out["errors"].values()), out["errors"]
+    assert out["again"]["created"] == []  # existing names are ignored
+    assert out["obs"]["results"][0]["addedObservations"] == ["runs"]
+    ana = next(e for e in out["graph"]["entities"] if e["name"] == "Ana")
+    assert ana["entityType"] == "person" and sorted(ana["observations"]) == [
+        "likes tea",
+        "runs",
+        "speaks Portuguese",
+    ]
+    assert out["graph"]["relations"] == [
+        {"type": "relation", "from": "Ana", "to": "Acme", "relationType": "works at"}
+    ]
+    assert [e["name"] for e in out["search"]["entities"]] == ["Ana"]
+    assert [e["name"] for e in out["open"]["entities"]] == ["Acme"]
+    assert out["graph_after"]["relations"] == [] and [e["name"] for e in out["graph_after"]["entities"]] == [
+        "Ana"
+    ]
+    assert sorted(out["graph_after"]["entities"][0]["observations"]) == ["runs", "speaks Portuguese"]
+    mid = out["added"]["results"][0]["id"]
+    assert mid in [m["id"] for m in out["searched"]["results"]]
+    assert mid in [m["id"] for m in out["listed"]["results"]]
+    assert out["reviewed"]["strength"] == pytest.approx(1.0)
+    why = out["why"]
+    assert why["memory"]["id"] == mid and why["remembered"] is True and why["fades_at"]
+    assert [v["id"] for v in why["versions"]] == [mid]
+    assert [e["action"] for e in why["audit"]] == [] or all(mid in e["memory_ids"] for e in why["audit"])
+    assert out["deleted"]["deleted"] == 1
+    assert out["dry_all"]["erased"] is False and out["dry_all"]["would_erase"] >= 1
+    assert out["all"]["erased"] is True and out["all"]["verified"] is True
+    assert out["left"]["results"] == []
+
+
+def test_every_tool_in_process(tmp_path: Path) -> None:
+    engines = Engines(str(tmp_path / "m.db"))
+    server = build_mcp_server(engines, local=LOCAL_PRINCIPAL)
+
+    async def main() -> dict[str, Any]:
+        async with Client(server) as client:
+            return await _every_tool(client, "gia")
+
+    _check_every_tool(anyio.run(main))
+    engines.close()
+
+
+def test_every_tool_over_http(live: LiveServer) -> None:
+    async def main() -> dict[str, Any]:
+        async with _http_client(live, "b_all") as client:
+            return await _every_tool(client, "gia-http")
+
+    _check_every_tool(anyio.run(main))
+
+
+def test_graph_stays_in_its_tenant(live: LiveServer) -> None:
+    async def main() -> tuple[Any, Any]:
+        async with _http_client(live, "a_all") as client:
+            await client.call_tool(
+                "create_entities", {"entities": [{"name": "Zed", "entityType": "person"}], "user_id": "kg"}
+            )
+        async with _http_client(live, "b_all") as client:
+            graph = (await client.call_tool("read_graph", {"user_id": "kg"})).structured_content
+        async with _http_client(live, "a_read") as client:
+            denied = await client.call_tool("delete_entities", {"entityNames": ["Zed"], "user_id": "kg"})
+        return graph, denied
+
+    graph, denied = anyio.run(main)
+    assert graph == {"entities": [], "relations": []}
+    assert denied.is_error and "forbidden" in denied.content[0].text
+
+
 def test_in_process(tmp_path: Path) -> None:
     engines = Engines(str(tmp_path / "m.db"))
     server = build_mcp_server(engines, local=LOCAL_PRINCIPAL)
@@ -157,8 +282,10 @@ def test_over_stdio(tmp_path: Path) -> None:
         env=env,
     )
 
-    async def main() -> dict[str, Any]:
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
         async with Client(params) as client:
-            return await _agent_session(client, "mia")
+            return await _agent_session(client, "mia"), await _every_tool(client, "gia")
 
-    _check(anyio.run(main), "solo")
+    agent, every = anyio.run(main)
+    _check(agent, "solo")
+    _check_every_tool(every)

@@ -1,6 +1,6 @@
 """Tenancy isolation across every route: a key of tenant B never sees or changes tenant A's data.
 
-The route table below must cover every ``/v1`` route of the app (checked), so a new route without
+The route table below must cover every ``/v1`` (and mem0's ``/v2``, ``/v3``) route of the app (checked), so a new route without
 an isolation case fails this file.
 """
 
@@ -105,6 +105,48 @@ def _users(c: httpx.Client, mid: str) -> None:
         assert c.get("/v1/memories", params={"user_id": u["user_id"]}).json()["total"] == u["total"]
 
 
+def _mem0_404(method: str, path: str, body: dict[str, Any] | None = None) -> Case:
+    def case(c: httpx.Client, mid: str) -> None:
+        r = c.request(method, path.format(memory_id=mid), json=body)
+        assert r.status_code == 404, r.text
+        assert (
+            r.json()["error"]["code"] == "not_found" and "marmalade" not in r.text
+        )  # the id is the caller's
+
+    return case
+
+
+def _mem0_read(method: str, path: str, body: dict[str, Any] | None = None) -> Case:
+    def case(c: httpx.Client, mid: str) -> None:
+        r = c.request(method, path, json=body, params=None if body else {"user_id": VICTIM})
+        assert r.status_code == 200, r.text
+        _no_trace(r.json(), mid)
+
+    return case
+
+
+def _mem0_add(c: httpx.Client, mid: str) -> None:
+    for path in ("/v1/memories/", "/v3/memories/add/"):
+        r = c.post(path, json={"messages": "b's own turn", "user_id": VICTIM})
+        assert r.status_code == 200, r.text
+        _no_trace(r.json(), mid)
+
+
+def _mem0_delete_all(c: httpx.Client, mid: str) -> None:
+    assert c.delete("/v1/memories/", params={"user_id": VICTIM}).status_code == 200
+    assert c.delete("/v2/entities/user/victim/").status_code == 200
+
+
+def _mem0_batch(c: httpx.Client, mid: str) -> None:
+    body = {"memories": [{"memory_id": mid, "text": "overwrite"}]}
+    assert c.put("/v1/batch/", json=body).status_code == 404
+    assert c.request("DELETE", "/v1/batch/", json=body).status_code == 404
+
+
+def _mem0_event(c: httpx.Client, mid: str) -> None:
+    assert c.get("/v1/event/00000000-0000-0000-0000-000000000000/").status_code == 404
+
+
 def _whoami(c: httpx.Client, mid: str) -> None:
     assert c.get("/v1/whoami").json()["tenant"] == "tenant-b"
 
@@ -130,6 +172,38 @@ ROUTES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/audit/verify"): _verify,
     ("GET", "/v1/stats"): _stats,
     ("GET", "/v1/users"): _users,
+    # the mem0-compatible routes (server/mem0.py)
+    ("GET", "/v1/ping/"): lambda c, mid: (
+        _whoami(c, mid) if c.get("/v1/ping/").json()["org_id"] == "tenant-b" else None
+    ),
+    ("POST", "/v1/memories/"): _mem0_add,
+    ("POST", "/v3/memories/add/"): _mem0_add,
+    ("GET", "/v1/event/{event_id}/"): _mem0_event,
+    ("POST", "/v1/memories/search/"): _mem0_read(
+        "POST", "/v1/memories/search/", {"query": "vault combination", "user_id": VICTIM}
+    ),
+    ("POST", "/v2/memories/search/"): _mem0_read(
+        "POST", "/v2/memories/search/", {"query": "vault combination", "filters": {"user_id": VICTIM}}
+    ),
+    ("POST", "/v3/memories/search/"): _mem0_read(
+        "POST", "/v3/memories/search/", {"query": "vault combination", "filters": {"user_id": VICTIM}}
+    ),
+    ("GET", "/v1/memories/"): _mem0_read("GET", "/v1/memories/"),
+    ("POST", "/v2/memories/"): _mem0_read("POST", "/v2/memories/", {"filters": {"user_id": VICTIM}}),
+    ("POST", "/v3/memories/"): _mem0_read("POST", "/v3/memories/", {"filters": {"user_id": VICTIM}}),
+    ("GET", "/v1/memories/{memory_id}/"): _mem0_404("GET", "/v1/memories/{memory_id}/"),
+    ("PUT", "/v1/memories/{memory_id}/"): _mem0_404(
+        "PUT", "/v1/memories/{memory_id}/", {"text": "overwrite"}
+    ),
+    ("DELETE", "/v1/memories/{memory_id}/"): _mem0_404(
+        "DELETE", "/v1/memories/{memory_id}/?delete_linked=true"
+    ),
+    ("GET", "/v1/memories/{memory_id}/history/"): _mem0_404("GET", "/v1/memories/{memory_id}/history/"),
+    ("DELETE", "/v1/memories/"): _mem0_delete_all,
+    ("GET", "/v1/entities/"): lambda c, mid: _no_trace(c.get("/v1/entities/").json(), "a-private"),
+    ("DELETE", "/v2/entities/{entity_type}/{entity_id}/"): _mem0_delete_all,
+    ("PUT", "/v1/batch/"): _mem0_batch,
+    ("DELETE", "/v1/batch/"): _mem0_batch,
 }
 
 
@@ -138,7 +212,7 @@ def test_route_table_covers_every_route(live: LiveServer) -> None:
     routes = {
         (method.upper(), path)
         for path, ops in spec["paths"].items()
-        if path.startswith("/v1")
+        if path.startswith(("/v1", "/v2", "/v3"))
         for method in ops
     }
     assert routes == set(ROUTES)

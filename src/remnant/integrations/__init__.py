@@ -1,12 +1,7 @@
-<<<<<<< HEAD
-"""Framework integrations: Remnant behind the memory interfaces of agent frameworks.
+"""Framework integrations: Remnant behind the memory interfaces of agent frameworks (each an
+optional extra: ``remnant[langgraph]``, ``remnant[llamaindex]``, ``remnant[openai-agents]``,
+``remnant[crewai]``).
 
-Each module is optional and imports its framework itself (install the matching extra); nothing is
-imported here, so ``import remnant.integrations`` never needs a framework.
-=======
-"""Framework integrations: adapters that plug Remnant into agent frameworks (each an optional extra).
-
-Each module imports its framework itself; nothing here imports one, so ``import remnant.integrations``
-works without any of them installed.
->>>>>>> i19b
+Each module imports its framework itself; nothing is imported here, so ``import
+remnant.integrations`` never needs a framework.
 """

@@ -208,7 +208,9 @@ class KeyStore:
     def authenticate(self, secret: str | None) -> Principal:
         """The principal of a presented key; :class:`AuthError` for a missing, unknown or revoked one."""
         if not secret:
-            raise AuthError("missing API key: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'")
+            raise AuthError(
+                "missing API key: send 'Authorization: Bearer <key>' (or 'Token <key>') or 'X-API-Key: <key>'"
+            )
         if not secret.startswith(_PREFIX) or len(secret) > 200:
             raise AuthError("invalid API key")
         digest = hash_key(secret)
@@ -236,14 +238,15 @@ class KeyStore:
 
 
 def key_from_headers(headers: object) -> str | None:
-    """The key in ``Authorization: Bearer …`` or ``X-API-Key``, if any."""
+    """The key in ``Authorization: Bearer …``, ``Authorization: Token …`` (the scheme mem0's
+    clients send) or ``X-API-Key``, if any."""
     get = getattr(headers, "get", None)
     if get is None:
         return None
     auth = get("authorization") or get("Authorization")
     if auth:
         scheme, _, value = str(auth).partition(" ")
-        if scheme.lower() == "bearer" and value.strip():
+        if scheme.lower() in ("bearer", "token") and value.strip():
             return value.strip()
         return str(auth).strip()
     key = get("x-api-key") or get("X-API-Key")

@@ -15,10 +15,12 @@ from typing import Any, Literal
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, ConfigDict, Field
 
-from remnant.core.errors import RemnantError
+from remnant.core.errors import NotFoundError, RemnantError
 from remnant.core.model import Status
 from remnant.engine.memory import Memory
+from remnant.server import graph, versions
 from remnant.server.auth import KeyStore, Principal, key_from_headers
 from remnant.server.engines import Engines
 from remnant.server.errors import remnant_status
@@ -57,6 +59,92 @@ number"), for the given user. Use dry_run=true first to see what would go; hard=
 good instead of hiding. Large removals need confirm=true."""
 
 PIN_DOC = """Pin a memory so it never fades (the user said "always remember this")."""
+
+
+REVIEW_DOC = """Review a memory (spaced repetition): its strength rises and it fades more slowly from now on.
+Use it when the user confirms something you remembered is still true."""
+
+WHY_DOC = """Explain a memory: its strength now, when it will fade below recall (or never, if pinned),
+its versions (what it replaced and what replaced it) and the audit entries that touched it."""
+
+ADD_MEMORIES_DOC = """Add a new memory from text the user said (OpenMemory's add_memories). The text is stored as
+a conversation episode, plus any facts the server's ingestor extracts from it."""
+
+SEARCH_MEMORY_DOC = """Search the user's memories (OpenMemory's search_memory): what is still remembered that
+matches the query, best first; faded matches come back as hints in "faded"."""
+
+LIST_MEMORIES_DOC = (
+    """List what is still remembered about the user, strongest first (OpenMemory's list_memories)."""
+)
+
+DELETE_MEMORIES_DOC = """Delete memories of the user by id, for good (OpenMemory's delete_memories). Pinned memories
+refuse; use forget with hard=true and confirm=true for those."""
+
+DELETE_ALL_DOC = """Delete every memory of the user (OpenMemory's delete_all_memories): a verified erasure that cannot
+be undone. Without confirm=true it only says how many memories would go."""
+
+GRAPH_NOTE = (
+    "Each entity, observation and relation is a keyed memory of the user: it decays unless used, and faded "
+    "pieces drop out of the graph."
+)
+
+
+class Entity(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    entityType: str = Field(min_length=1, max_length=200)
+    observations: list[str] = Field(default_factory=list, max_length=1000)
+
+
+class Relation(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    source: str = Field(alias="from", min_length=1, max_length=200)
+    to: str = Field(min_length=1, max_length=200)
+    relationType: str = Field(min_length=1, max_length=200)
+
+
+class ObservationAdd(BaseModel):
+    entityName: str = Field(min_length=1, max_length=200)
+    contents: list[str] = Field(max_length=1000)
+
+
+class ObservationDelete(BaseModel):
+    entityName: str = Field(min_length=1, max_length=200)
+    observations: list[str] = Field(max_length=1000)
+
+
+def explain(mem: Memory, memory_id: str) -> dict[str, Any]:
+    """What ``why`` answers: the memory, its strength and fade time, its versions, its audit trail."""
+    rec = mem.get(memory_id)
+    fade = mem.fade_time(memory_id)
+    strength = mem.strength_of(rec)
+    remembered = rec.status == Status.ACTIVE and (rec.pinned or strength >= mem.decay.recall_threshold)
+    trail = [e.to_dict() for e in mem.audit_log(user_id=rec.user_id, limit=None) if memory_id in e.memory_ids]
+    return {
+        "memory": _compact(mem, rec, strength),
+        "importance": rec.importance,
+        "stability_days": round(rec.stability, 4),
+        "access_count": rec.access_count,
+        "review_count": rec.review_count,
+        "last_accessed_at": rec.last_accessed_at.isoformat() if rec.last_accessed_at else None,
+        "expires_at": rec.expires_at.isoformat() if rec.expires_at else None,
+        "recall_threshold": mem.decay.recall_threshold,
+        "remembered": remembered,
+        "fades_at": fade.isoformat() if fade else None,
+        "never_fades": rec.pinned,
+        "status_reason": rec.status_reason,
+        "superseded_by": rec.superseded_by,
+        "versions": [
+            {
+                "id": v.id,
+                "content": v.content,
+                "status": v.status.value,
+                "created_at": v.created_at.isoformat() if v.created_at else None,
+            }
+            for v in versions.versions(mem, rec)
+        ],
+        "audit": trail[-50:],
+    }
 
 
 def _compact(mem: Memory, rec: Any, strength: float | None = None) -> dict[str, Any]:
@@ -175,6 +263,172 @@ def build_mcp_server(
             return _compact(mem, mem.pin(memory_id))
 
         return await run(ctx, "write", do)  # type: ignore[no-any-return]
+
+    @server.tool(description=REVIEW_DOC)
+    async def review(memory_id: str, ctx: Context) -> dict[str, Any]:
+        def do(mem: Memory, p: Principal) -> dict[str, Any]:
+            return _compact(mem, mem.review(memory_id))
+
+        return await run(ctx, "write", do)  # type: ignore[no-any-return]
+
+    @server.tool(description=WHY_DOC)
+    async def why(memory_id: str, ctx: Context) -> dict[str, Any]:
+        def do(mem: Memory, p: Principal) -> dict[str, Any]:
+            return explain(mem, memory_id)
+
+        return await run(ctx, "read", do)  # type: ignore[no-any-return]
+
+    # -- OpenMemory's tools -------------------------------------------------------------------------
+    @server.tool(description=ADD_MEMORIES_DOC)
+    async def add_memories(text: str, ctx: Context, user_id: str = default_user) -> dict[str, Any]:
+        def do(mem: Memory, p: Principal) -> dict[str, Any]:
+            res = mem.add(text, user_id=user_id)
+            return {
+                "results": [{"id": r.id, "memory": r.content, "event": "ADD"} for r in res.memories],
+            }
+
+        return await run(ctx, "write", do)  # type: ignore[no-any-return]
+
+    @server.tool(description=SEARCH_MEMORY_DOC)
+    async def search_memory(
+        query: str, ctx: Context, user_id: str = default_user, limit: int = 10
+    ) -> dict[str, Any]:
+        def do(mem: Memory, p: Principal) -> dict[str, Any]:
+            res = mem.recall(query, user_id=user_id, limit=max(1, min(int(limit), 50)))
+            return {
+                "results": [
+                    {**_compact(mem, h.memory, h.strength), "score": round(h.score, 4)} for h in res.hits
+                ],
+                "faded": [f.to_dict() for f in res.faded],
+            }
+
+        return await run(ctx, "read", do)  # type: ignore[no-any-return]
+
+    @server.tool(description=LIST_MEMORIES_DOC)
+    async def list_memories(ctx: Context, user_id: str = default_user, limit: int = 100) -> dict[str, Any]:
+        def do(mem: Memory, p: Principal) -> dict[str, Any]:
+            active = mem.active(user_id, limit=max(1, min(int(limit), 1000)))
+            return {"results": [_compact(mem, r, s) for r, s in active]}
+
+        return await run(ctx, "read", do)  # type: ignore[no-any-return]
+
+    @server.tool(description=DELETE_MEMORIES_DOC)
+    async def delete_memories(
+        memory_ids: list[str], ctx: Context, user_id: str = default_user
+    ) -> dict[str, Any]:
+        def do(mem: Memory, p: Principal) -> dict[str, Any]:
+            records = [mem.get(i) for i in memory_ids[:1000]]
+            for r in records:
+                if r.user_id != user_id:
+                    raise NotFoundError(f"memory {r.id} not found for user {user_id!r}")
+            n = (
+                mem.purge([r.id for r in records], reason="deleted on request", actor=f"mcp:{p.actor}")
+                if records
+                else 0
+            )
+            return {"deleted": n, "ids": [r.id for r in records]}
+
+        return await run(ctx, "forget", do)  # type: ignore[no-any-return]
+
+    @server.tool(description=DELETE_ALL_DOC)
+    async def delete_all_memories(
+        ctx: Context, user_id: str = default_user, confirm: bool = False
+    ) -> dict[str, Any]:
+        def do(mem: Memory, p: Principal) -> dict[str, Any]:
+            if not confirm:
+                n = mem.count_memories(user_id)
+                return {"erased": False, "would_erase": n, "message": "call again with confirm=true to erase"}
+            with Engines.exclusive(mem):
+                report = mem.erase_user(user_id, actor=f"mcp:{p.actor}")
+            return {"erased": True, **report.to_dict()}
+
+        return await run(ctx, "forget", do)  # type: ignore[no-any-return]
+
+    # -- the reference memory server's knowledge graph ---------------------------------------------
+    @server.tool(
+        description="Create entities (name, entityType, observations) in the user's knowledge graph; "
+        "existing names are ignored. " + GRAPH_NOTE
+    )
+    async def create_entities(
+        entities: list[Entity], ctx: Context, user_id: str = default_user
+    ) -> dict[str, Any]:
+        items = [e.model_dump() for e in entities]
+        return await run(ctx, "write", lambda mem, p: {"created": graph.create_entities(mem, user_id, items)})  # type: ignore[no-any-return]
+
+    @server.tool(
+        description="Create relations (from, to, relationType, in active voice) between entities; "
+        "duplicates are skipped. " + GRAPH_NOTE
+    )
+    async def create_relations(
+        relations: list[Relation], ctx: Context, user_id: str = default_user
+    ) -> dict[str, Any]:
+        items = [r.model_dump(by_alias=True) for r in relations]
+        return await run(
+            ctx, "write", lambda mem, p: {"created": graph.create_relations(mem, user_id, items)}
+        )  # type: ignore[no-any-return]
+
+    @server.tool(
+        description="Add observations to existing entities (fails for a missing entity). " + GRAPH_NOTE
+    )
+    async def add_observations(
+        observations: list[ObservationAdd], ctx: Context, user_id: str = default_user
+    ) -> dict[str, Any]:
+        items = [o.model_dump() for o in observations]
+        return await run(
+            ctx, "write", lambda mem, p: {"results": graph.add_observations(mem, user_id, items)}
+        )  # type: ignore[no-any-return]
+
+    @server.tool(
+        description="Delete entities with their observations and the relations that involve them (purged)."
+    )
+    async def delete_entities(
+        entityNames: list[str], ctx: Context, user_id: str = default_user
+    ) -> dict[str, Any]:
+        return await run(
+            ctx,
+            "forget",
+            lambda mem, p: {"deleted": graph.delete_entities(mem, user_id, entityNames, f"mcp:{p.actor}")},
+        )  # type: ignore[no-any-return]
+
+    @server.tool(description="Delete specific observations of entities (purged).")
+    async def delete_observations(
+        deletions: list[ObservationDelete], ctx: Context, user_id: str = default_user
+    ) -> dict[str, Any]:
+        items = [d.model_dump() for d in deletions]
+        return await run(
+            ctx,
+            "forget",
+            lambda mem, p: {"deleted": graph.delete_observations(mem, user_id, items, f"mcp:{p.actor}")},
+        )  # type: ignore[no-any-return]
+
+    @server.tool(description="Delete relations (purged).")
+    async def delete_relations(
+        relations: list[Relation], ctx: Context, user_id: str = default_user
+    ) -> dict[str, Any]:
+        items = [r.model_dump(by_alias=True) for r in relations]
+        return await run(
+            ctx,
+            "forget",
+            lambda mem, p: {"deleted": graph.delete_relations(mem, user_id, items, f"mcp:{p.actor}")},
+        )  # type: ignore[no-any-return]
+
+    @server.tool(
+        description="The user's whole knowledge graph: entities with the observations still remembered, and relations."
+    )
+    async def read_graph(ctx: Context, user_id: str = default_user) -> dict[str, Any]:
+        return await run(ctx, "read", lambda mem, p: graph.read_graph(mem, user_id))  # type: ignore[no-any-return]
+
+    @server.tool(
+        description="Entities whose name, type or an observation contains the query, with the relations between them."
+    )
+    async def search_nodes(query: str, ctx: Context, user_id: str = default_user) -> dict[str, Any]:
+        return await run(ctx, "read", lambda mem, p: graph.search_nodes(mem, user_id, query))  # type: ignore[no-any-return]
+
+    @server.tool(description="The named entities and the relations between them.")
+    async def open_nodes(names: list[str], ctx: Context, user_id: str = default_user) -> dict[str, Any]:
+        return await run(
+            ctx, "read", lambda mem, p: graph.read_graph(mem, user_id, {n.strip() for n in names})
+        )  # type: ignore[no-any-return]
 
     @server.resource(
         "remnant://users/{user_id}/memories",
