@@ -63,6 +63,8 @@ _SUITE_CHOICES = (
     "supersession",
     "forget_requests",
     "forget-requests",
+    "salience",
+    "reinforcement",
 )
 
 

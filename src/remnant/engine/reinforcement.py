@@ -5,7 +5,7 @@
 - ``use`` (:meth:`Memory.used`, and what a context builder packs into a prompt): the application
   put the memory to work (+0.2, stability × ``1 + 1·(1 − R)``).
 - ``recall`` (:meth:`Memory.recall` with ``touch``): the weakest (+0.1, × ``1 + 0.5·(1 − R)``), and
-  only for hits that clear the relevance bar below: the hit shares at least half of the query's
+  only for hits that clear the relevance bar below: the hit shares more than half of the query's
   content words (stop words removed, a crude stem; CJK bigrams count). An empty query (the
   "strongest memories" listing) reinforces nothing, and neither does a hit that merely shares a
   word with an unrelated question: in an agent loop that recalls every turn, whatever keeps
@@ -41,9 +41,9 @@ def _terms(text: str) -> set[str]:
 
 @dataclass(frozen=True)
 class ReinforcementPolicy:
-    """Which recall hits a recall reinforces: those that share at least ``min_coverage`` of the
-    query's content words (and at least one). ``min_coverage=0`` reinforces every hit of a
-    non-empty query, as Remnant 0.1 did."""
+    """Which recall hits a recall reinforces: those that share more than ``min_coverage`` of the
+    query's content words (so a two-word question needs both, a four-word one three).
+    ``min_coverage=0`` reinforces every hit of a non-empty query, as Remnant 0.1 did."""
 
     min_coverage: float = 0.5
 
@@ -54,4 +54,4 @@ class ReinforcementPolicy:
             return True
         wanted = _terms(query)
         shared = len(wanted & _terms(content))
-        return shared >= 1 and shared >= self.min_coverage * len(wanted)
+        return shared >= 1 and shared > self.min_coverage * len(wanted)

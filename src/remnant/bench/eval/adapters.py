@@ -271,6 +271,18 @@ class RemnantAdapter:
         """Move the clock only (no sweep): what is remembered next is dated ``days`` later."""
         self.clock.advance(days=days)
 
+    def observe(self, user_id: str, text: str) -> list[str]:
+        """A user's chat turn through the product's conversation path (``Memory.add``)."""
+        out = self.mem.add({"role": "user", "content": text}, user_id=user_id)
+        return [r.id for r in out.memories]
+
+    def remembered_texts(self, user_id: str) -> list[str]:
+        """What the user still remembers now (active, above the recall threshold, not expired)."""
+        return [self._plain(r.content, user_id) for r, _ in self.mem.active(user_id)]
+
+    def used(self, memory_ids: list[str]) -> None:
+        self.mem.used(memory_ids)
+
     def memory_texts(self, user_id: str) -> dict[str, str]:
         """Every memory the user still has (hidden ones are gone from the user's view), as plain text."""
         from remnant.core.model import Status
@@ -474,6 +486,15 @@ class RememberEverything:
     def memory_texts(self, user_id: str) -> dict[str, str]:
         return {d.id: d.text for d in self.by_user.get(user_id, {}).values()}
 
+    def observe(self, user_id: str, text: str) -> list[str]:
+        return [self.remember(user_id, text, kind="episode")]
+
+    def remembered_texts(self, user_id: str) -> list[str]:
+        return list(self.memory_texts(user_id).values())
+
+    def used(self, memory_ids: list[str]) -> None:
+        return None
+
     def is_remembered(self, memory_id: str) -> bool:
         return memory_id in self.docs
 
@@ -565,6 +586,9 @@ class ForgetsEverything(RememberEverything):
         return []
 
     def history(self, user_id: str, key: str) -> list[str]:
+        return []
+
+    def remembered_texts(self, user_id: str) -> list[str]:
         return []
 
     def is_remembered(self, memory_id: str) -> bool:

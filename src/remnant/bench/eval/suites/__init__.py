@@ -37,6 +37,8 @@ SUITE_NAMES: tuple[str, ...] = (
     "retention_curve",
     "supersession",
     "forget_requests",
+    "salience",
+    "reinforcement",
 )
 
 
