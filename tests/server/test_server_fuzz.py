@@ -65,7 +65,9 @@ def test_api_never_500(live: LiveServer, label: str, mode: str) -> None:
             response.text[:500],
         )
         if response.status_code >= 400:
-            if "json" not in response.headers.get("content-type", ""):
+            try:
+                body = response.json()
+            except ValueError:
                 # the HTTP server itself rejected a request line the fuzzer broke (before the app ran)
                 assert response.status_code == 400 and "Invalid HTTP request" in response.text, (
                     label,
@@ -75,7 +77,6 @@ def test_api_never_500(live: LiveServer, label: str, mode: str) -> None:
                     response.text[:300],
                 )
                 return
-            body = response.json()
             assert set(body) == {"error"} and body["error"]["code"], body
 
     run()

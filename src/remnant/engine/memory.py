@@ -369,7 +369,8 @@ class Memory:
         if touch and hits and as_of is None:
             self.ledger.mark_active(user_id, now)
             bar = self.reinforcement.recall_reinforces
-            seen = [h for h in hits if bar(query, h.memory.content)]
+            asked_by_key = bool(filters.get("keys"))  # the application named exactly what it wants
+            seen = [h for h in hits if asked_by_key or bar(query, h.memory.content, ignore=[user_id])]
             if seen:
                 fresh = {
                     h.memory.id: h

@@ -9,8 +9,10 @@
   content words (stop words removed, a crude stem; CJK bigrams count). An empty query (the
   "strongest memories" listing) reinforces nothing, and neither does a hit that merely shares a
   word with an unrelated question: in an agent loop that recalls every turn, whatever keeps
-  showing up must still fade unless it is used. A paraphrase hit the application then uses is
-  reinforced by :meth:`Memory.used`.
+  showing up must still fade unless it is used. The user's id ("where does Ana live?") does not
+  count as a word of the query, and a recall restricted to ``keys`` reinforces what it returns (the
+  application asked for exactly that). A paraphrase hit the application then uses is reinforced
+  by :meth:`Memory.used`.
 
 The boosts and gains are :class:`~remnant.core.decay.DecayConfig` fields.
 """
@@ -18,6 +20,7 @@ The boosts and gains are :class:`~remnant.core.decay.DecayConfig` fields.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from remnant.core.text import query_terms
@@ -47,11 +50,13 @@ class ReinforcementPolicy:
 
     min_coverage: float = 0.5
 
-    def recall_reinforces(self, query: str, content: str) -> bool:
+    def recall_reinforces(self, query: str, content: str, *, ignore: Iterable[str] = ()) -> bool:
+        """``ignore``: query words that say whose memory it is (the user's id, often their name:
+        "where does Ana live?"), not what it is about."""
         if not query.strip():
             return False
         if self.min_coverage <= 0:
             return True
-        wanted = _terms(query)
+        wanted = _terms(query) - {_stem(w.lower()) for w in ignore}
         shared = len(wanted & _terms(content))
         return shared >= 1 and shared > self.min_coverage * len(wanted)
