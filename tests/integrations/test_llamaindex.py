@@ -154,7 +154,9 @@ def test_session_scope_and_agent(mem: Memory) -> None:
     assert asyncio.run(other_agent.aget(question)) == ""
 
 
-def test_ingest_skips_system_and_tool_messages_and_recall_reinforces(mem: Memory) -> None:
+def test_ingest_skips_system_and_tool_messages_and_what_goes_into_the_prompt_is_reinforced(
+    mem: Memory,
+) -> None:
     block = RemnantMemoryBlock(memory=mem, user_id="ana", tokenizer_fn=words)
     results = block.ingest(
         [
@@ -172,9 +174,16 @@ def test_ingest_skips_system_and_tool_messages_and_recall_reinforces(mem: Memory
     fact = mem.current("occupation", user_id="ana")
     assert fact is not None and fact.content.startswith("User works as nurse")
     assert fact.metadata["from_episode"] == results[0].episodes[0].id
-    block.recall("nurse occupation")
-    fact = mem.get(fact.id)
-    assert fact.access_count == 1
+    # a bare recall that shares one of the query's two content words is below the recall bar
+    assert fact.id in {h.memory.id for h in block.recall("nurse occupation")}
+    assert mem.get(fact.id).access_count == 0
+    # what the block renders into the prompt is reported with Memory.used, each memory once
+    shown = block.fit(block.recall("nurse occupation", touch=False))
+    text = asyncio.run(block.aget([ChatMessage(role="user", content="nurse occupation")]))
+    assert "- User works as nurse in the night shift" in text.splitlines()
+    assert len(text.splitlines()) == len(shown) >= 1
+    assert [mem.get(h.memory.id).access_count for h in shown] == [1] * len(shown)
+    assert mem.get(fact.id).access_count == 1
 
 
 class KeyedIngestor:
@@ -212,6 +221,19 @@ def test_forget_requests(mem: Memory) -> None:
     block.ingest([ChatMessage(role="user", content="My phone number is 555 0101")])
     block.ingest([ChatMessage(role="user", content="Please forget my phone number")])
     assert mem.current("phone_number", user_id="ana") is not None  # switched off: stored as said
-    assert len(block.forget("forget my phone number")) == 3
+    forgotten = block.forget("forget my phone number")
+    assert len(forgotten) == 3
     assert mem.current("phone_number", user_id="ana") is None
-    assert any(e.action == "hide" for e in mem.audit_log(user_id="ana"))
+    # personal data is purged (not hidden), audited with the ids it took
+    purges = [e for e in mem.audit_log(user_id="ana") if e.action == "purge"]
+    assert len(purges) == 1 and sorted(purges[0].memory_ids) == sorted(forgotten)
+    assert not any(e.action == "hide" for e in mem.audit_log(user_id="ana"))
+    assert not any("555" in r.content for r in mem.list_memories("ana", statuses=None))
+    # a turn that gives the number among other things keeps the rest: it is reported as well
+    block.ingest(
+        [ChatMessage(role="user", content="My phone number is 555 0199 and I love hiking in the hills")]
+    )
+    (turn,) = [r for r in mem.list_memories("ana", kinds=["episode"]) if "hills" in r.content]
+    forgotten = block.forget("forget my phone number")
+    assert turn.id in forgotten
+    assert mem.get(turn.id).content == "My phone number is [forgotten] and I love hiking in the hills"

@@ -9,11 +9,13 @@ the buffer flushes; this block then
   supersedes "I live in Lisbon"). When the Memory's ingestor extracts nothing (the engine's own
   ``PlainIngestor``), the block extracts facts itself with Remnant's offline rules;
 - **honours forget requests**: a user message such as "please forget my phone number" is passed to
-  :meth:`remnant.Memory.forget` (matching memories are hidden, audited) and is not stored;
+  :meth:`remnant.Memory.forget` (what matches is forgotten and audited: personal data is purged,
+  and a turn that holds it among other things keeps the rest) and is not stored;
 - **recalls** (``_aget``) what is still remembered for the latest user message and renders it as
-  text within ``token_limit`` tokens, most relevant first; when LlamaIndex's ``Memory`` must cut
-  tokens, :meth:`atruncate` drops the least relevant lines first (``priority`` 1 by default, so the
-  block may be truncated; 0 would mean never).
+  text within ``token_limit`` tokens, most relevant first, reporting the rendered memories to
+  :meth:`remnant.Memory.used` (what goes into the prompt is what gets reinforced); when
+  LlamaIndex's ``Memory`` must cut tokens, :meth:`atruncate` drops the least relevant lines first
+  (``priority`` 1 by default, so the block may be truncated; 0 would mean never).
 
 See ``docs/integrations/llamaindex.md``.
 """
@@ -117,11 +119,22 @@ class RemnantMemoryBlock(BaseMemoryBlock[str]):
         query = next((_text(m) for m in reversed(messages or []) if m.role == MessageRole.USER), "")
         if not query or (self.honour_forget_requests and is_forget_request(query)):
             return ""
-        hits = await asyncio.to_thread(self.recall, query, session_id)
-        return self.render(hits)
+        return await asyncio.to_thread(self.context, query, session_id)
 
-    def recall(self, query: str, session_id: str | None = None) -> list[Hit]:
-        """The memories recalled for ``query`` (reinforced: recalling is remembering)."""
+    def context(self, query: str, session_id: str | None = None) -> str:
+        """What ``_aget`` puts into the prompt for ``query``: the recalled memories that fit in
+        ``token_limit``, rendered, and reported to :meth:`remnant.Memory.used` (the ``use``
+        reinforcement), the way :func:`remnant.retrieval.context.recall_context` does. The recall
+        itself does not touch, so a memory in the prompt is reinforced once, as used."""
+        shown = self.fit(self.recall(query, session_id, touch=False))
+        if shown:
+            self.memory.used([h.memory.id for h in shown])
+        return "\n".join(_line(h) for h in shown)
+
+    def recall(self, query: str, session_id: str | None = None, *, touch: bool = True) -> list[Hit]:
+        """The memories recalled for ``query``. With ``touch``, :meth:`remnant.Memory.recall`'s weak
+        reinforcement applies to the hits that clear its relevance bar (they share more than half of
+        the query's content words); what is then used should be reported with ``Memory.used``."""
         found = self.memory.recall(
             query,
             user_id=self.user_id,
@@ -129,21 +142,25 @@ class RemnantMemoryBlock(BaseMemoryBlock[str]):
             agent_id=self.agent_id,
             session_id=session_id if self.session_scoped else None,
             kinds=self.kinds,
+            touch=touch,
         )
         return found.hits
 
-    def render(self, hits: Sequence[Hit]) -> str:
-        """One line per memory, most relevant first, as many as fit in ``token_limit`` tokens."""
-        lines: list[str] = []
+    def fit(self, hits: Sequence[Hit]) -> list[Hit]:
+        """The leading hits whose rendered lines fit in ``token_limit`` tokens together."""
+        shown: list[Hit] = []
         used = 0
         for hit in hits:
-            line = _line(hit)
-            cost = len(self.tokenizer_fn(line + "\n"))
+            cost = len(self.tokenizer_fn(_line(hit) + "\n"))
             if used + cost > self.token_limit:
                 break
-            lines.append(line)
+            shown.append(hit)
             used += cost
-        return "\n".join(lines)
+        return shown
+
+    def render(self, hits: Sequence[Hit]) -> str:
+        """One line per memory, most relevant first, as many as fit in ``token_limit`` tokens."""
+        return "\n".join(_line(h) for h in self.fit(hits))
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
         """Drop the least relevant lines (the last ones) until ``tokens_to_truncate`` are saved."""
@@ -228,15 +245,17 @@ class RemnantMemoryBlock(BaseMemoryBlock[str]):
 
     # -- forgetting --------------------------------------------------------------------------------
     def forget(self, request: str) -> list[str]:
-        """Forget what a request in words names ("my phone number"): the ids hidden. A request
-        that would take too much of the user's memory needs confirmation, so it is logged and
-        skipped here (use :meth:`remnant.Memory.forget` with ``confirm=True``)."""
+        """Forget what a request in words names ("my phone number"): the ids of the memories
+        forgotten (purged, or hidden when the request allows it) and then of those rewritten with
+        only the matching part removed. A request that would take too much of the user's memory
+        needs confirmation, so it is logged and skipped here (use :meth:`remnant.Memory.forget`
+        with ``confirm=True``)."""
         try:
             result = self.memory.forget(request, user_id=self.user_id)
         except ConfirmationRequired as exc:
             log.warning("forget request not applied (needs confirmation): %s", exc)
             return []
-        return list(result.forgotten)
+        return [*result.forgotten, *result.rewritten]
 
     async def aforget(self, request: str) -> list[str]:
         return await asyncio.to_thread(self.forget, request)
