@@ -1,8 +1,9 @@
 """An app written for mem0, switched to Remnant by changing the host.
 
 Starts ``remnant serve --no-auth`` on a free loopback port with a fresh database, points the real
-``mem0ai`` client at it, and runs a short conversation: an add, a search, an update that supersedes
-the old fact (history keeps both), a delete that stays gone. Offline: nothing leaves the machine
+``mem0ai`` client at it, and runs a short conversation: an add (the extracted facts are the
+memories), a search, a second turn whose new fact supersedes the old one, mem0's update, the
+history of every version, a delete that stays gone. Offline: nothing leaves the machine
 (mem0's telemetry is switched off before the client is imported).
 
     python examples/mem0_switch/run.py
@@ -52,20 +53,27 @@ def start_remnant(db: Path, port: int) -> subprocess.Popen[bytes]:
 def conversation(client: MemoryClient) -> None:
     user = {"user_id": "alice"}
     added = client.add([{"role": "user", "content": "I live in Paris and I like jazz"}], **user)
-    first = added["results"][0]["id"]
     print("added:", [(e["event"], e["memory"]) for e in added["results"]])
+    home = next(e["id"] for e in added["results"] if "Paris" in e["memory"])
 
-    hits = client.search("where does alice live", filters=user)["results"]
+    hits = client.search("where does alice live", filters=user, top_k=1)["results"]
     print("search:", [h["memory"] for h in hits])
 
-    moved = client.update(first, text="I live in Berlin and I like jazz")
-    print("updated:", moved["memory"], "(new version", moved["id"] + ")")
-    hits = client.search("where does alice live", filters=user)["results"]
+    # the next turn: a new value under the same key supersedes the old one
+    moved = client.add([{"role": "user", "content": "I moved, I live in Berlin now"}], **user)
+    print("moved:", [(e["event"], e.get("previous_memory"), e["memory"]) for e in moved["results"]])
+    hits = client.search("where does alice live", filters=user, top_k=1)["results"]
     print("search after the move:", [h["memory"] for h in hits])
-    print("history:", [(h["event"], h["old_memory"], h["new_memory"]) for h in client.history(first)])
 
-    client.delete(moved["id"])
-    print("after delete:", [m["memory"] for m in client.get_all(filters=user)["results"]])
+    # mem0's update: a new version too (the id changes; the old id resolves to the live version)
+    fixed = client.update(moved["results"][0]["id"], text="User lives in Berlin, Kreuzberg")
+    print("updated:", fixed["memory"], "(new version", fixed["id"] + ")")
+    print("history:", [(h["event"], h["old_memory"], h["new_memory"]) for h in client.history(home)])
+
+    client.delete(fixed["id"])
+    hits = client.search("where does alice live", filters=user)["results"]
+    print("after delete:", [h["memory"] for h in hits])
+    print("still remembered:", [m["memory"] for m in client.get_all(filters=user)["results"]])
 
 
 def main() -> None:

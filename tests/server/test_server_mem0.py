@@ -49,8 +49,15 @@ def test_multi_turn_update_delete_and_isolation(live: LiveServer) -> None:
         user_id=user,
         metadata={"channel": "chat"},
     )
-    assert added["status"] == "SUCCEEDED" and {e["event"] for e in added["results"]} == {"ADD"}
-    home = next(e["id"] for e in added["results"] if "Paris" in e["memory"])
+    # infer (mem0's default): the memories are the extracted facts; a message that yielded none
+    # is kept as it was said; the message the facts came from is no memory of its own
+    assert added["status"] == "SUCCEEDED"
+    assert [(e["event"], e["memory"]) for e in added["results"]] == [
+        ("ADD", "User lives in Paris"),
+        ("ADD", "User works as baker"),
+        ("ADD", "Good to know!"),
+    ]
+    home = added["results"][0]["id"]
     # adds are done when they answer; the event says so
     with live.client() as raw:
         event = raw.get(f"/v1/event/{added['event_id']}/").json()
@@ -59,28 +66,42 @@ def test_multi_turn_update_delete_and_isolation(live: LiveServer) -> None:
     found = c.search("where does the user live Paris", filters={"user_id": user})
     assert found["results"][0]["id"] == home and found["results"][0]["metadata"]["channel"] == "chat"
     assert "score" in found["results"][0] and found["results"][0]["user_id"] == user
-    assert c.get_all(filters={"user_id": user})["count"] == 2
+    assert not any("I live in Paris" in t for t in _texts(found))  # the source message is no memory
+    assert sorted(_texts(c.get_all(filters={"user_id": user}))) == [
+        "Good to know!",
+        "User lives in Paris",
+        "User works as baker",
+    ]
 
-    # a second turn: the user moved. mem0's update is a new version in Remnant
-    updated = c.update(home, text="I live in Berlin and I work as a baker")
-    assert updated["event"] == "UPDATE" and updated["previous_id"] == home and updated["id"] != home
+    # a second turn: the user moved. The new fact supersedes the old one under its key
+    moved = c.add([{"role": "user", "content": "I live in Berlin now"}], user_id=user)
+    assert [(e["event"], e["memory"], e.get("previous_memory")) for e in moved["results"]] == [
+        ("UPDATE", "User lives in Berlin", "User lives in Paris")
+    ]
+    berlin = moved["results"][0]["id"]
+    assert berlin != home
     hits = _texts(c.search("where does the user live", filters={"user_id": user}, top_k=10))
-    assert any("Berlin" in t for t in hits) and not any("Paris" in t for t in hits)
+    assert "User lives in Berlin" in hits and not any("Paris" in t for t in hits)
     listing = _texts(c.get_all(filters={"user_id": user}))
-    assert any("Berlin" in t for t in listing) and not any("Paris" in t for t in listing)
-    assert "Berlin" in c.get(home)["memory"]  # an old id resolves to the live version
+    assert "User lives in Berlin" in listing and not any("Paris" in t for t in listing)
+    assert c.get(home)["memory"] == "User lives in Berlin"  # an old id resolves to the live version
     history = c.history(home)
     assert [h["event"] for h in history] == ["ADD", "UPDATE"]
-    assert "Paris" in history[1]["old_memory"] and "Berlin" in history[1]["new_memory"]
+    assert history[1]["old_memory"] == "User lives in Paris"
+    assert history[1]["new_memory"] == "User lives in Berlin"
 
-    # a third turn updates again (a keyed chain now): history lists all three
-    third = c.update(updated["id"], text="I live in Berlin and I work as a pastry chef")
+    # mem0's update is a new version in Remnant: a third version of the chain, history lists all three
+    third = c.update(berlin, text="User lives in Berlin, Kreuzberg")
+    assert third["event"] == "UPDATE" and third["previous_id"] == berlin and third["id"] != berlin
     assert [h["event"] for h in c.history(third["id"])] == ["ADD", "UPDATE", "UPDATE"]
+    assert c.get(home)["memory"] == "User lives in Berlin, Kreuzberg"
 
     # another user and another tenant see none of it
     assert c.search("Berlin baker", filters={"user_id": "m0-bob"})["results"] == []
+    assert c.get_all(filters={"user_id": "m0-bob"})["count"] == 0
     other = _client(live, "b_all")
     assert other.search("Berlin baker", filters={"user_id": user})["results"] == []
+    assert other.get_all(filters={"user_id": user})["count"] == 0
     with pytest.raises(MemoryNotFoundError):
         other.get(third["id"])
     with pytest.raises(MemoryNotFoundError):
@@ -92,8 +113,10 @@ def test_multi_turn_update_delete_and_isolation(live: LiveServer) -> None:
         c.get(third["id"])
     with pytest.raises(MemoryNotFoundError):
         c.get(home)
-    assert not any("Berlin" in t for t in _texts(c.search("Berlin baker pastry", filters={"user_id": user})))
+    for query in ("Berlin baker Kreuzberg", "where does the user live Berlin"):
+        assert not any("Berlin" in t for t in _texts(c.search(query, filters={"user_id": user})))
     assert not any("Berlin" in t for t in _texts(c.get_all(filters={"user_id": user})))
+    assert "User works as baker" in _texts(c.get_all(filters={"user_id": user}))  # only that one went
 
     # the rest of the user: delete_all is a user erasure
     assert c.delete_all(filters={"user_id": user})["message"] == "Memories deleted successfully!"
@@ -184,7 +207,15 @@ def test_example_runs_as_its_readme_says() -> None:
         timeout=240,
         check=True,
     ).stdout
-    assert "search: ['I live in Paris and I like jazz']" in out
-    assert "search after the move: ['I live in Berlin and I like jazz']" in out
-    assert "('UPDATE', 'I live in Paris and I like jazz', 'I live in Berlin and I like jazz')" in out
+    # infer: the extracted facts are the memories, not the message they came from
+    assert "added: [('ADD', 'User lives in Paris'), ('ADD', 'User likes jazz')]" in out
+    assert "search: ['User lives in Paris']" in out
+    assert "moved: [('UPDATE', 'User lives in Paris', 'User lives in Berlin')]" in out
+    assert "search after the move: ['User lives in Berlin']" in out
+    assert (
+        "history: [('ADD', None, 'User lives in Paris'), "
+        "('UPDATE', 'User lives in Paris', 'User lives in Berlin'), "
+        "('UPDATE', 'User lives in Berlin', 'User lives in Berlin, Kreuzberg')]"
+    ) in out
     assert "after delete: []" in out
+    assert "still remembered: ['User likes jazz']" in out

@@ -236,8 +236,10 @@ class Memory:
         Each message becomes an episode whose importance is the ingestor's judgement of how much
         it matters (a stated plan, a change of job, a habit: high; a greeting, thanks, weather:
         low), with any expiry it states in words; the facts the ingestor finds become keyed
-        memories that supersede older values. ``infer=False`` stores the messages as they are,
-        at the ingestor's default importance, without extraction. One transaction for all.
+        memories that supersede older values (each carrying ``metadata`` and ``from_episode``, the
+        episode's id; the episode lists them under ``metadata["facts"]``). ``infer=False`` stores
+        the messages as they are, at the ingestor's default importance, without extraction. One
+        transaction for all.
         """
         if isinstance(messages, (str, Message, Mapping)):
             messages = [messages]
@@ -290,7 +292,12 @@ class Memory:
                         options={
                             **scope,
                             **d.options,
-                            "metadata": {**(d.options.get("metadata") or {}), "from_episode": episode.id},
+                            # the caller's metadata (channel, app) describes the turn: its facts too
+                            "metadata": {
+                                **metadata,
+                                **(d.options.get("metadata") or {}),
+                                "from_episode": episode.id,
+                            },
                         },
                     )
                     for d in drafts

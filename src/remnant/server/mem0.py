@@ -10,8 +10,12 @@ How mem0's model maps onto Remnant (docs/integrations/mem0.md has the full table
 - ``user_id`` → the memory's user; ``agent_id`` → agent; ``run_id`` → session; ``app_id`` → the
   ``app_id`` metadata field. Remnant scopes every memory to a user, so a call that names only an
   agent, app or run works on the pseudo-user ``agent:<id>`` / ``app:<id>`` / ``run:<id>``.
-- add → :meth:`Memory.add` (each message an episode, plus the facts the configured ingestor finds);
-  the answer lists them as ``ADD`` events, a fact that superseded an older value as ``UPDATE``.
+- add → :meth:`Memory.add`. With ``infer`` (mem0's default) the memories are the facts the
+  server's ingestor extracts (``ADD``; ``UPDATE`` with ``previous_memory`` when a fact superseded an
+  older value under its key); a message from which nothing was extracted is kept as it was said and
+  is a memory itself (``ADD``). The episode of a message that yielded facts stays in Remnant as the
+  facts' source but is not a mem0 memory: the mem0 listing and search leave it out. With
+  ``infer=False`` every message is stored as it is and is a memory.
 - search → :meth:`Memory.recall` (only what is still remembered; recalling reinforces).
 - update → a new version under the same key (see :mod:`remnant.server.versions`): the memory's id
   changes, the old version is kept as history; an old id resolves to the live version.
@@ -33,7 +37,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from remnant.core.errors import NotFoundError, ValidationError
-from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT, MemoryRecord, Status
+from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT, Kind, MemoryRecord, Status
 from remnant.engine.memory import Memory
 from remnant.server import versions
 from remnant.server.engines import Engines
@@ -291,6 +295,11 @@ def _event(mem: Memory, r: MemoryRecord, event: str, previous: str | None = None
     return out
 
 
+def _source_only(r: MemoryRecord) -> bool:
+    """An episode whose message yielded facts: the facts are its mem0 memories, not the episode."""
+    return r.kind == Kind.EPISODE and bool(r.metadata.get("facts"))
+
+
 def _remembered(mem: Memory, r: MemoryRecord) -> bool:
     if r.status != Status.ACTIVE:
         return False
@@ -350,17 +359,25 @@ def _add(body: AddBody, call: Call) -> list[dict[str, Any]]:
         infer=body.infer,
         metadata=flt.scope.metadata_filter(body.metadata),
     )
-    out = [_event(mem, r, "ADD") for r in result.episodes]
+    by_episode: dict[str, list[MemoryRecord]] = {}
     for fact in result.facts:
-        older = [
-            r
-            for r in (mem.history(fact.key, user_id=fact.user_id) if fact.key else [])
-            if r.superseded_by == fact.id
-        ]
-        if older:
-            out.append(_event(mem, fact, "UPDATE", older[-1].content))
-        else:
-            out.append(_event(mem, fact, "ADD"))
+        by_episode.setdefault(str(fact.metadata.get("from_episode")), []).append(fact)
+    out: list[dict[str, Any]] = []
+    for episode in result.episodes:  # in the order of the messages
+        facts = by_episode.get(episode.id)
+        if not facts:  # nothing extracted (or infer=False): the message is the memory
+            out.append(_event(mem, episode, "ADD"))
+            continue
+        for fact in facts:
+            older = [
+                r
+                for r in (mem.history(fact.key, user_id=fact.user_id) if fact.key else [])
+                if r.superseded_by == fact.id
+            ]
+            if older:
+                out.append(_event(mem, fact, "UPDATE", older[-1].content))
+            else:
+                out.append(_event(mem, fact, "ADD"))
     return out
 
 
@@ -409,18 +426,22 @@ def _search(body: SearchBody, call: Call) -> dict[str, Any]:
     flt = Filters(body.model_dump(include=set(ENTITIES)), body.filters)
     mem = call.mem
     metadata = {**(body.metadata or {}), **flt.metadata}
+    limit = body.top_k or body.limit or 10
+    # the episodes that only sourced facts are no mem0 memories: asked for beyond the limit so they
+    # do not take its places, then left out (recall treats them as any hit: it may reinforce them)
     res = mem.recall(
         body.query,
         user_id=flt.scope.user_id,
-        limit=body.top_k or body.limit or 10,
+        limit=min(MAX_LIMIT, 2 * limit + 10),
         agent_id=flt.scope.agent_id,
         session_id=flt.scope.run_id,
         metadata=metadata,
         created_after=flt.created_after,
         created_before=flt.created_before,
     )
+    hits = [h for h in res.hits if not _source_only(h.memory)][:limit]
     return {
-        "results": [memory_item(mem, h.memory, score=h.score) for h in res.hits],
+        "results": [memory_item(mem, h.memory, score=h.score) for h in hits],
         "faded": [f.to_dict() for f in res.faded],
     }
 
@@ -454,7 +475,7 @@ def _matching(mem: Memory, flt: Filters, *, remembered: bool = True) -> list[Mem
             continue
         if flt.created_before and r.created_at and r.created_at > flt.created_before:
             continue
-        if remembered and not _remembered(mem, r):
+        if remembered and (not _remembered(mem, r) or _source_only(r)):
             continue
         out.append(r)
     return out
