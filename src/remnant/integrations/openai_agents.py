@@ -23,6 +23,8 @@ fast, which the ``recall`` tool leaves out.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import difflib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -32,6 +34,7 @@ from agents.memory.session_settings import SessionSettings
 
 from remnant.core.errors import NotFoundError, RemnantError
 from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT, Kind, MemoryRecord, Status, check_identifier
+from remnant.engine.forgetting.attributes import read, relate
 from remnant.engine.memory import Memory
 from remnant.store.base import MemoryFilter
 
@@ -108,6 +111,43 @@ def _label(item: Mapping[str, Any]) -> str:
     return _clip(" ".join([head, *_strings(item)]))
 
 
+def _edited(item: Any, text: str, content: str, sep: str, head: str = "") -> Any:
+    """``item`` with the edits that turned ``text`` (``head``, then the item's strings joined by
+    ``sep``, as the record was written) into ``content`` (the record now) applied to its strings.
+
+    Forgetting may rewrite a history record in place ("forget my phone number" takes the number out
+    of a turn and leaves the rest): the item the model is given must say what the record says, not
+    what it said when it was stored."""
+    # the part of the text past the record's clip was never in the record: it stays as it was
+    content = content + text[MAX_CONTENT_CHARS:]
+    if content == text:
+        return item
+    moved = [0] * (len(text) + 1)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, text, content, autojunk=False).get_opcodes():
+        if tag == "equal":
+            moved[i1:i2] = range(j1, j2)
+        else:  # an edit belongs to the string it starts in
+            moved[i1 : i2 + 1] = [j1] + [j2] * (i2 - i1)
+    moved[len(text)] = len(content)
+    pos = len(head) + (len(sep) if head else 0)
+
+    def walk(value: Any, field: str | None = None) -> Any:
+        nonlocal pos
+        if isinstance(value, str):
+            if field in _STRUCTURAL or not value.strip():
+                return value
+            start, end = pos, pos + len(value)
+            pos = end + len(sep)
+            return content[moved[start] : moved[end]]
+        if isinstance(value, Mapping):
+            return {k: walk(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, field) for v in value]
+        return value
+
+    return walk(item)
+
+
 def _clip(text: str) -> str:
     return text if len(text) <= MAX_CONTENT_CHARS else text[:MAX_CONTENT_CHARS]
 
@@ -148,7 +188,7 @@ class RemnantSession:
             limit = self.session_settings.limit
         async with self._lock:
             records = await asyncio.to_thread(self._records, _VISIBLE)
-        items = _paired([r.metadata[ITEM_KEY] for r in records])
+        items = _paired([_current_item(r) for r in records])
         if limit is not None:
             items = items[-limit:] if limit > 0 else []
         return items
@@ -251,6 +291,24 @@ class RemnantSession:
         self._next_seq = None
 
 
+def _current_item(record: MemoryRecord) -> Any:
+    """The SDK item a history record holds, with what forgetting since removed from it removed."""
+    item = record.metadata[ITEM_KEY]
+    if record.source == ITEM_SOURCE:
+        head = _label({k: v for k, v in item.items() if k in ("type", "role", "name")})
+        return _edited(item, " ".join([head, *_strings(item)]), record.content, " ", head)
+    chat = chat_text(item)
+    if chat is None:
+        return item
+    content = item.get("content")
+    if isinstance(content, str):
+        return {**item, "content": _edited(content, content, record.content, "")}
+    parts = [p for p in content if isinstance(p, Mapping) and p.get("type") in _TEXT_PARTS and isinstance(p.get("text"), str)]  # fmt: skip
+    texts = _edited([p["text"] for p in parts], chat[1], record.content, "\n")
+    new = dict(zip((id(p) for p in parts), texts, strict=True))
+    return {**item, "content": [{**p, "text": new[id(p)]} if id(p) in new else p for p in content]}
+
+
 def _paired(items: list[Any]) -> list[Any]:
     """Drop tool outputs whose call was forgotten, and calls whose output was (the model's API
     rejects either half alone); a trailing call still waiting for its output stays."""
@@ -279,6 +337,44 @@ def _memory_view(record: MemoryRecord, score: float | None = None) -> dict[str, 
     return view
 
 
+def _restated(
+    memory: Memory,
+    content: str,
+    *,
+    user_id: str,
+    agent_id: str | None,
+    key: str | None,
+    kind: str,
+    ttl: str | None,
+) -> MemoryRecord | None:
+    """The user's current memory under ``key`` when ``content`` says the same thing again.
+
+    The session's chat text goes through the memory's ingestor, which extracts keyed facts ("User
+    lives in Paris", key ``city``); a model that then calls ``remember`` with the same fact in its
+    own words would otherwise store a second version that supersedes an identical one. Only an exact
+    restatement (same attribute, same value, by the rule reader) counts; anything else is stored."""
+    if not key or ttl:
+        return None
+    found = memory.store.query(
+        memory.ledger.filter(user_id, keys=(key,), agent_id=agent_id), order="-created_at", limit=1
+    )
+    current = found[0] if found else None
+    if current is None or current.kind.value != kind:
+        return None
+    if " ".join(content.casefold().split()) == " ".join(current.content.casefold().split()):
+        return current
+    new, old = read(content), read(current.content)
+    if new is None or old is None or new.attribute != old.attribute or None in (new.value, old.value):
+        return None
+    if any(r.negated or r.additive or r.refinement or r.hypothetical for r in (new, old)):
+        return None
+    if new.subject != old.subject and not {new.subject, old.subject} <= {"user", "other"}:
+        return None  # "my sister lives in Paris" is not the user's city
+    subject = new.subject
+    same = relate(new, dataclasses.replace(old, subject=subject)) == "compatible"
+    return current if same else None
+
+
 def remnant_tools(
     memory: Memory,
     *,
@@ -292,7 +388,9 @@ def remnant_tools(
     The model never names a user: every call is scoped to ``user_id`` (and ``agent_id`` when
     given), and ``forget`` by id refuses a memory of anyone else. ``recall`` looks in
     ``recall_kinds``: by default every kind but episodes (the conversation turns themselves, which
-    the session already holds); ``None`` for every kind. Errors come back to the model
+    the session already holds); ``None`` for every kind. ``remember`` with a key whose current
+    memory already says the same (extracted from the chat by the ingestor) reinforces that memory
+    instead of storing a second version of it. Errors come back to the model
     as text. ``forget`` hides (reversible by a person, audited) and never confirms a request that
     would take most of the user's memories: that needs a person.
     """
@@ -309,6 +407,9 @@ def remnant_tools(
             ttl: How long it stays true, if it is temporary ("2 days", "1 week").
         """
         try:
+            same = _restated(memory, content, user_id=user_id, agent_id=agent_id, key=key, kind=kind, ttl=ttl)
+            if same is not None:  # the session's ingest already has it: no second version of it
+                return json.dumps({"stored": _memory_view(memory.touch(same.id)), "already_remembered": True})
             record = memory.remember(
                 content,
                 user_id=user_id,
