@@ -217,6 +217,8 @@ class RemnantSession:
             tenant=self.memory.tenant,
             user_id=self.user_id,
             session_id=self.session_id,
+            # the session's own records; facts drawn from its turns carry its metadata too
+            kinds=(Kind.EPISODE,),
             statuses=statuses,
             now=self.memory.now().timestamp() if statuses is not None else None,
             metadata={SESSION_KEY: self.session_id},
