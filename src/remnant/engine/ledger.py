@@ -17,7 +17,7 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
@@ -163,6 +163,17 @@ class Ledger:
             created_after=ensure_aware(created_after).timestamp() if created_after else None,
             created_before=ensure_aware(created_before).timestamp() if created_before else None,
         )
+
+    def fading_filters(self, base: MemoryFilter, *, within_days: float = 0.0) -> list[MemoryFilter]:
+        """Filters of the active, unpinned memories of ``base`` whose fade time falls before now plus
+        ``within_days``: one for wall time, one per user on the active-days clock (each user's axis)."""
+        active = replace(base, statuses=(Status.ACTIVE,), pinned=False)
+        if self.decay.clock_mode == "wall":
+            return [replace(active, faded_by=dk.wall_axis(self.now().timestamp()) + within_days)]
+        return [
+            replace(active, user_id=u.user_id, faded_by=self.axis(u.user_id) + within_days)
+            for u in self.store.users(tenant=self.tenant, limit=1_000_000)
+        ]
 
     # -- reading -----------------------------------------------------------------------------------
     def require(self, memory_id: str, *, lock: bool = False) -> MemoryRecord:

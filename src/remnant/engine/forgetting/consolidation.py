@@ -14,12 +14,12 @@ the noise.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import timedelta
 
 from remnant.core import decay as dk
 from remnant.core.model import Kind, MemoryRecord, Status
-from remnant.engine.ledger import Ledger
+from remnant.engine.ledger import Ledger, by_user
 from remnant.engine.results import SweepStep
 from remnant.store.base import MemoryFilter
 
@@ -44,18 +44,9 @@ def _due(ledger: Ledger, policy: ConsolidationPolicy) -> list[MemoryRecord]:
     base = MemoryFilter(
         tenant=ledger.tenant,
         kinds=(Kind.EPISODE,),
-        statuses=(Status.ACTIVE,),
-        pinned=False,
         now=ledger.now().timestamp(),  # an expired one-time code is not worth keeping
     )
-    filters = (
-        [replace(base, faded_by=dk.wall_axis(ledger.now().timestamp()) + horizon_days)]
-        if ledger.decay.clock_mode == "wall"
-        else [
-            replace(base, user_id=u.user_id, faded_by=ledger.axis(u.user_id) + horizon_days)
-            for u in ledger.store.users(tenant=ledger.tenant, limit=1_000_000)
-        ]
-    )
+    filters = ledger.fading_filters(base, within_days=horizon_days)
     out: list[MemoryRecord] = []
     for flt in filters:
         for r in ledger.store.query(flt, limit=policy.batch):
@@ -103,17 +94,14 @@ def run_consolidation(
             ledger.store.update(episode)
             made.append(fact.id)
             done.append(episode)
-        by_user: dict[str, list[str]] = {}
-        for episode in done:
-            by_user.setdefault(episode.user_id, []).append(episode.id)
-        for user, ids in by_user.items():
+        for user, episodes in by_user(done).items():
             ledger.audit(
                 "consolidate",
                 "salient episodes about to fade became facts",
-                ids=ids,
+                episodes,
                 user_id=user,
                 policy="consolidation",
                 batch_id=batch_id,
-                summary=f"{len(ids)} episodes consolidated into facts",
+                summary=f"{len(episodes)} episodes consolidated into facts",
             )
     return SweepStep("consolidate", "consolidation", len(made), made)

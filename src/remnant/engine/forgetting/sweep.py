@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Literal
 
-from remnant.core import decay as dk
 from remnant.core.model import Status, new_id
 from remnant.engine.forgetting.consolidation import ConsolidationPolicy, run_consolidation
 from remnant.engine.forgetting.eviction import EvictionPolicy, run_eviction
@@ -135,7 +134,7 @@ def _run_steps(ledger: Ledger, policy: SweepPolicy, report: SweepReport, batch: 
     if policy.consolidate is not None and policy.consolidate.enabled:
         report.steps.append(run_consolidation(ledger, policy.consolidate, batch_id=batch, dry_run=dry_run))
     if policy.fade:
-        for flt in _faded_filters(ledger, base, now):
+        for flt in ledger.fading_filters(base):
             change(
                 "fade",
                 flt,
@@ -160,22 +159,6 @@ def _run_steps(ledger: Ledger, policy: SweepPolicy, report: SweepReport, batch: 
             "fade_grace",
         )
     _extra_policies(ledger, policy, report, batch, dry_run)
-
-
-def _faded_filters(ledger: Ledger, base: MemoryFilter, now: object) -> list[MemoryFilter]:
-    """Filters of active memories past their fade time: one for wall time, one per user for active days."""
-    if ledger.decay.clock_mode == "wall":
-        return [
-            replace(
-                base, statuses=(Status.ACTIVE,), pinned=False, faded_by=dk.wall_axis(ledger.now().timestamp())
-            )
-        ]
-    return [
-        replace(
-            base, user_id=u.user_id, statuses=(Status.ACTIVE,), pinned=False, faded_by=ledger.axis(u.user_id)
-        )
-        for u in ledger.store.users(tenant=ledger.tenant, limit=1_000_000)
-    ]
 
 
 def _extra_policies(
