@@ -19,7 +19,8 @@ from urllib.parse import quote
 import pytest
 from hypothesis import HealthCheck, settings
 
-from remnant import ManualClock, Memory
+from remnant import ManualClock
+from remnant.engine import Memory
 
 # Hypothesis: no per-example deadline and no too-slow health check anywhere. Both measure wall
 # time, so on a loaded machine (CI, parallel runs) they fail tests that are correct ("Unreliable

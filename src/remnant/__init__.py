@@ -1,8 +1,11 @@
 """Remnant: a memory layer for LLM apps and agents that forgets the way people do.
 
 The public API lives here; everything else is an implementation detail that may move.
+``Memory`` is the product (:class:`remnant.config.Memory`: privacy layer, hybrid recall, the offline
+ingestor); the bare engine is :class:`remnant.engine.Memory`.
 """
 
+from remnant.config import Memory, build_memory
 from remnant.core.audit import AuditEntry, ChainVerification
 from remnant.core.clock import Clock, ManualClock, SystemClock
 from remnant.core.decay import DecayConfig
@@ -24,7 +27,6 @@ from remnant.engine import (
     FadedHint,
     ForgetResult,
     Hit,
-    Memory,
     RecallResult,
     SweepPolicy,
     SweepReport,
@@ -68,5 +70,6 @@ __all__ = [
     "ValidationError",
     "WriteItem",
     "WriteOptions",
+    "build_memory",
     "open_store",
 ]

@@ -1,13 +1,20 @@
-"""Build a :class:`~remnant.Memory` from the environment, with every layer that is installed.
+"""The product: :class:`Memory` opens the engine with every layer that is installed.
 
-The CLI, the server and the examples use this so one set of environment variables configures them
-all the same way:
+``remnant.Memory`` (this class) is the one front door: the privacy layer (redaction into the
+encrypted vault, the key beside a SQLite database), hybrid recall with the default embedder (lexical
+with a logged note when no model is installed), the offline rule ingestor and the default policies.
+The CLI, the server, MCP and the assistant open it the same way. Each layer has a named opt-out
+(``privacy=False``, ``embedder=None``, ``ingestor=None``); the bare engine is
+:class:`remnant.engine.Memory` (also ``Memory.minimal(...)``).
+
+Arguments left out come from the environment, so one set of variables configures every entry point:
 
 - ``REMNANT_DB`` / ``REMNANT_DB_URL``: the store (a SQLite path or a ``postgresql://`` URL).
 - ``REMNANT_PRIVACY``: ``on`` (default: redact personal data into the encrypted vault before it is
   stored), ``off``, or ``required`` (fail if the privacy layer is not installed).
 - ``REMNANT_VAULT_KEY`` / ``REMNANT_VAULT_KEY_FILE``: the vault key. With neither set, a key file is
   created next to a SQLite database (``<db>.vault-key``, mode 0600) on first use.
+- ``REMNANT_EMBEDDER``: the embedder (``e5-small`` by default; ``none`` for lexical recall).
 - ``REMNANT_RECALL_THRESHOLD``, ``REMNANT_DECAY_CURVE``, ``REMNANT_DECAY_CLOCK``: the decay model.
 """
 
@@ -22,9 +29,10 @@ from typing import Any
 from remnant.core.clock import Clock
 from remnant.core.decay import DecayConfig
 from remnant.core.errors import StoreError
-from remnant.engine.memory import Memory
-from remnant.engine.options import Ingestor
-from remnant.engine.seams import Redactor
+from remnant.embed.base import Embedder
+from remnant.engine.memory import Memory as Engine
+from remnant.engine.options import Ingestor, PlainIngestor
+from remnant.engine.seams import Redactor, Retriever
 from remnant.store import open_store
 from remnant.store.base import Store
 
@@ -48,10 +56,29 @@ def vault_key_file(store: Store) -> Path | None:
     return Path(f"{path}.vault-key") if path is not None else None
 
 
-def build_redactor(store: Store) -> Redactor | None:
-    """The privacy layer for ``store``, or ``None`` when it is switched off or not installed."""
-    mode = os.environ.get("REMNANT_PRIVACY", "on").strip().lower()
+PRIVACY_MODES = ("on", "off", "required")
+
+
+def privacy_mode(privacy: bool | str | None = None) -> str:
+    """``on``, ``off`` or ``required``: ``privacy`` if given, else ``REMNANT_PRIVACY`` (default on)."""
+    if privacy is None:
+        privacy = os.environ.get("REMNANT_PRIVACY", "on")
+    if isinstance(privacy, bool):
+        return "on" if privacy else "off"
+    mode = str(privacy).strip().lower()
     if mode in ("off", "0", "false", "no"):
+        return "off"
+    if mode in ("on", "1", "true", "yes", ""):
+        return "on"
+    if mode == "required":
+        return mode
+    raise ValueError(f"privacy must be one of {', '.join(PRIVACY_MODES)} (or a bool), got {privacy!r}")
+
+
+def build_redactor(store: Store, privacy: bool | str | None = None) -> Redactor | None:
+    """The privacy layer for ``store``, or ``None`` when it is switched off or not installed."""
+    mode = privacy_mode(privacy)
+    if mode == "off":
         return None
     try:
         from remnant.privacy import Keyring, PrivacyPolicy
@@ -116,35 +143,90 @@ def _create_key_file(key_file: Path, key: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
+class _Default:
+    """The marker for "an argument left out": the layer comes from the environment's default."""
+
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+DEFAULT: Any = _Default()
+
+
+class Memory(Engine):
+    """Remnant as documented: the memory engine with the privacy layer, hybrid recall and the
+    offline ingestor.
+
+    >>> mem = Memory("memories.db")                      # doctest: +SKIP
+    >>> mem.remember("mail me at ana@example.com", user_id="ana").content  # doctest: +SKIP
+    'mail me at [EMAIL_1]'
+
+    Opt-outs, each by name: ``privacy=False`` (store text as given; ``"required"`` fails if the
+    privacy extra is missing), ``embedder=None`` (lexical recall only; or an embedder name such as
+    ``"minilm"`` / ``"static"``, or an :class:`~remnant.embed.Embedder`), ``ingestor=None`` (messages
+    become plain episodes, no extracted facts). ``redactor=`` and ``retriever=`` replace a layer
+    outright. Every other keyword (``clock``, ``decay``, ``tenant``, ``store``, ``contradictions``,
+    ``reinforcement``, ``actor``) is the engine's. ``Memory.minimal(...)`` is the bare engine
+    (:class:`remnant.engine.Memory`): no privacy layer, lexical recall, no extraction.
+    """
+
+    def __init__(
+        self,
+        db: str | os.PathLike[str] | None = None,
+        *,
+        privacy: bool | str | None = None,
+        embedder: str | Embedder | None = DEFAULT,
+        ingestor: Ingestor | None = DEFAULT,
+        redactor: Redactor | None = DEFAULT,
+        retriever: Retriever | None = DEFAULT,
+        tenant: str = "default",
+        clock: Clock | None = None,
+        store: Store | None = None,
+        decay: DecayConfig | None = None,
+        **engine_options: Any,
+    ) -> None:
+        owned = store is None
+        store = store if store is not None else open_store(db)
+        try:
+            if redactor is DEFAULT:
+                redactor = build_redactor(store, privacy)
+            if retriever is DEFAULT:
+                retriever = build_retriever(embedder)
+            if ingestor is DEFAULT:
+                ingestor = build_ingestor()
+            elif ingestor is None:
+                ingestor = PlainIngestor()
+            super().__init__(
+                store=store,
+                tenant=tenant,
+                clock=clock,
+                decay=decay or decay_from_env(),
+                redactor=redactor,
+                retriever=retriever,
+                ingestor=ingestor,
+                **engine_options,
+            )
+        except BaseException:
+            if owned:  # a store we were handed (the server's shared one) stays open for its other users
+                store.close()
+            raise
+
+    @staticmethod
+    def minimal(db: str | os.PathLike[str] | None = None, **options: Any) -> Engine:
+        """The bare engine on ``db``: no privacy layer, the store's lexical recall, plain episodes."""
+        return Engine(db, **options)
+
+
 def build_memory(
-    db: str | None = None,
+    db: str | os.PathLike[str] | None = None,
     *,
     tenant: str = "default",
     clock: Clock | None = None,
     store: Store | None = None,
     **overrides: Any,
 ) -> Memory:
-    """A Memory on ``db`` with the layers the environment asks for (privacy, retrieval)."""
-    owned = store is None
-    store = store or open_store(db)
-    try:
-        if "redactor" not in overrides:
-            overrides["redactor"] = build_redactor(store)
-        if "retriever" not in overrides:
-            overrides["retriever"] = build_retriever()
-        if "ingestor" not in overrides:
-            overrides["ingestor"] = build_ingestor()
-    except BaseException:
-        if owned:  # a store we were handed (the server's shared one) stays open for its other users
-            store.close()
-        raise
-    return Memory(
-        store=store,
-        tenant=tenant,
-        clock=clock,
-        decay=overrides.pop("decay", None) or decay_from_env(),
-        **overrides,
-    )
+    """The product on ``db``: the same as :class:`Memory` (kept for callers that use this name)."""
+    return Memory(db, tenant=tenant, clock=clock, store=store, **overrides)
 
 
 def build_ingestor() -> Ingestor:
@@ -155,10 +237,21 @@ def build_ingestor() -> Ingestor:
     return RuleIngestor()
 
 
-def build_retriever() -> Any:
-    """The recall strategy: hybrid (lexical + vectors) when the retrieval layer is installed."""
+def build_retriever(embedder: str | Embedder | None = DEFAULT) -> Retriever | None:
+    """The recall strategy: hybrid (lexical + vectors) when the retrieval layer is installed, with
+    ``embedder`` (a name, an :class:`~remnant.embed.Embedder`, ``None`` for lexical only; left out:
+    ``REMNANT_EMBEDDER`` or the default model, lexical with a logged note if none is installed)."""
     try:
-        from remnant.retrieval import default_retriever  # type: ignore[attr-defined,unused-ignore]
+        from remnant.retrieval import HybridRetriever, default_retriever
     except ImportError:
+        if embedder is not DEFAULT and embedder is not None:
+            raise StoreError("an embedder needs the retrieval layer: pip install 'remnant[embed]'") from None
+        log.warning("retrieval layer not installed: recall is lexical only")
         return None
-    return default_retriever()
+    if embedder is DEFAULT:
+        return default_retriever()
+    if embedder is None:
+        return HybridRetriever(None)
+    if isinstance(embedder, str):
+        return default_retriever(embedder)
+    return HybridRetriever(embedder)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing as mp
 from pathlib import Path
 
-from remnant import Memory
+from remnant.engine import Memory
 
 
 def _writer(path: str, user: str, n: int) -> None:

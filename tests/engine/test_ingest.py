@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from remnant import ManualClock, Memory, ValidationError
+from remnant import ManualClock, ValidationError
 from remnant.config import build_memory
 from remnant.core.model import Kind
+from remnant.engine import Memory
 from remnant.extract.ingest import expiry_in_words
 from remnant.extract.salience import salience
 

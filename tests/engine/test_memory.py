@@ -12,12 +12,12 @@ from remnant import (
     DecayConfig,
     Kind,
     ManualClock,
-    Memory,
     NotFoundError,
     Status,
     ValidationError,
 )
 from remnant.core.errors import DecayModeMismatch, SchemaTooNewError, StoreError
+from remnant.engine import Memory
 
 
 def test_remember_and_recall(mem: Memory) -> None:

@@ -23,7 +23,8 @@ from crewai import Memory as CrewMemory
 from crewai.memory.storage.backend import StorageBackend
 from crewai.memory.types import MemoryRecord as CrewRecord
 
-from remnant import ManualClock, Memory, NotFoundError, Status
+from remnant import ManualClock, NotFoundError, Status
+from remnant.engine import Memory
 from remnant.integrations.crewai import RemnantStorage, normalise_scope
 
 DIM = 64

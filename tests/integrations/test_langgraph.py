@@ -32,8 +32,9 @@ from langgraph.store.base import (
 )
 from langgraph.store.memory import InMemoryStore
 
-from remnant import ManualClock, Memory
+from remnant import ManualClock
 from remnant.core.model import Status
+from remnant.engine import Memory
 from remnant.integrations.langgraph import RemnantStore, value_matches
 
 ANA = ("memories", "ana")

@@ -13,8 +13,9 @@ from llama_index.core.llms import ChatMessage
 from llama_index.core.memory import BaseMemoryBlock
 from llama_index.core.memory import Memory as ChatMemory
 
-from remnant import ManualClock, Memory
+from remnant import ManualClock
 from remnant.core.model import Kind, Status
+from remnant.engine import Memory
 from remnant.engine.options import Draft, Message, Observation
 from remnant.integrations.llamaindex import RemnantMemoryBlock, is_forget_request
 

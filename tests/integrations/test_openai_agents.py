@@ -20,7 +20,8 @@ from agents import Agent, Model, ModelResponse, RunConfig, Runner, SQLiteSession
 from agents.memory.session import Session
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
-from remnant import ManualClock, Memory, Status
+from remnant import ManualClock, Status
+from remnant.engine import Memory
 from remnant.engine.options import Draft, Message, Observation
 from remnant.extract import RuleExtractor
 from remnant.integrations.openai_agents import RemnantSession, remnant_tools

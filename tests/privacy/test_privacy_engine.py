@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from tests.leaks import assert_no_leak
 
-from remnant import ManualClock, Memory
+from remnant import ManualClock
+from remnant.engine import Memory
 from remnant.privacy import Detector, Keyring, Redactor, SqliteVaultStorage, Vault, generate_key
 
 FACTS = [

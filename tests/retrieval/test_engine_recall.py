@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from remnant import ManualClock, Memory, ValidationError
+from remnant import ManualClock, ValidationError
 from remnant.embed import EmbeddingModelMismatch, get_embedder
+from remnant.engine import Memory
 from remnant.engine.seams import LexicalRetriever
 from remnant.retrieval import HybridRetriever, RetrievalError, recall_context
 from remnant.store.base import MemoryFilter

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from remnant import ManualClock, Memory
+from remnant import ManualClock
 from remnant.config import build_memory
 from remnant.core.text import (
     CJK_CLASS,
@@ -36,6 +36,7 @@ from remnant.core.text import (
     query_terms,
     script_of,
 )
+from remnant.engine import Memory
 from remnant.engine.seams import LexicalRetriever
 from remnant.retrieval import HybridRetriever
 from remnant.retrieval.query import analyze, fts_or_query

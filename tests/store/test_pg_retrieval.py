@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from remnant import ManualClock, Memory
+from remnant import ManualClock
 from remnant.embed import EmbeddingModelMismatch, get_embedder
+from remnant.engine import Memory
 from remnant.engine.seams import LexicalRetriever
 from remnant.retrieval import HybridRetriever
 from remnant.store.postgres import PostgresStore

@@ -26,7 +26,7 @@ from remnant.engine.memory import Memory
 from remnant.engine.results import ForgetResult
 from remnant.extract.llm import Extraction, LLMExtractor
 from remnant.extract.model import ExtractedFact
-from remnant.llm.base import LLM, LLMError, Message
+from remnant.llm.base import LLM, LLMError, Message, is_demo
 from remnant.summarize.extractive import ExtractiveSummarizer
 from remnant.summarize.llm import LLMSummarizer
 from remnant.summarize.template import StructuredSummary
@@ -80,8 +80,10 @@ class Assistant:
     `memory` holds customers' memories and the knowledge base; `llm` may be None (offline answers).
     `summary_every` turns (user+assistant pairs) trigger a structured summary; `token_budget`
     bounds each prompt; `recent_turns` caps the verbatim turns kept besides the summary, and only
-    turns younger than `recent_max_age` are replayed verbatim. `llm_extraction=False` extracts facts
-    with the rules only even when a model answers. A new process resumes from the latest summary.
+    turns younger than `recent_max_age` are replayed verbatim. `llm_extraction` says whether the
+    model also extracts facts: by default it does unless it is only a demo (the bundled SmolLM2-135M,
+    :func:`remnant.llm.is_demo`), which invents facts the rules would not; ``False`` keeps the rules
+    alone, ``True`` uses even a demo model. A new process resumes from the latest summary.
     """
 
     def __init__(
@@ -99,7 +101,7 @@ class Assistant:
         store_turns: bool = True,
         stale_guard: bool = True,
         recent_max_age: timedelta = timedelta(hours=12),
-        llm_extraction: bool = True,
+        llm_extraction: bool | None = None,
     ) -> None:
         if summary_every < 1:
             raise ValueError("summary_every must be >= 1")
@@ -108,7 +110,9 @@ class Assistant:
         self.memory = memory
         self.llm = llm
         self.kb = kb or KnowledgeBase(memory)
-        # With a tiny model the rules alone extract better (docs/benchmarks/assistant.md): allow opting out.
+        # With a tiny model the rules alone extract better (docs/benchmarks/assistant.md)
+        if llm_extraction is None:
+            llm_extraction = llm is not None and not is_demo(llm)
         self.extractor = LLMExtractor(llm if llm_extraction else None)
         self.summarizer: Summarizer = summarizer or (LLMSummarizer(llm) if llm else ExtractiveSummarizer())
         self.summary_every = summary_every

@@ -267,7 +267,9 @@ def _llm_option(f: Any) -> Any:
         "llm_spec",
         envvar="REMNANT_LLM",
         default=None,
-        help="Model: none, local (SmolLM2 in-process), openai:<model>[@<base_url>] [env REMNANT_LLM; default none].",
+        help="Model: none; local (the bundled SmolLM2-135M, a demo: it invents facts, so extraction "
+        "stays with the rules); local:<file.gguf>; openai:<model>[@<base_url>] (OpenAI, or a local "
+        "Ollama / llama.cpp server / vLLM) [env REMNANT_LLM; default none].",
     )(f)
 
 

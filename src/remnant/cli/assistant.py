@@ -16,7 +16,9 @@ def _llm_option(f: Any) -> Any:
         "llm_spec",
         envvar="REMNANT_LLM",
         default=None,
-        help="Model: none, local (SmolLM2 in-process), openai:<model>[@<base_url>] [env REMNANT_LLM; default none].",
+        help="Model: none; local (the bundled SmolLM2-135M, a demo: it invents facts, so extraction "
+        "stays with the rules); local:<file.gguf>; openai:<model>[@<base_url>] (OpenAI, or a local "
+        "Ollama / llama.cpp server / vLLM) [env REMNANT_LLM; default none].",
     )(f)
 
 
@@ -50,6 +52,7 @@ def chat(
     from `remnant kb import` is used, and faded memories are admitted rather than guessed.
     """
     from remnant.assistant import Assistant
+    from remnant.llm import is_demo
 
     with errors():
         assistant = Assistant(
@@ -58,6 +61,12 @@ def chat(
         click.echo(
             f"Chatting as {user_id} (model: {getattr(assistant.llm, 'name', 'none, offline answers')}). /quit to leave."
         )
+        if is_demo(assistant.llm):
+            click.echo(
+                "note: the bundled SmolLM2-135M is a demo; its answers may be invented and facts are "
+                "extracted by the rules. Use --llm openai:<model>@<url> for a real model.",
+                err=True,
+            )
         while True:
             try:
                 line = click.prompt("you", prompt_suffix="> ", default="", show_default=False)

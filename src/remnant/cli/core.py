@@ -27,9 +27,9 @@ class Ctx:
 
     def memory(self) -> Memory:
         if self._memory is None:
-            from remnant.config import build_memory
+            from remnant.config import Memory as Product
 
-            self._memory = build_memory(self.db, tenant=self.tenant)
+            self._memory = Product(self.db, tenant=self.tenant)
         return self._memory
 
 

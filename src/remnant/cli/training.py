@@ -676,9 +676,9 @@ def _manager(ctx: click.Context) -> Iterator[Any]:
             memory = core.memory()
             close = False
         else:
-            from remnant.config import build_memory
+            from remnant.config import Memory as Product
 
-            memory = build_memory(None)
+            memory = Product(None)
             close = True
         manager = PartitionManager(registry, backend=EngineBackend(memory), audit=EngineAudit(memory))
         try:

@@ -2,8 +2,10 @@
 
 The model is asked for ``{"facts": [...]}`` under a JSON schema (enforced by the backend where it
 can, and always re-validated here). Output that is not valid JSON for the schema raises
-`LLMOutputError` inside and is never stored; items whose value does not appear in the turn
-(hallucinations, common with small models) are dropped. When the model is unreachable or its
+`LLMOutputError` inside and is never stored; items whose value does not appear, whole, in the turn
+(hallucinations, common with small models), whose value is a bare answer ("No"), or whose key names
+a number the turn does not contain (``order_5631``) are dropped. What is kept carries
+:data:`LLM_CONFIDENCE`, below every rule's and the user's own. When the model is unreachable or its
 output is unusable, the rule-based extractor runs instead, so the memory write still happens.
 """
 
@@ -15,7 +17,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from remnant.core.text import is_cjk
+from remnant.core.text import fold, has_cjk, tokens
+from remnant.core.text.stopwords import STOPWORDS
 from remnant.extract.keys import normalise_key
 from remnant.extract.model import FACT_KINDS, ExtractedFact
 from remnant.extract.rules import RuleExtractor
@@ -64,9 +67,12 @@ FEW_SHOT: tuple[tuple[str, dict[str, Any]], ...] = (
     ("What is the warranty period?", {"facts": []}),
 )
 
-# How much an LLM-extracted fact is trusted and weighted, by kind (rules use their own, higher values).
-_LLM_CONFIDENCE = 0.6
-_IMPORTANCE = {"preference": 0.5, "fact": 0.6, "open_issue": 0.8}
+LLM_CONFIDENCE = 0.5
+"""How much an LLM-extracted fact is trusted: below every rule-extracted fact (the weakest rule, a
+generic "my X is Y", is 0.55) and below what the user states through ``remember`` (1.0), so a
+model's reading never outranks what the user said or what a rule matched."""
+# How much an LLM-extracted fact weighs, by kind: a little under the rules' (s0 0.7-0.8, not 1.0).
+_IMPORTANCE = {"preference": 0.4, "fact": 0.4, "open_issue": 0.6}
 _OPEN_ISSUE_TTL = timedelta(days=30)
 
 
@@ -110,22 +116,42 @@ class Extraction:
     dropped: list[dict[str, Any]] = field(default_factory=list)
 
 
-_WORD = re.compile(r"[a-z0-9@.+_-]{2,}")
+# Values a model emits for "nothing" or a bare answer: never a fact on their own.
+_NOT_A_VALUE = frozenset({"yes", "no", "none", "null", "nil", "unknown", "n/a", "na", "true", "false", "ok"})
+_DIGITS = re.compile(r"\d+")
+
+
+def _compact(text: str) -> str:
+    """Folded letters, digits and CJK only: ``138 1234 5678`` and ``138-1234-5678`` are one number."""
+    return "".join(ch for ch in fold(text) if ch.isalnum())
+
+
+def _contains(haystack: list[str], needle: list[str]) -> bool:
+    n = len(needle)
+    return any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
 
 
 def grounded(value: str, text: str) -> bool:
-    """True when `value` is supported by `text`: a word of it (or two adjacent CJK chars) occurs there."""
-    lowered_text = text.lower()
-    lowered = value.lower().strip()
-    if not lowered:
+    """True when all of ``value`` occurs in ``text`` after normalisation (NFKC, case, punctuation):
+    its words, in order, as a run of the text's words (CJK as character bigrams); a number or a CJK
+    value may differ only in separators. A value that is only stop words or a bare answer ("No",
+    "none", "yes") is never grounded: a model that copies a reply word has found no fact."""
+    words = tokens(value)
+    if not words or all(w in STOPWORDS for w in words) or fold(value).strip() in _NOT_A_VALUE:
         return False
-    if lowered in lowered_text:
+    if _contains(tokens(text), words):
         return True
-    cjk = "".join(ch for ch in lowered if is_cjk(ch))
-    if len(cjk) >= 2 and any(cjk[i : i + 2] in lowered_text for i in range(len(cjk) - 1)):
-        return True
-    words = _WORD.findall(lowered)
-    return any(len(w) >= 3 and w in lowered_text for w in words)
+    compact = _compact(value)
+    if compact.isdigit() or has_cjk(compact):
+        return len(compact) >= (1 if has_cjk(compact) else 2) and compact in _compact(text)
+    return False
+
+
+def key_grounded(key: str, text: str) -> bool:
+    """Numbers in a key (``order_5631``) must be numbers of the turn: a model copying its few-shot
+    example's order id into an unrelated turn invents an order."""
+    said = set(_DIGITS.findall(_compact(text)))
+    return all(d in said or any(d in s for s in said) for d in _DIGITS.findall(key))
 
 
 def _to_fact(item: dict[str, Any], text: str) -> ExtractedFact | None:
@@ -136,13 +162,15 @@ def _to_fact(item: dict[str, Any], text: str) -> ExtractedFact | None:
         key = normalise_key(str(item["key"]))
     except ValueError:
         return None
+    if not key_grounded(key, text):
+        return None
     kind = kind_for_key(key, str(item["kind"]))
     return ExtractedFact(
         kind=kind,  # type: ignore[arg-type]  # kind_for_key only returns FACT_KINDS members
         key=key,
         value=value,
         content=f"{key.replace('_', ' ')}: {value}",
-        confidence=_LLM_CONFIDENCE,
+        confidence=LLM_CONFIDENCE,
         importance=_IMPORTANCE[kind],
         expires_in=_OPEN_ISSUE_TTL if kind == "open_issue" else None,
         source="llm",

@@ -13,6 +13,7 @@ from remnant.llm.base import (
     LLMRequestError,
     LLMUnavailable,
     Message,
+    is_demo,
 )
 from remnant.llm.factory import llm_from_config, register_provider
 from remnant.llm.local import LocalLLM, default_model_path
@@ -37,6 +38,7 @@ __all__ = [
     "complete_json",
     "count_tokens",
     "default_model_path",
+    "is_demo",
     "llm_from_config",
     "parse_json",
     "quote_block",

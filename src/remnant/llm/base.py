@@ -62,6 +62,11 @@ class Completion:
         return self.prompt_tokens + self.completion_tokens
 
 
+def is_demo(llm: object) -> bool:
+    """True for a model that is only a demo (the bundled SmolLM2-135M): see ``LocalLLM.demo``."""
+    return bool(getattr(llm, "demo", False))
+
+
 @runtime_checkable
 class LLM(Protocol):
     """A chat model. `json_schema`, when given, asks the backend to constrain output to it."""

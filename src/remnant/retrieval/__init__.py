@@ -1,6 +1,6 @@
 """Retrieval: hybrid recall (BM25 + vectors + fusion + memory signals), context packing, vector indexes.
 
-``default_retriever()`` is what :func:`remnant.config.build_memory` installs in the engine.
+``default_retriever()`` is what the product, :class:`remnant.Memory`, installs in the engine.
 """
 
 from remnant.retrieval.context import recall_context

@@ -376,14 +376,15 @@ class HybridRetriever:
         return (rerank(head, signals, self.signals) + tail)[:limit]
 
 
-def default_retriever() -> HybridRetriever:
-    """The retriever ``build_memory`` installs: hybrid with the embedder named by
-    ``REMNANT_EMBEDDER`` (default ``e5-small``, then ``minilm``; ``none`` for lexical only). If no
-    model is installed, recall stays lexical and a warning says why."""
+def default_retriever(name: str | None = None) -> HybridRetriever:
+    """The retriever the product (:class:`remnant.Memory`) installs: hybrid with the embedder
+    ``name`` or, without one, the one named by ``REMNANT_EMBEDDER`` (default ``e5-small``, then
+    ``minilm``; ``none`` for lexical only). If no model is installed, recall stays lexical and a
+    warning says why."""
     from remnant.embed.base import EmbedderUnavailable
     from remnant.embed.registry import DEFAULT_EMBEDDER, get_embedder
 
-    chosen = os.environ.get("REMNANT_EMBEDDER", "").strip()
+    chosen = (name if name is not None else os.environ.get("REMNANT_EMBEDDER", "")).strip()
     if chosen.lower() in ("none", "off", "lexical"):
         return HybridRetriever(None)
     threads = int(os.environ.get("REMNANT_EMBED_THREADS", "2"))

@@ -1,8 +1,8 @@
 """One :class:`~remnant.Memory` per tenant over one shared store.
 
-The server opens the store once and hands each tenant its own engine (built by
-:func:`remnant.config.build_memory`, so the retrieval and privacy layers configured in the environment
-apply). Engines are made on first use and cached; every engine is bound to its tenant, so the only
+The server opens the store once and hands each tenant its own engine: the product,
+:class:`remnant.config.Memory`, opened the way every entry point opens it, so the retrieval and
+privacy layers configured in the environment apply. Engines are made on first use and cached; every engine is bound to its tenant, so the only
 way to reach a tenant's data is to hold a key for it.
 """
 
@@ -38,10 +38,9 @@ class Engines:
         with self._lock:
             engine = self._engines.get(tenant)
             if engine is None:
-                from remnant.config import build_memory
+                from remnant.config import Memory as Product
 
-                extra: dict[str, Any] = {"store": self.store}
-                engine = build_memory(self.db, tenant=tenant, clock=self.clock, **extra)
+                engine = Product(self.db, tenant=tenant, clock=self.clock, store=self.store)
                 self._engines[tenant] = engine
         return engine
 
