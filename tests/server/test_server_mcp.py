@@ -39,13 +39,13 @@ async def _agent_session(client: Any, user: str) -> dict[str, Any]:
     mid = r.structured_content["id"]
     r = await client.call_tool("recall", {"query": "peanuts allergy", "user_id": user})
     out["recalled"] = r.structured_content
-    r = await client.call_tool("pin", {"memory_id": mid})
+    r = await client.call_tool("pin", {"memory_id": mid, "user_id": user})
     out["pinned"] = r.structured_content
     r = await client.call_tool("forget", {"request": mid, "user_id": user, "dry_run": True})
     out["dry_run"] = r.structured_content
     res = await client.read_resource(f"remnant://users/{user}/memories")
     out["resource"] = json.loads(res.contents[0].text)
-    r = await client.call_tool("pin", {"memory_id": "mem_doesnotexist"})
+    r = await client.call_tool("pin", {"memory_id": "mem_doesnotexist", "user_id": user})
     out["missing"] = (r.is_error, r.content[0].text)
     r = await client.call_tool("forget", {"request": mid, "user_id": user, "hard": True, "confirm": True})
     out["purged"] = r.structured_content
@@ -68,7 +68,7 @@ def _check(out: dict[str, Any], tenant: str) -> None:
 
 SUPERSET = {
     # Remnant's own
-    "remember", "recall", "forget", "pin", "review", "why",
+    "remember", "recall", "forget", "pin", "review", "why", "add",
     # OpenMemory's
     "add_memories", "search_memory", "list_memories", "delete_memories", "delete_all_memories",
     # the MCP reference memory server's knowledge graph
@@ -82,7 +82,7 @@ async def _every_tool(client: Any, user: str) -> dict[str, Any]:
     out: dict[str, Any] = {"tools": {t.name for t in (await client.list_tools()).tools}}
 
     async def call(name: str, args: dict[str, Any]) -> Any:
-        r = await client.call_tool(name, {**args, "user_id": user} if name not in ("review", "why") else args)
+        r = await client.call_tool(name, {**args, "user_id": user})
         out.setdefault("errors", {})[name] = r.is_error
         return r.structured_content if not r.is_error else r.content[0].text
 
@@ -229,9 +229,11 @@ def test_http_tenancy_and_scopes(live: LiveServer) -> None:
         async with _http_client(live, "b_all") as client:
             r = await client.call_tool("recall", {"query": "secret plan", "user_id": "ned"})
             out["recall"] = r.structured_content
-            r = await client.call_tool("pin", {"memory_id": mid})
+            r = await client.call_tool("pin", {"memory_id": mid, "user_id": "ned"})
             out["pin"] = r.is_error
-            r = await client.call_tool("forget", {"request": mid, "hard": True, "confirm": True})
+            r = await client.call_tool(
+                "forget", {"request": mid, "user_id": "ned", "hard": True, "confirm": True}
+            )
             out["forget"] = r.is_error
             res = await client.read_resource("remnant://users/ned/memories")
             out["resource"] = json.loads(res.contents[0].text)
@@ -289,3 +291,99 @@ def test_over_stdio(tmp_path: Path) -> None:
     agent, every = anyio.run(main)
     _check(agent, "solo")
     _check_every_tool(every)
+
+
+def test_user_id_is_required_on_every_tool(tmp_path: Path) -> None:
+    engines = Engines(str(tmp_path / "m.db"))
+    server = build_mcp_server(engines, local=LOCAL_PRINCIPAL)
+
+    async def main() -> tuple[dict[str, Any], Any, Any]:
+        async with Client(server) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            missing = await client.call_tool("remember", {"content": "no user named"})
+            mine = (
+                await client.call_tool("remember", {"content": "Ana's note", "user_id": "ana"})
+            ).structured_content
+            other = await client.call_tool("pin", {"memory_id": mine["id"], "user_id": "bob"})
+            return tools, missing, other
+
+    tools, missing, other = anyio.run(main)
+    assert set(tools) >= SUPERSET
+    for name, t in tools.items():
+        assert "user_id" in t.input_schema["properties"], name
+        assert "user_id" in t.input_schema.get("required", []), f"{name}: user_id must be required"
+    assert missing.is_error and "user_id" in missing.content[0].text
+    assert other.is_error and "not_found" in other.content[0].text  # another user's memory, by id
+    assert engines.get("default").count_memories("default") == 0  # nothing fell back to "default"
+    engines.close()
+
+
+def test_a_stdio_server_bound_to_a_user_may_leave_user_id_out(tmp_path: Path) -> None:
+    engines = Engines(str(tmp_path / "m.db"))
+    server = build_mcp_server(engines, local=LOCAL_PRINCIPAL, user="solo")
+
+    async def main() -> tuple[Any, Any]:
+        async with Client(server) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            r = await client.call_tool("remember", {"content": "I prefer green tea"})
+            return tools["remember"], r
+
+    remember, r = anyio.run(main)
+    assert "user_id" not in remember.input_schema.get("required", [])
+    assert remember.input_schema["properties"]["user_id"]["default"] == "solo"
+    assert not r.is_error and engines.get("default").count_memories("solo") == 1
+    engines.close()
+
+
+def test_add_takes_a_conversation(tmp_path: Path) -> None:
+    engines = Engines(str(tmp_path / "m.db"))
+    server = build_mcp_server(engines, local=LOCAL_PRINCIPAL)
+
+    async def main() -> Any:
+        async with Client(server) as client:
+            return await client.call_tool(
+                "add",
+                {
+                    "user_id": "ana",
+                    "session_id": "s1",
+                    "messages": [
+                        {"role": "user", "content": "hi!"},
+                        {"role": "user", "content": "I moved to Lisbon last spring"},
+                        {"role": "assistant", "content": "Noted, Lisbon."},
+                    ],
+                },
+            )
+
+    r = anyio.run(main)
+    assert not r.is_error, r.content
+    out = r.structured_content
+    assert [e["content"] for e in out["episodes"]] == [
+        "hi!",
+        "I moved to Lisbon last spring",
+        "Noted, Lisbon.",
+    ]
+    assert [f["key"] for f in out["facts"]] == ["city"]
+    hi = out["episodes"][0]
+    assert hi["importance"] < out["episodes"][1]["importance"] and "greeting" in out["reasons"][hi["id"]]
+    engines.close()
+
+
+def test_the_tool_list_follows_the_key_scopes(live: LiveServer) -> None:
+    async def names(key: str) -> set[str]:
+        async with _http_client(live, key) as client:
+            return {t.name for t in (await client.list_tools()).tools}
+
+    async def main() -> tuple[set[str], set[str]]:
+        return await names("a_read"), await names("a_all")
+
+    read_only, full = anyio.run(main)
+    assert full >= SUPERSET
+    assert read_only == {
+        "recall",
+        "why",
+        "search_memory",
+        "list_memories",
+        "read_graph",
+        "search_nodes",
+        "open_nodes",
+    }

@@ -54,7 +54,13 @@ def _seconds(text: str) -> float:
 )
 @click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(1024), help="Bytes.")
 @click.option("--mcp-stdio", is_flag=True, help="Serve MCP over stdin/stdout instead of HTTP.")
-@click.option("--user", "default_user", default="default", show_default=True, help="MCP stdio: default user.")
+@click.option(
+    "--user",
+    "bound_user",
+    default=None,
+    help="MCP stdio: bind the server to this user (tools may then leave user_id out); "
+    "without it every tool call names its user_id.",
+)
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 @click.option(
     "--allow-remote-without-auth",
@@ -72,7 +78,7 @@ def serve(
     sweep_interval: str,
     max_body: int,
     mcp_stdio: bool,
-    default_user: str,
+    bound_user: str | None,
     log_level: str,
     allow_remote_without_auth: bool,
 ) -> None:
@@ -84,7 +90,7 @@ def serve(
     db = db_opt or (obj.db if obj else None)
     tenant = obj.tenant if obj else "default"
     if mcp_stdio:
-        _serve_stdio(db, tenant, default_user)
+        _serve_stdio(db, tenant, bound_user)
         return
     import logging
 
@@ -153,7 +159,7 @@ def serve(
     )
 
 
-def _serve_stdio(db: str | None, tenant: str, default_user: str) -> None:
+def _serve_stdio(db: str | None, tenant: str, bound_user: str | None) -> None:
     import anyio
 
     from remnant.server.auth import SCOPES, Principal
@@ -163,7 +169,7 @@ def _serve_stdio(db: str | None, tenant: str, default_user: str) -> None:
     with errors():
         engines = Engines(db)
         server = build_mcp_server(
-            engines, keys=None, local=Principal(tenant, frozenset(SCOPES)), default_user=default_user
+            engines, keys=None, local=Principal(tenant, frozenset(SCOPES)), user=bound_user
         )
     try:
         anyio.run(server.run_stdio_async)

@@ -4,13 +4,20 @@ and over stdio by ``remnant serve --mcp-stdio``.
 
 Over HTTP each call is authenticated by its API key (the same keys as the REST API) and works in
 the key's tenant; over stdio the process belongs to whoever started it (one tenant, all scopes).
+
+Every tool names the user it acts for (``user_id``, required): there is no silent "default" user.
+Keys are bound to a tenant, not a user; a stdio server started with ``--user`` is bound to that
+user, and only then may ``user_id`` be left out. A tool that acts on a memory by id refuses one of
+another user. ``tools/list`` shows only the tools the caller's key may call (a read-only key sees
+no ``remember``, ``pin`` or ``forget``).
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -67,6 +74,10 @@ Use it when the user confirms something you remembered is still true."""
 WHY_DOC = """Explain a memory: its strength now, when it will fade below recall (or never, if pinned),
 its versions (what it replaced and what replaced it) and the audit entries that touched it."""
 
+ADD_DOC = """Remember a conversation (the one call for chat turns): each message ({role, content}) becomes an
+episode whose importance is how much it matters (plans, changes, habits high; greetings low), and the
+facts found in it become keyed memories that supersede older values. Returns what was stored."""
+
 ADD_MEMORIES_DOC = """Add a new memory from text the user said (OpenMemory's add_memories). The text is stored as
 a conversation episode, plus any facts the server's ingestor extracts from it."""
 
@@ -87,6 +98,12 @@ GRAPH_NOTE = (
     "Each entity, observation and relation is a keyed memory of the user: it decays unless used, and faded "
     "pieces drop out of the graph."
 )
+
+
+class ChatMessage(BaseModel):
+    role: Literal["user", "assistant", "system", "tool"] = "user"
+    content: str = Field(max_length=20_000)
+    name: str | None = Field(default=None, max_length=200)
 
 
 class Entity(BaseModel):
@@ -161,15 +178,67 @@ def _compact(mem: Memory, rec: Any, strength: float | None = None) -> dict[str, 
     }
 
 
+_T = TypeVar("_T", bound=Callable[..., Any])
+
+
+def bind_user(fn: _T, user: str | None) -> _T:
+    """Make ``user_id`` default to ``user`` in ``fn``'s signature (the schema the MCP client sees);
+    with no bound user it stays required."""
+    if user is None:
+        return fn
+    sig = inspect.signature(fn, eval_str=True)
+    params = [p.replace(default=user) if p.name == "user_id" else p for p in sig.parameters.values()]
+    fn.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    return fn
+
+
+def owned(mem: Memory, memory_id: str, user_id: str) -> Any:
+    """The memory ``memory_id`` if it is ``user_id``'s; another user's is "not found" (it exists
+    for no one but its owner)."""
+    rec = mem.get(memory_id)
+    if rec.user_id != user_id:
+        raise NotFoundError(f"memory {memory_id} not found for user {user_id!r}")
+    return rec
+
+
+class ScopedToolList:
+    """MCP middleware: ``tools/list`` answers only the tools the caller's key may call."""
+
+    def __init__(self, scopes: dict[str, str], principal: Callable[[Any], Principal]) -> None:
+        self.scopes = scopes
+        self.principal = principal
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        result = await call_next(ctx)
+        if getattr(ctx, "method", None) != "tools/list":
+            return result
+        try:
+            p = self.principal(getattr(getattr(ctx, "request", None), "headers", None))
+        except RemnantError:
+            return result  # the call itself is refused by the gate in front of /mcp
+        tools = result.get("tools") if isinstance(result, dict) else getattr(result, "tools", None)
+        if tools is None:
+            return result
+        allowed = [t for t in tools if p.allows(self.scopes.get(_tool_name(t), "admin"))]
+        if isinstance(result, dict):
+            return {**result, "tools": allowed}
+        return result.model_copy(update={"tools": allowed})
+
+
+def _tool_name(tool: Any) -> str:
+    return str(tool.get("name") if isinstance(tool, dict) else tool.name)
+
+
 def build_mcp_server(
     engines: Engines,
     *,
     keys: KeyStore | None = None,
     local: Principal,
-    default_user: str = "default",
+    user: str | None = None,
 ) -> Any:
     """An ``MCPServer`` bound to ``engines``. ``local`` is the principal when a call carries no
-    HTTP headers (stdio, in-process); over HTTP with ``keys`` set, the key decides."""
+    HTTP headers (stdio, in-process); over HTTP with ``keys`` set, the key decides. ``user`` binds
+    a stdio server to one user (``user_id`` may then be left out); otherwise every call names it."""
     server = MCPServer(
         "remnant",
         instructions=(
@@ -178,6 +247,11 @@ def build_mcp_server(
         ),
     )
 
+    def from_headers(headers: Any) -> Principal:
+        if headers is None or keys is None:
+            return local
+        return keys.authenticate(key_from_headers(headers))
+
     def principal(ctx: Context | None) -> Principal:
         headers = None
         if ctx is not None:
@@ -185,9 +259,20 @@ def build_mcp_server(
                 headers = ctx.headers
             except ValueError:
                 headers = None
-        if headers is None or keys is None:
-            return local
-        return keys.authenticate(key_from_headers(headers))
+        return from_headers(headers)
+
+    scopes: dict[str, str] = {}
+    server.middleware.append(ScopedToolList(scopes, from_headers))
+
+    def tool(scope: str, description: str) -> Callable[[_T], _T]:
+        """Register a tool that needs ``scope`` (listed only to keys that have it)."""
+
+        def register(fn: _T) -> _T:
+            scopes[fn.__name__] = scope
+            server.tool(description=description)(bind_user(fn, user))
+            return fn
+
+        return register
 
     async def run(ctx: Context | None, scope: str, fn: Callable[[Memory, Principal], Any]) -> Any:
         try:
@@ -204,11 +289,11 @@ def build_mcp_server(
             _status, code, _ = remnant_status(exc)
             raise ToolError(f"{code}: {exc}") from exc
 
-    @server.tool(description=REMEMBER_DOC)
+    @tool("write", REMEMBER_DOC)
     async def remember(
         content: str,
         ctx: Context,
-        user_id: str = default_user,
+        user_id: str,
         kind: Literal["fact", "preference", "open_issue", "episode", "summary", "knowledge"] = "fact",
         importance: float = 0.5,
         key: str | None = None,
@@ -222,8 +307,8 @@ def build_mcp_server(
 
         return await run(ctx, "write", do)  # type: ignore[no-any-return]
 
-    @server.tool(description=RECALL_DOC)
-    async def recall(query: str, ctx: Context, user_id: str = default_user, limit: int = 5) -> dict[str, Any]:
+    @tool("read", RECALL_DOC)
+    async def recall(query: str, ctx: Context, user_id: str, limit: int = 5) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
             res = mem.recall(query, user_id=user_id, limit=max(1, min(int(limit), 50)))
             return {
@@ -233,11 +318,11 @@ def build_mcp_server(
 
         return await run(ctx, "read", do)  # type: ignore[no-any-return]
 
-    @server.tool(description=FORGET_DOC)
+    @tool("forget", FORGET_DOC)
     async def forget(
         request: str,
         ctx: Context,
-        user_id: str = default_user,
+        user_id: str,
         dry_run: bool = False,
         hard: bool = False,
         confirm: bool = False,
@@ -257,30 +342,50 @@ def build_mcp_server(
 
         return await run(ctx, "forget", do)  # type: ignore[no-any-return]
 
-    @server.tool(description=PIN_DOC)
-    async def pin(memory_id: str, ctx: Context) -> dict[str, Any]:
+    @tool("write", PIN_DOC)
+    async def pin(memory_id: str, ctx: Context, user_id: str) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
-            return _compact(mem, mem.pin(memory_id))
+            return _compact(mem, mem.pin(owned(mem, memory_id, user_id).id))
 
         return await run(ctx, "write", do)  # type: ignore[no-any-return]
 
-    @server.tool(description=REVIEW_DOC)
-    async def review(memory_id: str, ctx: Context) -> dict[str, Any]:
+    @tool("write", REVIEW_DOC)
+    async def review(memory_id: str, ctx: Context, user_id: str) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
-            return _compact(mem, mem.review(memory_id))
+            return _compact(mem, mem.review(owned(mem, memory_id, user_id).id))
 
         return await run(ctx, "write", do)  # type: ignore[no-any-return]
 
-    @server.tool(description=WHY_DOC)
-    async def why(memory_id: str, ctx: Context) -> dict[str, Any]:
+    @tool("read", WHY_DOC)
+    async def why(memory_id: str, ctx: Context, user_id: str) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
-            return explain(mem, memory_id)
+            return explain(mem, owned(mem, memory_id, user_id).id)
 
         return await run(ctx, "read", do)  # type: ignore[no-any-return]
 
+    @tool("write", ADD_DOC)
+    async def add(
+        messages: list[ChatMessage],
+        ctx: Context,
+        user_id: str,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> dict[str, Any]:
+        items = [m.model_dump(exclude_none=True) for m in messages[:1000]]
+
+        def do(mem: Memory, p: Principal) -> dict[str, Any]:
+            res = mem.add(items, user_id=user_id, session_id=session_id, agent_id=agent_id)
+            return {
+                "episodes": [{**_compact(mem, r), "importance": r.importance} for r in res.episodes],
+                "facts": [{**_compact(mem, r), "importance": r.importance} for r in res.facts],
+                "reasons": res.reasons,
+            }
+
+        return await run(ctx, "write", do)  # type: ignore[no-any-return]
+
     # -- OpenMemory's tools -------------------------------------------------------------------------
-    @server.tool(description=ADD_MEMORIES_DOC)
-    async def add_memories(text: str, ctx: Context, user_id: str = default_user) -> dict[str, Any]:
+    @tool("write", ADD_MEMORIES_DOC)
+    async def add_memories(text: str, ctx: Context, user_id: str) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
             res = mem.add(text, user_id=user_id)
             return {
@@ -289,10 +394,8 @@ def build_mcp_server(
 
         return await run(ctx, "write", do)  # type: ignore[no-any-return]
 
-    @server.tool(description=SEARCH_MEMORY_DOC)
-    async def search_memory(
-        query: str, ctx: Context, user_id: str = default_user, limit: int = 10
-    ) -> dict[str, Any]:
+    @tool("read", SEARCH_MEMORY_DOC)
+    async def search_memory(query: str, ctx: Context, user_id: str, limit: int = 10) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
             res = mem.recall(query, user_id=user_id, limit=max(1, min(int(limit), 50)))
             return {
@@ -304,18 +407,16 @@ def build_mcp_server(
 
         return await run(ctx, "read", do)  # type: ignore[no-any-return]
 
-    @server.tool(description=LIST_MEMORIES_DOC)
-    async def list_memories(ctx: Context, user_id: str = default_user, limit: int = 100) -> dict[str, Any]:
+    @tool("read", LIST_MEMORIES_DOC)
+    async def list_memories(ctx: Context, user_id: str, limit: int = 100) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
             active = mem.active(user_id, limit=max(1, min(int(limit), 1000)))
             return {"results": [_compact(mem, r, s) for r, s in active]}
 
         return await run(ctx, "read", do)  # type: ignore[no-any-return]
 
-    @server.tool(description=DELETE_MEMORIES_DOC)
-    async def delete_memories(
-        memory_ids: list[str], ctx: Context, user_id: str = default_user
-    ) -> dict[str, Any]:
+    @tool("forget", DELETE_MEMORIES_DOC)
+    async def delete_memories(memory_ids: list[str], ctx: Context, user_id: str) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
             records = [mem.get(i) for i in memory_ids[:1000]]
             for r in records:
@@ -330,10 +431,8 @@ def build_mcp_server(
 
         return await run(ctx, "forget", do)  # type: ignore[no-any-return]
 
-    @server.tool(description=DELETE_ALL_DOC)
-    async def delete_all_memories(
-        ctx: Context, user_id: str = default_user, confirm: bool = False
-    ) -> dict[str, Any]:
+    @tool("forget", DELETE_ALL_DOC)
+    async def delete_all_memories(ctx: Context, user_id: str, confirm: bool = False) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
             if not confirm:
                 n = mem.count_memories(user_id)
@@ -345,54 +444,46 @@ def build_mcp_server(
         return await run(ctx, "forget", do)  # type: ignore[no-any-return]
 
     # -- the reference memory server's knowledge graph ---------------------------------------------
-    @server.tool(
-        description="Create entities (name, entityType, observations) in the user's knowledge graph; "
-        "existing names are ignored. " + GRAPH_NOTE
+    @tool(
+        "write",
+        "Create entities (name, entityType, observations) in the user's knowledge graph; "
+        "existing names are ignored. " + GRAPH_NOTE,
     )
-    async def create_entities(
-        entities: list[Entity], ctx: Context, user_id: str = default_user
-    ) -> dict[str, Any]:
+    async def create_entities(entities: list[Entity], ctx: Context, user_id: str) -> dict[str, Any]:
         items = [e.model_dump() for e in entities]
         return await run(ctx, "write", lambda mem, p: {"created": graph.create_entities(mem, user_id, items)})  # type: ignore[no-any-return]
 
-    @server.tool(
-        description="Create relations (from, to, relationType, in active voice) between entities; "
-        "duplicates are skipped. " + GRAPH_NOTE
+    @tool(
+        "write",
+        "Create relations (from, to, relationType, in active voice) between entities; "
+        "duplicates are skipped. " + GRAPH_NOTE,
     )
-    async def create_relations(
-        relations: list[Relation], ctx: Context, user_id: str = default_user
-    ) -> dict[str, Any]:
+    async def create_relations(relations: list[Relation], ctx: Context, user_id: str) -> dict[str, Any]:
         items = [r.model_dump(by_alias=True) for r in relations]
         return await run(
             ctx, "write", lambda mem, p: {"created": graph.create_relations(mem, user_id, items)}
         )  # type: ignore[no-any-return]
 
-    @server.tool(
-        description="Add observations to existing entities (fails for a missing entity). " + GRAPH_NOTE
-    )
+    @tool("write", "Add observations to existing entities (fails for a missing entity). " + GRAPH_NOTE)
     async def add_observations(
-        observations: list[ObservationAdd], ctx: Context, user_id: str = default_user
+        observations: list[ObservationAdd], ctx: Context, user_id: str
     ) -> dict[str, Any]:
         items = [o.model_dump() for o in observations]
         return await run(
             ctx, "write", lambda mem, p: {"results": graph.add_observations(mem, user_id, items)}
         )  # type: ignore[no-any-return]
 
-    @server.tool(
-        description="Delete entities with their observations and the relations that involve them (purged)."
-    )
-    async def delete_entities(
-        entityNames: list[str], ctx: Context, user_id: str = default_user
-    ) -> dict[str, Any]:
+    @tool("forget", "Delete entities with their observations and the relations that involve them (purged).")
+    async def delete_entities(entityNames: list[str], ctx: Context, user_id: str) -> dict[str, Any]:
         return await run(
             ctx,
             "forget",
             lambda mem, p: {"deleted": graph.delete_entities(mem, user_id, entityNames, f"mcp:{p.actor}")},
         )  # type: ignore[no-any-return]
 
-    @server.tool(description="Delete specific observations of entities (purged).")
+    @tool("forget", "Delete specific observations of entities (purged).")
     async def delete_observations(
-        deletions: list[ObservationDelete], ctx: Context, user_id: str = default_user
+        deletions: list[ObservationDelete], ctx: Context, user_id: str
     ) -> dict[str, Any]:
         items = [d.model_dump() for d in deletions]
         return await run(
@@ -401,10 +492,8 @@ def build_mcp_server(
             lambda mem, p: {"deleted": graph.delete_observations(mem, user_id, items, f"mcp:{p.actor}")},
         )  # type: ignore[no-any-return]
 
-    @server.tool(description="Delete relations (purged).")
-    async def delete_relations(
-        relations: list[Relation], ctx: Context, user_id: str = default_user
-    ) -> dict[str, Any]:
+    @tool("forget", "Delete relations (purged).")
+    async def delete_relations(relations: list[Relation], ctx: Context, user_id: str) -> dict[str, Any]:
         items = [r.model_dump(by_alias=True) for r in relations]
         return await run(
             ctx,
@@ -412,20 +501,22 @@ def build_mcp_server(
             lambda mem, p: {"deleted": graph.delete_relations(mem, user_id, items, f"mcp:{p.actor}")},
         )  # type: ignore[no-any-return]
 
-    @server.tool(
-        description="The user's whole knowledge graph: entities with the observations still remembered, and relations."
+    @tool(
+        "read",
+        "The user's whole knowledge graph: entities with the observations still remembered, and relations.",
     )
-    async def read_graph(ctx: Context, user_id: str = default_user) -> dict[str, Any]:
+    async def read_graph(ctx: Context, user_id: str) -> dict[str, Any]:
         return await run(ctx, "read", lambda mem, p: graph.read_graph(mem, user_id))  # type: ignore[no-any-return]
 
-    @server.tool(
-        description="Entities whose name, type or an observation contains the query, with the relations between them."
+    @tool(
+        "read",
+        "Entities whose name, type or an observation contains the query, with the relations between them.",
     )
-    async def search_nodes(query: str, ctx: Context, user_id: str = default_user) -> dict[str, Any]:
+    async def search_nodes(query: str, ctx: Context, user_id: str) -> dict[str, Any]:
         return await run(ctx, "read", lambda mem, p: graph.search_nodes(mem, user_id, query))  # type: ignore[no-any-return]
 
-    @server.tool(description="The named entities and the relations between them.")
-    async def open_nodes(names: list[str], ctx: Context, user_id: str = default_user) -> dict[str, Any]:
+    @tool("read", "The named entities and the relations between them.")
+    async def open_nodes(names: list[str], ctx: Context, user_id: str) -> dict[str, Any]:
         return await run(
             ctx, "read", lambda mem, p: graph.read_graph(mem, user_id, {n.strip() for n in names})
         )  # type: ignore[no-any-return]
