@@ -6,7 +6,7 @@ questions from what the store still remembers. Over a few simulated days Ana mov
 Porto (the new city supersedes the old one, which Remnant keeps as history) and asks the assistant
 to forget her phone number (it stays gone).
 
-    PYTHONPATH=src python examples/langgraph/memory_graph.py
+    .venv/bin/python examples/langgraph/memory_graph.py     (after scripts/bootstrap)
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ LlamaIndex's ``Memory`` keeps the latest turns itself and flushes older ones to 
 user message. Over a few simulated days Ana moves from Lisbon to Porto and asks to forget her
 phone number; a new session a week later sees Porto, not Lisbon, and no phone number.
 
-    PYTHONPATH=src python examples/llamaindex/chat_memory.py
+    .venv/bin/python examples/llamaindex/chat_memory.py     (after scripts/bootstrap)
 """
 
 from __future__ import annotations

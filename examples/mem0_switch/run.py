@@ -6,7 +6,7 @@ memories), a search, a second turn whose new fact supersedes the old one, mem0's
 history of every version, a delete that stays gone. Offline: nothing leaves the machine
 (mem0's telemetry is switched off before the client is imported).
 
-    python examples/mem0_switch/run.py
+    .venv/bin/python examples/mem0_switch/run.py     (after scripts/bootstrap)
 """
 
 from __future__ import annotations
@@ -22,8 +22,15 @@ from pathlib import Path
 os.environ.setdefault("MEM0_TELEMETRY", "False")  # the client would report usage to PostHog
 os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="mem0-"))  # its config file, not ~/.mem0
 
-import httpx
-from mem0 import MemoryClient
+try:
+    import httpx
+    from mem0 import MemoryClient
+except ModuleNotFoundError as exc:  # run with a Python that lacks the example's dependencies
+    raise SystemExit(
+        f"{exc.name} is not installed for {sys.executable}. From the repository root run\n"
+        "  scripts/bootstrap && .venv/bin/python examples/mem0_switch/run.py\n"
+        "(or pip install -e '.[server]' mem0ai into your environment)"
+    ) from None
 
 
 def free_port() -> int:

@@ -101,3 +101,30 @@ def test_personal_data_is_redacted_on_the_cli_write_path(tmp_path: Path) -> None
     assert (tmp_path / "cli.db.vault-key").stat().st_mode & 0o077 == 0
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("cli.db*") if not p.name.endswith("vault-key"))
     assert b"ana.lopez" not in raw and b"555 0134" not in raw
+
+
+def test_add_takes_a_conversation_from_a_file_stdin_or_flags(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    convo = tmp_path / "chat.json"
+    convo.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "hi!"},
+                {"role": "user", "content": "I moved to Lisbon last spring"},
+                {"role": "assistant", "content": "Noted."},
+            ]
+        )
+    )
+    out = json.loads(run(db, "add", str(convo), "-u", "ana", "--session", "s1", "--json").stdout)
+    assert [e["content"] for e in out["episodes"]] == ["hi!", "I moved to Lisbon last spring", "Noted."]
+    assert [f["key"] for f in out["facts"]] == ["city"]
+    assert out["episodes"][0]["importance"] < out["episodes"][1]["importance"]
+    assert all(e["session_id"] == "s1" for e in out["episodes"])
+    text = run(db, "add", "-", "-u", "ana", stdin='{"role": "user", "content": "I moved to Porto"}\n').stdout
+    assert "stored 1 episode(s) and 1 fact(s)" in text and "[city]" in text
+    run(db, "add", "-u", "ana", "-c", "thanks", "-c", "bye", "--role", "user", "--no-infer")
+    hist = json.loads(run(db, "history", "-u", "ana", "city", "--json").stdout)
+    assert [h["status"] for h in hist] == ["superseded", "active"]  # Porto supersedes Lisbon
+    assert run(db, "add", "-u", "ana", ok=False).returncode == 2
+    bad = run(db, "add", "-", "-u", "ana", ok=False, stdin='[{"content": 5}]')
+    assert bad.returncode == 2 and "content" in bad.stderr

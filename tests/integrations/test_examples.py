@@ -14,21 +14,45 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_readme_command(example: str) -> str:
+    """The README's command, as written, with ``.venv/bin/python`` (what ``scripts/bootstrap`` makes)
+    standing for this interpreter."""
     readme = (ROOT / "examples" / example / "README.md").read_text(encoding="utf-8")
-    command = next(line for line in readme.splitlines() if line.startswith("PYTHONPATH=src python "))
-    env_part, *argv = shlex.split(command)
-    name, value = env_part.split("=", 1)
-    assert argv[0] == "python"
+    command = next(line for line in readme.splitlines() if line.startswith(".venv/bin/python "))
+    argv = shlex.split(command.split("#", 1)[0])
     out = subprocess.run(
         [sys.executable, *argv[1:]],
         cwd=ROOT,
-        env={**os.environ, name: str(ROOT / value), "HF_HUB_OFFLINE": "1"},
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
         capture_output=True,
         text=True,
         timeout=300,
         check=True,
     )
     return out.stdout
+
+
+def test_every_example_command_uses_the_project_environment() -> None:
+    """A bare ``python examples/…`` runs whatever Python is on PATH (ModuleNotFoundError: httpx):
+    the READMEs name the environment that has the example's dependencies."""
+    for readme in sorted((ROOT / "examples").glob("*/README.md")):
+        lines = [l for l in readme.read_text(encoding="utf-8").splitlines() if "examples/" in l and ".py" in l]
+        runs = [l for l in lines if l.split("#")[0].strip().endswith(".py") or " --" in l.split("#")[0]]
+        runs = [l for l in runs if not l.startswith(("`", "-", "|", "[")) and " " in l.strip()]
+        assert runs, readme
+        for line in runs:
+            assert line.startswith((".venv/bin/python ", ".venv-crewai/bin/python ")), f"{readme}: {line}"
+
+
+def test_the_mem0_example_says_what_to_run_without_its_dependencies(tmp_path: Path) -> None:
+    # a Python without httpx and mem0: the standard library only, no site-packages
+    out = subprocess.run(
+        [sys.executable, "-S", "-I", str(ROOT / "examples/mem0_switch/run.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 1 and "is not installed" in out.stderr and "scripts/bootstrap" in out.stderr
 
 
 def test_langgraph_example() -> None:

@@ -168,6 +168,98 @@ def remember(
         emit(r.to_dict(), as_json, lambda: f"remembered {r.id} (strength {mem.strength_of(r):.2f})")
 
 
+@cli.command()
+@click.argument("file", required=False, type=click.File("r", encoding="utf-8"))
+@user_option
+@click.option(
+    "--content", "-c", "contents", multiple=True, help="A message's text (repeat for several messages)."
+)
+@click.option(
+    "--role",
+    type=click.Choice(["user", "assistant", "system", "tool"]),
+    default="user",
+    show_default=True,
+    help="The role of the --content messages.",
+)
+@click.option("--agent", "agent_id")
+@click.option("--session", "session_id")
+@click.option(
+    "--no-infer", is_flag=True, help="Store the messages as they are: no salience, no extracted facts."
+)
+@click.option("--meta", "metadata", help="JSON object of metadata for every memory stored.")
+@json_option
+@click.pass_obj
+def add(
+    obj: Ctx,
+    file: Any,
+    user_id: str,
+    contents: tuple[str, ...],
+    role: str,
+    agent_id: str | None,
+    session_id: str | None,
+    no_infer: bool,
+    metadata: str | None,
+    as_json: bool,
+) -> None:
+    """Remember a conversation: each message becomes an episode scored by how much it matters, and
+    the facts in it become keyed memories that supersede older values (Memory.add).
+
+    Messages come from FILE (- for stdin): a JSON array of {"role", "content"} objects (the OpenAI
+    chat format; {"messages": [...]} and one object per line work too), or from --content.
+    """
+    from remnant.core.errors import ValidationError
+
+    with errors():
+        messages: list[Any] = [{"role": role, "content": c} for c in contents]
+        if file is not None:
+            messages.extend(_read_messages(file.read()))
+        if not messages:
+            raise ValidationError("give messages in FILE (or - for stdin) or with --content")
+        mem = obj.memory()
+        res = mem.add(
+            messages,
+            user_id=user_id,
+            session_id=session_id,
+            agent_id=agent_id,
+            infer=not no_infer,
+            metadata=_parse_json_object(metadata),
+        )
+
+        def text() -> str:
+            lines = []
+            for r in res.episodes:
+                why = ", ".join(res.reasons.get(r.id, [])) or "-"
+                lines.append(f"episode {r.id}  importance {r.importance:.2f} ({why})\n    {r.content}")
+            lines.extend(f"fact    {describe_record(r, mem.strength_of(r))}" for r in res.facts)
+            lines.append(f"stored {len(res.episodes)} episode(s) and {len(res.facts)} fact(s)")
+            return "\n".join(lines)
+
+        emit(res.to_dict(), as_json, text)
+
+
+def _read_messages(raw: str) -> list[Any]:
+    """A JSON array of messages, ``{"messages": [...]}``, or JSON Lines (one message per line)."""
+    from remnant.core.errors import ValidationError
+
+    raw = raw.strip()
+    if not raw:
+        return []
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError:
+        try:
+            data = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise ValidationError(
+                f"messages are not valid JSON (an array, or one object per line): {exc}"
+            ) from exc
+    if isinstance(data, dict):
+        data = data.get("messages", [data] if "content" in data else None)
+    if not isinstance(data, list):
+        raise ValidationError('messages must be a JSON array of {"role", "content"} objects')
+    return data
+
+
 def _parse_json_object(text: str | None) -> dict[str, Any] | None:
     if text is None:
         return None
