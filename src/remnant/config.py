@@ -168,6 +168,9 @@ class Memory(Engine):
     outright. Every other keyword (``clock``, ``decay``, ``tenant``, ``store``, ``contradictions``,
     ``reinforcement``, ``actor``) is the engine's. ``Memory.minimal(...)`` is the bare engine
     (:class:`remnant.engine.Memory`): no privacy layer, lexical recall, no extraction.
+
+    The verbs (``remember``, ``add``, ``recall``, ``used``, ``forget``, ``sweep``, ``erase_user`` …)
+    are the engine's: see :class:`remnant.engine.Memory`.
     """
 
     def __init__(

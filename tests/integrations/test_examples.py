@@ -35,11 +35,10 @@ def test_every_example_command_uses_the_project_environment() -> None:
     """A bare ``python examples/…`` runs whatever Python is on PATH (ModuleNotFoundError: httpx):
     the READMEs name the environment that has the example's dependencies."""
     for readme in sorted((ROOT / "examples").glob("*/README.md")):
-        lines = [
-            l for l in readme.read_text(encoding="utf-8").splitlines() if "examples/" in l and ".py" in l
-        ]
-        runs = [l for l in lines if l.split("#")[0].strip().endswith(".py") or " --" in l.split("#")[0]]
-        runs = [l for l in runs if not l.startswith(("`", "-", "|", "[")) and " " in l.strip()]
+        text = readme.read_text(encoding="utf-8").splitlines()
+        lines = [ln for ln in text if "examples/" in ln and ".py" in ln]
+        runs = [ln for ln in lines if ln.split("#")[0].strip().endswith(".py") or " --" in ln.split("#")[0]]
+        runs = [ln for ln in runs if not ln.startswith(("`", "-", "|", "[")) and " " in ln.strip()]
         assert runs, readme
         for line in runs:
             assert line.startswith((".venv/bin/python ", ".venv-crewai/bin/python ")), f"{readme}: {line}"
