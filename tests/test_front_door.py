@@ -38,6 +38,16 @@ def test_the_top_level_memory_is_the_product(tmp_path: Path) -> None:
     assert not any(b"ana@example.com" in p.read_bytes() for p in tmp_path.glob("memories.db*") if p.is_file())
 
 
+def test_a_throwaway_in_memory_product_needs_no_key_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with Memory(":memory:") as mem:  # as the README says
+        rec = mem.remember("mail me at ana@example.com", user_id="ana")
+        assert rec.content == "mail me at [EMAIL_1]" and mem.rehydrate(rec.id).endswith("ana@example.com")
+    assert list(tmp_path.iterdir()) == []  # no key file, no database file
+
+
 def test_each_layer_has_a_named_opt_out(tmp_path: Path) -> None:
     with Memory(tmp_path / "m.db", privacy=False, embedder=None, ingestor=None) as mem:
         assert mem.redactor is None

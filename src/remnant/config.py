@@ -13,7 +13,8 @@ Arguments left out come from the environment, so one set of variables configures
 - ``REMNANT_PRIVACY``: ``on`` (default: redact personal data into the encrypted vault before it is
   stored), ``off``, or ``required`` (fail if the privacy layer is not installed).
 - ``REMNANT_VAULT_KEY`` / ``REMNANT_VAULT_KEY_FILE``: the vault key. With neither set, a key file is
-  created next to a SQLite database (``<db>.vault-key``, mode 0600) on first use.
+  created next to a SQLite database (``<db>.vault-key``, mode 0600) on first use; an in-memory
+  database (``":memory:"``) gets a key that lives, like its vault, as long as the process.
 - ``REMNANT_EMBEDDER``: the embedder (``e5-small`` by default; ``none`` for lexical recall).
 - ``REMNANT_RECALL_THRESHOLD``, ``REMNANT_DECAY_CURVE``, ``REMNANT_DECAY_CLOCK``: the decay model.
 """
@@ -94,6 +95,9 @@ def build_redactor(store: Store, privacy: bool | str | None = None) -> Redactor 
         return None
     if os.environ.get(KEY_ENV) or os.environ.get(KEY_FILE_ENV):
         keyring = Keyring.from_env()
+    elif _in_memory(store):
+        # the vault lives and dies with the process's in-memory database: so does its key
+        keyring = Keyring.from_keys([generate_key()])
     else:
         key_file = vault_key_file(store)
         if key_file is None:
@@ -118,6 +122,11 @@ def build_redactor(store: Store, privacy: bool | str | None = None) -> Redactor 
             "without redaction"
         )
     return PrivacyRedactor(Vault(PgVaultStorage(store), keyring), policy)
+
+
+def _in_memory(store: Store) -> bool:
+    """An in-memory SQLite database (``Memory(":memory:")``): a SQLite connection and no file."""
+    return getattr(store, "connection", None) is not None and getattr(store, "path", "") is None
 
 
 def _create_key_file(key_file: Path, key: str) -> None:
