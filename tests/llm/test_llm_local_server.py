@@ -62,6 +62,24 @@ def test_a_local_server_through_the_openai_compatible_provider(
     assert memory_strength_below_rules(facts)
 
 
+def test_a_model_fact_never_replaces_what_the_user_said(
+    chat_server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REMNANT_EMBEDDER", "static")
+    # "My sister lives in Paris": grounded, but about someone else; a small model files it as the city
+    chat_server.reply = lambda req: (
+        json.dumps({"facts": [{"kind": "fact", "key": "city", "value": "Paris"}]})
+        if "response_format" in req
+        else "Nice!"
+    )
+    llm = llm_from_config(f"openai:qwen2.5:7b@{chat_server.base_url}")
+    with Memory(tmp_path / "m.db", privacy=False) as memory:
+        memory.remember("I live in Berlin", user_id="ana", key="city")
+        Assistant(memory, llm).reply("ana", "My sister lives in Paris")
+        current = memory.current("city", user_id="ana")
+        assert current is not None and current.content == "I live in Berlin"
+
+
 def memory_strength_below_rules(facts: dict[str, Any]) -> bool:
     return bool(facts["pet"].strength0 < facts["city"].strength0 < 1.0)
 

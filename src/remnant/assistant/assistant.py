@@ -152,9 +152,16 @@ class Assistant:
     def remember_facts(
         self, user_id: str, facts: list[ExtractedFact], *, session_id: str | None = None
     ) -> list[MemoryRecord]:
-        """Write extracted facts as keyed memories: same key supersedes (a move replaces the city)."""
+        """Write extracted facts as keyed memories: same key supersedes (a move replaces the city).
+
+        A model's fact never replaces a more trusted one: when the key's current value came from
+        the user or a rule (higher confidence), the LLM's reading of the turn is not written."""
         written = []
         for fact in facts:
+            if fact.source == "llm":
+                current = self.memory.current(fact.key, user_id=user_id)
+                if current is not None and current.confidence > fact.confidence:
+                    continue
             written.append(
                 self.memory.remember(
                     fact.content,
