@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-
 from tests.server.test_server_browser import ARGS, CHROMIUM, seed
 
 pytestmark = [
@@ -59,13 +58,13 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServe
         yield live, ids
 
 
-def shot(page: Any, name: str) -> None:
+def shot(page: Any, name: str, *, docs: bool = True) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.evaluate("document.getElementById('toast').className = 'toast'")
     page.wait_for_timeout(250)  # the toast's fade-out
     path = ARTIFACTS / name
     page.screenshot(path=str(path), full_page=True)
-    if os.environ.get("REMNANT_DOCS_SCREENSHOTS") == "1":
+    if docs and os.environ.get("REMNANT_DOCS_SCREENSHOTS") == "1":
         shutil.copyfile(path, DOCS_IMG / name)
 
 
@@ -132,14 +131,21 @@ def test_recall_box_and_overview(seeded: tuple[LiveServer, dict[str, str]], devi
         assert "expired more than 7 days ago" in audit
         assert "0:00:00" not in audit and " ago" in audit
         no_overflow(page, "audit")
+        shot(page, f"inspector-audit-{device}.png", docs=False)
         page.get_by_test_id("tab-forgotten").click()
         assert "days ago" in page.get_by_test_id("forgotlist").inner_text()
         no_overflow(page, "forgotten")
+        # a memory's detail (its decay curve) fits the screen too
+        page.get_by_test_id("tab-remembered").click()
+        page.get_by_test_id("memlist").get_by_test_id("memory-row").first.click()
+        sync_api.expect(page.get_by_test_id("curve-projected")).to_have_count(1)
+        no_overflow(page, "detail")
+        shot(page, f"inspector-detail-{device}.png", docs=False)
 
         # the page's formatter is the one the unit tests check
-        assert page.evaluate("RemnantTime.ago('2026-01-01T00:00:00Z', Date.parse('2026-01-04T00:00:00Z'))") == (
-            "3 days ago"
-        )
+        assert page.evaluate(
+            "RemnantTime.ago('2026-01-01T00:00:00Z', Date.parse('2026-01-04T00:00:00Z'))"
+        ) == ("3 days ago")
         assert not problems, problems
         browser.close()
 

@@ -36,7 +36,14 @@ AGO = [  # (then, expected) against NOW
     (None, "–"),
     ("not a time", "–"),
 ]
-DAYS = [(7, "7 days"), (1, "24 hours"), (0.5, "12 hours"), (13.4, "13 days"), (30, "4 weeks"), (None, "never")]
+DAYS = [
+    (7, "7 days"),
+    (1, "24 hours"),
+    (0.5, "12 hours"),
+    (13.4, "13 days"),
+    (30, "4 weeks"),
+    (None, "never"),
+]
 LEGACY = [
     ("expired more than 7 days, 0:00:00 ago", "expired more than 7 days ago"),
     ("faded more than 30 days, 0:00:00 ago", "faded more than 30 days ago"),

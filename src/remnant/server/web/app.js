@@ -283,7 +283,7 @@ async function showView(name) {
 const STATUS_ORDER = ["active", "fading", "faded", "expired", "superseded", "hidden"];
 const STATUS_HELP = {
   active: "recalled",
-  fading: "recalled, but under the threshold within a week",
+  fading: "recalled, but under the threshold within a few days",
   faded: "strength under the recall threshold",
   expired: "its time to live passed",
   superseded: "replaced by a newer memory with the same key",
@@ -308,7 +308,10 @@ function renderOverview() {
   for (const s of STATUS_ORDER.slice(1)) if (last[s]) chips.append(el("span", { class: `chip st-${s}`, text: `${last[s]} ${s}` }));
   chips.append(el("span", {
     class: "chip", "data-testid": "half-life",
-    text: ov.half_life_days === null ? "half remembered beyond 60 days" : `half fades in ${T.days(ov.half_life_days)}`,
+    title: "when under half of what is remembered now would still be, if nothing is used again",
+    text: ov.half_life_days === null
+      ? `half-life over ${T.days(ov.retention[ov.retention.length - 1].day)}`
+      : `half-life ${T.days(ov.half_life_days)}`,
   }));
   $("ovdays").textContent = T.duration((Date.parse(last.at) - Date.parse(ov.history[0].at)) / 1000);
   drawStatusChart(ov);
@@ -370,7 +373,8 @@ function drawStatusChart(ov) {
   });
   const legend = $("statuslegend");
   const last = pts[pts.length - 1];
-  legend.replaceChildren(...STATUS_ORDER.map((s) => el("li", { title: STATUS_HELP[s] },
+  const help = { ...STATUS_HELP, fading: `recalled, but under the threshold within ${T.days(ov.fading_days)}` };
+  legend.replaceChildren(...STATUS_ORDER.map((s) => el("li", { title: help[s] },
     el("span", { class: `swatch s-${s}` }), `${s} `, el("strong", { text: String(last[s]) }))));
 }
 
