@@ -1,7 +1,8 @@
 """The inspector's tenant overview: memories by status over time, and the retention curve.
 
-Everything is counted by the store (``status_counts`` / ``count`` over :class:`MemoryFilter`), never
-by loading memories: a few queries per sample, whatever the number of memories.
+Everything is counted by the store (:meth:`~remnant.store.base.Store.count_many` over
+:class:`MemoryFilter`), never by loading memories: a SQL store makes all the counts of one user (or
+of the tenant) in one pass over its rows.
 
 **Status over time.** The store keeps each memory's current status and when it last changed, its
 creation time, its fade time (the decay-axis day its strength crosses the recall threshold) and its
@@ -80,56 +81,74 @@ def _axis(mem: Memory, user_id: str | None, at: datetime) -> float:
     return mem.axis(user_id, at)
 
 
-def status_at(mem: Memory, user_id: str | None, at: datetime, *, fading_days: float) -> StatusCounts:
-    """How the memories of ``user_id`` (None: the tenant) stood at ``at``; see the module docstring."""
-    store, ts = mem.store, at.timestamp()
+def _sample_filters(mem: Memory, user_id: str | None, at: datetime, fading_days: float) -> list[MemoryFilter]:
+    """The counts one sample needs, in the order :func:`_sample_counts` reads them."""
+    ts = at.timestamp()
     # created_before is strict; a memory written at this very moment counts
     created = MemoryFilter(tenant=mem.tenant, user_id=user_id, statuses=None, created_before=ts + 1e-3)
-    gone = replace(created, statuses=OFF, changed_before=ts)
-
-    def live(
-        *,
-        expired_by: float | None = None,
-        faded_by: float | None = None,
-        remembered_at: float | None = None,
-        now: float | None = None,
-    ) -> int:
-        """Memories live at ``at`` that meet the conditions: all of them, less those gone by then."""
-
-        def with_cond(f: MemoryFilter) -> MemoryFilter:
-            return replace(f, expired_by=expired_by, faded_by=faded_by, remembered_at=remembered_at, now=now)
-
-        return store.count(with_cond(created)) - store.count(with_cond(gone))
-
-    before = store.status_counts(gone)
+    gone = replace(created, statuses=OFF, changed_before=ts)  # in a status it had reached by ``at``
     ax = _axis(mem, user_id, at)
-    expired = live(expired_by=ts)
-    faded = live(faded_by=ax, now=ts)  # ``now``: not expired at ``at`` (those count as expired)
-    fading = live(remembered_at=ax, faded_by=ax + fading_days, now=ts)
+    conditions = [
+        {"expired_by": ts},
+        {"faded_by": ax, "now": ts},  # ``now``: not expired at ``at`` (those count as expired)
+        {"remembered_at": ax, "faded_by": ax + fading_days, "now": ts},
+    ]
+    out = [created, gone, *(replace(gone, statuses=(s,)) for s in OFF)]
+    for cond in conditions:
+        # live at ``at`` and meeting cond = all that meet it, less those gone by then
+        out += [_with(created, **cond), _with(gone, **cond)]
+    return out
+
+
+def _with(
+    f: MemoryFilter,
+    *,
+    expired_by: float | None = None,
+    faded_by: float | None = None,
+    remembered_at: float | None = None,
+    now: float | None = None,
+) -> MemoryFilter:
+    return replace(f, expired_by=expired_by, faded_by=faded_by, remembered_at=remembered_at, now=now)
+
+
+PER_SAMPLE = 2 + len(OFF) + 3 * 2
+
+
+def _sample_counts(at: datetime, n: list[int]) -> StatusCounts:
+    created, gone = n[0], n[1]
+    hidden, superseded, expired_s, faded_s = n[2:6]
+    expired, faded, fading = (n[6 + 2 * k] - n[7 + 2 * k] for k in range(3))
     return StatusCounts(
         at,
-        active=live() - expired - faded - fading,
+        active=created - gone - expired - faded - fading,
         fading=fading,
-        faded=before.get(Status.FADED.value, 0) + faded,
-        expired=before.get(Status.EXPIRED.value, 0) + expired,
-        superseded=before.get(Status.SUPERSEDED.value, 0),
-        hidden=before.get(Status.HIDDEN.value, 0),
+        faded=faded_s + faded,
+        expired=expired_s + expired,
+        superseded=superseded,
+        hidden=hidden,
     )
+
+
+def status_at(mem: Memory, user_id: str | None, at: datetime, *, fading_days: float) -> StatusCounts:
+    """How the memories of ``user_id`` (None: the tenant) stood at ``at``; see the module docstring."""
+    scope = MemoryFilter(tenant=mem.tenant, user_id=user_id, statuses=None)
+    return _sample_counts(at, mem.store.count_many(scope, _sample_filters(mem, user_id, at, fading_days)))
 
 
 def status_history(
     mem: Memory, scope: Scope, *, days: float, points: int, fading_days: float
 ) -> list[StatusCounts]:
-    """``points`` samples from ``days`` ago to now, evenly spaced, the last one now."""
+    """``points`` samples from ``days`` ago to now, evenly spaced, the last one now: every count of
+    one user (or of the tenant) in one pass of the store over it."""
     now = mem.now()
     step = days / max(points - 1, 1)
-    out: list[StatusCounts] = []
-    for i in range(points):
-        at = now - timedelta(days=days - i * step) if i < points - 1 else now
-        total = StatusCounts(at)
-        for user in scope.users:
-            total = total + status_at(mem, user, at, fading_days=fading_days)
-        out.append(total)
+    times = [now - timedelta(days=days - i * step) if i < points - 1 else now for i in range(points)]
+    out = [StatusCounts(at) for at in times]
+    for user in scope.users:
+        filters = [f for at in times for f in _sample_filters(mem, user, at, fading_days)]
+        counts = mem.store.count_many(MemoryFilter(tenant=mem.tenant, user_id=user, statuses=None), filters)
+        for i, at in enumerate(times):
+            out[i] = out[i] + _sample_counts(at, counts[i * PER_SAMPLE : (i + 1) * PER_SAMPLE])
     return out
 
 
@@ -142,9 +161,11 @@ def retention(mem: Memory, scope: Scope, *, days: float, points: int) -> list[Re
     for user in scope.users:
         ax = _axis(mem, user, now)
         base = MemoryFilter(tenant=mem.tenant, user_id=user, statuses=(Status.ACTIVE,))
-        for i in range(points):
-            d = i * step
-            counts[i] += mem.store.count(replace(base, remembered_at=ax + d, now=ts + d * 86_400))
+        filters = [
+            replace(base, remembered_at=ax + i * step, now=ts + i * step * 86_400) for i in range(points)
+        ]
+        for i, n in enumerate(mem.store.count_many(replace(base, statuses=None), filters)):
+            counts[i] += n
     first = counts[0]
     return [
         RetentionPoint(round(i * step, 4), n, round(n / first, 6) if first else 0.0)

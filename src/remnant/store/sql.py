@@ -32,6 +32,7 @@ from remnant.store.base import (
     Store,
     UserSummary,
     audit_entry_row,
+    check_same_tenant,
     iter_batches,
     row_to_record,
     ts,
@@ -116,6 +117,9 @@ def _audit_entry(r: Sequence[Any]) -> AuditEntry:
         r[12],
         r[13],
     )
+
+
+COUNT_MANY_CHUNK = 64  # filters per statement in count_many (bounded statement and parameter count)
 
 
 class SQLStore(Store):
@@ -290,6 +294,23 @@ class SQLStore(Store):
     def count(self, flt: MemoryFilter) -> int:
         where, params = self.where(flt)
         return int(self._read(f"SELECT COUNT(*) FROM memories m WHERE {where}", params)[0][0])
+
+    def count_many(self, scope: MemoryFilter, filters: Sequence[MemoryFilter]) -> list[int]:
+        """One scan of ``scope`` per chunk of filters: ``SUM(CASE WHEN <filter> ...)`` for each."""
+        check_same_tenant(scope, filters)
+        out: list[int] = []
+        scope_where, scope_params = self.where(scope)
+        for start in range(0, len(filters), COUNT_MANY_CHUNK):
+            sums, params = [], []
+            for f in filters[start : start + COUNT_MANY_CHUNK]:
+                w, p = self.where(f)
+                sums.append(f"COALESCE(SUM(CASE WHEN {w} THEN 1 ELSE 0 END), 0)")
+                params.extend(p)
+            row = self._read(
+                f"SELECT {', '.join(sums)} FROM memories m WHERE {scope_where}", [*params, *scope_params]
+            )[0]
+            out.extend(int(v) for v in row)
+        return out
 
     def ids(self, flt: MemoryFilter, *, limit: int | None = None) -> list[str]:
         where, params = self.where(flt)
