@@ -1,7 +1,7 @@
 """The inspector's recall box and tenant overview in a real headless Chromium, at desktop and phone width.
 
-For each viewport (1280x800 and 390x844, the phone one as a touch device honouring the page's
-viewport meta): the overview draws its status-over-time and retention charts, the recall box shows
+For each viewport (1280x800, 390x844 and 360x740, the phones as touch devices honouring the
+page's viewport meta): the overview draws its status-over-time and retention charts, the recall box shows
 hits with their score parts and reinforces nothing, the user view and audit trail read naturally,
 and no page is wider than the screen (``scrollWidth <= innerWidth``). Screenshots go to
 ``artifacts/``; with ``REMNANT_DOCS_SCREENSHOTS=1`` also to ``docs/img/`` (the committed ones).
@@ -38,7 +38,9 @@ DOCS_IMG = ROOT / "docs" / "img"
 VIEWPORTS: dict[str, dict[str, Any]] = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "phone-360": {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True},
 }
+DOCS = ("desktop", "phone")  # the screenshots docs/server.md shows
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
 
 
@@ -101,7 +103,7 @@ def test_recall_box_and_overview(seeded: tuple[LiveServer, dict[str, str]], devi
             assert status in legend
         assert "remembered now" in page.get_by_test_id("overview-chips").inner_text()
         no_overflow(page, "overview")
-        shot(page, f"inspector-overview-{device}.png")
+        shot(page, f"inspector-overview-{device}.png", docs=device in DOCS)
 
         # the recall box: pick a user, ask, see the hits with their score parts
         page.get_by_test_id("nav-recall").click()
@@ -117,10 +119,10 @@ def test_recall_box_and_overview(seeded: tuple[LiveServer, dict[str, str]], devi
         assert "nothing was reinforced" in page.get_by_test_id("recall-summary").inner_text()
         assert "old town" not in page.get_by_test_id("recall-results").inner_text()
         no_overflow(page, "recall")
-        if device == "phone":
+        if device.startswith("phone"):
             # the parts table collapsed into label / value rows inside the card
             assert hits.first.locator("thead").is_hidden()
-        shot(page, f"inspector-recall-{device}.png")
+        shot(page, f"inspector-recall-{device}.png", docs=device in DOCS)
 
         # a user's view and audit trail: times read naturally, nothing wider than the screen
         page.locator("[data-user='ana'] button").click()
