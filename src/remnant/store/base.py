@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from remnant.core.audit import AuditDraft, AuditEntry
+from remnant.core.audit import AuditDraft, AuditEntry, AuditHead
 from remnant.core.clock import from_epoch
 from remnant.core.importance import ImportanceWeights, importance_score_raw
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
@@ -122,6 +122,10 @@ class Store(ABC):
     @abstractmethod
     def insert(self, record: MemoryRecord, *, index_text: str | None = None) -> None:
         """Insert a new memory and its lexical index row (``index_text`` defaults to the content)."""
+
+    @abstractmethod
+    def set_index_texts(self, items: Sequence[tuple[str, str]], *, tenant: str = DEFAULT_TENANT) -> None:
+        """Replace the lexical index text of existing memories (a neighbour's text left them)."""
 
     @abstractmethod
     def update(self, record: MemoryRecord) -> None:
@@ -235,7 +239,12 @@ class Store(ABC):
 
     # -- audit -----------------------------------------------------------------------------------
     @abstractmethod
-    def append_audit(self, draft: AuditDraft) -> AuditEntry: ...
+    def append_audit(self, draft: AuditDraft, *, key: bytes | None = None) -> AuditEntry:
+        """Extend the tenant's chain; with ``key`` the entry is signed and so is the tenant's head."""
+
+    @abstractmethod
+    def audit_head(self, tenant: str = DEFAULT_TENANT) -> AuditHead | None:
+        """The tenant's signed head (None: never signed, or deleted)."""
 
     @abstractmethod
     def audit_entries(
@@ -356,7 +365,7 @@ def ts(value: datetime | None) -> float | None:
 
 def audit_entry_row(e: AuditEntry) -> tuple[Any, ...]:
     """An audit entry as the ``audit_log`` columns, in order: seq, tenant, at, actor, action,
-    reason, user_id, policy, batch_id, memory_ids, summary, details, prev_hash, hash (for imports
+    reason, user_id, policy, batch_id, memory_ids, summary, details, prev_hash, hash, mac (for imports
     that keep seq and hashes verbatim)."""
     return (
         e.seq,
@@ -373,6 +382,7 @@ def audit_entry_row(e: AuditEntry) -> tuple[Any, ...]:
         json.dumps(e.details, sort_keys=True, default=str),
         e.prev_hash,
         e.hash,
+        e.mac,
     )
 
 
