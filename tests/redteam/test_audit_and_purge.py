@@ -248,7 +248,9 @@ def test_import_without_the_right_key_refuses(
         assert store.audit_entries(tenant="default") == []
 
 
-def test_migrate_carries_the_vault_and_its_key_file(tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_migrate_carries_the_vault_and_its_key_file(
+    tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Finding 4: ``remnant migrate`` between SQLite files (generated key beside the database) moves
     the vault and the key file, so the target rehydrates the old placeholders."""
     for name in ("REMNANT_VAULT_KEY", "REMNANT_VAULT_KEY_FILE", "REMNANT_PRIVACY", "REMNANT_AUDIT_KEY"):
@@ -315,7 +317,10 @@ def test_cutting_the_newest_entries_is_detected(signed_log: tuple[Path, Path], c
     """Finding 6: deleting the newest 1 or 10 entries no longer verifies (the signed head names the
     newest entry; the anchor too)."""
     db, anchor = signed_log
-    _tamper(db, (f"DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log ORDER BY seq DESC LIMIT {cut})", ()))
+    _tamper(
+        db,
+        (f"DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log ORDER BY seq DESC LIMIT {cut})", ()),
+    )
     code, output = _verify(db)
     assert code == 1 and "truncated" in output
     code, output = _verify(db, anchor)
@@ -347,7 +352,12 @@ def test_rehashing_the_whole_chain_is_detected(signed_log: tuple[Path, Path]) ->
     for e in entries:
         e = replace(e, reason="nothing to see") if e.seq == rows[2][0] else e
         digest = entry_hash(prev, e, e.at.timestamp())
-        statements.append(("UPDATE audit_log SET reason = ?, prev_hash = ?, hash = ? WHERE seq = ?", (e.reason, prev, digest, e.seq)))
+        statements.append(
+            (
+                "UPDATE audit_log SET reason = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+                (e.reason, prev, digest, e.seq),
+            )
+        )
         prev = digest
     statements.append(("UPDATE audit_heads SET hash = ? WHERE tenant = 'default'", (prev,)))
     _tamper(db, *statements)
@@ -357,16 +367,28 @@ def test_rehashing_the_whole_chain_is_detected(signed_log: tuple[Path, Path]) ->
     assert code == 1
 
 
-def test_a_forged_appended_erase_user_entry_is_detected(signed_log: tuple[Path, Path], clock: ManualClock) -> None:
+def test_a_forged_appended_erase_user_entry_is_detected(
+    signed_log: tuple[Path, Path], clock: ManualClock
+) -> None:
     """Finding 6: appending a well-linked ``erase_user`` entry (correct prev_hash and hash) without
     the key is found: it carries no valid signature and the signed head does not name it."""
     db, _ = signed_log
     with open_store(str(db)) as store:
         last = store.audit_entries(tenant="default")[-1]
     forged = replace(
-        last, seq=last.seq + 1, action="erase_user", reason="right to be forgotten", summary="0 memories erased",
-        memory_ids=(), details={}, prev_hash=last.hash, mac=None, user_id="ana", policy="erasure",
-        actor="system", batch_id=None,
+        last,
+        seq=last.seq + 1,
+        action="erase_user",
+        reason="right to be forgotten",
+        summary="0 memories erased",
+        memory_ids=(),
+        details={},
+        prev_hash=last.hash,
+        mac=None,
+        user_id="ana",
+        policy="erasure",
+        actor="system",
+        batch_id=None,
     )
     digest = entry_hash(last.hash, forged, forged.at.timestamp())
     _tamper(
@@ -374,8 +396,21 @@ def test_a_forged_appended_erase_user_entry_is_detected(signed_log: tuple[Path, 
         (
             "INSERT INTO audit_log (seq, tenant, at, actor, action, reason, user_id, policy, batch_id, memory_ids, "
             "summary, details, prev_hash, hash, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, '{}', ?, ?, ?)",
-            (forged.seq, "default", forged.at.timestamp(), "system", "erase_user", forged.reason, "ana",
-             "erasure", None, forged.summary, last.hash, digest, "0" * 64),
+            (
+                forged.seq,
+                "default",
+                forged.at.timestamp(),
+                "system",
+                "erase_user",
+                forged.reason,
+                "ana",
+                "erasure",
+                None,
+                forged.summary,
+                last.hash,
+                digest,
+                "0" * 64,
+            ),
         ),
     )
     code, output = _verify(db)
@@ -393,7 +428,9 @@ def test_an_edited_anchor_is_refused(signed_log: tuple[Path, Path]) -> None:
 
 
 @pytest.mark.pg
-def test_signed_head_on_postgres_detects_truncation(pg_url: str, clock: ManualClock, privacy_env: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_signed_head_on_postgres_detects_truncation(
+    pg_url: str, clock: ManualClock, privacy_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Finding 6 on PostgreSQL: with REMNANT_AUDIT_KEY set the log is signed; a cut tail fails."""
     import psycopg
 
@@ -424,6 +461,8 @@ def test_export_keeps_signatures_verifiable(tmp_path: Path, clock: ManualClock, 
     target = tmp_path / "b.db"
     (tmp_path / "b.db.audit-key").write_text((tmp_path / "a.db.audit-key").read_text())
     with build_memory(str(target), clock=clock) as mem:
-        import_lines(mem.store, buf.getvalue().splitlines(), vault_key_ids=set(mem.redactor.vault.keyring.keys))  # type: ignore[union-attr]
+        import_lines(
+            mem.store, buf.getvalue().splitlines(), vault_key_ids=set(mem.redactor.vault.keyring.keys)
+        )  # type: ignore[union-attr]
         result = mem.verify_audit()
         assert result.ok and result.signed, result

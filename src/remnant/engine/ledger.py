@@ -44,7 +44,18 @@ from remnant.store.base import MemoryFilter, Store
 _MAX_AUDIT_IDS = 5000
 BEFORE_HIDE = "status_before_hide"  # metadata key: the status a hidden memory returns to
 #: metadata keys whose values the engine writes (memory ids, a status): never redacted
-ENGINE_METADATA = frozenset({BEFORE_HIDE, "derived_from"})
+ENGINE_METADATA = frozenset(
+    {
+        BEFORE_HIDE,
+        "derived_from",
+        "contradicted_by",
+        "contradicts",
+        "supersedes",
+        "consolidated_into",
+        "facts",
+        "from_episode",
+    }
+)
 #: entity types an identifier (user, agent, session id) may not carry: it is stored, indexed and
 #: audited as given, so an e-mail or phone number there would outlive every redaction and erasure
 _IDENTIFIER_PII = frozenset({"EMAIL", "PHONE", "CARD", "IBAN", "CN_ID", "PASSPORT", "IP"})

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier
 from remnant.core.text import CJK_CLASS, fts_match
+from remnant.engine.ledger import ENGINE_METADATA
 from remnant.engine.results import ErasureReport
 from remnant.engine.seams import vault_of
 from remnant.store.base import MemoryFilter
@@ -57,6 +58,7 @@ def _probes(records: list[MemoryRecord]) -> list[str]:
 
 
 _PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")
+_ID = re.compile(r"[a-z]+_[0-9a-z]{26}")  # an engine id (mem_…): in audit entries by design
 
 
 def _strings(value: object) -> Iterable[str]:
@@ -79,9 +81,10 @@ def _value_probes(ledger: Ledger, user_id: str, records: list[MemoryRecord]) -> 
     field_values: dict[str, None] = {}
     placeholders: set[str] = set()
     for r in records:
-        fields = [r.key, r.source, *_strings({k: v for k, v in r.metadata.items() if k != "derived_from"})]
+        own = {k: v for k, v in r.metadata.items() if k not in ENGINE_METADATA}
+        fields = [r.key, r.source, *_strings(own)]
         for f in fields:
-            if f and len(f.strip()) >= 4 and not _PLACEHOLDER.fullmatch(f.strip()):
+            if f and len(f.strip()) >= 4 and not _PLACEHOLDER.fullmatch(f.strip()) and not _ID.fullmatch(f.strip()):
                 field_values.setdefault(f.strip(), None)
         for text in (r.content, *(f for f in fields if f)):
             placeholders.update(_PLACEHOLDER.findall(text))
