@@ -122,6 +122,7 @@ class Ledger:
         self.store = store
         self.audit_key = audit_key  # signs audit entries and the chain's head (kept outside the DB)
         self._log_texts: dict[str, str] = {}
+        self._ids_ok: set[str] = set()  # identifiers already scanned and accepted
         self.clock = clock
         self.decay = decay
         self.tenant = tenant
@@ -282,7 +283,7 @@ class Ledger:
         personal data (an e-mail, a phone number …) is refused rather than stored as given."""
         value = check_identifier(value, name)
         scan = getattr(self.redactor, "scan", None)
-        if scan is not None:
+        if scan is not None and value not in self._ids_ok:
             found = sorted(
                 {str(getattr(f.entity_type, "value", f.entity_type)) for f in scan(value)} & _IDENTIFIER_PII
             )
@@ -291,6 +292,9 @@ class Ledger:
                     f"{name} looks like personal data ({', '.join(found)}); use an opaque id "
                     "(identifiers are stored and audited as given, never redacted)"
                 )
+            if len(self._ids_ok) >= _LOG_CACHE:
+                self._ids_ok.clear()
+            self._ids_ok.add(value)
         return value
 
     def redact_fields(self, record: MemoryRecord) -> None:
@@ -595,8 +599,11 @@ class Ledger:
 
     def session_turns(self, records: Sequence[MemoryRecord]) -> dict[tuple[str, str], list[MemoryRecord]]:
         """Every stored turn (any status) of the sessions the given conversation turns belong to,
-        in the order they were written; read before a purge, so the purged turns' places are known."""
+        in the order they were written; read before a purge, so the purged turns' places are known.
+        Empty when the retriever indexes each memory's own content only (nothing to rebuild)."""
         out: dict[tuple[str, str], list[MemoryRecord]] = {}
+        if getattr(self.retriever, "index_text", None) is None:
+            return out
         for r in records:
             if r.kind == Kind.EPISODE and r.session_id and (r.user_id, r.session_id) not in out:
                 out[(r.user_id, r.session_id)] = self.store.query(

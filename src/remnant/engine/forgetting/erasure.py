@@ -84,7 +84,12 @@ def _value_probes(ledger: Ledger, user_id: str, records: list[MemoryRecord]) -> 
         own = {k: v for k, v in r.metadata.items() if k not in ENGINE_METADATA}
         fields = [r.key, r.source, *_strings(own)]
         for f in fields:
-            if f and len(f.strip()) >= 4 and not _PLACEHOLDER.fullmatch(f.strip()) and not _ID.fullmatch(f.strip()):
+            if (
+                f
+                and len(f.strip()) >= 4
+                and not _PLACEHOLDER.fullmatch(f.strip())
+                and not _ID.fullmatch(f.strip())
+            ):
                 field_values.setdefault(f.strip(), None)
         for text in (r.content, *(f for f in fields if f)):
             placeholders.update(_PLACEHOLDER.findall(text))
