@@ -47,6 +47,14 @@ def _raw_bytes(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in (path, Path(f"{path}-wal")) if p.exists())
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
+def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "remnant.db")
+    else:
+        yield request.getfixturevalue("pg_url")
+
+
 # -- finding 2: personal data outside content ------------------------------------------------------
 def test_free_text_fields_are_redacted_at_the_write_seam(
     db_path: Path, clock: ManualClock, privacy_env: str
@@ -97,11 +105,11 @@ def test_hide_reasons_and_keys_never_reach_the_audit_log(
 
 
 def test_erasure_report_checks_the_audit_log_index_and_vault(
-    db_path: Path, clock: ManualClock, privacy_env: str
+    any_db: str, clock: ManualClock, privacy_env: str
 ) -> None:
-    """Finding 2: after erase-user no audit entry holds the user's phone or e-mail, and the report
-    lists the audit log, the index text and the vault among its checks."""
-    with build_memory(str(db_path), clock=clock) as mem:
+    """Finding 2, both backends: after erase-user no audit entry holds the user's phone or e-mail,
+    and the report lists the audit log, the index text and the vault among its checks."""
+    with build_memory(any_db, clock=clock) as mem:
         r = mem.remember(f"my number is {PHONE}, mail {EMAIL}", user_id="ana", key="contact")
         mem.hide(r.id, reason=f"wrong number {PHONE}")
         mem.remember("Bob likes chess", user_id="bob")
@@ -112,10 +120,10 @@ def test_erasure_report_checks_the_audit_log_index_and_vault(
         assert PHONE not in log and EMAIL not in log
 
 
-def test_erasure_is_not_verified_while_the_audit_log_holds_a_value(db_path: Path, clock: ManualClock) -> None:
-    """Finding 2: without a redactor a reason is stored as given; the erasure report then finds the
-    user's key text in the audit log and says verified=False instead of claiming success."""
-    with Memory(db_path, clock=clock) as mem:
+def test_erasure_is_not_verified_while_the_audit_log_holds_a_value(any_db: str, clock: ManualClock) -> None:
+    """Finding 2, both backends: without a redactor a reason is stored as given; the erasure report
+    then finds the user's key text in the audit log and says verified=False instead of success."""
+    with Memory(any_db, clock=clock) as mem:
         r = mem.remember("contact details", user_id="ana", key=f"contact {EMAIL}")
         mem.hide(r.id, reason=f"contact {EMAIL}")
         report = mem.erase_user("ana")
@@ -152,14 +160,6 @@ def test_access_log_records_the_route_not_the_values_in_the_path(caplog: pytest.
 
 
 # -- finding 3: a purged turn's text in its neighbour's index row -----------------------------------
-@pytest.fixture(params=["sqlite", "postgres"])
-def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "remnant.db")
-    else:
-        yield request.getfixturevalue("pg_url")
-
-
 def test_purge_rebuilds_the_index_text_of_neighbouring_turns(any_db: str, clock: ManualClock) -> None:
     """Finding 3, both backends: turns are indexed with the previous turn's text; purging a turn
     rebuilds its neighbours' index rows in the same transaction, so recall and export no longer
