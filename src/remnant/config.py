@@ -233,13 +233,28 @@ def build_memory(
         if owned:  # a store we were handed (the server's shared one) stays open for its other users
             store.close()
         raise
-    return Memory(
+    memory = Memory(
         store=store,
         tenant=tenant,
         clock=clock,
         decay=overrides.pop("decay", None) or decay_from_env(),
         **overrides,
     )
+    pool = os.environ.get("REMNANT_POOL", "").strip()
+    if pool and Path(pool).is_file():
+        memory.derived_checks["training_pool"] = lambda probes: _pool_rows_holding(pool, probes)
+    return memory
+
+
+def _pool_rows_holding(path: str, probes: Any) -> int:
+    """The erasure check of the training pool (``REMNANT_POOL``): examples still holding a value."""
+    from remnant.training.pool import TrainingPool
+
+    pool = TrainingPool(path)
+    try:
+        return pool.rows_holding(list(probes))
+    finally:
+        pool.close()
 
 
 def build_ingestor() -> Ingestor:

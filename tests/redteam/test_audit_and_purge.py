@@ -142,6 +142,26 @@ def test_erasure_scans_log_files_handed_to_it(db_path: Path, clock: ManualClock,
         assert report.checks["log_files"] >= 1 and not report.verified
 
 
+def test_erasure_checks_the_training_pool(
+    db_path: Path, clock: ManualClock, privacy_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding 2: the product's erasure report checks the training pool (``REMNANT_POOL``) for the
+    user's values, read from the vault before it is purged; one left there is not verified."""
+    from datetime import UTC, datetime
+
+    from remnant.training.example import TrainingExample
+    from remnant.training.pool import TrainingPool
+
+    pool_path = tmp_path / "pool.db"
+    with TrainingPool(pool_path) as pool:
+        pool.add(TrainingExample(datetime(2026, 1, 1, tzinfo=UTC), "chat export", text=f"Ana: call {PHONE}"))
+    monkeypatch.setenv("REMNANT_POOL", str(pool_path))
+    with build_memory(str(db_path), clock=clock) as mem:
+        mem.remember(f"my number is {PHONE}", user_id="ana")
+        report = mem.erase_user("ana")
+        assert report.checks["training_pool"] == 1 and not report.verified
+
+
 def test_access_log_records_the_route_not_the_values_in_the_path(caplog: pytest.LogCaptureFixture) -> None:
     """Finding 2: the access log line carries the route template; a user id in the URL stays out."""
     from remnant.server.logs import AccessLog
