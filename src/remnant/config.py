@@ -15,6 +15,10 @@ Arguments left out come from the environment, so one set of variables configures
 - ``REMNANT_VAULT_KEY`` / ``REMNANT_VAULT_KEY_FILE``: the vault key. With neither set, a key file is
   created next to a SQLite database (``<db>.vault-key``, mode 0600) on first use; an in-memory
   database (``":memory:"``) gets a key that lives, like its vault, as long as the process.
+- ``REMNANT_AUDIT_KEY`` / ``REMNANT_AUDIT_KEY_FILE``: the key that signs the audit log (any secret
+  text; see docs/forgetting.md for the threat model). With neither set, a key file is created next
+  to a SQLite database (``<db>.audit-key``, mode 0600); a PostgreSQL store without one writes an
+  unsigned log (hash chain only) and says so in a warning.
 - ``REMNANT_EMBEDDER``: the embedder (``e5-small`` by default; ``none`` for lexical recall).
 - ``REMNANT_RECALL_THRESHOLD``, ``REMNANT_DECAY_CURVE``, ``REMNANT_DECAY_CLOCK``: the decay model.
 """
@@ -51,10 +55,91 @@ def decay_from_env() -> DecayConfig:
     return DecayConfig(**kwargs)
 
 
+AUDIT_KEY_ENV = "REMNANT_AUDIT_KEY"
+AUDIT_KEY_FILE_ENV = "REMNANT_AUDIT_KEY_FILE"
+
+
 def vault_key_file(store: Store) -> Path | None:
     """Where the generated vault key lives for a SQLite store (beside the database file)."""
     path = getattr(store, "path", None)
     return Path(f"{path}.vault-key") if path is not None else None
+
+
+def audit_key_file(store: Store) -> Path | None:
+    """Where the generated audit key lives for a SQLite store (beside the database file)."""
+    path = getattr(store, "path", None)
+    return Path(f"{path}.audit-key") if path is not None else None
+
+
+def _key_lines(path: Path, what: str) -> list[str]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise StoreError(f"cannot read the {what} file {path}: {exc.strerror or exc}") from exc
+    keys = [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    if not keys:
+        raise StoreError(f"the {what} file {path} holds no key")
+    return keys
+
+
+def audit_key(store: Store, *, create: bool = True) -> bytes | None:
+    """The audit-signing key: ``REMNANT_AUDIT_KEY``, ``REMNANT_AUDIT_KEY_FILE``, else ``<db>.audit-key``
+    beside a SQLite database (created with ``create``); None for a server database without one."""
+    value = os.environ.get(AUDIT_KEY_ENV, "").strip()
+    if value:
+        return value.encode("utf-8")
+    path = os.environ.get(AUDIT_KEY_FILE_ENV, "").strip()
+    if path:
+        return _key_lines(Path(path), "audit key")[0].encode("utf-8")
+    key_file = audit_key_file(store)
+    if key_file is None:
+        return None
+    if not key_file.exists():
+        # a database whose log was written unsigned keeps verifying by its hashes until a key is
+        # set on purpose; a new one is signed from its first entry
+        if not create or _has_audit(store):
+            return None
+        _create_key_file(key_file, secrets.token_urlsafe(32), what="audit key")
+    return _key_lines(key_file, "audit key")[0].encode("utf-8")
+
+
+def _has_audit(store: Store) -> bool:
+    fetch = getattr(store, "fetch", None)
+    return bool(fetch("SELECT 1 FROM audit_log LIMIT 1")) if fetch is not None else True
+
+
+def vault_key_ids(store: Store) -> set[str]:
+    """The ids of the vault keys configured for ``store`` (environment, else its key file), without
+    creating a key: what an import checks an export's vault against."""
+    from remnant.privacy import Keyring
+    from remnant.privacy.keys import KEY_ENV, KEY_FILE_ENV
+
+    if os.environ.get(KEY_ENV) or os.environ.get(KEY_FILE_ENV):
+        return set(Keyring.from_env().keys)
+    key_file = vault_key_file(store)
+    if key_file is None or not key_file.exists():
+        return set()
+    return set(Keyring.from_file(key_file).keys)
+
+
+def carry_key_files(source: Store, target: Store) -> list[Path]:
+    """Before migrating one SQLite database into a new one: copy the generated vault and audit key
+    files beside the target when it has none (and the environment names no key), so the target
+    reads the vault it receives and verifies the signatures. Returns the files written."""
+    from remnant.privacy.keys import KEY_ENV, KEY_FILE_ENV
+
+    written = []
+    pairs = [(vault_key_file(source), vault_key_file(target), (KEY_ENV, KEY_FILE_ENV), "vault key")]
+    pairs.append(
+        (audit_key_file(source), audit_key_file(target), (AUDIT_KEY_ENV, AUDIT_KEY_FILE_ENV), "audit key")
+    )
+    for src, dst, env, what in pairs:
+        if any(os.environ.get(e) for e in env) or src is None or dst is None:
+            continue
+        if src.exists() and not dst.exists():
+            _create_key_file(dst, _key_lines(src, what)[0], what=what)
+            written.append(dst)
+    return written
 
 
 PRIVACY_MODES = ("on", "off", "required")
@@ -129,7 +214,7 @@ def _in_memory(store: Store) -> bool:
     return getattr(store, "connection", None) is not None and getattr(store, "path", "") is None
 
 
-def _create_key_file(key_file: Path, key: str) -> None:
+def _create_key_file(key_file: Path, key: str, *, what: str = "vault key") -> None:
     """Write a new key file unless one appears first. Several servers may open a fresh database at
     once: the key is written to a private temporary file and linked into place, so the name never
     shows a half-written file and exactly one key wins (the others read the winner's)."""
@@ -139,6 +224,8 @@ def _create_key_file(key_file: Path, key: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(
                 "# Remnant vault key: keep it safe and back it up; without it the vault cannot be read\n"
+                if what == "vault key"
+                else "# Remnant audit key: signs the audit log; keep it off the database's machine if you can\n"
             )
             fh.write(key + "\n")
             fh.flush()
@@ -147,9 +234,24 @@ def _create_key_file(key_file: Path, key: str) -> None:
             os.link(tmp, key_file)  # fails if the name exists: atomic create-if-absent
         except FileExistsError:
             return
-        log.warning("generated a new vault key at %s", key_file)
+        log.warning("generated a new %s at %s", what, key_file)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def default_audit_key(store: Store) -> bytes | None:
+    """The product's audit-signing key (:func:`audit_key`); an in-memory database gets one for the
+    process's lifetime, and a server database without one says that its log is unsigned."""
+    if _in_memory(store) and not (os.environ.get(AUDIT_KEY_ENV) or os.environ.get(AUDIT_KEY_FILE_ENV)):
+        return secrets.token_urlsafe(32).encode("utf-8")
+    key = audit_key(store)
+    if key is None:
+        log.warning(
+            "no audit key (%s / %s): the audit log is hash-chained but not signed",
+            AUDIT_KEY_ENV,
+            AUDIT_KEY_FILE_ENV,
+        )
+    return key
 
 
 class _Default:
@@ -191,6 +293,7 @@ class Memory(Engine):
         ingestor: Ingestor | None = DEFAULT,
         redactor: Redactor | None = DEFAULT,
         retriever: Retriever | None = DEFAULT,
+        audit_key: bytes | None = DEFAULT,
         tenant: str = "default",
         clock: Clock | None = None,
         store: Store | None = None,
@@ -208,6 +311,8 @@ class Memory(Engine):
                 ingestor = build_ingestor()
             elif ingestor is None:
                 ingestor = PlainIngestor()
+            if audit_key is DEFAULT:
+                audit_key = default_audit_key(store)
             super().__init__(
                 store=store,
                 tenant=tenant,
@@ -216,16 +321,21 @@ class Memory(Engine):
                 redactor=redactor,
                 retriever=retriever,
                 ingestor=ingestor,
+                audit_key=audit_key,
                 **engine_options,
             )
         except BaseException:
             if owned:  # a store we were handed (the server's shared one) stays open for its other users
                 store.close()
             raise
+        pool = os.environ.get("REMNANT_POOL", "").strip()
+        if pool and Path(pool).is_file():
+            self.derived_checks["training_pool"] = lambda probes: _pool_rows_holding(pool, probes)
 
     @staticmethod
     def minimal(db: str | os.PathLike[str] | None = None, **options: Any) -> Engine:
-        """The bare engine on ``db``: no privacy layer, the store's lexical recall, plain episodes."""
+        """The bare engine on ``db``: no privacy layer, the store's lexical recall, plain episodes,
+        an unsigned (hash-chained) audit log."""
         return Engine(db, **options)
 
 
@@ -239,6 +349,17 @@ def build_memory(
 ) -> Memory:
     """The product on ``db``: the same as :class:`Memory` (kept for callers that use this name)."""
     return Memory(db, tenant=tenant, clock=clock, store=store, **overrides)
+
+
+def _pool_rows_holding(path: str, probes: Any) -> int:
+    """The erasure check of the training pool (``REMNANT_POOL``): examples still holding a value."""
+    from remnant.training.pool import TrainingPool
+
+    pool = TrainingPool(path)
+    try:
+        return pool.rows_holding(list(probes))
+    finally:
+        pool.close()
 
 
 def build_ingestor() -> Ingestor:

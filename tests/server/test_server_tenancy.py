@@ -147,6 +147,23 @@ def _mem0_event(c: httpx.Client, mid: str) -> None:
     assert c.get("/v1/event/00000000-0000-0000-0000-000000000000/").status_code == 404
 
 
+def _inspector_recall(c: httpx.Client, mid: str) -> None:
+    body = c.post("/v1/inspector/recall", json={"query": "vault combination", "user_id": VICTIM})
+    assert body.status_code == 200, body.text
+    assert body.json()["hits"] == [] and body.json()["faded"] == []
+    _no_trace(body.json(), mid)
+
+
+def _inspector_overview(c: httpx.Client, mid: str) -> None:
+    for params in ({}, {"user_id": VICTIM}):
+        body = c.get("/v1/inspector/overview", params=params).json()
+        assert body["tenant"] == "tenant-b"
+        # every count is B's own
+        assert body["by_status"] == c.get("/v1/stats", params=params).json()["by_status"]
+        last = body["history"][-1]
+        assert sum(v for k, v in last.items() if k != "at") == sum(body["by_status"].values())
+
+
 def _whoami(c: httpx.Client, mid: str) -> None:
     assert c.get("/v1/whoami").json()["tenant"] == "tenant-b"
 
@@ -172,6 +189,9 @@ ROUTES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/audit/verify"): _verify,
     ("GET", "/v1/stats"): _stats,
     ("GET", "/v1/users"): _users,
+    # the inspector's read-only routes (server/inspector.py)
+    ("POST", "/v1/inspector/recall"): _inspector_recall,
+    ("GET", "/v1/inspector/overview"): _inspector_overview,
     # the mem0-compatible routes (server/mem0.py)
     ("GET", "/v1/ping/"): lambda c, mid: (
         _whoami(c, mid) if c.get("/v1/ping/").json()["org_id"] == "tenant-b" else None

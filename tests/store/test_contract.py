@@ -159,6 +159,37 @@ def test_filters(store: Store) -> None:
         got(metadata={"bad key'": 1})
 
 
+def test_count_many_is_count_in_one_pass(store: Store) -> None:
+    a = rec("a", created_at=T0, fade_at=10.0)
+    b = rec("b", created_at=T0 + timedelta(days=1), fade_at=20.0, pinned=True)
+    c = rec("c", user="bob", created_at=T0 + timedelta(days=2), expires_at=T0 + timedelta(days=3))
+    d = rec("d", status=Status.HIDDEN, status_changed_at=T0 + timedelta(days=1), fade_at=math.inf)
+    other = rec("x", tenant="other")
+    for r in (a, b, c, d, other):
+        store.insert(r)
+    filters = [
+        MemoryFilter(statuses=None),
+        MemoryFilter(),
+        MemoryFilter(user_id="bob"),
+        MemoryFilter(statuses=(Status.HIDDEN,), changed_before=ts(T0 + timedelta(days=1))),
+        MemoryFilter(statuses=(Status.HIDDEN,), changed_before=ts(T0)),
+        MemoryFilter(statuses=None, created_before=ts(T0 + timedelta(hours=30)), faded_by=20.0),
+        MemoryFilter(remembered_at=10.0, faded_by=20.0),
+        MemoryFilter(expired_by=ts(T0 + timedelta(days=3))),
+        MemoryFilter(now=ts(T0 + timedelta(days=4)), pinned=False),
+        MemoryFilter(statuses=()),
+    ] * 8  # 80 filters: more than one statement's worth
+    want = [store.count(f) for f in filters]
+    assert want[:10] == [4, 3, 1, 1, 0, 2, 1, 1, 1, 0]
+    assert store.count_many(MemoryFilter(statuses=None), filters) == want
+    assert Store.count_many(store, MemoryFilter(statuses=None), filters) == want  # the generic one
+    ana = [MemoryFilter(user_id="ana", statuses=None), MemoryFilter(user_id="ana")]
+    assert store.count_many(MemoryFilter(user_id="ana", statuses=None), ana) == [3, 2]
+    assert store.count_many(MemoryFilter(), []) == []
+    with pytest.raises(ValidationError):
+        store.count_many(MemoryFilter(), [MemoryFilter(tenant="other")])
+
+
 def test_query_order_limit_offset_count_ids(store: Store) -> None:
     rs = [
         rec(f"m{i}", created_at=T0 + timedelta(hours=i), importance=i / 10, fade_at=float(100 - i))

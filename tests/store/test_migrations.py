@@ -122,7 +122,8 @@ def test_an_old_memory_database_with_a_vault_opens(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     with SQLiteStore(path) as store:
-        assert store.schema_version() == 1 and store.get_meta("decay_clock_mode") == "wall"
+        assert store.schema_version() == len(MEMORIES.migrations("sqlite"))
+        assert store.get_meta("decay_clock_mode") == "wall"
         vault = SqliteVaultStorage(store.connection)
         assert vault.get("t", "u", "[EMAIL_1]") == VaultEntry(
             "t", "u", "[EMAIL_1]", "EMAIL", "h", "k", b"\x00", b"\x01", "2026-01-01"

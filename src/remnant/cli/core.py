@@ -554,23 +554,70 @@ def audit(ctx: click.Context, user_id: str | None, action: str | None, limit: in
 
 
 @audit.command()
+@click.option(
+    "--anchor",
+    "anchor_path",
+    type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+    help="An anchor from `remnant audit head`: every tenant it names must still hold its anchored entry.",
+)
 @json_option
 @click.pass_obj
-def verify(obj: Ctx, as_json: bool) -> None:
-    """Re-hash the audit chain; exit 1 if it was tampered with."""
+def verify(obj: Ctx, anchor_path: str | None, as_json: bool) -> None:
+    """Re-hash the audit chain and check its signatures; exit 1 if it was tampered with."""
     with errors():
-        result = obj.memory().verify_audit()
+        mem = obj.memory()
+        if anchor_path is None:
+            result = mem.verify_audit()
+            emit(result.to_dict(), as_json, lambda: _verdict(result))
+            if not result.ok:
+                sys.exit(1)
+            return
+        from remnant.core.errors import ValidationError
+
+        try:
+            with click.open_file(anchor_path, encoding="utf-8") as fh:
+                anchor = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise ValidationError(f"cannot read the anchor {anchor_path}: {exc}") from exc
+        tenants = anchor.get("tenants") if isinstance(anchor, dict) else None
+        names = sorted(tenants) if isinstance(tenants, dict) and tenants else [obj.tenant]
+        results = {t: mem.verify_audit(anchor=anchor, tenant=t) for t in names}
+        ok = all(r.ok for r in results.values())
         emit(
-            result.to_dict(),
+            {"ok": ok, "tenants": {t: r.to_dict() for t, r in results.items()}},
             as_json,
-            lambda: (
-                f"audit chain ok ({result.checked} entries)"
-                if result.ok
-                else f"audit chain BROKEN at entry #{result.first_bad_seq}: {result.problem}"
-            ),
+            lambda: "\n".join(f"{t}: {_verdict(r)}" for t, r in results.items()),
         )
-        if not result.ok:
+        if not ok:
             sys.exit(1)
+
+
+def _verdict(result: Any) -> str:
+    how = ", ".join(w for w, on in (("signed", result.signed), ("anchored", result.anchored)) if on)
+    how = f"; {how}" if how else "; unsigned: hash chain only"
+    if result.ok:
+        return f"audit chain ok ({result.checked} entries{how})"
+    return f"audit chain BROKEN at entry #{result.first_bad_seq}: {result.problem}"
+
+
+@audit.command()
+@click.option(
+    "--out", "out_path", default="-", show_default=True, metavar="FILE", help="Where to write the anchor."
+)
+@click.option("--all-tenants", is_flag=True, help="Anchor every tenant of the store, not only --tenant.")
+@click.pass_obj
+def head(obj: Ctx, out_path: str, all_tenants: bool) -> None:
+    """Write the audit log's head as a small JSON anchor; keep it outside the database and check it
+    later with `remnant audit verify --anchor FILE`."""
+    with errors():
+        mem = obj.memory()
+        tenants = sorted(set(mem.store.tenants()) | {obj.tenant}) if all_tenants else [obj.tenant]
+        text = json.dumps(mem.audit_anchor(tenants), indent=2)
+        if out_path == "-":
+            click.echo(text)
+        else:
+            with open(out_path, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
 
 
 @cli.command(name="erase-user")

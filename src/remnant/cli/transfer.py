@@ -23,6 +23,16 @@ def _db(ctx: click.Context, db: str | None) -> str | None:
     return getattr(obj, "db", None)
 
 
+def _vault_key_ids(store: Any) -> set[str] | None:
+    """The vault keys configured for the target (None without the privacy layer)."""
+    try:
+        from remnant.config import vault_key_ids
+
+        return vault_key_ids(store)
+    except ImportError:
+        return None
+
+
 def _summary(action: str, report: Any, seconds: float, as_json: bool, *, err: bool = False) -> None:
     data = {"action": action, **report.to_dict(), "seconds": round(seconds, 2)}
     if as_json:
@@ -31,7 +41,7 @@ def _summary(action: str, report: Any, seconds: float, as_json: bool, *, err: bo
     chains = ", ".join(f"{t}: {'ok' if ok else 'BROKEN'}" for t, ok in report.chain_ok.items())
     click.echo(
         f"{action}: {report.memories} memories, {report.embeddings} embeddings, {report.audit} audit entries, "
-        f"{report.activity} activity days, {report.meta} settings in {seconds:.1f}s"
+        f"{report.activity} activity days, {report.meta} settings, {report.vault} vault entries in {seconds:.1f}s"
         + (f" (audit chains: {chains})" if chains else ""),
         err=err,
     )
@@ -75,11 +85,12 @@ def import_cmd(ctx: click.Context, db: str | None, file: str, as_json: bool) -> 
 
     started = time.perf_counter()
     with errors(), open_store(_db(ctx, db)) as store:
+        keys = _vault_key_ids(store)
         if file == "-":
-            report = import_lines(store, sys.stdin)
+            report = import_lines(store, sys.stdin, vault_key_ids=keys)
         else:
             with open(file, encoding="utf-8") as lines:
-                report = import_lines(store, lines)
+                report = import_lines(store, lines, vault_key_ids=keys)
     _summary("imported", report, time.perf_counter() - started, as_json)
 
 
@@ -95,5 +106,15 @@ def migrate(source: str, target: str, no_embeddings: bool, as_json: bool) -> Non
 
     started = time.perf_counter()
     with errors(), open_store(source) as src, open_store(target) as dst:
-        report = migrate_store(src, dst, with_embeddings=not no_embeddings)
+        from remnant.config import carry_key_files
+
+        written = carry_key_files(src, dst)  # a new SQLite target gets the source's generated keys
+        try:
+            report = migrate_store(
+                src, dst, with_embeddings=not no_embeddings, vault_key_ids=_vault_key_ids(dst)
+            )
+        except BaseException:
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
     _summary("migrated", report, time.perf_counter() - started, as_json)

@@ -53,3 +53,28 @@ def _seconds(total: float, original: object) -> timedelta:
         return timedelta(seconds=total)
     except (OverflowError, ValueError):
         raise ValidationError(f"duration {original!r} is too long") from None
+
+
+_SPAN_UNITS = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
+
+
+def format_duration(span: timedelta | float) -> str:
+    """A duration as people say it, at most two units: ``7 days``, ``1 hour 30 minutes``, ``45 seconds``.
+
+    ``str(timedelta(days=7))`` is ``7 days, 0:00:00``, which is how audit reasons used to read.
+    A bare number means seconds; the sign is dropped (callers say "ago" or "in").
+    """
+    seconds = abs(span.total_seconds() if isinstance(span, timedelta) else float(span))
+    total = round(seconds)
+    if total == 0:
+        return "0 seconds" if seconds == 0 else "under a second"
+    parts: list[str] = []
+    for name, size in _SPAN_UNITS:
+        n, total = divmod(total, size)
+        if n:
+            parts.append(f"{n} {name}{'' if n == 1 else 's'}")
+        elif parts:
+            break  # "1 day 0 hours 5 minutes" reads as "1 day": the next unit down only
+        if len(parts) == 2:
+            break
+    return " ".join(parts)

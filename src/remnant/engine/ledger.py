@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from remnant.core import decay as dk
-from remnant.core.audit import AuditDraft, AuditEntry, describe
+from remnant.core.audit import AuditDraft, AuditEntry, describe, key_ref
 from remnant.core.clock import Clock, ensure_aware
 from remnant.core.decay import DecayConfig, DecayState
 from remnant.core.durations import parse_duration
@@ -43,6 +43,23 @@ from remnant.store.base import MemoryFilter, Store
 
 _MAX_AUDIT_IDS = 5000
 BEFORE_HIDE = "status_before_hide"  # metadata key: the status a hidden memory returns to
+#: metadata keys whose values the engine writes (memory ids, a status): never redacted
+ENGINE_METADATA = frozenset(
+    {
+        BEFORE_HIDE,
+        "derived_from",
+        "contradicted_by",
+        "contradicts",
+        "supersedes",
+        "consolidated_into",
+        "facts",
+        "from_episode",
+    }
+)
+#: entity types an identifier (user, agent, session id) may not carry: it is stored, indexed and
+#: audited as given, so an e-mail or phone number there would outlive every redaction and erasure
+_IDENTIFIER_PII = frozenset({"EMAIL", "PHONE", "CARD", "IBAN", "CN_ID", "PASSPORT", "IP"})
+_LOG_CACHE = 2048
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")  # the privacy layer's [PHONE_1]
 _CONFLICT_RETRIES = 5
 _T = TypeVar("_T")
@@ -100,8 +117,12 @@ class Ledger:
         redactor: Redactor | None = None,
         actor: str = "system",
         hooks: Sequence[WriteHook] = (),
+        audit_key: bytes | None = None,
     ) -> None:
         self.store = store
+        self.audit_key = audit_key  # signs audit entries and the chain's head (kept outside the DB)
+        self._log_texts: dict[str, str] = {}
+        self._ids_ok: set[str] = set()  # identifiers already scanned and accepted
         self.clock = clock
         self.decay = decay
         self.tenant = tenant
@@ -216,7 +237,10 @@ class Ledger:
         summary: str | None = None,
         details: Mapping[str, Any] | None = None,
     ) -> AuditEntry:
-        """Append one entry to the tenant's hash chain (ids, kinds, counts: never the content)."""
+        """Append one entry to the tenant's hash chain (ids, kinds, counts: never the content).
+
+        The reason and summary pass through the redactor's one-way log redaction (``[PHONE]``), so a
+        value a client put in a hide reason never reaches the append-only log."""
         id_list = list(ids if ids is not None else [r.id for r in records or ()])
         extra = dict(details or {})
         if len(id_list) > _MAX_AUDIT_IDS:
@@ -229,15 +253,72 @@ class Ledger:
                 at=self.now(),
                 actor=actor or self.actor,
                 action=action,
-                reason=reason,
+                reason=self.log_text(reason),
                 user_id=user_id,
                 policy=policy,
                 batch_id=batch_id,
                 memory_ids=tuple(id_list),
-                summary=summary if summary is not None else describe(records or []),
+                summary=self.log_text(summary if summary is not None else describe(records or [])),
                 details=extra,
-            )
+            ),
+            key=self.audit_key,
         )
+
+    def log_text(self, text: str) -> str:
+        """Text bound for the audit log or a status reason, with personal data replaced one way
+        (``[EMAIL]``) by the redactor's ``redact_for_log``; as given when no redactor is set."""
+        redact = getattr(self.redactor, "redact_for_log", None)
+        if redact is None or not text:
+            return text
+        done = self._log_texts.get(text)
+        if done is None:
+            done = str(redact(text))
+            if len(self._log_texts) >= _LOG_CACHE:
+                self._log_texts.clear()
+            self._log_texts[text] = done
+        return done
+
+    def check_identifier(self, value: object, name: str) -> str:
+        """An id must be an opaque identifier: with a redactor set, one that holds structured
+        personal data (an e-mail, a phone number …) is refused rather than stored as given."""
+        value = check_identifier(value, name)
+        scan = getattr(self.redactor, "scan", None)
+        if scan is not None and value not in self._ids_ok:
+            found = sorted(
+                {str(getattr(f.entity_type, "value", f.entity_type)) for f in scan(value)} & _IDENTIFIER_PII
+            )
+            if found:
+                raise ValidationError(
+                    f"{name} looks like personal data ({', '.join(found)}); use an opaque id "
+                    "(identifiers are stored and audited as given, never redacted)"
+                )
+            if len(self._ids_ok) >= _LOG_CACHE:
+                self._ids_ok.clear()
+            self._ids_ok.add(value)
+        return value
+
+    def redact_fields(self, record: MemoryRecord) -> None:
+        """Run the redactor over the client's free text besides the content: key, source and every
+        string in metadata (except the engine's own keys), so none is stored in plaintext."""
+        if self.redactor is None:
+            return
+        if record.key is not None:
+            record.key = self.redact(record.key, record.user_id)
+        if record.source is not None:
+            record.source = self.redact(record.source, record.user_id)
+        record.metadata = {
+            k: v if k in ENGINE_METADATA else self._redact_value(v, record.user_id)
+            for k, v in record.metadata.items()
+        }
+
+    def _redact_value(self, value: Any, user_id: str) -> Any:
+        if isinstance(value, str):
+            return self.redact(value, user_id) if value.strip() else value
+        if isinstance(value, Mapping):
+            return {k: self._redact_value(v, user_id) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._redact_value(v, user_id) for v in value]
+        return value
 
     # -- writing -----------------------------------------------------------------------------------
     def redact(self, text: str, user_id: str) -> str:
@@ -252,7 +333,7 @@ class Ledger:
         unknown = set(opts) - WRITE_OPTIONS
         if unknown:
             raise ValidationError(f"unknown memory option(s): {', '.join(sorted(unknown))}")
-        check_identifier(user_id, "user_id")
+        self.check_identifier(user_id, "user_id")
         check_content(content)
         kind = Kind.parse(opts.get("kind", Kind.FACT))
         importance = check_unit_interval(opts.get("importance", 0.5), "importance")
@@ -263,7 +344,7 @@ class Ledger:
         for name in ("agent_id", "session_id"):
             value = opts.get(name)
             if value is not None:
-                check_identifier(value, name)
+                self.check_identifier(value, name)
         source = opts.get("source")
         if source is not None and (not isinstance(source, str) or len(source) > 256):
             raise ValidationError("source must be a string of at most 256 characters")
@@ -290,7 +371,8 @@ class Ledger:
             raise ValidationError("valid_to must be after valid_from")
         pinned = bool(opts.get("pinned", False))
         self.mark_active(user_id, now)
-        text = self.redact(content, user_id) if opts.get("redact", True) else content
+        redact = bool(opts.get("redact", True))
+        text = self.redact(content, user_id) if redact else content
         state = dk.new_state(kind, importance, self.axis(user_id, now), self.decay, pinned=pinned)
         record = MemoryRecord(
             id=new_id(),
@@ -311,6 +393,8 @@ class Ledger:
             valid_to=valid_to,
             metadata=meta,
         )
+        if redact:
+            self.redact_fields(record)
         self.apply_state(record, state)
         return record
 
@@ -336,7 +420,7 @@ class Ledger:
                             policy="key",
                             superseded_by=record.id,
                             close_validity=True,
-                            summary=f"memories with key {record.key!r} superseded",
+                            summary=f"memories with key {key_ref(record.key)} superseded",
                         ),
                         at=now,
                         status_reason=f"superseded by {record.id}",
@@ -397,6 +481,7 @@ class Ledger:
     ) -> list[str]:
         """Mask memories (reversible); a memory hidden while superseded, expired or faded remembers
         that status, so unhiding an old address brings it back as history, not as a second current one."""
+        reason = self.log_text(reason)  # it is stored as the status reason too
         with self.store.transaction():
             self.store.lock_rows(list(ids), tenant=self.tenant)
             records = [self.require(i) for i in ids]
@@ -441,7 +526,9 @@ class Ledger:
                 present = [r for r in present if not r.pinned]
             if not present:
                 return []
+            turns = self.session_turns(present)
             self.store.delete([r.id for r in present], tenant=self.tenant)
+            self.reindex_neighbours(turns, [r.id for r in present])
             for user, recs in by_user(present).items():
                 self.audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
                 self._release_placeholders(user, recs)
@@ -474,7 +561,6 @@ class Ledger:
         """
         check_content(content)
         mid = record if isinstance(record, str) else record.id
-        index_text = getattr(self.retriever, "index_text", None)
         with self.store.transaction():
             self.store.lock_rows([mid], tenant=self.tenant)
             current = self.store.get(mid, tenant=self.tenant)
@@ -482,10 +568,17 @@ class Ledger:
                 return None
             old = current.copy()
             current.content = content
+            turns = {
+                k: [current if r.id == mid else r for r in v]
+                for k, v in self.session_turns([current]).items()
+            }
+            session = next(iter(turns.values()), [current])
+            pos = next((i for i, r in enumerate(session) if r.id == mid), 0)
             self.store.delete([mid], tenant=self.tenant)
-            self.store.insert(
-                current, index_text=index_text(self, current, [current]) if index_text else None
-            )
+            before = session[pos - 1] if pos > 0 else None
+            self.store.insert(current, index_text=self.index_text_for(current, before))
+            # the turns around it held the old words as context
+            self.reindex_neighbours(turns, changed=[mid])
             self.audit(
                 action,
                 reason,
@@ -503,6 +596,72 @@ class Ledger:
         if scrub:
             self.store.scrub()
         return current.copy()
+
+    def session_turns(self, records: Sequence[MemoryRecord]) -> dict[tuple[str, str], list[MemoryRecord]]:
+        """Every stored turn (any status) of the sessions the given conversation turns belong to,
+        in the order they were written; read before a purge, so the purged turns' places are known.
+        Empty when the retriever indexes each memory's own content only (nothing to rebuild)."""
+        out: dict[tuple[str, str], list[MemoryRecord]] = {}
+        if getattr(self.retriever, "index_text", None) is None:
+            return out
+        for r in records:
+            if r.kind == Kind.EPISODE and r.session_id and (r.user_id, r.session_id) not in out:
+                out[(r.user_id, r.session_id)] = self.store.query(
+                    self.filter(r.user_id, session_id=r.session_id, kinds=(Kind.EPISODE,), statuses=None),
+                    order="created_at",
+                )
+        return out
+
+    def index_text_for(self, record: MemoryRecord, before: MemoryRecord | None) -> str | None:
+        """A stored memory's lexical index text with ``before`` (the nearest remaining earlier turn
+        of its session) as its context; None when the retriever adds nothing to the content."""
+        index_text = getattr(self.retriever, "index_text", None)
+        if index_text is None:
+            return None
+        if record.kind != Kind.EPISODE or not record.session_id:
+            return str(index_text(self, record, [record]))
+        if before is None:
+            # no earlier turn remains: a batch of one without a session, so the retriever does not
+            # look up "the session's newest turn" (for a stored turn that is not the one before it)
+            return str(index_text(self, record.copy(session_id=None), [record.copy(session_id=None)]))
+        return str(index_text(self, record, [before, record]))
+
+    def reindex_neighbours(
+        self,
+        turns: Mapping[tuple[str, str], Sequence[MemoryRecord]],
+        removed: Iterable[str] = (),
+        *,
+        changed: Iterable[str] = (),
+    ) -> dict[str, str]:
+        """Rebuild the index text of every remaining turn that embedded a removed (or rewritten)
+        turn's text.
+
+        Conversation turns are indexed with their neighbours' text (the retriever's ``index_text``):
+        the turn after a removed one holds its words as context, and so does the turn before it when
+        both came in one batch. ``turns`` is :meth:`session_turns` read before the change (with a
+        rewritten turn's new content); this runs inside the purge's (or rewrite's) transaction, so
+        the old text leaves every row of the full-text index in the same commit. Returns the
+        rebuilt index text by memory id."""
+        if getattr(self.retriever, "index_text", None) is None:
+            return {}  # the store indexes each memory's own content only
+        gone, touched = set(removed), set(removed) | set(changed)
+        rebuilt: dict[str, str] = {}
+        for session in turns.values():
+            remaining = [r for r in session if r.id not in gone]
+            at = {r.id: j for j, r in enumerate(session)}
+            targets: set[int] = set()
+            for i, r in enumerate(remaining):  # the kept turns next to a touched one
+                j = at[r.id]
+                near = [session[k].id for k in (j - 1, j + 1) if 0 <= k < len(session)]
+                if r.id not in touched and touched.intersection(near):
+                    targets.add(i)
+            for i in sorted(targets):
+                text = self.index_text_for(remaining[i], remaining[i - 1] if i > 0 else None)
+                if text is not None:
+                    rebuilt[remaining[i].id] = text
+        if rebuilt:
+            self.store.set_index_texts(sorted(rebuilt.items()), tenant=self.tenant)
+        return rebuilt
 
     def _release_placeholders(self, user_id: str, purged: Sequence[MemoryRecord]) -> None:
         """Drop vault entries that only the purged memories referred to: a purge takes the value too."""

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any, TypeVar, Unpack, cast
 
 from remnant.core import decay as dk
-from remnant.core.audit import AuditEntry, ChainVerification, verify_chain
+from remnant.core.audit import AuditEntry, ChainVerification, check_anchor, make_anchor, verify_chain
 from remnant.core.clock import Clock, SystemClock, from_epoch
 from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
 from remnant.core.model import DEFAULT_TENANT, MAX_LIMIT, Kind, MemoryRecord, Status, check_identifier
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
-from remnant.engine.forgetting.erasure import erase_user
+from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
 from remnant.engine.forgetting.requests import forget_request
 from remnant.engine.forgetting.sweep import SweepPolicy, run_sweep
 from remnant.engine.ledger import BEFORE_HIDE, Ledger, retrying
@@ -87,6 +87,7 @@ class Memory:
         contradictions: ContradictionPolicy | None = None,
         ingestor: Ingestor | None = None,
         reinforcement: ReinforcementPolicy | None = None,
+        audit_key: bytes | None = None,
     ) -> None:
         self.reinforcement = reinforcement or ReinforcementPolicy()
         self.ingestor: Ingestor = ingestor or PlainIngestor()
@@ -101,8 +102,14 @@ class Memory:
             redactor=redactor,
             actor=actor,
             hooks=[self.contradictions],
+            audit_key=audit_key,
         )
         self._check_decay_mode()
+        #: files a layer above writes that could hold a user's values (a server log file); the
+        #: erasure report scans them
+        self.log_files: list[Path] = []
+        #: derived stores a layer above keeps (name -> check of the erased values; see erasure)
+        self.derived_checks: dict[str, DerivedCheck] = {}
 
     # -- what the engine is made of (read through the ledger: one source of truth) -----------------
     @property
@@ -683,9 +690,17 @@ class Memory:
     def erase_user(self, user_id: str, *, actor: str | None = None, scan_bytes: bool = True) -> ErasureReport:
         """Right to be forgotten: purge everything of a user and prove nothing remains.
 
-        See :mod:`remnant.engine.forgetting.erasure` (derived summaries, vault, compaction, byte scan).
-        """
-        return erase_user(self.ledger, user_id, actor=actor, scan_bytes=scan_bytes)
+        See :mod:`remnant.engine.forgetting.erasure` (derived summaries, vault, audit log, index
+        text, compaction, byte scan); :attr:`log_files` and :attr:`derived_checks` add what a layer
+        above keeps (a server's log file, a training pool)."""
+        return erase_user(
+            self.ledger,
+            user_id,
+            actor=actor,
+            scan_bytes=scan_bytes,
+            log_files=list(self.log_files),
+            derived_checks=dict(self.derived_checks),
+        )
 
     # -- audit -------------------------------------------------------------------------------------
     def audit_log(
@@ -700,9 +715,39 @@ class Memory:
             tenant=self.tenant, user_id=user_id, since_seq=since_seq, limit=limit, action=action
         )
 
-    def verify_audit(self) -> ChainVerification:
-        """Re-hash the tenant's audit chain; tampering shows as the first bad entry."""
-        return verify_chain(self.store.audit_entries(tenant=self.tenant))
+    def verify_audit(
+        self, *, anchor: dict[str, Any] | None = None, tenant: str | None = None
+    ) -> ChainVerification:
+        """Re-hash the tenant's audit chain; tampering shows as the first bad entry.
+
+        With an audit key (``Memory(audit_key=…)``) the signatures and the signed head are checked
+        too; with ``anchor`` (from :meth:`audit_anchor`, kept elsewhere) the chain must still hold
+        the anchored entry unchanged. A tenant the anchor names whose log is gone fails."""
+        tenant = tenant or self.tenant
+        point = None
+        if anchor is not None:
+            try:
+                heads = check_anchor(anchor, self.ledger.audit_key)
+            except ValueError as exc:
+                raise ValidationError(f"bad audit anchor: {exc}") from exc
+            point = heads.get(tenant)
+        return verify_chain(
+            self.store.audit_entries(tenant=tenant),
+            key=self.ledger.audit_key,
+            head=self.store.audit_head(tenant),
+            anchor=point,
+        )
+
+    def audit_anchor(self, tenants: Sequence[str] | None = None) -> dict[str, Any]:
+        """The exportable head of the audit log: each tenant's newest seq and hash as a small JSON
+        document (signed with the audit key when there is one). Keep it outside the database and
+        check it with ``verify_audit(anchor=…)`` / ``remnant audit verify --anchor FILE``."""
+        chosen = list(tenants) if tenants is not None else [self.tenant]
+        heads: dict[str, AuditEntry | None] = {}
+        for t in chosen:
+            entries = self.store.audit_entries(tenant=t)
+            heads[t] = entries[-1] if entries else None
+        return make_anchor(heads, created_at=self.now(), key=self.ledger.audit_key)
 
     def files(self) -> list[Path]:
         return self.store.files()

@@ -79,6 +79,11 @@ class Redactor:
             for d in self.detector.detect(text)
         ]
 
+    def redact_for_log(self, text: str) -> str:
+        """One-way redaction under this redactor's policy (``[EMAIL]``): what the engine writes to the
+        audit log and status reasons, so no vault entry is tied to a log line."""
+        return redact_for_log(text, self.policy)
+
     def detect(self, text: str) -> list[Detection]:
         """Raw detections including the original values (for the report command and tests)."""
         return self.detector.detect(text)

@@ -9,7 +9,7 @@ from remnant.retrieval.fusion import rrf, weighted
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, HnswIndex, VectorIndex, build_index
 from remnant.retrieval.packing import PackCandidate, PackedContext, pack_context
-from remnant.retrieval.retriever import HybridRetriever, IndexTextPolicy, default_retriever
+from remnant.retrieval.retriever import HybridRetriever, IndexTextPolicy, SearchTrace, default_retriever
 from remnant.retrieval.tokens import ApproxCounter, TiktokenCounter, TokenCounter, default_counter
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "PackedContext",
     "QueryTooLong",
     "RetrievalError",
+    "SearchTrace",
     "SignalWeights",
     "TiktokenCounter",
     "TokenCounter",

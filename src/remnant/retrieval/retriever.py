@@ -25,7 +25,7 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -343,6 +343,20 @@ class HybridRetriever:
         self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
     ) -> list[tuple[str, float]]:
         """(id, score) best first: fused lexical + vector relevance times the memory's signals."""
+        return self._search(engine, query, flt, limit, None)
+
+    def explain(self, engine: EngineView, query: str, flt: MemoryFilter, limit: int) -> SearchTrace:
+        """What :meth:`search` computes on the way to its ranking, per candidate: the lexical and
+        vector ranks and scores, the fused relevance, the speaker boost and the signal factor. The
+        same code path as :meth:`search` (so the same ranking), only recorded."""
+        trace = SearchTrace(mode=self.mode, fusion=self.fusion, model_id=self.model_id)
+        trace.ranking = self._search(engine, query, flt, limit, trace)
+        trace.min_similarity = self.min_similarity
+        return trace
+
+    def _search(
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int, trace: SearchTrace | None
+    ) -> list[tuple[str, float]]:
         qa = analyze(query)
         n = max(limit, self.fusion.candidates)
         lexical: list[tuple[str, float]] = []
@@ -352,6 +366,11 @@ class HybridRetriever:
         if self.embedder is not None and self.mode != "lexical":
             vector = self._vector_candidates(engine, query, flt, n)
         fused = fuse(lexical, vector, self.fusion)
+        if trace is not None:
+            trace.terms = list(qa.terms)
+            trace.lexical = {i: (rank, s) for rank, (i, s) in enumerate(lexical, start=1)}
+            trace.vector = {i: (rank, s) for rank, (i, s) in enumerate(vector, start=1)}
+            trace.fused = dict(fused)
         depth = max(limit, self.rerank_depth)
         head, tail = fused[:depth], fused[depth:]
         if not head:
@@ -372,8 +391,32 @@ class HybridRetriever:
             # A question that names a person is usually about what that person said.
             ids = set(boosted)
             head = [(i, s * (1 + self.speaker_boost) if i in ids else s) for i, s in head]
+        if trace is not None:
+            trace.boosted = set(boosted)
+            trace.signals = {i: (*sig, self.signals.factor(*sig)) for i, sig in signals.items()}
         # The engine loads a record for every id returned: hand back only the ones it will keep.
         return (rerank(head, signals, self.signals) + tail)[:limit]
+
+
+@dataclass
+class SearchTrace:
+    """One :meth:`HybridRetriever.explain` run: the inputs of the ranking, by memory id.
+
+    ``lexical`` and ``vector`` map an id to (rank from 1, raw score: BM25 where higher is better,
+    cosine); ``fused`` is the fused relevance (1.0 is the best possible); ``signals`` maps an id to
+    (strength, confidence, age in days, the factor the relevance was multiplied by)."""
+
+    mode: str
+    fusion: HybridConfig
+    model_id: str | None
+    min_similarity: float | None = None
+    terms: list[str] = field(default_factory=list)
+    lexical: dict[str, tuple[int, float]] = field(default_factory=dict)
+    vector: dict[str, tuple[int, float]] = field(default_factory=dict)
+    fused: dict[str, float] = field(default_factory=dict)
+    boosted: set[str] = field(default_factory=set)
+    signals: dict[str, tuple[float, float, float | None, float]] = field(default_factory=dict)
+    ranking: list[tuple[str, float]] = field(default_factory=list)
 
 
 def default_retriever(name: str | None = None) -> HybridRetriever:

@@ -147,6 +147,9 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
     from remnant.server.rest import router
 
     app.include_router(router)
+    from remnant.server.inspector import router as inspector_router
+
+    app.include_router(inspector_router)  # the web inspector's read-only routes, /v1/inspector/...
     from remnant.server.mem0 import router as mem0_router
 
     app.include_router(mem0_router)  # trailing-slash paths: no clash with the routes above

@@ -48,8 +48,19 @@ def configure_logging(level: str = "info", stream: Any = None) -> None:
     logging.getLogger("mcp").setLevel(logging.WARNING)
 
 
+def route_of(scope: Scope) -> str:
+    """The request's route template (``/v1/memories/{memory_id}``), never the path itself: a user
+    id, a memory key or any value a client puts in a URL must not land in the log."""
+    route = scope.get("route")
+    template = getattr(route, "path_format", None) or getattr(route, "path", None)
+    if isinstance(template, str) and template:
+        return template
+    return "(no route)"
+
+
 class AccessLog:
-    """One log line per HTTP request: method, path (no query string), status, tenant, milliseconds."""
+    """One log line per HTTP request: method, route template (never the path's values), status,
+    tenant, milliseconds."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -77,7 +88,7 @@ class AccessLog:
                 extra={
                     "event": "request",
                     "method": scope.get("method"),
-                    "path": scope.get("path"),
+                    "path": route_of(scope),
                     "status": status,
                     "tenant": state.get("tenant") if isinstance(state, dict) else None,
                     "ms": round((time.perf_counter() - start) * 1000, 2),

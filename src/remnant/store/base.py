@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from remnant.core.audit import AuditDraft, AuditEntry
+from remnant.core.audit import AuditDraft, AuditEntry, AuditHead
 from remnant.core.clock import from_epoch
 from remnant.core.importance import ImportanceWeights, importance_score_raw
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
@@ -72,6 +72,13 @@ class MemoryFilter:
     tags: tuple[str, ...] | None = None
 
 
+def check_same_tenant(scope: MemoryFilter, filters: Sequence[MemoryFilter]) -> None:
+    from remnant.core.errors import ValidationError
+
+    if any(f.tenant != scope.tenant for f in filters):
+        raise ValidationError("count_many: every filter must be in the scope's tenant")
+
+
 @dataclass(frozen=True)
 class UserSummary:
     user_id: str
@@ -117,6 +124,10 @@ class Store(ABC):
         """Insert a new memory and its lexical index row (``index_text`` defaults to the content)."""
 
     @abstractmethod
+    def set_index_texts(self, items: Sequence[tuple[str, str]], *, tenant: str = DEFAULT_TENANT) -> None:
+        """Replace the lexical index text of existing memories (a neighbour's text left them)."""
+
+    @abstractmethod
     def update(self, record: MemoryRecord) -> None:
         """Overwrite every column of an existing memory (content is immutable: re-index only if changed)."""
 
@@ -133,6 +144,13 @@ class Store(ABC):
 
     @abstractmethod
     def count(self, flt: MemoryFilter) -> int: ...
+
+    def count_many(self, scope: MemoryFilter, filters: Sequence[MemoryFilter]) -> list[int]:
+        """``[count(f) for f in filters]``, for filters inside ``scope`` (same tenant, as narrow or
+        narrower; a SQL store counts only what is in the scope). A SQL store counts them all in one
+        pass over the scope's rows (the inspector's overview asks for hundreds of counts)."""
+        check_same_tenant(scope, filters)
+        return [self.count(f) for f in filters]
 
     @abstractmethod
     def ids(self, flt: MemoryFilter, *, limit: int | None = None) -> list[str]: ...
@@ -221,7 +239,12 @@ class Store(ABC):
 
     # -- audit -----------------------------------------------------------------------------------
     @abstractmethod
-    def append_audit(self, draft: AuditDraft) -> AuditEntry: ...
+    def append_audit(self, draft: AuditDraft, *, key: bytes | None = None) -> AuditEntry:
+        """Extend the tenant's chain; with ``key`` the entry is signed and so is the tenant's head."""
+
+    @abstractmethod
+    def audit_head(self, tenant: str = DEFAULT_TENANT) -> AuditHead | None:
+        """The tenant's signed head (None: never signed, or deleted)."""
 
     @abstractmethod
     def audit_entries(
@@ -342,7 +365,7 @@ def ts(value: datetime | None) -> float | None:
 
 def audit_entry_row(e: AuditEntry) -> tuple[Any, ...]:
     """An audit entry as the ``audit_log`` columns, in order: seq, tenant, at, actor, action,
-    reason, user_id, policy, batch_id, memory_ids, summary, details, prev_hash, hash (for imports
+    reason, user_id, policy, batch_id, memory_ids, summary, details, prev_hash, hash, mac (for imports
     that keep seq and hashes verbatim)."""
     return (
         e.seq,
@@ -359,6 +382,7 @@ def audit_entry_row(e: AuditEntry) -> tuple[Any, ...]:
         json.dumps(e.details, sort_keys=True, default=str),
         e.prev_hash,
         e.hash,
+        e.mac,
     )
 
 

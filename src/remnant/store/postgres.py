@@ -409,6 +409,12 @@ class PostgresStore(SQLStore):
         )
         return {r[0]: r[1] for r in rows}
 
+    def _set_index_text(self, c: Conn, tenant: str, memory_id: str, text: str) -> None:
+        # the tsvector is generated from index_text, so it follows
+        c.execute(
+            "UPDATE memories SET index_text = %s WHERE tenant = %s AND id = %s", (text, tenant, memory_id)
+        )
+
     def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
         """Full-text search over the ``'english'`` tsvector (stems, like SQLite's porter), ranked by ``ts_rank``.
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any, TypeVar
 
-from remnant.core.audit import GENESIS, AuditDraft, AuditEntry, entry_hash
+from remnant.core.audit import GENESIS, AuditDraft, AuditEntry, AuditHead, entry_hash, entry_mac
 from remnant.core.clock import from_epoch
 from remnant.core.errors import NotFoundError
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
@@ -32,6 +32,7 @@ from remnant.store.base import (
     Store,
     UserSummary,
     audit_entry_row,
+    check_same_tenant,
     iter_batches,
     row_to_record,
     ts,
@@ -90,7 +91,7 @@ ORDERS: dict[str, str] = {
 }
 AUDIT_COLUMNS = (
     "seq, tenant, at, actor, action, reason, user_id, policy, batch_id, memory_ids, summary, details, "
-    "prev_hash, hash"
+    "prev_hash, hash, mac"
 )
 
 
@@ -115,7 +116,11 @@ def _audit_entry(r: Sequence[Any]) -> AuditEntry:
         json.loads(r[11]),
         r[12],
         r[13],
+        r[14],
     )
+
+
+COUNT_MANY_CHUNK = 64  # filters per statement in count_many (bounded statement and parameter count)
 
 
 class SQLStore(Store):
@@ -143,6 +148,14 @@ class SQLStore(Store):
     @abstractmethod
     def index_texts(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
         """The lexical index text of each memory (for export)."""
+
+    @abstractmethod
+    def _set_index_text(self, c: Conn, tenant: str, memory_id: str, text: str) -> None:
+        """Replace one memory's lexical index text."""
+
+    def set_index_texts(self, items: Sequence[tuple[str, str]], *, tenant: str = DEFAULT_TENANT) -> None:
+        if items:
+            self._write(lambda c: [self._set_index_text(c, tenant, mid, text) for mid, text in items])
 
     def _lock_keys(self, c: Conn, flt: MemoryFilter, status: Status) -> None:
         """Before a status change: serialise writers of the same keys (where transactions do not)."""
@@ -291,6 +304,23 @@ class SQLStore(Store):
         where, params = self.where(flt)
         return int(self._read(f"SELECT COUNT(*) FROM memories m WHERE {where}", params)[0][0])
 
+    def count_many(self, scope: MemoryFilter, filters: Sequence[MemoryFilter]) -> list[int]:
+        """One scan of ``scope`` per chunk of filters: ``SUM(CASE WHEN <filter> ...)`` for each."""
+        check_same_tenant(scope, filters)
+        out: list[int] = []
+        scope_where, scope_params = self.where(scope)
+        for start in range(0, len(filters), COUNT_MANY_CHUNK):
+            sums, params = [], []
+            for f in filters[start : start + COUNT_MANY_CHUNK]:
+                w, p = self.where(f)
+                sums.append(f"COALESCE(SUM(CASE WHEN {w} THEN 1 ELSE 0 END), 0)")
+                params.extend(p)
+            row = self._read(
+                f"SELECT {', '.join(sums)} FROM memories m WHERE {scope_where}", [*params, *scope_params]
+            )[0]
+            out.extend(int(v) for v in row)
+        return out
+
     def ids(self, flt: MemoryFilter, *, limit: int | None = None) -> list[str]:
         where, params = self.where(flt)
         q = f"SELECT m.id FROM memories m WHERE {where} ORDER BY m.rid"
@@ -381,11 +411,11 @@ class SQLStore(Store):
         return int(self._read(q, (tenant, model))[0][0])
 
     # -- audit -----------------------------------------------------------------------------------
-    def append_audit(self, draft: AuditDraft) -> AuditEntry:
+    def append_audit(self, draft: AuditDraft, *, key: bytes | None = None) -> AuditEntry:
         d = self.dialect
         at = draft.at.timestamp()
 
-        def run(c: Conn) -> tuple[int, str, str]:
+        def run(c: Conn) -> tuple[int, str, str, str | None]:
             # the chain of a tenant grows one link at a time, whichever process writes
             self._lock_audit_chain(c, draft.tenant)
             row = c.execute(
@@ -408,14 +438,30 @@ class SQLStore(Store):
                 prev,
                 digest,
             )
-            seq = c.execute(
-                f"INSERT INTO audit_log ({AUDIT_COLUMNS.removeprefix('seq, ')}) VALUES ({d.marks(13)}) "
-                "RETURNING seq",
-                values,
+            mac = entry_mac(key, draft.tenant, digest) if key is not None else None
+            seq = int(
+                c.execute(
+                    f"INSERT INTO audit_log ({AUDIT_COLUMNS.removeprefix('seq, ')}) VALUES ({d.marks(14)}) "
+                    "RETURNING seq",
+                    (*values, mac),
+                ).fetchone()[0]
+            )
+            if key is None:
+                return seq, prev, digest, None
+            # the head moves in the same transaction as the entry it names
+            row = c.execute(
+                f"SELECT signed_from FROM audit_heads WHERE tenant = {d.ph}", (draft.tenant,)
             ).fetchone()
-            return int(seq[0]), prev, digest
+            head = AuditHead.sign(key, draft.tenant, seq, digest, int(row[0]) if row else seq)
+            c.execute(
+                f"INSERT INTO audit_heads (tenant, seq, hash, signed_from, mac) VALUES ({d.marks(5)}) "
+                "ON CONFLICT (tenant) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
+                "signed_from = excluded.signed_from, mac = excluded.mac",
+                (head.tenant, head.seq, head.hash, head.signed_from, head.mac),
+            )
+            return seq, prev, digest, mac
 
-        seq, prev, digest = self._write(run)
+        seq, prev, digest, mac = self._write(run)
         return AuditEntry(
             seq,
             draft.tenant,
@@ -431,7 +477,30 @@ class SQLStore(Store):
             dict(draft.details),
             prev,
             digest,
+            mac,
         )
+
+    def audit_head(self, tenant: str = DEFAULT_TENANT) -> AuditHead | None:
+        p = self.dialect.ph
+        rows = self._read(
+            f"SELECT tenant, seq, hash, signed_from, mac FROM audit_heads WHERE tenant = {p}", (tenant,)
+        )
+        return (
+            AuditHead(rows[0][0], int(rows[0][1]), rows[0][2], int(rows[0][3]), rows[0][4]) if rows else None
+        )
+
+    def audit_heads(self) -> list[AuditHead]:
+        """Every tenant's signed head (for export)."""
+        rows = self._read("SELECT tenant, seq, hash, signed_from, mac FROM audit_heads ORDER BY tenant")
+        return [AuditHead(r[0], int(r[1]), r[2], int(r[3]), r[4]) for r in rows]
+
+    def import_audit_heads(self, heads: Sequence[AuditHead]) -> None:
+        """Insert signed heads verbatim (import into an empty store)."""
+        for h in heads:
+            self.execute(
+                f"INSERT INTO audit_heads (tenant, seq, hash, signed_from, mac) VALUES ({self.dialect.marks(5)})",
+                (h.tenant, h.seq, h.hash, h.signed_from, h.mac),
+            )
 
     def import_audit(self, entries: Sequence[AuditEntry]) -> None:
         """Insert audit entries verbatim (seq, hashes and all), for import into an empty store."""
@@ -439,7 +508,7 @@ class SQLStore(Store):
 
         def run(c: Conn) -> None:
             c.cursor().executemany(
-                f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ({self.dialect.marks(14)})", rows
+                f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ({self.dialect.marks(15)})", rows
             )
             self._after_audit_import(c)
 

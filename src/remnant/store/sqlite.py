@@ -181,6 +181,13 @@ class SQLiteStore(SQLStore):
         )
         return {r[0]: r[1] for r in rows}
 
+    def _set_index_text(self, c: Any, tenant: str, memory_id: str, text: str) -> None:
+        row = c.execute(
+            "SELECT rid FROM memories WHERE tenant = ? AND id = ?", (tenant, memory_id)
+        ).fetchone()
+        if row is not None:
+            c.execute("UPDATE memory_fts SET text = ? WHERE rowid = ?", (text, row[0]))
+
     def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
         where, params = self.where(flt)
         token = scope_token(flt.tenant, flt.user_id)

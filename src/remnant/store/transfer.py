@@ -8,9 +8,15 @@ One JSON object per line, in this order:
 * ``memory``: every field of a memory (times as epoch seconds, ``fade_at`` null for "never") and
   the text its lexical index holds;
 * ``embedding`` (only with ``with_embeddings``): memory id, model, dimension, float32 vector in base64;
-* ``audit``: audit entries in sequence order with their sequence numbers and hashes, inserted
-  verbatim on import (never re-hashed) so the chain verifies exactly as before;
-* ``activity``: the days each user was active (the active-days decay clock).
+* ``audit``: audit entries in sequence order with their sequence numbers, hashes and signatures,
+  inserted verbatim on import (never re-hashed) so the chain verifies exactly as before;
+* ``audit_head``: each tenant's signed head (the newest entry as last signed);
+* ``activity``: the days each user was active (the active-days decay clock);
+* ``vault`` and ``vault_counter``: the privacy vault's entries, still encrypted (nonce and
+  ciphertext in base64, with the id of the key that encrypted them), and each user's placeholder
+  counters, so an imported ``[PHONE_1]`` rehydrates to the same original and new values go on
+  numbering after it. The header lists the key ids; an import whose configured vault key is not
+  among them says so and refuses before writing anything.
 
 Import goes into an empty store in one transaction (all or nothing) and verifies every tenant's
 audit chain before committing. ``migrate`` streams an export straight into an import.
@@ -21,7 +27,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
@@ -29,12 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from remnant.core.audit import AuditEntry, verify_chain
+from remnant.core.audit import AuditEntry, AuditHead, verify_chain
 from remnant.core.clock import from_epoch
 from remnant.core.errors import ConflictError, SchemaTooNewError, StoreError, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
 from remnant.store.base import SCHEMA_VERSION, MemoryFilter, Store, ts
+from remnant.store.migrations import VAULT, migrate
 from remnant.store.sql import SQLStore
 
 FORMAT = "remnant-export"
@@ -59,6 +66,8 @@ class TransferReport:
     audit: int = 0
     activity: int = 0
     meta: int = 0
+    vault: int = 0
+    vault_counters: int = 0
     tenants: list[str] = field(default_factory=list)
     chain_ok: dict[str, bool] = field(default_factory=dict)
 
@@ -122,11 +131,44 @@ def audit_from_json(d: dict[str, Any]) -> AuditEntry:
         dict(d.get("details") or {}),
         d["prev_hash"],
         d["hash"],
+        d.get("mac"),
     )
 
 
 def _line(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+# -- the vault's tables (the store layer's "vault" migration component; rows stay encrypted) ------
+_VAULT_ENTRY = "tenant, user_id, placeholder, entity_type, value_hmac, key_id, nonce, ciphertext, created_at"
+_VAULT_COUNTER = "tenant, user_id, entity_type, last_index"
+
+
+def _has_vault(raw: SQLStore) -> bool:
+    try:
+        raw.fetch("SELECT 1 FROM vault_entries WHERE 1 = 0")
+    except StoreError:
+        return False
+    return True
+
+
+def _vault_rows(raw: SQLStore, tenants: list[str]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    if not tenants or not _has_vault(raw):
+        return [], []
+    params: list[Any] = []
+    cond = raw.dialect.within("tenant", tenants, params)
+    entries = raw.fetch(
+        f"SELECT {_VAULT_ENTRY} FROM vault_entries WHERE {cond} ORDER BY tenant, user_id, placeholder", params
+    )
+    counters = raw.fetch(
+        f"SELECT {_VAULT_COUNTER} FROM vault_counters WHERE {cond} ORDER BY tenant, user_id, entity_type",
+        params,
+    )
+    return entries, counters
+
+
+def _b64(value: Any) -> str:
+    return base64.b64encode(bytes(value)).decode("ascii")
 
 
 # -- export --------------------------------------------------------------------------------------
@@ -145,6 +187,9 @@ def export_lines(
         "activity": sum(len(raw.activity(t)) for t in chosen),
         "meta": len(meta),
     }
+    vault_entries, vault_counters = _vault_rows(raw, chosen)
+    counts["vault"], counts["vault_counters"] = len(vault_entries), len(vault_counters)
+    heads = [h for h in raw.audit_heads() if h.tenant in set(chosen)]
     models = {t: store.embedding_models(tenant=t) for t in chosen} if with_embeddings else {}
     if with_embeddings:
         counts["embeddings"] = sum(raw.embedding_count(t, m) for t in chosen for m in models[t])
@@ -162,6 +207,7 @@ def export_lines(
             "tenants": chosen,
             "with_embeddings": with_embeddings,
             "counts": counts,
+            "vault_key_ids": sorted({str(r[5]) for r in vault_entries}),
         }
     )
     for key, value in meta.items():
@@ -191,9 +237,45 @@ def export_lines(
     entries = sorted((e for t in chosen for e in store.audit_entries(tenant=t)), key=lambda e: e.seq)
     for e in entries:
         yield _line({"type": "audit", **audit_to_json(e)})
+    for h in heads:
+        yield _line(
+            {
+                "type": "audit_head",
+                "tenant": h.tenant,
+                "seq": h.seq,
+                "hash": h.hash,
+                "signed_from": h.signed_from,
+                "mac": h.mac,
+            }
+        )
     for tenant in chosen:
         for user_id, day in raw.activity(tenant):
             yield _line({"type": "activity", "tenant": tenant, "user_id": user_id, "day": day.isoformat()})
+    for v in vault_entries:
+        yield _line(
+            {
+                "type": "vault",
+                "tenant": v[0],
+                "user_id": v[1],
+                "placeholder": v[2],
+                "entity_type": v[3],
+                "value_hmac": v[4],
+                "key_id": v[5],
+                "nonce": _b64(v[6]),
+                "ciphertext": _b64(v[7]),
+                "created_at": v[8],
+            }
+        )
+    for c in vault_counters:
+        yield _line(
+            {
+                "type": "vault_counter",
+                "tenant": c[0],
+                "user_id": c[1],
+                "entity_type": c[2],
+                "last_index": int(c[3]),
+            }
+        )
 
 
 def export_store(store: Store, out: Any, *, with_embeddings: bool = False) -> TransferReport:
@@ -224,11 +306,21 @@ def _tally(report: TransferReport, obj: dict[str, Any]) -> None:
         report.activity += 1
     elif kind == "meta":
         report.meta += 1
+    elif kind == "vault":
+        report.vault += 1
+    elif kind == "vault_counter":
+        report.vault_counters += 1
 
 
 # -- import --------------------------------------------------------------------------------------
-def import_lines(store: Store, lines: Iterable[str]) -> TransferReport:
-    """Load an export into an empty store, all or nothing; the audit chains are verified before commit."""
+def import_lines(
+    store: Store, lines: Iterable[str], *, vault_key_ids: Collection[str] | None = None
+) -> TransferReport:
+    """Load an export into an empty store, all or nothing; the audit chains are verified before commit.
+
+    ``vault_key_ids``: the ids of the vault keys the target is configured with. An export whose
+    vault is encrypted with a key not among them (or any vault, when None) is refused before
+    anything is written: imported without its key, every placeholder would be unreadable."""
     raw = _sql_store(store)
     it = (line for line in lines if line.strip())
     try:
@@ -249,6 +341,15 @@ def import_lines(store: Store, lines: Iterable[str]) -> TransferReport:
             f"({SCHEMA_VERSION}); upgrade the remnant package"
         )
     tenants = list(header.get("tenants", []))
+    needed = {str(k) for k in header.get("vault_key_ids") or ()}
+    missing = needed - set(vault_key_ids or ())
+    if missing:
+        have = ", ".join(sorted(vault_key_ids or ())) or "none"
+        raise VaultKeyMismatch(
+            f"the export's vault is encrypted with key {', '.join(sorted(missing))}, but the vault key "
+            f"configured for the target is {have}: set REMNANT_VAULT_KEY (or REMNANT_VAULT_KEY_FILE) to the "
+            "source's key (for a SQLite source, the key in <db>.vault-key); nothing was imported"
+        )
     for tenant in tenants:
         if store.count(MemoryFilter(tenant=tenant, statuses=None)) or store.audit_entries(
             tenant=tenant, limit=1
@@ -260,6 +361,8 @@ def import_lines(store: Store, lines: Iterable[str]) -> TransferReport:
     memories: list[tuple[MemoryRecord, str | None]] = []
     vectors: dict[str, list[tuple[str, str, np.ndarray]]] = {}
     audit: list[AuditEntry] = []
+    if needed or int(header.get("counts", {}).get("vault_counters", 0)):
+        migrate(raw, VAULT)
 
     def flush() -> None:
         if memories:
@@ -303,6 +406,45 @@ def import_lines(store: Store, lines: Iterable[str]) -> TransferReport:
                     store.mark_active(obj["tenant"], obj["user_id"], date.fromisoformat(obj["day"]))
                 elif kind == "meta":
                     store.set_meta(obj["key"], obj["value"])
+                elif kind == "audit_head":
+                    flush()
+                    raw.import_audit_heads(
+                        [
+                            AuditHead(
+                                obj["tenant"],
+                                int(obj["seq"]),
+                                obj["hash"],
+                                int(obj["signed_from"]),
+                                obj["mac"],
+                            )
+                        ]
+                    )
+                elif kind == "vault":
+                    flush()
+                    if obj["key_id"] not in needed:
+                        raise ValidationError(
+                            f"vault entry {obj['placeholder']} uses key {obj['key_id']}, not listed in the header"
+                        )
+                    row = (
+                        obj["tenant"],
+                        obj["user_id"],
+                        obj["placeholder"],
+                        obj["entity_type"],
+                        obj["value_hmac"],
+                        obj["key_id"],
+                        base64.b64decode(obj["nonce"]),
+                        base64.b64decode(obj["ciphertext"]),
+                        obj["created_at"],
+                    )
+                    raw.execute(
+                        f"INSERT INTO vault_entries ({_VAULT_ENTRY}) VALUES ({raw.dialect.marks(9)})", row
+                    )
+                elif kind == "vault_counter":
+                    flush()
+                    raw.execute(
+                        f"INSERT INTO vault_counters ({_VAULT_COUNTER}) VALUES ({raw.dialect.marks(4)})",
+                        (obj["tenant"], obj["user_id"], obj["entity_type"], int(obj["last_index"])),
+                    )
                 else:
                     raise ValidationError(f"unknown line type {kind!r}")
             except (KeyError, TypeError, ValueError) as exc:
@@ -318,13 +460,14 @@ def import_lines(store: Store, lines: Iterable[str]) -> TransferReport:
                 flush()
         flush()
         expected = header.get("counts", {})
-        for name in ("memories", "embeddings", "audit", "activity", "meta"):
+        for name in ("memories", "embeddings", "audit", "activity", "meta", "vault", "vault_counters"):
             if name in expected and int(expected[name]) != getattr(report, name):
                 raise ValidationError(
                     f"the export is incomplete: the header promises {expected[name]} {name}, "
                     f"the file has {getattr(report, name)}"
                 )
         for tenant in tenants:
+            # hashes and links (the signatures need the audit key, which the store does not hold)
             check = verify_chain(store.audit_entries(tenant=tenant))
             report.chain_ok[tenant] = check.ok
             if not check.ok:
@@ -335,6 +478,18 @@ def import_lines(store: Store, lines: Iterable[str]) -> TransferReport:
     return report
 
 
-def migrate_store(source: Store, target: Store, *, with_embeddings: bool = True) -> TransferReport:
+def migrate_store(
+    source: Store,
+    target: Store,
+    *,
+    with_embeddings: bool = True,
+    vault_key_ids: Collection[str] | None = None,
+) -> TransferReport:
     """Copy everything from one store into an empty other one, streaming (export piped into import)."""
-    return import_lines(target, export_lines(source, with_embeddings=with_embeddings))
+    return import_lines(
+        target, export_lines(source, with_embeddings=with_embeddings), vault_key_ids=vault_key_ids
+    )
+
+
+class VaultKeyMismatch(ConflictError):
+    """The export's vault needs a key the target is not configured with (nothing was imported)."""

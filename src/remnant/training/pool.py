@@ -180,6 +180,19 @@ class TrainingPool:
     def __len__(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM pool_example").fetchone()[0])
 
+    def rows_holding(self, probes: Sequence[str]) -> int:
+        """How many examples hold any of ``probes`` verbatim in their body, source, tags or meta
+        (an erasure's check that none of a user's values went into training data)."""
+        wanted = [p for p in probes if p]
+        if not wanted:
+            return 0
+        hits = 0
+        for row in self._conn.execute("SELECT body, source, tags, meta FROM pool_example"):
+            text = "\n".join(str(v) for v in row)
+            if any(p in text for p in wanted):
+                hits += 1
+        return hits
+
     def examples(self, *, source: str | None = None) -> list[TrainingExample]:
         """All examples in a stable order (creation time, then id)."""
         sql = (

@@ -8,20 +8,32 @@ the FTS index is merged, ``VACUUM`` rewrites the file and the WAL is truncated),
 queried again: the row count, the recall filter, embeddings, the retriever, derived summaries and
 the raw bytes of the database files (searched for distinctive strings of the erased text, which are
 held in memory only for the duration of the call).
+
+The probes are the erased text and the user's own values: every key, source and metadata string
+of the erased memories, and the originals behind their placeholders (read from the vault before it
+is purged). Besides the store's rows, the report checks the tenant's audit log (no entry may hold
+one of them), the full-text index text of every remaining memory (a neighbouring turn indexed with
+the erased one), other memories' content (partitions, summaries), the vault, any extra files
+handed in (``log_files``: a server's log file) and any further ``derived_checks`` a layer above
+installs (a training pool). ``verified`` is false while anything remains.
 """
 
 from __future__ import annotations
 
+import json
 import mmap
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier
 from remnant.core.text import CJK_CLASS, fts_match
+from remnant.engine.ledger import ENGINE_METADATA
 from remnant.engine.results import ErasureReport
+from remnant.engine.seams import vault_of
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
@@ -43,6 +55,88 @@ def _probes(records: list[MemoryRecord]) -> list[str]:
         for w in _WORD.findall(r.content)[:3]:
             out.setdefault(w, None)
     return list(out)
+
+
+_PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")
+_ID = re.compile(r"[a-z]+_[0-9a-z]{26}")  # an engine id (mem_…): in audit entries by design
+
+
+def _strings(value: object) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def _value_probes(ledger: Ledger, user_id: str, records: list[MemoryRecord]) -> tuple[list[str], list[str]]:
+    """The user's own values among the erased memories: the vault's originals behind every
+    placeholder they use (read before the vault is purged; held in memory only), and their keys,
+    sources and metadata strings as stored (which other users may share: evidence only in the
+    audit log, which should hold none of them)."""
+    out: dict[str, None] = {}
+    field_values: dict[str, None] = {}
+    placeholders: set[str] = set()
+    for r in records:
+        own = {k: v for k, v in r.metadata.items() if k not in ENGINE_METADATA}
+        fields = [r.key, r.source, *_strings(own)]
+        for f in fields:
+            if (
+                f
+                and len(f.strip()) >= 4
+                and not _PLACEHOLDER.fullmatch(f.strip())
+                and not _ID.fullmatch(f.strip())
+            ):
+                field_values.setdefault(f.strip(), None)
+        for text in (r.content, *(f for f in fields if f)):
+            placeholders.update(_PLACEHOLDER.findall(text))
+    vault = vault_of(ledger.redactor)
+    if vault is not None:
+        for ph in sorted(placeholders):
+            try:
+                value = vault.rehydrate(ph, ledger.tenant, user_id)
+            except Exception:  # a value already forgotten, or a key problem: nothing to probe
+                continue
+            if value != ph and len(value.strip()) >= 4:
+                out.setdefault(value.strip(), None)
+    return list(out), list(field_values)
+
+
+def _audit_hits(ledger: Ledger, probes: Sequence[str]) -> int:
+    """How many of the tenant's audit entries hold one of the probes (reason, summary, details)."""
+    if not probes:
+        return 0
+    hits = 0
+    for e in ledger.store.audit_entries(tenant=ledger.tenant):
+        text = "\n".join((e.reason, e.summary, json.dumps(e.details, ensure_ascii=False, default=str)))
+        if any(p in text for p in probes):
+            hits += 1
+    return hits
+
+
+def _remaining_hits(ledger: Ledger, probes: Sequence[str]) -> tuple[int, int]:
+    """Remaining memories of the tenant whose index text, or content, holds a probe verbatim."""
+    index_texts = getattr(ledger.store, "index_texts", None)
+    in_index: set[str] = set()
+    in_content: set[str] = set()
+    flt = MemoryFilter(tenant=ledger.tenant, statuses=None)
+    for probe in probes:
+        match = fts_match(probe)
+        if match is None:
+            continue
+        ids = [mid for mid, _ in ledger.store.lexical_search(match, flt, limit=200)]
+        if not ids:
+            continue
+        texts: dict[str, str] = index_texts(ids, tenant=ledger.tenant) if index_texts else {}
+        for r in ledger.store.get_many(ids, tenant=ledger.tenant):
+            if probe in r.content or any(probe in s for s in _strings(r.metadata)) or probe in (r.key or ""):
+                in_content.add(r.id)
+            elif probe.lower() in texts.get(r.id, "").lower():
+                in_index.add(r.id)
+    return len(in_index), len(in_content)
 
 
 def _derived_summaries(ledger: Ledger, ids: set[str]) -> list[MemoryRecord]:
@@ -76,8 +170,18 @@ def scan_files(files: list[Path], probes: list[str]) -> list[str]:
     return hits
 
 
+#: A derived store a layer above keeps (a training pool): given the probes, how many rows still hold one.
+DerivedCheck = Callable[[Sequence[str]], int]
+
+
 def erase_user(
-    ledger: Ledger, user_id: str, *, actor: str | None = None, scan_bytes: bool = True
+    ledger: Ledger,
+    user_id: str,
+    *,
+    actor: str | None = None,
+    scan_bytes: bool = True,
+    log_files: Sequence[Path] = (),
+    derived_checks: Mapping[str, DerivedCheck] | None = None,
 ) -> ErasureReport:
     """Purge every trace of ``user_id`` in this tenant and return the verified erasure report."""
     check_identifier(user_id, "user_id")
@@ -85,6 +189,8 @@ def erase_user(
     removed: dict[str, int] = defaultdict(int)
     all_ids: list[str] = []
     probes: list[str] = []
+    values: dict[str, None] = {}
+    fields: dict[str, None] = {}
     while True:
         batch = ledger.store.query(flt, limit=1000)
         if not batch:
@@ -93,9 +199,15 @@ def erase_user(
             removed[r.kind.value] += 1
         if len(probes) < _MAX_PROBES * 4:
             probes.extend(_probes(batch))
+        if len(values) + len(fields) < _MAX_PROBES * 8:
+            originals, stored = _value_probes(ledger, user_id, batch)
+            values.update(dict.fromkeys(originals))
+            fields.update(dict.fromkeys(stored))
         all_ids.extend(r.id for r in batch)
         with ledger.store.transaction():
+            turns = ledger.session_turns(batch)
             ledger.store.delete([r.id for r in batch], tenant=ledger.tenant)
+            ledger.reindex_neighbours(turns, [r.id for r in batch])
     derived = _derived_summaries(ledger, set(all_ids))
     if derived:
         probes.extend(_probes(derived))
@@ -110,7 +222,15 @@ def erase_user(
         vault_removed = int(ledger.redactor.purge_user(tenant=ledger.tenant, user_id=user_id))
     # a probe that other memories still legitimately contain proves nothing: drop it
     probes = [p for p in dict.fromkeys(probes) if not _in_others(ledger, p)][:_MAX_PROBES]
+    # the user's own values (a phone, an e-mail, a key) must be gone from everywhere, others' rows too
+    value_probes = list(values)[: _MAX_PROBES * 8]
     ledger.store.compact()
+    index_left, content_left = _remaining_hits(ledger, value_probes)
+    vault_left = 0
+    vault = vault_of(ledger.redactor)
+    listing = getattr(vault, "entries", None)
+    if listing is not None:
+        vault_left = len(listing(ledger.tenant, user_id))
     checks = {
         "memories": ledger.store.count(flt),
         "derived_summaries": len(ledger.store.get_many([s.id for s in derived], tenant=ledger.tenant)),
@@ -127,8 +247,18 @@ def erase_user(
             )
         ),
     }
+    # content prefixes, not single words: a long word of the text may be in a fixed reason too
+    prefixes = [p for p in probes if len(p) >= 12 and " " in p]
+    checks["audit_log"] = _audit_hits(ledger, value_probes + list(fields)[: _MAX_PROBES * 8] + prefixes)
+    checks["index_text"] = index_left
+    checks["other_memories"] = content_left
+    checks["vault"] = vault_left
     if scan_bytes and ledger.store.files():
-        checks["file_bytes"] = len(scan_files(ledger.store.files(), probes))
+        checks["file_bytes"] = len(scan_files(ledger.store.files(), probes + value_probes))
+    if log_files:
+        checks["log_files"] = len(scan_files([Path(f) for f in log_files], probes + value_probes))
+    for name, check in (derived_checks or {}).items():
+        checks[name] = int(check(probes + value_probes))
     summary = (
         f"{len(gone)} memories erased (" + ", ".join(f"{n} {k}" for k, n in sorted(removed.items())) + ")"
     )
@@ -144,7 +274,7 @@ def erase_user(
             "vault_entries_removed": vault_removed,
             "activity_days_removed": activity_removed,
             "checks": checks,
-            "probes": len(probes),
+            "probes": len(probes) + len(value_probes),
         },
     )
     return ErasureReport(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Literal
 
+from remnant.core.durations import format_duration
 from remnant.core.model import Status, new_id
 from remnant.engine.forgetting.consolidation import ConsolidationPolicy, run_consolidation
 from remnant.engine.forgetting.eviction import EvictionPolicy, run_eviction
@@ -147,7 +148,7 @@ def _run_steps(ledger: Ledger, policy: SweepPolicy, report: SweepReport, batch: 
         purge(
             "purge_expired",
             replace(base, statuses=(Status.EXPIRED,), expired_by=cutoff),
-            f"expired more than {policy.expired_grace} ago",
+            f"expired more than {format_duration(policy.expired_grace)} ago",
             "ttl_grace",
         )
     if policy.fade and policy.fade_action == "purge":
@@ -155,7 +156,7 @@ def _run_steps(ledger: Ledger, policy: SweepPolicy, report: SweepReport, batch: 
         purge(
             "purge_faded",
             replace(base, statuses=(Status.FADED,), pinned=False, changed_before=cutoff),
-            f"faded more than {policy.faded_grace} ago",
+            f"faded more than {format_duration(policy.faded_grace)} ago",
             "fade_grace",
         )
     _extra_policies(ledger, policy, report, batch, dry_run)

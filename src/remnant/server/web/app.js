@@ -3,7 +3,11 @@
 
 const $ = (id) => document.getElementById(id);
 const SVGNS = "http://www.w3.org/2000/svg";
-const state = { key: sessionStorage.getItem("remnant_key") || "", user: null, memory: null, threshold: 0.52 };
+const state = {
+  key: sessionStorage.getItem("remnant_key") || "", user: null, memory: null, threshold: 0.52,
+  view: "overview", skew: 0, overview: null,
+};
+const T = window.RemnantTime; // timespan.js: the one formatter of relative times and durations
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -64,13 +68,18 @@ function fmtTime(iso) {
   return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
 
-function fmtDays(days) {
-  if (days === null || days === undefined) return "never";
-  const a = Math.abs(days);
-  if (a < 1 / 24) return `${Math.round(a * 1440)} min`;
-  if (a < 1) return `${Math.round(a * 24)} h`;
-  if (a < 60) return `${a.toFixed(a < 10 ? 1 : 0)} days`;
-  return `${Math.round(a / 30)} months`;
+// The server's clock, not the browser's, is "now" (it may run on an injected clock): every answer
+// that carries a "now" resets the offset.
+function syncClock(serverNow) {
+  const t = Date.parse(serverNow);
+  if (!Number.isNaN(t)) state.skew = t - Date.now();
+}
+const serverNow = () => Date.now() + state.skew;
+const ago = (iso) => T.ago(iso, serverNow());
+
+// a relative time, with the exact one on hover
+function when(iso, tag = "span", cls = "") {
+  return el(tag, { class: `when ${cls}`.trim(), title: iso ? fmtTime(iso) : "", text: iso ? ago(iso) : "–" });
 }
 
 function showKeyForm() {
@@ -109,14 +118,21 @@ async function loadUsers() {
     );
     list.append(li);
   }
+  fillRecallUsers(data.items.map((u) => u.user_id));
+}
+
+function fillRecallUsers(users) {
+  const sel = $("recalluser");
+  const keep = sel.value || state.user || users[0] || "";
+  sel.replaceChildren(...users.map((u) => el("option", { value: u, text: u })));
+  if (users.includes(keep)) sel.value = keep;
 }
 
 async function selectUser(user) {
   state.user = user;
   history.replaceState(null, "", `#user=${encodeURIComponent(user)}`);
   for (const li of $("userlist").children) li.classList.toggle("selected", li.dataset.user === user);
-  $("empty").hidden = true;
-  $("userview").hidden = false;
+  showSection("userview");
   $("username").textContent = user;
   closeDetail();
   await refreshUser();
@@ -203,8 +219,8 @@ function renderForgotten(items) {
   for (const m of items) {
     const why = el("div", { class: "why" },
       el("span", { class: `chip st-${m.status}`, text: STATUS_LABEL[m.status] }),
-      el("span", { class: "small muted", text: shortIds(m.status_reason) }),
-      el("span", { class: "small muted", text: fmtTime(m.status_changed_at) }));
+      el("span", { class: "small muted", text: T.naturalText(shortIds(m.status_reason)) }),
+      when(m.status_changed_at, "span", "small muted"));
     list.append(memRow(m, why));
   }
 }
@@ -233,9 +249,293 @@ async function renderAudit() {
       el("div", { class: "ev-body" },
         el("div", {},
           el("strong", { text: ACTION_LABEL[e.action] || e.action }),
-          el("span", { class: "muted small", text: ` · ${fmtTime(e.at)} · by ${e.actor}${e.policy ? ` · policy ${e.policy}` : ""}` })),
-        el("div", { class: "small", text: shortIds(e.reason) }),
+          el("span", { class: "muted small" }, " · ", when(e.at), ` · by ${e.actor}${e.policy ? ` · policy ${e.policy}` : ""}`)),
+        el("div", { class: "small", text: T.naturalText(shortIds(e.reason)) }),
         el("div", { class: "small muted", text: `${e.summary} · #${e.seq}` }))));
+  }
+}
+
+
+// ---- views: overview, recall, one user ----------------------------------------------------------
+function showSection(id) {
+  for (const sec of ["overview", "recallview", "userview"]) $(sec).hidden = sec !== id;
+  state.view = id === "recallview" ? "recall" : id === "overview" ? "overview" : "user";
+  for (const b of document.querySelectorAll(".view")) b.classList.toggle("active", b.dataset.view === state.view);
+}
+
+async function showView(name) {
+  closeDetail();
+  if (name === "recall") {
+    history.replaceState(null, "", "#recall");
+    showSection("recallview");
+    if (state.user) $("recalluser").value = state.user;
+    $("recallquery").focus();
+    return;
+  }
+  history.replaceState(null, "", "#overview");
+  state.user = null;
+  for (const li of $("userlist").children) li.classList.remove("selected");
+  showSection("overview");
+  await loadOverview();
+}
+
+// ---- tenant overview --------------------------------------------------------------------------
+const STATUS_ORDER = ["active", "fading", "faded", "expired", "superseded", "hidden"];
+const STATUS_HELP = {
+  active: "recalled",
+  fading: "recalled, but under the threshold within a few days",
+  faded: "strength under the recall threshold",
+  expired: "its time to live passed",
+  superseded: "replaced by a newer memory with the same key",
+  hidden: "masked by a person or a forget request",
+};
+
+async function loadOverview() {
+  const ov = await api("/v1/inspector/overview?days=30&points=24&ahead=60&ahead_points=31");
+  state.overview = ov;
+  syncClock(ov.now);
+  state.threshold = ov.threshold;
+  renderOverview();
+}
+
+function renderOverview() {
+  const ov = state.overview;
+  if (!ov) return;
+  const last = ov.history[ov.history.length - 1];
+  const chips = $("ovchips");
+  chips.replaceChildren(el("span", { class: "chip strong", text: `${ov.remembered_now} remembered now` }));
+  if (ov.pinned) chips.append(el("span", { class: "chip", text: `${ov.pinned} pinned` }));
+  for (const s of STATUS_ORDER.slice(1)) if (last[s]) chips.append(el("span", { class: `chip st-${s}`, text: `${last[s]} ${s}` }));
+  chips.append(el("span", {
+    class: "chip", "data-testid": "half-life",
+    title: "when under half of what is remembered now would still be, if nothing is used again",
+    text: ov.half_life_days === null
+      ? `half-life over ${T.days(ov.retention[ov.retention.length - 1].day)}`
+      : `half-life ${T.days(ov.half_life_days)}`,
+  }));
+  $("ovdays").textContent = T.duration((Date.parse(last.at) - Date.parse(ov.history[0].at)) / 1000);
+  drawStatusChart(ov);
+  drawRetention(ov);
+}
+
+function chartSize(box, minW, h) {
+  // drawn at the box's own width, so text keeps its size on a phone instead of shrinking with it
+  const w = Math.max(minW, Math.round(box.getBoundingClientRect().width || 640));
+  box.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  box.setAttribute("width", w);
+  box.setAttribute("height", h);
+  box.replaceChildren();
+  return w;
+}
+
+function shortDay(ms) {
+  return new Date(ms).toLocaleDateString(undefined, { month: "short", day: "numeric" });
+}
+
+function drawStatusChart(ov) {
+  const box = $("statuschart");
+  const H = 230, L = 34, R = 12, T0 = 12, B = 28;
+  const W = chartSize(box, 280, H);
+  const pts = ov.history.map((p) => ({ ...p, t: Date.parse(p.at) }));
+  const t0 = pts[0].t, t1 = pts[pts.length - 1].t || t0 + 1;
+  const totals = pts.map((p) => STATUS_ORDER.reduce((a, s) => a + p[s], 0));
+  const ymax = Math.max(1, ...totals);
+  const X = (t) => L + ((t - t0) / Math.max(t1 - t0, 1)) * (W - L - R);
+  const Y = (v) => T0 + (1 - v / ymax) * (H - T0 - B);
+  const yStep = Math.max(1, Math.ceil(ymax / 4));
+  for (let v = 0; v <= ymax; v += yStep) {
+    box.append(svg("line", { x1: L, x2: W - R, y1: Y(v), y2: Y(v), class: "grid" }));
+    box.append(svg("text", { x: L - 6, y: Y(v) + 3, class: "axis", "text-anchor": "end" }, String(v)));
+  }
+  const ticks = Math.max(2, Math.min(6, Math.floor((W - L - R) / 80)));
+  for (let i = 0; i <= ticks; i++) {
+    const t = t0 + ((t1 - t0) * i) / ticks;
+    box.append(svg("text", { x: X(t), y: H - 8, class: "axis", "text-anchor": i === 0 ? "start" : i === ticks ? "end" : "middle" },
+      i === ticks ? "now" : shortDay(t)));
+  }
+  // stacked areas, active at the bottom
+  const base = pts.map(() => 0);
+  for (const s of STATUS_ORDER) {
+    const top = pts.map((p, i) => base[i] + p[s]);
+    if (top.some((v, i) => v !== base[i])) {
+      const up = pts.map((p, i) => `${i ? "L" : "M"}${X(p.t).toFixed(1)},${Y(top[i]).toFixed(1)}`).join(" ");
+      const down = pts.map((p, i) => `L${X(p.t).toFixed(1)},${Y(base[i]).toFixed(1)}`).reverse().join(" ");
+      box.append(svg("path", { d: `${up} ${down} Z`, class: `layer s-${s}`, "data-testid": `status-layer-${s}` }));
+    }
+    for (let i = 0; i < base.length; i++) base[i] = top[i];
+  }
+  // a hover target per sample: its counts
+  const half = (W - L - R) / Math.max(pts.length - 1, 1) / 2;
+  pts.forEach((p, i) => {
+    const r = svg("rect", { x: X(p.t) - half, y: T0, width: 2 * half, height: H - T0 - B, class: "hover" });
+    r.append(svg("title", {}, `${i === pts.length - 1 ? "now" : ago(p.at)}: ` + STATUS_ORDER.map((s) => `${p[s]} ${s}`).join(", ")));
+    box.append(r);
+  });
+  const legend = $("statuslegend");
+  const last = pts[pts.length - 1];
+  const help = { ...STATUS_HELP, fading: `recalled, but under the threshold within ${T.days(ov.fading_days)}` };
+  legend.replaceChildren(...STATUS_ORDER.map((s) => el("li", { title: help[s] },
+    el("span", { class: `swatch s-${s}` }), `${s} `, el("strong", { text: String(last[s]) }))));
+}
+
+function drawRetention(ov) {
+  const box = $("retentionchart");
+  const H = 210, L = 40, R = 14, T0 = 14, B = 28;
+  const W = chartSize(box, 280, H);
+  const pts = ov.retention;
+  const x1 = pts[pts.length - 1].day || 1;
+  const X = (d) => L + (d / x1) * (W - L - R);
+  const Y = (v) => T0 + (1 - v) * (H - T0 - B);
+  for (const v of [0, 0.25, 0.5, 0.75, 1]) {
+    box.append(svg("line", { x1: L, x2: W - R, y1: Y(v), y2: Y(v), class: v === 0.5 ? "grid half" : "grid" }));
+    box.append(svg("text", { x: L - 6, y: Y(v) + 3, class: "axis", "text-anchor": "end" }, `${v * 100}%`));
+  }
+  const ticks = Math.max(2, Math.min(6, Math.floor((W - L - R) / 70)));
+  for (let i = 0; i <= ticks; i++) {
+    const d = (x1 * i) / ticks;
+    box.append(svg("text", { x: X(d), y: H - 8, class: "axis", "text-anchor": i === 0 ? "start" : i === ticks ? "end" : "middle" },
+      i === 0 ? "today" : `+${Math.round(d)}d`));
+  }
+  if (!ov.remembered_now) {
+    box.append(svg("text", { x: W / 2, y: H / 2, class: "axis", "text-anchor": "middle" }, "nothing is remembered now"));
+  } else {
+    const line = pts.map((p, i) => `${i ? "L" : "M"}${X(p.day).toFixed(1)},${Y(p.share).toFixed(1)}`).join(" ");
+    box.append(svg("path", { d: `${line} L${X(x1)},${Y(0)} L${X(0)},${Y(0)} Z`, class: "retarea" }));
+    box.append(svg("path", { d: line, class: "retline", "data-testid": "retention-line" }));
+    if (ov.half_life_days !== null) {
+      box.append(svg("circle", { cx: X(ov.half_life_days), cy: Y(0.5), r: 4, class: "fadedot" }));
+    }
+    for (const p of pts) {
+      const c = svg("circle", { cx: X(p.day), cy: Y(p.share), r: 6, class: "hover" });
+      c.append(svg("title", {}, `in ${T.days(p.day)}: ${p.remembered} of ${ov.remembered_now} (${Math.round(p.share * 100)}%)`));
+      box.append(c);
+    }
+  }
+  const end = pts[pts.length - 1];
+  const unit = ov.clock_mode === "active_days" ? " active days" : "";
+  $("retentioncap").textContent = ov.remembered_now
+    ? `${end.remembered} of ${ov.remembered_now} (${Math.round(end.share * 100)}%) still above the recall threshold in ${T.days(end.day)}${unit}` +
+      (ov.half_life_days === null ? "" : `; half are gone in ${T.days(ov.half_life_days)}${unit}`) +
+      (ov.pinned ? `; ${ov.pinned} pinned never fade` : "") + "."
+    : "";
+}
+
+// ---- recall box: what would be recalled, and why ----------------------------------------------
+const pct = (x) => `${Math.round(x * 100)}%`;
+const num = (x, d = 2) => (x === null || x === undefined ? "–" : Number(x).toFixed(d));
+
+function highlight(text, terms) {
+  // the matched terms marked in the content (a term marks words it starts: "peanut" in "peanuts")
+  const frag = document.createDocumentFragment();
+  const wanted = terms.map((t) => t.toLowerCase());
+  for (const part of Array.from(withPlaceholders(text).childNodes)) {
+    if (part.nodeType !== Node.TEXT_NODE || !wanted.length) { frag.append(part); continue; }
+    for (const w of part.textContent.split(/(\p{L}[\p{L}\p{N}_']*)/u)) {
+      if (!w) continue;
+      const lw = w.toLowerCase();
+      if (wanted.some((t) => lw === t || (t.length >= 3 && lw.startsWith(t)))) frag.append(el("mark", { text: w }));
+      else frag.append(document.createTextNode(w));
+    }
+  }
+  return frag;
+}
+
+function meter(label, value, cls, tick) {
+  const v = Math.max(0, Math.min(1, value));
+  return el("div", { class: "meter" },
+    el("span", { class: "small muted mlabel", text: label }),
+    el("div", { class: "bar" },
+      el("div", { class: `fill ${cls || ""}`, css: { width: `${(v * 100).toFixed(1)}%` } }),
+      tick === undefined ? null : el("div", { class: "tick", css: { left: `${(tick * 100).toFixed(1)}%` } })),
+    el("span", { class: "pct", text: pct(value) }));
+}
+
+function whyText(h, ex) {
+  const found = [];
+  if (h.lexical_rank) found.push(`by its words (BM25 #${h.lexical_rank})`);
+  if (h.vector_rank) found.push(`by meaning (vector #${h.vector_rank}, cosine ${num(h.vector_similarity)})`);
+  const parts = [found.length ? `Found ${found.join(" and ")}.` : ex.retriever === "hybrid" || ex.retriever === "lexical" || ex.retriever === "vector" ? "" : `Found by ${ex.retriever}.`];
+  if (h.fused !== null) {
+    let s = `Relevance ${num(h.fused)}`;
+    if (h.speaker_boost) s += ` × ${num(1 + h.speaker_boost)} (the question names its speaker)`;
+    if (h.signal_factor !== null) s += ` × ${num(h.signal_factor, 3)} for strength ${pct(h.strength)} and confidence ${num(h.confidence)}`;
+    parts.push(`${s} = score ${num(h.score, 3)}.`);
+  }
+  if (h.fused === 0) parts.push("(Weighted fusion scales each side from its weakest candidate, which scores 0 there.)");
+  parts.push(h.memory.pinned ? "Pinned: it never fades." : `Strength ${pct(h.strength)} ${h.above_threshold ? "≥" : "<"} the recall threshold ${pct(ex.threshold)}.`);
+  parts.push(h.reinforces ? "A real recall would reinforce it (it shares most of the query's words)." : "A real recall would not reinforce it (too few of the query's words).");
+  return parts.filter(Boolean).join(" ");
+}
+
+function partsTable(h) {
+  const cells = [
+    ["BM25", h.lexical_rank ? `#${h.lexical_rank} · ${num(h.lexical_score)}` : "–"],
+    ["vector", h.vector_rank ? `#${h.vector_rank} · ${num(h.vector_similarity, 3)}` : "–"],
+    ["fused", num(h.fused, 3)],
+    ["speaker", h.speaker_boost ? `+${pct(h.speaker_boost)}` : "–"],
+    ["signals ×", num(h.signal_factor, 3)],
+    ["score", num(h.score, 3)],
+  ];
+  return el("div", { class: "tablewrap" },
+    el("table", { class: "parts", "data-testid": "hit-parts" },
+      el("thead", {}, el("tr", {}, ...cells.map(([k]) => el("th", { text: k })))),
+      el("tbody", {}, el("tr", {}, ...cells.map(([k, v]) => el("td", { "data-label": k, text: v }))))));
+}
+
+async function runRecall(ev) {
+  if (ev) ev.preventDefault();
+  const user = $("recalluser").value;
+  const query = $("recallquery").value;
+  if (!user) { toast("Pick a user first", "error"); return; }
+  const list = $("recallresults");
+  $("recallsummary").textContent = "Recalling…";
+  let ex;
+  try {
+    ex = await api("/v1/inspector/recall", { method: "POST", body: { query, user_id: user, limit: Number($("recalllimit").value) } });
+  } catch (e) {
+    $("recallsummary").textContent = "";
+    toast(e.message, "error");
+    return;
+  }
+  const how = ex.retriever === "hybrid"
+    ? `hybrid recall, ${ex.fusion} fusion ${pct(ex.lexical_weight)} words / ${pct(ex.vector_weight)} meaning${ex.model_id ? ` (${ex.model_id})` : ""}`
+    : ex.retriever === "lexical" ? "lexical recall (BM25)" : `${ex.retriever} recall`;
+  const terms = ex.terms.length ? `terms: ${ex.terms.join(", ")}` : "no search terms: the strongest memories";
+  $("recallsummary").textContent =
+    `${ex.hits.length} would be recalled for ${user} · ${terms} · ${how}${ex.candidates ? ` · ${ex.candidates} candidates` : ""} · nothing was reinforced`;
+  list.replaceChildren();
+  if (!ex.hits.length) list.append(el("li", { class: "none muted", text: "Nothing would be recalled for this query." }));
+  for (const h of ex.hits) {
+    const m = h.memory;
+    const li = el("li", { class: "hit", "data-testid": "recall-hit", "data-id": m.id },
+      el("div", { class: "hithead" },
+        el("span", { class: "rank", text: `#${h.rank}` }),
+        el("div", { class: "content" }, highlight(m.content, h.matched_terms))),
+      el("div", { class: "tags" },
+        el("span", { class: `kind k-${m.kind}`, text: m.kind.replace("_", " ") }),
+        m.key ? el("span", { class: "key", text: m.key }) : null,
+        m.pinned ? el("span", { class: "pin", text: "pinned" }) : null,
+        ...h.matched_terms.map((t) => el("span", { class: "term", text: t, title: "matched by the full-text index" })),
+        el("span", { class: "small muted" }, "last used ", m.last_accessed_at ? when(m.last_accessed_at) : "never",
+          " · created ", when(m.created_at))),
+      el("div", { class: "meters" },
+        meter("score", h.score, "score"),
+        meter("strength", h.strength, m.pinned ? "pinned" : h.above_threshold ? "" : "weak", ex.threshold)),
+      partsTable(h),
+      el("p", { class: "small why-text", "data-testid": "hit-why", text: whyText(h, ex) }));
+    li.addEventListener("click", (e) => { if (!e.target.closest("table")) openDetail(m.id); });
+    list.append(li);
+  }
+  const faded = $("recallfaded");
+  faded.replaceChildren();
+  if (ex.faded.length) {
+    faded.append(el("h2", { text: "Matching, but no longer recalled" }));
+    for (const f of ex.faded) {
+      faded.append(el("div", { class: "fadedhint" },
+        el("span", { class: `chip st-${f.reason}`, text: f.reason }), " ",
+        `${f.kind}${f.key ? ` “${f.key}”` : ""}, strength ${pct(f.strength)}`,
+        f.since ? el("span", {}, ", ", when(f.since)) : ""));
+    }
   }
 }
 
@@ -244,21 +544,27 @@ async function openDetail(id) {
   const [m, curve] = await Promise.all([api(`/v1/memories/${id}`), api(`/v1/memories/${id}/curve?points=90`)]);
   state.memory = m;
   state.threshold = curve.threshold;
+  syncClock(curve.now);
+  const activeDays = curve.axis === "active_days" ? " (active days)" : "";
   for (const li of document.querySelectorAll(".mem")) li.classList.toggle("selected", li.dataset.id === id);
   $("detail").hidden = false;
   $("d-content").replaceChildren(withPlaceholders(m.content));
   const meta = $("d-meta");
   meta.replaceChildren();
   const rows = [
-    ["status", m.status + (m.status_reason ? ` (${m.status_reason})` : "")],
+    ["status", m.status + (m.status_reason ? ` (${T.naturalText(m.status_reason)})` : "")],
     ["kind", m.kind], ["key", m.key || "–"], ["strength", `${(m.strength * 100).toFixed(1)} %`],
-    ["stability", `${curve.stability_days.toFixed(1)} days`],
-    ["fades", m.pinned ? "never (pinned)" : curve.fade_in_days === null ? "never" : curve.fade_in_days <= 0 ? "already under the threshold" : `in ${fmtDays(curve.fade_in_days)}`],
+    ["stability", `${T.days(curve.stability_days)}${activeDays}`],
+    ["fades", m.pinned ? "never (pinned)" : curve.fade_in_days === null ? "never" : curve.fade_in_days <= 0 ? "already under the threshold" : `in ${T.days(curve.fade_in_days)}${activeDays}`],
     ["importance", m.importance.toFixed(2)], ["used", `${m.access_count}× (${m.review_count} review${m.review_count === 1 ? "" : "s"})`],
-    ["created", fmtTime(m.created_at)], ["expires", m.expires_at ? fmtTime(m.expires_at) : "–"],
+    ["created", when(m.created_at)], ["expires", m.expires_at ? when(m.expires_at) : "–"],
+    ["last used", m.last_accessed_at ? when(m.last_accessed_at) : "never"],
     ["id", m.id],
   ];
-  for (const [k, v] of rows) meta.append(el("div", { class: k === "id" ? "kv wide" : "kv" }, el("span", { class: "k", text: k }), el("span", { class: "v", text: v })));
+  for (const [k, v] of rows) {
+    const value = typeof v === "string" ? el("span", { class: "v", text: v }) : el("span", { class: "v" }, v);
+    meta.append(el("div", { class: k === "id" ? "kv wide" : "kv" }, el("span", { class: "k", text: k }), value));
+  }
   drawCurve(curve);
   const live = m.status === "active" || m.status === "faded";
   $("b-pin").textContent = m.pinned ? "Unpin" : "Pin";
@@ -317,7 +623,7 @@ function drawCurve(c) {
     const g = svg("g", { class: `event e-${e.type}`, "data-testid": `event-${e.type}` });
     g.append(svg("line", { x1: X(e.day), x2: X(e.day), y1: T, y2: Y(0), class: "evline" }));
     g.append(svg("path", { d: `M${X(e.day)},${T} l5,-7 h-10 z`, class: "evmark" }));
-    g.append(svg("title", {}, `${e.type}${e.at ? " " + fmtTime(e.at) : ""}`));
+    g.append(svg("title", {}, `${e.type}${e.at ? ` ${ago(e.at)} (${fmtTime(e.at)})` : ""}`));
     box.append(g);
   }
   // where it crosses the threshold
@@ -340,7 +646,8 @@ async function act(label, fn) {
     toast(e.message, "error");
   }
   const id = state.memory && state.memory.id;
-  await Promise.all([refreshUser(), loadUsers()]);
+  const view = state.view === "user" ? refreshUser() : state.view === "recall" ? runRecall() : loadOverview();
+  await Promise.all([view, loadUsers()]);
   if (id) {
     try { await openDetail(id); } catch (e) { closeDetail(); }
   }
@@ -382,6 +689,14 @@ function wire() {
     });
   }
   $("userfilter").addEventListener("input", () => loadUsers());
+  for (const b of document.querySelectorAll(".view")) b.addEventListener("click", () => showView(b.dataset.view));
+  $("userrecall").addEventListener("click", () => showView("recall"));
+  $("recallform").addEventListener("submit", runRecall);
+  let resizing = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => { if (state.view === "overview") renderOverview(); }, 120);
+  });
   $("keyform").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     state.key = $("keyinput").value.trim();
@@ -395,6 +710,7 @@ async function start() {
   await loadUsers();
   const m = location.hash.match(/user=([^&]+)/);
   if (m) await selectUser(decodeURIComponent(m[1]));
+  else await showView(location.hash === "#recall" ? "recall" : "overview");
 }
 
 wire();
