@@ -11,7 +11,7 @@ import httpx
 from click.testing import CliRunner
 
 from remnant.bench.serve import free_port, start_server, stop_server
-from remnant.cli.serve import keys, serve
+from remnant.cli import cli
 from remnant.core.clock import ManualClock
 from remnant.server.auth import KeyStore
 
@@ -20,15 +20,16 @@ from remnant.server.auth import KeyStore
 FAST = {"REMNANT_PRIVACY": "off"}
 
 
-# the commands are invoked directly (not through the root group) so that click's per-command help
-# option cache of the shared root group is left as the CLI-reference test expects it
+# the commands are invoked through the root group, as users run them: click caches each command's
+# help option the first time it is built, and a command invoked on its own would cache a bare
+# "--help" (not the root's "-h, --help"), which the CLI-reference test then sees
 
 
 def test_keys_create_list_revoke(tmp_path: Path) -> None:
     kdb = ["--keys-db", str(tmp_path / "r.keys.db")]
     runner = CliRunner()
     made = runner.invoke(
-        keys, [*kdb, "create", "--tenant", "acme", "-s", "read,forget", "--name", "ops", "--json"]
+        cli, ["keys", *kdb, "create", "--tenant", "acme", "-s", "read,forget", "--name", "ops", "--json"]
     )
     assert made.exit_code == 0, made.output
     key = json.loads(made.output)
@@ -37,24 +38,26 @@ def test_keys_create_list_revoke(tmp_path: Path) -> None:
     assert keys_file.exists() and oct(keys_file.stat().st_mode & 0o777) == "0o600"
     assert key["key"].encode() not in keys_file.read_bytes()  # only the hash is stored
 
-    listed = runner.invoke(keys, [*kdb, "list", "--json"])
+    listed = runner.invoke(cli, ["keys", *kdb, "list", "--json"])
     assert [k["key_id"] for k in json.loads(listed.output)] == [key["key_id"]]
     assert key["key"] not in listed.output
 
     principal = KeyStore(keys_file).authenticate(key["key"])
     assert principal.tenant == "acme" and principal.allows("forget") and not principal.allows("write")
 
-    bad = runner.invoke(keys, [*kdb, "create", "-s", "root"])
+    bad = runner.invoke(cli, ["keys", *kdb, "create", "-s", "root"])
     assert bad.exit_code == 2 and "unknown scope" in bad.output
 
-    revoked = runner.invoke(keys, [*kdb, "revoke", key["key_id"]])
+    revoked = runner.invoke(cli, ["keys", *kdb, "revoke", key["key_id"]])
     assert revoked.exit_code == 0 and "revoked" in revoked.output
-    assert runner.invoke(keys, [*kdb, "list", "--json"]).output.strip() == "[]"
-    assert runner.invoke(keys, [*kdb, "revoke", key["key_id"]]).exit_code == 1
+    assert runner.invoke(cli, ["keys", *kdb, "list", "--json"]).output.strip() == "[]"
+    assert runner.invoke(cli, ["keys", *kdb, "revoke", key["key_id"]]).exit_code == 1
 
 
 def test_serve_refuses_remote_without_auth(tmp_path: Path) -> None:
-    result = CliRunner().invoke(serve, ["--db", str(tmp_path / "r.db"), "--host", "0.0.0.0", "--no-auth"])
+    result = CliRunner().invoke(
+        cli, ["serve", "--db", str(tmp_path / "r.db"), "--host", "0.0.0.0", "--no-auth"]
+    )
     assert result.exit_code == 2 and "refusing" in result.output
 
 
