@@ -20,9 +20,9 @@ from remnant.core.text import (
     normalize,
     query_terms,
 )
+from remnant.core.limits import MAX_QUERY_CHARS
 from remnant.core.text import tokens as _tokens
 
-MAX_QUERY_CHARS = 4000
 MAX_FTS_TERMS = 48
 
 # The core's ranking stop words (remnant.core.text.stopwords), tuned on LoCoMo.
