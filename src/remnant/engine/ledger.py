@@ -512,9 +512,7 @@ class Ledger:
             self.store.scrub()
         return current.copy()
 
-    def update(
-        self, memory_id: str, changes: UpdateOptions, *, actor: str | None = None
-    ) -> MemoryRecord:
+    def update(self, memory_id: str, changes: UpdateOptions, *, actor: str | None = None) -> MemoryRecord:
         """Change a memory in place (see :meth:`Memory.update`): validate every change first, then
         write them, re-index and re-embed (when the text or metadata changed) and audit, in one
         transaction; the vault values only the old text used are released."""
@@ -537,7 +535,9 @@ class Ledger:
             now = self.now()
             if "content" in changes:
                 content = check_content(changes["content"])
-                record.content = self.redact(content, record.user_id) if changes.get("redact", True) else content
+                record.content = (
+                    self.redact(content, record.user_id) if changes.get("redact", True) else content
+                )
             if "importance" in changes:
                 importance = check_unit_interval(changes["importance"], "importance")
                 # the same curve shape at the new importance: stability scales, strength now stays
@@ -593,7 +593,9 @@ class Ledger:
             if reindex:
                 # delete and insert again: every store rebuilds the lexical index from the new row
                 self.store.delete([memory_id], tenant=self.tenant)
-                self.store.insert(record, index_text=index_text(self, record, [record]) if index_text else None)
+                self.store.insert(
+                    record, index_text=index_text(self, record, [record]) if index_text else None
+                )
             else:
                 self.store.update(record)
             self.audit(

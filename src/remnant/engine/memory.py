@@ -220,7 +220,9 @@ class Memory:
         return retrying(self.store, lambda: self._remember_batch(batch, supersede))
 
     @_retry_conflicts
-    def update(self, memory_id: str, *, actor: str | None = None, **changes: Unpack[UpdateOptions]) -> MemoryRecord:
+    def update(
+        self, memory_id: str, *, actor: str | None = None, **changes: Unpack[UpdateOptions]
+    ) -> MemoryRecord:
         """Change a memory in place (same id): its ``content`` (redacted again, re-indexed and
         re-embedded), ``importance`` (rescales its stability; its strength now does not jump),
         ``confidence``, ``tags`` (replaced), ``metadata`` (merged: a key set to ``None`` is removed),

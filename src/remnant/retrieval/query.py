@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from remnant.core.limits import MAX_QUERY_CHARS
 from remnant.core.text import (
     RANKING_STOPWORDS,
     cjk_bigrams,
@@ -20,7 +21,6 @@ from remnant.core.text import (
     normalize,
     query_terms,
 )
-from remnant.core.limits import MAX_QUERY_CHARS
 from remnant.core.text import tokens as _tokens
 
 MAX_FTS_TERMS = 48
