@@ -201,7 +201,7 @@ def ingest(
 ) -> JSONResponse:
     def write() -> dict[str, Any]:
         result = call.mem.add(
-            [m.model_dump(exclude_none=True) for m in body.messages],
+            [m if isinstance(m, str) else m.model_dump(exclude_none=True) for m in body.messages],
             user_id=body.user_id,
             session_id=body.session_id,
             agent_id=body.agent_id,

@@ -89,7 +89,9 @@ class ChatMessage(_Body):
 
 
 class IngestRequest(_Body):
-    messages: list[ChatMessage] = Field(min_length=1, max_length=MAX_MESSAGES)
+    messages: list[ChatMessage | Annotated[str, Field(max_length=MAX_CONTENT_CHARS)]] = Field(
+        min_length=1, max_length=MAX_MESSAGES, description="Chat messages; a plain string is a user message."
+    )
     user_id: str = Ident
     session_id: str | None = Field(default=None, min_length=1, max_length=MAX_IDENTIFIER_CHARS)
     agent_id: str | None = Field(default=None, min_length=1, max_length=MAX_IDENTIFIER_CHARS)
