@@ -265,3 +265,13 @@ def _version() -> str:
 
 def local_principal(tenant: str) -> Principal:
     return Principal(tenant, frozenset(SCOPES))
+
+
+def openapi_document() -> dict[str, Any]:
+    """The API's OpenAPI document, as ``/openapi.json`` serves it (built on an empty in-memory store;
+    the document does not depend on the data or on the keys)."""
+    app = create_app(ServerConfig(db=":memory:", auth=False, mcp=False, sweep_interval=0))
+    try:
+        return app.openapi()
+    finally:
+        app.state.engines.close()
