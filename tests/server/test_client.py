@@ -47,7 +47,12 @@ def test_exported_from_the_package() -> None:
 def test_the_verbs_return_the_engines_types(live: LiveServer) -> None:
     with _client(live) as mem:
         r = mem.remember(
-            "Ana prefers green tea", user_id="cl-ana", kind="preference", key="drink", importance=0.8, tags=["t"]
+            "Ana prefers green tea",
+            user_id="cl-ana",
+            kind="preference",
+            key="drink",
+            importance=0.8,
+            tags=["t"],
         )
         assert isinstance(r, MemoryRecord) and r.kind == Kind.PREFERENCE and r.status == Status.ACTIVE
         assert isinstance(r.created_at, datetime) and r.created_at.tzinfo is not None
@@ -61,7 +66,10 @@ def test_the_verbs_return_the_engines_types(live: LiveServer) -> None:
         assert res.hits[0].strength > 0 and res.memories[0].content == "Ana prefers green tea"
 
         newer = mem.remember("Ana prefers black coffee", user_id="cl-ana", kind="preference", key="drink")
-        assert [m.status for m in mem.history("drink", user_id="cl-ana")] == [Status.SUPERSEDED, Status.ACTIVE]
+        assert [m.status for m in mem.history("drink", user_id="cl-ana")] == [
+            Status.SUPERSEDED,
+            Status.ACTIVE,
+        ]
         updated = mem.update(newer.id, content="Ana prefers flat whites", importance=0.9, tags=["cafe"])
         assert updated.id == newer.id and updated.content == "Ana prefers flat whites"
         assert updated.importance == 0.9 and updated.metadata["tags"] == ["cafe"]
@@ -70,7 +78,9 @@ def test_the_verbs_return_the_engines_types(live: LiveServer) -> None:
             [{"content": f"note {i}", "user_id": "cl-ana", "session_id": "s"} for i in range(3)]
         )
         assert [m.content for m in many] == ["note 0", "note 1", "note 2"]
-        added = mem.add([{"role": "user", "content": "I started a job at Siemens"}, "thanks"], user_id="cl-ana")
+        added = mem.add(
+            [{"role": "user", "content": "I started a job at Siemens"}, "thanks"], user_id="cl-ana"
+        )
         assert isinstance(added, AddResult) and len(added.episodes) == 2
 
         assert mem.review(updated.id).review_count == 1

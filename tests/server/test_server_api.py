@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from tests.server.conftest import start_live
 
 from remnant.core.limits import MAX_BATCH_ITEMS, MAX_LIMIT, MAX_QUERY_CHARS
-from tests.server.conftest import start_live
 
 if TYPE_CHECKING:
     from tests.server.conftest import LiveServer
@@ -145,7 +145,11 @@ def test_ingest_returns_what_was_stored(live: LiveServer) -> None:
         stored = c.get("/v1/memories", params={"user_id": "chat-ana"}).json()["total"]
         assert stored == len(body["episodes"]) + len(body["facts"])
         _code(c.post("/v1/ingest", json={"user_id": "u", "messages": []}), 422, "invalid")
-        _code(c.post("/v1/ingest", json={"user_id": "u", "messages": [{"role": "bot", "content": "x"}]}), 422, "invalid")
+        _code(
+            c.post("/v1/ingest", json={"user_id": "u", "messages": [{"role": "bot", "content": "x"}]}),
+            422,
+            "invalid",
+        )
 
 
 def test_recall_filters_equal_the_python_api(live: LiveServer) -> None:
@@ -180,9 +184,19 @@ def test_limits_are_the_engines(live: LiveServer) -> None:
     with live.client() as c:
         ok = c.post("/v1/recall", json={"query": "q" * MAX_QUERY_CHARS, "user_id": "lim"})
         assert ok.status_code == 200, ok.text
-        _code(c.post("/v1/recall", json={"query": "q" * (MAX_QUERY_CHARS + 1), "user_id": "lim"}), 422, "invalid")
-        _code(c.post("/v1/recall", json={"query": "q", "user_id": "lim", "limit": MAX_LIMIT + 1}), 422, "invalid")
-        assert c.post("/v1/recall", json={"query": "q", "user_id": "lim", "limit": MAX_LIMIT}).status_code == 200
+        _code(
+            c.post("/v1/recall", json={"query": "q" * (MAX_QUERY_CHARS + 1), "user_id": "lim"}),
+            422,
+            "invalid",
+        )
+        _code(
+            c.post("/v1/recall", json={"query": "q", "user_id": "lim", "limit": MAX_LIMIT + 1}),
+            422,
+            "invalid",
+        )
+        assert (
+            c.post("/v1/recall", json={"query": "q", "user_id": "lim", "limit": MAX_LIMIT}).status_code == 200
+        )
     mem = Memory(":memory:")
     from remnant.core.errors import ValidationError
 
@@ -198,7 +212,10 @@ def test_history_and_used(live: LiveServer) -> None:
         first = _remember(c, "Ana drinks green tea", user="hist-ana", key="drink")
         second = _remember(c, "Ana drinks black coffee", user="hist-ana", key="drink")
         items = c.get("/v1/history", params={"user_id": "hist-ana", "key": "drink"}).json()["items"]
-        assert [(m["id"], m["status"]) for m in items] == [(first["id"], "superseded"), (second["id"], "active")]
+        assert [(m["id"], m["status"]) for m in items] == [
+            (first["id"], "superseded"),
+            (second["id"], "active"),
+        ]
         used = c.post("/v1/used", json={"ids": [second["id"], "mem_gone"]}).json()["items"]
         assert [m["id"] for m in used] == [second["id"]] and used[0]["access_count"] == 1
 
@@ -218,7 +235,11 @@ def test_idempotency_keys(live: LiveServer) -> None:
         _code(other, 422, "idempotency_key_reused")
         assert c.get("/v1/memories", params={"user_id": "idem-ana"}).json()["total"] == 1
         # and on another route
-        _code(c.post("/v1/ingest", json={"user_id": "idem-ana", "messages": ["hi"]}, headers=h), 422, "idempotency_key_reused")
+        _code(
+            c.post("/v1/ingest", json={"user_id": "idem-ana", "messages": ["hi"]}, headers=h),
+            422,
+            "idempotency_key_reused",
+        )
         # a failed write records nothing: the same key works once the body is fixed
         k = {"Idempotency-Key": "fix-me"}
         _code(c.post("/v1/memories", json={**body, "ttl": "never-ish"}, headers=k), 422, "invalid")
