@@ -192,6 +192,11 @@ def _audit_from(e: Mapping[str, Any]) -> AuditEntry:
     )
 
 
+def _current(history: list[MemoryRecord]) -> MemoryRecord | None:
+    live = [r for r in history if r.status == Status.ACTIVE]
+    return live[-1] if live else None
+
+
 def _records(data: Mapping[str, Any]) -> list[MemoryRecord]:
     return [record_from(r) for r in data["items"]]
 
@@ -626,6 +631,10 @@ class Client:
     def history(self, key: str, *, user_id: str) -> list[MemoryRecord]:
         return self._run(_Calls.history(key, user_id))
 
+    def current(self, key: str, *, user_id: str) -> MemoryRecord | None:
+        """The user's active memory under ``key``, if any."""
+        return _current(self._run(_Calls.history(key, user_id)))
+
     def stats(self, user_id: str | None = None) -> dict[str, Any]:
         return self._run(_Calls.stats(user_id))
 
@@ -835,6 +844,9 @@ class AsyncClient:
 
     async def history(self, key: str, *, user_id: str) -> list[MemoryRecord]:
         return await self._run(_Calls.history(key, user_id))
+
+    async def current(self, key: str, *, user_id: str) -> MemoryRecord | None:
+        return _current(await self._run(_Calls.history(key, user_id)))
 
     async def stats(self, user_id: str | None = None) -> dict[str, Any]:
         return await self._run(_Calls.stats(user_id))

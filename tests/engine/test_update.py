@@ -80,7 +80,9 @@ def test_update_on_postgres(pg_url: str) -> None:
         r = mem.remember("the spare key is under the blue pot", user_id="ana", metadata={"tags": ["home"]})
         u = mem.update(r.id, content="the spare key is with the neighbour", tags=["home", "key"])
         assert u.content.endswith("neighbour") and u.metadata["tags"] == ["home", "key"]
-        assert [h.memory.id for h in mem.recall("neighbour", user_id="ana", tags=["key"], touch=False)] == [r.id]
+        assert [h.memory.id for h in mem.recall("neighbour", user_id="ana", tags=["key"], touch=False)] == [
+            r.id
+        ]
         assert mem.recall("blue pot", user_id="ana", touch=False).hits == []
 
 
@@ -108,12 +110,16 @@ def test_update_redacts_releases_and_reembeds(product_env: Path) -> None:
         # the old address's vault value went with the old text; the new ones come back
         text = mem.rehydrate(r.id)
         assert "rui@example.org" in text and "ana.lima@example.com" not in text
-        raw = b"".join(p.read_bytes() for p in product_env.parent.glob("remnant.db*") if "vault-key" not in p.name)
+        raw = b"".join(
+            p.read_bytes() for p in product_env.parent.glob("remnant.db*") if "vault-key" not in p.name
+        )
         assert b"rui@example.org" not in raw and b"ana.lima@example.com" not in raw
         # hybrid recall sees the new text (the retriever re-indexed and re-embedded it)
         hits = mem.recall("how do I write to Ana", user_id="ana", touch=False)
         assert [h.memory.id for h in hits] == [r.id]
-        assert not mem.store.unembedded_ids(mem.ledger.filter("ana"), model=mem.store.embedding_models(tenant="t")[0])
+        assert not mem.store.unembedded_ids(
+            mem.ledger.filter("ana"), model=mem.store.embedding_models(tenant="t")[0]
+        )
     finally:
         mem.close()
 

@@ -195,3 +195,22 @@ def test_the_client_speaks_http_only() -> None:
     tree = ast.parse(Path(remnant.client.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert not [m for m in imported if m.startswith("remnant.server")]
+
+
+def test_sync_and_async_clients_have_the_same_verbs_as_memory() -> None:
+    import inspect
+
+    from remnant.engine import Memory
+
+    def verbs(cls: type) -> set[str]:
+        return {n for n, _ in inspect.getmembers(cls, inspect.isfunction) if not n.startswith("_")}
+
+    sync, asyn = verbs(Client) - {"close"}, verbs(AsyncClient) - {"aclose"}
+    assert sync == asyn
+    assert all(inspect.iscoroutinefunction(getattr(AsyncClient, n)) for n in asyn)
+    # Memory's verbs the clients mirror; the rest are engine-local (seams, files, the decay axis)
+    local_only = {
+        "close", "axis", "redact", "recall_filter", "files", "now", "touch", "fade_time", "active",
+        "strength_of",
+    }  # fmt: skip
+    assert verbs(Memory) - local_only <= sync
