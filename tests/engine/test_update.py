@@ -135,16 +135,17 @@ def test_idempotency_keys_on_postgres(pg_url: str) -> None:
 
         def write() -> Answer:
             calls.append(1)
-            return Answer(201, {"n": len(calls)})
+            return Answer(201, {"n": len(calls), "user_id": "ana"})
 
-        first = keys.run("t", "k", "print-1", ["ana"], write)
-        again = keys.run("t", "k", "print-1", ["ana"], write)
-        assert first == Answer(201, {"n": 1}) and again == Answer(201, {"n": 1}, replayed=True)
+        first = keys.run("t", "k", "print-1", write)
+        again = keys.run("t", "k", "print-1", write)
+        body = {"n": 1, "user_id": "ana"}
+        assert first == Answer(201, body) and again == Answer(201, body, replayed=True)
         assert calls == [1]
         with pytest.raises(IdempotencyKeyReused):
-            keys.run("t", "k", "print-2", ["ana"], write)
-        assert keys.run("other-tenant", "k", "print-2", ["ana"], write).body == {"n": 2}
-        assert keys.forget_user("t", "ana") == 1
-        assert keys.run("t", "k", "print-2", ["ana"], write).body == {"n": 3}
+            keys.run("t", "k", "print-2", write)
+        assert keys.run("other-tenant", "k", "print-2", write).body["n"] == 2
+        assert keys.forget_user("t", "bob") == 0 and keys.forget_user("t", "ana") == 1
+        assert keys.run("t", "k", "print-2", write).body["n"] == 3
     finally:
         store.close()

@@ -273,10 +273,18 @@ def test_idempotency_survives_a_restart(tmp_path: Path) -> None:
             again = c.post("/v1/memories", json=body, headers=h)
             assert again.headers.get("idempotent-replayed") == "true" and again.json() == first
             assert c.get("/v1/memories", params={"user_id": "durable"}).json()["total"] == 1
-            # erasing the user deletes the recorded answers that hold its memories
-            c.post("/v1/erasure", json={"user_id": "durable", "confirm": True})
+            # erasing the user deletes the recorded answers that hold its memories (here one of a
+            # review, whose request names no user), and the erasure's byte scan finds nothing
+            mid = again.json()["id"]
+            c.post(f"/v1/memories/{mid}/review", headers={"Idempotency-Key": "review-rent"})
+            report = c.post("/v1/erasure", json={"user_id": "durable", "confirm": True}).json()
+            assert report["verified"] and report["checks"].get("file_bytes", 0) == 0
             fresh = c.post("/v1/memories", json=body, headers=h)
             assert fresh.status_code == 201 and fresh.headers.get("idempotent-replayed") is None
+            # and so does mem0's erasure
+            assert c.delete("/v1/memories/", params={"user_id": "durable"}).status_code == 200
+            third = c.post("/v1/memories", json=body, headers=h)
+            assert third.headers.get("idempotent-replayed") is None
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ gets the first answer again, with ``Idempotent-Replayed: true``, and writes noth
 with another request is refused (422 ``idempotency_key_reused``). The key's row is claimed, the
 write done and its answer recorded in one transaction of the store, so a crash leaves either both
 or neither, and a failed write (any error) records nothing: retrying it is safe. Rows live in the
-store's database (the ``idempotency`` migration component) for :data:`RETENTION_S`; erasing a user
-deletes the rows of that user's requests.
+store's database (the ``idempotency`` migration component) for :data:`RETENTION_S`; every erasure
+the server does (REST, mem0) first deletes the rows whose answers mention the user.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,22 @@ class Answer:
     status: int
     body: Any
     replayed: bool = False
+
+
+def users_in(body: Any) -> list[str]:
+    """Every ``user_id`` an answer mentions: whose memories its recorded copy holds."""
+    found: set[str] = set()
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            uid = item.get("user_id")
+            if isinstance(uid, str):
+                found.add(uid)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return sorted(found)
 
 
 def check_key(value: str) -> str:
@@ -60,15 +76,9 @@ class IdempotencyKeys:
         if self.db is not None:
             migrate(self.db, IDEMPOTENCY)
 
-    def run(
-        self,
-        tenant: str,
-        key: str,
-        print_: str,
-        users: Sequence[str],
-        write: Callable[[], Answer],
-    ) -> Answer:
-        """Do ``write`` once for ``key``: claim the key, write, record the answer; or replay it."""
+    def run(self, tenant: str, key: str, print_: str, write: Callable[[], Answer]) -> Answer:
+        """Do ``write`` once for ``key``: claim the key, write, record the answer (with the users it
+        mentions, for erasure); or replay it."""
         db = self.db
         if db is None:  # a store without the SQL seam: no replay, the write still happens once here
             return write()
@@ -83,7 +93,7 @@ class IdempotencyKeys:
             claimed = db.execute(
                 "INSERT INTO idempotency_keys (tenant, idem_key, fingerprint, users, created_at) "
                 f"VALUES ({p}, {p}, {p}, {p}, {p}) ON CONFLICT DO NOTHING",
-                (tenant, key, print_, json.dumps(sorted(set(users))), now),
+                (tenant, key, print_, "[]", now),
             )
             if not claimed:
                 rows = db.fetch(
@@ -101,8 +111,15 @@ class IdempotencyKeys:
                         return Answer(int(status), json.loads(response), replayed=True)
             answer = write()
             db.execute(
-                f"UPDATE idempotency_keys SET status = {p}, response = {p} WHERE tenant = {p} AND idem_key = {p}",
-                (answer.status, json.dumps(answer.body, separators=(",", ":")), tenant, key),
+                f"UPDATE idempotency_keys SET status = {p}, response = {p}, users = {p} "
+                f"WHERE tenant = {p} AND idem_key = {p}",
+                (
+                    answer.status,
+                    json.dumps(answer.body, separators=(",", ":")),
+                    json.dumps(users_in(answer.body)),
+                    tenant,
+                    key,
+                ),
             )
         return answer
 

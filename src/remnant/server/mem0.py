@@ -41,8 +41,7 @@ from remnant.core.limits import MAX_CONTENT_CHARS, MAX_LIMIT, MAX_QUERY_CHARS
 from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.engine.memory import Memory
 from remnant.server import versions
-from remnant.server.engines import Engines
-from remnant.server.rest import Call, needs, principal_of
+from remnant.server.rest import Call, erase, needs, principal_of
 from remnant.server.schemas import ERROR_RESPONSES
 
 router = APIRouter(tags=["mem0"], responses=ERROR_RESPONSES)
@@ -828,8 +827,7 @@ def delete_all(
     flt = Filters({"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "run_id": run_id}, filters)
     mem, scope = call.mem, flt.scope
     if not (scope.agent_id or scope.run_id or flt.metadata or flt.created_after or flt.created_before):
-        with Engines.exclusive(mem):
-            report = mem.erase_user(scope.user_id, actor=_actor(call))
+        report = erase(call, scope.user_id, _actor(call))
         return {"message": "Memories deleted successfully!", "deleted": sum(report.removed.values())}
     n = _purge_all(mem, _matching(mem, flt, remembered=False), call)
     return {"message": "Memories deleted successfully!", "deleted": n}
@@ -861,8 +859,7 @@ def delete_entity(entity_type: str, entity_id: str, call: Call = Depends(FORGET)
         raise ValidationError("entity type must be user, agent, app or run")
     mem = call.mem
     user = entity_id if entity_type == "user" else f"{entity_type}:{entity_id}"
-    with Engines.exclusive(mem):
-        removed = sum(mem.erase_user(user, actor=_actor(call)).removed.values())
+    removed = sum(erase(call, user, _actor(call)).removed.values())
     if entity_type != "user":
         # memories of that agent/app/run under real users too
         field = {"agent": "agent_id", "run": "session_id"}.get(entity_type)

@@ -9,7 +9,7 @@ writes that create or change memories (create, batch, ingest, update, review, us
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -22,6 +22,7 @@ from remnant.core.limits import MAX_IDEMPOTENCY_KEY_CHARS, MAX_IDENTIFIER_CHARS,
 from remnant.core.model import MemoryRecord, Status
 from remnant.engine.memory import Memory
 from remnant.engine.options import RecallFilters, UpdateOptions, WriteItem
+from remnant.engine.results import ErasureReport
 from remnant.server.auth import Principal, key_from_headers
 from remnant.server.curve import decay_curve
 from remnant.server.engines import Engines
@@ -110,7 +111,6 @@ def once(
     call: Call,
     key: str | None,
     body: BaseModel | None,
-    users: Sequence[str],
     status: int,
     model: type[BaseModel],
     write: Callable[[], Any],
@@ -128,7 +128,7 @@ def once(
     print_ = fingerprint(
         request.method, request.url.path, body.model_dump(mode="json", exclude_unset=True) if body else None
     )
-    done = request.app.state.idempotency.run(call.principal.tenant, key, print_, users, answer)
+    done = request.app.state.idempotency.run(call.principal.tenant, key, print_, answer)
     headers = {"Idempotent-Replayed": "true"} if done.replayed else None
     return JSONResponse(done.body, status_code=done.status, headers=headers)
 
@@ -168,7 +168,7 @@ def create_memory(
         record = call.mem.remember_many([_write_item(body)], supersede=body.supersede)[0]
         return memory_out(call.mem, record)
 
-    return once(call, idempotency_key, body, [body.user_id], 201, MemoryOut, write)
+    return once(call, idempotency_key, body, 201, MemoryOut, write)
 
 
 @router.post(
@@ -185,8 +185,7 @@ def create_memories(
         records = call.mem.remember_many([_write_item(i) for i in body.items], supersede=body.supersede)
         return {"items": [memory_out(call.mem, r) for r in records]}
 
-    users = sorted({i.user_id for i in body.items})
-    return once(call, idempotency_key, body, users, 201, MemoryList, write)
+    return once(call, idempotency_key, body, 201, MemoryList, write)
 
 
 @router.post(
@@ -210,7 +209,7 @@ def ingest(
         )
         return result.to_dict()
 
-    return once(call, idempotency_key, body, [body.user_id], 201, AddOut, write)
+    return once(call, idempotency_key, body, 201, AddOut, write)
 
 
 @router.get(
@@ -291,8 +290,7 @@ def update_memory(
         record = call.mem.update(memory_id, actor=call.principal.actor, **changes)
         return memory_out(call.mem, record)
 
-    users = [call.mem.get(memory_id).user_id] if idempotency_key else []
-    return once(call, idempotency_key, body, users, 200, MemoryOut, write)
+    return once(call, idempotency_key, body, 200, MemoryOut, write)
 
 
 @router.get(
@@ -353,7 +351,7 @@ def used(
     def write() -> dict[str, Any]:
         return {"items": [memory_out(call.mem, r) for r in call.mem.used(body.ids)]}
 
-    return once(call, idempotency_key, body, [], 200, MemoryList, write)
+    return once(call, idempotency_key, body, 200, MemoryList, write)
 
 
 @router.post(
@@ -369,7 +367,6 @@ def review(
         call,
         idempotency_key,
         None,
-        [],
         200,
         MemoryOut,
         lambda: memory_out(call.mem, call.mem.review(memory_id)),
@@ -467,10 +464,15 @@ def forget(body: ForgetRequest, call: Call = Depends(FORGET)) -> JSONResponse:
     response_model=ErasureOut,
 )
 def erase_user(body: EraseRequest, call: Call = Depends(FORGET)) -> dict[str, Any]:
-    # recorded answers of this user's writes hold its memories: they go first
-    call.request.app.state.idempotency.forget_user(call.principal.tenant, body.user_id)
+    return erase(call, body.user_id, call.principal.actor).to_dict()
+
+
+def erase(call: Call, user_id: str, actor: str) -> ErasureReport:
+    """Erase a user for every route that does (REST, mem0): the recorded idempotent answers that
+    mention the user hold its memories, so they go first; then the engine's verified erasure."""
+    call.request.app.state.idempotency.forget_user(call.principal.tenant, user_id)
     with Engines.exclusive(call.mem):
-        return call.mem.erase_user(body.user_id, actor=call.principal.actor).to_dict()
+        return call.mem.erase_user(user_id, actor=actor)
 
 
 @router.post(
