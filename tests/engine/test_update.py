@@ -149,3 +149,21 @@ def test_idempotency_keys_on_postgres(pg_url: str) -> None:
         assert keys.run("t", "k", "print-2", write).body["n"] == 3
     finally:
         store.close()
+
+
+def test_idempotency_keys_expire_after_a_day(tmp_path: Path, clock: ManualClock) -> None:
+    from remnant.server.idempotency import RETENTION_S, Answer, IdempotencyKeys
+    from remnant.store import open_store
+
+    store = open_store(tmp_path / "k.db")
+    try:
+        keys = IdempotencyKeys(store, now=lambda: clock.now().timestamp())
+        n = iter(range(10))
+        write = lambda: Answer(201, {"n": next(n)})  # noqa: E731
+        assert keys.run("t", "k", "p", write).body == {"n": 0}
+        clock.advance(seconds=RETENTION_S - 1)
+        assert keys.run("t", "k", "p", write).replayed
+        clock.advance(seconds=2)
+        assert keys.run("t", "k", "p", write) == Answer(201, {"n": 1})  # a day on: a new write
+    finally:
+        store.close()

@@ -157,7 +157,12 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
     app.state.local_principal = local
     app.state.config = config
     app.state.sweeper = sweeper
-    app.state.idempotency = IdempotencyKeys(engines.store)
+    clock = config.clock
+    app.state.idempotency = (
+        IdempotencyKeys(engines.store, now=lambda: clock.now().timestamp())
+        if clock is not None
+        else IdempotencyKeys(engines.store)
+    )
     install_error_handlers(app)
 
     from remnant.server.rest import router
