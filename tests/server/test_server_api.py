@@ -337,3 +337,21 @@ def test_a_failing_redactor_is_a_5xx_with_a_code(live: LiveServer) -> None:
             assert c.get("/v1/memories", params={"user_id": "r"}).json()["total"] == 0
     finally:
         mem.redactor = before
+
+
+def test_concurrent_retries_with_one_key_write_once(live: LiveServer) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    body = {"content": "Ana renewed her passport", "user_id": "idem-race"}
+
+    def post(_: int) -> tuple[int, str]:
+        with live.client() as c:
+            r = c.post("/v1/memories", json=body, headers={"Idempotency-Key": "race-1"})
+            return r.status_code, r.json()["id"]
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(pool.map(post, range(6)))
+    assert {status for status, _ in answers} == {201}
+    assert len({mid for _, mid in answers}) == 1
+    with live.client() as c:
+        assert c.get("/v1/memories", params={"user_id": "idem-race"}).json()["total"] == 1
