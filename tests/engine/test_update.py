@@ -167,3 +167,30 @@ def test_idempotency_keys_expire_after_a_day(tmp_path: Path, clock: ManualClock)
         assert keys.run("t", "k", "p", write) == Answer(201, {"n": 1})  # a day on: a new write
     finally:
         store.close()
+
+
+def test_idempotency_keys_race_on_postgres(pg_url: str) -> None:
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from remnant.server.idempotency import Answer, IdempotencyKeys
+    from remnant.store import open_store
+
+    store = open_store(pg_url)
+    try:
+        keys = IdempotencyKeys(store)
+        lock, calls = threading.Lock(), []
+
+        def write() -> Answer:
+            with lock:
+                calls.append(1)
+            time.sleep(0.2)  # the others arrive while the first holds the key
+            return Answer(201, {"n": 1})
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            answers = list(pool.map(lambda _: keys.run("t", "race", "p", write), range(4)))
+        assert len(calls) == 1 and {a.body["n"] for a in answers} == {1}
+        assert sorted(a.replayed for a in answers) == [False, True, True, True]
+    finally:
+        store.close()
