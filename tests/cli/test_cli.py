@@ -101,3 +101,23 @@ def test_personal_data_is_redacted_on_the_cli_write_path(tmp_path: Path) -> None
     assert (tmp_path / "cli.db.vault-key").stat().st_mode & 0o077 == 0
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("cli.db*") if not p.name.endswith("vault-key"))
     assert b"ana.lopez" not in raw and b"555 0134" not in raw
+
+
+def test_update_changes_a_memory_in_place(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    m = json.loads(run(db, "remember", "I live in Paris", "-u", "ana", "--meta", '{"a": 1}', "--json").stdout)
+    out = run(
+        db, "update", m["id"], "--content", "I live in Lyon", "-i", "0.9", "--tag", "home", "--tag", "city",
+        "--meta", '{"a": null, "b": 2}', "--valid-from", "2026-01-01", "--ttl", "30d", "--json",
+    )  # fmt: skip
+    u = json.loads(out.stdout)
+    assert u["id"] == m["id"] and u["content"] == "I live in Lyon" and u["importance"] == 0.9
+    assert u["metadata"] == {"b": 2, "tags": ["home", "city"]} and u["valid_from"].startswith("2026-01-01")
+    assert u["expires_at"] is not None
+    text = run(db, "update", m["id"], "--clear-tags", "--no-expiry").stdout
+    assert text.strip() == f"updated {m['id']} (expires_at, tags)"
+    hits = json.loads(run(db, "recall", "Lyon", "-u", "ana", "--json").stdout)["hits"]
+    assert [h["memory"]["id"] for h in hits] == [m["id"]]
+    bad = run(db, "update", m["id"], ok=False)
+    assert bad.returncode != 0 and "at least one change" in bad.stderr
+    assert run(db, "update", "mem_missing", "--content", "x", ok=False).returncode != 0
