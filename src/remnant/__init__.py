@@ -5,6 +5,8 @@ The public API lives here; everything else is an implementation detail that may 
 ingestor); the bare engine is :class:`remnant.engine.Memory`.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from remnant.config import Memory, build_memory
 from remnant.core.audit import AuditEntry, ChainVerification
 from remnant.core.clock import Clock, ManualClock, SystemClock
@@ -35,11 +37,26 @@ from remnant.engine import (
 )
 from remnant.store import MemoryFilter, Store, open_store
 
+if TYPE_CHECKING:
+    from remnant.client import AsyncClient, Client
+
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> Any:
+    # the clients need httpx (the client extra): imported on first use, not with remnant
+    if name in ("Client", "AsyncClient"):
+        from remnant import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module 'remnant' has no attribute {name!r}")
+
+
 __all__ = [
+    "AsyncClient",
     "AuditEntry",
     "ChainVerification",
+    "Client",
     "Clock",
     "ConfirmationRequired",
     "ConflictError",

@@ -128,3 +128,23 @@ def test_add_takes_a_conversation_from_a_file_stdin_or_flags(tmp_path: Path) -> 
     assert run(db, "add", "-u", "ana", ok=False).returncode == 2
     bad = run(db, "add", "-", "-u", "ana", ok=False, stdin='[{"content": 5}]')
     assert bad.returncode == 2 and "content" in bad.stderr
+
+
+def test_update_changes_a_memory_in_place(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    m = json.loads(run(db, "remember", "I live in Paris", "-u", "ana", "--meta", '{"a": 1}', "--json").stdout)
+    out = run(
+        db, "update", m["id"], "--content", "I live in Lyon", "-i", "0.9", "--tag", "home", "--tag", "city",
+        "--meta", '{"a": null, "b": 2}', "--valid-from", "2026-01-01", "--ttl", "30d", "--json",
+    )  # fmt: skip
+    u = json.loads(out.stdout)
+    assert u["id"] == m["id"] and u["content"] == "I live in Lyon" and u["importance"] == 0.9
+    assert u["metadata"] == {"b": 2, "tags": ["home", "city"]} and u["valid_from"].startswith("2026-01-01")
+    assert u["expires_at"] is not None
+    text = run(db, "update", m["id"], "--clear-tags", "--no-expiry").stdout
+    assert text.strip() == f"updated {m['id']} (expires_at, tags)"
+    hits = json.loads(run(db, "recall", "Lyon", "-u", "ana", "--json").stdout)["hits"]
+    assert [h["memory"]["id"] for h in hits] == [m["id"]]
+    bad = run(db, "update", m["id"], ok=False)
+    assert bad.returncode != 0 and "at least one change" in bad.stderr
+    assert run(db, "update", "mem_missing", "--content", "x", ok=False).returncode != 0

@@ -164,6 +164,30 @@ def _inspector_overview(c: httpx.Client, mid: str) -> None:
         assert sum(v for k, v in last.items() if k != "at") == sum(body["by_status"].values())
 
 
+def _batch(c: httpx.Client, mid: str) -> None:
+    items = [{"content": "b's own batch note", "user_id": VICTIM, "key": "combo"}]
+    r = c.post("/v1/memories/batch", json={"items": items}, headers={"Idempotency-Key": "same-in-a-and-b"})
+    assert r.status_code == 201 and r.json()["items"][0]["tenant"] == "tenant-b"
+    _no_trace(r.json(), mid)
+
+
+def _ingest(c: httpx.Client, mid: str) -> None:
+    r = c.post(
+        "/v1/ingest", json={"messages": [{"role": "user", "content": "b's own turn"}], "user_id": VICTIM}
+    )
+    assert r.status_code == 201, r.text
+    _no_trace(r.json(), mid)
+
+
+def _history(c: httpx.Client, mid: str) -> None:
+    _no_trace(c.get("/v1/history", params={"user_id": VICTIM, "key": "combo"}).json(), mid)
+
+
+def _used(c: httpx.Client, mid: str) -> None:
+    r = c.post("/v1/used", json={"ids": [mid]})
+    assert r.status_code == 200 and r.json()["items"] == []
+
+
 def _whoami(c: httpx.Client, mid: str) -> None:
     assert c.get("/v1/whoami").json()["tenant"] == "tenant-b"
 
@@ -173,6 +197,13 @@ ROUTES: dict[tuple[str, str], Case] = {
     ("POST", "/v1/memories"): _create,
     ("GET", "/v1/memories"): _list,
     ("GET", "/v1/memories/{memory_id}"): _404("GET", "/v1/memories/{memory_id}"),
+    ("PATCH", "/v1/memories/{memory_id}"): _404(
+        "PATCH", "/v1/memories/{memory_id}", {"content": "overwrite"}
+    ),
+    ("POST", "/v1/memories/batch"): _batch,
+    ("POST", "/v1/ingest"): _ingest,
+    ("GET", "/v1/history"): _history,
+    ("POST", "/v1/used"): _used,
     ("GET", "/v1/memories/{memory_id}/curve"): _404("GET", "/v1/memories/{memory_id}/curve"),
     ("POST", "/v1/recall"): _recall,
     ("POST", "/v1/memories/{memory_id}/review"): _404("POST", "/v1/memories/{memory_id}/review"),

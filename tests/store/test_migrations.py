@@ -34,7 +34,7 @@ def _versions(path: Path, table: str) -> list[tuple[int, str, bool]]:
 
 
 def test_every_component_has_numbered_files_for_its_dialects() -> None:
-    assert set(COMPONENTS) == {"memories", "vault", "api_keys", "training_pool", "partitions"}
+    assert set(COMPONENTS) == {"memories", "vault", "api_keys", "training_pool", "partitions", "idempotency"}
     for c in COMPONENTS.values():
         for dialect in c.dialects:
             assert c.migrations(dialect)[0].number == 1

@@ -15,7 +15,7 @@ _LAYERS = (
     ("remnant.cli.privacy", "privacy"),
     ("remnant.cli.assistant", "chat", "kb"),
     ("remnant.cli.training", "pool", "conflicts", "partitions", "unlearn"),
-    ("remnant.cli.serve", "serve", "keys"),
+    ("remnant.cli.serve", "serve", "keys", "openapi"),
     ("remnant.cli.transfer", "export_cmd", "import_cmd", "migrate"),
 )
 

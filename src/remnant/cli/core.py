@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 import click
 
 from remnant.core.errors import RemnantError
-from remnant.core.model import MAX_LIMIT, Kind, MemoryRecord, Status
+from remnant.core.limits import MAX_LIMIT
+from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.engine.memory import Memory
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -258,6 +259,65 @@ def _read_messages(raw: str) -> list[Any]:
     if not isinstance(data, list):
         raise ValidationError('messages must be a JSON array of {"role", "content"} objects')
     return data
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--content", help="New text (redacted again, re-indexed); - reads it from stdin.")
+@click.option("--importance", "-i", type=float, help="0..1; rescales the memory's stability.")
+@click.option("--confidence", type=float, help="0..1.")
+@click.option("--tag", "tags", multiple=True, help="Replace the tags (repeat for several).")
+@click.option("--clear-tags", is_flag=True, help="Remove every tag.")
+@click.option("--meta", "metadata", help='JSON object merged into the metadata ({"k": null} removes k).')
+@click.option("--valid-from", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]), help="UTC.")
+@click.option("--valid-to", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]), help="UTC.")
+@click.option("--ttl", help="Expire after a duration from now: 10m, 24h, 7d, 2w.")
+@click.option("--no-expiry", is_flag=True, help="Clear the expiry.")
+@json_option
+@click.pass_obj
+def update(
+    obj: Ctx,
+    memory_id: str,
+    content: str | None,
+    importance: float | None,
+    confidence: float | None,
+    tags: tuple[str, ...],
+    clear_tags: bool,
+    metadata: str | None,
+    valid_from: datetime | None,
+    valid_to: datetime | None,
+    ttl: str | None,
+    no_expiry: bool,
+    as_json: bool,
+) -> None:
+    """Change a memory in place (same id; audited): text, importance, tags, metadata, validity."""
+    from datetime import UTC
+
+    from remnant.engine.options import UpdateOptions
+
+    with errors():
+        changes: UpdateOptions = {}
+        if content is not None:
+            changes["content"] = sys.stdin.read() if content == "-" else content
+        if importance is not None:
+            changes["importance"] = importance
+        if confidence is not None:
+            changes["confidence"] = confidence
+        if tags or clear_tags:
+            changes["tags"] = list(tags)
+        if metadata is not None:
+            changes["metadata"] = _parse_json_object(metadata)
+        if valid_from is not None:
+            changes["valid_from"] = valid_from.replace(tzinfo=UTC)
+        if valid_to is not None:
+            changes["valid_to"] = valid_to.replace(tzinfo=UTC)
+        if ttl is not None:
+            changes["ttl"] = ttl
+        if no_expiry:
+            changes["expires_at"] = None
+        mem = obj.memory()
+        r = mem.update(memory_id, **changes)
+        emit(r.to_dict(), as_json, lambda: f"updated {r.id} ({', '.join(sorted(changes))})")
 
 
 def _parse_json_object(text: str | None) -> dict[str, Any] | None:

@@ -159,6 +159,25 @@ def serve(
     )
 
 
+@click.command()
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+def openapi(output: str | None) -> None:
+    """Print the server's OpenAPI document (JSON): what clients are generated from.
+
+    The TypeScript client's copy is clients/typescript/openapi.json (a test checks it is fresh):
+    remnant openapi -o clients/typescript/openapi.json
+    """
+    from remnant.server.app import openapi_document
+
+    with errors():
+        text = json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n"
+        if output:
+            with open(output, "w", encoding="utf-8") as f:
+                f.write(text)
+        else:
+            click.echo(text, nl=False)
+
+
 def _serve_stdio(db: str | None, tenant: str, bound_user: str | None) -> None:
     import anyio
 

@@ -44,3 +44,21 @@ class SchemaTooNewError(StoreError):
 
 class DecayModeMismatch(StoreError):
     """The database was created with another decay clock mode (wall or active days)."""
+
+
+class AuthenticationError(RemnantError):
+    """No usable credentials: a missing, unknown or revoked API key (HTTP 401)."""
+
+
+class PermissionDeniedError(RemnantError):
+    """The credentials lack the scope the operation needs (HTTP 403)."""
+
+
+class ServiceError(RemnantError):
+    """A fault on the serving side, not in the request (HTTP 5xx): the store, the vault key, the
+    redactor. ``code`` is the server's error code (``vault_key``, ``redaction_failed``, …)."""
+
+    def __init__(self, message: str, *, code: str = "internal", status: int = 500) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status

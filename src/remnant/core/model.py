@@ -17,6 +17,8 @@ from enum import StrEnum
 from typing import Any
 
 from remnant.core.errors import ValidationError
+from remnant.core.limits import MAX_CONTENT_CHARS, MAX_IDENTIFIER_CHARS
+from remnant.core.limits import MAX_LIMIT as MAX_LIMIT
 
 
 class Kind(StrEnum):
@@ -136,8 +138,8 @@ class MemoryRecord:
 def check_identifier(value: object, name: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValidationError(f"{name} must be a non-empty string")
-    if len(value) > 256:
-        raise ValidationError(f"{name} is too long ({len(value)} > 256 characters)")
+    if len(value) > MAX_IDENTIFIER_CHARS:
+        raise ValidationError(f"{name} is too long ({len(value)} > {MAX_IDENTIFIER_CHARS} characters)")
     if any(ord(c) < 32 for c in value):
         raise ValidationError(f"{name} must not contain control characters")
     return value
@@ -152,8 +154,7 @@ def check_unit_interval(value: object, name: str) -> float:
     return v
 
 
-MAX_CONTENT_CHARS = 100_000
-MAX_LIMIT = 1000  # the most results one recall or listing returns, on every surface
+# the limits live in core.limits (one set for every surface); re-exported here for old imports
 
 
 def check_content(value: object) -> str:

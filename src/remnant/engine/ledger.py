@@ -27,6 +27,7 @@ from remnant.core.clock import Clock, ensure_aware
 from remnant.core.decay import DecayConfig, DecayState
 from remnant.core.durations import parse_duration
 from remnant.core.errors import ConflictError, NotFoundError, TransientConflict, ValidationError
+from remnant.core.limits import MAX_TAGS
 from remnant.core.model import (
     Kind,
     MemoryRecord,
@@ -36,7 +37,14 @@ from remnant.core.model import (
     check_unit_interval,
     new_id,
 )
-from remnant.engine.options import RECALL_FILTERS, WRITE_OPTIONS, RecallFilters, WriteOptions
+from remnant.engine.options import (
+    RECALL_FILTERS,
+    UPDATE_OPTIONS,
+    WRITE_OPTIONS,
+    RecallFilters,
+    UpdateOptions,
+    WriteOptions,
+)
 from remnant.engine.results import Hit
 from remnant.engine.seams import Redactor, Retriever, vault_of
 from remnant.store.base import MemoryFilter, Store
@@ -662,6 +670,130 @@ class Ledger:
         if rebuilt:
             self.store.set_index_texts(sorted(rebuilt.items()), tenant=self.tenant)
         return rebuilt
+
+    def update(self, memory_id: str, changes: UpdateOptions, *, actor: str | None = None) -> MemoryRecord:
+        """Change a memory in place (see :meth:`Memory.update`): validate every change first, then
+        write them, re-index and re-embed (when the text or metadata changed) and audit, in one
+        transaction; the vault values only the old text used are released."""
+        unknown = set(changes) - UPDATE_OPTIONS
+        if unknown:
+            raise ValidationError(f"unknown update option(s): {', '.join(sorted(unknown))}")
+        fields = sorted(k for k in changes if k != "redact")
+        if not fields:
+            raise ValidationError("update needs at least one change")
+        index_text = getattr(self.retriever, "index_text", None)
+        with self.store.transaction():
+            current = self.require(memory_id, lock=True)
+            if current.status in (Status.SUPERSEDED, Status.EXPIRED):
+                raise ConflictError(
+                    f"memory {memory_id} is {current.status.value}; only active, faded or hidden ones "
+                    "can be updated (write a new value with remember)"
+                )
+            old = current.copy()
+            record = current.copy()
+            now = self.now()
+            if "content" in changes:
+                content = check_content(changes["content"])
+                record.content = (
+                    self.redact(content, record.user_id) if changes.get("redact", True) else content
+                )
+            if "importance" in changes:
+                importance = check_unit_interval(changes["importance"], "importance")
+                # the same curve shape at the new importance: stability scales, strength now stays
+                ratio = dk.initial_stability(record.kind, importance, self.decay) / dk.initial_stability(
+                    record.kind, record.importance, self.decay
+                )
+                record.importance = importance
+                state = state_of(record)
+                self.apply_state(record, replace(state, stability=state.stability * ratio))
+            if "confidence" in changes:
+                record.confidence = check_unit_interval(changes["confidence"], "confidence")
+            if "metadata" in changes:
+                patch = changes["metadata"]
+                if patch is not None and not isinstance(patch, Mapping):
+                    raise ValidationError("metadata must be a mapping")
+                merged = dict(record.metadata)
+                for k, v in (patch or {}).items():
+                    if not isinstance(k, str):
+                        raise ValidationError("metadata keys must be strings")
+                    if v is None:
+                        merged.pop(k, None)
+                    else:
+                        merged[k] = v
+                record.metadata = merged
+            if "tags" in changes:
+                tags = changes["tags"]
+                if tags is None or not list(tags):
+                    record.metadata.pop("tags", None)
+                else:
+                    if isinstance(tags, str) or not all(isinstance(t, str) and t.strip() for t in tags):
+                        raise ValidationError("tags must be a list of non-empty strings")
+                    if len(tags) > MAX_TAGS:
+                        raise ValidationError(f"at most {MAX_TAGS} tags")
+                    record.metadata["tags"] = list(dict.fromkeys(tags))
+            try:
+                json.dumps(record.metadata)
+            except (TypeError, ValueError) as exc:
+                raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+            for name in ("valid_from", "valid_to"):
+                if name in changes:
+                    value = changes[name]  # type: ignore[literal-required]
+                    setattr(record, name, ensure_aware(value, name=name) if value is not None else None)
+            if record.valid_from and record.valid_to and record.valid_to <= record.valid_from:
+                raise ValidationError("valid_to must be after valid_from")
+            if "ttl" in changes and "expires_at" in changes:
+                raise ValidationError("give either ttl or expires_at, not both")
+            if "ttl" in changes:
+                record.expires_at = now + parse_duration(changes["ttl"])
+            elif "expires_at" in changes:
+                exp = changes["expires_at"]
+                record.expires_at = ensure_aware(exp, name="expires_at") if exp is not None else None
+            if "metadata" in changes and changes.get("redact", True):
+                self.redact_fields(record)  # the same treatment as a new write's free text
+            reindex = record.content != old.content or record.metadata != old.metadata
+            if reindex:
+                turns = {
+                    k: [record if r.id == memory_id else r for r in v]
+                    for k, v in self.session_turns([record]).items()
+                }
+                session = next(iter(turns.values()), [record])
+                pos = next((i for i, r in enumerate(session) if r.id == memory_id), 0)
+                # delete and insert again: every store rebuilds the lexical index from the new row
+                self.store.delete([memory_id], tenant=self.tenant)
+                self.store.insert(
+                    record,
+                    index_text=self.index_text_for(record, session[pos - 1] if pos > 0 else None)
+                    if index_text
+                    else None,
+                )
+                if record.content != old.content:
+                    self.reindex_neighbours(turns, changed=[memory_id])  # they held the old words
+            else:
+                self.store.update(record)
+            self.audit(
+                "update",
+                f"updated {', '.join(fields)}",
+                [record],
+                user_id=record.user_id,
+                actor=actor,
+                summary=f"1 {record.kind.value} updated in place",
+                details={
+                    "fields": fields,
+                    **(
+                        {"chars_before": len(old.content), "chars_after": len(record.content)}
+                        if record.content != old.content
+                        else {}
+                    ),
+                },
+            )
+            if record.content != old.content:
+                self._release_placeholders(record.user_id, [old])
+        if reindex:
+            self.retriever.on_delete(self, [memory_id])
+            self.retriever.on_write(self, [memory_id])
+        if record.content != old.content:
+            self.store.scrub()  # the old text's freed pages
+        return self.require(memory_id)
 
     def _release_placeholders(self, user_id: str, purged: Sequence[MemoryRecord]) -> None:
         """Drop vault entries that only the purged memories referred to: a purge takes the value too."""

@@ -22,13 +22,22 @@ from remnant.core.audit import AuditEntry, ChainVerification, check_anchor, make
 from remnant.core.clock import Clock, SystemClock, from_epoch
 from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
-from remnant.core.model import DEFAULT_TENANT, MAX_LIMIT, Kind, MemoryRecord, Status, check_identifier
+from remnant.core.limits import MAX_LIMIT, MAX_QUERY_CHARS
+from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
 from remnant.engine.forgetting.requests import forget_request
 from remnant.engine.forgetting.sweep import SweepPolicy, run_sweep
 from remnant.engine.ledger import BEFORE_HIDE, Ledger, retrying
-from remnant.engine.options import Ingestor, Message, PlainIngestor, RecallFilters, WriteItem, WriteOptions
+from remnant.engine.options import (
+    Ingestor,
+    Message,
+    PlainIngestor,
+    RecallFilters,
+    UpdateOptions,
+    WriteItem,
+    WriteOptions,
+)
 from remnant.engine.reinforcement import ReinforcementPolicy
 from remnant.engine.results import (
     AddResult,
@@ -217,6 +226,21 @@ class Memory:
         batch = [dict(item) for item in items]  # materialised: a conflict runs the batch again
         return retrying(self.store, lambda: self._remember_batch(batch, supersede))
 
+    @_retry_conflicts
+    def update(
+        self, memory_id: str, *, actor: str | None = None, **changes: Unpack[UpdateOptions]
+    ) -> MemoryRecord:
+        """Change a memory in place (same id): its ``content`` (redacted again, re-indexed and
+        re-embedded), ``importance`` (rescales its stability; its strength now does not jump),
+        ``confidence``, ``tags`` (replaced), ``metadata`` (merged: a key set to ``None`` is removed),
+        validity (``valid_from``, ``valid_to``) and expiry (``expires_at`` or ``ttl``; ``None``
+        clears). An option left out is kept. Audited (which fields changed, never the text).
+
+        An update corrects what a memory says; a new value of a keyed fact is a new memory under the
+        same key (:meth:`remember`), which keeps the old one as history.
+        """
+        return self.ledger.update(memory_id, changes, actor=actor)
+
     def _remember_batch(self, batch: list[dict[str, Any]], supersede: bool) -> list[MemoryRecord]:
         with self.store.transaction():
             records = []
@@ -364,6 +388,8 @@ class Memory:
         """
         if not isinstance(query, str):
             raise ValidationError("query must be a string")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ValidationError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
         check_limit(limit)
         flt = self.ledger.recall_filter(user_id, filters)
         as_of, include_faded = filters.get("as_of"), bool(filters.get("include_faded", False))

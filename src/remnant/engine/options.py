@@ -36,6 +36,26 @@ class WriteOptions(TypedDict, total=False):
 WRITE_OPTIONS = frozenset(WriteOptions.__annotations__)
 
 
+class UpdateOptions(TypedDict, total=False):
+    """What :meth:`Memory.update` can change in place; a key left out keeps its value. ``None``
+    clears ``valid_from``, ``valid_to`` and ``expires_at``; ``metadata`` is merged (a key whose new
+    value is ``None`` is removed); ``tags`` replaces the memory's tags (``metadata["tags"]``)."""
+
+    content: str
+    importance: float
+    confidence: float
+    tags: Sequence[str] | None
+    metadata: Mapping[str, Any] | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+    expires_at: datetime | None
+    ttl: str | timedelta | float
+    redact: bool
+
+
+UPDATE_OPTIONS = frozenset(UpdateOptions.__annotations__)
+
+
 class RecallFilters(TypedDict, total=False):
     """The strict filters of :meth:`Memory.recall` (and of ``recall_filter``): scope beyond the
     user (agent, session), kinds, keys, sources, tags, metadata equality, a point in time

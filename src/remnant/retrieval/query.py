@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from remnant.core.limits import MAX_QUERY_CHARS
 from remnant.core.text import (
     RANKING_STOPWORDS,
     cjk_bigrams,
@@ -22,7 +23,6 @@ from remnant.core.text import (
 )
 from remnant.core.text import tokens as _tokens
 
-MAX_QUERY_CHARS = 4000
 MAX_FTS_TERMS = 48
 
 # The core's ranking stop words (remnant.core.text.stopwords), tuned on LoCoMo.

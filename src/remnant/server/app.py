@@ -22,10 +22,19 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from remnant.core.clock import Clock
+from remnant.core.errors import RemnantError
 from remnant.server.auth import SCOPES, AuthError, KeyStore, Principal, key_from_headers
 from remnant.server.engines import Engines
-from remnant.server.errors import BodyLimit, error_body, error_response, install_error_handlers
+from remnant.server.errors import (
+    BodyLimit,
+    error_body,
+    error_response,
+    install_error_handlers,
+    remnant_status,
+)
+from remnant.server.idempotency import IdempotencyKeys
 from remnant.server.logs import AccessLog
+from remnant.server.schemas import ErrorBody, HealthOut
 from remnant.server.sweeper import Sweeper
 
 log = logging.getLogger("remnant.server")
@@ -83,6 +92,7 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
 
         keys = KeyStore(config.keys_path or default_keys_path(config.db))
     sweeper = Sweeper(engines, config.sweep_interval, tenants=keys.tenants if keys else None)
+    warm_tenant = config.tenant if keys is None else "default"
 
     mcp_server = None
     mcp_routes: list[Any] = []
@@ -113,8 +123,13 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
             },
         )
         # load the slow layers before listening, so the first request is not the one that waits
-        warm_s = await anyio.to_thread.run_sync(engines.warm, config.tenant if keys is None else "default")
-        log.info("ready", extra={"event": "ready", "warm_up_s": round(warm_s, 2)})
+        try:
+            warm_s = await anyio.to_thread.run_sync(engines.warm, warm_tenant)
+            log.info("ready", extra={"event": "ready", "warm_up_s": round(warm_s, 2)})
+        except RemnantError as exc:
+            # a server-side fault (no vault key, the wrong one): serve anyway, so /readyz can say
+            # what is wrong and every request answers 5xx with the fault's code
+            log.error("not ready", extra={"event": "not_ready", "error": f"{type(exc).__name__}: {exc}"})
         sweeper.start()
         try:
             if mcp_server is not None:
@@ -142,6 +157,12 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
     app.state.local_principal = local
     app.state.config = config
     app.state.sweeper = sweeper
+    clock = config.clock
+    app.state.idempotency = (
+        IdempotencyKeys(engines.store, now=lambda: clock.now().timestamp())
+        if clock is not None
+        else IdempotencyKeys(engines.store)
+    )
     install_error_handlers(app)
 
     from remnant.server.rest import router
@@ -155,14 +176,25 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
     app.include_router(mem0_router)  # trailing-slash paths: no clash with the routes above
     app.router.routes.extend(mcp_routes)
 
-    @app.get("/healthz", tags=["health"], summary="The process is alive")
+    @app.get("/healthz", tags=["health"], summary="The process is alive", response_model=HealthOut)
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["health"], summary="The store answers")
+    @app.get(
+        "/readyz",
+        tags=["health"],
+        summary="The store answers and the vault key opens the vault",
+        response_model=HealthOut,
+        responses={503: {"model": ErrorBody, "description": "Not ready: the code says which part"}},
+    )
     def readyz() -> JSONResponse:
         try:
-            engines.ready()
+            engines.ready(warm_tenant)
+        except RemnantError as exc:
+            status, code, _ = remnant_status(exc)
+            if status < 500:
+                code = "not_ready"
+            return JSONResponse(error_body(code, f"not ready: {exc}"), status_code=503)
         except Exception as exc:
             return JSONResponse(
                 error_body("not_ready", f"store unavailable: {type(exc).__name__}"), status_code=503
@@ -238,3 +270,13 @@ def _version() -> str:
 
 def local_principal(tenant: str) -> Principal:
     return Principal(tenant, frozenset(SCOPES))
+
+
+def openapi_document() -> dict[str, Any]:
+    """The API's OpenAPI document, as ``/openapi.json`` serves it (built on an empty in-memory store;
+    the document does not depend on the data or on the keys)."""
+    app = create_app(ServerConfig(db=":memory:", auth=False, mcp=False, sweep_interval=0))
+    try:
+        return app.openapi()
+    finally:
+        app.state.engines.close()

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from remnant.core.errors import NotFoundError, RemnantError, ValidationError
+from remnant.core.errors import AuthenticationError, NotFoundError, PermissionDeniedError, ValidationError
 from remnant.core.model import DEFAULT_TENANT, check_identifier
 from remnant.store.migrations import API_KEYS, SQLiteConnection, migrate
 
@@ -36,11 +36,11 @@ erasure; admin: sweeps and everything but the vault; vault: reveal redacted pers
 _PREFIX = "rk_"
 
 
-class AuthError(RemnantError):
+class AuthError(AuthenticationError):
     """No key, an unknown or revoked key (HTTP 401)."""
 
 
-class ForbiddenError(RemnantError):
+class ForbiddenError(PermissionDeniedError):
     """The key is valid but lacks the scope the operation needs (HTTP 403)."""
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from remnant.core.clock import Clock
 from remnant.core.model import check_identifier
 from remnant.engine.memory import Memory
+from remnant.engine.seams import vault_of
 from remnant.store import open_store
 from remnant.store.base import Store
 
@@ -67,9 +68,15 @@ class Engines:
         request's transaction can be open on the shared connection meanwhile."""
         return mem.store.exclusive()
 
-    def ready(self) -> bool:
-        """The store answers a trivial read."""
+    def ready(self, tenant: str = "default") -> bool:
+        """The store answers a trivial read, ``tenant``'s engine opens, and its vault's key opens
+        what the vault holds (raises the fault otherwise: ``VaultKeyError`` for a missing or
+        replaced key)."""
         self.store.get_meta("decay_clock_mode")
+        mem = self.get(tenant)
+        check = getattr(vault_of(mem.redactor), "check_keys", None)
+        if check is not None:
+            check()
         return True
 
     def close(self) -> None:

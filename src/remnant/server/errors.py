@@ -1,7 +1,9 @@
 """One error shape for every failure: ``{"error": {"code": ..., "message": ..., "details"?: ...}}``.
 
 Bad input of any kind (malformed JSON, wrong types, unknown ids, oversized bodies, missing keys)
-answers with a 4xx and this body; a 500 means a bug in Remnant, never in the request.
+answers with a 4xx and this body. A server-side fault answers 5xx with a code that names the part
+that failed (``store_unavailable``, ``vault_key``, ``redaction_failed``, ``embedder_failed``); a
+plain 500 ``internal`` means a bug in Remnant. Never a 5xx for the request's fault.
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ from remnant.core.errors import (
     DecayModeMismatch,
     NotFoundError,
     RemnantError,
+    ServiceError,
     StoreError,
+    TransientConflict,
     ValidationError,
 )
+from remnant.embed.base import EmbeddingError
 from remnant.server.auth import AuthError, ForbiddenError
+from remnant.server.idempotency import IdempotencyKeyReused
 
 log = logging.getLogger("remnant.server")
 
@@ -59,7 +65,32 @@ def error_response(status: int, code: str, message: str, details: Any = None) ->
 
 
 def remnant_status(exc: RemnantError) -> tuple[int, str, Any]:
-    """HTTP status, error code and details for a Remnant error."""
+    """HTTP status, error code and details for a Remnant error: 4xx for the request's fault, 5xx
+    (with a code saying which part failed) for the server's own."""
+    from remnant.privacy.errors import (
+        PrivacyError,
+        RedactionError,
+        VaultCorruptError,
+        VaultKeyError,
+        VaultNotFoundError,
+    )
+
+    if isinstance(exc, IdempotencyKeyReused):
+        return 422, "idempotency_key_reused", None
+    if isinstance(exc, VaultKeyError):
+        return 503, "vault_key", None
+    if isinstance(exc, RedactionError):
+        return 503, "redaction_failed", None
+    if isinstance(exc, VaultCorruptError):
+        return 500, "vault_corrupt", None
+    if isinstance(exc, VaultNotFoundError):
+        return 409, "vault_entry_missing", None
+    if isinstance(exc, PrivacyError):
+        return 503, "privacy_unavailable", None
+    if isinstance(exc, EmbeddingError):
+        return 503, "embedder_failed", None
+    if isinstance(exc, ServiceError):
+        return exc.status, exc.code, None
     if isinstance(exc, AuthError):
         return 401, "unauthorized", None
     if isinstance(exc, ForbiddenError):
@@ -74,6 +105,8 @@ def remnant_status(exc: RemnantError) -> tuple[int, str, Any]:
         return 409, "conflict", None
     if isinstance(exc, DecayModeMismatch):
         return 409, "decay_mode_mismatch", None
+    if isinstance(exc, TransientConflict):
+        return 503, "transient_conflict", None
     if isinstance(exc, StoreError):
         return 503, "store_unavailable", None
     return 400, "bad_request", None

@@ -37,11 +37,11 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from remnant.core.errors import NotFoundError, ValidationError
-from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT, Kind, MemoryRecord, Status
+from remnant.core.limits import MAX_CONTENT_CHARS, MAX_LIMIT, MAX_QUERY_CHARS
+from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.engine.memory import Memory
 from remnant.server import versions
-from remnant.server.engines import Engines
-from remnant.server.rest import Call, needs, principal_of
+from remnant.server.rest import Call, erase, needs, principal_of
 from remnant.server.schemas import ERROR_RESPONSES
 
 router = APIRouter(tags=["mem0"], responses=ERROR_RESPONSES)
@@ -71,7 +71,7 @@ class AddBody(_Body):
 
 
 class SearchBody(_Body):
-    query: str = Field(min_length=1, max_length=10_000)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     user_id: str | None = Id
     agent_id: str | None = Id
     app_id: str | None = Id
@@ -253,6 +253,139 @@ def _expiry(value: str | None) -> datetime | None:
     return datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1)
 
 
+# -- answers (mem0's shapes; extra fields pass through) ----------------------------------------------
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class RemnantView(_Out):
+    kind: str
+    key: str | None
+    status: str
+    strength: float
+    pinned: bool
+    superseded_by: str | None
+
+
+class Mem0Memory(_Out):
+    id: str
+    memory: str
+    user_id: str
+    agent_id: str | None
+    run_id: str | None
+    app_id: Any = None
+    metadata: dict[str, Any]
+    categories: list[str]
+    immutable: bool
+    expiration_date: str | None
+    hash: str
+    created_at: str | None
+    updated_at: str | None
+    remnant: RemnantView
+    score: float | None = None
+
+
+class Mem0EventData(_Out):
+    memory: str
+
+
+class Mem0Event(_Out):
+    id: str
+    memory: str
+    event: str
+    data: Mem0EventData
+    previous_memory: str | None = None
+
+
+class Mem0AddResults(_Out):
+    results: list[Mem0Event]
+
+
+class Mem0AddV3(_Out):
+    event_id: str
+    status: str
+    message: str
+    results: list[Mem0Event]
+
+
+class Mem0EventRecord(_Out):
+    id: str
+    event_type: str
+    status: str
+    payload: dict[str, Any]
+    metadata: dict[str, Any]
+    results: list[Mem0Event]
+    created_at: str | None
+    updated_at: str | None
+    started_at: str | None
+    completed_at: str | None
+    latency: float
+
+
+class Mem0Search(_Out):
+    results: list[Mem0Memory]
+    faded: list[dict[str, Any]]
+
+
+class Mem0Page(_Out):
+    count: int
+    next: str | None
+    previous: str | None
+    results: list[Mem0Memory]
+
+
+class Mem0Updated(Mem0Memory):
+    event: str
+    previous_id: str
+    message: str
+
+
+class Mem0Deleted(_Out):
+    message: str
+    deleted: list[str] | int | None = None
+
+
+class Mem0Updates(_Out):
+    message: str
+    ids: list[str]
+
+
+class Mem0HistoryItem(_Out):
+    id: str
+    memory_id: str
+    version_id: str
+    input: list[Any]
+    old_memory: str | None
+    new_memory: str | None
+    event: str
+    user_id: str
+    metadata: dict[str, Any]
+    is_deleted: bool
+    created_at: str | None
+    updated_at: str | None
+
+
+class Mem0Entity(_Out):
+    id: str
+    name: str
+    type: str
+    total_memories: int
+
+
+class Mem0Entities(_Out):
+    count: int
+    results: list[Mem0Entity]
+
+
+class Mem0Ping(_Out):
+    status: str
+    message: str
+    org_id: str
+    project_id: str
+    user_email: str | None
+    server: str
+
+
 def _iso(at: datetime | None) -> str | None:
     return at.isoformat() if at else None
 
@@ -320,7 +453,9 @@ def _actor(call: Call) -> str:
 
 
 # -- construction ----------------------------------------------------------------------------------
-@router.get("/v1/ping/", summary="mem0: the key check MemoryClient makes on construction")
+@router.get(
+    "/v1/ping/", summary="mem0: the key check MemoryClient makes on construction", response_model=Mem0Ping
+)
 def ping(request: Request) -> dict[str, Any]:
     p = principal_of(request)
     return {
@@ -381,13 +516,17 @@ def _add(body: AddBody, call: Call) -> list[dict[str, Any]]:
     return out
 
 
-@router.post("/v1/memories/", summary="mem0: add memories (v1)")
+@router.post(
+    "/v1/memories/", summary="mem0: add memories (v1)", response_model=list[Mem0Event] | Mem0AddResults
+)
 def add_v1(body: AddBody, call: Call = Depends(WRITE)) -> Any:
     results = _add(body, call)
     return results if body.output_format == "v1.0" else {"results": results}
 
 
-@router.post("/v3/memories/add/", summary="mem0: add memories (v3; done before it answers)")
+@router.post(
+    "/v3/memories/add/", summary="mem0: add memories (v3; done before it answers)", response_model=Mem0AddV3
+)
 def add_v3(body: AddBody, request: Request, call: Call = Depends(WRITE)) -> dict[str, Any]:
     results = _add(body, call)
     event_id = str(uuid.uuid4())
@@ -413,7 +552,11 @@ def add_v3(body: AddBody, request: Request, call: Call = Depends(WRITE)) -> dict
     return {"event_id": event_id, "status": "SUCCEEDED", "message": "memories added", "results": results}
 
 
-@router.get("/v1/event/{event_id}/", summary="mem0: an add's event (always SUCCEEDED: adds are synchronous)")
+@router.get(
+    "/v1/event/{event_id}/",
+    summary="mem0: an add's event (always SUCCEEDED: adds are synchronous)",
+    response_model=Mem0EventRecord,
+)
 def get_event(event_id: str, request: Request, call: Call = Depends(READ)) -> dict[str, Any]:
     event = _events(request, call.principal.tenant).get(event_id)
     if event is None:
@@ -446,18 +589,24 @@ def _search(body: SearchBody, call: Call) -> dict[str, Any]:
     }
 
 
-@router.post("/v1/memories/search/", summary="mem0: search (v1)")
+@router.post(
+    "/v1/memories/search/", summary="mem0: search (v1)", response_model=list[Mem0Memory] | Mem0Search
+)
 def search_v1(body: SearchBody, call: Call = Depends(READ)) -> Any:
     out = _search(body, call)
     return out["results"] if body.output_format == "v1.0" else out
 
 
-@router.post("/v2/memories/search/", summary="mem0: search (v2)")
+@router.post("/v2/memories/search/", summary="mem0: search (v2)", response_model=Mem0Search)
 def search_v2(body: SearchBody, call: Call = Depends(READ)) -> dict[str, Any]:
     return _search(body, call)
 
 
-@router.post("/v3/memories/search/", summary="mem0: search (v3, what MemoryClient.search calls)")
+@router.post(
+    "/v3/memories/search/",
+    summary="mem0: search (v3, what MemoryClient.search calls)",
+    response_model=Mem0Search,
+)
 def search_v3(body: SearchBody, call: Call = Depends(READ)) -> dict[str, Any]:
     return _search(body, call)
 
@@ -498,7 +647,9 @@ def _page(request: Request, mem: Memory, flt: Filters, page: int | None, size: i
     }
 
 
-@router.get("/v1/memories/", summary="mem0: list a user's (agent's, run's) memories (v1)")
+@router.get(
+    "/v1/memories/", summary="mem0: list a user's (agent's, run's) memories (v1)", response_model=Mem0Page
+)
 def list_v1(
     request: Request,
     call: Call = Depends(READ),
@@ -519,7 +670,7 @@ def _list_post(body: ListBody, request: Request, call: Call, page: int | None, s
     return _page(request, call.mem, flt, page or body.page, size or body.page_size)
 
 
-@router.post("/v2/memories/", summary="mem0: list memories by filters (v2)")
+@router.post("/v2/memories/", summary="mem0: list memories by filters (v2)", response_model=Mem0Page)
 def list_v2(
     body: ListBody,
     request: Request,
@@ -530,7 +681,11 @@ def list_v2(
     return _list_post(body, request, call, page, page_size)
 
 
-@router.post("/v3/memories/", summary="mem0: list memories by filters (v3, what MemoryClient.get_all calls)")
+@router.post(
+    "/v3/memories/",
+    summary="mem0: list memories by filters (v3, what MemoryClient.get_all calls)",
+    response_model=Mem0Page,
+)
 def list_v3(
     body: ListBody,
     request: Request,
@@ -543,7 +698,9 @@ def list_v3(
 
 # -- one memory ------------------------------------------------------------------------------------
 @router.get(
-    "/v1/memories/{memory_id}/", summary="mem0: one memory (an updated id resolves to its live version)"
+    "/v1/memories/{memory_id}/",
+    summary="mem0: one memory (an updated id resolves to its live version)",
+    response_model=Mem0Memory,
 )
 def get_one(memory_id: str, call: Call = Depends(READ)) -> dict[str, Any]:
     return memory_item(call.mem, _live(call.mem, memory_id))
@@ -567,6 +724,7 @@ def _update(
 @router.put(
     "/v1/memories/{memory_id}/",
     summary="mem0: update (Remnant writes a new version under the same key; the old one is history)",
+    response_model=Mem0Updated,
 )
 def update_one(memory_id: str, body: UpdateBody, call: Call = Depends(WRITE)) -> dict[str, Any]:
     kw: dict[str, Any] = {}
@@ -578,7 +736,11 @@ def update_one(memory_id: str, body: UpdateBody, call: Call = Depends(WRITE)) ->
     return out
 
 
-@router.delete("/v1/memories/{memory_id}/", summary="mem0: delete one memory (purged for good, audited)")
+@router.delete(
+    "/v1/memories/{memory_id}/",
+    summary="mem0: delete one memory (purged for good, audited)",
+    response_model=Mem0Deleted,
+)
 def delete_one(
     memory_id: str,
     call: Call = Depends(FORGET),
@@ -592,7 +754,11 @@ def delete_one(
     return {"message": "Memory deleted successfully!", "deleted": ids}
 
 
-@router.get("/v1/memories/{memory_id}/history/", summary="mem0: a memory's versions, oldest first")
+@router.get(
+    "/v1/memories/{memory_id}/history/",
+    summary="mem0: a memory's versions, oldest first",
+    response_model=list[Mem0HistoryItem],
+)
 def history(memory_id: str, call: Call = Depends(READ)) -> list[dict[str, Any]]:
     mem = call.mem
     chain = versions.versions(mem, mem.get(memory_id))
@@ -645,7 +811,11 @@ def _purge_all(mem: Memory, records: list[MemoryRecord], call: Call) -> int:
     )
 
 
-@router.delete("/v1/memories/", summary="mem0: delete all memories of a user (erasure), agent or run")
+@router.delete(
+    "/v1/memories/",
+    summary="mem0: delete all memories of a user (erasure), agent or run",
+    response_model=Mem0Deleted,
+)
 def delete_all(
     call: Call = Depends(FORGET),
     user_id: str | None = Query(default=None, min_length=1, max_length=256),
@@ -657,14 +827,17 @@ def delete_all(
     flt = Filters({"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "run_id": run_id}, filters)
     mem, scope = call.mem, flt.scope
     if not (scope.agent_id or scope.run_id or flt.metadata or flt.created_after or flt.created_before):
-        with Engines.exclusive(mem):
-            report = mem.erase_user(scope.user_id, actor=_actor(call))
+        report = erase(call, scope.user_id, _actor(call))
         return {"message": "Memories deleted successfully!", "deleted": sum(report.removed.values())}
     n = _purge_all(mem, _matching(mem, flt, remembered=False), call)
     return {"message": "Memories deleted successfully!", "deleted": n}
 
 
-@router.get("/v1/entities/", summary="mem0: the users (and agents, apps, runs) that have memories")
+@router.get(
+    "/v1/entities/",
+    summary="mem0: the users (and agents, apps, runs) that have memories",
+    response_model=Mem0Entities,
+)
 def entities(call: Call = Depends(READ)) -> dict[str, Any]:
     out = []
     for u in call.mem.users(limit=LISTING_CAP):
@@ -677,15 +850,16 @@ def entities(call: Call = Depends(READ)) -> dict[str, Any]:
 
 
 @router.delete(
-    "/v2/entities/{entity_type}/{entity_id}/", summary="mem0: delete a user (erasure), agent, app or run"
+    "/v2/entities/{entity_type}/{entity_id}/",
+    summary="mem0: delete a user (erasure), agent, app or run",
+    response_model=Mem0Deleted,
 )
 def delete_entity(entity_type: str, entity_id: str, call: Call = Depends(FORGET)) -> dict[str, Any]:
     if entity_type not in ("user", "agent", "app", "run"):
         raise ValidationError("entity type must be user, agent, app or run")
     mem = call.mem
     user = entity_id if entity_type == "user" else f"{entity_type}:{entity_id}"
-    with Engines.exclusive(mem):
-        removed = sum(mem.erase_user(user, actor=_actor(call)).removed.values())
+    removed = sum(erase(call, user, _actor(call)).removed.values())
     if entity_type != "user":
         # memories of that agent/app/run under real users too
         field = {"agent": "agent_id", "run": "session_id"}.get(entity_type)
@@ -698,13 +872,13 @@ def delete_entity(entity_type: str, entity_id: str, call: Call = Depends(FORGET)
     return {"message": "Entity deleted successfully.", "deleted": removed}
 
 
-@router.put("/v1/batch/", summary="mem0: update many memories")
+@router.put("/v1/batch/", summary="mem0: update many memories", response_model=Mem0Updates)
 def batch_update(body: BatchBody, call: Call = Depends(WRITE)) -> dict[str, Any]:
     done = [_update(call.mem, m.memory_id, m.text, m.metadata, call).id for m in body.memories]
     return {"message": f"Successfully updated {len(done)} memories", "ids": done}
 
 
-@router.delete("/v1/batch/", summary="mem0: delete many memories")
+@router.delete("/v1/batch/", summary="mem0: delete many memories", response_model=Mem0Deleted)
 def batch_delete(body: BatchBody, call: Call = Depends(FORGET)) -> dict[str, Any]:
     mem = call.mem
     targets = {r.id: r for r in (versions.current(mem, mem.get(m.memory_id)) for m in body.memories)}

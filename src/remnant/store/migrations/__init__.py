@@ -1,9 +1,9 @@
 """One migration runner for every table Remnant keeps, in every database it keeps them in.
 
 A :class:`Component` is a numbered list of SQL files per dialect (``<component>/<dialect>/NNNN_name.sql``
-in this package): the memories store itself, the privacy vault, the API keys, the training pool and
-the knowledge partitions. :func:`migrate` applies the files a database lacks, in order, in one
-transaction, and records each in the component's own schema-version table; a database newer than
+in this package): the memories store itself, the privacy vault, the API keys, the training pool,
+the knowledge partitions and the REST API's idempotency keys. :func:`migrate` applies the files a
+database lacks, in order, in one transaction, and records each in the component's own schema-version table; a database newer than
 this code raises :class:`~remnant.core.errors.SchemaTooNewError`.
 
 It runs on a :class:`Database`: a :class:`~remnant.store.sql.SQLStore`, or a plain ``sqlite3``
@@ -65,7 +65,10 @@ VAULT = Component("vault", "vault_schema_version")
 API_KEYS = Component("api_keys", "api_keys_schema_version", ("sqlite",))
 TRAINING_POOL = Component("training_pool", "pool_schema_version", ("sqlite",))
 PARTITIONS = Component("partitions", "part_schema_version", ("sqlite",))
-COMPONENTS: dict[str, Component] = {c.name: c for c in (MEMORIES, VAULT, API_KEYS, TRAINING_POOL, PARTITIONS)}
+IDEMPOTENCY = Component("idempotency", "idempotency_schema_version")
+COMPONENTS: dict[str, Component] = {
+    c.name: c for c in (MEMORIES, VAULT, API_KEYS, TRAINING_POOL, PARTITIONS, IDEMPOTENCY)
+}
 
 
 class Database(Protocol):

@@ -1,0 +1,13 @@
+-- The REST API's idempotency keys: the answer a write gave, replayed when the same key and body
+-- come again. Kept in the store's database so a replay survives a restart and commits with the write.
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+    tenant text NOT NULL,
+    idem_key text NOT NULL,
+    fingerprint text NOT NULL,
+    users text NOT NULL,
+    status integer,
+    response text,
+    created_at double precision NOT NULL,
+    PRIMARY KEY (tenant, idem_key)
+);
+CREATE INDEX IF NOT EXISTS idempotency_keys_age ON idempotency_keys (tenant, created_at);

@@ -1,0 +1,1 @@
+"""Schema migration files (data, not code)."""
