@@ -443,6 +443,10 @@ class _Calls:
         )
 
     @staticmethod
+    def audit_anchor() -> _Req[dict[str, Any]]:
+        return _Req("GET", "/v1/audit/anchor", lambda d: dict(d))
+
+    @staticmethod
     def stats(user_id: str | None) -> _Req[dict[str, Any]]:
         params = {"user_id": user_id} if user_id is not None else None
         return _Req(
@@ -724,6 +728,10 @@ class Client:
     def verify_audit(self) -> ChainVerification:
         return self._run(_Calls.verify_audit())
 
+    def audit_anchor(self) -> dict[str, Any]:
+        """The tenant's audit head (see :meth:`remnant.engine.Memory.audit_anchor`)."""
+        return self._run(_Calls.audit_anchor())
+
 
 class AsyncClient:
     """A Remnant server's memory, with :class:`~remnant.engine.Memory`'s verbs (``async``)."""
@@ -931,3 +939,7 @@ class AsyncClient:
 
     async def verify_audit(self) -> ChainVerification:
         return await self._run(_Calls.verify_audit())
+
+    async def audit_anchor(self) -> dict[str, Any]:
+        """The tenant's audit head (see :meth:`remnant.engine.Memory.audit_anchor`)."""
+        return await self._run(_Calls.audit_anchor())

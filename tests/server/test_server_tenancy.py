@@ -92,6 +92,12 @@ def _verify(c: httpx.Client, mid: str) -> None:
     assert c.get("/v1/audit/verify").json()["ok"] is True
 
 
+def _anchor(c: httpx.Client, mid: str) -> None:
+    body = c.get("/v1/audit/anchor").json()
+    assert list(body["tenants"]) == ["tenant-b"]
+    _no_trace(body, mid)
+
+
 def _stats(c: httpx.Client, mid: str) -> None:
     body = c.get("/v1/stats", params={"user_id": VICTIM}).json()
     assert body["tenant"] == "tenant-b" and body.get("remembered_now", 0) <= 1
@@ -218,6 +224,7 @@ ROUTES: dict[tuple[str, str], Case] = {
     ("POST", "/v1/sweep"): _sweep,
     ("GET", "/v1/audit"): _audit,
     ("GET", "/v1/audit/verify"): _verify,
+    ("GET", "/v1/audit/anchor"): _anchor,
     ("GET", "/v1/stats"): _stats,
     ("GET", "/v1/users"): _users,
     # the inspector's read-only routes (server/inspector.py)

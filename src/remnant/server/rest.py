@@ -30,6 +30,7 @@ from remnant.server.idempotency import Answer, check_key, fingerprint
 from remnant.server.schemas import (
     ERROR_RESPONSES,
     AddOut,
+    AuditAnchorOut,
     AuditPage,
     ChainVerificationOut,
     CurveOut,
@@ -513,6 +514,16 @@ def audit(
 )
 def audit_verify(call: Call = Depends(READ)) -> dict[str, Any]:
     return call.mem.verify_audit().to_dict()
+
+
+@router.get(
+    "/audit/anchor",
+    tags=["audit"],
+    summary="The tenant's audit head as a (signed) anchor to keep outside the server",
+    response_model=AuditAnchorOut,
+)
+def audit_anchor(call: Call = Depends(READ)) -> dict[str, Any]:
+    return call.mem.audit_anchor()
 
 
 @router.get(

@@ -381,6 +381,22 @@ class ChainVerificationOut(BaseModel):
     problem: str | None
 
 
+class AnchorHeadOut(BaseModel):
+    seq: int
+    hash: str
+
+
+class AuditAnchorOut(BaseModel):
+    """The tenant's exportable audit head; keep it outside the server and check it with
+    ``remnant audit verify --anchor FILE``."""
+
+    format: str
+    version: int
+    created_at: str
+    tenants: dict[str, AnchorHeadOut]
+    mac: str | None = None
+
+
 class StatsOut(BaseModel):
     tenant: str
     user_id: str | None
