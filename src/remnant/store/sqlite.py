@@ -366,8 +366,10 @@ class SQLiteStore(SQLStore):
         batch = 900
         for s in range(0, int(slots.size), batch):
             part = [int(x) for x in slots[s : s + batch]]
+            # CROSS JOIN keeps the few slots as the outer loop (0.3 ms for 200 at 10k); otherwise the
+            # planner walks the whole scope through the recall index and probes each (4.7 ms)
             rows = self._read(
-                f"SELECT e.slot, m.id FROM embeddings e JOIN memories m ON m.rid = e.rid "
+                f"SELECT e.slot, m.id FROM embeddings e CROSS JOIN memories m ON m.rid = e.rid "
                 f"WHERE e.tenant = ? AND e.model = ? AND e.slot IN ({self.dialect.marks(len(part))}) AND {where}",
                 (flt.tenant, model, *part, *params),
             )

@@ -185,7 +185,9 @@ class VectorFiles:
 
 def top_slots(matrix: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` best slots of ``matrix`` for ``query`` (unit vectors): (slots, cosines), best first."""
-    scores = matrix @ query
+    # einsum, not BLAS: OpenBLAS threads spinning on a busy 2-core machine made a 10k x 64-d
+    # product take 8-15 ms against 0.09 ms in one thread (measured)
+    scores = np.einsum("ij,j->i", matrix, query)
     k = min(k, scores.shape[0])
     if k <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
