@@ -68,7 +68,15 @@ def db(tmp_path: Path) -> tuple[Path, str]:
 
 @pytest.mark.parametrize(
     "command",
-    [["--version"], ["list"], ["list", "-u", "ana"], ["show", "ID"], ["stats"], ["audit"], ["audit", "verify"]],
+    [
+        ["--version"],
+        ["list"],
+        ["list", "-u", "ana"],
+        ["show", "ID"],
+        ["stats"],
+        ["audit"],
+        ["audit", "verify"],
+    ],
 )
 def test_read_commands_load_no_model_and_no_detector(
     tmp_path: Path, db: tuple[Path, str], command: list[str]

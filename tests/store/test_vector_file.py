@@ -29,9 +29,7 @@ MODEL = "static"
 
 def make(target: str | Path) -> Memory:
     # vector-only recall: a hit proves the vector side found it, not the lexical index
-    return Memory(
-        target, retriever=HybridRetriever(get_embedder(MODEL), mode="vector", min_similarity=-1.0)
-    )
+    return Memory(target, retriever=HybridRetriever(get_embedder(MODEL), mode="vector", min_similarity=-1.0))
 
 
 def child(code: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -568,7 +568,9 @@ def list_cmd(
             from remnant.cli.remote import describe
 
             params = {"user_id": user_id, "status": list(statuses) or None, "kind": list(kinds) or None}
-            got = remote.call("GET", "/memories", params={**params, "key": key, "limit": limit, "offset": offset})
+            got = remote.call(
+                "GET", "/memories", params={**params, "key": key, "limit": limit, "offset": offset}
+            )
             items = got["items"]
             emit(items, as_json, lambda: "\n".join(describe(i) for i in items) or "(no memories)")
             return
@@ -736,11 +738,13 @@ def audit(ctx: click.Context, user_id: str | None, action: str | None, limit: in
             emit(
                 rows,
                 as_json,
-                lambda: "\n".join(
-                    f"#{e['seq']:<5} {e['at'][:16]} {e['action']:<14} {e['actor']:<8} {e['summary']} — {e['reason']}"
-                    for e in rows
-                )
-                or "(empty)",
+                lambda: (
+                    "\n".join(
+                        f"#{e['seq']:<5} {e['at'][:16]} {e['action']:<14} {e['actor']:<8} {e['summary']} — {e['reason']}"
+                        for e in rows
+                    )
+                    or "(empty)"
+                ),
             )
             return
         entries = ctx.obj.memory(models=False).audit_log(user_id=user_id, action=action)[-limit:]

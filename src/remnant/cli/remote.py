@@ -24,9 +24,7 @@ class Remote:
         self.api_key = api_key if api_key is not None else os.environ.get(KEY_ENV)
         self.timeout = timeout
 
-    def call(
-        self, method: str, path: str, *, params: dict[str, Any] | None = None, body: Any = None
-    ) -> Any:
+    def call(self, method: str, path: str, *, params: dict[str, Any] | None = None, body: Any = None) -> Any:
         try:
             import httpx
         except ImportError:

@@ -311,7 +311,11 @@ class SQLiteStore(SQLStore):
         vectors = self._vectors
         models = [model] if model is not None else self.embedding_models(tenant=tenant)
         for m in models:
-            self._write(lambda c, m=m: vectors.reset(c, tenant, m))
+
+            def reset(c: Any, m: str = m) -> None:
+                vectors.reset(c, tenant, m)
+
+            self._write(reset)
             self._sync_vectors(tenant, m)
 
     def vector_search(

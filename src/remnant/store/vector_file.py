@@ -98,7 +98,8 @@ class VectorFiles:
             [(rows + i, int(rid)) for i, rid in enumerate(rids)],
         )
         c.execute(
-            "UPDATE vector_files SET rows = ? WHERE tenant = ? AND model = ?", (rows + len(rids), tenant, model)
+            "UPDATE vector_files SET rows = ? WHERE tenant = ? AND model = ?",
+            (rows + len(rids), tenant, model),
         )
 
     def _pwrite(self, name: str, offset: int, data: bytes) -> None:
