@@ -70,7 +70,8 @@ def _retriever(embedder: str | None) -> Any:
 
 #: what a fresh process runs: open the database, one recall, its wall time and peak memory
 _FRESH = """
-import json, resource, sys, time
+import json, sys, time
+from remnant.bench import peak_rss_mib
 t0 = time.perf_counter()
 from remnant.engine.memory import Memory
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
@@ -90,7 +91,7 @@ t2 = time.perf_counter()
 mem.recall(sys.argv[4], user_id=sys.argv[3], limit=10, touch=False, hints=False)
 t3 = time.perf_counter()
 print(json.dumps({"startup_s": t1 - t0, "open_s": t2 - t1, "first_recall_s": t3 - t2,
-                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_rss_mib": peak_rss_mib()}))
 """
 
 

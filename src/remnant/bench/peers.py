@@ -79,7 +79,8 @@ def _recall_at_10(got: list[list[str]], exact: list[list[str]]) -> float:
 
 # what a fresh process runs for each system: open, one query, wall time and peak RSS
 _FRESH_REMNANT = """
-import json, resource, sys, time
+import json, sys, time
+from remnant.bench import peak_rss_mib
 import numpy as np
 t0 = time.perf_counter()
 from datetime import UTC, datetime
@@ -97,11 +98,12 @@ mem = Memory(sys.argv[1], clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)),
 hits = mem.recall("the query", user_id=sys.argv[4], limit=10, touch=False, hints=False).hits
 t2 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "first_query_s": t2 - t1, "hits": len(hits),
-                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_rss_mib": peak_rss_mib()}))
 """
 
 _FRESH_CHROMA = """
-import json, resource, sys, time
+import json, sys, time
+from remnant.bench import peak_rss_mib
 import numpy as np
 t0 = time.perf_counter()
 import chromadb
@@ -112,7 +114,7 @@ col = client.get_collection("scope")
 got = col.query(query_embeddings=[q.tolist()], n_results=10)
 t2 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "first_query_s": t2 - t1, "hits": len(got["ids"][0]),
-                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_rss_mib": peak_rss_mib()}))
 """
 
 
