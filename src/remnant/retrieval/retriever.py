@@ -261,7 +261,9 @@ class HybridRetriever:
         from remnant.store.base import MemoryFilter
 
         scope = MemoryFilter(tenant=flt.tenant, user_id=flt.user_id, statuses=None)
-        missing = engine.store.unembedded_ids(scope, model=self.embedder.model_id)
+        model = self.embedder.model_id
+        complete = engine.store.vectors_complete(flt.tenant, model)
+        missing = [] if complete else engine.store.unembedded_ids(scope, model=model)
         if missing:
             self._backfill(engine, scope, missing)
         with self._lock:
