@@ -343,7 +343,9 @@ class SQLiteStore(SQLStore):
             mat = self._vectors.matrix(name, rows, dim)
             if mat is None:
                 raise StoreError(f"the vector index {self._vectors.path(name)} cannot be rebuilt")
-        want = min(rows, max(4 * limit, 200))
+        # over-fetch by half (as the in-process index did): most of a scope passes the recall filter,
+        # and a filter that removes more falls through to scoring only what it allows, below
+        want = min(rows, limit + max(limit // 2, 20))
         slots, scores = top_slots(mat, q, want)
         hits = self._slot_hits(flt, model, slots, scores)
         if len(hits) < limit and want < rows:
@@ -368,8 +370,9 @@ class SQLiteStore(SQLStore):
         where, params = self.where(flt)
         found: dict[int, str] = {}
         batch = 900
-        for s in range(0, int(slots.size), batch):
-            part = [int(x) for x in slots[s : s + batch]]
+        order = slots.tolist()
+        for s in range(0, len(order), batch):
+            part = order[s : s + batch]
             # CROSS JOIN keeps the few slots as the outer loop (0.3 ms for 200 at 10k); otherwise the
             # planner walks the whole scope through the recall index and probes each (4.7 ms)
             rows = self._read(
@@ -378,7 +381,7 @@ class SQLiteStore(SQLStore):
                 (flt.tenant, model, *part, *params),
             )
             found.update((int(r[0]), r[1]) for r in rows)
-        return [(found[int(x)], float(sc)) for x, sc in zip(slots, scores, strict=True) if int(x) in found]
+        return [(found[x], sc) for x, sc in zip(order, scores.tolist(), strict=True) if x in found]
 
     def embeddings(self, flt: MemoryFilter, *, model: str) -> tuple[list[str], np.ndarray]:
         where, params = self.where(flt)
