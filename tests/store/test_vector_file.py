@@ -269,3 +269,22 @@ def test_in_memory_stores_keep_the_in_process_index(n: int) -> None:
     assert not mem.store.shared_vector_index
     assert len(ids(mem.recall("note", user_id="ana", touch=False))) == n
     mem.close()
+
+
+def test_compaction_rewrites_a_mostly_purged_file_and_open_maps_survive(tmp_path: Path) -> None:
+    path = tmp_path / "compact.db"
+    mem = make(path)
+    recs = mem.remember_many([{"content": f"harbour note {i}", "user_id": "ana"} for i in range(40)])
+    reader = make(path)  # another connection with its own map of the file
+    assert len(ids(reader.recall("harbour note", user_id="ana", limit=40, touch=False))) == 40
+    (before,) = [p for p in path.parent.iterdir() if "-vectors-" in p.name]
+    mem.purge([r.id for r in recs[:30]])
+    mem.store.compact()
+    (after,) = [p for p in path.parent.iterdir() if "-vectors-" in p.name]
+    assert after != before and after.stat().st_size == 10 * 64 * 4  # only the live rows
+    kept = {r.id for r in recs[30:]}
+    assert set(ids(reader.recall("harbour note", user_id="ana", limit=40, touch=False))) == kept
+    assert set(ids(mem.recall("harbour note", user_id="ana", limit=40, touch=False))) == kept
+    reader.close()
+    mem.close()
+    assert _check_every_memory_is_searchable(path) == 10

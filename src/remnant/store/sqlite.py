@@ -412,6 +412,12 @@ class SQLiteStore(SQLStore):
                 raise sqlite_error(exc, self._name) from exc
 
     def compact(self) -> None:
+        # a vector file mostly made of purged (zeroed) slots is rewritten with only the live ones
+        if self._vectors is not None:
+            vectors = self._vectors
+            for tenant, model, live in self._write(vectors.live_fraction):
+                if live < 0.5:
+                    self.rebuild_vectors(tenant=tenant, model=model)
         # merge FTS segments so deleted terms leave the index, then flush and truncate the WAL
         self._maintain(
             "INSERT INTO memory_fts (memory_fts) VALUES ('optimize')",

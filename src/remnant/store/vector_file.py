@@ -23,8 +23,10 @@ The table is the source of truth; the file is an index of it:
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import os
+import secrets
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,14 +41,16 @@ _F32 = 4
 
 
 def file_name(db: Path, tenant: str, model: str) -> str:
-    """The vector file's name beside ``db`` (ids may hold any characters: hashed)."""
+    """A new vector file's name beside ``db``: the (tenant, model) hashed (ids may hold any
+    characters) and a fresh generation, so a rebuilt file never replaces one another process has
+    mapped (shrinking a mapped file would crash its readers with SIGBUS)."""
     digest = hashlib.sha256(f"{tenant}\x00{model}".encode()).hexdigest()[:16]
-    return f"{db.name}-vectors-{digest}.f32"
+    return f"{db.name}-vectors-{digest}.{secrets.token_hex(4)}.f32"
 
 
 def vector_files(db: Path) -> list[Path]:
     """Every vector file beside ``db``."""
-    return sorted(db.parent.glob(f"{db.name}-vectors-*.f32"))
+    return sorted(db.parent.glob(f"{glob.escape(db.name)}-vectors-*.f32"))
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
@@ -142,20 +146,43 @@ class VectorFiles:
         return len(rows)
 
     def reset(self, c: Any, tenant: str, model: str) -> None:
-        """Forget the file of (tenant, model): every row is appended again from the table."""
+        """Start a new file for (tenant, model): every row is appended to it again from the table.
+        The old file is overwritten with zeros (other processes' maps read zeros, never past its
+        end) and unlinked."""
         st = self.state(c, tenant, model)
         c.execute("UPDATE embeddings SET slot = NULL WHERE tenant = ? AND model = ?", (tenant, model))
         c.execute("DELETE FROM vector_tombstones WHERE tenant = ? AND model = ?", (tenant, model))
-        c.execute("UPDATE vector_files SET rows = 0 WHERE tenant = ? AND model = ?", (tenant, model))
-        if st is not None:
+        if st is None:
+            return
+        c.execute(
+            "UPDATE vector_files SET rows = 0, name = ? WHERE tenant = ? AND model = ?",
+            (file_name(self.db, tenant, model), tenant, model),
+        )
+        old = self.path(st[2])
+        try:
+            size = old.stat().st_size
+            fd = os.open(old, os.O_RDWR)
             try:
-                os.truncate(self.path(st[2]), 0)  # truncation drops every old vector's bytes too
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                raise StoreError(f"cannot reset the vector index {self.path(st[2])}: {exc}") from exc
-            with self._lock:
-                self._maps.pop(st[2], None)
+                for offset in range(0, size, 1 << 20):
+                    os.pwrite(fd, bytes(min(1 << 20, size - offset)), offset)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            old.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise StoreError(f"cannot reset the vector index {old}: {exc}") from exc
+        with self._lock:
+            self._maps.pop(st[2], None)
+
+    def live_fraction(self, c: Any) -> list[tuple[str, str, float]]:
+        """(tenant, model, live rows / rows) of every file: what a compaction would reclaim."""
+        rows = c.execute(
+            "SELECT f.tenant, f.model, f.rows, (SELECT COUNT(*) FROM embeddings e WHERE e.tenant = f.tenant "
+            "AND e.model = f.model AND e.slot IS NOT NULL) FROM vector_files f"
+        ).fetchall()
+        return [(str(r[0]), str(r[1]), (int(r[3]) / int(r[2])) if r[2] else 1.0) for r in rows]
 
     # -- reading ---------------------------------------------------------------------------------
     def matrix(self, name: str, rows: int, dim: int) -> np.ndarray | None:
