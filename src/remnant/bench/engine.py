@@ -58,6 +58,12 @@ def _query(rng: random.Random) -> str:
     return " ".join(rng.choices(_WORDS, weights=_WEIGHTS, k=3))
 
 
+def synthetic_texts(rng: random.Random, memories: int, queries: int) -> tuple[list[str], list[str]]:
+    """Memories and queries from this benchmark's vocabulary (Zipf-weighted), for other benchmarks
+    that need the same workload (``bench peers``)."""
+    return [_sentence(rng) for _ in range(memories)], [_query(rng) for _ in range(queries)]
+
+
 def _retriever(embedder: str | None) -> Any:
     """``None``: the engine's default lexical recall; a name: hybrid recall with that embedder."""
     if embedder is None:

@@ -49,13 +49,11 @@ class LookupEmbedder:
 
 
 def _texts(n: int, queries: int, seed: int) -> tuple[list[str], list[str]]:
-    from remnant.bench.engine import _query, _sentence
+    from remnant.bench.engine import synthetic_texts
 
-    rng = random.Random(seed)
+    docs, qs = synthetic_texts(random.Random(seed), n, queries)
     # distinct texts: the lookup table is keyed by text
-    docs = [f"{_sentence(rng)} ({i})" for i in range(n)]
-    qs = [f"{_query(rng)} [{i}]" for i in range(queries)]
-    return docs, qs
+    return [f"{d} ({i})" for i, d in enumerate(docs)], [f"{q} [{i}]" for i, q in enumerate(qs)]
 
 
 def _ms(values: list[float]) -> float:
