@@ -19,7 +19,9 @@ def _embedder(name: str, threads: int, cache_dir: str | None) -> Any:
 
     options: dict[str, Any] = {"threads": threads} if name in ("minilm", "e5-small", "e5", "arctic") else {}
     inner = get_embedder(name, shared=False, **options)
-    return CachedEmbedder(inner, store=NpzVectorCache(cache_dir) if cache_dir else None)
+    return CachedEmbedder(
+        inner, store=NpzVectorCache(cache_dir) if cache_dir else None, persist_queries=bool(cache_dir)
+    )
 
 
 def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> dict[str, Any]:
