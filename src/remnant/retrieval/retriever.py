@@ -64,7 +64,7 @@ class IndexTextPolicy:
     """What goes into a memory's lexical index text besides its content."""
 
     speaker: bool = True  # prefix "speaker: " from metadata["speaker"]
-    date: bool = True  # the memory's date (valid_from, else created_at), e.g. "8 May 2023"
+    date: bool = True  # when it happened (occurred_at, else valid_from, else created_at), e.g. "8 May 2023"
     neighbours: bool = True  # neighbouring turns of the same session (episodes only)
     own_repeats: int = 2  # the memory's own text is indexed this many times when context is added
 
@@ -130,7 +130,7 @@ class HybridRetriever:
         """The lexical index text for ``record`` (called by the engine before it is inserted)."""
         own = _speaker_text(record) if self.policy.speaker else record.content
         if self.policy.date:
-            day = _day(record.valid_from or record.created_at)
+            day = _day(record.occurred_at or record.valid_from or record.created_at)
             if day:
                 own = f"[{day}] {own}"
         context = self._neighbours(engine, record, batch) if self.policy.neighbours else []
