@@ -41,7 +41,7 @@ def _check(mem: Memory, clock: ManualClock) -> None:
     added = mem.add([{"role": "user", "content": "we got a dog"}], user_id="ana", occurred_at=EVENT)
     assert added.episodes[0].occurred_at == EVENT
     with pytest.raises(ValidationError):
-        mem.remember("naive", user_id="ana", occurred_at=datetime(2023, 1, 1))  # noqa: DTZ001
+        mem.remember("naive", user_id="ana", occurred_at=datetime(2023, 1, 1))
 
 
 def test_occurred_at_sqlite(tmp_path: Path) -> None:

@@ -207,13 +207,19 @@ def bench_locomo(
             click.echo(f"wrote {json_path}")
         return
     dump_file = open(dump_path, "w", encoding="utf-8") if dump_path else None  # noqa: SIM115
-    dump = (lambda row: dump_file.write(json.dumps(row, ensure_ascii=False) + "\n")) if dump_file else None
+
+    def dump(row: dict[str, Any]) -> None:
+        if dump_file is not None:
+            dump_file.write(json.dumps(row, ensure_ascii=False) + "\n")
+
     with tempfile.TemporaryDirectory(prefix="remnant-locomo-") as tmp:
         backends = engine_backends(
             convs, tmp, embedder=emb, baseline_embedder=base, systems=names, clock=clock
         )
         try:
-            results = run_bench(convs, backends, progress=lambda m: click.echo(m, err=True), dump=dump)
+            results = run_bench(
+                convs, backends, progress=lambda m: click.echo(m, err=True), dump=dump if dump_file else None
+            )
         finally:
             if dump_file:
                 dump_file.close()

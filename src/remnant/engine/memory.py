@@ -282,7 +282,9 @@ class Memory:
             raise ValidationError("add needs at least one message")
         return retrying(
             self.store,
-            lambda: self._add(parsed, user_id, session_id, agent_id, infer, dict(metadata or {}), occurred_at),
+            lambda: self._add(
+                parsed, user_id, session_id, agent_id, infer, dict(metadata or {}), occurred_at
+            ),
         )
 
     def _add(

@@ -105,7 +105,20 @@ _NUMBER_WORDS = {
     "couple of": 2,
     "a couple": 2,
 }
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
 
@@ -150,10 +163,8 @@ def _past_month(ref: date, month: int) -> int:
 def _weekend(ref: date, which: int) -> TimeRange:
     """which = -1 last, 0 this, +1 next weekend (Saturday and Sunday)."""
     wd = ref.weekday()
-    if wd >= 5:  # inside a weekend: "this weekend" is the current one
-        this_sat = ref - timedelta(days=wd - 5)
-    else:
-        this_sat = ref + timedelta(days=5 - wd)
+    # inside a weekend, "this weekend" is the current one
+    this_sat = ref - timedelta(days=wd - 5) if wd >= 5 else ref + timedelta(days=5 - wd)
     sat = this_sat + timedelta(days=7 * which)
     if which == -1 and wd < 5:
         sat = this_sat - timedelta(days=7)
@@ -197,7 +208,9 @@ def _zh_number(s: str) -> int | None:
 
 
 # -- English -------------------------------------------------------------------------------------
-_NUM = r"(\d+|a couple of|a couple|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_NUM = (
+    r"(\d+|a couple of|a couple|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+)
 _UNIT = r"(day|week|month|year)s?"
 _MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
 _MONTH_RE = rf"(?:{_MONTH_NAMES})\.?"
@@ -238,10 +251,7 @@ def _is_month_word(text: str, start: int, end: int, word: str, has_year: bool) -
     before = text[:start]
     if _MONTH_CONTEXT.search(before):
         return True
-    after = text[end:]
-    if re.match(r"\s+\d{1,2}(?:st|nd|rd|th)?\b", after):
-        return True
-    return False
+    return bool(re.match(r"\s+\d{1,2}(?:st|nd|rd|th)?\b", text[end:]))
 
 
 def _resolve_en(text: str, ref: date, taken: list[tuple[int, int]]) -> list[tuple[int, TimeRange]]:
@@ -317,14 +327,14 @@ def _en_match(kind: str, m: re.Match[str], text: str, ref: date) -> TimeRange | 
             return TimeRange(start, _add_months(start, 1), t)
         return _year(ref.year + which, t)
     if kind == "weekday":
-        which, wd = m.group(1).lower(), WEEKDAYS[m.group(2).lower()]
+        rel, wd = m.group(1).lower(), WEEKDAYS[m.group(2).lower()]
         monday = ref - timedelta(days=ref.weekday())
-        if which == "this":
+        if rel == "this":
             return _one(monday + timedelta(days=wd), t)
-        if which == "next":
+        if rel == "next":
             return _one(monday + timedelta(days=7 + wd), t)
         back = (ref.weekday() - wd) % 7
-        if which == "last" and back == 0:
+        if rel == "last" and back == 0:
             back = 7
         return _one(ref - timedelta(days=back), t)
     if kind in ("dmy", "mdy"):
@@ -333,7 +343,9 @@ def _en_match(kind: str, m: re.Match[str], text: str, ref: date) -> TimeRange | 
         else:
             mon, day, year = m.group(1), m.group(2), m.group(3)
         month = MONTHS[mon.lower().rstrip(".")]
-        if not _is_month_word(text, *m.span(1 if kind == "mdy" else 2), mon, year is not None or kind == "dmy"):
+        if not _is_month_word(
+            text, *m.span(1 if kind == "mdy" else 2), mon, year is not None or kind == "dmy"
+        ):
             return None
         y = int(year) if year else _past_month(ref, month)
         d = _safe_date(y, month, int(day))
@@ -342,11 +354,11 @@ def _en_match(kind: str, m: re.Match[str], text: str, ref: date) -> TimeRange | 
         r = _one(d, t)
         return TimeRange(r.start, r.end, t, yearless=year is None)
     if kind == "rel_month":
-        which, mon = m.group(1).lower(), m.group(2)
+        rel, mon = m.group(1).lower(), m.group(2)
         month = MONTHS[mon.lower().rstrip(".")]
-        if which == "this":
+        if rel == "this":
             return _month(ref.year, month, t)
-        if which == "last":
+        if rel == "last":
             return _month(ref.year if month < ref.month else ref.year - 1, month, t)
         return _month(ref.year if month > ref.month else ref.year + 1, month, t)
     if kind == "month":
@@ -405,7 +417,9 @@ def _zh_match(kind: str, m: re.Match[str], ref: date) -> TimeRange | None:
         unit = m.group(2)
         if n is None:
             return None
-        name = "day" if unit in ("天", "日") else "month" if "月" in unit else "year" if unit == "年" else "week"
+        name = (
+            "day" if unit in ("天", "日") else "month" if "月" in unit else "year" if unit == "年" else "week"
+        )
         return _shift(ref, name, n, t)
     if kind == "ymd":
         y = _zh_number(m.group(1))
