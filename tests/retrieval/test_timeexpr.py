@@ -131,3 +131,4 @@ def test_unresolvable_and_several() -> None:
     got = resolve("Yesterday I said I'd go next week", datetime(2023, 5, 8, 13, 0))
     assert [(r.start, r.end) for r in got] == [day(2023, 5, 7), (date(2023, 5, 15), date(2023, 5, 22))]
     assert has_time_expression("last week") and has_time_expression("上周") and not has_time_expression("tea")
+    assert has_time_expression("in May") and has_time_expression("五月")

@@ -589,6 +589,20 @@ class TimedEmbedder:
             self.queries_s += time.perf_counter() - t0
 
 
+class _ReplayClock:
+    """A clock the replay sets to each session's date in turn (conversations overlap in time, so
+    it goes back between them, which a ManualClock refuses)."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def now(self) -> datetime:
+        return self.at
+
+    def set(self, when: datetime) -> None:
+        self.at = when
+
+
 class EngineBackend:
     """Runs the bench through :class:`remnant.Memory` on a real SQLite file.
 
@@ -622,7 +636,9 @@ class EngineBackend:
         self.clock_mode = clock
         self._latest = (latest or datetime(2030, 1, 1)).replace(tzinfo=UTC)
         self._embedder = TimedEmbedder(embedder) if embedder is not None else None
-        self.clock = ManualClock(datetime.now(UTC) if clock == "real" else self._latest)
+        self.clock: ManualClock | _ReplayClock = (
+            ManualClock(datetime.now(UTC)) if clock == "real" else _ReplayClock(self._latest)
+        )
         path = Path(db_dir) / f"locomo-{name}.db"
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
