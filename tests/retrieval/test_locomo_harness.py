@@ -164,6 +164,7 @@ def test_real_clock_dump_and_answer_hit_on_retrieved_turns(data_file, tmp_path):
     cat = next(r for r in rows if r["question"] == "What is the name of Ana's cat?" and r["system"] == "bm25")
     assert cat["top"][0] == "D1:1" and cat["answer_hit@5"] is True and cat["recall@5"] == 1.0
     replay = CliRunner().invoke(
-        bench_locomo, ["--data", str(data_file), "--embedder", "static", "--systems", "bm25", "--clock", "replay"]
+        bench_locomo,
+        ["--data", str(data_file), "--embedder", "static", "--systems", "bm25", "--clock", "replay"],
     )
     assert replay.exit_code == 0, replay.output

@@ -67,8 +67,10 @@ def test_recall_boosts_what_happened_in_the_month_asked(tmp_path: Path) -> None:
         # (min-max fusion scores the weakest lexical match 0, which no boost lifts: give it a third)
         mem.remember("Rome has many old churches", user_id="u", occurred_at=SAID)
         may = mem.remember(
-            "Last month I visited Rome with friends", user_id="u", occurred_at=datetime(2023, 6, 20, tzinfo=UTC)
+            "Last month I visited Rome with friends",
+            user_id="u",
+            occurred_at=datetime(2023, 6, 20, tzinfo=UTC),
         )
         hits = mem.recall("Who did I visit Rome with in May?", user_id="u", touch=False).hits
-        assert [h.memory.id for h in hits][0] == may.id
+        assert hits[0].memory.id == may.id
         assert june.id in {h.memory.id for h in hits}
