@@ -14,13 +14,15 @@ import click
 from remnant.bench import CONTEXT_SETTINGS
 
 
-def _embedder(name: str, threads: int, cache_dir: str | None) -> Any:
+def _embedder(name: str, threads: int, cache_dir: str | None, query_cache: bool = True) -> Any:
     from remnant.embed import CachedEmbedder, NpzVectorCache, get_embedder
 
     options: dict[str, Any] = {"threads": threads} if name in ("minilm", "e5-small", "e5", "arctic") else {}
     inner = get_embedder(name, shared=False, **options)
     return CachedEmbedder(
-        inner, store=NpzVectorCache(cache_dir) if cache_dir else None, persist_queries=bool(cache_dir)
+        inner,
+        store=NpzVectorCache(cache_dir) if cache_dir else None,
+        persist_queries=bool(cache_dir) and query_cache,
     )
 
 
@@ -145,6 +147,12 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
     help="Directory for a content-hash cache of document vectors (reused across runs).",
 )
 @click.option(
+    "--query-cache/--no-query-cache",
+    default=True,
+    show_default=True,
+    help="Keep query vectors in --embed-cache too (off: every query is embedded, for recall latency).",
+)
+@click.option(
     "--scale",
     type=click.IntRange(0),
     default=0,
@@ -162,6 +170,7 @@ def bench_locomo(
     threads: int,
     embed_cache: str | None,
     scale: int,
+    query_cache: bool,
     clock: str,
     dump_path: str | None,
     folds: bool,
@@ -192,9 +201,9 @@ def bench_locomo(
         f"{len(convs)} conversations, {sum(len(c.turns) for c in convs)} turns, "
         f"{sum(len(c.questions) for c in convs)} questions"
     )
-    emb = _embedder(embedder, threads, embed_cache)
+    emb = _embedder(embedder, threads, embed_cache, query_cache)
     same = baseline_embedder in ("same", embedder)
-    base = emb if same else _embedder(baseline_embedder, threads, embed_cache)
+    base = emb if same else _embedder(baseline_embedder, threads, embed_cache, query_cache)
     if folds:
         from remnant.bench.eval.locomo_folds import format_folds, run_folds
 
