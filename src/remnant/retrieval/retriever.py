@@ -70,7 +70,7 @@ RELEVANCE_FLOORS = {
 DEFAULT_FUSION = HybridConfig(fusion="weighted", lexical_weight=0.8, vector_weight=0.2, candidates=100)
 # The steps after fusion (remnant.retrieval.rescoring); chosen by leave-one-conversation-out
 # cross-validation on LoCoMo (remnant bench locomo --folds; docs/benchmarks/retrieval.md).
-DEFAULT_TUNING = RecallTuning(temporal_boost=0.25, when_boost=0.4, diversity=0.35)
+DEFAULT_TUNING = RecallTuning(temporal_boost=1.0, when_boost=0.4)
 
 
 @dataclass(frozen=True)
