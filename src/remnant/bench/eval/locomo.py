@@ -732,9 +732,11 @@ def engine_backends(
 ) -> list[EngineBackend]:
     """The three systems of the bench, all through the engine: Remnant's hybrid recall (or the
     ``retriever`` factory given), the store's plain BM25 (content only), and a fair dense
-    baseline: exact cosine over "speaker: text" with the baseline embedder, no floor, no signals."""
+    baseline: exact cosine over "speaker: text" with the baseline embedder, no floor, no signals,
+    no boosts."""
     from remnant.engine.seams import LexicalRetriever
     from remnant.retrieval.hybrid import SignalWeights
+    from remnant.retrieval.rescoring import RecallTuning
     from remnant.retrieval.retriever import HybridRetriever, IndexTextPolicy
 
     latest = latest_session(conversations)
@@ -750,6 +752,7 @@ def engine_backends(
                 speaker_boost=0.0,
                 min_similarity=-1.0,
                 signals=SignalWeights(strength=0.0, confidence=0.0),
+                tuning=RecallTuning(),  # plain cosine: none of Remnant's steps after fusion
                 hnsw_threshold=10**9,
             ),
             baseline_embedder,
