@@ -205,9 +205,11 @@ def bench_privacy(
     from remnant.bench.privacy import TARGETS, evaluate, format_report, per_lang
     from remnant.privacy.corpus import generate_corpus
     from remnant.privacy.detector import Detector
+    from remnant.privacy.entities import ALL_ENTITIES
     from remnant.privacy.policy import PrivacyPolicy
 
-    detector = Detector(PrivacyPolicy(use_presidio=False if no_presidio else "auto"))
+    # every type the detector knows, names included (the memory default keeps names)
+    detector = Detector(PrivacyPolicy(entities=ALL_ENTITIES, use_presidio=False if no_presidio else "auto"))
     command = f"remnant bench privacy --n {n_pii} --clean {n_clean} --seed {seed}" + (
         " --no-presidio" if no_presidio else ""
     )

@@ -11,7 +11,6 @@ into another module's internals.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import re
 import time
@@ -34,6 +33,7 @@ from remnant.core.model import (
     Status,
     check_content,
     check_identifier,
+    check_metadata,
     check_unit_interval,
     new_id,
 )
@@ -356,14 +356,8 @@ class Ledger:
         source = opts.get("source")
         if source is not None and (not isinstance(source, str) or len(source) > 256):
             raise ValidationError("source must be a string of at most 256 characters")
-        metadata = opts.get("metadata")
-        if metadata is not None and not isinstance(metadata, Mapping):
-            raise ValidationError("metadata must be a mapping")
-        meta = dict(metadata or {})
-        try:
-            json.dumps(meta)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+        # before the redactor runs: a refused write leaves nothing behind (no vault entry either)
+        meta = check_metadata(opts.get("metadata"))
         now = self.now()
         ttl, expires_at = opts.get("ttl"), opts.get("expires_at")
         if ttl is not None and expires_at is not None:
@@ -499,6 +493,10 @@ class Ledger:
             for r in records:
                 if r.status not in (Status.ACTIVE, Status.HIDDEN):
                     r.metadata[BEFORE_HIDE] = r.status.value
+                    self.store.update(r)
+                elif r.status == Status.ACTIVE and BEFORE_HIDE in r.metadata:
+                    # never trust a stale or foreign value: an active memory unhides as active
+                    del r.metadata[BEFORE_HIDE]
                     self.store.update(r)
             changed = self.store.set_status(
                 self.filter(ids=tuple(ids), statuses=None),

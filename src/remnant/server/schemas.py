@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from remnant.core.limits import (
     DEFAULT_RECALL_LIMIT,
@@ -23,6 +23,8 @@ from remnant.core.limits import (
     MAX_QUERY_CHARS,
     MAX_TAGS,
 )
+from remnant.core.errors import MetadataError
+from remnant.core.model import check_metadata
 
 KindName = Literal["fact", "preference", "open_issue", "episode", "summary", "knowledge"]
 StatusName = Literal["active", "hidden", "superseded", "expired", "faded"]
@@ -53,11 +55,25 @@ class MemoryCreate(_Body):
     expires_at: datetime | None = None
     valid_from: datetime | None = None
     valid_to: datetime | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = Field(
+        default=None,
+        description="A JSON object: at most 16 levels deep and 64 KiB, string keys, no reserved keys.",
+    )
     tags: list[Tag] | None = Field(
         default=None, max_length=MAX_TAGS, description='Stored as metadata["tags"]; recall filters on them.'
     )
     supersede: bool = True
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        # the engine's own rules, here so a bad document is a 422 before anything runs
+        if value is None:
+            return None
+        try:
+            return check_metadata(value)
+        except MetadataError as exc:
+            raise ValueError(str(exc)) from None
 
 
 class MemoryBatchCreate(_Body):
