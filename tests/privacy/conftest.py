@@ -19,7 +19,6 @@ from remnant.privacy import (
     generate_key,
 )
 
-
 # Every type (names too: the memory default keeps them) and stable numbering (the default numbers
 # each write afresh): these tests measure what the detector and the vault can do.
 _ALL = {"entities": ALL_ENTITIES, "stable_placeholders": True}
