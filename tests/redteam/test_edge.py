@@ -477,18 +477,32 @@ def test_cli_unsupported_scheme_is_a_clear_error(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_help_has_no_side_effects(tmp_path: Path) -> None:
-    """Finding 9: ``keys create --help`` created a key database."""
+def test_help_has_no_side_effects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding 9: ``keys create --help`` created a key database. Now ``--help`` of every command
+    and subcommand leaves no file behind (home and data folders pointed at an empty folder)."""
+    import click
+
+    from remnant.cli import cli
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+
+    def walk(group: click.Group, path: list[str]) -> Iterator[list[str]]:
+        for name, cmd in sorted(group.commands.items()):
+            yield [*path, name]
+            if isinstance(cmd, click.Group):
+                yield from walk(cmd, [*path, name])
+
+    paths = list(walk(cli, []))
+    assert ["keys", "create"] in paths and len(paths) > 30
     db = tmp_path / "x.db"
-    for args in (
-        ["keys", "create", "--help"],
-        ["keys", "list", "--help"],
-        ["keys", "--help"],
-        ["remember", "--help"],
-    ):
-        res = _cli(["--db", str(db), *args], tmp_path)
-        assert res.exit_code == 0 and "Usage" in res.output
-    assert list(tmp_path.iterdir()) == []
+    for args in paths:
+        res = _cli(["--db", str(db), *args, "--help"], tmp_path)
+        assert res.exit_code == 0 and "Usage" in res.output, (args, res.output[-300:])
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    assert left == ["home"], left
 
 
 # -- Schemathesis over every operation, auth on ------------------------------------------------------------
