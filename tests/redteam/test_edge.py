@@ -182,6 +182,18 @@ SPELLINGS = [
     ("EMAIL", "发到 zhangsan艾特qq点com 就行", "zhangsan艾特qq点com"),
     ("EMAIL", "邮箱 wang 艾特 163 点 com", "wang 艾特 163 点 com"),
     ("EMAIL", "mail ana(at)example(dot)co(dot)uk", "ana(at)example(dot)co(dot)uk"),
+    ("EMAIL", "defanged ana@example[.]com here", "ana@example[.]com"),
+    ("EMAIL", "ana[@]example[.]org", "ana[@]example[.]org"),
+    ("IP", "server 192(.)168(.)1(.)10 is down", "192(.)168(.)1(.)10"),
+    (
+        "PHONE",
+        "call five five five, one two three, four five six seven",
+        "five five five, one two three, four five six seven",
+    ),
+    ("PHONE", "my number is one three eight one two three four five six seven eight", None),
+    ("IBAN", "IBAN DE89_3704_0044_0532_0130_00 thanks", "DE89_3704_0044_0532_0130_00"),
+    ("CARD", "card 4111_1111_1111_1111 please", "4111_1111_1111_1111"),
+    ("CARD", "卡号四一一一 一一一一 一一一一 一一一一", "四一一一 一一一一 一一一一 一一一一"),
 ]
 
 
@@ -195,9 +207,11 @@ def test_detector_covers_the_spellings(detector: Detector) -> None:
         found = [d for d in detector.detect(text) if d.entity_type.value == etype]
         if value is not None:
             ok = any(d.value == value for d in found)
-        else:  # every digit is covered
+        else:  # every digit (or digit word) is covered
             ok = bool(found) and all(
-                any(d.start <= i < d.end for d in found) for i, ch in enumerate(text) if ch.isdigit()
+                any(d.start <= i < d.end for d in found)
+                for i, ch in enumerate(text)
+                if ch.isdigit() or (text.startswith("my number is ") and i >= len("my number is "))
             )
         if not ok:
             missed.append((etype, text, [(d.entity_type.value, d.value) for d in detector.detect(text)]))
@@ -216,6 +230,10 @@ NOT_PII = [
     "第一二三四五六七名都有奖",
     "meet at 10.30 near gate 4",
     "the file is at home dot txt",
+    "digits 1, 2, 3, 4, 5, 6, 7, 8, 9, 0 in order",
+    "count one two three four five six seven eight nine ten",
+    "I have one or two ideas, maybe three",
+    "Someone is here. Oh well, oh well",
 ]
 
 

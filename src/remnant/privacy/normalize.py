@@ -56,6 +56,49 @@ def _cn_numeral_positions(text: str) -> dict[int, str]:
     return out
 
 
+# Digits spelled as English words ("five five five, one two three, four five six seven"): like
+# the Chinese numerals, only a run of at least 7 becomes digits.
+_EN_DIGIT_WORDS = {
+    "zero": "0",
+    "oh": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+}
+_EN_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_EN_RUN = re.compile(rf"(?<![A-Za-z]){_EN_WORD}(?:[ ,\-.]{{1,3}}{_EN_WORD})+(?![A-Za-z])", re.IGNORECASE)
+_EN_WORD_RE = re.compile(_EN_WORD, re.IGNORECASE)
+
+# Defanged punctuation: ana@example[.]com, 192(.)168(.)1(.)1, ana[@]example.com
+_DEFANGED = re.compile(r"[\[(（{]\s?([.@])\s?[\])）}]")
+
+
+def _spelled_positions(text: str) -> tuple[dict[int, str], set[int]]:
+    """Replacements (index -> text) and dropped indices for digit words and defanged dots."""
+    repl: dict[int, str] = {}
+    drop: set[int] = set()
+    if any(c.isalpha() for c in text):
+        for m in _EN_RUN.finditer(text):
+            words = list(_EN_WORD_RE.finditer(m.group()))
+            if len(words) < _CN_RUN_MIN_DIGITS:
+                continue
+            for w in words:
+                start = m.start() + w.start()
+                repl[start] = _EN_DIGIT_WORDS[w.group().lower()]
+                drop.update(range(start + 1, m.start() + w.end()))
+    if "." in text or "@" in text:
+        for m in _DEFANGED.finditer(text):
+            repl[m.start()] = m.group(1)
+            drop.update(range(m.start() + 1, m.end()))
+    return repl, drop
+
+
 def _invisible(ch: str) -> bool:
     """Format characters (zero-width, bidi controls, soft hyphen): nothing a reader sees."""
     return ch in _DROP or unicodedata.category(ch) == "Cf"
@@ -86,8 +129,13 @@ def normalize(text: str) -> NormalizedText:
     out: list[str] = []
     origin: list[int] = []
     cn = _cn_numeral_positions(text)
+    spelled, dropped = _spelled_positions(text)
     for i, ch in enumerate(text):
-        if ch.isascii():
+        if i in dropped:
+            continue
+        if i in spelled:
+            norm = spelled[i]
+        elif ch.isascii():
             norm = ch
         elif _invisible(ch):
             continue

@@ -168,6 +168,8 @@ class NumberRecognizer:
         uniform = len(gaps) == 1 and gaps <= {"-", "."}
         if any(set(g) & _ODD_SEPARATORS for g in gaps) and not _odd_ok(groups, gaps):
             return None
+        if len(groups) == len(digits) and _counting(digits):
+            return None  # "1, 2, 3, ... 9, 0" counts; it is no one's number
         score = _phone_score(digits, groups, international, self.phone_regions, uniform, len(gaps) <= 1)
         if score == 0.0:
             return None
@@ -214,11 +216,17 @@ def _odd_ok(groups: list[_Group], gaps: set[str]) -> bool:
     blocks look like a phone number's (3-4 digits, or one digit each): "12,345,678" and lists
     such as "3, 14, 15" are not phones."""
     lengths = [len(g.digits) for g in groups]
+    if all(k == 1 for k in lengths):
+        return True  # one digit at a time (or read out as words: "five five five, one two three")
     if len(gaps) != 1:
         return False
-    if all(k == 1 for k in lengths):
-        return True
     return lengths in ([3, 4, 4], [3, 3, 4], [1, 3, 3, 4], [4, 3, 4], [3, 8], [4, 4], [4, 7], [3, 7])
+
+
+def _counting(digits: str) -> bool:
+    """Each digit one more (or one less) than the last, wrapping 9 -> 0: 1234567890, 9876543210."""
+    steps = {(int(b) - int(a)) % 10 for a, b in pairwise(digits)}
+    return steps in ({1}, {9})
 
 
 def _date_like(lengths: list[int], digits: str) -> bool:

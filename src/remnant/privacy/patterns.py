@@ -14,7 +14,7 @@ from remnant.privacy.emails import find_emails
 from remnant.privacy.entities import Detection, EntityType
 
 # Country code, check digits, then 11-30 alphanumerics in any grouping (space, dash or dot).
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ \-.]?[A-Za-z0-9]){11,34}(?![A-Za-z0-9])")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ \-._~/]?[A-Za-z0-9]){11,34}(?![A-Za-z0-9])")
 _IBAN_TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
