@@ -28,6 +28,7 @@ from remnant.core.durations import parse_duration
 from remnant.core.errors import ConflictError, NotFoundError, TransientConflict, ValidationError
 from remnant.core.limits import MAX_TAGS
 from remnant.core.model import (
+    RESERVED_METADATA_KEYS,
     Kind,
     MemoryRecord,
     Status,
@@ -52,18 +53,9 @@ from remnant.store.base import MemoryFilter, Store
 _MAX_AUDIT_IDS = 5000
 BEFORE_HIDE = "status_before_hide"  # metadata key: the status a hidden memory returns to
 #: metadata keys whose values the engine writes (memory ids, a status): never redacted
-ENGINE_METADATA = frozenset(
-    {
-        BEFORE_HIDE,
-        "derived_from",
-        "contradicted_by",
-        "contradicts",
-        "supersedes",
-        "consolidated_into",
-        "facts",
-        "from_episode",
-    }
-)
+# the engine's own keys (state it reads back, which no caller may write: RESERVED_METADATA_KEYS)
+# and the provenance links (ids) that callers may set too; none of them is free text to redact
+ENGINE_METADATA = RESERVED_METADATA_KEYS | {"derived_from", "from_episode"}
 #: entity types an identifier (user, agent, session id) may not carry: it is stored, indexed and
 #: audited as given, so an e-mail or phone number there would outlive every redaction and erasure
 _IDENTIFIER_PII = frozenset({"EMAIL", "PHONE", "CARD", "IBAN", "CN_ID", "PASSPORT", "IP"})
@@ -713,10 +705,10 @@ class Ledger:
                 patch = changes["metadata"]
                 if patch is not None and not isinstance(patch, Mapping):
                     raise ValidationError("metadata must be a mapping")
+                # the patch by the same rules as a new write (no engine keys, not even to remove)
+                check_metadata({k: v for k, v in (patch or {}).items()})
                 merged = dict(record.metadata)
                 for k, v in (patch or {}).items():
-                    if not isinstance(k, str):
-                        raise ValidationError("metadata keys must be strings")
                     if v is None:
                         merged.pop(k, None)
                     else:
@@ -732,10 +724,8 @@ class Ledger:
                     if len(tags) > MAX_TAGS:
                         raise ValidationError(f"at most {MAX_TAGS} tags")
                     record.metadata["tags"] = list(dict.fromkeys(tags))
-            try:
-                json.dumps(record.metadata)
-            except (TypeError, ValueError) as exc:
-                raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+            # the merged whole within the limits too (the engine's own keys it already had stay)
+            record.metadata = check_metadata(record.metadata, allow_reserved=True)
             for name in ("valid_from", "valid_to"):
                 if name in changes:
                     value = changes[name]  # type: ignore[literal-required]

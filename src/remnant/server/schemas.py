@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from remnant.core.errors import MetadataError
 from remnant.core.limits import (
     DEFAULT_RECALL_LIMIT,
     MAX_BATCH_ITEMS,
@@ -23,7 +24,6 @@ from remnant.core.limits import (
     MAX_QUERY_CHARS,
     MAX_TAGS,
 )
-from remnant.core.errors import MetadataError
 from remnant.core.model import check_metadata
 
 KindName = Literal["fact", "preference", "open_issue", "episode", "summary", "knowledge"]
@@ -37,6 +37,16 @@ Scalar = str | int | float | bool
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _valid_metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The engine's own metadata rules, here so a bad document is a 422 before anything runs."""
+    if value is None:
+        return None
+    try:
+        return check_metadata(value)
+    except MetadataError as exc:
+        raise ValueError(str(exc)) from None
 
 
 # -- requests --------------------------------------------------------------------------------------
@@ -67,13 +77,7 @@ class MemoryCreate(_Body):
     @field_validator("metadata")
     @classmethod
     def _metadata(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        # the engine's own rules, here so a bad document is a 422 before anything runs
-        if value is None:
-            return None
-        try:
-            return check_metadata(value)
-        except MetadataError as exc:
-            raise ValueError(str(exc)) from None
+        return _valid_metadata(value)
 
 
 class MemoryBatchCreate(_Body):
@@ -97,6 +101,11 @@ class MemoryPatch(_Body):
         default=None, min_length=1, max_length=32, description="Expire this long from now."
     )
 
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return _valid_metadata(value)
+
 
 class ChatMessage(_Body):
     role: Literal["user", "assistant", "system", "tool"] = "user"
@@ -113,6 +122,11 @@ class IngestRequest(_Body):
     agent_id: str | None = Field(default=None, min_length=1, max_length=MAX_IDENTIFIER_CHARS)
     infer: bool = Field(default=True, description="Judge importance and extract facts (false: store as is).")
     metadata: dict[str, Any] | None = None
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return _valid_metadata(value)
 
 
 class RecallRequest(_Body):
