@@ -525,7 +525,7 @@ def test_help_has_no_side_effects(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 # -- Schemathesis over every operation, auth on ------------------------------------------------------------
 @pytest.mark.timeout(240)
-def test_schemathesis_every_operation_no_server_error_and_conformant(live: Any) -> None:
+def test_schemathesis_every_operation_no_server_error_and_conformant(live: Any, tmp_path: Path) -> None:
     """Issue 16 acceptance: Schemathesis over every operation of the OpenAPI document against the
     real server with a key: 0 server errors; the health routes declare that they are public
     (``ignored_auth`` flagged them) and a 405 lists in ``Allow`` every method of its path."""
@@ -549,7 +549,10 @@ def test_schemathesis_every_operation_no_server_error_and_conformant(live: Any) 
         "16",
         "--no-shrink",
     ]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=220, env={**os.environ, **_OFFLINE})
+    # in a scratch folder: schemathesis keeps a cache (.schemathesis/) in its working directory
+    res = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=220, env={**os.environ, **_OFFLINE}, cwd=tmp_path
+    )
     tail = res.stdout[-4000:]
     assert res.returncode == 0, tail
     assert "41 passed" in tail or "passed" in tail
