@@ -316,7 +316,7 @@ def add(
             messages.extend(_read_messages(file.read()))
         if not messages:
             raise ValidationError("give messages in FILE (or - for stdin) or with --content")
-        mem = obj.memory()
+        mem = obj.memory(create=True)
         res = mem.add(
             messages,
             user_id=user_id,
