@@ -508,7 +508,9 @@ def test_help_has_no_side_effects(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
 
     def walk(group: click.Group, path: list[str]) -> Iterator[list[str]]:
-        for name, cmd in sorted(group.commands.items()):
+        ctx = click.Context(group)
+        for name in group.list_commands(ctx):  # lazy groups load their commands here
+            cmd = group.get_command(ctx, name)
             yield [*path, name]
             if isinstance(cmd, click.Group):
                 yield from walk(cmd, [*path, name])
