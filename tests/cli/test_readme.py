@@ -51,3 +51,53 @@ def test_the_conversation_example_runs(tmp_path: Path) -> None:
         timeout=300,
         check=True,
     )
+
+
+def test_scripts_run_starts_the_service_the_readme_names(tmp_path: Path) -> None:
+    """The README's first command, as written (with a free port and a scratch database): it answers
+    /readyz, stores a memory over REST and recalls it."""
+    import os
+    import socket
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "REMNANT_DB": str(tmp_path / "remnant.db"), "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.Popen(
+        [str(ROOT / "scripts" / "run"), "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else "scripts/run exited"
+            try:
+                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "scripts/run did not become ready in 120 s"
+            time.sleep(0.5)
+        wrote = httpx.post(
+            f"{base}/v1/memories",
+            json={"content": "I prefer green tea", "user_id": "ana", "key": "drink"},
+            timeout=60,
+        )
+        assert wrote.status_code == 201, wrote.text
+        hits = httpx.post(
+            f"{base}/v1/recall", json={"query": "green tea", "user_id": "ana"}, timeout=60
+        ).json()
+        assert any("green tea" in h["memory"]["content"] for h in hits["hits"]), hits
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
