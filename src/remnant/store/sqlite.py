@@ -12,6 +12,8 @@ connection, the FTS5 index, the vector blobs and maintenance.
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -29,6 +31,20 @@ from remnant.store.migrations import MEMORIES, migrate
 from remnant.store.sql import COLUMNS, SQLStore
 
 T = TypeVar("T")
+
+# Lexical ranking bounds (see SQLiteStore.lexical_search): rows scored exactly for the rarest terms,
+# and the newest rows scored for the common ones.
+LEXICAL_BUDGET = 2000
+LEXICAL_WINDOW = 1000
+_PHRASE = re.compile(r'"(?:[^"]|"")*"\*?')
+
+
+def fts_phrases(match: str) -> list[str]:
+    """The quoted phrases of an ``"a" OR "b"*`` expression as the engine builds it ([] otherwise: the
+    expression is then run as it is)."""
+    found = _PHRASE.findall(match)
+    rest = _PHRASE.sub(" ", match).replace(" OR ", " ").strip()
+    return list(dict.fromkeys(found)) if found and not rest else []
 
 
 def sqlite_error(exc: sqlite3.Error, where: str) -> RemnantError:
@@ -189,27 +205,108 @@ class SQLiteStore(SQLStore):
             c.execute("UPDATE memory_fts SET text = ? WHERE rowid = ?", (text, row[0]))
 
     def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
+        """BM25 over the scope's full-text rows, scoring a bounded candidate set.
+
+        FTS5's ``bm25()`` has no top-k pruning: an OR query scores every row that holds any term, so
+        a common word made a 100k-memory scope cost 50-140 ms. Here each term's row count in the
+        scope is counted up to :data:`LEXICAL_BUDGET` (cheap: FTS5 stops at the limit). When all
+        terms together match at most that many rows, one exact query scores them (the usual case,
+        and every LoCoMo conversation). Otherwise the rarest terms whose rows fit the budget are
+        scored exactly over every row that holds one of them, and the common terms only over the
+        newest :data:`LEXICAL_WINDOW` rows that hold them; the scores are the same ``bm25()`` as the
+        exact query (see :func:`_rare_first_sql`). What can be missed: an old row holding only
+        common words, which BM25 ranks low anyway.
+        """
         where, params = self.where(flt)
         token = scope_token(flt.tenant, flt.user_id)
-        # Bound the FTS query to the scope inside FTS5 itself, and materialise the matches first: a plain
-        # join lets SQLite run one FTS lookup per candidate row, which is orders of magnitude slower.
-        # CROSS JOIN keeps the matches as the outer loop (a primary-key lookup each); otherwise the
-        # planner may walk every memory of the scope through the recall index and probe the matches.
-        sql = (
-            "WITH hits AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts "
-            "WHERE memory_fts MATCH ?) "
-            f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
-            "ORDER BY hits.score LIMIT ?"
-        )
-        expr = f'scope : "{token}" AND text : ({match})'
+        terms = fts_phrases(match)
         with self._lock:
             try:
-                rows = self._conn.execute(sql, (expr, *params, limit)).fetchall()
+                if len(terms) <= 1:
+                    rows = self._exact_lexical(token, match, where, params, limit)
+                else:
+                    counts = [self._count_upto(token, t, LEXICAL_BUDGET + 1) for t in terms]
+                    if sum(counts) <= LEXICAL_BUDGET:
+                        rows = self._exact_lexical(token, match, where, params, limit)
+                    else:
+                        rows = self._rare_first(token, terms, counts, where, params, limit)
             except sqlite3.OperationalError as exc:
                 raise ValidationError(f"bad full-text query {match!r}: {exc}") from exc
             except sqlite3.Error as exc:
                 raise sqlite_error(exc, self._name) from exc
         return [(r[0], -float(r[1])) for r in rows]  # bm25() is lower-is-better; flip it
+
+    def _count_upto(self, token: str, phrase: str, cap: int) -> int:
+        row = self._conn.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)",
+            (f'scope : "{token}" AND text : {phrase}', cap),
+        ).fetchone()
+        return int(row[0])
+
+    def _exact_lexical(
+        self, token: str, match: str, where: str, params: Sequence[Any], limit: int
+    ) -> list[Any]:
+        # Bound the FTS query to the scope inside FTS5 itself, and materialise the matches first: a plain
+        # join lets SQLite run one FTS lookup per candidate row, which is orders of magnitude slower.
+        # CROSS JOIN keeps the matches as the outer loop (a primary-key lookup each); otherwise the
+        # planner may walk every memory of the scope through the recall index and probe the matches.
+        sql = (
+            "WITH hits AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS score "
+            "FROM memory_fts WHERE memory_fts MATCH ?) "
+            f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
+            "ORDER BY hits.score LIMIT ?"
+        )
+        expr = f'scope : "{token}" AND text : ({match})'
+        return self._conn.execute(sql, (expr, *params, limit)).fetchall()
+
+    def _rare_first(
+        self,
+        token: str,
+        terms: Sequence[str],
+        counts: Sequence[int],
+        where: str,
+        params: Sequence[Any],
+        limit: int,
+    ) -> list[Any]:
+        order = sorted(range(len(terms)), key=lambda i: counts[i])
+        rare: list[str] = []
+        used = 0
+        for i in order:
+            if used + counts[i] > LEXICAL_BUDGET:
+                break
+            rare.append(terms[i])
+            used += counts[i]
+        common = [t for t in terms if t not in rare]
+        every = " OR ".join(terms)
+        scope = f'scope : "{token}"'
+        c = self._conn
+        bm25 = "SELECT rowid, bm25(memory_fts, 0.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?"
+        scores: dict[int, float] = {}
+        if rare:
+            any_rare = " OR ".join(rare)
+            # bm25() adds one term per phrase of the expression, so "all terms AND a rare term" minus
+            # "the rare terms" is exactly the full query's score, while FTS5 visits only the rows
+            # that hold a rare term
+            both = dict(c.execute(bm25, (f"{scope} AND text : ({every}) AND text : ({any_rare})",)))
+            for rid, s in c.execute(bm25, (f"{scope} AND text : ({any_rare})",)):
+                if rid in both:
+                    scores[rid] = both[rid] - s
+        floor = c.execute(
+            "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (f"{scope} AND text : ({' OR '.join(common)})", LEXICAL_WINDOW),
+        ).fetchone()
+        for rid, s in c.execute(f"{bm25} AND rowid > ?", (f"{scope} AND text : ({every})", floor[0] if floor else 0)):
+            scores[rid] = s
+        if not scores:
+            return []
+        # the filter is applied to the candidates in one statement, best first
+        sql = (
+            "WITH hits (rid, score) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each(?)) "
+            f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
+            "ORDER BY hits.score LIMIT ?"
+        )
+        payload = json.dumps(sorted(scores.items(), key=lambda kv: kv[1])[: max(4 * limit, 500)])
+        return c.execute(sql, (payload, *params, limit)).fetchall()
 
     # -- embeddings: float32 blobs ---------------------------------------------------------------
     def put_embeddings(
