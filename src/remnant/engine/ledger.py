@@ -831,11 +831,16 @@ class Ledger:
             # lock, then re-read, so concurrent touches never lose an access or a boost (PostgreSQL
             # locks the rows in id order; SQLite's transaction already excludes other writers)
             self.store.lock_rows([r.id for r in records], tenant=self.tenant)
+            # one read of them all under the lock (the caller's copies may be stale)
+            current = {r.id: r for r in self.store.get_many([r.id for r in records], tenant=self.tenant)}
+            axes: dict[str, float] = {}
             for i, seen in enumerate(records):
-                r = self.store.get(seen.id, tenant=self.tenant)
+                r = current.get(seen.id)
                 if r is None:  # purged meanwhile
                     continue
-                axis = self.axis(r.user_id, now)
+                axis = axes.get(r.user_id)
+                if axis is None:
+                    axis = axes[r.user_id] = self.axis(r.user_id, now)
                 self.apply_state(r, dk.reinforce(state_of(r), axis, self.decay, how))
                 r.last_accessed_at = now
                 r.access_count += 1

@@ -53,6 +53,20 @@ class Retriever(Protocol):
 
 
 @runtime_checkable
+class RecordRetriever(Protocol):
+    """Optional on a retriever: one ranking pass that hands back the records it read, with the
+    strength it computed, so recall reads each record once and computes its strength once.
+
+    Returns (record, score, strength) best first; every record satisfies ``flt`` (the engine may
+    pass a filter wider than the recall filter, and splits hits from faded hints itself).
+    """
+
+    def search_records(
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[MemoryRecord, float, float]]: ...
+
+
+@runtime_checkable
 class NeighbourSource(Protocol):
     """Optional on a retriever: the memories whose embedding is nearest to ``text`` inside the
     filter, (id, cosine) best first, at most ``limit``; [] without vectors. The contradiction
@@ -111,6 +125,13 @@ class LexicalRetriever:
         if match is None:
             return []
         return engine.store.lexical_search(match, flt, limit=limit)
+
+    def search_records(
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[MemoryRecord, float, float]]:
+        ranked = self.search(engine, query, flt, limit)
+        records = {r.id: r for r in engine.store.get_many([i for i, _ in ranked], tenant=engine.tenant)}
+        return [(records[i], s, engine.strength_of(records[i])) for i, s in ranked if i in records]
 
     def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
         return None

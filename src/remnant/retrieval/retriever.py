@@ -261,7 +261,9 @@ class HybridRetriever:
         from remnant.store.base import MemoryFilter
 
         scope = MemoryFilter(tenant=flt.tenant, user_id=flt.user_id, statuses=None)
-        missing = engine.store.unembedded_ids(scope, model=self.embedder.model_id)
+        model = self.embedder.model_id
+        complete = engine.store.vectors_complete(flt.tenant, model)
+        missing = [] if complete else engine.store.unembedded_ids(scope, model=model)
         if missing:
             self._backfill(engine, scope, missing)
         with self._lock:
@@ -343,20 +345,30 @@ class HybridRetriever:
         self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
     ) -> list[tuple[str, float]]:
         """(id, score) best first: fused lexical + vector relevance times the memory's signals."""
-        return self._search(engine, query, flt, limit, None)
+        # The engine loads a record for every id returned: hand back only the ones it will keep.
+        return self._search(engine, query, flt, limit, None)[0][:limit]
+
+    def search_records(
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[MemoryRecord, float, float]]:
+        """One pass (the engine's ``RecordRetriever`` seam): the reranked head, at least ``limit``
+        deep, with the records read for the signals and the strength computed for them."""
+        ranked, loaded = self._search(engine, query, flt, limit, None)
+        return [(loaded[i][0], s, loaded[i][1]) for i, s in ranked if i in loaded]
 
     def explain(self, engine: EngineView, query: str, flt: MemoryFilter, limit: int) -> SearchTrace:
         """What :meth:`search` computes on the way to its ranking, per candidate: the lexical and
         vector ranks and scores, the fused relevance, the speaker boost and the signal factor. The
         same code path as :meth:`search` (so the same ranking), only recorded."""
         trace = SearchTrace(mode=self.mode, fusion=self.fusion, model_id=self.model_id)
-        trace.ranking = self._search(engine, query, flt, limit, trace)
+        trace.ranking = self._search(engine, query, flt, limit, trace)[0][:limit]
         trace.min_similarity = self.min_similarity
         return trace
 
     def _search(
         self, engine: EngineView, query: str, flt: MemoryFilter, limit: int, trace: SearchTrace | None
-    ) -> list[tuple[str, float]]:
+    ) -> tuple[list[tuple[str, float]], dict[str, tuple[MemoryRecord, float]]]:
+        """The fused ranking (reranked head, then the tail) and the head's records with strengths."""
         qa = analyze(query)
         n = max(limit, self.fusion.candidates)
         lexical: list[tuple[str, float]] = []
@@ -374,16 +386,19 @@ class HybridRetriever:
         depth = max(limit, self.rerank_depth)
         head, tail = fused[:depth], fused[depth:]
         if not head:
-            return []
+            return [], {}
         records = engine.store.get_many([i for i, _ in head], tenant=engine.tenant)
         now = engine.now()
         signals: dict[str, tuple[float, float, float | None]] = {}
+        loaded: dict[str, tuple[MemoryRecord, float]] = {}
         named = set(qa.terms) if self.speaker_boost else set()
         boosted = []
         for r in records:
             seen = r.last_accessed_at or r.created_at
             age = (now - seen).total_seconds() / 86400 if seen is not None else None
-            signals[r.id] = (engine.strength_of(r), r.confidence, age)
+            strength = engine.strength_of(r)
+            loaded[r.id] = (r, strength)
+            signals[r.id] = (strength, r.confidence, age)
             speaker = r.metadata.get("speaker")
             if named and isinstance(speaker, str) and speaker.strip().lower() in named:
                 boosted.append(r.id)
@@ -394,9 +409,7 @@ class HybridRetriever:
         if trace is not None:
             trace.boosted = set(boosted)
             trace.signals = {i: (*sig, self.signals.factor(*sig)) for i, sig in signals.items()}
-        # The engine loads a record for every id returned: hand back only the ones it will keep.
-        return (rerank(head, signals, self.signals) + tail)[:limit]
-
+        return rerank(head, signals, self.signals) + tail, loaded
 
 @dataclass
 class SearchTrace:

@@ -225,7 +225,7 @@ class SQLiteStore(SQLStore):
                 if len(terms) <= 1:
                     rows = self._exact_lexical(token, match, where, params, limit)
                 else:
-                    counts = [self._count_upto(token, t, LEXICAL_BUDGET + 1) for t in terms]
+                    counts = self._counts_upto(token, terms, LEXICAL_BUDGET + 1)
                     if sum(counts) <= LEXICAL_BUDGET:
                         rows = self._exact_lexical(token, match, where, params, limit)
                     else:
@@ -236,12 +236,14 @@ class SQLiteStore(SQLStore):
                 raise sqlite_error(exc, self._name) from exc
         return [(r[0], -float(r[1])) for r in rows]  # bm25() is lower-is-better; flip it
 
-    def _count_upto(self, token: str, phrase: str, cap: int) -> int:
-        row = self._conn.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)",
-            (f'scope : "{token}" AND text : {phrase}', cap),
-        ).fetchone()
-        return int(row[0])
+    def _counts_upto(self, token: str, phrases: Sequence[str], cap: int) -> list[int]:
+        """Each phrase's rows in the scope, counted up to ``cap`` (FTS5 stops there), in one statement."""
+        one = "(SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?))"
+        args: list[Any] = []
+        for phrase in phrases:
+            args += [f'scope : "{token}" AND text : {phrase}', cap]
+        row = self._conn.execute(f"SELECT {', '.join([one] * len(phrases))}", args).fetchone()
+        return [int(v) for v in row]
 
     def _exact_lexical(
         self, token: str, match: str, where: str, params: Sequence[Any], limit: int
