@@ -46,7 +46,14 @@ from remnant.engine.options import (
     WriteOptions,
 )
 from remnant.engine.results import Hit
-from remnant.engine.seams import Redactor, Retriever, vault_of
+from remnant.engine.seams import (
+    DocumentPreparer,
+    PreparedText,
+    PreparingRedactor,
+    Redactor,
+    Retriever,
+    vault_of,
+)
 from remnant.store.base import MemoryFilter, Store
 
 _MAX_AUDIT_IDS = 5000
@@ -329,14 +336,50 @@ class Ledger:
         return value
 
     # -- writing -----------------------------------------------------------------------------------
-    def redact(self, text: str, user_id: str) -> str:
-        """Run the configured redactor on text bound for the store (identity when none is set)."""
+    def redact(self, text: str, user_id: str, prepared: PreparedText | None = None) -> str:
+        """Run the configured redactor on text bound for the store (identity when none is set);
+        ``prepared``: its detections, from :meth:`prepare` (then only the vault work is left)."""
         if self.redactor is None:
             return text
+        if prepared is not None and isinstance(self.redactor, PreparingRedactor):
+            return self.redactor.redact(text, tenant=self.tenant, user_id=user_id, prepared=prepared).text
         return self.redactor.redact(text, tenant=self.tenant, user_id=user_id).text
 
-    def build(self, content: str, *, user_id: str, options: WriteOptions | None = None) -> MemoryRecord:
-        """A validated, redacted new record with its initial decay state (not stored yet)."""
+    def prepare(self, items: Sequence[tuple[str, WriteOptions]]) -> list[PreparedText | None]:
+        """The CPU work of writing ``(content, options)`` items, done before the write lock is taken:
+        the redactor's detection and the retriever's embedding of the text as it will be stored.
+        Call it outside any transaction; pass each result to :meth:`build`. What it cannot prepare
+        (no preparing redactor, ``redact=False``) is simply done later, under the lock."""
+        out: list[PreparedText | None] = []
+        docs: list[tuple[str, Mapping[str, Any]]] = []
+        for content, opts in items:
+            prepared = None
+            if (
+                isinstance(content, str)
+                and opts.get("redact", True)
+                and isinstance(self.redactor, PreparingRedactor)
+            ):
+                prepared = self.redactor.prepare(content)
+            out.append(prepared)
+            if isinstance(content, str):
+                meta = opts.get("metadata")
+                text = prepared.preview if prepared is not None else content
+                if self.redactor is None or prepared is not None or not opts.get("redact", True):
+                    docs.append((text, meta if isinstance(meta, Mapping) else {}))
+        if docs and isinstance(self.retriever, DocumentPreparer):
+            self.retriever.prepare_documents(docs)
+        return out
+
+    def build(
+        self,
+        content: str,
+        *,
+        user_id: str,
+        options: WriteOptions | None = None,
+        prepared: PreparedText | None = None,
+    ) -> MemoryRecord:
+        """A validated, redacted new record with its initial decay state (not stored yet);
+        ``prepared``: the content's :meth:`prepare` result."""
         opts: WriteOptions = options or {}
         unknown = set(opts) - WRITE_OPTIONS
         if unknown:
@@ -380,7 +423,7 @@ class Ledger:
         pinned = bool(opts.get("pinned", False))
         self.mark_active(user_id, now)
         redact = bool(opts.get("redact", True))
-        text = self.redact(content, user_id) if redact else content
+        text = self.redact(content, user_id, prepared) if redact else content
         state = dk.new_state(kind, importance, self.axis(user_id, now), self.decay, pinned=pinned)
         record = MemoryRecord(
             id=new_id(),

@@ -226,8 +226,10 @@ class Memory:
         ``importance`` (0.5), ``confidence`` (1.0), ``source``, ``agent_id``, ``session_id``,
         ``pinned``, ``ttl`` or ``expires_at``, ``valid_from``/``valid_to``, ``metadata``, ``redact``.
         """
+        # detection and embedding first, outside the write lock: other requests never wait on them
+        prepared = self.ledger.prepare([(content, options)])[0] if not self.store.in_transaction() else None
         with self.store.transaction():  # vault entries written by the redactor commit with the memory
-            record = self.ledger.build(content, user_id=user_id, options=options)
+            record = self.ledger.build(content, user_id=user_id, options=options, prepared=prepared)
             return self.ledger.insert([record], supersede=supersede)[0]
 
     def remember_many(
@@ -254,14 +256,23 @@ class Memory:
         return self.ledger.update(memory_id, changes, actor=actor)
 
     def _remember_batch(self, batch: list[dict[str, Any]], supersede: bool) -> list[MemoryRecord]:
+        items = []
+        for item in batch:
+            opts = dict(item)
+            content, user_id = opts.pop("content", None), opts.pop("user_id", None)
+            if not isinstance(content, str) or not isinstance(user_id, str):
+                raise ValidationError("each item needs a content and a user_id string")
+            items.append((content, user_id, cast(WriteOptions, opts)))
+        prepared: list[Any] = (
+            self.ledger.prepare([(c, o) for c, _, o in items])
+            if not self.store.in_transaction()
+            else [None] * len(items)
+        )
         with self.store.transaction():
-            records = []
-            for item in batch:
-                opts = dict(item)
-                content, user_id = opts.pop("content", None), opts.pop("user_id", None)
-                if not isinstance(content, str) or not isinstance(user_id, str):
-                    raise ValidationError("each item needs a content and a user_id string")
-                records.append(self.ledger.build(content, user_id=user_id, options=cast(WriteOptions, opts)))
+            records = [
+                self.ledger.build(content, user_id=user_id, options=opts, prepared=ready)
+                for (content, user_id, opts), ready in zip(items, prepared, strict=True)
+            ]
             return self.ledger.insert(records, supersede=supersede)
 
     def add(

@@ -6,8 +6,8 @@ importing them (and so tests can plug in the real thing, small).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -102,6 +102,41 @@ def vault_of(redactor: object) -> Vault | None:
     """The redactor's vault, when it keeps one."""
     vault = getattr(redactor, "vault", None)
     return vault if isinstance(vault, Vault) else None
+
+
+class PreparedText(Protocol):
+    """A redactor's detection result for one text, computed before the write lock is taken."""
+
+    @property
+    def text(self) -> str:
+        """The text it was computed for (``redact`` ignores it for any other text)."""
+        ...
+
+    @property
+    def preview(self) -> str:
+        """The text as it will be stored, with unnumbered placeholders (``[PHONE]`` for ``[PHONE_1]``)."""
+        ...
+
+
+@runtime_checkable
+class PreparingRedactor(Protocol):
+    """Optional on a redactor: the detection step alone (CPU only: no vault, no store), so the engine
+    runs it before it takes the store's write lock and hands the result back to ``redact``."""
+
+    def prepare(self, text: str) -> PreparedText: ...
+
+    def redact(
+        self, text: str, *, tenant: str, user_id: str, prepared: PreparedText | None = None
+    ) -> RedactionOutcome: ...
+
+
+@runtime_checkable
+class DocumentPreparer(Protocol):
+    """Optional on a retriever: the CPU work of indexing new memories (embedding), done before the
+    write lock is taken, for ``(content, metadata)`` as they will be stored (``on_write`` then finds
+    the vectors ready)."""
+
+    def prepare_documents(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None: ...
 
 
 @runtime_checkable

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -70,8 +71,29 @@ class IndexTextPolicy:
 
 
 def _speaker_text(r: MemoryRecord) -> str:
-    speaker = r.metadata.get("speaker") if isinstance(r.metadata, dict) else None
-    return f"{speaker}: {r.content}" if isinstance(speaker, str) and speaker else r.content
+    return _with_speaker(r.content, r.metadata)
+
+
+def _with_speaker(content: str, metadata: Mapping[str, Any] | None) -> str:
+    speaker = metadata.get("speaker") if isinstance(metadata, Mapping) else None
+    return f"{speaker}: {content}" if isinstance(speaker, str) and speaker else content
+
+
+# A memory's vector is the embedding of its first EMBED_CHARS characters (with the speaker): the
+# models read at most 512 tokens (about 2,000 characters of English) anyway, so this bounds the work
+# per write without changing any vector of a text the model reads whole. The full text is in the
+# lexical index. See docs/retrieval.md.
+EMBED_CHARS = 2000
+# The privacy layer's numbered placeholders embed as their type: the number says nothing about
+# meaning, and the text can then be embedded before the vault numbers it (outside the write lock).
+_NUMBERED = re.compile(r"\[([A-Z][A-Z_]*)_\d+\]")
+
+
+def embedding_text(content: str, metadata: Mapping[str, Any] | None, *, speaker: bool = True) -> str:
+    """What a memory's vector is computed from: speaker and content, placeholders unnumbered,
+    at most :data:`EMBED_CHARS` characters."""
+    text = _with_speaker(content, metadata) if speaker else content
+    return _NUMBERED.sub(r"[\1]", text[: EMBED_CHARS + 64])[:EMBED_CHARS]
 
 
 def _day(dt: datetime | None) -> str:
@@ -203,7 +225,16 @@ class HybridRetriever:
                 idx.remove(ids)
 
     def _semantic_text(self, r: MemoryRecord) -> str:
-        return _speaker_text(r) if self.policy.speaker else r.content
+        return embedding_text(r.content, r.metadata, speaker=self.policy.speaker)
+
+    def prepare_documents(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Embed memories about to be written (``DocumentPreparer`` seam; called before the write
+        lock): the vectors wait in the embedder's cache for :meth:`on_write`."""
+        if self.embedder is None or self.mode == "lexical" or not items:
+            return
+        self.embedder.embed_documents(
+            [embedding_text(c, m, speaker=self.policy.speaker) for c, m in items]
+        )
 
     # -- reading ---------------------------------------------------------------------------------
     def _index(self, engine: EngineView, flt: MemoryFilter) -> VectorIndex | None:
