@@ -21,7 +21,13 @@ from remnant.embed import get_embedder
 from remnant.engine import Memory
 from remnant.retrieval import HybridRetriever
 
-TEXTS = ["I like green tea", "tea with milk is fine", "my sister drinks tea", "tea in the garden", "coffee at work"]
+TEXTS = [
+    "I like green tea",
+    "tea with milk is fine",
+    "my sister drinks tea",
+    "tea in the garden",
+    "coffee at work",
+]
 
 
 def _fill(mem: Memory, clock: ManualClock) -> None:
@@ -105,7 +111,10 @@ def test_narrow_head_falls_back_to_a_strict_search(tmp_path: Path) -> None:
         for i in range(15):
             mem.remember(f"tea tea tea note {i}", user_id="ana", importance=0.0, kind="episode")
         clock.advance(days=60)
-        live = [mem.remember(f"a long sentence that mentions tea once, number {i}", user_id="ana") for i in range(3)]
+        live = [
+            mem.remember(f"a long sentence that mentions tea once, number {i}", user_id="ana")
+            for i in range(3)
+        ]
         result = mem.recall("tea", user_id="ana", limit=3, touch=False)
         assert {h.memory.id for h in result.hits} == {r.id for r in live}
         assert len(result.faded) == 3

@@ -471,7 +471,7 @@ class Memory:
         asked = max(limit, _HINT_DEPTH)
         ranked = self._ranked(query, wide, asked, axis)
         live = [Hit(r, s, st) for r, s, st in ranked if _admits(flt, r)]
-        faded = []
+        faded: list[FadedHint] = []
         for r, _, strength in ranked[:_HINT_DEPTH]:
             if len(faded) >= 3 or r.status not in _HINT_STATUSES:
                 continue

@@ -232,9 +232,7 @@ class HybridRetriever:
         lock): the vectors wait in the embedder's cache for :meth:`on_write`."""
         if self.embedder is None or self.mode == "lexical" or not items:
             return
-        self.embedder.embed_documents(
-            [embedding_text(c, m, speaker=self.policy.speaker) for c, m in items]
-        )
+        self.embedder.embed_documents([embedding_text(c, m, speaker=self.policy.speaker) for c, m in items])
 
     # -- reading ---------------------------------------------------------------------------------
     def _index(self, engine: EngineView, flt: MemoryFilter) -> VectorIndex | None:
@@ -441,6 +439,7 @@ class HybridRetriever:
             trace.boosted = set(boosted)
             trace.signals = {i: (*sig, self.signals.factor(*sig)) for i, sig in signals.items()}
         return rerank(head, signals, self.signals) + tail, loaded
+
 
 @dataclass
 class SearchTrace:

@@ -297,7 +297,9 @@ class SQLiteStore(SQLStore):
             "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
             (f"{scope} AND text : ({' OR '.join(common)})", LEXICAL_WINDOW),
         ).fetchone()
-        for rid, s in c.execute(f"{bm25} AND rowid > ?", (f"{scope} AND text : ({every})", floor[0] if floor else 0)):
+        for rid, s in c.execute(
+            f"{bm25} AND rowid > ?", (f"{scope} AND text : ({every})", floor[0] if floor else 0)
+        ):
             scores[rid] = s
         if not scores:
             return []
