@@ -42,17 +42,23 @@ def _fill(mem: Memory, clock: ManualClock) -> None:
 @contextmanager
 def sqlite_statements(mem: Memory) -> Iterator[list[str]]:
     seen: list[str] = []
-    conn = mem.store.connection  # type: ignore[attr-defined]
+    store = mem.store
 
     def trace(statement: str) -> None:
         if not statement.startswith("--"):  # FTS5's own shadow-table reads are not ours
             seen.append(statement)
 
-    conn.set_trace_callback(trace)
+    if hasattr(store, "set_trace_callback"):  # every connection, the read pool's too
+        store.set_trace_callback(trace)
+    else:  # the code before the read pool: one connection
+        store.connection.set_trace_callback(trace)  # type: ignore[attr-defined]
     try:
         yield seen
     finally:
-        conn.set_trace_callback(None)
+        if hasattr(store, "set_trace_callback"):
+            store.set_trace_callback(None)
+        else:
+            store.connection.set_trace_callback(None)  # type: ignore[attr-defined]
 
 
 def _hybrid(path: Path | str, clock: ManualClock) -> Memory:

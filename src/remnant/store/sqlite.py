@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import queue
 import re
 import sqlite3
 import threading
@@ -35,6 +36,7 @@ T = TypeVar("T")
 # Lexical ranking bounds (see SQLiteStore.lexical_search): rows scored exactly for the rarest terms,
 # and the newest rows scored for the common ones.
 LEXICAL_BUDGET = 2000
+MAX_READERS = 4  # read connections per store (two cores: more would only queue in SQLite)
 LEXICAL_WINDOW = 1000
 _PHRASE = re.compile(r'"(?:[^"]|"")*"\*?')
 
@@ -73,6 +75,15 @@ class SQLiteStore(SQLStore):
         self._name = str(path)
         self._lock = threading.RLock()
         self._depth = 0
+        self._owner: int | None = None  # the thread inside the open transaction
+        self._timeout = timeout
+        # reads outside a transaction use a small pool of their own connections (file databases only):
+        # in WAL mode they see the last commit and never wait for another thread's write transaction
+        self._readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._reader_count = 0
+        self._max_readers = MAX_READERS if self.path is not None else 0
+        self._pool_lock = threading.Lock()
+        self._trace: Callable[[str], object] | None = None
         if self.path is not None:
             if self.path.is_dir():
                 raise StoreError(f"{self.path} is a directory, not a database file")
@@ -105,6 +116,54 @@ class SQLiteStore(SQLStore):
                 self._conn.close()
             except sqlite3.Error:
                 pass
+            self._max_readers = 0
+            while True:
+                try:
+                    self._readers.get_nowait().close()
+                except queue.Empty:
+                    break
+                except sqlite3.Error:
+                    pass
+
+    @contextmanager
+    def _reader(self) -> Iterator[sqlite3.Connection]:
+        """The connection for one read: the shared one inside this thread's own transaction (which
+        must see its uncommitted writes) and for ``:memory:``, else one from the read pool."""
+        if self._max_readers == 0 or self._owner == threading.get_ident():
+            with self._lock:
+                yield self._conn
+            return
+        conn = self._take_reader()
+        try:
+            yield conn
+        finally:
+            self._readers.put(conn)
+
+    def _take_reader(self) -> sqlite3.Connection:
+        try:
+            return self._readers.get_nowait()
+        except queue.Empty:
+            pass
+        with self._pool_lock:
+            grow = self._reader_count < self._max_readers
+            if grow:
+                self._reader_count += 1
+        if not grow:
+            return self._readers.get(timeout=self._timeout)
+        try:
+            conn = sqlite3.connect(
+                str(self.path), timeout=self._timeout, isolation_level=None, check_same_thread=False
+            )
+            conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
+            conn.execute("PRAGMA query_only = ON")
+            conn.execute("PRAGMA cache_size = -16384")  # 16 MiB each
+            conn.execute("PRAGMA temp_store = MEMORY")
+            conn.set_trace_callback(self._trace)
+        except sqlite3.Error as exc:
+            with self._pool_lock:
+                self._reader_count -= 1
+            raise sqlite_error(exc, self._name) from exc
+        return conn
 
     def exclusive(self) -> AbstractContextManager[Any]:
         return self._lock  # one shared connection: every transaction of this object takes it
@@ -124,13 +183,14 @@ class SQLiteStore(SQLStore):
             except sqlite3.Error as exc:
                 raise sqlite_error(exc, self._name) from exc
             self._depth = 1
+            self._owner = threading.get_ident()
             try:
                 yield
             except BaseException:
-                self._depth = 0
+                self._depth, self._owner = 0, None
                 self._quietly("ROLLBACK")
                 raise
-            self._depth = 0
+            self._depth, self._owner = 0, None
             try:
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
@@ -144,7 +204,23 @@ class SQLiteStore(SQLStore):
             pass  # the connection is unusable; the error that got us here is the one to report
 
     def in_transaction(self) -> bool:
-        return self._depth > 0
+        return self._depth > 0 and self._owner == threading.get_ident()  # this thread's, as documented
+
+    def set_trace_callback(self, callback: Callable[[str], object] | None) -> None:
+        """``sqlite3``'s statement trace on every connection of this store, the read pool's included
+        (for tests that count statements)."""
+        self._trace = callback
+        with self._lock:
+            self._conn.set_trace_callback(callback)
+        held = []
+        while True:
+            try:
+                held.append(self._readers.get_nowait())
+            except queue.Empty:
+                break
+        for conn in held:
+            conn.set_trace_callback(callback)
+            self._readers.put(conn)
 
     def _write(self, fn: Callable[[Any], T]) -> T:
         with self.transaction():
@@ -154,9 +230,9 @@ class SQLiteStore(SQLStore):
                 raise sqlite_error(exc, self._name) from exc
 
     def _read(self, query: Any, params: Sequence[Any] = (), *, binary: bool = False) -> list[Any]:
-        with self._lock:
+        with self._reader() as conn:
             try:
-                return self._conn.execute(query, params).fetchall()
+                return conn.execute(query, params).fetchall()
             except sqlite3.Error as exc:
                 raise sqlite_error(exc, self._name) from exc
 
@@ -220,97 +296,21 @@ class SQLiteStore(SQLStore):
         where, params = self.where(flt)
         token = scope_token(flt.tenant, flt.user_id)
         terms = fts_phrases(match)
-        with self._lock:
+        with self._reader() as c:
             try:
                 if len(terms) <= 1:
-                    rows = self._exact_lexical(token, match, where, params, limit)
+                    rows = _exact_lexical(c, token, match, where, params, limit)
                 else:
-                    counts = self._counts_upto(token, terms, LEXICAL_BUDGET + 1)
+                    counts = _counts_upto(c, token, terms, LEXICAL_BUDGET + 1)
                     if sum(counts) <= LEXICAL_BUDGET:
-                        rows = self._exact_lexical(token, match, where, params, limit)
+                        rows = _exact_lexical(c, token, match, where, params, limit)
                     else:
-                        rows = self._rare_first(token, terms, counts, where, params, limit)
+                        rows = _rare_first(c, token, terms, counts, where, params, limit)
             except sqlite3.OperationalError as exc:
                 raise ValidationError(f"bad full-text query {match!r}: {exc}") from exc
             except sqlite3.Error as exc:
                 raise sqlite_error(exc, self._name) from exc
         return [(r[0], -float(r[1])) for r in rows]  # bm25() is lower-is-better; flip it
-
-    def _counts_upto(self, token: str, phrases: Sequence[str], cap: int) -> list[int]:
-        """Each phrase's rows in the scope, counted up to ``cap`` (FTS5 stops there), in one statement."""
-        one = "(SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?))"
-        args: list[Any] = []
-        for phrase in phrases:
-            args += [f'scope : "{token}" AND text : {phrase}', cap]
-        row = self._conn.execute(f"SELECT {', '.join([one] * len(phrases))}", args).fetchone()
-        return [int(v) for v in row]
-
-    def _exact_lexical(
-        self, token: str, match: str, where: str, params: Sequence[Any], limit: int
-    ) -> list[Any]:
-        # Bound the FTS query to the scope inside FTS5 itself, and materialise the matches first: a plain
-        # join lets SQLite run one FTS lookup per candidate row, which is orders of magnitude slower.
-        # CROSS JOIN keeps the matches as the outer loop (a primary-key lookup each); otherwise the
-        # planner may walk every memory of the scope through the recall index and probe the matches.
-        sql = (
-            "WITH hits AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS score "
-            "FROM memory_fts WHERE memory_fts MATCH ?) "
-            f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
-            "ORDER BY hits.score LIMIT ?"
-        )
-        expr = f'scope : "{token}" AND text : ({match})'
-        return self._conn.execute(sql, (expr, *params, limit)).fetchall()
-
-    def _rare_first(
-        self,
-        token: str,
-        terms: Sequence[str],
-        counts: Sequence[int],
-        where: str,
-        params: Sequence[Any],
-        limit: int,
-    ) -> list[Any]:
-        order = sorted(range(len(terms)), key=lambda i: counts[i])
-        rare: list[str] = []
-        used = 0
-        for i in order:
-            if used + counts[i] > LEXICAL_BUDGET:
-                break
-            rare.append(terms[i])
-            used += counts[i]
-        common = [t for t in terms if t not in rare]
-        every = " OR ".join(terms)
-        scope = f'scope : "{token}"'
-        c = self._conn
-        bm25 = "SELECT rowid, bm25(memory_fts, 0.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?"
-        scores: dict[int, float] = {}
-        if rare:
-            any_rare = " OR ".join(rare)
-            # bm25() adds one term per phrase of the expression, so "all terms AND a rare term" minus
-            # "the rare terms" is exactly the full query's score, while FTS5 visits only the rows
-            # that hold a rare term
-            both = dict(c.execute(bm25, (f"{scope} AND text : ({every}) AND text : ({any_rare})",)))
-            for rid, s in c.execute(bm25, (f"{scope} AND text : ({any_rare})",)):
-                if rid in both:
-                    scores[rid] = both[rid] - s
-        floor = c.execute(
-            "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-            (f"{scope} AND text : ({' OR '.join(common)})", LEXICAL_WINDOW),
-        ).fetchone()
-        for rid, s in c.execute(
-            f"{bm25} AND rowid > ?", (f"{scope} AND text : ({every})", floor[0] if floor else 0)
-        ):
-            scores[rid] = s
-        if not scores:
-            return []
-        # the filter is applied to the candidates in one statement, best first
-        sql = (
-            "WITH hits (rid, score) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each(?)) "
-            f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
-            "ORDER BY hits.score LIMIT ?"
-        )
-        payload = json.dumps(sorted(scores.items(), key=lambda kv: kv[1])[: max(4 * limit, 500)])
-        return c.execute(sql, (payload, *params, limit)).fetchall()
 
     # -- embeddings: float32 blobs ---------------------------------------------------------------
     def put_embeddings(
@@ -380,6 +380,84 @@ class SQLiteStore(SQLStore):
         if self.path is None:
             return []
         return [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")) if p.exists()]
+
+
+def _counts_upto(c: sqlite3.Connection, token: str, phrases: Sequence[str], cap: int) -> list[int]:
+    """Each phrase's rows in the scope, counted up to ``cap`` (FTS5 stops there), in one statement."""
+    one = "(SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?))"
+    args: list[Any] = []
+    for phrase in phrases:
+        args += [f'scope : "{token}" AND text : {phrase}', cap]
+    row = c.execute(f"SELECT {', '.join([one] * len(phrases))}", args).fetchone()
+    return [int(v) for v in row]
+
+
+def _exact_lexical(
+    c: sqlite3.Connection, token: str, match: str, where: str, params: Sequence[Any], limit: int
+) -> list[Any]:
+    # Bound the FTS query to the scope inside FTS5 itself, and materialise the matches first: a plain
+    # join lets SQLite run one FTS lookup per candidate row, which is orders of magnitude slower.
+    # CROSS JOIN keeps the matches as the outer loop (a primary-key lookup each); otherwise the
+    # planner may walk every memory of the scope through the recall index and probe the matches.
+    sql = (
+        "WITH hits AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS score "
+        "FROM memory_fts WHERE memory_fts MATCH ?) "
+        f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
+        "ORDER BY hits.score LIMIT ?"
+    )
+    expr = f'scope : "{token}" AND text : ({match})'
+    return c.execute(sql, (expr, *params, limit)).fetchall()
+
+
+def _rare_first(
+    c: sqlite3.Connection,
+    token: str,
+    terms: Sequence[str],
+    counts: Sequence[int],
+    where: str,
+    params: Sequence[Any],
+    limit: int,
+) -> list[Any]:
+    order = sorted(range(len(terms)), key=lambda i: counts[i])
+    rare: list[str] = []
+    used = 0
+    for i in order:
+        if used + counts[i] > LEXICAL_BUDGET:
+            break
+        rare.append(terms[i])
+        used += counts[i]
+    common = [t for t in terms if t not in rare]
+    every = " OR ".join(terms)
+    scope = f'scope : "{token}"'
+    bm25 = "SELECT rowid, bm25(memory_fts, 0.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?"
+    scores: dict[int, float] = {}
+    if rare:
+        any_rare = " OR ".join(rare)
+        # bm25() adds one term per phrase of the expression, so "all terms AND a rare term" minus
+        # "the rare terms" is exactly the full query's score, while FTS5 visits only the rows
+        # that hold a rare term
+        both = dict(c.execute(bm25, (f"{scope} AND text : ({every}) AND text : ({any_rare})",)))
+        for rid, s in c.execute(bm25, (f"{scope} AND text : ({any_rare})",)):
+            if rid in both:
+                scores[rid] = both[rid] - s
+    floor = c.execute(
+        "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (f"{scope} AND text : ({' OR '.join(common)})", LEXICAL_WINDOW),
+    ).fetchone()
+    for rid, s in c.execute(
+        f"{bm25} AND rowid > ?", (f"{scope} AND text : ({every})", floor[0] if floor else 0)
+    ):
+        scores[rid] = s
+    if not scores:
+        return []
+    # the filter is applied to the candidates in one statement, best first
+    sql = (
+        "WITH hits (rid, score) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each(?)) "
+        f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
+        "ORDER BY hits.score LIMIT ?"
+    )
+    payload = json.dumps(sorted(scores.items(), key=lambda kv: kv[1])[: max(4 * limit, 500)])
+    return c.execute(sql, (payload, *params, limit)).fetchall()
 
 
 def scope_token(tenant: str, user_id: str | None) -> str:
