@@ -381,7 +381,7 @@ def run_large_writes_bench(
     try:
         auth = {"Authorization": f"Bearer {read_key}"}
         rnd = random.Random(3)
-        for i in range(200):  # something to recall
+        for i in range(40):  # something to recall
             words = " ".join(rnd.choice(WORDS) for _ in range(6))
             r = httpx.post(
                 f"{base}/v1/memories",
