@@ -33,11 +33,7 @@ from remnant.store.sql import COLUMNS, SQLStore
 
 T = TypeVar("T")
 
-# Lexical ranking bounds (see SQLiteStore.lexical_search): rows scored exactly for the rarest terms,
-# and the newest rows scored for the common ones.
-LEXICAL_BUDGET = 2000
 MAX_READERS = 4  # read connections per store (two cores: more would only queue in SQLite)
-LEXICAL_WINDOW = 1000
 _PHRASE = re.compile(r'"(?:[^"]|"")*"\*?')
 
 
@@ -285,11 +281,11 @@ class SQLiteStore(SQLStore):
 
         FTS5's ``bm25()`` has no top-k pruning: an OR query scores every row that holds any term, so
         a common word made a 100k-memory scope cost 50-140 ms. Here each term's row count in the
-        scope is counted up to :data:`LEXICAL_BUDGET` (cheap: FTS5 stops at the limit). When all
+        scope is counted up to ``lexical_budget`` (cheap: FTS5 stops at the limit). When all
         terms together match at most that many rows, one exact query scores them (the usual case,
         and every LoCoMo conversation). Otherwise the rarest terms whose rows fit the budget are
         scored exactly over every row that holds one of them, and the common terms only over the
-        newest :data:`LEXICAL_WINDOW` rows that hold them; the scores are the same ``bm25()`` as the
+        newest ``lexical_window`` rows that hold them; the scores are the same ``bm25()`` as the
         exact query (see :func:`_rare_first_sql`). What can be missed: an old row holding only
         common words, which BM25 ranks low anyway.
         """
@@ -301,11 +297,13 @@ class SQLiteStore(SQLStore):
                 if len(terms) <= 1:
                     rows = _exact_lexical(c, token, match, where, params, limit)
                 else:
-                    counts = _counts_upto(c, token, terms, LEXICAL_BUDGET + 1)
-                    if sum(counts) <= LEXICAL_BUDGET:
+                    budget = self.lexical_budget
+                    counts = _counts_upto(c, token, terms, budget + 1)
+                    if sum(counts) <= budget:
                         rows = _exact_lexical(c, token, match, where, params, limit)
                     else:
-                        rows = _rare_first(c, token, terms, counts, where, params, limit)
+                        bounds = (budget, self.lexical_window)
+                        rows = _rare_first(c, token, terms, counts, bounds, where, params, limit)
             except sqlite3.OperationalError as exc:
                 raise ValidationError(f"bad full-text query {match!r}: {exc}") from exc
             except sqlite3.Error as exc:
@@ -414,6 +412,7 @@ def _rare_first(
     token: str,
     terms: Sequence[str],
     counts: Sequence[int],
+    bounds: tuple[int, int],
     where: str,
     params: Sequence[Any],
     limit: int,
@@ -422,7 +421,7 @@ def _rare_first(
     rare: list[str] = []
     used = 0
     for i in order:
-        if used + counts[i] > LEXICAL_BUDGET:
+        if used + counts[i] > bounds[0]:
             break
         rare.append(terms[i])
         used += counts[i]
@@ -442,7 +441,7 @@ def _rare_first(
                 scores[rid] = both[rid] - s
     floor = c.execute(
         "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        (f"{scope} AND text : ({' OR '.join(common)})", LEXICAL_WINDOW),
+        (f"{scope} AND text : ({' OR '.join(common)})", bounds[1]),
     ).fetchone()
     for rid, s in c.execute(
         f"{bm25} AND rowid > ?", (f"{scope} AND text : ({every})", floor[0] if floor else 0)
