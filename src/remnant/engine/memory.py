@@ -317,6 +317,16 @@ class Memory:
         out = AddResult()
         recent: list[str] = []
         scope: WriteOptions = {"session_id": session_id, "agent_id": agent_id}
+        kept = [m for m in messages if m.content.strip() and m.role not in ("system", "tool")]
+        # the turns' detection and embedding run before the write lock, as in remember()
+        ready = (
+            self.ledger.prepare(
+                [(m.content, {"metadata": {"speaker": m.name} if m.name else {}}) for m in kept]
+            )
+            if not self.store.in_transaction()
+            else [None] * len(kept)
+        )
+        prepared_for = {id(m): r for m, r in zip(kept, ready, strict=True)}
         with self.store.transaction():
             for message in messages:
                 if not message.content.strip() or message.role in ("system", "tool"):
@@ -329,6 +339,7 @@ class Memory:
                 episode = self.ledger.build(
                     message.content,
                     user_id=user_id,
+                    prepared=prepared_for.get(id(message)),
                     options={
                         **scope,
                         "kind": Kind.EPISODE,
