@@ -71,3 +71,19 @@ def timer() -> Iterator[list[float]]:
         yield out
     finally:
         out.append(time.perf_counter() - start)
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory in MiB. Read from ``VmHWM``: ``getrusage``'s
+    ``ru_maxrss`` carries the parent's peak over fork and exec on Linux, so a fresh process started
+    by a big benchmark would report the benchmark's memory."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

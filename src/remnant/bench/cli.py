@@ -30,6 +30,7 @@ def register(cli: click.Group) -> None:
     from remnant.bench.engine import bench_engine
     from remnant.bench.forgetting import bench_forgetting
     from remnant.bench.locomo import bench_locomo
+    from remnant.bench.peers import bench_peers
     from remnant.bench.training import bench_partitions, bench_pool
 
     for command in (
@@ -42,6 +43,7 @@ def register(cli: click.Group) -> None:
         bench_pool,
         bench_partitions,
         bench_serve,
+        bench_peers,
     ):
         bench.add_command(command)
     cli.add_command(bench)

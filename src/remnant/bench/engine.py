@@ -58,6 +58,12 @@ def _query(rng: random.Random) -> str:
     return " ".join(rng.choices(_WORDS, weights=_WEIGHTS, k=3))
 
 
+def synthetic_texts(rng: random.Random, memories: int, queries: int) -> tuple[list[str], list[str]]:
+    """Memories and queries from this benchmark's vocabulary (Zipf-weighted), for other benchmarks
+    that need the same workload (``bench peers``)."""
+    return [_sentence(rng) for _ in range(memories)], [_query(rng) for _ in range(queries)]
+
+
 def _retriever(embedder: str | None) -> Any:
     """``None``: the engine's default lexical recall; a name: hybrid recall with that embedder."""
     if embedder is None:
@@ -66,6 +72,51 @@ def _retriever(embedder: str | None) -> Any:
     from remnant.retrieval import HybridRetriever
 
     return HybridRetriever(get_embedder(embedder))
+
+
+#: what a fresh process runs: open the database, one recall, its wall time and peak memory
+_FRESH = """
+import json, sys, time
+from remnant.bench import peak_rss_mib
+t0 = time.perf_counter()
+from remnant.engine.memory import Memory
+from remnant.engine.forgetting.contradictions import ContradictionPolicy
+embedder = sys.argv[2] or None
+retriever = None
+if embedder:
+    from remnant.embed import get_embedder
+    from remnant.retrieval import HybridRetriever
+    retriever = HybridRetriever(get_embedder(embedder))
+    retriever.embedder.embed_query("warm up the model")  # model loading is not the index's cost
+from datetime import UTC, datetime
+from remnant.core.clock import ManualClock
+model_rss = peak_rss_mib()  # imports and the model: not the store's
+t1 = time.perf_counter()
+mem = Memory(sys.argv[1], clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)),
+             contradictions=ContradictionPolicy(mode="off"), retriever=retriever)
+t2 = time.perf_counter()
+mem.recall(sys.argv[4], user_id=sys.argv[3], limit=10, touch=False, hints=False)
+t3 = time.perf_counter()
+print(json.dumps({"startup_s": t1 - t0, "open_s": t2 - t1, "first_recall_s": t3 - t2,
+                  "model_rss_mib": model_rss, "peak_rss_mib": peak_rss_mib()}))
+"""
+
+
+def fresh_process_recall(db: str, embedder: str | None, user_id: str, query: str) -> dict[str, float]:
+    """The first recall of a new process on ``db``: open, one recall, and that process's peak RSS
+    (model loading is timed apart, as ``startup_s``)."""
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-c", _FRESH, db, embedder or "", user_id, query],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise click.ClickException(f"the fresh process failed: {out.stderr.strip()[-2000:]}")
+    got: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return {k: round(v, 3) for k, v in got.items()}
 
 
 def run_engine_bench(
@@ -79,6 +130,7 @@ def run_engine_bench(
     users: int = 1,
     check_writes: int = 100,
     faded_scaling: bool = True,
+    fresh_process: bool = False,
 ) -> dict[str, Any]:
     from contextlib import nullcontext
 
@@ -172,6 +224,7 @@ def run_engine_bench(
                 t0 = time.perf_counter()
                 n_active = mem.store.count(flt)
                 remembered.append(time.perf_counter() - t0)
+            fresh = fresh_process_recall(target, embedder, first_user, _query(rng)) if fresh_process else None
             clock.advance(days=45)  # most low-importance episodes fade by now
             t0 = time.perf_counter()
             report = mem.sweep()
@@ -191,6 +244,7 @@ def run_engine_bench(
                 "still_remembered": n_active,
                 "sweep_s_after_45_days": round(sweep_s, 3),
                 "swept": report.total,
+                "fresh_process": fresh,
             }
             mem.close()
         results["faded_scaling"] = _faded_scaling(Path(tmp.name), rng, progress) if faded_scaling else []
@@ -267,6 +321,12 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
     show_default=True,
     help="Also time listing what is remembered as faded memories pile up (always on temp SQLite files).",
 )
+@click.option(
+    "--fresh-process/--no-fresh-process",
+    default=False,
+    show_default=True,
+    help="Also time the first recall of a new process on the database, and its peak memory.",
+)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
 def bench_engine(
     db: str | None,
@@ -277,6 +337,7 @@ def bench_engine(
     users: int,
     check_writes: int,
     faded_scaling: bool,
+    fresh_process: bool,
     json_path: str | None,
 ) -> None:
     """Writes per second, recall p50/p95 and "still remembered" query time at each size, and the cost
@@ -309,6 +370,7 @@ def bench_engine(
         users=users,
         check_writes=check_writes,
         faded_scaling=faded_scaling,
+        fresh_process=fresh_process,
     )
     click.echo(
         f"\n{'memories':>10} {'writes/s':>10} {'index':>8} {'write p50':>10} {'+check p50':>11} "
@@ -324,6 +386,15 @@ def bench_engine(
             f"{r['recall_ms_p50']:>9.2f}ms {r['recall_ms_p95']:>9.2f}ms {r['recall_with_touch_ms_p50']:>9.2f}ms "
             f"{r['still_remembered_count_ms_p50']:>9.2f}ms {r['sweep_s_after_45_days']:>7.2f}s"
         )
+    for size, r in res["sizes"].items():
+        f = r["fresh_process"]
+        if f is not None:
+            click.echo(
+                f"fresh process at {int(size):,}: open {f['open_s'] * 1000:.0f} ms, first recall "
+                f"{f['first_recall_s'] * 1000:.0f} ms, peak RSS {f['peak_rss_mib']:.0f} MiB, of which "
+                f"{f['model_rss_mib']:.0f} MiB before the store opened (imports and the model, "
+                f"loaded in {f['startup_s']:.2f} s, not counted)"
+            )
     if res["faded_scaling"]:
         click.echo("\nlisting what is remembered (1,000 active) as faded memories pile up:")
     for row in res["faded_scaling"]:

@@ -4,20 +4,29 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
 
 import click
 
-from remnant.cli.core import cli
+from remnant.cli.core import LazyGroup, cli
 
-# Commands of the other product layers live in their own modules; each registers itself when present.
-_LAYERS = (
-    ("remnant.cli.privacy", "privacy"),
-    ("remnant.cli.assistant", "chat", "kb"),
-    ("remnant.cli.training", "pool", "conflicts", "partitions", "unlearn"),
-    ("remnant.cli.serve", "serve", "keys", "openapi"),
-    ("remnant.cli.transfer", "export_cmd", "import_cmd", "migrate"),
-)
+# Commands of the other product layers live in their own modules, imported only when one of their
+# commands runs (or the help lists them): command name -> "module:attribute".
+_LAYERS = {
+    "privacy": "remnant.cli.privacy:privacy",
+    "chat": "remnant.cli.assistant:chat",
+    "kb": "remnant.cli.assistant:kb",
+    "pool": "remnant.cli.training:pool",
+    "conflicts": "remnant.cli.training:conflicts",
+    "partitions": "remnant.cli.training:partitions",
+    "unlearn": "remnant.cli.training:unlearn",
+    "serve": "remnant.cli.serve:serve",
+    "keys": "remnant.cli.serve:keys",
+    "openapi": "remnant.cli.serve:openapi",
+    "export": "remnant.cli.transfer:export_cmd",
+    "import": "remnant.cli.transfer:import_cmd",
+    "migrate": "remnant.cli.transfer:migrate",
+}
 
 # Plug-ins (the ``bench`` and ``eval`` commands, third-party commands) are found through this
 # entry-point group: each entry point names a ``register(cli)`` function.
@@ -30,17 +39,15 @@ _BUILTIN_PLUGINS = ("remnant.bench.cli:register",)
 
 
 def _register() -> None:
-    for module_name, *attrs in _LAYERS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.startswith("remnant.cli"):
-                continue  # that layer is not part of this build
-            raise
-        for attr in attrs:
-            command = getattr(module, attr, None)
-            if isinstance(command, click.Command):
-                cli.add_command(command)
+    assert isinstance(cli, LazyGroup)
+    for name, target in _LAYERS.items():
+        cli.add_lazy(name, target)
+
+    def plugins() -> None:
+        load_plugins(cli)
+
+    # plug-ins load on the first command the group does not know (bench, eval) or for the help
+    cli.plugin_loader = plugins
 
 
 def _load(value: str) -> Callable[[click.Group], None] | None:
@@ -63,6 +70,8 @@ def load_plugins(group: click.Group, plugins: Iterable[EntryPoint] | None = None
     then loaded by name if the metadata did not list them.
     """
     if plugins is None:
+        from importlib.metadata import entry_points  # scanning the installed metadata costs ~50 ms
+
         plugins = entry_points(group=PLUGIN_GROUP)
     loaded: list[str] = []
     values = [ep.value.replace(" ", "") for ep in plugins]
@@ -84,7 +93,6 @@ def load_plugins(group: click.Group, plugins: Iterable[EntryPoint] | None = None
 
 
 _register()
-load_plugins(cli)
 
 
 def main() -> None:

@@ -8,33 +8,102 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from remnant.core.errors import RemnantError
 from remnant.core.limits import MAX_LIMIT
 from remnant.core.model import Kind, MemoryRecord, Status
-from remnant.engine.memory import Memory
+
+if TYPE_CHECKING:
+    from remnant.cli.remote import Remote
+    from remnant.engine.memory import Memory
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Ctx:
-    def __init__(self, db: str | None, tenant: str) -> None:
+    def __init__(self, db: str | None, tenant: str, url: str | None = None) -> None:
         self.db = db
         self.tenant = tenant
+        self.url = url
         self._memory: Memory | None = None
+        self._remote: Remote | None = None
 
-    def memory(self) -> Memory:
+    def memory(self, *, models: bool = True) -> Memory:
+        """The engine on --db. ``models=False`` (commands that only read or show what is stored)
+        loads no embedder, no PII detector and no ingestor: startup stays a fraction of a second."""
         if self._memory is None:
             from remnant.config import Memory as Product
 
-            self._memory = Product(self.db, tenant=self.tenant)
+            light: dict[str, Any] = {} if models else {"redactor": None, "retriever": None, "ingestor": None}
+            self._memory = Product(self.db, tenant=self.tenant, **light)
         return self._memory
 
+    def remote(self) -> Remote | None:
+        """The server at --url / REMNANT_URL, when one is given: commands go through its REST API
+        instead of opening the database and loading models here."""
+        if self.url and self._remote is None:
+            from remnant.cli.remote import Remote
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+            self._remote = Remote(self.url)
+        return self._remote
+
+
+class LazyGroup(click.Group):
+    """A group whose commands from other layers (and plug-ins) are imported only when one of them is
+    run or the help lists them, so ``remnant list`` never imports the server, the bench or privacy."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: dict[str, str] = {}  # command name -> "module:attribute"
+        self.plugin_loader: Callable[[], None] | None = None
+
+    def add_lazy(self, name: str, target: str) -> None:
+        self.lazy[name] = target
+
+    def _load(self, name: str) -> click.Command | None:
+        import importlib
+
+        module_name, _, attr = self.lazy[name].partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("remnant.cli"):
+                return None  # that layer is not part of this build
+            raise
+        command = getattr(module, attr, None)
+        if not isinstance(command, click.Command):
+            return None
+        self.add_command(command, name)
+        return command
+
+    def _plugins(self) -> None:
+        loader, self.plugin_loader = self.plugin_loader, None
+        if loader is not None:
+            loader()
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = self.commands.get(cmd_name)
+        if command is None and cmd_name in self.lazy:
+            command = self._load(cmd_name)
+        if command is None:
+            self._plugins()
+            command = self.commands.get(cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._plugins()
+        for name in list(self.lazy):
+            if name not in self.commands:
+                self._load(name)
+        return sorted(self.commands)
+
+
+@click.group(
+    cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
 @click.option(
     "--db",
     envvar="REMNANT_DB",
@@ -44,16 +113,24 @@ class Ctx:
 @click.option(
     "--tenant", envvar="REMNANT_TENANT", default="default", show_default=True, help="Tenant to act in."
 )
+@click.option(
+    "--url",
+    envvar="REMNANT_URL",
+    metavar="URL",
+    help="A running `remnant serve` (e.g. http://127.0.0.1:8420): remember, recall, list, show, stats "
+    "and audit go through its REST API, loading nothing here; the key from REMNANT_API_KEY "
+    "[env REMNANT_URL].",
+)
 @click.version_option(package_name="remnant")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None, tenant: str) -> None:
+def cli(ctx: click.Context, db: str | None, tenant: str, url: str | None) -> None:
     """Remnant: memory for LLM apps that forgets the way people do.
 
     Every memory has a strength that decays over time (the Ebbinghaus curve) and grows when it is
     used; under the recall threshold (52 %) it fades. Keyed facts supersede older ones, TTLs expire,
     and every act of forgetting is audited.
     """
-    ctx.obj = Ctx(db, tenant)
+    ctx.obj = Ctx(db, tenant, url)
     ctx.call_on_close(lambda: ctx.obj._memory.close() if ctx.obj._memory else None)
 
 
@@ -151,6 +228,25 @@ def remember(
         if content == "-":
             content = sys.stdin.read()
         meta = _parse_json_object(metadata)
+        remote = obj.remote()
+        if remote is not None:
+            body = {
+                "content": content,
+                "user_id": user_id,
+                "kind": kind,
+                "key": key,
+                "importance": importance,
+                "confidence": confidence,
+                "source": source,
+                "ttl": ttl,
+                "pinned": pin,
+                "agent_id": agent_id,
+                "session_id": session_id,
+                "metadata": meta,
+            }
+            out = remote.call("POST", "/memories", body={k: v for k, v in body.items() if v is not None})
+            emit(out, as_json, lambda: f"remembered {out['id']} (strength {out['strength']:.2f})")
+            return
         mem = obj.memory()
         r = mem.remember(
             content,
@@ -359,6 +455,22 @@ def recall(
     from datetime import UTC
 
     with errors():
+        remote = obj.remote()
+        if remote is not None:
+            from remnant.cli.remote import describe
+
+            body = {
+                "query": query,
+                "user_id": user_id,
+                "limit": limit,
+                "kinds": list(kinds) or None,
+                "as_of": as_of.replace(tzinfo=UTC).isoformat() if as_of else None,
+                "touch": not no_touch,
+            }
+            got = remote.call("POST", "/recall", body={k: v for k, v in body.items() if v is not None})
+            hits = [{**h["memory"], "strength": h.get("strength")} for h in got.get("hits", [])]
+            emit(got, as_json, lambda: "\n".join(describe(h) for h in hits) or "(nothing remembered)")
+            return
         result = obj.memory().recall(
             query,
             user_id=user_id,
@@ -389,7 +501,14 @@ def show(obj: Ctx, memory_id: str, days: float, as_json: bool) -> None:
     from remnant.core import decay as dk
 
     with errors():
-        mem = obj.memory()
+        remote = obj.remote()
+        if remote is not None:
+            from remnant.cli.remote import describe
+
+            got = remote.call("GET", f"/memories/{memory_id}")
+            emit(got, as_json, lambda: describe(got))
+            return
+        mem = obj.memory(models=False)
         r = mem.get(memory_id)
         axis = mem.axis(r.user_id)
         state = dk.DecayState(r.strength0, r.stability, r.anchor, r.pinned)
@@ -444,7 +563,18 @@ def list_cmd(
 ) -> None:
     """List memories, newest first (or --active: strongest first)."""
     with errors():
-        mem = obj.memory()
+        remote = obj.remote()
+        if remote is not None and not only_active:
+            from remnant.cli.remote import describe
+
+            params = {"user_id": user_id, "status": list(statuses) or None, "kind": list(kinds) or None}
+            got = remote.call(
+                "GET", "/memories", params={**params, "key": key, "limit": limit, "offset": offset}
+            )
+            items = got["items"]
+            emit(items, as_json, lambda: "\n".join(describe(i) for i in items) or "(no memories)")
+            return
+        mem = obj.memory(models=False)
         if only_active:
             if not user_id:
                 raise click.UsageError("--active needs --user")
@@ -540,7 +670,7 @@ def forget(
 def history(obj: Ctx, user_id: str, key: str, as_json: bool) -> None:
     """Every value a key has had for a user, superseded ones included, oldest first."""
     with errors():
-        records = obj.memory().history(key, user_id=user_id)
+        records = obj.memory(models=False).history(key, user_id=user_id)
         emit(
             [r.to_dict() for r in records],
             as_json,
@@ -558,7 +688,9 @@ def history(obj: Ctx, user_id: str, key: str, as_json: bool) -> None:
 def stats(obj: Ctx, user_id: str | None, as_json: bool) -> None:
     """Counts of memories by status."""
     with errors():
-        data = obj.memory().stats(user_id)
+        remote = obj.remote()
+        data = remote.call("GET", "/stats", params={"user_id": user_id}) if remote else None
+        data = data if data is not None else obj.memory(models=False).stats(user_id)
         emit(
             data,
             as_json,
@@ -599,7 +731,23 @@ def audit(ctx: click.Context, user_id: str | None, action: str | None, limit: in
     if ctx.invoked_subcommand:
         return
     with errors():
-        entries = ctx.obj.memory().audit_log(user_id=user_id, action=action)[-limit:]
+        remote = ctx.obj.remote()
+        if remote is not None:
+            got = remote.call("GET", "/audit", params={"user_id": user_id, "action": action, "limit": 1000})
+            rows = got["items"][-limit:]
+            emit(
+                rows,
+                as_json,
+                lambda: (
+                    "\n".join(
+                        f"#{e['seq']:<5} {e['at'][:16]} {e['action']:<14} {e['actor']:<8} {e['summary']} — {e['reason']}"
+                        for e in rows
+                    )
+                    or "(empty)"
+                ),
+            )
+            return
+        entries = ctx.obj.memory(models=False).audit_log(user_id=user_id, action=action)[-limit:]
         emit(
             [e.to_dict() for e in entries],
             as_json,
@@ -625,7 +773,7 @@ def audit(ctx: click.Context, user_id: str | None, action: str | None, limit: in
 def verify(obj: Ctx, anchor_path: str | None, as_json: bool) -> None:
     """Re-hash the audit chain and check its signatures; exit 1 if it was tampered with."""
     with errors():
-        mem = obj.memory()
+        mem = obj.memory(models=False)
         if anchor_path is None:
             result = mem.verify_audit()
             emit(result.to_dict(), as_json, lambda: _verdict(result))

@@ -201,6 +201,11 @@ class Store(ABC):
     def unembedded_ids(self, flt: MemoryFilter, *, model: str, limit: int | None = None) -> list[str]:
         """Ids of memories matching ``flt`` that have no vector from ``model`` (oldest first)."""
 
+    def vectors_complete(self, tenant: str, model: str) -> bool:
+        """Whether every memory of ``tenant`` has a ``model`` vector (``False`` when unsure: the
+        caller then looks for the missing ones)."""
+        return False
+
     def lock_rows(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> None:
         """Inside a transaction: lock these memories until it ends, in one fixed (id) order, before a
         read-modify-write. Then nothing another writer commits meanwhile is overwritten, and two

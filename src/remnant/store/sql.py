@@ -406,6 +406,14 @@ class SQLStore(Store):
             params.append(limit)
         return [r[0] for r in self._read(q, params)]
 
+    def vectors_complete(self, tenant: str, model: str) -> bool:
+        """Whether every memory of ``tenant`` has a ``model`` vector: two index counts, instead of
+        the anti-join of :meth:`unembedded_ids` that reads every memory (378 ms at 100k on SQLite,
+        the bulk of a fresh process's first recall)."""
+        p = self.dialect.ph
+        memories = int(self._read(f"SELECT COUNT(*) FROM memories WHERE tenant = {p}", (tenant,))[0][0])
+        return memories <= self.embedding_count(tenant, model)
+
     def embedding_models(self, *, tenant: str = DEFAULT_TENANT) -> list[str]:
         q = f"SELECT DISTINCT model FROM embeddings WHERE tenant = {self.dialect.ph} ORDER BY model"
         return [r[0] for r in self._read(q, (tenant,))]

@@ -1,0 +1,352 @@
+"""``remnant bench peers``: the same memories, vectors and queries through Remnant and through its
+peers (Chroma, sqlite-vec brute force), in one run, printed as ratios.
+
+Every system gets the same 64-d vectors (the static model's, computed once up front) so embedding
+cost is out of every figure; Remnant gets them through a lookup embedder. All memories are in one
+scope (one user); Chroma holds them in one collection, each tagged with its ``user_id``, so its
+"filtered by user" query is the same collection queried with ``where={"user_id": ...}``.
+
+The peers are an extra of the benchmark, never of the product: ``pip install 'remnant[bench-peers]'``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from remnant.bench import CONTEXT_SETTINGS, header, percentile
+
+INSTALL = "pip install 'remnant[bench-peers]'  (chromadb, sqlite-vec, sqlean-py)"
+USER = "ana"
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+class LookupEmbedder:
+    """Hands Remnant the vectors every peer gets: a text's precomputed vector, looked up."""
+
+    def __init__(self, model_id: str, table: dict[str, np.ndarray]) -> None:
+        self.model_id = model_id
+        self._table = table
+        self.dim = int(next(iter(table.values())).shape[0])
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([self._table[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._table[text]
+
+
+def _texts(n: int, queries: int, seed: int) -> tuple[list[str], list[str]]:
+    from remnant.bench.engine import synthetic_texts
+
+    docs, qs = synthetic_texts(random.Random(seed), n, queries)
+    # distinct texts: the lookup table is keyed by text
+    return [f"{d} ({i})" for i, d in enumerate(docs)], [f"{q} [{i}]" for i, q in enumerate(qs)]
+
+
+def _ms(values: list[float]) -> float:
+    return round(percentile(values, 0.5) * 1000, 3)
+
+
+def _time_each(fn: Callable[[int], Any], count: int) -> list[float]:
+    out = []
+    for i in range(count):
+        t0 = time.perf_counter()
+        fn(i)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def _recall_at_10(got: list[list[str]], exact: list[list[str]]) -> float:
+    return round(
+        float(np.mean([len(set(g) & set(e)) / max(1, len(e)) for g, e in zip(got, exact, strict=True)])), 3
+    )
+
+
+# what a fresh process runs for each system: open, one query, wall time and peak RSS
+_FRESH_REMNANT = """
+import json, sys, time
+from remnant.bench import peak_rss_mib
+import numpy as np
+t0 = time.perf_counter()
+from datetime import UTC, datetime
+from remnant.core.clock import ManualClock
+from remnant.engine.forgetting.contradictions import ContradictionPolicy
+from remnant.engine.memory import Memory
+from remnant.bench.peers import LookupEmbedder
+from remnant.retrieval import HybridRetriever
+q = np.frombuffer(bytes.fromhex(sys.argv[3]), dtype=np.float32)
+emb = LookupEmbedder(sys.argv[2], {"the query": q})
+t1 = time.perf_counter()
+mem = Memory(sys.argv[1], clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)),
+             contradictions=ContradictionPolicy(mode="off"),
+             retriever=HybridRetriever(emb, mode="vector", min_similarity=-1.0))
+hits = mem.recall("the query", user_id=sys.argv[4], limit=10, touch=False, hints=False).hits
+t2 = time.perf_counter()
+print(json.dumps({"import_s": t1 - t0, "first_query_s": t2 - t1, "hits": len(hits),
+                  "peak_rss_mib": peak_rss_mib()}))
+"""
+
+_FRESH_CHROMA = """
+import json, sys, time
+from remnant.bench import peak_rss_mib
+import numpy as np
+t0 = time.perf_counter()
+import chromadb
+q = np.frombuffer(bytes.fromhex(sys.argv[2]), dtype=np.float32)
+t1 = time.perf_counter()
+client = chromadb.PersistentClient(path=sys.argv[1])
+col = client.get_collection("scope")
+got = col.query(query_embeddings=[q.tolist()], n_results=10)
+t2 = time.perf_counter()
+print(json.dumps({"import_s": t1 - t0, "first_query_s": t2 - t1, "hits": len(got["ids"][0]),
+                  "peak_rss_mib": peak_rss_mib()}))
+"""
+
+
+def _fresh(code: str, *args: str) -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise click.ClickException(f"a fresh process failed: {out.stderr.strip()[-2000:]}")
+    got: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return {k: round(v, 3) for k, v in got.items()}
+
+
+def run_peers(size: int, queries: int, seed: int, folder: Path, progress: bool = True) -> dict[str, Any]:
+    try:
+        import chromadb
+    except ImportError:
+        raise click.ClickException(f"bench peers needs Chroma: {INSTALL}") from None
+    from remnant.embed import get_embedder
+    from remnant.engine.forgetting.contradictions import ContradictionPolicy
+    from remnant.engine.memory import Memory
+    from remnant.retrieval import HybridRetriever
+
+    def say(msg: str) -> None:
+        if progress:
+            click.echo(f"  [{size:,}] {msg}", err=True)
+
+    docs, qs = _texts(size, queries, seed)
+    static = get_embedder("static")
+    say("embedding once (shared by every system)")
+    dvec = np.concatenate([static.embed_documents(docs[s : s + 4096]) for s in range(0, size, 4096)])
+    qvec = static.embed_documents(qs)
+    table = dict(zip(docs, dvec, strict=True)) | dict(zip(qs, qvec, strict=True))
+    emb = LookupEmbedder(static.model_id, table)
+    # exact top-10 by cosine (unit vectors): the reference for recall@10
+    exact_rows = np.argsort(-(qvec @ dvec.T), axis=1)[:, :10]
+    res: dict[str, Any] = {"size": size, "queries": queries, "dim": int(dvec.shape[1])}
+
+    # -- Remnant -----------------------------------------------------------------------------------
+    db = folder / "remnant.db"
+    clock_start = T0
+    from remnant.core.clock import ManualClock
+
+    def memory(mode: str) -> Memory:
+        return Memory(
+            db,
+            clock=ManualClock(clock_start),
+            contradictions=ContradictionPolicy(mode="off"),
+            retriever=HybridRetriever(emb, mode=mode, min_similarity=-1.0),
+        )
+
+    say("Remnant: ingest")
+    mem = memory("hybrid")
+    t0 = time.perf_counter()
+    ids: list[str] = []
+    for s in range(0, size, 2000):
+        recs = mem.remember_many({"content": d, "user_id": USER} for d in docs[s : s + 2000])
+        ids.extend(r.id for r in recs)
+    ingest = {"remnant": time.perf_counter() - t0}
+    pos = {memory_id: i for i, memory_id in enumerate(ids)}
+    exact = [[ids[j] for j in row] for row in exact_rows]
+    hybrid = _time_each(
+        lambda i: mem.recall(qs[i], user_id=USER, limit=10, touch=False, hints=False), queries
+    )
+    mem.close()
+    vmem = memory("vector")
+    vmem.recall(qs[0], user_id=USER, limit=10, touch=False, hints=False)  # map the file once
+    got_r: list[list[str]] = []
+    vector = _time_each(
+        lambda i: got_r.append(
+            [h.memory.id for h in vmem.recall(qs[i], user_id=USER, limit=10, touch=False, hints=False).hits]
+        ),
+        queries,
+    )
+    flt = vmem.recall_filter(USER)
+    store_only = _time_each(
+        lambda i: vmem.store.vector_search(qvec[i], flt, model=emb.model_id, limit=10), queries
+    )
+    vmem.close()
+    say("Remnant: a fresh process")
+    fresh_r = _fresh(_FRESH_REMNANT, str(db), static.model_id, qvec[0].tobytes().hex(), USER)
+    res["remnant"] = {
+        "hybrid_p50_ms": _ms(hybrid),
+        "vector_p50_ms": _ms(vector),
+        "vector_store_p50_ms": _ms(store_only),
+        "filtered_p50_ms": _ms(vector),  # Remnant's every query is scoped to a user: the same query
+        "recall_at_10": _recall_at_10(got_r, exact),
+        "fresh": fresh_r,
+    }
+    del pos
+
+    # -- Chroma --------------------------------------------------------------------------------------
+    say("Chroma: ingest")
+    cpath = folder / "chroma"
+    client = chromadb.PersistentClient(path=str(cpath))
+    col = client.create_collection("scope", metadata={"hnsw:space": "cosine"}, embedding_function=None)
+    t0 = time.perf_counter()
+    for s in range(0, size, 2000):
+        col.add(
+            ids=ids[s : s + 2000],
+            embeddings=dvec[s : s + 2000],
+            documents=docs[s : s + 2000],
+            metadatas=[{"user_id": USER}] * len(docs[s : s + 2000]),
+        )
+    ingest["chroma"] = time.perf_counter() - t0
+    got_c: list[list[str]] = []
+    cvector = _time_each(
+        lambda i: got_c.append(col.query(query_embeddings=[qvec[i]], n_results=10, include=[])["ids"][0]),
+        queries,
+    )
+    cfiltered = _time_each(
+        lambda i: col.query(
+            query_embeddings=[qvec[i]], n_results=10, where={"user_id": USER}, include=["distances"]
+        ),
+        queries,
+    )
+    client.clear_system_cache() if hasattr(client, "clear_system_cache") else None
+    say("Chroma: a fresh process")
+    fresh_c = _fresh(_FRESH_CHROMA, str(cpath), qvec[0].tobytes().hex())
+    res["chroma"] = {
+        "vector_p50_ms": _ms(cvector),
+        "filtered_p50_ms": _ms(cfiltered),
+        "recall_at_10": _recall_at_10(got_c, exact),
+        "fresh": fresh_c,
+    }
+
+    # -- sqlite-vec brute force ---------------------------------------------------------------------
+    try:
+        import sqlean  # type: ignore[import-not-found,unused-ignore]
+        import sqlite_vec  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        res["sqlite_vec"] = None
+        say(f"sqlite-vec skipped ({INSTALL})")
+    else:
+        say("sqlite-vec: ingest")
+        conn = sqlean.connect(str(folder / "vec.db"), isolation_level=None)
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        conn.execute("PRAGMA journal_mode = WAL")
+        dim = int(dvec.shape[1])
+        conn.execute(
+            f"CREATE VIRTUAL TABLE v USING vec0(user_id TEXT PARTITION KEY, embedding float[{dim}] "
+            "distance_metric=cosine)"
+        )
+        t0 = time.perf_counter()
+        conn.execute("BEGIN")
+        conn.executemany(
+            "INSERT INTO v (rowid, user_id, embedding) VALUES (?, ?, ?)",
+            ((i + 1, USER, dvec[i].tobytes()) for i in range(size)),
+        )
+        conn.execute("COMMIT")
+        ingest["sqlite_vec"] = time.perf_counter() - t0
+        got_v: list[list[str]] = []
+        knn = "SELECT rowid FROM v WHERE embedding MATCH ? AND k = 10"
+        vvector = _time_each(
+            lambda i: got_v.append(
+                [ids[r[0] - 1] for r in conn.execute(knn, (qvec[i].tobytes(),)).fetchall()]
+            ),
+            queries,
+        )
+        vfiltered = _time_each(
+            lambda i: conn.execute(knn + " AND user_id = ?", (qvec[i].tobytes(), USER)).fetchall(), queries
+        )
+        conn.close()
+        res["sqlite_vec"] = {
+            "vector_p50_ms": _ms(vvector),
+            "filtered_p50_ms": _ms(vfiltered),
+            "recall_at_10": _recall_at_10(got_v, exact),
+        }
+    res["ingest_s"] = {k: round(v, 3) for k, v in ingest.items()}
+    return res
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    if a is None or b is None or b == 0:
+        return "-"
+    return f"{a / b:.2f}x"
+
+
+def render(res: dict[str, Any]) -> str:
+    r, c, v = res["remnant"], res["chroma"], res["sqlite_vec"]
+    ing = res["ingest_s"]
+    rows = [
+        ("ingest (s)", ing["remnant"], ing["chroma"], ing.get("sqlite_vec")),
+        (
+            "vector search, store p50 (ms)",
+            r["vector_store_p50_ms"],
+            c["vector_p50_ms"],
+            v and v["vector_p50_ms"],
+        ),
+        ("vector recall p50 (ms)", r["vector_p50_ms"], c["vector_p50_ms"], v and v["vector_p50_ms"]),
+        ("hybrid recall p50 (ms)", r["hybrid_p50_ms"], c["vector_p50_ms"], v and v["vector_p50_ms"]),
+        ("filtered by user p50 (ms)", r["filtered_p50_ms"], c["filtered_p50_ms"], v and v["filtered_p50_ms"]),
+        ("fresh process: first query (s)", r["fresh"]["first_query_s"], c["fresh"]["first_query_s"], None),
+        ("fresh process: peak RSS (MiB)", r["fresh"]["peak_rss_mib"], c["fresh"]["peak_rss_mib"], None),
+        ("recall@10 vs exact", r["recall_at_10"], c["recall_at_10"], v and v["recall_at_10"]),
+    ]
+    out = [
+        f"\n{res['size']:,} memories, one scope, {res['dim']}-d vectors, {res['queries']} queries "
+        "(Remnant's recalls run the whole engine and are compared with the peers' vector query)",
+        f"{'':32} {'remnant':>10} {'chroma':>10} {'sqlite-vec':>10} {'r/chroma':>9} {'r/sqlite-vec':>12}",
+    ]
+    for name, a, b, d in rows:
+        cells = [f"{x:>10.3f}" if isinstance(x, float | int) else f"{'-':>10}" for x in (a, b, d)]
+        ratios = ("-", "-") if name.startswith("recall@10") else (_ratio(a, b), _ratio(a, d))
+        out.append(f"{name:32} {' '.join(cells)} {ratios[0]:>9} {ratios[1]:>12}")
+    return "\n".join(out)
+
+
+@click.command("peers", context_settings=CONTEXT_SETTINGS)
+@click.option("--sizes", default="10000,100000", show_default=True, help="Comma-separated memory counts.")
+@click.option("--queries", type=click.IntRange(10), default=200, show_default=True)
+@click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
+def bench_peers(sizes: str, queries: int, seed: int, json_path: str | None) -> None:
+    """Remnant against Chroma and sqlite-vec (brute force) in one run, with the same memories, the
+    same 64-d vectors and the same queries: ingest, vector query p50, hybrid recall p50 (against
+    their vector query), a query filtered by user, the first query of a fresh process (and its
+    memory), recall@10 against exact search. Ratios are Remnant / peer (under 1: Remnant faster).
+
+    The peers are not dependencies of Remnant: pip install 'remnant[bench-peers]'."""
+    try:
+        size_list = [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]
+    except ValueError:
+        raise click.BadParameter("sizes must be comma-separated integers", param_hint="--sizes") from None
+    try:
+        import chromadb  # noqa: F401
+    except ImportError:
+        raise click.ClickException(f"bench peers needs Chroma: {INSTALL}") from None
+    click.echo(header("remnant bench peers " + shlex.join(sys.argv[3:])))
+    results = []
+    for size in size_list:
+        with tempfile.TemporaryDirectory(prefix="remnant-peers-") as tmp:
+            res = run_peers(size, queries, seed, Path(tmp))
+        results.append(res)
+        click.echo(render(res))
+    if json_path:
+        Path(json_path).write_text(json.dumps(results, indent=2))

@@ -1,0 +1,290 @@
+"""The persistent vector index, with real processes on real files: another process's write is found
+by meaning at once (SQLite's vector file, PostgreSQL's pgvector), a writer killed with SIGKILL at
+the worst moments loses no memory, and a purge leaves no vector byte in any file beside the database.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from remnant.core.clock import ManualClock
+from remnant.embed import get_embedder
+from remnant.engine import Memory
+from remnant.retrieval import HybridRetriever
+from remnant.store.base import MemoryFilter
+from remnant.store.sqlite import SQLiteStore
+from remnant.store.vector_file import unit_rows
+
+MODEL = "static"
+
+
+def make(target: str | Path) -> Memory:
+    # vector-only recall: a hit proves the vector side found it, not the lexical index
+    return Memory(target, retriever=HybridRetriever(get_embedder(MODEL), mode="vector", min_similarity=-1.0))
+
+
+def child(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter (a real second process) with ``args`` as sys.argv[1:]."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+
+
+WRITE = """
+    import sys
+    from remnant.embed import get_embedder
+    from remnant.engine import Memory
+    from remnant.retrieval import HybridRetriever
+    m = Memory(sys.argv[1], retriever=HybridRetriever(get_embedder("static"), mode="vector"))
+    print(m.remember(sys.argv[2], user_id="ana").id)
+    m.close()
+"""
+
+
+def ids(result: object) -> list[str]:
+    return [h.memory.id for h in result.hits]  # type: ignore[attr-defined]
+
+
+def _another_process_write_is_found(target: str) -> None:
+    mem = make(target)
+    mem.remember("the quarterly tax deadline is in April", user_id="ana")
+    before = ids(mem.recall("my favourite volcano hike", user_id="ana", limit=5, touch=False))
+    assert len(before) == 1  # the index is open (mapped / connected) in this process
+    out = child(WRITE, target, "we hiked up the volcano at dawn")
+    assert out.returncode == 0, out.stderr
+    new_id = out.stdout.strip()
+    # at this process's very next recall, with no reopen: found by meaning first
+    got = ids(mem.recall("volcano hike", user_id="ana", limit=5, touch=False))
+    assert got[0] == new_id
+    mem.close()
+
+
+def test_another_process_write_is_found_by_meaning_at_once_sqlite(tmp_path: Path) -> None:
+    _another_process_write_is_found(str(tmp_path / "shared.db"))
+
+
+def test_another_process_write_is_found_by_meaning_at_once_postgres(pg_url: str) -> None:
+    _another_process_write_is_found(pg_url)
+
+
+def _check_every_memory_is_searchable(path: Path) -> int:
+    """Every committed memory has its vector in the index, and it is its own nearest neighbour."""
+    store = SQLiteStore(path)
+    try:
+        model = get_embedder(MODEL).model_id
+        every = store.ids(MemoryFilter(statuses=None))
+        got, matrix = store.embeddings(MemoryFilter(statuses=None), model=model)
+        assert sorted(got) == sorted(every)  # each memory committed with its vector, or not at all
+        for memory_id, vec in zip(got[-25:], matrix[-25:], strict=True):
+            hits = store.vector_search(vec, MemoryFilter(ids=(memory_id,)), model=model, limit=1)
+            assert hits and hits[0][0] == memory_id and hits[0][1] > 0.999
+        return len(every)
+    finally:
+        store.close()
+
+
+KILL_IN_APPEND = """
+    import os, signal, sys
+    from remnant.embed import get_embedder
+    from remnant.engine import Memory
+    from remnant.retrieval import HybridRetriever
+    from remnant.store import vector_file
+    m = Memory(sys.argv[1], retriever=HybridRetriever(get_embedder("static"), mode="vector"))
+    m.remember_many([{"content": f"first batch note {i}", "user_id": "ana"} for i in range(20)])
+    real = vector_file.VectorFiles._pwrite
+    def dying(self, name, offset, data):
+        real(self, name, offset, data)  # the bytes are in the file, the transaction not committed
+        os.kill(os.getpid(), signal.SIGKILL)
+    vector_file.VectorFiles._pwrite = dying
+    m.remember_many([{"content": f"second batch note {i}", "user_id": "ana"} for i in range(20)])
+"""
+
+
+def test_a_writer_killed_between_the_file_and_the_commit_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "crash.db"
+    out = child(KILL_IN_APPEND, str(path))
+    assert out.returncode == -signal.SIGKILL, out.stderr
+    assert _check_every_memory_is_searchable(path) == 20
+    # the rows past the committed ones are garbage that the next writer overwrites
+    mem = make(path)
+    late = mem.remember("a note about the lighthouse keeper", user_id="ana")
+    assert ids(mem.recall("lighthouse keeper", user_id="ana", limit=1, touch=False)) == [late.id]
+    mem.close()
+    assert _check_every_memory_is_searchable(path) == 21
+
+
+LOOP = """
+    import sys
+    from remnant.embed import get_embedder
+    from remnant.engine import Memory
+    from remnant.retrieval import HybridRetriever
+    m = Memory(sys.argv[1], retriever=HybridRetriever(get_embedder("static"), mode="vector"))
+    i = 0
+    while True:
+        m.remember_many([{"content": f"note {i} {j} about rivers", "user_id": "ana"} for j in range(7)])
+        i += 1
+        if i == 3:
+            print("going", flush=True)
+        if i % 5 == 0:
+            m.purge([r.id for r in m.list_memories(user_id="ana", limit=2)])  # deletes mid-stream too
+"""
+
+
+def test_a_writer_killed_at_a_random_moment_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "loop.db"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(LOOP), str(path)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "going"
+    time.sleep(0.7)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert _check_every_memory_is_searchable(path) > 0
+
+
+def test_a_file_that_lost_its_tail_is_rebuilt_from_the_table(tmp_path: Path) -> None:
+    path = tmp_path / "torn.db"
+    mem = make(path)
+    recs = mem.remember_many([{"content": f"garden note {i}", "user_id": "ana"} for i in range(30)])
+    mem.close()
+    (vec_file,) = [p for p in path.parent.iterdir() if "-vectors-" in p.name]
+    os.truncate(vec_file, vec_file.stat().st_size // 2)  # as an OS crash could leave it
+    mem = make(path)
+    got = ids(mem.recall("garden note 29", user_id="ana", limit=30, touch=False))
+    assert sorted(got) == sorted(r.id for r in recs)
+    mem.close()
+    assert _check_every_memory_is_searchable(path) == 30
+
+
+def _file_bytes(path: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in path.parent.iterdir() if p.is_file())
+
+
+def _vector_bytes(path: Path, memory_id: str) -> list[bytes]:
+    """The purged vector as stored (raw in the table, unit length in the file)."""
+    store = SQLiteStore(path)
+    try:
+        vec = store.embeddings(MemoryFilter(ids=(memory_id,)), model=get_embedder(MODEL).model_id)[1][0]
+    finally:
+        store.close()
+    unit = unit_rows(vec[None, :])[0]
+    return [vec.tobytes(), unit.tobytes(), unit[:16].tobytes()]
+
+
+def test_purge_and_erase_leave_no_vector_byte_beside_the_database(tmp_path: Path) -> None:
+    path = tmp_path / "purge.db"
+    mem = make(path)
+    recs = mem.remember_many(
+        [{"content": f"private note {i} about my diagnosis", "user_id": "ana"} for i in range(10)]
+        + [{"content": f"bob's note {i} on sailing", "user_id": "bob"} for i in range(10)]
+    )
+    mem.recall("diagnosis", user_id="ana", touch=False)
+    target, kept = recs[3], recs[4]
+    gone = _vector_bytes(path, target.id)
+    alive = _vector_bytes(path, kept.id)
+    assert all(b in _file_bytes(path) for b in gone)  # the probe finds a vector that is there
+    mem.purge([target.id])
+    blob = _file_bytes(path)
+    assert not any(b in blob for b in gone)
+    assert all(b in blob for b in alive)
+    # re-embedding moves a vector to a new slot: the old slot is erased as well
+    bob = [r for r in recs if r.user_id == "bob"]
+    old = _vector_bytes(path, bob[0].id)
+    mem.retriever.reembed(mem, "bob")  # type: ignore[attr-defined]
+    report = mem.erase_user("ana")
+    assert report.checks.get("file_bytes", 0) == 0
+    blob = _file_bytes(path)
+    assert not any(b in blob for b in alive)
+    index = b"".join(p.read_bytes() for p in path.parent.iterdir() if "-vectors-" in p.name)
+    assert index.count(old[1]) == 1  # the live copy only, not the replaced one
+    got = ids(mem.recall("sailing", user_id="bob", limit=20, touch=False))
+    assert len(got) == 10
+    mem.close()
+
+
+DIE_BEFORE_ZEROING = """
+    import os, signal, sys
+    from remnant.embed import get_embedder
+    from remnant.engine import Memory
+    from remnant.retrieval import HybridRetriever
+    from remnant.store import vector_file
+    m = Memory(sys.argv[1], retriever=HybridRetriever(get_embedder("static"), mode="vector"))
+    def dying(self, c):
+        os.kill(os.getpid(), signal.SIGKILL)  # the purge committed; its vectors not yet zeroed
+    vector_file.VectorFiles.zero_tombstones = dying
+    m.purge([sys.argv[2]])
+"""
+
+
+def test_a_purge_killed_before_erasing_the_file_is_finished_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "late.db"
+    mem = make(path)
+    recs = mem.remember_many([{"content": f"note {i} on my health", "user_id": "ana"} for i in range(5)])
+    mem.close()
+    gone = _vector_bytes(path, recs[2].id)
+    out = child(DIE_BEFORE_ZEROING, str(path), recs[2].id)
+    assert out.returncode == -signal.SIGKILL, out.stderr
+    assert any(b in _file_bytes(path) for b in gone)  # the crash left it in the file...
+    SQLiteStore(path).close()  # ...until the next open of the store finishes the erasure
+    assert not any(b in _file_bytes(path) for b in gone)
+    assert _check_every_memory_is_searchable(path) == 4
+
+
+def test_the_vector_file_is_mapped_not_read(tmp_path: Path) -> None:
+    """Opening costs no read of the vectors: the index is a memory map of the committed rows."""
+    path = tmp_path / "map.db"
+    mem = make(path)
+    mem.remember_many([{"content": f"note {i}", "user_id": "ana"} for i in range(50)])
+    mem.recall("note", user_id="ana", touch=False)
+    maps = mem.store._vectors._maps  # type: ignore[attr-defined]
+    (rows, matrix) = next(iter(maps.values()))
+    assert rows == 50 and isinstance(matrix, np.memmap)
+    mem.close()
+
+
+@pytest.mark.parametrize("n", [3])
+def test_in_memory_stores_keep_the_in_process_index(n: int) -> None:
+    mem = Memory(
+        ":memory:",
+        clock=ManualClock(),
+        retriever=HybridRetriever(get_embedder(MODEL), mode="vector", min_similarity=-1.0),
+    )
+    mem.remember_many([{"content": f"note {i}", "user_id": "ana"} for i in range(n)])
+    assert not mem.store.shared_vector_index
+    assert len(ids(mem.recall("note", user_id="ana", touch=False))) == n
+    mem.close()
+
+
+def test_compaction_rewrites_a_mostly_purged_file_and_open_maps_survive(tmp_path: Path) -> None:
+    path = tmp_path / "compact.db"
+    mem = make(path)
+    recs = mem.remember_many([{"content": f"harbour note {i}", "user_id": "ana"} for i in range(40)])
+    reader = make(path)  # another connection with its own map of the file
+    assert len(ids(reader.recall("harbour note", user_id="ana", limit=40, touch=False))) == 40
+    (before,) = [p for p in path.parent.iterdir() if "-vectors-" in p.name]
+    mem.purge([r.id for r in recs[:30]])
+    mem.store.compact()
+    (after,) = [p for p in path.parent.iterdir() if "-vectors-" in p.name]
+    assert after != before and after.stat().st_size == 10 * 64 * 4  # only the live rows
+    kept = {r.id for r in recs[30:]}
+    assert set(ids(reader.recall("harbour note", user_id="ana", limit=40, touch=False))) == kept
+    assert set(ids(mem.recall("harbour note", user_id="ana", limit=40, touch=False))) == kept
+    reader.close()
+    mem.close()
+    assert _check_every_memory_is_searchable(path) == 10
