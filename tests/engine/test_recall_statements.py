@@ -2,8 +2,8 @@
 
 On the code before one-pass recall a 4-hit hybrid recall with touch and hints ran 21 statements (two
 full retrievals, one of them for the faded hints; each hit read 3-4 times). Now: the lexical
-candidates, the vector candidates' filter check, one read of the ranked records, and the
-reinforcement transaction (one re-read of the hits under the write lock, one update each).
+candidates, the vector file's state and the candidates' filter, one read of the ranked records, and
+the reinforcement transaction (one re-read of the hits under the write lock, one update each).
 """
 
 from __future__ import annotations
@@ -74,14 +74,15 @@ def test_hybrid_recall_is_one_pass_on_sqlite(tmp_path: Path) -> None:
         assert len(result.hits) == 4
         assert [h.reason for h in result.faded] == ["faded"]  # the hint came from the same candidates
         selects = [s for s in seen if s.lstrip().upper().startswith(("SELECT", "WITH"))]
-        # lexical candidates, vector candidates' filter, the ranked records, the re-read under the lock
-        assert len(selects) == 4, seen
-        assert len(seen) == 4 + 2 + len(result.hits), seen  # + BEGIN/COMMIT + one update per hit
+        # lexical candidates; the vector file's state and the candidates' filter; the ranked records;
+        # the re-read under the lock
+        assert len(selects) == 5, seen
+        assert len(seen) == 5 + 2 + len(result.hits), seen  # + BEGIN/COMMIT + one update per hit
         assert len(seen) < 21
 
         with sqlite_statements(mem) as seen:
             mem.recall("tea", user_id="ana", touch=False)
-        assert len(seen) == 3, seen
+        assert len(seen) == 4, seen
 
 
 def test_lexical_recall_is_one_pass(tmp_path: Path) -> None:

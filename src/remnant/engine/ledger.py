@@ -364,6 +364,11 @@ class Ledger:
             if isinstance(content, str):
                 meta = opts.get("metadata")
                 text = prepared.preview if prepared is not None else content
+                speaker = meta.get("speaker") if isinstance(meta, Mapping) else None
+                if prepared is not None and isinstance(speaker, str) and speaker.strip():
+                    # metadata strings are redacted too (redact_fields): the speaker as it will be stored
+                    assert isinstance(self.redactor, PreparingRedactor)
+                    meta = {**meta, "speaker": self.redactor.prepare(speaker).preview}
                 if self.redactor is None or prepared is not None or not opts.get("redact", True):
                     docs.append((text, meta if isinstance(meta, Mapping) else {}))
         if docs and isinstance(self.retriever, DocumentPreparer):
