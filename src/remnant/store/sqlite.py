@@ -162,7 +162,10 @@ class SQLiteStore(SQLStore):
             )
             conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
             conn.execute("PRAGMA query_only = ON")
-            conn.execute("PRAGMA cache_size = -16384")  # 16 MiB each
+            conn.execute("PRAGMA cache_size = -65536")  # as the main connection: a cold cache is slow
+            # pages come straight from the OS page cache (shared by every connection), so a commit
+            # on another connection costs a reader little when it invalidates the reader's own cache
+            conn.execute("PRAGMA mmap_size = 268435456")
             conn.execute("PRAGMA temp_store = MEMORY")
             conn.set_trace_callback(self._trace)
         except sqlite3.Error as exc:
