@@ -12,7 +12,6 @@ connection, the FTS5 index, the vector blobs and maintenance.
 from __future__ import annotations
 
 import hashlib
-import json
 import queue
 import re
 import sqlite3
@@ -589,35 +588,30 @@ def _rare_first(
     common = [t for t in terms if t not in rare]
     every = " OR ".join(terms)
     scope = f'scope : "{token}"'
-    bm25 = "SELECT rowid, bm25(memory_fts, 0.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?"
-    scores: dict[int, float] = {}
+    floor = c.execute(
+        "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (f"{scope} AND text : ({' OR '.join(common)})", bounds[1]),
+    ).fetchone()
+    bm25 = "SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS s FROM memory_fts WHERE memory_fts MATCH ?"
+    # each FTS query runs once (MATERIALIZED): as a plain subquery SQLite may probe it per row
+    ctes = [f"w AS MATERIALIZED ({bm25} AND rowid > ?)"]
+    args: list[Any] = [f"{scope} AND text : ({every})", floor[0] if floor else 0]
+    union = "SELECT rid, s FROM w"
     if rare:
         any_rare = " OR ".join(rare)
         # bm25() adds one term per phrase of the expression, so "all terms AND a rare term" minus
         # "the rare terms" is exactly the full query's score, while FTS5 visits only the rows
         # that hold a rare term
-        both = dict(c.execute(bm25, (f"{scope} AND text : ({every}) AND text : ({any_rare})",)))
-        for rid, s in c.execute(bm25, (f"{scope} AND text : ({any_rare})",)):
-            if rid in both:
-                scores[rid] = both[rid] - s
-    floor = c.execute(
-        "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        (f"{scope} AND text : ({' OR '.join(common)})", bounds[1]),
-    ).fetchone()
-    for rid, s in c.execute(
-        f"{bm25} AND rowid > ?", (f"{scope} AND text : ({every})", floor[0] if floor else 0)
-    ):
-        scores[rid] = s
-    if not scores:
-        return []
-    # the filter is applied to the candidates in one statement, best first
+        ctes += [f"a AS MATERIALIZED ({bm25})", f"b AS MATERIALIZED ({bm25})"]
+        args += [f"{scope} AND text : ({every}) AND text : ({any_rare})", f"{scope} AND text : ({any_rare})"]
+        union += " UNION ALL SELECT a.rid, a.s - b.s FROM a JOIN b ON b.rid = a.rid"
     sql = (
-        "WITH hits (rid, score) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each(?)) "
+        f"WITH {', '.join(ctes)}, hits (rid, score) AS MATERIALIZED "
+        f"(SELECT rid, min(s) FROM ({union}) GROUP BY rid) "
         f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
         "ORDER BY hits.score LIMIT ?"
     )
-    payload = json.dumps(sorted(scores.items(), key=lambda kv: kv[1])[: max(4 * limit, 500)])
-    return c.execute(sql, (payload, *params, limit)).fetchall()
+    return c.execute(sql, (*args, *params, limit)).fetchall()
 
 
 def scope_token(tenant: str, user_id: str | None) -> str:
