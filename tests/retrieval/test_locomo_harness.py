@@ -14,6 +14,7 @@ from remnant.bench.eval.locomo import (
     load_locomo,
     normalise_evidence,
     parse_session_date,
+    turn_docs,
 )
 from remnant.embed import get_embedder
 
@@ -136,3 +137,34 @@ def test_cli_runs_through_the_engine(data_file, tmp_path):
     assert data["remnant"]["scale"]["memories"] == 50
     assert chart.stat().st_size > 1000
     assert "turn recall@5" in res.output
+
+
+def test_real_clock_dump_and_answer_hit_on_retrieved_turns(data_file, tmp_path):
+    """The default clock learns the turns now (nothing faded), each said at its session date; the
+    dump has one line per question and system; answer-hit reads the turns retrieved, not summaries."""
+    from datetime import UTC, datetime, timedelta
+
+    from remnant.bench.locomo import bench_locomo
+
+    convs = load_locomo(data_file)
+    (b,) = engine_backends(convs, tmp_path, embedder=None, baseline_embedder=None, systems=["bm25"])
+    b.ingest("toy-1", turn_docs(convs[0]))
+    rec = b.memory.list_memories(user_id="toy-1")[0]
+    assert rec.occurred_at is not None and rec.occurred_at.year == 2023
+    assert rec.created_at is not None and datetime.now(UTC) - rec.created_at < timedelta(hours=1)
+    b.close()
+    dump = tmp_path / "dump.jsonl"
+    res = CliRunner().invoke(
+        bench_locomo,
+        ["--data", str(data_file), "--embedder", "static", "--systems", "bm25,vector", "--dump", str(dump)],
+    )
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert len(rows) == 2 * 4 and {r["system"] for r in rows} == {"bm25", "vector"}
+    cat = next(r for r in rows if r["question"] == "What is the name of Ana's cat?" and r["system"] == "bm25")
+    assert cat["top"][0] == "D1:1" and cat["answer_hit@5"] is True and cat["recall@5"] == 1.0
+    replay = CliRunner().invoke(
+        bench_locomo,
+        ["--data", str(data_file), "--embedder", "static", "--systems", "bm25", "--clock", "replay"],
+    )
+    assert replay.exit_code == 0, replay.output

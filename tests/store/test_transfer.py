@@ -17,7 +17,7 @@ from remnant.core.clock import ManualClock
 from remnant.core.errors import ConflictError, ValidationError
 from remnant.engine import Memory
 from remnant.store import open_store
-from remnant.store.base import MemoryFilter, Store
+from remnant.store.base import SCHEMA_VERSION, MemoryFilter, Store
 from remnant.store.sqlite import SQLiteStore
 from remnant.store.transfer import export_lines, export_store, import_lines
 
@@ -75,7 +75,7 @@ def test_sqlite_to_postgres_to_sqlite_is_exact(tmp_path: Path, pg_url: str) -> N
         exported = export_store(src, buf, with_embeddings=True)
         assert exported.memories == 10 and exported.embeddings == 10 and exported.audit > 4
         header = json.loads(buf.getvalue().splitlines()[0])
-        assert header["schema_version"] == 1 and header["counts"]["memories"] == 10
+        assert header["schema_version"] == SCHEMA_VERSION and header["counts"]["memories"] == 10
         report = import_lines(pg, io.StringIO(buf.getvalue()))
         assert report.chain_ok == {"acme": True, "default": True}
         assert snapshot(pg) == snapshot(src)

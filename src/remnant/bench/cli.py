@@ -67,6 +67,7 @@ _SUITE_CHOICES = (
     "forget-requests",
     "salience",
     "reinforcement",
+    "paraphrase",
 )
 
 
@@ -86,7 +87,7 @@ _SUITE_CHOICES = (
     multiple=True,
     default=("remnant", "baseline"),
     show_default=True,
-    help="Memory system to evaluate (repeat): remnant, remnant-private, baseline, vector-baseline, "
+    help="Memory system to evaluate (repeat): remnant, remnant-private, baseline (alias bm25), vector-baseline, "
     "never-forgets, forgets-everything.",
 )
 @click.option("--quick", is_flag=True, help="Small sizes (seconds), for CI.")

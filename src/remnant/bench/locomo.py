@@ -14,12 +14,23 @@ import click
 from remnant.bench import CONTEXT_SETTINGS
 
 
-def _embedder(name: str, threads: int, cache_dir: str | None) -> Any:
+def _embedder(name: str, threads: int, cache_dir: str | None, query_cache: bool = True) -> Any:
     from remnant.embed import CachedEmbedder, NpzVectorCache, get_embedder
 
     options: dict[str, Any] = {"threads": threads} if name in ("minilm", "e5-small", "e5", "arctic") else {}
     inner = get_embedder(name, shared=False, **options)
-    return CachedEmbedder(inner, store=NpzVectorCache(cache_dir) if cache_dir else None)
+    return CachedEmbedder(
+        inner,
+        store=NpzVectorCache(cache_dir) if cache_dir else None,
+        persist_queries=bool(cache_dir) and query_cache,
+    )
+
+
+def _flush(*embedders: Any) -> None:
+    for cached in embedders:
+        store = getattr(cached, "store", None)
+        if store is not None:
+            store.flush()
 
 
 def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> dict[str, Any]:
@@ -100,7 +111,28 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
 @click.option("--limit-conversations", type=click.IntRange(1), help="Use only the first N conversations.")
 @click.option("--embedder", default="e5-small", show_default=True, help="Embedder of the remnant system.")
 @click.option(
-    "--baseline-embedder", default="minilm", show_default=True, help="Embedder of the vector baseline."
+    "--baseline-embedder",
+    default="same",
+    show_default=True,
+    help="Embedder of the dense baseline ('same': the remnant system's, a same-embedder comparison).",
+)
+@click.option(
+    "--clock",
+    type=click.Choice(["real", "replay"]),
+    default="real",
+    show_default=True,
+    help="real: memories learned now, said at their session dates; replay: learned at their session dates.",
+)
+@click.option(
+    "--dump",
+    "dump_path",
+    type=click.Path(dir_okay=False),
+    help="Write one JSON line per question and system (its top 10, evidence, scores) here.",
+)
+@click.option(
+    "--folds",
+    is_flag=True,
+    help="Leave-one-conversation-out cross-validation of the tuned weights, with an ablation per component.",
 )
 @click.option(
     "--systems",
@@ -113,6 +145,12 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
     "--embed-cache",
     type=click.Path(file_okay=False),
     help="Directory for a content-hash cache of document vectors (reused across runs).",
+)
+@click.option(
+    "--query-cache/--no-query-cache",
+    default=True,
+    show_default=True,
+    help="Keep query vectors in --embed-cache too (off: every query is embedded, for recall latency).",
 )
 @click.option(
     "--scale",
@@ -132,6 +170,10 @@ def bench_locomo(
     threads: int,
     embed_cache: str | None,
     scale: int,
+    query_cache: bool,
+    clock: str,
+    dump_path: str | None,
+    folds: bool,
 ) -> None:
     """Turn- and session-level recall, answer-hit, context tokens and timing on LoCoMo.
 
@@ -159,18 +201,46 @@ def bench_locomo(
         f"{len(convs)} conversations, {sum(len(c.turns) for c in convs)} turns, "
         f"{sum(len(c.questions) for c in convs)} questions"
     )
-    emb = _embedder(embedder, threads, embed_cache)
-    base = emb if baseline_embedder == embedder else _embedder(baseline_embedder, threads, embed_cache)
+    emb = _embedder(embedder, threads, embed_cache, query_cache)
+    same = baseline_embedder in ("same", embedder)
+    base = emb if same else _embedder(baseline_embedder, threads, embed_cache, query_cache)
+    if folds:
+        from remnant.bench.eval.locomo_folds import format_folds, run_folds
+
+        with tempfile.TemporaryDirectory(prefix="remnant-locomo-") as tmp:
+            report = run_folds(convs, emb, tmp, clock=clock, progress=lambda m: click.echo(m, err=True))
+        _flush(emb, base)
+        click.echo(format_folds(report))
+        if json_path:
+            Path(json_path).write_text(json.dumps(report, indent=2), encoding="utf-8")
+            click.echo(f"wrote {json_path}")
+        return
+    dump_file = open(dump_path, "w", encoding="utf-8") if dump_path else None  # noqa: SIM115
+
+    def dump(row: dict[str, Any]) -> None:
+        if dump_file is not None:
+            dump_file.write(json.dumps(row, ensure_ascii=False) + "\n")
+
     with tempfile.TemporaryDirectory(prefix="remnant-locomo-") as tmp:
-        backends = engine_backends(convs, tmp, embedder=emb, baseline_embedder=base, systems=names)
-        results = run_bench(convs, backends, progress=lambda m: click.echo(m, err=True))
+        backends = engine_backends(
+            convs, tmp, embedder=emb, baseline_embedder=base, systems=names, clock=clock
+        )
+        try:
+            results = run_bench(
+                convs, backends, progress=lambda m: click.echo(m, err=True), dump=dump if dump_file else None
+            )
+        finally:
+            if dump_file:
+                dump_file.close()
         if scale:
             results.setdefault("remnant", {})["scale"] = latency_at_scale(convs, emb, scale, tmp)
-    for cached in (emb, base):
-        store = getattr(cached, "store", None)
-        if store is not None:
-            store.flush()
-    results_meta = {"embedder": emb.model_id, "baseline_embedder": base.model_id, "data": str(data_path)}
+    _flush(emb, base)
+    results_meta = {
+        "embedder": emb.model_id,
+        "baseline_embedder": base.model_id,
+        "data": str(data_path),
+        "clock": clock,
+    }
     click.echo(format_report({k: v for k, v in results.items() if "turn" in v}))
     if scale and "scale" in results.get("remnant", {}):
         s = results["remnant"]["scale"]
@@ -181,6 +251,8 @@ def bench_locomo(
     if json_path:
         Path(json_path).write_text(json.dumps({**results, "meta": results_meta}, indent=2), encoding="utf-8")
         click.echo(f"wrote {json_path}")
+    if dump_path:
+        click.echo(f"wrote {dump_path}")
     if chart_path:
         write_chart({k: v for k, v in results.items() if "turn" in v}, chart_path)
         click.echo(f"wrote {chart_path}")

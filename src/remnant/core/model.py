@@ -3,7 +3,9 @@
 A memory is one thing worth remembering about a user: a fact, a preference, an open issue, a
 conversation turn, a summary or a piece of product knowledge. Timestamps are aware datetimes in UTC.
 The decay state (``strength0``, ``stability``, ``anchor``, ``fade_at``) is what makes the strength
-closed-form in time: nothing has to be recomputed row by row as days pass.
+closed-form in time: nothing has to be recomputed row by row as days pass. Two times are kept
+apart: ``created_at`` (when Remnant learned it; decay and reinforcement run from there) and
+``occurred_at`` (when it happened or was said; what temporal questions and ``as_of`` use).
 """
 
 from __future__ import annotations
@@ -100,6 +102,9 @@ class MemoryRecord:
     expires_at: datetime | None = None
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    # when what it says happened or was said (a chat turn's time, an imported message's date);
+    # ``created_at`` is when Remnant learned it, the anchor of its decay
+    occurred_at: datetime | None = None
     status: Status = Status.ACTIVE
     status_reason: str | None = None
     status_changed_at: datetime | None = None

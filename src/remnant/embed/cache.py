@@ -2,9 +2,10 @@
 
 Vectors are keyed by ``(model_id, sha256(text))``. An in-memory LRU sits in front of an
 optional persistent :class:`VectorCacheStore` (the SQLite store implements it with its
-embeddings table; :class:`NpzVectorCache` is a file-backed one for benchmarks). Only
-document vectors are persisted; query vectors stay in the LRU (queries are rarely repeated
-across processes, and asymmetric models embed the two roles differently).
+embeddings table; :class:`NpzVectorCache` is a file-backed one for benchmarks). Document
+vectors are persisted; query vectors stay in the LRU unless ``persist_queries`` is set (queries
+are rarely repeated across processes, but a benchmark asks the same ones on every run). They are
+kept under ``<model_id>#query``, since asymmetric models embed the two roles differently.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from remnant.embed.base import Embedder, EmbeddingError, Vectors, check_texts, e
 def content_hash(text: str) -> str:
     """sha256 hex of the UTF-8 text: the cache key (with the model id)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+QUERY_SUFFIX = "#query"  # persisted query vectors live under this model id suffix
 
 
 class VectorCacheStore(Protocol):
@@ -86,7 +90,12 @@ class CachedEmbedder:
     """An Embedder that answers repeated texts from cache; itself an Embedder (same model_id)."""
 
     def __init__(
-        self, inner: Embedder, *, capacity: int = 50_000, store: VectorCacheStore | None = None
+        self,
+        inner: Embedder,
+        *,
+        capacity: int = 50_000,
+        store: VectorCacheStore | None = None,
+        persist_queries: bool = False,
     ) -> None:
         if capacity < 0:
             raise EmbeddingError("cache capacity must be >= 0")
@@ -94,6 +103,7 @@ class CachedEmbedder:
         self.model_id = inner.model_id
         self.capacity = capacity
         self.store = store
+        self.persist_queries = persist_queries and store is not None
         self._lru: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
         # one retriever serves every request thread of a server: the LRU's reorder/evict steps
         # must not interleave (the model call itself runs outside the lock)
@@ -154,12 +164,20 @@ class CachedEmbedder:
         return np.stack([found[h] for h in hashes]).astype(np.float32, copy=False)
 
     def embed_query(self, text: str) -> Vectors:
-        key = ("q", content_hash(text))
+        h = content_hash(text)
+        key = ("q", h)
         vec = self._recall(key)
+        if vec is None and self.persist_queries and self.store is not None:
+            stored = self.store.get_many(self.model_id + QUERY_SUFFIX, [h]).get(h)
+            if stored is not None:
+                vec = np.asarray(stored, dtype=np.float32)
+                self._remember(key, vec)
         if vec is None:
             self.misses += 1
             vec = self.inner.embed_query(text)
             self._remember(key, vec)
+            if self.persist_queries and self.store is not None:
+                self.store.put_many(self.model_id + QUERY_SUFFIX, {h: vec})
         else:
             self.hits += 1
         return vec

@@ -425,6 +425,8 @@ class Ledger:
         valid_to = ensure_aware(valid_to, name="valid_to") if valid_to is not None else None
         if valid_from and valid_to and valid_to <= valid_from:
             raise ValidationError("valid_to must be after valid_from")
+        occurred_at = opts.get("occurred_at")
+        occurred_at = ensure_aware(occurred_at, name="occurred_at") if occurred_at is not None else None
         pinned = bool(opts.get("pinned", False))
         self.mark_active(user_id, now)
         redact = bool(opts.get("redact", True))
@@ -447,6 +449,7 @@ class Ledger:
             expires_at=expires_at,
             valid_from=valid_from,
             valid_to=valid_to,
+            occurred_at=occurred_at,
             metadata=meta,
         )
         if redact:

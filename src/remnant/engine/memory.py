@@ -224,7 +224,8 @@ class Memory:
 
         Options (:class:`~remnant.engine.ledger.WriteOptions`): ``kind`` (fact), ``key``,
         ``importance`` (0.5), ``confidence`` (1.0), ``source``, ``agent_id``, ``session_id``,
-        ``pinned``, ``ttl`` or ``expires_at``, ``valid_from``/``valid_to``, ``metadata``, ``redact``.
+        ``pinned``, ``ttl`` or ``expires_at``, ``valid_from``/``valid_to``, ``occurred_at`` (when it
+        happened or was said; decay still runs from now, when it is learned), ``metadata``, ``redact``.
         """
         # detection and embedding first, outside the write lock: other requests never wait on them
         prepared = self.ledger.prepare([(content, options)])[0] if not self.store.in_transaction() else None
@@ -284,6 +285,7 @@ class Memory:
         agent_id: str | None = None,
         infer: bool = True,
         metadata: Mapping[str, Any] | None = None,
+        occurred_at: datetime | None = None,
     ) -> AddResult:
         """Remember a conversation: the one call for chat turns.
 
@@ -293,7 +295,8 @@ class Memory:
         memories that supersede older values (each carrying ``metadata`` and ``from_episode``, the
         episode's id; the episode lists them under ``metadata["facts"]``). ``infer=False`` stores
         the messages as they are, at the ingestor's default importance, without extraction. One
-        transaction for all.
+        transaction for all. ``occurred_at`` is when the messages were said (an imported chat
+        history's date); the memories are still learned now, so they do not arrive faded.
         """
         if isinstance(messages, (str, Message, Mapping)):
             messages = [messages]
@@ -302,7 +305,9 @@ class Memory:
             raise ValidationError("add needs at least one message")
         return retrying(
             self.store,
-            lambda: self._add(parsed, user_id, session_id, agent_id, infer, dict(metadata or {})),
+            lambda: self._add(
+                parsed, user_id, session_id, agent_id, infer, dict(metadata or {}), occurred_at
+            ),
         )
 
     def _add(
@@ -313,10 +318,13 @@ class Memory:
         agent_id: str | None,
         infer: bool,
         metadata: dict[str, Any],
+        occurred_at: datetime | None = None,
     ) -> AddResult:
         out = AddResult()
         recent: list[str] = []
         scope: WriteOptions = {"session_id": session_id, "agent_id": agent_id}
+        if occurred_at is not None:
+            scope["occurred_at"] = occurred_at
         kept = [m for m in messages if m.content.strip() and m.role not in ("system", "tool")]
         # the turns' detection and embedding run before the write lock, as in remember()
         ready = (

@@ -29,6 +29,7 @@ class WriteOptions(TypedDict, total=False):
     expires_at: datetime | None
     valid_from: datetime | None
     valid_to: datetime | None
+    occurred_at: datetime | None  # when it happened or was said (default: unknown, i.e. when learned)
     metadata: Mapping[str, Any] | None
     redact: bool
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def _when(r: MemoryRecord) -> str | None:
-    at = r.valid_from or r.created_at
+    at = r.occurred_at or r.valid_from or r.created_at  # when it happened, not when it was learned
     return at.date().isoformat() if at is not None else None
 
 

@@ -32,12 +32,23 @@ from typing import TYPE_CHECKING, Any
 
 from remnant.core.model import Kind, MemoryRecord
 from remnant.core.text import index_text as store_index_text
+from remnant.core.text import match_expression
 from remnant.embed.base import Embedder, EmbeddingModelMismatch
 from remnant.embed.cache import CachedEmbedder
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, build_index
 from remnant.retrieval.query import analyze
+from remnant.retrieval.rescoring import (
+    RecallTuning,
+    diversify,
+    event_text,
+    is_when_question,
+    merge_rounds,
+    query_ranges,
+    seed_terms,
+    temporal_factor,
+)
 from remnant.store.base import iter_batches
 
 if TYPE_CHECKING:
@@ -56,8 +67,11 @@ RELEVANCE_FLOORS = {
     "tokenlearn-static-64d-int8": 0.3,
 }
 
-# Chosen on the LoCoMo development split: BM25 carries more weight than the dense side.
-DEFAULT_FUSION = HybridConfig(fusion="weighted", lexical_weight=0.7, vector_weight=0.3, candidates=100)
+# BM25 carries more weight than the dense side (0.8/0.2 chosen by cross-validation on LoCoMo).
+DEFAULT_FUSION = HybridConfig(fusion="weighted", lexical_weight=0.8, vector_weight=0.2, candidates=100)
+# The steps after fusion (remnant.retrieval.rescoring); chosen by leave-one-conversation-out
+# cross-validation on LoCoMo (remnant bench locomo --folds; docs/benchmarks/retrieval.md).
+DEFAULT_TUNING = RecallTuning(temporal_boost=1.0, when_boost=0.4)
 
 
 @dataclass(frozen=True)
@@ -65,9 +79,10 @@ class IndexTextPolicy:
     """What goes into a memory's lexical index text besides its content."""
 
     speaker: bool = True  # prefix "speaker: " from metadata["speaker"]
-    date: bool = True  # the memory's date (valid_from, else created_at), e.g. "8 May 2023"
+    date: bool = True  # when it happened (occurred_at, else valid_from, else created_at), e.g. "8 May 2023"
     neighbours: bool = True  # neighbouring turns of the same session (episodes only)
     own_repeats: int = 2  # the memory's own text is indexed this many times when context is added
+    event_dates: bool = True  # the dates its own time expressions resolve to ("yesterday" -> "7 May 2023")
 
 
 def _speaker_text(r: MemoryRecord) -> str:
@@ -122,6 +137,7 @@ class HybridRetriever:
         mode: str = "hybrid",
         speaker_boost: float = 0.5,
         min_similarity: float | None = None,
+        tuning: RecallTuning | None = None,
     ) -> None:
         if mode not in ("hybrid", "lexical", "vector"):
             raise RetrievalError(f"mode must be hybrid, lexical or vector, not {mode!r}")
@@ -139,6 +155,8 @@ class HybridRetriever:
         self.policy = index_text or IndexTextPolicy()
         self.hnsw_threshold = hnsw_threshold
         self.rerank_depth = rerank_depth
+        self.tuning = tuning if tuning is not None else DEFAULT_TUNING
+        self.vector_skipped = 0  # queries whose embedding was skipped (confident lexical result)
         self._indexes: dict[tuple[int, str, str | None], VectorIndex] = {}
         self._checked: set[tuple[int, str, str | None]] = set()  # scopes checked on shared indexes
         self._lock = threading.RLock()
@@ -152,9 +170,13 @@ class HybridRetriever:
         """The lexical index text for ``record`` (called by the engine before it is inserted)."""
         own = _speaker_text(record) if self.policy.speaker else record.content
         if self.policy.date:
-            day = _day(record.valid_from or record.created_at)
+            day = _day(record.occurred_at or record.valid_from or record.created_at)
             if day:
                 own = f"[{day}] {own}"
+        if self.policy.event_dates:
+            events = event_text(record)
+            if events:
+                own = f"{own} [{events}]"
         context = self._neighbours(engine, record, batch) if self.policy.neighbours else []
         parts = [own] * max(1, self.policy.own_repeats) + context if context else [own]
         return store_index_text("\n".join(parts))
@@ -402,17 +424,29 @@ class HybridRetriever:
         n = max(limit, self.fusion.candidates)
         lexical: list[tuple[str, float]] = []
         vector: list[tuple[str, float]] = []
+        t = self.tuning
         if qa.fts and self.mode != "vector":
             lexical = engine.store.lexical_search(qa.fts, flt, limit=n)
         if self.embedder is not None and self.mode != "lexical":
-            vector = self._vector_candidates(engine, query, flt, n)
+            if self.mode == "hybrid" and _confident(lexical, t.skip_vector_ratio):
+                self.vector_skipped += 1  # the lexical ranking is clear: spare the query embedding
+            else:
+                vector = self._vector_candidates(engine, query, flt, n)
         fused = fuse(lexical, vector, self.fusion)
         if trace is not None:
             trace.terms = list(qa.terms)
             trace.lexical = {i: (rank, s) for rank, (i, s) in enumerate(lexical, start=1)}
             trace.vector = {i: (rank, s) for rank, (i, s) in enumerate(vector, start=1)}
             trace.fused = dict(fused)
-        depth = max(limit, self.rerank_depth)
+        if t.expansion_weight > 0 and fused and self.mode != "vector":
+            # second round: what the first hits say, beyond the question's words (multi-hop)
+            seeds = engine.store.get_many([i for i, _ in fused[: t.expansion_seeds]], tenant=engine.tenant)
+            extra = seed_terms(seeds, qa.terms, t.expansion_terms)
+            if extra:
+                second = engine.store.lexical_search(match_expression(qa.terms + extra), flt, limit=n)
+                fused = merge_rounds(fused, second, t.expansion_weight)
+        boosting = bool(t.temporal_boost or t.when_boost or t.diversity)
+        depth = max(limit, self.rerank_depth, t.depth if boosting else 0)
         head, tail = fused[:depth], fused[depth:]
         if not head:
             return [], {}
@@ -438,7 +472,24 @@ class HybridRetriever:
         if trace is not None:
             trace.boosted = set(boosted)
             trace.signals = {i: (*sig, self.signals.factor(*sig)) for i, sig in signals.items()}
-        return rerank(head, signals, self.signals) + tail, loaded
+        ranges = query_ranges(query, now) if t.temporal_boost else []
+        when = bool(t.when_boost) and is_when_question(query)
+        if ranges or when:
+            by_id = {r.id: r for r in records}
+            head = [(i, s * temporal_factor(by_id[i], ranges, when, t) if i in by_id else s) for i, s in head]
+        ranked = rerank(head, signals, self.signals)
+        if t.diversity:
+            ranked = diversify(ranked, {r.id: r.content for r in records}, limit, t.diversity)
+        return ranked + tail, loaded
+
+
+def _confident(lexical: Sequence[tuple[str, float]], ratio: float) -> bool:
+    """The lexical ranking is clear enough to skip the vector half: its best BM25 score is at least
+    ``ratio`` times the fifth best (0 = never skip)."""
+    if ratio <= 0 or len(lexical) < 5:
+        return False
+    fifth = lexical[4][1]
+    return fifth > 0 and lexical[0][1] >= ratio * fifth
 
 
 @dataclass

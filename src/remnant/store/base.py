@@ -24,7 +24,7 @@ from remnant.core.clock import from_epoch
 from remnant.core.importance import ImportanceWeights, importance_score_raw
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: occurred_at
 
 Order = Literal[
     "created_at",
@@ -392,7 +392,7 @@ def audit_entry_row(e: AuditEntry) -> tuple[Any, ...]:
 
 
 def row_to_record(row: Sequence[Any]) -> MemoryRecord:
-    """A memory from its first 28 columns in the stores' column order (metadata as JSON text or a dict)."""
+    """A memory from its first 29 columns in the stores' column order (metadata as JSON text or a dict)."""
     (
         mid,
         tenant,
@@ -422,7 +422,8 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
         anchor,
         fade_at,
         metadata,
-    ) = row[:28]
+        occurred_at,
+    ) = row[:29]
     return MemoryRecord(
         id=mid,
         tenant=tenant,
@@ -452,4 +453,5 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
         anchor=anchor,
         fade_at=math.inf if fade_at >= 1e300 else fade_at,
         metadata=(json.loads(metadata) if isinstance(metadata, str) else dict(metadata)) if metadata else {},
+        occurred_at=from_epoch(occurred_at),
     )

@@ -212,9 +212,15 @@ def build_where(flt: MemoryFilter, dialect: Dialect, alias: str = "m") -> tuple[
     if flt.expired_by is not None:
         add(f"{a}.expires_at IS NOT NULL AND {c('expires_at')} <= {p}", flt.expired_by)
     if flt.valid_at is not None:
-        # a memory with no explicit valid_from is valid from the moment it was recorded
+        # a memory with no explicit valid_from is valid from the moment it was recorded, or from
+        # when it happened if that was earlier (an imported old message was true before it was
+        # learned; one about a planned event is known from now on)
+        start = (
+            f"COALESCE({a}.valid_from, CASE WHEN {a}.occurred_at < {a}.created_at "
+            f"THEN {a}.occurred_at ELSE {a}.created_at END)"
+        )
         add(
-            f"COALESCE({a}.valid_from, {a}.created_at) <= {p} AND ({a}.valid_to IS NULL OR {a}.valid_to > {p})",
+            f"{start} <= {p} AND ({a}.valid_to IS NULL OR {a}.valid_to > {p})",
             flt.valid_at,
             flt.valid_at,
         )

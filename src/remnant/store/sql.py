@@ -75,6 +75,7 @@ COLUMNS: tuple[str, ...] = (
     "anchor",
     "fade_at",
     "metadata",
+    "occurred_at",
 )
 SELECT = ", ".join(f"m.{c}" for c in COLUMNS)
 # Every order ends on the row id, so equal keys come back in insertion order on every backend;
@@ -228,6 +229,7 @@ class SQLStore(Store):
             r.anchor,
             d.fade_param(r.fade_at),
             d.json_param(r.metadata),
+            ts(r.occurred_at),
         )
 
     # -- meta --------------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ _TIME_FIELDS = (
     "valid_from",
     "valid_to",
     "status_changed_at",
+    "occurred_at",
 )
 
 

@@ -603,6 +603,7 @@ ADAPTERS: dict[str, AdapterFactory] = {
     "remnant": RemnantAdapter,
     "remnant-private": _private,
     "baseline": RememberEverything,
+    "bm25": RememberEverything,  # the same BM25 baseline, by what it is
     "vector-baseline": VectorRememberEverything,
     "never-forgets": NeverForgets,
     "forgets-everything": ForgetsEverything,

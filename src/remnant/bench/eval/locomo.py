@@ -8,9 +8,10 @@ question is asked against its own conversation. Metrics follow issue 3:
   adversarial category 5 apart; any@5 (at least one evidence turn in the top 5) and all@5;
 * session-level Recall@5: the share of a question's evidence sessions that the sessions of
   the top-5 turns cover;
-* YourMemory's answer-hit@5: rank the shipped session summaries with the question, take the
-  top 5; a hit if the lower-cased answer is a substring of them or at least half of the
-  answer's words longer than 3 letters appear in them;
+* answer-hit@5 (YourMemory's rule) on what the system itself retrieved: the top-5 turns, as
+  the context packer would show them ("[date] speaker: text"); a hit if the lower-cased answer
+  is a substring of them or at least half of the answer's words longer than 3 letters appear in
+  them. LoCoMo's shipped session summaries are never used: Remnant did not write them;
 * context tokens of the top-5 turns against the whole conversation (cl100k_base);
 * ingest and query time per item, query time without the query embedding reported apart.
 
@@ -36,6 +37,7 @@ from remnant.retrieval.hybrid import HybridConfig
 from remnant.retrieval.inmemory import InMemoryHybridIndex
 from remnant.retrieval.tokens import TokenCounter, default_counter
 
+CLOCKS = ("real", "replay")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 POOLED = "1-4"
 
@@ -355,7 +357,8 @@ def _session_of(dia_id: str) -> int:
 
 
 def _turn_line(t: Turn) -> str:
-    return f"[{t.date}] {t.speaker}: {t.text}"
+    caption = f" [shared a photo: {t.caption}]" if t.caption else ""
+    return f"[{t.date}] {t.speaker}: {t.text}{caption}"
 
 
 @dataclass
@@ -387,10 +390,13 @@ def evaluate(
     backend: RetrievalBackend,
     *,
     counter: TokenCounter | None = None,
-    summaries: bool = True,
     progress: Callable[[str], None] | None = None,
+    dump: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Run one backend over the conversations and return its metrics (fractions in 0..1)."""
+    """Run one backend over the conversations and return its metrics (fractions in 0..1).
+
+    ``dump`` receives one dict per question (its ranking, evidence and scores) to write out.
+    """
     counter = counter or default_counter()
     r5, r10, any5, all5, sess5, hit5 = _Acc(), _Acc(), _Acc(), _Acc(), _Acc(), _Acc()
     ctx_tokens: list[int] = []
@@ -400,19 +406,19 @@ def evaluate(
     n_queries = 0
     ingest_s = 0.0
     query_s = 0.0
+    totals: list[float] = []  # per query, the whole recall (query embedding included), ms
     for conv in conversations:
         by_id = {t.dia_id: t for t in conv.turns}
         full = counter.count("\n".join(_turn_line(t) for t in conv.turns))
         t0 = time.perf_counter()
         backend.ingest(conv.sample_id, turn_docs(conv))
-        if summaries and conv.summaries:
-            backend.ingest(conv.sample_id + "/summaries", summary_docs(conv))
         ingest_s += time.perf_counter() - t0
         n_items += len(conv.turns)
         for q in conv.questions:
             t1 = time.perf_counter()
             top = backend.search(conv.sample_id, q.question, 10)
             query_s += time.perf_counter() - t1
+            totals.append(1000 * (time.perf_counter() - t1))
             n_queries += 1
             ev = set(q.evidence)
             top5 = top[:5]
@@ -427,10 +433,25 @@ def evaluate(
             ctx_tokens.append(ctx)
             full_tokens.append(full)
             reductions.append(1.0 - ctx / full if full else 0.0)
-            if summaries and conv.summaries and q.category != 5:
-                top_s = backend.search(conv.sample_id + "/summaries", q.question, 5)
-                text = " ".join(conv.summaries[int(s[1:])] for s in top_s if s[1:].isdigit())
-                hit5.add(q.category, float(answer_hit(q.answer, text)))
+            hit = None
+            if q.category != 5:
+                text = " ".join(_turn_line(by_id[i]) for i in top5 if i in by_id)
+                hit = answer_hit(q.answer, text)
+                hit5.add(q.category, float(hit))
+            if dump is not None:
+                dump(
+                    {
+                        "system": backend.name,
+                        "conversation": conv.sample_id,
+                        "question": q.question,
+                        "category": CATEGORIES.get(q.category, str(q.category)),
+                        "answer": q.answer,
+                        "evidence": list(q.evidence),
+                        "top": top,
+                        "recall@5": len(ev & set(top5)) / len(ev),
+                        "answer_hit@5": hit,
+                    }
+                )
         if progress:
             progress(f"{backend.name}: {conv.sample_id} done ({len(conv.questions)} questions)")
     tm = backend.timing()
@@ -459,6 +480,8 @@ def evaluate(
             "embed_ms_per_query": 1000 * float(tm.get("embed_queries", 0.0)) / max(len(qs), 1),
             "search_ms_p50": _pct(qs, 0.5),
             "search_ms_p95": _pct(qs, 0.95),
+            "recall_ms_p50": _pct(totals, 0.5),
+            "recall_ms_p95": _pct(totals, 0.95),
         },
         "questions": {k: len(v) for k, v in r5.values.items()},
     }
@@ -469,13 +492,14 @@ def run_bench(
     backends: Sequence[RetrievalBackend],
     *,
     progress: Callable[[str], None] | None = None,
+    dump: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Evaluate every backend; returns ``{backend.name: metrics}``."""
     out: dict[str, Any] = {}
     counter = default_counter()
     for b in backends:
         try:
-            out[b.name] = evaluate(conversations, b, counter=counter, progress=progress)
+            out[b.name] = evaluate(conversations, b, counter=counter, progress=progress, dump=dump)
         finally:
             b.close()
     return out
@@ -508,7 +532,8 @@ def format_report(results: dict[str, Any]) -> str:
             f"({100 * tk['reduction']:.2f}% fewer); ingest {tm['ingest_ms_per_item']:.2f} ms/item "
             f"(embedding {tm['embed_ms_per_item']:.2f}); query {tm['query_ms_per_item']:.2f} ms/item, "
             f"search p50 {tm['search_ms_p50']:.2f} ms p95 {tm['search_ms_p95']:.2f} ms excl. embedding "
-            f"({tm['embed_ms_per_query']:.2f} ms/query embedding)"
+            f"({tm['embed_ms_per_query']:.2f} ms/query embedding); recall p50 {tm['recall_ms_p50']:.2f} ms "
+            f"p95 {tm['recall_ms_p95']:.2f} ms incl. embedding"
         )
     return "\n".join(lines)
 
@@ -569,14 +594,31 @@ class TimedEmbedder:
             self.queries_s += time.perf_counter() - t0
 
 
+class _ReplayClock:
+    """A clock the replay sets to each session's date in turn (conversations overlap in time, so
+    it goes back between them, which a ManualClock refuses)."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def now(self) -> datetime:
+        return self.at
+
+    def set(self, when: datetime) -> None:
+        self.at = when
+
+
 class EngineBackend:
     """Runs the bench through :class:`remnant.Memory` on a real SQLite file.
 
     Each conversation is one user; each turn a memory of kind ``episode`` with its session as
-    ``session_id``, its speaker in metadata and its session date as ``valid_from``; summaries
-    go to a second user. The clock stands one day after the last session, so every memory is
-    equally fresh and recall order is pure relevance. Recall runs with ``touch=False`` so asking
-    questions does not change the memories.
+    ``session_id``, its speaker in metadata and its session date as ``occurred_at`` (when it was
+    said). Recall runs with ``touch=False`` so asking questions does not change the memories.
+
+    ``clock="real"`` (the default): the memories are learned now, on the wall clock, as when a
+    user imports their chat history today; decay runs from now. ``clock="replay"``: each session
+    is learned at its own date and the questions come one day after the last session, as if
+    Remnant had listened live all along (with the default decay most early turns have faded).
     """
 
     def __init__(
@@ -586,16 +628,22 @@ class EngineBackend:
         embedder: Embedder | None,
         db_dir: str | Path,
         latest: datetime | None = None,
+        clock: str = "real",
     ) -> None:
         from datetime import UTC
 
         from remnant.core.clock import ManualClock
         from remnant.engine.memory import Memory
 
+        if clock not in CLOCKS:
+            raise ValidationError(f"clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
         self.name = name
+        self.clock_mode = clock
+        self._latest = (latest or datetime(2030, 1, 1)).replace(tzinfo=UTC)
         self._embedder = TimedEmbedder(embedder) if embedder is not None else None
-        start = (latest or datetime(2030, 1, 1)).replace(tzinfo=UTC)
-        self.clock = ManualClock(start)
+        self.clock: ManualClock | _ReplayClock = (
+            ManualClock(datetime.now(UTC)) if clock == "real" else _ReplayClock(self._latest)
+        )
         path = Path(db_dir) / f"locomo-{name}.db"
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -616,6 +664,9 @@ class EngineBackend:
         embed0 = self._embedder.documents_s if self._embedder else 0.0
         t0 = time.perf_counter()
         for session, group in by_session.items():
+            when = group[0].when
+            if self.clock_mode == "replay" and when is not None:
+                self.clock.set(when.replace(tzinfo=UTC))
             items = []
             for d in group:
                 content = d.text + (f" [shared a photo: {d.caption}]" if d.caption else "")
@@ -627,12 +678,14 @@ class EngineBackend:
                         "user_id": scope,
                         "kind": Kind.SUMMARY if d.id.startswith("S") else Kind.EPISODE,
                         "session_id": session,
-                        "valid_from": d.when.replace(tzinfo=UTC) if d.when else None,
+                        "occurred_at": d.when.replace(tzinfo=UTC) if d.when else None,
                         "metadata": {"speaker": d.speaker, "ref": d.id} if d.speaker else {"ref": d.id},
                     }
                 )
             for rec in self.memory.remember_many(items, supersede=False):
                 self._dia[rec.id] = str(rec.metadata["ref"])
+        if self.clock_mode == "replay":
+            self.clock.set(self._latest)
         spent = time.perf_counter() - t0
         self._index_s += spent - ((self._embedder.documents_s - embed0) if self._embedder else 0.0)
 
@@ -674,20 +727,35 @@ def engine_backends(
     embedder: Embedder,
     baseline_embedder: Embedder,
     systems: Sequence[str] = ("remnant", "bm25", "vector"),
+    clock: str = "real",
+    retriever: Callable[[Embedder | None], Any] | None = None,
 ) -> list[EngineBackend]:
-    """The three systems of the bench, all through the engine: Remnant's hybrid recall, the
-    store's plain BM25 (content only), and plain vector search (baseline embedder, content only)."""
+    """The three systems of the bench, all through the engine: Remnant's hybrid recall (or the
+    ``retriever`` factory given), the store's plain BM25 (content only), and a fair dense
+    baseline: exact cosine over "speaker: text" with the baseline embedder, no floor, no signals,
+    no boosts."""
     from remnant.engine.seams import LexicalRetriever
+    from remnant.retrieval.hybrid import SignalWeights
+    from remnant.retrieval.rescoring import RecallTuning
     from remnant.retrieval.retriever import HybridRetriever, IndexTextPolicy
 
     latest = latest_session(conversations)
-    plain = IndexTextPolicy(speaker=False, date=False, neighbours=False)
+    dense = IndexTextPolicy(speaker=True, date=False, neighbours=False)
     makers: dict[str, tuple[Callable[[Embedder | None], Any], Embedder | None]] = {
-        "remnant": (lambda e: HybridRetriever(e), embedder),
+        "remnant": (retriever or (lambda e: HybridRetriever(e)), embedder),
         "bm25": (lambda e: LexicalRetriever(), None),
         "vector": (
-            lambda e: HybridRetriever(e, mode="vector", index_text=plain, speaker_boost=0.0),
+            lambda e: HybridRetriever(
+                e,
+                mode="vector",
+                index_text=dense,
+                speaker_boost=0.0,
+                min_similarity=-1.0,
+                signals=SignalWeights(strength=0.0, confidence=0.0),
+                tuning=RecallTuning(),  # plain cosine: none of Remnant's steps after fusion
+                hnsw_threshold=10**9,
+            ),
             baseline_embedder,
         ),
     }
-    return [EngineBackend(s, makers[s][0], makers[s][1], db_dir, latest) for s in systems]
+    return [EngineBackend(s, makers[s][0], makers[s][1], db_dir, latest, clock) for s in systems]

@@ -39,6 +39,7 @@ SUITE_NAMES: tuple[str, ...] = (
     "forget_requests",
     "salience",
     "reinforcement",
+    "paraphrase",
 )
 
 

@@ -1,0 +1,492 @@
+"""Time expressions (English and Chinese) resolved against a reference date into date ranges.
+
+"yesterday", "last week", "in May", "three days ago", "the week before 9 June 2023", 上周, 五月,
+去年, 三天前 ... become :class:`TimeRange` values (``start`` inclusive, ``end`` exclusive, whole
+days). A memory's event dates are the day it was said (``occurred_at``) plus what the
+expressions in its text resolve to against that day ("I went yesterday", said on 8 May, is about
+7 May); a query's ranges are resolved against now, and recall boosts memories whose event dates
+fall in them.
+
+Conventions: weeks run Monday to Sunday; a bare weekday or a month named without a year means
+the most recent one on or before the reference date (people talk about the past more than the
+future) and, for a month, ``yearless`` is set so a caller can match that month in any year;
+"N weeks ago" is the week around the day N weeks back. An expression relative to something that
+is not a date ("two days before the trip") is left unresolved. "May" is a month only where a
+month can stand (after "in", "since", "last" ..., or beside a day or a year), never the modal verb.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+__all__ = ["TimeRange", "has_time_expression", "resolve"]
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    """Whole days ``start <= d < end``; ``text`` is the expression it came from."""
+
+    start: date
+    end: date
+    text: str = ""
+    yearless: bool = False  # a month (or day) named without a year: any year's may be meant
+
+    def overlaps(self, other: TimeRange) -> bool:
+        if self.yearless or other.yearless:
+            return _month_overlap(self, other)
+        return self.start < other.end and other.start < self.end
+
+    def contains(self, day: date) -> bool:
+        if self.yearless:
+            return any(_month_key(day) == k for k in _months_of(self))
+        return self.start <= day < self.end
+
+
+def _months_of(r: TimeRange) -> set[int]:
+    out = set()
+    d = r.start
+    while d < r.end:
+        out.add(d.month)
+        d = (d.replace(day=1) + timedelta(days=32)).replace(day=1)
+    return out
+
+
+def _month_key(d: date) -> int:
+    return d.month
+
+
+def _month_overlap(a: TimeRange, b: TimeRange) -> bool:
+    return bool(_months_of(a) & _months_of(b))
+
+
+MONTHS = {
+    name: i + 1
+    for i, name in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        )
+    )
+}
+MONTHS.update({k[:3]: v for k, v in list(MONTHS.items()) if k != "may"})
+MONTHS["sept"] = 9
+WEEKDAYS = {
+    name: i
+    for i, name in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+}
+_NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "couple of": 2,
+    "a couple": 2,
+}
+_ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+
+
+def _day(ref: date | datetime) -> date:
+    return ref.date() if isinstance(ref, datetime) else ref
+
+
+def _one(d: date, text: str) -> TimeRange:
+    return TimeRange(d, d + timedelta(days=1), text)
+
+
+def _week(monday: date, text: str) -> TimeRange:
+    return TimeRange(monday, monday + timedelta(days=7), text)
+
+
+def _add_months(d: date, n: int) -> date:
+    y, m = divmod(d.year * 12 + (d.month - 1) + n, 12)
+    return date(y, m + 1, 1)
+
+
+def _month(year: int, month: int, text: str, yearless: bool = False) -> TimeRange:
+    start = date(year, month, 1)
+    return TimeRange(start, _add_months(start, 1), text, yearless)
+
+
+def _year(year: int, text: str) -> TimeRange:
+    return TimeRange(date(year, 1, 1), date(year + 1, 1, 1), text)
+
+
+def _safe_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None  # 30 February, 29 February of a common year
+
+
+def _past_month(ref: date, month: int) -> int:
+    """The year of the most recent ``month`` on or before ref's month."""
+    return ref.year if month <= ref.month else ref.year - 1
+
+
+def _weekend(ref: date, which: int) -> TimeRange:
+    """which = -1 last, 0 this, +1 next weekend (Saturday and Sunday)."""
+    wd = ref.weekday()
+    # inside a weekend, "this weekend" is the current one
+    this_sat = ref - timedelta(days=wd - 5) if wd >= 5 else ref + timedelta(days=5 - wd)
+    sat = this_sat + timedelta(days=7 * which)
+    if which == -1 and wd < 5:
+        sat = this_sat - timedelta(days=7)
+    return TimeRange(sat, sat + timedelta(days=2), "weekend")
+
+
+def _shift(ref: date, unit: str, n: int, text: str) -> TimeRange:
+    """The unit ``n`` units before ref (n < 0: after)."""
+    if unit == "day":
+        return _one(ref - timedelta(days=n), text)
+    if unit == "week":
+        mid = ref - timedelta(days=7 * n)
+        return TimeRange(mid - timedelta(days=3), mid + timedelta(days=4), text)
+    if unit == "month":
+        start = _add_months(ref, -n)
+        return TimeRange(start, _add_months(start, 1), text)
+    return _year(ref.year - n, text)
+
+
+def _number(word: str) -> int | None:
+    w = word.lower().strip()
+    if w.isdigit():
+        return int(w)
+    return _NUMBER_WORDS.get(re.sub(r"\s+", " ", w))
+
+
+def _zh_number(s: str) -> int | None:
+    if s.isdigit():
+        return int(s)
+    if not s or any(c not in _ZH_DIGITS and c != "十" for c in s):
+        return None
+    if "十" in s:
+        tens, _, ones = s.partition("十")
+        t = _ZH_DIGITS.get(tens, 0) if tens else 1
+        o = _ZH_DIGITS.get(ones, 0) if ones else 0
+        return t * 10 + o
+    value = 0
+    for c in s:
+        value = value * 10 + _ZH_DIGITS[c]
+    return value
+
+
+# -- English -------------------------------------------------------------------------------------
+_NUM = (
+    r"(\d+|a couple of|a couple|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+)
+_UNIT = r"(day|week|month|year)s?"
+_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+_MONTH_RE = rf"(?:{_MONTH_NAMES})\.?"
+_ORD = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR_RE = r"((?:19|20)\d\d)"
+# words after which "may"/"May" is the month, not the verb
+_MONTH_CONTEXT = re.compile(
+    r"(?:\b(?:in|of|since|until|till|by|during|early|mid|late|last|next|this|from|to|through|before|after|"
+    r"throughout|around|end|beginning|start|middle)\s+(?:of\s+)?)$",
+    re.IGNORECASE,
+)
+
+_EN_RULES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+(before|after)\s+", re.IGNORECASE), "offset"),
+    (re.compile(r"\bthe\s+(day|week|weekend|month|year)\s+(before|after)\s+", re.IGNORECASE), "the_offset"),
+    (re.compile(r"\bthe\s+day\s+before\s+yesterday\b", re.IGNORECASE), "d-2"),
+    (re.compile(r"\bthe\s+day\s+after\s+tomorrow\b", re.IGNORECASE), "d+2"),
+    (re.compile(r"\b(yesterday|last\s+night)\b", re.IGNORECASE), "d-1"),
+    (re.compile(r"\b(today|tonight|this\s+(?:morning|afternoon|evening))\b", re.IGNORECASE), "d0"),
+    (re.compile(r"\btomorrow\b", re.IGNORECASE), "d+1"),
+    (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", re.IGNORECASE), "ago"),
+    (re.compile(r"\b(last|this|next|past)\s+(week|weekend|month|year)\b", re.IGNORECASE), "rel"),
+    (re.compile(rf"\b(last|this|next|on)\s+({'|'.join(WEEKDAYS)})\b", re.IGNORECASE), "weekday"),
+    (re.compile(rf"\b{_ORD}\s+(?:of\s+)?({_MONTH_RE})(?:,?\s+{_YEAR_RE})?\b", re.IGNORECASE), "dmy"),
+    (re.compile(rf"\b({_MONTH_RE})\s+{_ORD}(?:,?\s+{_YEAR_RE})?\b(?!\s*(?:am|pm|:))", re.IGNORECASE), "mdy"),
+    (re.compile(rf"\b(last|this|next)\s+({_MONTH_RE})\b", re.IGNORECASE), "rel_month"),
+    (re.compile(rf"\b({_MONTH_RE})(?:,?\s+(?:of\s+)?{_YEAR_RE})?\b", re.IGNORECASE), "month"),
+    (re.compile(rf"\b{_YEAR_RE}\b"), "year"),
+]
+
+
+def _is_month_word(text: str, start: int, end: int, word: str, has_year: bool) -> bool:
+    """'May' / 'may' as a month: only where a month can stand (not the modal verb)."""
+    if word.lower().rstrip(".") != "may":
+        return True
+    if has_year:
+        return True
+    before = text[:start]
+    if _MONTH_CONTEXT.search(before):
+        return True
+    return bool(re.match(r"\s+\d{1,2}(?:st|nd|rd|th)?\b", text[end:]))
+
+
+def _resolve_en(text: str, ref: date, taken: list[tuple[int, int]]) -> list[tuple[int, TimeRange]]:
+    out: list[tuple[int, TimeRange]] = []
+    pending: list[tuple[int, int, int, str, str]] = []  # offsets waiting for their anchor
+    for pattern, kind in _EN_RULES:
+        for m in pattern.finditer(text):
+            s, e = m.span()
+            if any(s < b and a < e for a, b in taken):
+                continue
+            got = _en_match(kind, m, text, ref)
+            if kind in ("offset", "the_offset"):
+                pending.append((s, e, *_offset_args(kind, m)))
+                continue
+            if got is None:
+                continue
+            taken.append((s, e))
+            out.append((s, got))
+    # "two days before 7 May 2023": an offset applies to the expression right after it
+    for s, e, n, unit, direction in pending:
+        anchor = next((r for pos, r in out if pos == e), None)
+        if anchor is None:
+            continue  # "two days before the trip": not a date, left unresolved
+        out = [(pos, r) for pos, r in out if pos != e]
+        text_span = text[s : e + len(anchor.text)]
+        out.append((s, _apply_offset(anchor, n, unit, direction, text_span)))
+        taken.append((s, e))
+    return out
+
+
+def _offset_args(kind: str, m: re.Match[str]) -> tuple[int, str, str]:
+    if kind == "offset":
+        return _number(m.group(1)) or 1, m.group(2).lower(), m.group(3).lower()
+    unit = m.group(1).lower()
+    return 1, unit, m.group(2).lower()
+
+
+def _apply_offset(anchor: TimeRange, n: int, unit: str, direction: str, text: str) -> TimeRange:
+    sign = -1 if direction == "before" else 1
+    if unit == "weekend":
+        base = anchor.start if sign < 0 else anchor.end - timedelta(days=1)
+        return _weekend(base, -1 if sign < 0 else 1)
+    if unit in ("week", "month", "year") and n == 1 and text.lower().startswith("the"):
+        # "the week before X": the seven days up to X (or after it)
+        days = {"week": 7, "month": 30, "year": 365}[unit]
+        if sign < 0:
+            return TimeRange(anchor.start - timedelta(days=days), anchor.start, text)
+        return TimeRange(anchor.end, anchor.end + timedelta(days=days), text)
+    days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit] * n
+    point = anchor.start + timedelta(days=sign * days)
+    if unit == "day":
+        return _one(point, text)
+    half = max(1, days // 7)
+    return TimeRange(point - timedelta(days=half), point + timedelta(days=half + 1), text)
+
+
+def _en_match(kind: str, m: re.Match[str], text: str, ref: date) -> TimeRange | None:
+    t = m.group(0)
+    if kind.startswith("d") and kind[1:].lstrip("+-").isdigit():
+        return _one(ref + timedelta(days=int(kind[1:])), t)
+    if kind == "ago":
+        n = _number(m.group(1))
+        return _shift(ref, m.group(2).lower(), n, t) if n is not None else None
+    if kind == "rel":
+        which = {"last": -1, "past": -1, "this": 0, "next": 1}[m.group(1).lower()]
+        unit = m.group(2).lower()
+        if unit == "weekend":
+            return _weekend(ref, which)
+        if unit == "week":
+            return _week(ref - timedelta(days=ref.weekday()) + timedelta(days=7 * which), t)
+        if unit == "month":
+            start = _add_months(ref, which)
+            return TimeRange(start, _add_months(start, 1), t)
+        return _year(ref.year + which, t)
+    if kind == "weekday":
+        rel, wd = m.group(1).lower(), WEEKDAYS[m.group(2).lower()]
+        monday = ref - timedelta(days=ref.weekday())
+        if rel == "this":
+            return _one(monday + timedelta(days=wd), t)
+        if rel == "next":
+            return _one(monday + timedelta(days=7 + wd), t)
+        back = (ref.weekday() - wd) % 7
+        if rel == "last" and back == 0:
+            back = 7
+        return _one(ref - timedelta(days=back), t)
+    if kind in ("dmy", "mdy"):
+        if kind == "dmy":
+            day, mon, year = m.group(1), m.group(2), m.group(3)
+        else:
+            mon, day, year = m.group(1), m.group(2), m.group(3)
+        month = MONTHS[mon.lower().rstrip(".")]
+        if not _is_month_word(
+            text, *m.span(1 if kind == "mdy" else 2), mon, year is not None or kind == "dmy"
+        ):
+            return None
+        y = int(year) if year else _past_month(ref, month)
+        d = _safe_date(y, month, int(day))
+        if d is None:
+            return None
+        r = _one(d, t)
+        return TimeRange(r.start, r.end, t, yearless=year is None)
+    if kind == "rel_month":
+        rel, mon = m.group(1).lower(), m.group(2)
+        month = MONTHS[mon.lower().rstrip(".")]
+        if rel == "this":
+            return _month(ref.year, month, t)
+        if rel == "last":
+            return _month(ref.year if month < ref.month else ref.year - 1, month, t)
+        return _month(ref.year if month > ref.month else ref.year + 1, month, t)
+    if kind == "month":
+        mon, year = m.group(1), m.group(2)
+        if not _is_month_word(text, *m.span(1), mon, year is not None):
+            return None
+        if len(mon.rstrip(".")) == 3 and mon[0].islower() and mon.lower() not in ("may",):
+            return None  # "mar", "jan" in lower case are too often other words
+        month = MONTHS[mon.lower().rstrip(".")]
+        if year:
+            return _month(int(year), month, t)
+        return _month(_past_month(ref, month), month, t, yearless=True)
+    if kind == "year":
+        return _year(int(m.group(1)), t)
+    return None
+
+
+# -- Chinese -------------------------------------------------------------------------------------
+_ZN = r"([0-9]+|[零〇一二两三四五六七八九十]+)"
+_ZH_RULES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"{_ZN}\s*(天|日|周|个星期|星期|个礼拜|礼拜|个月|月|年)(?:以)?前"), "ago"),
+    (re.compile(r"(\d{4}|[零〇一二三四五六七八九]{4})年" + rf"(?:{_ZN}月(?:{_ZN}[日号])?)?"), "ymd"),
+    (re.compile(rf"{_ZN}月(?:份)?(?:{_ZN}[日号])?"), "md"),
+    (re.compile(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"), "zweekday"),
+    (re.compile(r"(?<![上这本下个])(?:周|星期|礼拜)([一二三四五六日天])"), "zbare_weekday"),
+    (re.compile(r"(上|这|本|下)(?:个)?(?:周末)"), "zweekend"),
+    (re.compile(r"(上上|上|这|本|下)(?:个)?(?:周|星期|礼拜|月)"), "zrel"),
+    (re.compile(r"(大前天|前天|昨天|昨日|昨晚|今天|今日|今晚|今早|今天早上|明天|明日|后天)"), "zday"),
+    (re.compile(r"(前年|去年|今年|明年|后年)"), "zyear"),
+]
+_ZH_DAY = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "今天": 0, "今日": 0, "今晚": 0}
+_ZH_DAY.update({"今早": 0, "今天早上": 0, "明天": 1, "明日": 1, "后天": 2})
+_ZH_YEAR = {"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}
+_ZH_WHICH = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1}
+
+
+def _resolve_zh(text: str, ref: date, taken: list[tuple[int, int]]) -> list[tuple[int, TimeRange]]:
+    out: list[tuple[int, TimeRange]] = []
+    for pattern, kind in _ZH_RULES:
+        for m in pattern.finditer(text):
+            s, e = m.span()
+            if any(s < b and a < e for a, b in taken):
+                continue
+            got = _zh_match(kind, m, ref)
+            if got is None:
+                continue
+            taken.append((s, e))
+            out.append((s, got))
+    return out
+
+
+def _zh_match(kind: str, m: re.Match[str], ref: date) -> TimeRange | None:
+    t = m.group(0)
+    if kind == "ago":
+        n = _zh_number(m.group(1))
+        unit = m.group(2)
+        if n is None:
+            return None
+        name = (
+            "day" if unit in ("天", "日") else "month" if "月" in unit else "year" if unit == "年" else "week"
+        )
+        return _shift(ref, name, n, t)
+    if kind == "ymd":
+        y = _zh_number(m.group(1))
+        if y is None:
+            return None
+        month = _zh_number(m.group(2)) if m.group(2) else None
+        day = _zh_number(m.group(3)) if m.group(3) else None
+        if month is None:
+            return _year(y, t)
+        if not 1 <= month <= 12:
+            return None
+        if day is None:
+            return _month(y, month, t)
+        d = _safe_date(y, month, day)
+        return _one(d, t) if d else None
+    if kind == "md":
+        month = _zh_number(m.group(1))
+        if month is None or not 1 <= month <= 12:
+            return None
+        y = _past_month(ref, month)
+        if m.group(2):
+            day = _zh_number(m.group(2))
+            d = _safe_date(y, month, day) if day is not None else None
+            return TimeRange(d, d + timedelta(days=1), t, yearless=True) if d else None
+        return _month(y, month, t, yearless=True)
+    if kind == "zweekday":
+        which = _ZH_WHICH[m.group(1)]
+        monday = ref - timedelta(days=ref.weekday()) + timedelta(days=7 * which)
+        return _one(monday + timedelta(days=_ZH_WEEKDAYS[m.group(2)]), t)
+    if kind == "zbare_weekday":
+        back = (ref.weekday() - _ZH_WEEKDAYS[m.group(1)]) % 7
+        return _one(ref - timedelta(days=back), t)
+    if kind == "zweekend":
+        return _weekend(ref, _ZH_WHICH[m.group(1)])
+    if kind == "zrel":
+        which = _ZH_WHICH[m.group(1)]
+        if t.endswith("月"):
+            start = _add_months(ref, which)
+            return TimeRange(start, _add_months(start, 1), t)
+        return _week(ref - timedelta(days=ref.weekday()) + timedelta(days=7 * which), t)
+    if kind == "zday":
+        return _one(ref + timedelta(days=_ZH_DAY[m.group(1)]), t)
+    if kind == "zyear":
+        return _year(ref.year + _ZH_YEAR[m.group(1)], t)
+    return None
+
+
+def resolve(text: str, ref: date | datetime) -> list[TimeRange]:
+    """Every time expression in ``text`` resolved against ``ref``, in the order they appear."""
+    if not text:
+        return []
+    day = _day(ref)
+    taken: list[tuple[int, int]] = []
+    found = _resolve_en(text, day, taken) + _resolve_zh(text, day, taken)
+    found.sort(key=lambda item: item[0])
+    return [r for _, r in found]
+
+
+_CUE = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|ago|last|next|weekend|week|month|year|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?:19|20)\d\d|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december)\b|"
+    r"[昨今明前后去]天|[上下本这]周|星期|礼拜|[去今明前]年|个?月|[0-9一二三四五六七八九十两]+天前",
+    re.IGNORECASE,
+)
+
+
+def has_time_expression(text: str) -> bool:
+    """A cheap test: does the text mention a time at all (before trying to resolve it)."""
+    return bool(_CUE.search(text))
