@@ -90,3 +90,14 @@ def test_embedding_work_per_write_is_bounded() -> None:
     long = "tea " * 50_000
     text = embedding_text(long, {"speaker": "Ana"})
     assert len(text) == EMBED_CHARS and text.startswith("Ana: tea tea")
+
+
+def test_the_contradiction_checks_query_is_embedded_before_the_lock(tmp_path: Path) -> None:
+    with _memory(tmp_path / "q.db", Detector(PrivacyPolicy(use_presidio=False))) as mem:
+        mem.remember("I live in Berlin", user_id="ana")
+        cache = mem.retriever.embedder  # type: ignore[attr-defined]
+        text = "I live in Paris, call +44 20 7946 0958"
+        mem.ledger.prepare([(text, {})])  # what remember() does first, outside the lock
+        before = cache.misses
+        mem.remember(text, user_id="ana")  # an unkeyed fact: the contradiction check runs
+        assert cache.misses == before  # its neighbours' query vector was ready too

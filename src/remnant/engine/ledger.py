@@ -373,6 +373,19 @@ class Ledger:
                     docs.append((text, meta if isinstance(meta, Mapping) else {}))
         if docs and isinstance(self.retriever, DocumentPreparer):
             self.retriever.prepare_documents(docs)
+        # the write hooks' nearest-neighbour search embeds the new text as a query: do it now too
+        checked = [
+            p.preview if p is not None else c
+            for (c, o), p in zip(items, out, strict=True)
+            if isinstance(c, str)
+            and o.get("key") is None
+            and self.hooks
+            and str(o.get("kind", Kind.FACT)) in ("fact", "preference")
+            and (p is not None or self.redactor is None or not o.get("redact", True))
+        ]
+        prepare_queries = getattr(self.retriever, "prepare_queries", None)
+        if checked and callable(prepare_queries):
+            prepare_queries(checked)
         return out
 
     def build(

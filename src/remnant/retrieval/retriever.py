@@ -390,7 +390,17 @@ class HybridRetriever:
         seam); [] for a lexical-only retriever."""
         if self.embedder is None or self.mode == "lexical":
             return []
-        return self._vector_candidates(engine, text, flt, limit)
+        # unnumbered and bounded like a document's text, so prepare_queries can embed it before
+        # the write lock (the contradiction check calls this inside the write transaction)
+        return self._vector_candidates(engine, embedding_text(text, None, speaker=False), flt, limit)
+
+    def prepare_queries(self, texts: Sequence[str]) -> None:
+        """Embed, before the write lock, the texts :meth:`neighbours` will be asked about (the new
+        memories a contradiction check compares); the vectors wait in the embedder's cache."""
+        if self.embedder is None or self.mode == "lexical":
+            return
+        for text in texts:
+            self.embedder.embed_query(embedding_text(text, None, speaker=False))
 
     def search(
         self, engine: EngineView, query: str, flt: MemoryFilter, limit: int

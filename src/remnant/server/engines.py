@@ -50,8 +50,13 @@ class Engines:
     def _batch(self, engine: Memory) -> None:
         """Route the engine's model calls through one micro-batcher per model, shared by every
         tenant's engine, so concurrent requests are embedded together (see :mod:`remnant.server.batcher`)."""
+        import os
+
         from remnant.embed.cache import CachedEmbedder
         from remnant.server.batcher import MicroBatchEmbedder
+
+        if os.environ.get("REMNANT_EMBED_BATCH", "").strip().lower() in ("0", "off", "no"):
+            return
 
         cached = getattr(engine.retriever, "embedder", None)
         if not isinstance(cached, CachedEmbedder) or isinstance(cached.inner, MicroBatchEmbedder):
