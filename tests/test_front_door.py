@@ -98,7 +98,7 @@ def test_every_entry_point_opens_the_product(tmp_path: Path) -> None:
     from remnant.server.engines import Engines
 
     ctx = Ctx(str(tmp_path / "cli.db"), "default")
-    assert type(ctx.memory()) is Memory
+    assert type(ctx.memory(create=True)) is Memory  # a command that writes (a read needs the file)
     ctx.memory().close()
     engines = Engines(str(tmp_path / "srv.db"))
     assert type(engines.get("acme")) is Memory and engines.get("acme").tenant == "acme"

@@ -20,7 +20,9 @@ def test_policy_from_env() -> None:
     )
     assert pol.entities == {EntityType.EMAIL, EntityType.PHONE, EntityType.CREDIT_CARD}
     assert pol.use_presidio is False
-    assert PrivacyPolicy.from_env({}).entities == frozenset(EntityType)
+    # names are kept by default (docs/privacy.md, "Person names"); "all" adds them
+    assert PrivacyPolicy.from_env({}).entities == frozenset(EntityType) - {EntityType.PERSON}
+    assert PrivacyPolicy.from_env({"REMNANT_REDACT_ENTITIES": "all"}).entities == frozenset(EntityType)
     with pytest.raises(ValueError):
         PrivacyPolicy.from_env({"REMNANT_REDACT_PRESIDIO": "sometimes"})
 
@@ -63,7 +65,7 @@ def test_works_without_presidio_installed(tmp_path: Path) -> None:
         assert [x.entity_type.name for x in d.detect("mail a@b.com 13812345678")] == ["EMAIL", "PHONE"]
         assert d.uses_presidio is False
         try:
-            Detector(PrivacyPolicy(use_presidio=True)).detect("Anna Smith")
+            Detector(PrivacyPolicy.only(["NAME"], use_presidio=True)).detect("Anna Smith")
         except PrivacyError as exc:
             assert "privacy" in str(exc)
         else:

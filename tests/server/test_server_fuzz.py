@@ -79,7 +79,12 @@ def test_api_never_500(live: LiveServer, label: str, mode: str) -> None:
                 return
             assert set(body) == {"error"} and body["error"]["code"], body
 
-    run()
+    from hypothesis.errors import Unsatisfiable
+
+    try:
+        run()
+    except Unsatisfiable:  # a public route without parameters (/healthz) has nothing to break
+        pytest.skip(f"no {mode} cases for {label}")
 
 
 def test_garbage_bodies_never_500(live: LiveServer) -> None:

@@ -18,7 +18,7 @@ from remnant.core.text import CJK_CLASS, has_cjk
 from remnant.engine.memory import Memory
 from remnant.engine.results import FadedHint
 from remnant.llm.base import Message
-from remnant.llm.prompt import DATA_RULE, DataItem, quote_block
+from remnant.llm.prompt import DATA_RULE, DataItem, quote_block, quote_data
 from remnant.llm.tokens import count_tokens
 
 SYSTEM_PROMPT = (
@@ -184,10 +184,14 @@ def _block_overhead(section: str) -> int:
     return count_tokens(quote_block(section, [], note=_NOTES[section])) + 1
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
 def _label(record: MemoryRecord, strength: float | None = None) -> str:
     parts = [record.kind.value]
     if record.key:
-        parts.append(record.key)
+        # a client wrote the key: quoted unless a plain identifier, so it cannot pose as a strength
+        parts.append(record.key if _PLAIN_KEY.fullmatch(record.key) else quote_data(record.key))
     if strength is not None:
         parts.append(f"strength {strength:.2f}")
     return " ".join(parts)
@@ -261,6 +265,7 @@ def build_context(
                 dropped_stale += 1
                 continue
             role = r.metadata.get("role", "")
+            role = role if isinstance(role, str) and _PLAIN_KEY.fullmatch(role) else ""
             candidates.append(
                 _Candidate("memories", DataItem(f"{r.kind.value} {role}".strip(), r.content), r)
             )

@@ -190,6 +190,18 @@ def _fmt(v: float | None) -> str:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Extra PII-free text (split into sentences) to measure false positives on real prose.",
 )
+@click.option(
+    "--heldout",
+    "heldout",
+    is_flag=True,
+    help="Score only the hand-written held-out spelling set (bench/heldout/pii_spellings.jsonl).",
+)
+@click.option(
+    "--heldout-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Another file in the held-out format (one JSON a line: text, pii [{type, value}], category).",
+)
 @click.option("--json", "as_json", is_flag=True)
 def bench_privacy(
     n_pii: int,
@@ -199,15 +211,22 @@ def bench_privacy(
     holdout: bool,
     misses: int,
     clean_files: tuple[Path, ...],
+    heldout: bool,
+    heldout_file: Path | None,
     as_json: bool,
 ) -> None:
     """Precision/recall per entity type on a generated, labelled corpus (English + Chinese)."""
     from remnant.bench.privacy import TARGETS, evaluate, format_report, per_lang
     from remnant.privacy.corpus import generate_corpus
     from remnant.privacy.detector import Detector
+    from remnant.privacy.entities import ALL_ENTITIES
     from remnant.privacy.policy import PrivacyPolicy
 
-    detector = Detector(PrivacyPolicy(use_presidio=False if no_presidio else "auto"))
+    # every type the detector knows, names included (the memory default keeps names)
+    detector = Detector(PrivacyPolicy(entities=ALL_ENTITIES, use_presidio=False if no_presidio else "auto"))
+    if heldout or heldout_file is not None:
+        _bench_heldout(detector, heldout_file, misses, as_json)
+        return
     command = f"remnant bench privacy --n {n_pii} --clean {n_clean} --seed {seed}" + (
         " --no-presidio" if no_presidio else ""
     )
@@ -260,6 +279,46 @@ def bench_privacy(
         for etype, value, sentence in rep.false_positives[:misses]:
             click.echo(f"  false positive {etype}: {value!r} in {sentence!r}")
         click.echo("")
+
+
+def _bench_heldout(detector: Any, path: Path | None, misses: int, as_json: bool) -> None:
+    """Score the detector on a held-out file (read here only; nothing was tuned on it)."""
+    from remnant.bench.privacy import HELDOUT_SPELLINGS, evaluate_heldout, format_heldout, load_heldout
+
+    path = path or HELDOUT_SPELLINGS
+    if not path.exists():
+        raise click.ClickException(f"no held-out file at {path}")
+    cases = load_heldout(path)
+    report, by_cat = evaluate_heldout(detector, cases)
+    if as_json:
+        payload = {
+            "file": path.name,
+            "lines": len(cases),
+            "presidio": detector.uses_presidio,
+            "recall": {t.value: round(sc.recall, 4) for t, sc in report.by_type.items() if sc.gold},
+            "precision": {
+                t.value: round(sc.precision, 4) for t, sc in report.by_type.items() if sc.predicted
+            },
+            "by_category": {
+                name: {
+                    "gold": c.gold,
+                    "recalled": c.recalled,
+                    "predicted": c.predicted,
+                    "correct": c.correct,
+                    "negatives": c.negatives,
+                    "negatives_flagged": c.negatives_flagged,
+                }
+                for name, c in sorted(by_cat.items())
+            },
+            "clean_lines_flagged": [report.clean_with_detection, report.clean_sentences],
+        }
+        click.echo(json.dumps(payload, indent=2))
+        return
+    click.echo(format_heldout(path, cases, report, by_cat, presidio=detector.uses_presidio))
+    for etype, value, sentence in report.misses[:misses]:
+        click.echo(f"  miss {etype}: {value!r} in {sentence!r}")
+    for etype, value, sentence in report.false_positives[:misses]:
+        click.echo(f"  false positive {etype}: {value!r} in {sentence!r}")
 
 
 # -- remnant bench assistant / extraction --------------------------------------------------------------

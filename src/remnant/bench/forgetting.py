@@ -146,6 +146,7 @@ def _bulk_load(path: Path, n: int, users: int, seed: int, now_epoch: float, *, s
             anchor[idx].tolist(),
             fade[idx].tolist(),
             ["{}"] * len(idx),
+            [None] * len(idx),  # occurred_at
             strict=True,
         )
         with store.transaction():

@@ -7,13 +7,15 @@ still leaks). A detection counts as correct when it overlaps a gold span of its 
 
 from __future__ import annotations
 
+import json
 import platform
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from remnant.privacy.corpus import LabelledSentence
+from remnant.privacy.corpus import GoldSpan, LabelledSentence
 from remnant.privacy.detector import Detector
 from remnant.privacy.entities import Detection, EntityType
 
@@ -162,3 +164,130 @@ def per_lang(rep: BenchReport) -> dict[str, dict[str, float]]:
         if sc.gold:
             out[etype.name][lang] = round(sc.recall, 4)
     return dict(out)
+
+
+# -- the held-out spelling set (bench/heldout/pii_spellings.jsonl) ----------------------------------
+HELDOUT_SPELLINGS = Path(__file__).resolve().parent / "heldout" / "pii_spellings.jsonl"
+
+
+@dataclass
+class HeldoutCase:
+    """One held-out line with its gold spans (from the ``value`` substrings) and category."""
+
+    sentence: LabelledSentence
+    category: str
+    unplaced: list[tuple[str, str]] = field(default_factory=list)  # (type, value) not in the text
+
+
+def load_heldout(path: Path) -> list[HeldoutCase]:
+    """Read ``{"id","lang","text","pii":[{"type","value"}],"category"}`` lines; each ``value`` is
+    located in ``text`` (left to right, one occurrence per gold value) and becomes a span."""
+    cases: list[HeldoutCase] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            text = str(row["text"])
+            pii = list(row.get("pii") or [])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{n}: not a held-out line: {exc}") from exc
+        spans: list[GoldSpan] = []
+        unplaced: list[tuple[str, str]] = []
+        for item in pii:
+            etype = EntityType.parse(str(item["type"]))
+            value = str(item["value"])
+            start = text.find(value)
+            while start != -1 and any(s.start < start + len(value) and start < s.end for s in spans):
+                start = text.find(value, start + 1)
+            if not value or start == -1:
+                unplaced.append((etype.name, value))
+                continue
+            spans.append(GoldSpan(etype, start, start + len(value)))
+        lang = str(row.get("lang") or "en")
+        sentence = LabelledSentence(text, tuple(spans), lang, str(row.get("category") or "-"))
+        cases.append(HeldoutCase(sentence, str(row.get("category") or "-"), unplaced))
+    return cases
+
+
+@dataclass
+class CategoryScore:
+    sentences: int = 0
+    gold: int = 0
+    recalled: int = 0
+    predicted: int = 0
+    correct: int = 0
+    negatives: int = 0  # sentences with no personal data
+    negatives_flagged: int = 0
+
+
+def evaluate_heldout(
+    detector: Detector, cases: Sequence[HeldoutCase]
+) -> tuple[BenchReport, dict[str, CategoryScore]]:
+    """Per-type scores (as :func:`evaluate`) plus per-category recall, precision and the share of
+    PII-free lines with a detection."""
+    report = evaluate(detector, [c.sentence for c in cases])
+    by_cat: dict[str, CategoryScore] = defaultdict(CategoryScore)
+    for c in cases:
+        s = c.sentence
+        preds = detector.detect(s.text)
+        sc = by_cat[c.category]
+        sc.sentences += 1
+        if not s.spans:
+            sc.negatives += 1
+            sc.negatives_flagged += bool(preds)
+        for g in s.spans:
+            sc.gold += 1
+            same = [p for p in preds if p.entity_type == g.entity_type]
+            sc.recalled += _covered(g.start, g.end, s.text, same)
+        for p in preds:
+            sc.predicted += 1
+            sc.correct += any(
+                g.entity_type == p.entity_type and g.start < p.end and p.start < g.end for g in s.spans
+            )
+    return report, dict(by_cat)
+
+
+def format_heldout(
+    path: Path,
+    cases: Sequence[HeldoutCase],
+    report: BenchReport,
+    by_cat: dict[str, CategoryScore],
+    *,
+    presidio: bool,
+) -> str:
+    unplaced = sum(len(c.unplaced) for c in cases)
+    lines = [
+        f"held-out set: {path.name} ({len(cases)} lines, {report.gold_values} labelled values"
+        + (f", {unplaced} values not found in their text and left out" if unplaced else "")
+        + f"), presidio/spaCy: {'on' if presidio else 'off'}",
+        "",
+        "| type | gold | recall | predicted | precision |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for etype in EntityType:
+        sc = report.by_type.get(etype)
+        if sc is None:
+            continue
+        lines.append(
+            f"| {etype.value} | {sc.gold} | {_fmt(sc.recall)} | {sc.predicted} | {_fmt(sc.precision)} |"
+        )
+    lines += [
+        "",
+        "| category | lines | gold | recall | precision | PII-free lines flagged |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name in sorted(by_cat):
+        c = by_cat[name]
+        recall = c.recalled / c.gold if c.gold else float("nan")
+        precision = c.correct / c.predicted if c.predicted else float("nan")
+        flagged = f"{c.negatives_flagged}/{c.negatives}" if c.negatives else "-"
+        lines.append(
+            f"| {name} | {c.sentences} | {c.gold} | {_fmt(recall)} | {_fmt(precision)} | {flagged} |"
+        )
+    lines += [
+        "",
+        f"PII-free lines with any detection: {report.clean_with_detection}/{report.clean_sentences}",
+        f"values left partly visible: {report.leaked_values}/{report.gold_values}",
+    ]
+    return "\n".join(lines)

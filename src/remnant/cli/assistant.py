@@ -56,7 +56,7 @@ def chat(
 
     with errors():
         assistant = Assistant(
-            obj.memory(), build_llm(llm_spec), token_budget=budget, summary_every=summary_every
+            obj.memory(create=True), build_llm(llm_spec), token_budget=budget, summary_every=summary_every
         )
         click.echo(
             f"Chatting as {user_id} (model: {getattr(assistant.llm, 'name', 'none, offline answers')}). /quit to leave."
@@ -115,7 +115,7 @@ def kb_import(obj: Ctx, file: str) -> None:
 
     with errors():
         docs = load_documents(file)
-        added, unchanged = KnowledgeBase(obj.memory()).add_many(docs)
+        added, unchanged = KnowledgeBase(obj.memory(create=True)).add_many(docs)
         click.echo(f"imported {added} document version(s), {unchanged} unchanged, from {file}")
 
 

@@ -31,13 +31,17 @@ class Ctx:
         self._memory: Memory | None = None
         self._remote: Remote | None = None
 
-    def memory(self, *, models: bool = True) -> Memory:
+    def memory(self, *, models: bool = True, create: bool = False) -> Memory:
         """The engine on --db. ``models=False`` (commands that only read or show what is stored)
-        loads no embedder, no PII detector and no ingestor: startup stays a fraction of a second."""
+        loads no embedder, no PII detector and no ingestor: startup stays a fraction of a second.
+        Only commands that write pass ``create``: a read of a mistyped path fails clearly instead
+        of leaving a folder, an empty database and a vault key."""
         if self._memory is None:
             from remnant.config import Memory as Product
+            from remnant.store import check_target
 
             light: dict[str, Any] = {} if models else {"redactor": None, "retriever": None, "ingestor": None}
+            check_target(self.db, create=create)
             self._memory = Product(self.db, tenant=self.tenant, **light)
         return self._memory
 
@@ -247,7 +251,7 @@ def remember(
             out = remote.call("POST", "/memories", body={k: v for k, v in body.items() if v is not None})
             emit(out, as_json, lambda: f"remembered {out['id']} (strength {out['strength']:.2f})")
             return
-        mem = obj.memory()
+        mem = obj.memory(create=True)
         r = mem.remember(
             content,
             user_id=user_id,
@@ -312,7 +316,7 @@ def add(
             messages.extend(_read_messages(file.read()))
         if not messages:
             raise ValidationError("give messages in FILE (or - for stdin) or with --content")
-        mem = obj.memory()
+        mem = obj.memory(create=True)
         res = mem.add(
             messages,
             user_id=user_id,

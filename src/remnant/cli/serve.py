@@ -124,8 +124,10 @@ def serve(
 
     from remnant.server.app import ServerConfig, create_app
     from remnant.server.engines import Engines
+    from remnant.store import check_target
 
     with errors():
+        check_target(db, create=True)  # the server writes, but never into a mistyped folder
         config = ServerConfig(
             db=db,
             host=host,
@@ -203,12 +205,33 @@ def _serve_stdio(db: str | None, tenant: str, bound_user: str | None) -> None:
 @click.pass_context
 def keys(ctx: click.Context, keys_db: str | None) -> None:
     """API keys for `remnant serve`: each is bound to one tenant and a set of scopes."""
-    from remnant.server.auth import KeyStore, default_keys_path
+    from remnant.server.auth import default_keys_path
 
     obj = ctx.obj
     path = keys_db or str(default_keys_path(obj.db if obj else None))
-    ctx.obj = {"store": KeyStore(path), "path": path, "parent": obj}
-    ctx.call_on_close(ctx.obj["store"].close)
+    # opened by the subcommand on first use: `keys create --help` runs this callback too, and
+    # asking for help must not create a key file
+    ctx.obj = _Keys(path, obj)
+    ctx.call_on_close(ctx.obj.close)
+
+
+class _Keys(dict[str, Any]):
+    """The key group's context: ``["store"]`` opens the key file on first access."""
+
+    def __init__(self, path: str, parent: Any) -> None:
+        super().__init__(path=path, parent=parent)
+
+    def __missing__(self, name: str) -> Any:
+        if name != "store":
+            raise KeyError(name)
+        from remnant.server.auth import KeyStore
+
+        store = self["store"] = KeyStore(self["path"])
+        return store
+
+    def close(self) -> None:
+        if "store" in self:
+            self["store"].close()
 
 
 @keys.command("create")

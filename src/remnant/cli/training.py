@@ -673,7 +673,7 @@ def _manager(ctx: click.Context) -> Iterator[Any]:
 
         core = ctx.obj.get("core")
         if core is not None and hasattr(core, "memory"):
-            memory = core.memory()
+            memory = core.memory(create=True)
             close = False
         else:
             from remnant.config import Memory as Product

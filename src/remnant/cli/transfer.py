@@ -59,10 +59,12 @@ def export_cmd(
     ctx: click.Context, db: str | None, out_path: str, with_embeddings: bool, as_json: bool
 ) -> None:
     """Export every memory, embedding, audit entry and activity day as JSONL (one object a line)."""
-    from remnant.store import open_store
+    from remnant.store import check_target, open_store
     from remnant.store.transfer import export_store
 
     started = time.perf_counter()
+    with errors():
+        check_target(_db(ctx, db))
     with errors(), open_store(_db(ctx, db)) as store:
         if out_path == "-":
             report = export_store(store, sys.stdout, with_embeddings=with_embeddings)
@@ -80,10 +82,12 @@ def export_cmd(
 @click.pass_context
 def import_cmd(ctx: click.Context, db: str | None, file: str, as_json: bool) -> None:
     """Import a JSONL export into an empty store (all or nothing; audit chains are verified)."""
-    from remnant.store import open_store
+    from remnant.store import check_target, open_store
     from remnant.store.transfer import import_lines
 
     started = time.perf_counter()
+    with errors():
+        check_target(_db(ctx, db), create=True)
     with errors(), open_store(_db(ctx, db)) as store:
         keys = _vault_key_ids(store)
         if file == "-":
@@ -101,10 +105,13 @@ def import_cmd(ctx: click.Context, db: str | None, file: str, as_json: bool) -> 
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def migrate(source: str, target: str, no_embeddings: bool, as_json: bool) -> None:
     """Copy a whole store into another (e.g. SQLite to PostgreSQL): export streamed into import."""
-    from remnant.store import open_store
+    from remnant.store import check_target, open_store
     from remnant.store.transfer import migrate_store
 
     started = time.perf_counter()
+    with errors():
+        check_target(source)
+        check_target(target, create=True)
     with errors(), open_store(source) as src, open_store(target) as dst:
         from remnant.config import carry_key_files
 

@@ -11,6 +11,11 @@ class ValidationError(RemnantError, ValueError):
     """Bad input at an edge: an out-of-range number, an empty text, a naive datetime, an unknown kind."""
 
 
+class MetadataError(ValidationError):
+    """A memory's ``metadata`` is not plain, bounded JSON (too deep or large, a bad key, a lone
+    surrogate, a non-JSON value) or names a key the engine keeps for itself."""
+
+
 class NotFoundError(RemnantError, LookupError):
     """No memory (or other object) with that id exists in this tenant."""
 

@@ -10,15 +10,17 @@ apart: ``created_at`` (when Remnant learned it; decay and reinforcement run from
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from remnant.core.errors import ValidationError
+from remnant.core.errors import MetadataError, ValidationError
 from remnant.core.limits import MAX_CONTENT_CHARS, MAX_IDENTIFIER_CHARS
 from remnant.core.limits import MAX_LIMIT as MAX_LIMIT
 
@@ -147,7 +149,132 @@ def check_identifier(value: object, name: str) -> str:
         raise ValidationError(f"{name} is too long ({len(value)} > {MAX_IDENTIFIER_CHARS} characters)")
     if any(ord(c) < 32 for c in value):
         raise ValidationError(f"{name} must not contain control characters")
+    if not is_valid_unicode(value):
+        raise ValidationError(f"{name} must be valid Unicode (it holds a lone surrogate)")
     return value
+
+
+def is_valid_unicode(text: str) -> bool:
+    """False when ``text`` holds an unpaired surrogate (JSON's ``"\\ud800"`` decodes to one): such a
+    string cannot be written as UTF-8, so no store, index or log could hold it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+# -- metadata ------------------------------------------------------------------------------------
+MAX_METADATA_DEPTH = 16  # nested objects/arrays; deeper JSON broke serialisers at about 255
+MAX_METADATA_BYTES = 64 * 1024  # the UTF-8 JSON encoding of the whole mapping
+MAX_METADATA_KEY_CHARS = 128
+_JSON_INT_LIMIT = 2**63  # both stores and every JSON consumer hold a signed 64-bit integer exactly
+
+RESERVED_METADATA_KEYS: frozenset[str] = frozenset(
+    {
+        "status_before_hide",  # engine/ledger.py: the status that unhide restores
+        "consolidated_into",  # engine/forgetting/consolidation.py: the fact an episode became
+        "contradicts",  # engine/forgetting/contradictions.py: what a flagged memory contradicts
+        "contradicted_by",  # ... and the other side of that flag
+        "supersedes",  # engine/forgetting/contradictions.py: what an unkeyed memory superseded
+        "facts",  # engine/memory.py: the facts extracted from an episode
+    }
+)
+"""Top-level metadata keys the engine writes itself and reads back as state. No caller may write
+them (a client's ``status_before_hide`` would decide what unhide restores); the provenance links
+``derived_from`` and ``from_episode`` stay writable, since integrations and summarizers set them."""
+
+INVALID_METADATA_KEY = "_invalid_metadata"
+"""Read-side marker: a stored row whose metadata this version would refuse is read as
+``{INVALID_METADATA_KEY: reason}`` instead of failing the whole read."""
+
+
+def _check_key(key: object, path: str) -> str:
+    if not isinstance(key, str):
+        raise MetadataError(f"metadata keys must be strings, got {type(key).__name__} at {path}")
+    if not key.strip() or len(key) > MAX_METADATA_KEY_CHARS:
+        raise MetadataError(f"metadata key at {path} must be 1 to {MAX_METADATA_KEY_CHARS} characters")
+    if any(ord(c) < 32 or ord(c) == 127 for c in key):
+        raise MetadataError(f"metadata key at {path} must not contain control characters")
+    if not is_valid_unicode(key):
+        raise MetadataError(f"metadata key at {path} is not valid Unicode (a lone surrogate)")
+    return key
+
+
+def _check_scalar(value: object, path: str) -> None:
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if not -_JSON_INT_LIMIT <= value < _JSON_INT_LIMIT:
+            raise MetadataError(f"metadata integer at {path} is out of the 64-bit range")
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise MetadataError(f"metadata number at {path} must be finite (not NaN or infinity)")
+        return
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise MetadataError(f"metadata string at {path} must not contain NUL characters")
+        if not is_valid_unicode(value):
+            raise MetadataError(f"metadata string at {path} is not valid Unicode (a lone surrogate)")
+        return
+    raise MetadataError(
+        f"metadata value at {path} is a {type(value).__name__}; only JSON values are allowed "
+        "(objects, arrays, strings, numbers, true/false, null)"
+    )
+
+
+def check_metadata(value: object, *, allow_reserved: bool = False, copy: bool = True) -> dict[str, Any]:
+    """A validated deep copy of a memory's metadata: a JSON object at most
+    ``MAX_METADATA_DEPTH`` deep and ``MAX_METADATA_BYTES`` long, string keys, JSON values only,
+    valid Unicode throughout, none of :data:`RESERVED_METADATA_KEYS` unless ``allow_reserved``.
+    Raises :class:`~remnant.core.errors.MetadataError` (a ``ValidationError``: HTTP 422)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise MetadataError(f"metadata must be a JSON object, got {type(value).__name__}")
+    if not allow_reserved:
+        taken = sorted(k for k in value if isinstance(k, str) and k in RESERVED_METADATA_KEYS)
+        if taken:
+            raise MetadataError(
+                f"metadata key(s) {', '.join(taken)} are reserved: Remnant writes them itself"
+            )
+    # iterative walk: a hostile document must not exhaust the Python stack
+    stack: list[tuple[object, str, int]] = [(value, "metadata", 1)]
+    while stack:
+        node, path, depth = stack.pop()
+        if isinstance(node, Mapping):
+            if depth > MAX_METADATA_DEPTH:
+                raise MetadataError(f"metadata is nested too deeply (more than {MAX_METADATA_DEPTH} levels)")
+            for k, v in node.items():
+                key = _check_key(k, path)
+                stack.append((v, f"{path}.{key[:40]}", depth + 1))
+        elif isinstance(node, list | tuple):
+            if depth > MAX_METADATA_DEPTH:
+                raise MetadataError(f"metadata is nested too deeply (more than {MAX_METADATA_DEPTH} levels)")
+            stack.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(node))
+        else:
+            _check_scalar(node, path)
+    encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    size = len(encoded.encode("utf-8"))
+    if size > MAX_METADATA_BYTES:
+        raise MetadataError(f"metadata is too large ({size} > {MAX_METADATA_BYTES} bytes as JSON)")
+    if not copy:
+        return value if isinstance(value, dict) else dict(value)
+    out: dict[str, Any] = json.loads(encoded)
+    return out
+
+
+def readable_metadata(raw: object) -> dict[str, Any]:
+    """Metadata as read from a store, tolerant of rows written before :func:`check_metadata`
+    existed: undecodable or invalid metadata reads as ``{INVALID_METADATA_KEY: reason}``."""
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw) if isinstance(raw, str | bytes) else raw
+        return check_metadata(value, allow_reserved=True, copy=False)
+    except (MetadataError, ValueError, RecursionError, TypeError) as exc:
+        return {INVALID_METADATA_KEY: str(exc)[:200]}
 
 
 def check_unit_interval(value: object, name: str) -> float:
@@ -171,6 +298,8 @@ def check_content(value: object) -> str:
         raise ValidationError(f"content is too long ({len(value)} > {MAX_CONTENT_CHARS} characters)")
     if "\x00" in value:
         raise ValidationError("content must not contain NUL characters")
+    if not is_valid_unicode(value):
+        raise ValidationError("content must be valid Unicode (it holds a lone surrogate)")
     return value
 
 

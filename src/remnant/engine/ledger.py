@@ -11,7 +11,6 @@ into another module's internals.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import re
 import time
@@ -29,11 +28,13 @@ from remnant.core.durations import parse_duration
 from remnant.core.errors import ConflictError, NotFoundError, TransientConflict, ValidationError
 from remnant.core.limits import MAX_TAGS
 from remnant.core.model import (
+    RESERVED_METADATA_KEYS,
     Kind,
     MemoryRecord,
     Status,
     check_content,
     check_identifier,
+    check_metadata,
     check_unit_interval,
     new_id,
 )
@@ -59,18 +60,9 @@ from remnant.store.base import MemoryFilter, Store
 _MAX_AUDIT_IDS = 5000
 BEFORE_HIDE = "status_before_hide"  # metadata key: the status a hidden memory returns to
 #: metadata keys whose values the engine writes (memory ids, a status): never redacted
-ENGINE_METADATA = frozenset(
-    {
-        BEFORE_HIDE,
-        "derived_from",
-        "contradicted_by",
-        "contradicts",
-        "supersedes",
-        "consolidated_into",
-        "facts",
-        "from_episode",
-    }
-)
+# the engine's own keys (state it reads back, which no caller may write: RESERVED_METADATA_KEYS)
+# and the provenance links (ids) that callers may set too; none of them is free text to redact
+ENGINE_METADATA = RESERVED_METADATA_KEYS | {"derived_from", "from_episode"}
 #: entity types an identifier (user, agent, session id) may not carry: it is stored, indexed and
 #: audited as given, so an e-mail or phone number there would outlive every redaction and erasure
 _IDENTIFIER_PII = frozenset({"EMAIL", "PHONE", "CARD", "IBAN", "CN_ID", "PASSPORT", "IP"})
@@ -417,14 +409,8 @@ class Ledger:
         source = opts.get("source")
         if source is not None and (not isinstance(source, str) or len(source) > 256):
             raise ValidationError("source must be a string of at most 256 characters")
-        metadata = opts.get("metadata")
-        if metadata is not None and not isinstance(metadata, Mapping):
-            raise ValidationError("metadata must be a mapping")
-        meta = dict(metadata or {})
-        try:
-            json.dumps(meta)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+        # before the redactor runs: a refused write leaves nothing behind (no vault entry either)
+        meta = check_metadata(opts.get("metadata"))
         now = self.now()
         ttl, expires_at = opts.get("ttl"), opts.get("expires_at")
         if ttl is not None and expires_at is not None:
@@ -560,6 +546,10 @@ class Ledger:
             for r in records:
                 if r.status not in (Status.ACTIVE, Status.HIDDEN):
                     r.metadata[BEFORE_HIDE] = r.status.value
+                    self.store.update(r)
+                elif r.status == Status.ACTIVE and BEFORE_HIDE in r.metadata:
+                    # never trust a stale or foreign value: an active memory unhides as active
+                    del r.metadata[BEFORE_HIDE]
                     self.store.update(r)
             changed = self.store.set_status(
                 self.filter(ids=tuple(ids), statuses=None),
@@ -776,10 +766,10 @@ class Ledger:
                 patch = changes["metadata"]
                 if patch is not None and not isinstance(patch, Mapping):
                     raise ValidationError("metadata must be a mapping")
+                # the patch by the same rules as a new write (no engine keys, not even to remove)
+                check_metadata({k: v for k, v in (patch or {}).items()})
                 merged = dict(record.metadata)
                 for k, v in (patch or {}).items():
-                    if not isinstance(k, str):
-                        raise ValidationError("metadata keys must be strings")
                     if v is None:
                         merged.pop(k, None)
                     else:
@@ -795,10 +785,8 @@ class Ledger:
                     if len(tags) > MAX_TAGS:
                         raise ValidationError(f"at most {MAX_TAGS} tags")
                     record.metadata["tags"] = list(dict.fromkeys(tags))
-            try:
-                json.dumps(record.metadata)
-            except (TypeError, ValueError) as exc:
-                raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+            # the merged whole within the limits too (the engine's own keys it already had stay)
+            record.metadata = check_metadata(record.metadata, allow_reserved=True)
             for name in ("valid_from", "valid_to"):
                 if name in changes:
                     value = changes[name]  # type: ignore[literal-required]

@@ -41,6 +41,30 @@ def neutralise(text: str) -> str:
     )
 
 
+# Characters str.splitlines() (and some renderers) treat as line breaks that json.dumps with
+# ensure_ascii=False leaves as they are: escaped too, so no quoted value can start a new line.
+_LINE_BREAKS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_LINE_BREAK_RE = re.compile("[\u0085\u2028\u2029]")
+
+
+def quote_data(text: str) -> str:
+    """``text`` as one JSON string literal on one line, with block delimiters defused: the form in
+    which every untrusted value (content, speaker, key, role) goes into a prompt."""
+    quoted = json.dumps(neutralise(text), ensure_ascii=False)
+    return _LINE_BREAK_RE.sub(lambda m: _LINE_BREAKS[m.group()], quoted)
+
+
+_PLAIN_LABEL = re.compile(r"[A-Za-z0-9_.:\- ]*")
+
+
+def quote_label(label: str) -> str:
+    """A label for inside ``[...]``: kept as it is when plain words, else JSON-quoted, and never
+    with a bracket of its own, so it cannot close its bracket and continue as free text."""
+    if _PLAIN_LABEL.fullmatch(label):
+        return label
+    return quote_data(label).replace("[", "\\u005b").replace("]", "\\u005d")
+
+
 def _safe_name(name: str) -> str:
     cleaned = re.sub(r"[^a-z0-9_]+", "_", name.lower()).strip("_")
     if not cleaned:
@@ -61,7 +85,6 @@ def quote_block(name: str, items: Sequence[DataItem], *, note: str = "") -> str:
     if not items:
         lines.append("(none)")
     for i, item in enumerate(items, 1):
-        label = neutralise(item.label).replace("\n", " ")
-        lines.append(f"{i}. [{label}] {json.dumps(neutralise(item.text), ensure_ascii=False)}")
+        lines.append(f"{i}. [{quote_label(item.label)}] {quote_data(item.text)}")
     lines.append(BLOCK_CLOSE.format(name=block))
     return "\n".join(lines)

@@ -8,12 +8,100 @@ happens on the exact original characters.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 
 # Characters an adversary can slip inside a number without changing how it reads.
 _DROP = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 _DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u30fc")
+
+# Chinese numerals as phone numbers are read out (一三九…, 幺 for 1 as in radio speech, 两 and
+# 洞 less often), and the financial forms (壹贰叁…). They become digits only inside a run of at
+# least 7 digits: alone, 一 is the commonest character there is.
+_CN_DIGITS = {
+    **dict(zip("〇零一二三四五六七八九", "00123456789", strict=True)),
+    **dict(zip("壹贰叁肆伍陆柒捌玖", "123456789", strict=True)),
+    "幺": "1",
+    "两": "2",
+    "洞": "0",
+}
+_CN_RUN = re.compile(
+    "(?:["
+    + "".join(_CN_DIGITS)
+    + "0-9０-９](?:[ \\-_~,./、，·]{1,2}(?=["
+    + "".join(_CN_DIGITS)
+    + "0-9０-９]))?)+"
+)
+_CN_RUN_MIN_DIGITS = 7
+
+
+def _cn_numeral_positions(text: str) -> dict[int, str]:
+    """Original indices of Chinese numerals that stand for digits of a long number."""
+    out: dict[int, str] = {}
+    if not any(ch in _CN_DIGITS for ch in text):
+        return out
+    for m in _CN_RUN.finditer(text):
+        run = m.group()
+        # the numerals alone must make a long number: a year in words beside digits
+        # (护照Y30327798二〇三一年到期) stays words
+        if sum(1 for ch in run if ch in _CN_DIGITS) < _CN_RUN_MIN_DIGITS:
+            continue
+        # a run of only 两/洞 (三三两两) is not a number
+        if sum(1 for ch in run if ch in _CN_DIGITS and ch not in "两洞") < 3:
+            continue
+        for k, ch in enumerate(run):
+            if ch in _CN_DIGITS:
+                out[m.start() + k] = _CN_DIGITS[ch]
+    return out
+
+
+# Digits spelled as English words ("five five five, one two three, four five six seven"): like
+# the Chinese numerals, only a run of at least 7 becomes digits.
+_EN_DIGIT_WORDS = {
+    "zero": "0",
+    "oh": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+}
+_EN_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_EN_RUN = re.compile(rf"(?<![A-Za-z]){_EN_WORD}(?:[ ,\-.]{{1,3}}{_EN_WORD})+(?![A-Za-z])", re.IGNORECASE)
+_EN_WORD_RE = re.compile(_EN_WORD, re.IGNORECASE)
+
+# Defanged punctuation: ana@example[.]com, 192(.)168(.)1(.)1, ana[@]example.com
+_DEFANGED = re.compile(r"[\[(（{]\s?([.@])\s?[\])）}]")
+
+
+def _spelled_positions(text: str) -> tuple[dict[int, str], set[int]]:
+    """Replacements (index -> text) and dropped indices for digit words and defanged dots."""
+    repl: dict[int, str] = {}
+    drop: set[int] = set()
+    if any(c.isalpha() for c in text):
+        for m in _EN_RUN.finditer(text):
+            words = list(_EN_WORD_RE.finditer(m.group()))
+            if len(words) < _CN_RUN_MIN_DIGITS:
+                continue
+            for w in words:
+                start = m.start() + w.start()
+                repl[start] = _EN_DIGIT_WORDS[w.group().lower()]
+                drop.update(range(start + 1, m.start() + w.end()))
+    if "." in text or "@" in text:
+        for m in _DEFANGED.finditer(text):
+            repl[m.start()] = m.group(1)
+            drop.update(range(m.start() + 1, m.end()))
+    return repl, drop
+
+
+def _invisible(ch: str) -> bool:
+    """Format characters (zero-width, bidi controls, soft hyphen): nothing a reader sees."""
+    return ch in _DROP or unicodedata.category(ch) == "Cf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,20 +116,40 @@ class NormalizedText:
         """Map a normalized half-open span to the smallest original span that produced it."""
         if start >= end:
             raise ValueError("empty span")
-        return self.origin[start], self.origin[end - 1] + 1
+        last = self.origin[end - 1] + 1
+        # take the marks dropped after the last character (1̲3̲8̲: the final ̲ is part of it)
+        limit = self.origin[end] if end < len(self.origin) else len(self.original)
+        while last < limit and not self.original[last].isspace():
+            last += 1
+        return self.origin[start], last
 
 
 def normalize(text: str) -> NormalizedText:
     """Normalize character by character so every output character has a single origin."""
     out: list[str] = []
     origin: list[int] = []
+    cn = _cn_numeral_positions(text)
+    spelled, dropped = _spelled_positions(text)
     for i, ch in enumerate(text):
-        if ch in _DROP:
+        if i in dropped:
             continue
-        if ch in _DASHES:
-            norm = "-"
+        if i in spelled:
+            norm = spelled[i]
         elif ch.isascii():
             norm = ch
+        elif _invisible(ch):
+            continue
+        elif unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me"):
+            # a combining mark (1̲3̲8̲, a keycap 1⃣, a variation selector) on a digit hides nothing
+            if out and out[-1].isdigit():
+                continue
+            norm = ch
+        elif i in cn:
+            norm = cn[i]
+        elif ch in _DASHES:
+            norm = "-"
+        elif unicodedata.category(ch) == "Nd":
+            norm = str(unicodedata.decimal(ch))  # Arabic-Indic ٣, Persian ۳, Devanagari ३, ...
         else:
             norm = unicodedata.normalize("NFKC", ch)
             if norm.isspace():
@@ -67,10 +175,16 @@ def canonical_value(entity_type: str, value: str) -> str:
 
     norm = " ".join(normalize(value).text.split())
     if entity_type == "EMAIL":
-        low = norm.casefold().replace(" ", "")
-        for token, repl in (("[at]", "@"), ("(at)", "@"), ("[dot]", "."), ("(dot)", ".")):
-            low = low.replace(token, repl)
-        return low
+        low = norm.casefold()
+        low = re.sub(
+            r"\s*[\[(（{<]\s*(at|dot)\s*[\])）}>]\s*|\s+(at|dot)\s+",
+            lambda m: f" {m.group(1) or m.group(2)} ",
+            low,
+        )
+        low = re.sub(r"\s*艾特\s*", " at ", low)
+        low = re.sub(r"\s*[点點。]\s*", " dot ", low)
+        low = low.replace(" at ", "@").replace(" dot ", ".")
+        return low.replace(" ", "")
     if entity_type == "PHONE":
         main, _, ext = norm.casefold().replace("ext.", "x").replace("ext", "x").partition("x")
         digits = "".join(c for c in main if c.isdigit())

@@ -16,7 +16,10 @@ from itertools import pairwise
 from remnant.privacy.entities import Detection, EntityType
 
 _GROUP = re.compile(r"\d+(?:[Xx](?![A-Za-z0-9]))?")
-_SEPARATOR_GAP = re.compile(r"[ \-./()\u00b7]{1,3}")
+# Light separators, plus the ones people use to dodge filters (138_1234_5678, 138~1234~5678,
+# 138,1234,5678): a run joined by those must still look like a phone number's grouping.
+_SEPARATOR_GAP = re.compile(r"[ \-./()\u00b7_~,]{1,3}")
+_ODD_SEPARATORS = frozenset("_~,")
 _EXTENSION = re.compile(r"\s*(?:x|ext\.?|extension|#|分机|转)\s*(\d{1,6})(?![0-9])", re.IGNORECASE)
 _MAX_GROUPS = 24
 
@@ -163,7 +166,11 @@ class NumberRecognizer:
         international = "+" in text[prefix_start:start]
         gaps = {text[a.end : b.start] for a, b in pairwise(groups)}
         uniform = len(gaps) == 1 and gaps <= {"-", "."}
-        score = _phone_score(digits, groups, international, self.phone_regions, uniform)
+        if any(set(g) & _ODD_SEPARATORS for g in gaps) and not _odd_ok(groups, gaps):
+            return None
+        if len(groups) == len(digits) and _counting(digits):
+            return None  # "1, 2, 3, ... 9, 0" counts; it is no one's number
+        score = _phone_score(digits, groups, international, self.phone_regions, uniform, len(gaps) <= 1)
         if score == 0.0:
             return None
         ext = _EXTENSION.match(text, end)
@@ -173,6 +180,18 @@ class NumberRecognizer:
         if text[prefix_start:start].endswith("(") and text[end : end + 1] == ")":
             end += 1
         return Detection(EntityType.PHONE, prefix_start, end, text[prefix_start:end], score, "phone")
+
+
+# How people group an 11-digit Chinese mobile number: 13812345678, 138 1234 5678, 138-12345678,
+# 1381234 5678. Anything else (16-1-16243305, a code with an 11-digit total) is not one.
+_CN_MOBILE_GROUPS = ([11], [3, 4, 4], [3, 8], [7, 4], [3, 4, 4], [4, 3, 4], [3, 3, 5])
+
+
+def _cn_mobile_grouping(lengths: list[int], one_gap: bool) -> bool:
+    if lengths in _CN_MOBILE_GROUPS or all(k == 1 for k in lengths):
+        return True
+    # regrouped in equal blocks of 3 or more with one separator throughout (138-123-456-78)
+    return one_gap and min(lengths[:-1] or lengths) >= 3 and _regular(lengths)
 
 
 def _regular(lengths: list[int]) -> bool:
@@ -192,6 +211,24 @@ def _card_shaped(text: str, groups: list[_Group]) -> bool:
     return min(lengths) >= 3 or _regular(lengths) or max(lengths) == 1
 
 
+def _odd_ok(groups: list[_Group], gaps: set[str]) -> bool:
+    """A number joined by ``_ ~ ,`` is one only when one separator is used throughout and the
+    blocks look like a phone number's (3-4 digits, or one digit each): "12,345,678" and lists
+    such as "3, 14, 15" are not phones."""
+    lengths = [len(g.digits) for g in groups]
+    if all(k == 1 for k in lengths):
+        return True  # one digit at a time (or read out as words: "five five five, one two three")
+    if len(gaps) != 1:
+        return False
+    return lengths in ([3, 4, 4], [3, 3, 4], [1, 3, 3, 4], [4, 3, 4], [3, 8], [4, 4], [4, 7], [3, 7])
+
+
+def _counting(digits: str) -> bool:
+    """Each digit one more (or one less) than the last, wrapping 9 -> 0: 1234567890, 9876543210."""
+    steps = {(int(b) - int(a)) % 10 for a, b in pairwise(digits)}
+    return steps in ({1}, {9})
+
+
 def _date_like(lengths: list[int], digits: str) -> bool:
     """2024-03-15 10, 15.03.2024 1200: dates followed by a time are not phone numbers."""
     if len(lengths) >= 3 and lengths[0] == 4 and digits[:2] in ("19", "20") and lengths[1] <= 2:
@@ -200,7 +237,12 @@ def _date_like(lengths: list[int], digits: str) -> bool:
 
 
 def _phone_score(
-    digits: str, groups: list[_Group], international: bool, regions: Sequence[str], uniform: bool = False
+    digits: str,
+    groups: list[_Group],
+    international: bool,
+    regions: Sequence[str],
+    uniform: bool = False,
+    one_gap: bool = True,
 ) -> float:
     """0.0 when the digits do not read as a phone number, else a confidence."""
     import phonenumbers
@@ -223,7 +265,7 @@ def _phone_score(
     if _date_like(lengths, digits):
         return 0.0
     spaced = all(k == 1 for k in lengths)  # "1 3 8 1 2 ..." (digits spaced apart to dodge filters)
-    if n == 11 and digits[0] == "1" and digits[1] in "3456789":
+    if n == 11 and digits[0] == "1" and digits[1] in "3456789" and _cn_mobile_grouping(lengths, one_gap):
         return 0.95  # Chinese mobile: 1[3-9] + 9 digits
     if n == 10 and (lengths in ([3, 3, 4], [3, 7], [10]) or spaced):
         return 0.85  # North American 3-3-4

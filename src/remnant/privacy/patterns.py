@@ -1,4 +1,4 @@
-"""Pattern recognizers for e-mail addresses, IBANs, IP addresses and passport-like numbers.
+"""Pattern recognizers for IBANs, IP addresses and passport-like numbers (e-mail: ``emails``).
 
 Each pattern proposes candidates; a validator (IBAN checksum, ``ipaddress``) confirms them, so the
 patterns can be generous about spacing without flooding the output with false positives.
@@ -10,21 +10,11 @@ import ipaddress
 import re
 from collections.abc import Iterable
 
+from remnant.privacy.emails import find_emails
 from remnant.privacy.entities import Detection, EntityType
 
-_EMAIL = re.compile(
-    r"(?<![A-Za-z0-9._%+\-])"
-    r"[A-Za-z0-9][A-Za-z0-9._%+\-]*"
-    r"(?:\s?@\s?|\s*[\[(]\s*at\s*[\])]\s*)"
-    r"[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?"
-    r"(?:(?:\.|\s*[\[(]\s*dot\s*[\])]\s*)[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?)*"
-    r"(?:\.|\s*[\[(]\s*dot\s*[\])]\s*)[A-Za-z]{2,24}"
-    r"(?![A-Za-z0-9])",
-    re.IGNORECASE,
-)
-
 # Country code, check digits, then 11-30 alphanumerics in any grouping (space, dash or dot).
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ \-.]?[A-Za-z0-9]){11,34}(?![A-Za-z0-9])")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ \-._~/]?[A-Za-z0-9]){11,34}(?![A-Za-z0-9])")
 _IBAN_TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
@@ -33,13 +23,6 @@ _IPV6 = re.compile(r"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}
 _PASSPORT_CUE = re.compile(r"passport|护照|pasaporte|passeport|reisepass", re.IGNORECASE)
 _PASSPORT_NUMBER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{0,2}\d{6,9}(?![A-Za-z0-9])")
 _PASSPORT_WINDOW = 40
-
-
-def find_emails(text: str) -> list[Detection]:
-    return [
-        Detection(EntityType.EMAIL, m.start(), m.end(), m.group(), 1.0, "email")
-        for m in _EMAIL.finditer(text)
-    ]
 
 
 def _iban_ok(compact: str) -> bool:

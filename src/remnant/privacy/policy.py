@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from remnant.core.errors import ValidationError
 from remnant.privacy.entities import ALL_ENTITIES, EntityType
+
+DEFAULT_ENTITIES: frozenset[EntityType] = ALL_ENTITIES - {EntityType.PERSON}
+"""What is redacted unless configured otherwise: everything but person names. A name is what a
+memory is about ("Bob drinks espresso" is useless as "[NAME_1] drinks espresso"), and a name alone
+reaches no one; contact details, documents, cards, accounts, addresses and IPs do. See
+docs/privacy.md ("Person names") for the reasoning; ``REMNANT_REDACT_ENTITIES=all`` adds them."""
 
 
 @dataclass(frozen=True)
@@ -19,12 +25,17 @@ class PrivacyPolicy:
     ``True`` requires it (raises if missing), ``False`` uses only the built-in recognizers.
     ``phone_regions``: regions whose national phone formats are accepted without a ``+`` prefix.
     ``min_score``: detections scoring below this are ignored.
+    ``stable_placeholders``: ``False`` (default) numbers every write's values afresh, so the same
+    card in two memories gets two placeholders and a key that can write and read cannot confirm a
+    guessed value by comparing them; ``True`` reuses the user's placeholder for a value seen before
+    (equal values stay recognisably equal across memories, at that cost).
     """
 
-    entities: frozenset[EntityType] = ALL_ENTITIES
+    entities: frozenset[EntityType] = DEFAULT_ENTITIES
     use_presidio: bool | str = "auto"
     phone_regions: tuple[str, ...] = ("US", "CN", "GB", "DE", "FR", "IN", "JP", "AU", "CA")
     min_score: float = 0.5
+    stable_placeholders: bool = False
 
     def __post_init__(self) -> None:
         if self.use_presidio not in (True, False, "auto"):
@@ -40,13 +51,20 @@ class PrivacyPolicy:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> PrivacyPolicy:
-        """Deployment config: ``REMNANT_REDACT_ENTITIES`` (comma list, default all) and
-        ``REMNANT_REDACT_PRESIDIO`` (``auto`` | ``on`` | ``off``, default auto)."""
+        """Deployment config: ``REMNANT_REDACT_ENTITIES`` (comma list or ``all``; default all but
+        person names), ``REMNANT_REDACT_PRESIDIO`` (``auto`` | ``on`` | ``off``, default auto) and
+        ``REMNANT_PLACEHOLDERS`` (``per-write``, the default, or ``stable``)."""
         env = os.environ if environ is None else environ
         raw = env.get("REMNANT_REDACT_ENTITIES", "").strip()
-        entities = (
-            frozenset(EntityType.parse(t) for t in raw.split(",") if t.strip()) if raw else ALL_ENTITIES
-        )
+        if raw.lower() == "all":
+            entities = ALL_ENTITIES
+        elif raw:
+            entities = frozenset(EntityType.parse(t) for t in raw.split(",") if t.strip())
+        else:
+            entities = DEFAULT_ENTITIES
+        numbering = env.get("REMNANT_PLACEHOLDERS", "per-write").strip().lower() or "per-write"
+        if numbering not in ("per-write", "stable"):
+            raise ValidationError(f"REMNANT_PLACEHOLDERS must be per-write or stable, not {numbering!r}")
         mode = env.get("REMNANT_REDACT_PRESIDIO", "auto").strip().lower()
         presidio: bool | str = {
             "on": True,
@@ -58,13 +76,8 @@ class PrivacyPolicy:
         }.get(mode, "auto")
         if mode not in ("auto", "", "on", "true", "1", "off", "false", "0"):
             raise ValidationError(f"REMNANT_REDACT_PRESIDIO must be auto, on or off, not {mode!r}")
-        return cls(entities=entities, use_presidio=presidio)
+        return cls(entities=entities, use_presidio=presidio, stable_placeholders=numbering == "stable")
 
     def without(self, *entity_types: EntityType) -> PrivacyPolicy:
         """A copy that no longer redacts the given types."""
-        return PrivacyPolicy(
-            entities=self.entities - frozenset(entity_types),
-            use_presidio=self.use_presidio,
-            phone_regions=self.phone_regions,
-            min_score=self.min_score,
-        )
+        return replace(self, entities=self.entities - frozenset(entity_types))

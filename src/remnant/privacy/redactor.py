@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 from remnant.core.text import has_han
 from remnant.privacy.detector import Detector
-from remnant.privacy.entities import Detection, EntityType, Finding, RedactionResult
+from remnant.privacy.entities import ALL_ENTITIES, Detection, EntityType, Finding, RedactionResult
 from remnant.privacy.errors import PrivacyError, RedactionError
 from remnant.privacy.keys import Keyring
+from remnant.privacy.normalize import canonical_value
 from remnant.privacy.policy import PrivacyPolicy
 from remnant.privacy.storage import SqliteVaultStorage
 from remnant.privacy.vault import Vault
@@ -136,8 +137,15 @@ class Redactor:
             findings: list[Finding] = []
             spans: list[tuple[int, int, str]] = []
             seen: dict[str, str] = {}
+            # one placeholder per value within this text, whatever the numbering across writes
+            mine: dict[tuple[EntityType, str], str] = {}
+            stable = self.policy.stable_placeholders
             for d in detections:
-                placeholder = self.vault.placeholder_for(tenant, user_id, d.entity_type, d.value)
+                same = (d.entity_type, canonical_value(d.entity_type.value, d.value))
+                placeholder = mine.get(same) or self.vault.placeholder_for(
+                    tenant, user_id, d.entity_type, d.value, stable=stable
+                )
+                mine[same] = placeholder
                 findings.append(Finding(d.entity_type, d.start, d.end, placeholder, d.score, d.source))
                 spans.append((d.start, d.end, placeholder))
                 seen[d.value] = placeholder
@@ -168,6 +176,7 @@ class Redactor:
         return self.vault.purge_user(tenant, user_id)
 
 
+_LOG_POLICY = PrivacyPolicy(entities=ALL_ENTITIES)
 _log_lock = threading.Lock()
 _log_detectors: dict[PrivacyPolicy, Detector] = {}
 
@@ -185,7 +194,8 @@ def redact_for_log(text: str, policy: PrivacyPolicy | None = None) -> str:
     if not text:
         return text
     try:
-        detections = _log_detector(policy or PrivacyPolicy()).detect(text)
+        # logs have no use for a name: every type goes, whatever the memory policy keeps
+        detections = _log_detector(policy or _LOG_POLICY).detect(text)
         spans = [(d.start, d.end, f"[{d.entity_type.value}]") for d in detections]
         return _sweep(_splice(text, spans), {d.value: f"[{d.entity_type.value}]" for d in detections})
     except PrivacyError:

@@ -114,16 +114,30 @@ class Vault:
 
     # --- write path ------------------------------------------------------------------------------
 
-    def placeholder_for(self, tenant: str, user_id: str, entity_type: EntityType, value: str) -> str:
-        """The user's placeholder for this value, creating and encrypting an entry when new."""
+    def _unlinked_hmac(
+        self, key: VaultKey, tenant: str, user_id: str, entity_type: str, placeholder: str
+    ) -> str:
+        """The HMAC column of an entry that must not be found by its value: bound to its own
+        placeholder, so no later write of the same value can match it."""
+        msg = "\x1f".join(("unlinked", tenant, user_id, entity_type, placeholder))
+        return hmac.new(key.mac_key, msg.encode("utf-8"), hashlib.sha256).hexdigest()
+
+    def placeholder_for(
+        self, tenant: str, user_id: str, entity_type: EntityType, value: str, *, stable: bool = True
+    ) -> str:
+        """The user's placeholder for this value, creating and encrypting an entry when new.
+
+        ``stable=False``: always a new placeholder (and an entry no value lookup finds), so two
+        memories holding the same value do not show it (see ``PrivacyPolicy.stable_placeholders``)."""
         if not tenant or not user_id:
             raise ValidationError("tenant and user_id are required to vault personal data")
         self.check_keys()
         label = entity_type.value
         hmacs = [self._hmac(k, tenant, user_id, label, value) for k in self.keyring.keys.values()]
-        existing = self.storage.lookup(tenant, user_id, hmacs)
-        if existing is not None:
-            return existing.placeholder
+        if stable:
+            existing = self.storage.lookup(tenant, user_id, hmacs)
+            if existing is not None:
+                return existing.placeholder
         key = self.keyring.active
         active_hmac = self._hmac(key, tenant, user_id, label, value)
         for _ in range(8):
@@ -134,7 +148,9 @@ class Vault:
                 user_id=user_id,
                 placeholder=placeholder,
                 entity_type=label,
-                value_hmac=active_hmac,
+                value_hmac=active_hmac
+                if stable
+                else self._unlinked_hmac(key, tenant, user_id, label, placeholder),
                 key_id=key.key_id,
                 nonce=nonce,
                 ciphertext=ct,
@@ -143,7 +159,7 @@ class Vault:
             if self.storage.put(entry):
                 return placeholder
             # Lost a race: another writer stored this value (reuse theirs) or took the number.
-            existing = self.storage.lookup(tenant, user_id, hmacs)
+            existing = self.storage.lookup(tenant, user_id, hmacs) if stable else None
             if existing is not None:
                 return existing.placeholder
         raise VaultCorruptError(f"could not allocate a {label} placeholder for user {user_id!r}")
@@ -227,13 +243,24 @@ class Vault:
             value = self._decrypt(entry)
             aad = _aad(entry.tenant, entry.user_id, entry.placeholder, entry.entity_type, active.key_id)
             nonce, ct = self._encrypt(active, aad, value)
+            old = self.keyring.get(entry.key_id)
+            linked = entry.value_hmac == self._hmac(
+                old, entry.tenant, entry.user_id, entry.entity_type, value
+            )
+            new_hmac = (
+                self._hmac(active, entry.tenant, entry.user_id, entry.entity_type, value)
+                if linked
+                else self._unlinked_hmac(
+                    active, entry.tenant, entry.user_id, entry.entity_type, entry.placeholder
+                )
+            )
             self.storage.replace(
                 VaultEntry(
                     tenant=entry.tenant,
                     user_id=entry.user_id,
                     placeholder=entry.placeholder,
                     entity_type=entry.entity_type,
-                    value_hmac=self._hmac(active, entry.tenant, entry.user_id, entry.entity_type, value),
+                    value_hmac=new_hmac,
                     key_id=active.key_id,
                     nonce=nonce,
                     ciphertext=ct,

@@ -8,10 +8,10 @@ counts are of the final text, so the result fits the budget exactly, not approxi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from remnant.llm.prompt import quote_data, quote_label
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.tokens import TokenCounter, default_counter
 
@@ -54,9 +54,11 @@ class PackedContext:
 def format_memory(index: int, c: PackCandidate) -> str:
     """One prompt line: number, date, label, strength/confidence, and the quoted content."""
     meta = f"(strength {c.strength:.2f}, confidence {c.confidence:.2f})"
-    when = f"[{c.when}] " if c.when else ""
-    label = f"{c.label}: " if c.label else ""
-    return f"{index}. {when}{meta} {label}{json.dumps(c.content, ensure_ascii=False)}"
+    when = f"[{quote_label(c.when)}] " if c.when else ""
+    # the label (a speaker from metadata) is client-written: quoted like the content, so it can
+    # neither start a line of its own ("SYSTEM: ...") nor pass for our own text
+    label = f"{quote_data(c.label)}: " if c.label else ""
+    return f"{index}. {when}{meta} {label}{quote_data(c.content)}"
 
 
 def pack_context(

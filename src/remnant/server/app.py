@@ -176,7 +176,14 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
     app.include_router(mem0_router)  # trailing-slash paths: no clash with the routes above
     app.router.routes.extend(mcp_routes)
 
-    @app.get("/healthz", tags=["health"], summary="The process is alive", response_model=HealthOut)
+    # public on purpose (load balancers probe them without a key): declared so in the OpenAPI document
+    @app.get(
+        "/healthz",
+        tags=["health"],
+        summary="The process is alive",
+        response_model=HealthOut,
+        openapi_extra={"security": []},
+    )
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
@@ -186,6 +193,7 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
         summary="The store answers and the vault key opens the vault",
         response_model=HealthOut,
         responses={503: {"model": ErrorBody, "description": "Not ready: the code says which part"}},
+        openapi_extra={"security": []},
     )
     def readyz() -> JSONResponse:
         try:

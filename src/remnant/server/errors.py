@@ -112,6 +112,39 @@ def remnant_status(exc: RemnantError) -> tuple[int, str, Any]:
     return 400, "bad_request", None
 
 
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def _leaf_routes(routes: Any) -> Any:
+    """The routes inside included routers too (FastAPI wraps each included router in one route)."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _leaf_routes(inner.routes)
+        else:
+            yield route
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path. Starlette's 405 names only the methods of the
+    first route that matched the path, while GET and POST of one path are often two routes."""
+    from starlette.routing import Match
+
+    static: list[str] = []  # served by a route without path parameters (/v1/memories/search/)
+    dynamic: list[str] = []  # ... or only by one that takes the path as a parameter ({memory_id})
+    routes = list(_leaf_routes(request.app.router.routes))
+    for method in _METHODS:
+        probe = {**request.scope, "method": method}
+        for route in routes:
+            match, child = route.matches(probe)
+            if match == Match.FULL:
+                (dynamic if child.get("path_params") else static).append(method)
+                break
+    # a literal path names its own resource: list what that resource does, not what a
+    # parameterised route would make of the same characters
+    return static or dynamic
+
+
 def _clean_validation(errors: list[Any]) -> list[dict[str, Any]]:
     out = []
     for e in errors[:20]:
@@ -142,6 +175,10 @@ def install_error_handlers(app: FastAPI) -> None:
         resp = error_response(exc.status_code, code, message)
         if exc.headers:
             resp.headers.update(exc.headers)
+        if exc.status_code == 405:
+            allowed = allowed_methods(request)
+            if allowed:
+                resp.headers["Allow"] = ", ".join(allowed)
         return resp
 
     @app.exception_handler(OverflowError)

@@ -25,6 +25,24 @@ def _hostname(value: str) -> str:
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
+def _host_port(value: str, scheme: str) -> int | None:
+    """The port of a Host header (the scheme's default when it names none); None when malformed."""
+    value = value.strip()
+    tail = value[value.find("]") + 1 :] if value.startswith("[") else value
+    if tail.count(":") == 1:
+        port = tail.rsplit(":", 1)[1]
+        return int(port) if port.isdigit() else None
+    return 443 if scheme in ("https", "wss") else 80
+
+
+def _origin_port(origin: str) -> int | None:
+    try:
+        parts = urlsplit(origin)
+        return parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+
+
 class LocalOnly:
     """ASGI middleware: only loopback Host headers and same-host Origins (``--no-auth`` mode)."""
 
@@ -44,8 +62,14 @@ class LocalOnly:
                 return
             origin = headers.get("origin")
             if origin and origin != "null":
-                origin_host = (urlsplit(origin).hostname or "").lower()
-                if origin_host not in self.allowed:
+                try:
+                    origin_host = (urlsplit(origin).hostname or "").lower()
+                except ValueError:
+                    origin_host = ""
+                # same origin means the same port too: another local app (a dev server on
+                # localhost:3000) is a different site
+                port = _host_port(headers.get("host", ""), str(scope.get("scheme", "http")))
+                if origin_host not in self.allowed or _origin_port(origin) != port:
                     resp = error_response(
                         403, "forbidden", "cross-site requests are refused without API keys"
                     )

@@ -35,17 +35,55 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, default=str, ensure_ascii=False)
 
 
+# Libraries that log at start-up (Presidio lists every recognizer it skips, about 150 lines) or per
+# request: only their warnings and errors are worth a line.
+_CHATTY = (
+    "presidio-analyzer",
+    "presidio_analyzer",
+    "spacy",
+    "mcp",
+    "httpx",
+    "httpcore",
+    "sentence_transformers",
+    "transformers",
+    "huggingface_hub",
+    "urllib3",
+    "tldextract",
+    "filelock",
+)
+
+
+def _quiet_libraries(record: logging.LogRecord) -> bool:
+    """A handler filter (libraries reset their own loggers' levels when imported, after us)."""
+    name = record.name
+    if name.startswith(("remnant", "uvicorn")):
+        return True
+    if name.startswith("presidio"):
+        return record.levelno >= logging.ERROR
+    return record.levelno >= logging.WARNING
+
+
 def configure_logging(level: str = "info", stream: Any = None) -> None:
-    """Send the server's and uvicorn's logs through one JSON handler."""
+    """Send every log line through one JSON handler: the server's, uvicorn's, and any library's
+    (through the root logger, with ``warnings.warn`` captured as log records too)."""
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(JsonFormatter())
+    handler.addFilter(_quiet_libraries)
     for name in ("remnant", "uvicorn", "uvicorn.error"):
         logger = logging.getLogger(name)
         logger.handlers = [handler]
         logger.setLevel(level.upper())
         logger.propagate = False
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(logging.WARNING)
+    logging.captureWarnings(True)  # py.warnings -> root -> JSON
     logging.getLogger("uvicorn.access").disabled = True  # replaced by AccessLog
-    logging.getLogger("mcp").setLevel(logging.WARNING)
+    for name in _CHATTY:
+        logger = logging.getLogger(name)
+        logger.handlers = []  # a library's own stderr handler would print plain text
+        logger.propagate = True
+        logger.setLevel(logging.WARNING if name != "presidio-analyzer" else logging.ERROR)
 
 
 def route_of(scope: Scope) -> str:
@@ -81,6 +119,10 @@ class AccessLog:
 
         try:
             await self.app(scope, receive, tracking_send)
+        except BaseException:
+            # the 500 answer is sent further out (Starlette's error middleware): log it as one
+            status = status or 500
+            raise
         finally:
             state = scope.get("state") or {}
             self.log.info(

@@ -10,8 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from remnant.core.errors import MetadataError
 from remnant.core.limits import (
     DEFAULT_RECALL_LIMIT,
     MAX_BATCH_ITEMS,
@@ -23,6 +24,7 @@ from remnant.core.limits import (
     MAX_QUERY_CHARS,
     MAX_TAGS,
 )
+from remnant.core.model import check_metadata
 
 KindName = Literal["fact", "preference", "open_issue", "episode", "summary", "knowledge"]
 StatusName = Literal["active", "hidden", "superseded", "expired", "faded"]
@@ -35,6 +37,16 @@ Scalar = str | int | float | bool
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _valid_metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The engine's own metadata rules, here so a bad document is a 422 before anything runs."""
+    if value is None:
+        return None
+    try:
+        return check_metadata(value)
+    except MetadataError as exc:
+        raise ValueError(str(exc)) from None
 
 
 # -- requests --------------------------------------------------------------------------------------
@@ -53,11 +65,19 @@ class MemoryCreate(_Body):
     expires_at: datetime | None = None
     valid_from: datetime | None = None
     valid_to: datetime | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = Field(
+        default=None,
+        description="A JSON object: at most 16 levels deep and 64 KiB, string keys, no reserved keys.",
+    )
     tags: list[Tag] | None = Field(
         default=None, max_length=MAX_TAGS, description='Stored as metadata["tags"]; recall filters on them.'
     )
     supersede: bool = True
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return _valid_metadata(value)
 
 
 class MemoryBatchCreate(_Body):
@@ -81,6 +101,11 @@ class MemoryPatch(_Body):
         default=None, min_length=1, max_length=32, description="Expire this long from now."
     )
 
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return _valid_metadata(value)
+
 
 class ChatMessage(_Body):
     role: Literal["user", "assistant", "system", "tool"] = "user"
@@ -97,6 +122,11 @@ class IngestRequest(_Body):
     agent_id: str | None = Field(default=None, min_length=1, max_length=MAX_IDENTIFIER_CHARS)
     infer: bool = Field(default=True, description="Judge importance and extract facts (false: store as is).")
     metadata: dict[str, Any] | None = None
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return _valid_metadata(value)
 
 
 class RecallRequest(_Body):

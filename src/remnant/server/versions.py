@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from remnant.core.errors import NotFoundError
-from remnant.core.model import MemoryRecord, Status
+from remnant.core.model import RESERVED_METADATA_KEYS, MemoryRecord, Status
 from remnant.engine.memory import Memory
 
 UPDATE_KEY_PREFIX = "updated:"
@@ -64,7 +64,12 @@ def update(
     if record.status != Status.ACTIVE:
         raise NotFoundError(f"memory {record.id} is {record.status.value}; there is nothing to update")
     key = chain_key(record)
-    meta = dict(record.metadata) if metadata is None else dict(metadata)
+    # the engine's own state keys describe the old version, not the new one (and may not be written)
+    meta = (
+        {k: v for k, v in record.metadata.items() if k not in RESERVED_METADATA_KEYS}
+        if metadata is None
+        else dict(metadata)
+    )
     if record.key is None:
         meta["replaces"] = record.id
     new = mem.remember(

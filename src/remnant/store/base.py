@@ -22,7 +22,7 @@ import numpy as np
 from remnant.core.audit import AuditDraft, AuditEntry, AuditHead
 from remnant.core.clock import from_epoch
 from remnant.core.importance import ImportanceWeights, importance_score_raw
-from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status
+from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, readable_metadata
 
 SCHEMA_VERSION = 2  # 2: occurred_at
 
@@ -452,6 +452,8 @@ def row_to_record(row: Sequence[Any]) -> MemoryRecord:
         stability=stability,
         anchor=anchor,
         fade_at=math.inf if fade_at >= 1e300 else fade_at,
-        metadata=(json.loads(metadata) if isinstance(metadata, str) else dict(metadata)) if metadata else {},
+        # tolerant: a row an older version let through (900 levels deep, NaN) reads with a marker
+        # instead of failing every list, get and recall of its user
+        metadata=readable_metadata(metadata),
         occurred_at=from_epoch(occurred_at),
     )

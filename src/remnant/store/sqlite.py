@@ -12,6 +12,7 @@ connection, the FTS5 index, the vector blobs and maintenance.
 from __future__ import annotations
 
 import hashlib
+import os
 import queue
 import re
 import sqlite3
@@ -87,6 +88,12 @@ class SQLiteStore(SQLStore):
                 raise StoreError(f"{self.path} is a directory, not a database file")
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                # memories are personal data: the file is private to its owner from the first byte
+                # (SQLite gives its -wal and -shm files the database file's mode)
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                os.close(fd)
+            except FileExistsError:
+                pass
             except OSError as exc:
                 raise StoreError(f"cannot create the folder for {self.path}: {exc}") from exc
         try:

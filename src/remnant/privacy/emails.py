@@ -1,0 +1,304 @@
+"""E-mail addresses, internationalised and obfuscated.
+
+A finder rather than one pattern: each ``@`` (or a spelled-out "at": ``(at)``, `` at ``, 艾特) is
+expanded to the left over the local part and to the right over domain labels joined by dots
+(``.``, ``[dot]``, `` dot ``, 点). Labels stay within one script, so an address glued to the
+text around it (``邮箱是ana@example.com谢谢``) ends where the script changes, and an IDN address
+(``josé@correo.es``, ``почта@пример.рф``, ``用户@例子.中国``) is found whole.
+
+Spelled-out forms are what people write to dodge scrapers, and also what ordinary prose looks
+like ("we met at noon"), so they need more: a known top-level domain, and either a spelled dot,
+a bracketed "at", a handle-like local part (a digit, dot, underscore, plus or hyphen in it) or a
+word such as "email" just before.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from remnant.privacy.entities import Detection, EntityType
+
+_AT = re.compile(
+    r"[ ]?@[ ]?"
+    r"|[ ]*[\[(（{<][ ]*at[ ]*[\])）}>][ ]*"
+    r"|(?<=[^\s@])[ ]+at[ ]+(?=\S)"
+    r"|[ ]*艾特[ ]*",
+    re.IGNORECASE,
+)
+_DOT = re.compile(
+    r"\.|。|[ ]*[\[(（{<][ ]*dot[ ]*[\])）}>][ ]*|[ ]+dot[ ]+|[ ]*[点點][ ]*",
+    re.IGNORECASE,
+)
+_LOCAL_PUNCT = frozenset("._%+-")
+_HANDLE_PUNCT = frozenset("._+-")
+_CUE = re.compile(
+    r"(?:e-?mail|mail|address|contact|reach|write|邮箱|邮件|电邮|信箱|联系)[^.\n]{0,24}$", re.IGNORECASE
+)
+
+# For spelled-out forms only: the top-level domains people actually type (an unknown word after
+# "dot" is more likely prose). With a real "@" and real dots any alphabetic TLD is accepted.
+_COMMON_TLDS = frozenset(
+    [
+        "com",
+        "net",
+        "org",
+        "edu",
+        "gov",
+        "mil",
+        "int",
+        "io",
+        "co",
+        "cn",
+        "uk",
+        "de",
+        "fr",
+        "jp",
+        "ru",
+        "br",
+        "in",
+        "it",
+        "es",
+        "nl",
+        "au",
+        "ca",
+        "ch",
+        "se",
+        "no",
+        "fi",
+        "dk",
+        "pl",
+        "be",
+        "at",
+        "us",
+        "me",
+        "info",
+        "biz",
+        "xyz",
+        "app",
+        "dev",
+        "ai",
+        "tv",
+        "cc",
+        "hk",
+        "tw",
+        "sg",
+        "kr",
+        "mx",
+        "ar",
+        "za",
+        "nz",
+        "ie",
+        "pt",
+        "gr",
+        "tr",
+        "il",
+        "ua",
+        "cz",
+        "hu",
+        "ro",
+        "vn",
+        "th",
+        "my",
+        "id",
+        "ph",
+        "online",
+        "site",
+        "top",
+        "email",
+        "mail",
+        "cloud",
+        "tech",
+    ]
+)
+# Chinese-script TLDs (the label after the last dot): the known ones, so 用户@例子.中国谢谢 stops
+# before 谢谢.
+_HAN_TLDS = tuple(
+    sorted(
+        [
+            "中国",
+            "中國",
+            "公司",
+            "网络",
+            "在线",
+            "网址",
+            "网站",
+            "香港",
+            "台湾",
+            "台灣",
+            "集团",
+            "商城",
+            "手机",
+            "信息",
+            "世界",
+            "游戏",
+            "企业",
+            "购物",
+            "新加坡",
+        ],
+        key=len,
+        reverse=True,
+    )
+)
+_MAX_LOCAL = 64
+_MAX_LABELS = 8
+
+
+def _script(ch: str) -> str:
+    """A coarse script class: LATIN (ASCII letters and Latin with diacritics), CJK, CYRILLIC, ..."""
+    if ch.isascii():
+        return "LATIN"
+    try:
+        name = unicodedata.name(ch)
+    except ValueError:
+        return "?"
+    head = name.split(" ", 1)[0]
+    return "CJK" if head in ("CJK", "IDEOGRAPHIC") else head
+
+
+def _neutral(ch: str) -> bool:
+    return ch.isdigit() or ch in _LOCAL_PUNCT
+
+
+# "ana dot lee at example dot com": a spelled dot inside the local part
+_LOCAL_DOT_TAIL = re.compile(
+    r"([A-Za-z0-9_%+\-]+)(?:[ ]+dot[ ]+|[ ]*[\[(（{<][ ]*dot[ ]*[\])）}>][ ]*)$", re.IGNORECASE
+)
+
+
+def _spelled_local_start(text: str, start: int) -> int:
+    for _ in range(3):
+        m = _LOCAL_DOT_TAIL.search(text, max(0, start - 40), start)
+        if m is None:
+            break
+        start = m.start(1)
+    return start
+
+
+def _local_start(text: str, end: int) -> int:
+    """Start of the local part that ends at ``end`` (== ``end`` when there is none)."""
+    i = end
+    script: str | None = None
+    while i > 0 and end - i < _MAX_LOCAL:
+        ch = text[i - 1]
+        if not (ch.isalnum() or ch in _LOCAL_PUNCT or ch == "_"):
+            break
+        if ch.isalpha():
+            s = _script(ch)
+            if script is None:
+                script = s
+            elif s != script:
+                break
+        i -= 1
+    while i < end and text[i] in _LOCAL_PUNCT:  # ".ana" is not a local part
+        i += 1
+    if script == "CJK" and i < end:
+        # a Chinese local part is glued to the sentence: keep what follows the last cue word
+        for cue in ("邮箱是", "邮箱为", "邮箱", "邮件", "地址是", "地址", "是", "为", "到", "给", "：", ":"):
+            k = text.rfind(cue, i, end)
+            if k != -1:
+                i = k + len(cue)
+                break
+    return i
+
+
+def _label_end(text: str, pos: int) -> int:
+    """End of a domain label starting at ``pos``: letters and digits of one script, inner hyphens."""
+    i = pos
+    script: str | None = None
+    while i < len(text):
+        ch = text[i]
+        if ch.isalpha():
+            s = _script(ch)
+            if script is None:
+                script = s
+            elif s != script:
+                break
+        elif not (ch.isdigit() or (ch == "-" and i > pos)):
+            break
+        i += 1
+    while i > pos and text[i - 1] == "-":
+        i -= 1
+    return i
+
+
+def _tld_end(text: str, start: int, end: int, spelled: bool) -> int:
+    """End of a valid top-level domain within ``text[start:end]``, or -1."""
+    label = text[start:end]
+    if label.lower().startswith("xn--") and len(label) > 4:
+        return end
+    if not label.isalpha():
+        return -1
+    if _script(label[0]) == "CJK":
+        for tld in _HAN_TLDS:
+            if label.startswith(tld):
+                return start + len(tld)
+        return -1
+    if spelled:
+        return end if label.lower() in _COMMON_TLDS else -1
+    return end if 2 <= len(label) <= 24 else -1
+
+
+def find_emails(text: str) -> list[Detection]:
+    out: list[Detection] = []
+    last_end = 0
+    for at in _AT.finditer(text):
+        if at.start() < last_end:
+            continue
+        local_start = _local_start(text, at.start())
+        if local_start >= at.start():
+            continue
+        local_start = _spelled_local_start(text, local_start)
+        # domain labels joined by dots
+        labels: list[tuple[int, int]] = []
+        dots: list[str] = []
+        pos = at.end()
+        end = _label_end(text, pos)
+        if end == pos:
+            continue
+        labels.append((pos, end))
+        while len(labels) < _MAX_LABELS:
+            dot = _DOT.match(text, labels[-1][1])
+            if dot is None:
+                break
+            nxt = _label_end(text, dot.end())
+            if nxt == dot.end():
+                break
+            labels.append((dot.end(), nxt))
+            dots.append(dot.group())
+        found = _accept(text, at.group(), local_start, at.start(), labels, dots)
+        if found is not None:
+            out.append(found)
+            last_end = found.end
+    return out
+
+
+def _accept(
+    text: str,
+    at: str,
+    local_start: int,
+    local_end: int,
+    labels: list[tuple[int, int]],
+    dots: list[str],
+) -> Detection | None:
+    real_at = "@" in at
+    bracketed = any(c in at for c in "[(（{<")
+    # try the longest domain first, then shorter ones (a sentence may go on after the address)
+    for k in range(len(labels), 1, -1):
+        used = dots[: k - 1]
+        spelled_dot = any(d != "." for d in used)
+        spelled = spelled_dot or not real_at
+        start, end = labels[k - 1]
+        tld_end = _tld_end(text, start, end, spelled)
+        if tld_end == -1:
+            continue
+        if spelled and not (real_at or bracketed or spelled_dot):
+            local = text[local_start:local_end]
+            handle = any(c.isdigit() or c in _HANDLE_PUNCT for c in local)
+            if not handle and not _CUE.search(text[max(0, local_start - 40) : local_start]):
+                continue  # "we met at google.com"
+        if not real_at and text[local_start:local_end].lower() in ("i", "me", "we", "us", "you"):
+            continue
+        score = 1.0 if not spelled else 0.9
+        return Detection(EntityType.EMAIL, local_start, tld_end, text[local_start:tld_end], score, "email")
+    return None
