@@ -440,9 +440,21 @@ def bench_extraction(llm_spec: str | None) -> None:
     type=click.IntRange(1, 64),
     help="Server processes on one database, each on its own port; clients are spread over them.",
 )
+@click.option(
+    "--large-writes",
+    is_flag=True,
+    help="Instead: other tenants' read latency with and without one client writing 100 kB memories "
+    "in a loop (--clients readers, --duration seconds per phase).",
+)
 @click.option("--json", "as_json", is_flag=True)
 def bench_serve(
-    clients: int, duration: float, write_ratio: float, db_opt: str | None, processes: int, as_json: bool
+    clients: int,
+    duration: float,
+    write_ratio: float,
+    db_opt: str | None,
+    processes: int,
+    large_writes: bool,
+    as_json: bool,
 ) -> None:
     """Load the real server on loopback: concurrent clients mixing writes and recalls.
 
@@ -450,8 +462,14 @@ def bench_serve(
     ports with an API key, runs the clients for the duration, then counts the stored memories to
     check that no write was lost.
     """
-    from remnant.bench.serve import run_bench
+    from remnant.bench.serve import run_bench, run_large_writes_bench
 
+    if large_writes:
+        mixed = run_large_writes_bench(readers=clients, duration=duration)
+        click.echo(json.dumps(mixed, indent=2) if as_json else mixed["text"])
+        if mixed["server_errors_5xx"] or mixed["lost_writes"]:
+            sys.exit(1)
+        return
     result = run_bench(
         clients=clients, duration=duration, write_ratio=write_ratio, db=db_opt, processes=processes
     )

@@ -261,3 +261,177 @@ def run_bench(
         ]
     )
     return result
+
+
+def _large_text(rnd: random.Random, size: int) -> str:
+    """About ``size`` characters of prose-like words (no personal data: the detector still reads it all)."""
+    words: list[str] = []
+    n = 0
+    while n < size:
+        w = rnd.choice(WORDS)
+        words.append(w)
+        n += len(w) + 1
+    return " ".join(words)[:size]
+
+
+async def _mixed(
+    base: str,
+    read_key: str,
+    write_key: str | None,
+    readers: int,
+    duration: float,
+    users: int,
+    large_chars: int,
+) -> dict[str, Any]:
+    """``readers`` clients recall in one tenant; with ``write_key`` one more client of another tenant
+    writes ``large_chars``-character memories in a loop meanwhile."""
+    lat: list[float] = []
+    errors: list[str] = []
+    server_errors = 0
+    big_acked = 0
+    big_ms: list[float] = []
+    stop_at = time.monotonic() + duration
+
+    async def reader(i: int) -> None:
+        nonlocal server_errors
+        rnd = random.Random(1000 + i)
+        async with httpx.AsyncClient(
+            base_url=base, headers={"Authorization": f"Bearer {read_key}"}, timeout=60
+        ) as http:
+            while time.monotonic() < stop_at:
+                words = " ".join(rnd.choice(WORDS) for _ in range(4))
+                t0 = time.perf_counter()
+                try:
+                    r = await http.post(
+                        "/v1/recall",
+                        json={
+                            "query": words,
+                            "user_id": f"user{rnd.randrange(users)}",
+                            "limit": 5,
+                            "touch": False,
+                        },
+                    )
+                    if r.status_code == 200:
+                        lat.append((time.perf_counter() - t0) * 1000)
+                    else:
+                        errors.append(f"recall {r.status_code}")
+                        server_errors += r.status_code >= 500
+                except httpx.HTTPError as exc:
+                    errors.append(type(exc).__name__)
+
+    async def big_writer(key: str) -> None:
+        nonlocal big_acked, server_errors
+        rnd = random.Random(7)
+        async with httpx.AsyncClient(
+            base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=600
+        ) as http:
+            n = 0
+            while time.monotonic() < stop_at:
+                t0 = time.perf_counter()
+                try:
+                    r = await http.post(
+                        "/v1/memories",
+                        json={
+                            "content": (f"document {n}: " + _large_text(rnd, large_chars))[:large_chars],
+                            "user_id": "writer",
+                        },
+                    )
+                    if r.status_code == 201:
+                        big_acked += 1
+                        big_ms.append((time.perf_counter() - t0) * 1000)
+                    else:
+                        errors.append(f"large write {r.status_code}")
+                        server_errors += r.status_code >= 500
+                except httpx.HTTPError as exc:
+                    errors.append(type(exc).__name__)
+                n += 1
+
+    tasks = [reader(i) for i in range(readers)]
+    if write_key is not None:
+        tasks.append(big_writer(write_key))
+    t0 = time.perf_counter()
+    await asyncio.gather(*tasks)
+    return {
+        "elapsed": time.perf_counter() - t0,
+        "lat": sorted(lat),
+        "errors": errors,
+        "server_errors": server_errors,
+        "large_acked": big_acked,
+        "large_ms": sorted(big_ms),
+    }
+
+
+def run_large_writes_bench(
+    *, readers: int = 20, duration: float = 30.0, users: int = 20, large_chars: int = 100_000
+) -> dict[str, Any]:
+    """Other tenants' read latency with and without one client writing ``large_chars``-character
+    memories in a loop (issue 16: a large write must not stall anyone else)."""
+    from remnant.server.auth import KeyStore
+
+    tmp = tempfile.mkdtemp(prefix="remnant-bench-")
+    db = os.path.join(tmp, "bench.db")
+    keys_db = os.path.join(tmp, "bench.keys.db")
+    ks = KeyStore(keys_db)
+    read_key = ks.create("readers", ["read", "write"], "readers").secret
+    write_key = ks.create("writer", ["read", "write"], "writer").secret
+    ks.close()
+    port = free_port()
+    proc = start_server(db, keys_db, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        auth = {"Authorization": f"Bearer {read_key}"}
+        rnd = random.Random(3)
+        for i in range(40):  # something to recall
+            words = " ".join(rnd.choice(WORDS) for _ in range(6))
+            r = httpx.post(
+                f"{base}/v1/memories",
+                json={"content": f"note {i}: {words}", "user_id": f"user{i % users}"},
+                headers=auth,
+                timeout=60,
+            )
+            r.raise_for_status()
+        quiet = asyncio.run(_mixed(base, read_key, None, readers, duration, users, large_chars))
+        loaded = asyncio.run(_mixed(base, read_key, write_key, readers, duration, users, large_chars))
+        w_auth = {"Authorization": f"Bearer {write_key}"}
+        stored = httpx.get(f"{base}/v1/stats", headers=w_auth, timeout=600).json()["total"]
+    finally:
+        code = stop_server(proc)
+    p99_quiet, p99_loaded = _pct(quiet["lat"], 0.99), _pct(loaded["lat"], 0.99)
+    ratio = p99_loaded / p99_quiet if p99_quiet else 0.0
+    lost = loaded["large_acked"] - stored
+    result: dict[str, Any] = {
+        "readers": readers,
+        "duration_s": duration,
+        "large_chars": large_chars,
+        "reads_quiet": len(quiet["lat"]),
+        "reads_loaded": len(loaded["lat"]),
+        "read_p50_ms": {
+            "quiet": round(_pct(quiet["lat"], 0.5), 1),
+            "loaded": round(_pct(loaded["lat"], 0.5), 1),
+        },
+        "read_p99_ms": {"quiet": round(p99_quiet, 1), "loaded": round(p99_loaded, 1)},
+        "p99_ratio": round(ratio, 2),
+        "large_writes_acked": loaded["large_acked"],
+        "large_write_ms_p50": round(_pct(loaded["large_ms"], 0.5), 1),
+        "large_writes_stored": stored,
+        "lost_writes": lost,
+        "errors": len(quiet["errors"]) + len(loaded["errors"]),
+        "server_errors_5xx": quiet["server_errors"] + loaded["server_errors"],
+        "error_kinds": sorted(set(quiet["errors"] + loaded["errors"]))[:10],
+        "server_exit_code": code,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+    }
+    result["text"] = "\n".join(
+        [
+            f"remnant bench serve --large-writes: {readers} readers of one tenant, {duration:g} s per phase; "
+            f"one client of another tenant writing {large_chars:,}-character memories in the second",
+            f"  read p50 ms   quiet {result['read_p50_ms']['quiet']}  with large writer {result['read_p50_ms']['loaded']}",
+            f"  read p99 ms   quiet {result['read_p99_ms']['quiet']}  with large writer {result['read_p99_ms']['loaded']}"
+            f"  ({result['p99_ratio']}x; target <= 2x)",
+            f"  large writes  acked {loaded['large_acked']}, stored {stored}, lost {lost}, "
+            f"p50 {result['large_write_ms_p50']} ms each",
+            f"  errors        {result['errors']} ({result['server_errors_5xx']} 5xx) {result['error_kinds'] or ''}",
+            f"  machine       {result['machine']}",
+        ]
+    )
+    return result

@@ -50,3 +50,7 @@ class E5SmallEmbedder:
 
     def embed_query(self, text: str) -> Vectors:
         return l2_normalize(self._model.query([text])[0])
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Several queries in one model call (the server's micro-batcher uses it)."""
+        return l2_normalize(self._model.query(list(check_texts(texts))))

@@ -47,7 +47,14 @@ from remnant.engine.options import (
     WriteOptions,
 )
 from remnant.engine.results import Hit
-from remnant.engine.seams import Redactor, Retriever, vault_of
+from remnant.engine.seams import (
+    DocumentPreparer,
+    PreparedText,
+    PreparingRedactor,
+    Redactor,
+    Retriever,
+    vault_of,
+)
 from remnant.store.base import MemoryFilter, Store
 
 _MAX_AUDIT_IDS = 5000
@@ -321,14 +328,68 @@ class Ledger:
         return value
 
     # -- writing -----------------------------------------------------------------------------------
-    def redact(self, text: str, user_id: str) -> str:
-        """Run the configured redactor on text bound for the store (identity when none is set)."""
+    def redact(self, text: str, user_id: str, prepared: PreparedText | None = None) -> str:
+        """Run the configured redactor on text bound for the store (identity when none is set);
+        ``prepared``: its detections, from :meth:`prepare` (then only the vault work is left)."""
         if self.redactor is None:
             return text
+        if prepared is not None and isinstance(self.redactor, PreparingRedactor):
+            return self.redactor.redact(text, tenant=self.tenant, user_id=user_id, prepared=prepared).text
         return self.redactor.redact(text, tenant=self.tenant, user_id=user_id).text
 
-    def build(self, content: str, *, user_id: str, options: WriteOptions | None = None) -> MemoryRecord:
-        """A validated, redacted new record with its initial decay state (not stored yet)."""
+    def prepare(self, items: Sequence[tuple[str, WriteOptions]]) -> list[PreparedText | None]:
+        """The CPU work of writing ``(content, options)`` items, done before the write lock is taken:
+        the redactor's detection and the retriever's embedding of the text as it will be stored.
+        Call it outside any transaction; pass each result to :meth:`build`. What it cannot prepare
+        (no preparing redactor, ``redact=False``) is simply done later, under the lock."""
+        out: list[PreparedText | None] = []
+        docs: list[tuple[str, Mapping[str, Any]]] = []
+        for content, opts in items:
+            prepared = None
+            if (
+                isinstance(content, str)
+                and opts.get("redact", True)
+                and isinstance(self.redactor, PreparingRedactor)
+            ):
+                prepared = self.redactor.prepare(content)
+            out.append(prepared)
+            if isinstance(content, str):
+                meta = opts.get("metadata")
+                text = prepared.preview if prepared is not None else content
+                speaker = meta.get("speaker") if isinstance(meta, Mapping) else None
+                if prepared is not None and isinstance(speaker, str) and speaker.strip():
+                    # metadata strings are redacted too (redact_fields): the speaker as it will be stored
+                    assert isinstance(self.redactor, PreparingRedactor)
+                    meta = {**meta, "speaker": self.redactor.prepare(speaker).preview}
+                if self.redactor is None or prepared is not None or not opts.get("redact", True):
+                    docs.append((text, meta if isinstance(meta, Mapping) else {}))
+        if docs and isinstance(self.retriever, DocumentPreparer):
+            self.retriever.prepare_documents(docs)
+        # the write hooks' nearest-neighbour search embeds the new text as a query: do it now too
+        checked = [
+            p.preview if p is not None else c
+            for (c, o), p in zip(items, out, strict=True)
+            if isinstance(c, str)
+            and o.get("key") is None
+            and self.hooks
+            and str(o.get("kind", Kind.FACT)) in ("fact", "preference")
+            and (p is not None or self.redactor is None or not o.get("redact", True))
+        ]
+        prepare_queries = getattr(self.retriever, "prepare_queries", None)
+        if checked and callable(prepare_queries):
+            prepare_queries(checked)
+        return out
+
+    def build(
+        self,
+        content: str,
+        *,
+        user_id: str,
+        options: WriteOptions | None = None,
+        prepared: PreparedText | None = None,
+    ) -> MemoryRecord:
+        """A validated, redacted new record with its initial decay state (not stored yet);
+        ``prepared``: the content's :meth:`prepare` result."""
         opts: WriteOptions = options or {}
         unknown = set(opts) - WRITE_OPTIONS
         if unknown:
@@ -368,7 +429,7 @@ class Ledger:
         pinned = bool(opts.get("pinned", False))
         self.mark_active(user_id, now)
         redact = bool(opts.get("redact", True))
-        text = self.redact(content, user_id) if redact else content
+        text = self.redact(content, user_id, prepared) if redact else content
         state = dk.new_state(kind, importance, self.axis(user_id, now), self.decay, pinned=pinned)
         record = MemoryRecord(
             id=new_id(),
@@ -822,11 +883,16 @@ class Ledger:
             # lock, then re-read, so concurrent touches never lose an access or a boost (PostgreSQL
             # locks the rows in id order; SQLite's transaction already excludes other writers)
             self.store.lock_rows([r.id for r in records], tenant=self.tenant)
+            # one read of them all under the lock (the caller's copies may be stale)
+            current = {r.id: r for r in self.store.get_many([r.id for r in records], tenant=self.tenant)}
+            axes: dict[str, float] = {}
             for i, seen in enumerate(records):
-                r = self.store.get(seen.id, tenant=self.tenant)
+                r = current.get(seen.id)
                 if r is None:  # purged meanwhile
                     continue
-                axis = self.axis(r.user_id, now)
+                axis = axes.get(r.user_id)
+                if axis is None:
+                    axis = axes[r.user_id] = self.axis(r.user_id, now)
                 self.apply_state(r, dk.reinforce(state_of(r), axis, self.decay, how))
                 r.last_accessed_at = now
                 r.access_count += 1

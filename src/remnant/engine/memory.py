@@ -50,11 +50,23 @@ from remnant.engine.results import (
     RecallResult,
     SweepReport,
 )
-from remnant.engine.seams import LexicalRetriever, Redactor, Retriever, vault_of
+from remnant.engine.seams import LexicalRetriever, RecordRetriever, Redactor, Retriever, vault_of
 from remnant.store import open_store
 from remnant.store.base import MemoryFilter, Store, UserSummary
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+_HINT_STATUSES = (Status.ACTIVE, Status.FADED, Status.EXPIRED)
+_HINT_DEPTH = 10  # faded hints are the faded or expired memories among the top ten matches
+
+
+def _admits(flt: MemoryFilter, r: MemoryRecord) -> bool:
+    """Whether a record of the widened ranking also passes the recall filter: the three conditions
+    the widening dropped (status, fade time, expiry), as :mod:`remnant.store.filter_sql` writes them."""
+    if flt.statuses is not None and r.status not in flt.statuses:
+        return False
+    if flt.remembered_at is not None and not r.fade_at > flt.remembered_at:
+        return False
+    return flt.now is None or r.expires_at is None or r.expires_at.timestamp() > flt.now
 
 
 def _retry_conflicts(method: _F) -> _F:
@@ -215,8 +227,10 @@ class Memory:
         ``pinned``, ``ttl`` or ``expires_at``, ``valid_from``/``valid_to``, ``occurred_at`` (when it
         happened or was said; decay still runs from now, when it is learned), ``metadata``, ``redact``.
         """
+        # detection and embedding first, outside the write lock: other requests never wait on them
+        prepared = self.ledger.prepare([(content, options)])[0] if not self.store.in_transaction() else None
         with self.store.transaction():  # vault entries written by the redactor commit with the memory
-            record = self.ledger.build(content, user_id=user_id, options=options)
+            record = self.ledger.build(content, user_id=user_id, options=options, prepared=prepared)
             return self.ledger.insert([record], supersede=supersede)[0]
 
     def remember_many(
@@ -243,14 +257,23 @@ class Memory:
         return self.ledger.update(memory_id, changes, actor=actor)
 
     def _remember_batch(self, batch: list[dict[str, Any]], supersede: bool) -> list[MemoryRecord]:
+        items = []
+        for item in batch:
+            opts = dict(item)
+            content, user_id = opts.pop("content", None), opts.pop("user_id", None)
+            if not isinstance(content, str) or not isinstance(user_id, str):
+                raise ValidationError("each item needs a content and a user_id string")
+            items.append((content, user_id, cast(WriteOptions, opts)))
+        prepared: list[Any] = (
+            self.ledger.prepare([(c, o) for c, _, o in items])
+            if not self.store.in_transaction()
+            else [None] * len(items)
+        )
         with self.store.transaction():
-            records = []
-            for item in batch:
-                opts = dict(item)
-                content, user_id = opts.pop("content", None), opts.pop("user_id", None)
-                if not isinstance(content, str) or not isinstance(user_id, str):
-                    raise ValidationError("each item needs a content and a user_id string")
-                records.append(self.ledger.build(content, user_id=user_id, options=cast(WriteOptions, opts)))
+            records = [
+                self.ledger.build(content, user_id=user_id, options=opts, prepared=ready)
+                for (content, user_id, opts), ready in zip(items, prepared, strict=True)
+            ]
             return self.ledger.insert(records, supersede=supersede)
 
     def add(
@@ -302,6 +325,16 @@ class Memory:
         scope: WriteOptions = {"session_id": session_id, "agent_id": agent_id}
         if occurred_at is not None:
             scope["occurred_at"] = occurred_at
+        kept = [m for m in messages if m.content.strip() and m.role not in ("system", "tool")]
+        # the turns' detection and embedding run before the write lock, as in remember()
+        ready = (
+            self.ledger.prepare(
+                [(m.content, {"metadata": {"speaker": m.name} if m.name else {}}) for m in kept]
+            )
+            if not self.store.in_transaction()
+            else [None] * len(kept)
+        )
+        prepared_for = {id(m): r for m, r in zip(kept, ready, strict=True)}
         with self.store.transaction():
             for message in messages:
                 if not message.content.strip() or message.role in ("system", "tool"):
@@ -314,6 +347,7 @@ class Memory:
                 episode = self.ledger.build(
                     message.content,
                     user_id=user_id,
+                    prepared=prepared_for.get(id(message)),
                     options={
                         **scope,
                         "kind": Kind.EPISODE,
@@ -403,14 +437,10 @@ class Memory:
         as_of, include_faded = filters.get("as_of"), bool(filters.get("include_faded", False))
         now = self.now()
         axis = self.axis(user_id, now)
+        faded: list[FadedHint] = []
         if query.strip():
-            ranked = self.retriever.search(self.ledger, query, flt, limit)
-            records = {r.id: r for r in self.store.get_many([i for i, _ in ranked], tenant=self.tenant)}
-            hits = [
-                Hit(records[i], s, self.ledger.strength_of(records[i], axis=axis))
-                for i, s in ranked
-                if i in records
-            ]
+            want_hints = hints and not include_faded
+            hits, faded = self._one_pass(query, flt, limit, axis, now, want_hints)
         else:
             hits = [Hit(r, 0.0, s) for r, s in self._strongest(flt, axis, limit)]
         hits = hits[:limit]
@@ -427,38 +457,53 @@ class Memory:
                     )
                 }
                 hits = [fresh.get(h.memory.id, h) for h in hits]
-        faded: list[FadedHint] = []
-        if hints and query.strip() and not include_faded:
-            faded = self._faded_hints(query, flt, axis, now)
         return RecallResult(query, hits, faded)
 
-    def _faded_hints(self, query: str, flt: MemoryFilter, axis: float, now: datetime) -> list[FadedHint]:
-        hint_flt = replace(
-            flt, statuses=(Status.ACTIVE, Status.FADED, Status.EXPIRED), remembered_at=None, now=None
+    def _ranked(
+        self, query: str, flt: MemoryFilter, limit: int, axis: float
+    ) -> list[tuple[MemoryRecord, float, float]]:
+        """(record, score, strength) best first: the retriever's own records when it offers them."""
+        if isinstance(self.retriever, RecordRetriever):
+            return self.retriever.search_records(self.ledger, query, flt, limit)
+        ranked = self.retriever.search(self.ledger, query, flt, limit)
+        records = {r.id: r for r in self.store.get_many([i for i, _ in ranked], tenant=self.tenant)}
+        return [
+            (records[i], s, self.ledger.strength_of(records[i], axis=axis)) for i, s in ranked if i in records
+        ]
+
+    def _one_pass(
+        self, query: str, flt: MemoryFilter, limit: int, axis: float, now: datetime, want_hints: bool
+    ) -> tuple[list[Hit], list[FadedHint]]:
+        """Hits and faded hints from one retrieval: the search runs on the recall filter widened to
+        faded and expired memories, and the ranking is split here. Only when the widened candidates
+        crowd live ones out of the ranked head (fewer than ``limit`` live among them) does a second,
+        strict search run."""
+        if not want_hints:
+            return [Hit(r, s, st) for r, s, st in self._ranked(query, flt, limit, axis)], []
+        wide = replace(
+            flt,
+            statuses=tuple(dict.fromkeys((*(flt.statuses or ()), *_HINT_STATUSES))),
+            remembered_at=None,
+            now=None,
         )
-        out = []
-        for mid, _score in self.retriever.search(self.ledger, query, hint_flt, 10):
-            r = self.store.get(mid, tenant=self.tenant)
-            if r is None:
+        # hints come from the top of the widened ranking, as a separate hint search would find them
+        asked = max(limit, _HINT_DEPTH)
+        ranked = self._ranked(query, wide, asked, axis)
+        live = [Hit(r, s, st) for r, s, st in ranked if _admits(flt, r)]
+        faded: list[FadedHint] = []
+        for r, _, strength in ranked[:_HINT_DEPTH]:
+            if len(faded) >= 3 or r.status not in _HINT_STATUSES:
                 continue
             expired = r.status == Status.EXPIRED or (r.expires_at is not None and r.expires_at <= now)
-            faded = r.status == Status.FADED or (r.fade_at <= axis)
-            if not (expired or faded):
-                continue
-            since = r.status_changed_at if r.status != Status.ACTIVE else None
-            out.append(
-                FadedHint(
-                    r.id,
-                    r.kind.value,
-                    r.key,
-                    "expired" if expired else "faded",
-                    since,
-                    self.ledger.strength_of(r, axis=axis),
+            gone = r.status == Status.FADED or (r.fade_at <= axis)
+            if expired or gone:
+                since = r.status_changed_at if r.status != Status.ACTIVE else None
+                faded.append(
+                    FadedHint(r.id, r.kind.value, r.key, "expired" if expired else "faded", since, strength)
                 )
-            )
-            if len(out) >= 3:
-                break
-        return out
+        if len(live) < limit and len(live) < len(ranked) >= asked:
+            live = [Hit(r, s, st) for r, s, st in self._ranked(query, flt, limit, axis)]
+        return live, faded
 
     def _strongest(
         self, flt: MemoryFilter, axis: float, limit: int | None

@@ -6,8 +6,8 @@ importing them (and so tests can plug in the real thing, small).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -53,6 +53,20 @@ class Retriever(Protocol):
 
 
 @runtime_checkable
+class RecordRetriever(Protocol):
+    """Optional on a retriever: one ranking pass that hands back the records it read, with the
+    strength it computed, so recall reads each record once and computes its strength once.
+
+    Returns (record, score, strength) best first; every record satisfies ``flt`` (the engine may
+    pass a filter wider than the recall filter, and splits hits from faded hints itself).
+    """
+
+    def search_records(
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[MemoryRecord, float, float]]: ...
+
+
+@runtime_checkable
 class NeighbourSource(Protocol):
     """Optional on a retriever: the memories whose embedding is nearest to ``text`` inside the
     filter, (id, cosine) best first, at most ``limit``; [] without vectors. The contradiction
@@ -90,6 +104,41 @@ def vault_of(redactor: object) -> Vault | None:
     return vault if isinstance(vault, Vault) else None
 
 
+class PreparedText(Protocol):
+    """A redactor's detection result for one text, computed before the write lock is taken."""
+
+    @property
+    def text(self) -> str:
+        """The text it was computed for (``redact`` ignores it for any other text)."""
+        ...
+
+    @property
+    def preview(self) -> str:
+        """The text as it will be stored, with unnumbered placeholders (``[PHONE]`` for ``[PHONE_1]``)."""
+        ...
+
+
+@runtime_checkable
+class PreparingRedactor(Protocol):
+    """Optional on a redactor: the detection step alone (CPU only: no vault, no store), so the engine
+    runs it before it takes the store's write lock and hands the result back to ``redact``."""
+
+    def prepare(self, text: str) -> PreparedText: ...
+
+    def redact(
+        self, text: str, *, tenant: str, user_id: str, prepared: PreparedText | None = None
+    ) -> RedactionOutcome: ...
+
+
+@runtime_checkable
+class DocumentPreparer(Protocol):
+    """Optional on a retriever: the CPU work of indexing new memories (embedding), done before the
+    write lock is taken, for ``(content, metadata)`` as they will be stored (``on_write`` then finds
+    the vectors ready)."""
+
+    def prepare_documents(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None: ...
+
+
 @runtime_checkable
 class Redactor(Protocol):
     """Replaces personal data with placeholders before anything is stored; raises rather than leak."""
@@ -111,6 +160,13 @@ class LexicalRetriever:
         if match is None:
             return []
         return engine.store.lexical_search(match, flt, limit=limit)
+
+    def search_records(
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[MemoryRecord, float, float]]:
+        ranked = self.search(engine, query, flt, limit)
+        records = {r.id: r for r in engine.store.get_many([i for i, _ in ranked], tenant=engine.tenant)}
+        return [(records[i], s, engine.strength_of(records[i])) for i, s in ranked if i in records]
 
     def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
         return None

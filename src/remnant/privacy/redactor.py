@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from remnant.core.text import has_han
 from remnant.privacy.detector import Detector
@@ -41,6 +42,16 @@ def _sweep(text: str, replacements: dict[str, str]) -> str:
         if (len(value) >= 4 or (cjk and len(value) >= 2)) and value in text:
             text = text.replace(value, replacements[value])
     return text
+
+
+@dataclass(frozen=True)
+class PreparedText:
+    """The detections of one text, found before the store's write lock is taken (see
+    :meth:`Redactor.prepare`); ``preview`` is the text as it will be stored, placeholders unnumbered."""
+
+    text: str
+    detections: tuple[Detection, ...]
+    preview: str
 
 
 class Redactor:
@@ -89,8 +100,28 @@ class Redactor:
         """Raw detections including the original values (for the report command and tests)."""
         return self.detector.detect(text)
 
-    def redact(self, text: str, *, tenant: str, user_id: str) -> RedactionResult:
-        """Redacted text plus findings; raises ``PrivacyError`` rather than return plaintext."""
+    def prepare(self, text: str) -> PreparedText:
+        """Detection alone (the CPU-heavy part of :meth:`redact`; no vault, no store), so a writer can
+        run it before taking the store's lock and pass the result to :meth:`redact`."""
+        if not isinstance(text, str):
+            raise RedactionError(f"expected text, got {type(text).__name__}")
+        try:
+            detections = tuple(self.detector.detect(text))
+            spans = [(d.start, d.end, f"[{d.entity_type.value}]") for d in detections]
+            preview = _sweep(_splice(text, spans), {d.value: f"[{d.entity_type.value}]" for d in detections})
+        except PrivacyError:
+            raise
+        except Exception as exc:
+            raise RedactionError(
+                f"redaction failed, nothing may be stored: {type(exc).__name__}: {exc}"
+            ) from exc
+        return PreparedText(text, detections, preview)
+
+    def redact(
+        self, text: str, *, tenant: str, user_id: str, prepared: PreparedText | None = None
+    ) -> RedactionResult:
+        """Redacted text plus findings; raises ``PrivacyError`` rather than return plaintext.
+        ``prepared``: this text's :meth:`prepare` result (detection is then not run again)."""
         if self.vault is None:
             raise RedactionError("this Redactor has no vault; it can only scan")
         if not isinstance(text, str):
@@ -98,7 +129,11 @@ class Redactor:
         if not tenant or not user_id:
             raise RedactionError("tenant and user_id are required: vault entries belong to one user")
         try:
-            detections = self.detector.detect(text)
+            detections = (
+                list(prepared.detections)
+                if prepared is not None and prepared.text == text
+                else self.detector.detect(text)
+            )
             findings: list[Finding] = []
             spans: list[tuple[int, int, str]] = []
             seen: dict[str, str] = {}

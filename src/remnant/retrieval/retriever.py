@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -85,8 +86,29 @@ class IndexTextPolicy:
 
 
 def _speaker_text(r: MemoryRecord) -> str:
-    speaker = r.metadata.get("speaker") if isinstance(r.metadata, dict) else None
-    return f"{speaker}: {r.content}" if isinstance(speaker, str) and speaker else r.content
+    return _with_speaker(r.content, r.metadata)
+
+
+def _with_speaker(content: str, metadata: Mapping[str, Any] | None) -> str:
+    speaker = metadata.get("speaker") if isinstance(metadata, Mapping) else None
+    return f"{speaker}: {content}" if isinstance(speaker, str) and speaker else content
+
+
+# A memory's vector is the embedding of its first EMBED_CHARS characters (with the speaker): the
+# models read at most 512 tokens (about 2,000 characters of English) anyway, so this bounds the work
+# per write without changing any vector of a text the model reads whole. The full text is in the
+# lexical index. See docs/retrieval.md.
+EMBED_CHARS = 2000
+# The privacy layer's numbered placeholders embed as their type: the number says nothing about
+# meaning, and the text can then be embedded before the vault numbers it (outside the write lock).
+_NUMBERED = re.compile(r"\[([A-Z][A-Z_]*)_\d+\]")
+
+
+def embedding_text(content: str, metadata: Mapping[str, Any] | None, *, speaker: bool = True) -> str:
+    """What a memory's vector is computed from: speaker and content, placeholders unnumbered,
+    at most :data:`EMBED_CHARS` characters."""
+    text = _with_speaker(content, metadata) if speaker else content
+    return _NUMBERED.sub(r"[\1]", text[: EMBED_CHARS + 64])[:EMBED_CHARS]
 
 
 def _day(dt: datetime | None) -> str:
@@ -225,7 +247,14 @@ class HybridRetriever:
                 idx.remove(ids)
 
     def _semantic_text(self, r: MemoryRecord) -> str:
-        return _speaker_text(r) if self.policy.speaker else r.content
+        return embedding_text(r.content, r.metadata, speaker=self.policy.speaker)
+
+    def prepare_documents(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Embed memories about to be written (``DocumentPreparer`` seam; called before the write
+        lock): the vectors wait in the embedder's cache for :meth:`on_write`."""
+        if self.embedder is None or self.mode == "lexical" or not items:
+            return
+        self.embedder.embed_documents([embedding_text(c, m, speaker=self.policy.speaker) for c, m in items])
 
     # -- reading ---------------------------------------------------------------------------------
     def _index(self, engine: EngineView, flt: MemoryFilter) -> VectorIndex | None:
@@ -361,26 +390,46 @@ class HybridRetriever:
         seam); [] for a lexical-only retriever."""
         if self.embedder is None or self.mode == "lexical":
             return []
-        return self._vector_candidates(engine, text, flt, limit)
+        # unnumbered and bounded like a document's text, so prepare_queries can embed it before
+        # the write lock (the contradiction check calls this inside the write transaction)
+        return self._vector_candidates(engine, embedding_text(text, None, speaker=False), flt, limit)
+
+    def prepare_queries(self, texts: Sequence[str]) -> None:
+        """Embed, before the write lock, the texts :meth:`neighbours` will be asked about (the new
+        memories a contradiction check compares); the vectors wait in the embedder's cache."""
+        if self.embedder is None or self.mode == "lexical":
+            return
+        for text in texts:
+            self.embedder.embed_query(embedding_text(text, None, speaker=False))
 
     def search(
         self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
     ) -> list[tuple[str, float]]:
         """(id, score) best first: fused lexical + vector relevance times the memory's signals."""
-        return self._search(engine, query, flt, limit, None)
+        # The engine loads a record for every id returned: hand back only the ones it will keep.
+        return self._search(engine, query, flt, limit, None)[0][:limit]
+
+    def search_records(
+        self, engine: EngineView, query: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[MemoryRecord, float, float]]:
+        """One pass (the engine's ``RecordRetriever`` seam): the reranked head, at least ``limit``
+        deep, with the records read for the signals and the strength computed for them."""
+        ranked, loaded = self._search(engine, query, flt, limit, None)
+        return [(loaded[i][0], s, loaded[i][1]) for i, s in ranked if i in loaded]
 
     def explain(self, engine: EngineView, query: str, flt: MemoryFilter, limit: int) -> SearchTrace:
         """What :meth:`search` computes on the way to its ranking, per candidate: the lexical and
         vector ranks and scores, the fused relevance, the speaker boost and the signal factor. The
         same code path as :meth:`search` (so the same ranking), only recorded."""
         trace = SearchTrace(mode=self.mode, fusion=self.fusion, model_id=self.model_id)
-        trace.ranking = self._search(engine, query, flt, limit, trace)
+        trace.ranking = self._search(engine, query, flt, limit, trace)[0][:limit]
         trace.min_similarity = self.min_similarity
         return trace
 
     def _search(
         self, engine: EngineView, query: str, flt: MemoryFilter, limit: int, trace: SearchTrace | None
-    ) -> list[tuple[str, float]]:
+    ) -> tuple[list[tuple[str, float]], dict[str, tuple[MemoryRecord, float]]]:
+        """The fused ranking (reranked head, then the tail) and the head's records with strengths."""
         qa = analyze(query)
         n = max(limit, self.fusion.candidates)
         lexical: list[tuple[str, float]] = []
@@ -410,16 +459,19 @@ class HybridRetriever:
         depth = max(limit, self.rerank_depth, t.depth if boosting else 0)
         head, tail = fused[:depth], fused[depth:]
         if not head:
-            return []
+            return [], {}
         records = engine.store.get_many([i for i, _ in head], tenant=engine.tenant)
         now = engine.now()
         signals: dict[str, tuple[float, float, float | None]] = {}
+        loaded: dict[str, tuple[MemoryRecord, float]] = {}
         named = set(qa.terms) if self.speaker_boost else set()
         boosted = []
         for r in records:
             seen = r.last_accessed_at or r.created_at
             age = (now - seen).total_seconds() / 86400 if seen is not None else None
-            signals[r.id] = (engine.strength_of(r), r.confidence, age)
+            strength = engine.strength_of(r)
+            loaded[r.id] = (r, strength)
+            signals[r.id] = (strength, r.confidence, age)
             speaker = r.metadata.get("speaker")
             if named and isinstance(speaker, str) and speaker.strip().lower() in named:
                 boosted.append(r.id)
@@ -438,8 +490,7 @@ class HybridRetriever:
         ranked = rerank(head, signals, self.signals)
         if t.diversity:
             ranked = diversify(ranked, {r.id: r.content for r in records}, limit, t.diversity)
-        # The engine loads a record for every id returned: hand back only the ones it will keep.
-        return (ranked + tail)[:limit]
+        return ranked + tail, loaded
 
 
 def _confident(lexical: Sequence[tuple[str, float]], ratio: float) -> bool:

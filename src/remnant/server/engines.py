@@ -29,6 +29,7 @@ class Engines:
         self.clock = clock
         self.store = store if store is not None else open_store(db)
         self._engines: dict[str, Memory] = {}
+        self._batchers: dict[int, Any] = {}
         self._lock = threading.Lock()
 
     def get(self, tenant: str) -> Memory:
@@ -42,8 +43,29 @@ class Engines:
                 from remnant.config import Memory as Product
 
                 engine = Product(self.db, tenant=tenant, clock=self.clock, store=self.store)
+                self._batch(engine)
                 self._engines[tenant] = engine
         return engine
+
+    def _batch(self, engine: Memory) -> None:
+        """Route the engine's model calls through one micro-batcher per model, shared by every
+        tenant's engine, so concurrent requests are embedded together (see :mod:`remnant.server.batcher`)."""
+        import os
+
+        from remnant.embed.cache import CachedEmbedder
+        from remnant.server.batcher import MicroBatchEmbedder
+
+        if os.environ.get("REMNANT_EMBED_BATCH", "").strip().lower() in ("0", "off", "no"):
+            return
+
+        cached = getattr(engine.retriever, "embedder", None)
+        if not isinstance(cached, CachedEmbedder) or isinstance(cached.inner, MicroBatchEmbedder):
+            return
+        key = id(cached.inner)
+        batcher = self._batchers.get(key)
+        if batcher is None:
+            batcher = self._batchers[key] = MicroBatchEmbedder(cached.inner)
+        cached.inner = batcher
 
     def tenants(self, also: list[str] | None = None) -> list[str]:
         """Tenants with data in the store (when the store can tell), engines in use, and ``also``."""

@@ -427,7 +427,11 @@ class PostgresStore(SQLStore):
         if not terms:
             raise ValidationError(f"bad full-text query {match!r}: no terms")
         where, params = self.where(flt)
-        tsq = _tsquery_text([(t.lower(), prefix) for t, prefix in terms[:64]])
+        lowered = [(t.lower(), prefix) for t, prefix in terms[:64]]
+        tsq = _tsquery_text(lowered)
+        bounded = self._bounded_lexical(lowered, tsq, where, params, limit)
+        if bounded is not None:
+            return bounded  # the terms match more rows than the budget: no substring fill needed
         q = (
             f"SELECT m.id, ts_rank(m.tsv, q.query, 1) AS score FROM memories m, "
             f"(SELECT to_tsquery('english', %s) AS query) q "
@@ -456,6 +460,60 @@ class PostgresStore(SQLStore):
         )
         # substring hits rank below every full-text hit
         return hits + [(r[0], floor * 0.5 * (0.5 + 0.5 * float(r[1]))) for r in extra]
+
+    def _bounded_lexical(
+        self,
+        terms: Sequence[tuple[str, bool]],
+        tsq: str,
+        where: str,
+        params: Sequence[Any],
+        limit: int,
+    ) -> list[tuple[str, float]] | None:
+        """``ts_rank`` over a bounded candidate set, or None when the exact query is cheap.
+
+        ``ts_rank`` reads the tsvector of every row it scores, so a common word made a large scope
+        slow. Each term's rows in the scope are counted up to the budget (one statement); when they
+        exceed it, the rows of the rarest terms that fit are ranked, plus the newest
+        ``lexical_window`` rows of the common ones, all by the full query (as SQLite does: see
+        :meth:`remnant.store.sqlite.SQLiteStore.lexical_search`).
+        """
+        if len(terms) < 2:
+            return None
+        budget = self.lexical_budget
+        one = (
+            "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
+            f"AND {where} LIMIT %s) c)"
+        )
+        args: list[Any] = []
+        for term in terms:
+            args += [_tsquery_text([term]), *params, budget + 1]
+        counts = [int(v) for v in self._read(f"SELECT {', '.join([one] * len(terms))}", args)[0]]
+        if sum(counts) <= budget:
+            return None
+        rare: list[tuple[str, bool]] = []
+        used = 0
+        for i in sorted(range(len(terms)), key=lambda i: counts[i]):
+            if used + counts[i] > budget:
+                break
+            rare.append(terms[i])
+            used += counts[i]
+        common = _tsquery_text([t for t in terms if t not in rare])
+        floor = self._read(
+            f"SELECT m.rid FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) AND {where} "
+            "ORDER BY m.rid DESC OFFSET %s LIMIT 1",
+            [common, *params, self.lexical_window],
+        )
+        window = "(m.tsv @@ to_tsquery('english', %s) AND m.rid > %s)"
+        cond_args: list[Any] = [common, floor[0][0] if floor else 0]
+        cond = window
+        if rare:
+            cond = f"(m.tsv @@ to_tsquery('english', %s) OR {window})"
+            cond_args = [_tsquery_text(rare), *cond_args]
+        q = (
+            f"SELECT m.id, ts_rank(m.tsv, to_tsquery('english', %s), 1) AS score FROM memories m "
+            f"WHERE {cond} AND {where} ORDER BY score DESC, m.rid ASC LIMIT %s"
+        )
+        return [(r[0], float(r[1])) for r in self._read(q, [tsq, *cond_args, *params, limit])]
 
     # -- embeddings ------------------------------------------------------------------------------
     def put_embeddings(

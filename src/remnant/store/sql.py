@@ -127,6 +127,12 @@ COUNT_MANY_CHUNK = 64  # filters per statement in count_many (bounded statement 
 class SQLStore(Store):
     """A :class:`Store` in a SQL database; subclasses supply the dialect and the backend seam."""
 
+    #: Lexical ranking bounds: when a query's terms match more rows of the scope than
+    #: ``lexical_budget``, the rarest terms' rows that fit are scored plus the newest
+    #: ``lexical_window`` rows of the common terms (see the backends' ``lexical_search``).
+    lexical_budget: int = 2000
+    lexical_window: int = 1000
+
     dialect: Dialect
 
     # -- the backend seam ------------------------------------------------------------------------

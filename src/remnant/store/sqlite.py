@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +33,17 @@ from remnant.store.sql import COLUMNS, SQLStore
 from remnant.store.vector_file import VectorFiles, top_slots, unit_rows, vector_files
 
 T = TypeVar("T")
+
+MAX_READERS = 4  # read connections per store (two cores: more would only queue in SQLite)
+_PHRASE = re.compile(r'"(?:[^"]|"")*"\*?')
+
+
+def fts_phrases(match: str) -> list[str]:
+    """The quoted phrases of an ``"a" OR "b"*`` expression as the engine builds it ([] otherwise: the
+    expression is then run as it is)."""
+    found = _PHRASE.findall(match)
+    rest = _PHRASE.sub(" ", match).replace(" OR ", " ").strip()
+    return list(dict.fromkeys(found)) if found and not rest else []
 
 
 def sqlite_error(exc: sqlite3.Error, where: str) -> RemnantError:
@@ -59,6 +72,15 @@ class SQLiteStore(SQLStore):
         self._name = str(path)
         self._lock = threading.RLock()
         self._depth = 0
+        self._owner: int | None = None  # the thread inside the open transaction
+        self._timeout = timeout
+        # reads outside a transaction use a small pool of their own connections (file databases only):
+        # in WAL mode they see the last commit and never wait for another thread's write transaction
+        self._readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._reader_count = 0
+        self._max_readers = MAX_READERS if self.path is not None else 0
+        self._pool_lock = threading.Lock()
+        self._trace: Callable[[str], object] | None = None
         self._vectors: VectorFiles | None = None
         self._zero_pending = False  # a committed delete tombstoned vector slots: zero them
         if self.path is not None:
@@ -106,6 +128,57 @@ class SQLiteStore(SQLStore):
                 self._conn.close()
             except sqlite3.Error:
                 pass
+            self._max_readers = 0
+            while True:
+                try:
+                    self._readers.get_nowait().close()
+                except queue.Empty:
+                    break
+                except sqlite3.Error:
+                    pass
+
+    @contextmanager
+    def _reader(self) -> Iterator[sqlite3.Connection]:
+        """The connection for one read: the shared one inside this thread's own transaction (which
+        must see its uncommitted writes) and for ``:memory:``, else one from the read pool."""
+        if self._max_readers == 0 or self._owner == threading.get_ident():
+            with self._lock:
+                yield self._conn
+            return
+        conn = self._take_reader()
+        try:
+            yield conn
+        finally:
+            self._readers.put(conn)
+
+    def _take_reader(self) -> sqlite3.Connection:
+        try:
+            return self._readers.get_nowait()
+        except queue.Empty:
+            pass
+        with self._pool_lock:
+            grow = self._reader_count < self._max_readers
+            if grow:
+                self._reader_count += 1
+        if not grow:
+            return self._readers.get(timeout=self._timeout)
+        try:
+            conn = sqlite3.connect(
+                str(self.path), timeout=self._timeout, isolation_level=None, check_same_thread=False
+            )
+            conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
+            conn.execute("PRAGMA query_only = ON")
+            conn.execute("PRAGMA cache_size = -65536")  # as the main connection: a cold cache is slow
+            # pages come straight from the OS page cache (shared by every connection), so a commit
+            # on another connection costs a reader little when it invalidates the reader's own cache
+            conn.execute("PRAGMA mmap_size = 268435456")
+            conn.execute("PRAGMA temp_store = MEMORY")
+            conn.set_trace_callback(self._trace)
+        except sqlite3.Error as exc:
+            with self._pool_lock:
+                self._reader_count -= 1
+            raise sqlite_error(exc, self._name) from exc
+        return conn
 
     def exclusive(self) -> AbstractContextManager[Any]:
         return self._lock  # one shared connection: every transaction of this object takes it
@@ -125,14 +198,15 @@ class SQLiteStore(SQLStore):
             except sqlite3.Error as exc:
                 raise sqlite_error(exc, self._name) from exc
             self._depth = 1
+            self._owner = threading.get_ident()
             try:
                 yield
             except BaseException:
-                self._depth = 0
+                self._depth, self._owner = 0, None
                 self._zero_pending = False
                 self._quietly("ROLLBACK")
                 raise
-            self._depth = 0
+            self._depth, self._owner = 0, None
             try:
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
@@ -156,7 +230,23 @@ class SQLiteStore(SQLStore):
             pass  # the connection is unusable; the error that got us here is the one to report
 
     def in_transaction(self) -> bool:
-        return self._depth > 0
+        return self._depth > 0 and self._owner == threading.get_ident()  # this thread's, as documented
+
+    def set_trace_callback(self, callback: Callable[[str], object] | None) -> None:
+        """``sqlite3``'s statement trace on every connection of this store, the read pool's included
+        (for tests that count statements)."""
+        self._trace = callback
+        with self._lock:
+            self._conn.set_trace_callback(callback)
+        held = []
+        while True:
+            try:
+                held.append(self._readers.get_nowait())
+            except queue.Empty:
+                break
+        for conn in held:
+            conn.set_trace_callback(callback)
+            self._readers.put(conn)
 
     def _write(self, fn: Callable[[Any], T]) -> T:
         with self.transaction():
@@ -166,9 +256,9 @@ class SQLiteStore(SQLStore):
                 raise sqlite_error(exc, self._name) from exc
 
     def _read(self, query: Any, params: Sequence[Any] = (), *, binary: bool = False) -> list[Any]:
-        with self._lock:
+        with self._reader() as conn:
             try:
-                return self._conn.execute(query, params).fetchall()
+                return conn.execute(query, params).fetchall()
             except sqlite3.Error as exc:
                 raise sqlite_error(exc, self._name) from exc
 
@@ -218,22 +308,33 @@ class SQLiteStore(SQLStore):
             c.execute("UPDATE memory_fts SET text = ? WHERE rowid = ?", (text, row[0]))
 
     def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
+        """BM25 over the scope's full-text rows, scoring a bounded candidate set.
+
+        FTS5's ``bm25()`` has no top-k pruning: an OR query scores every row that holds any term, so
+        a common word made a 100k-memory scope cost 50-140 ms. Here each term's row count in the
+        scope is counted up to ``lexical_budget`` (cheap: FTS5 stops at the limit). When all
+        terms together match at most that many rows, one exact query scores them (the usual case,
+        and every LoCoMo conversation). Otherwise the rarest terms whose rows fit the budget are
+        scored exactly over every row that holds one of them, and the common terms only over the
+        newest ``lexical_window`` rows that hold them; the scores are the same ``bm25()`` as the
+        exact query (see :func:`_rare_first_sql`). What can be missed: an old row holding only
+        common words, which BM25 ranks low anyway.
+        """
         where, params = self.where(flt)
         token = scope_token(flt.tenant, flt.user_id)
-        # Bound the FTS query to the scope inside FTS5 itself, and materialise the matches first: a plain
-        # join lets SQLite run one FTS lookup per candidate row, which is orders of magnitude slower.
-        # CROSS JOIN keeps the matches as the outer loop (a primary-key lookup each); otherwise the
-        # planner may walk every memory of the scope through the recall index and probe the matches.
-        sql = (
-            "WITH hits AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts "
-            "WHERE memory_fts MATCH ?) "
-            f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
-            "ORDER BY hits.score LIMIT ?"
-        )
-        expr = f'scope : "{token}" AND text : ({match})'
-        with self._lock:
+        terms = fts_phrases(match)
+        with self._reader() as c:
             try:
-                rows = self._conn.execute(sql, (expr, *params, limit)).fetchall()
+                if len(terms) <= 1:
+                    rows = _exact_lexical(c, token, match, where, params, limit)
+                else:
+                    budget = self.lexical_budget
+                    counts = _counts_upto(c, token, terms, budget + 1)
+                    if sum(counts) <= budget:
+                        rows = _exact_lexical(c, token, match, where, params, limit)
+                    else:
+                        bounds = (budget, self.lexical_window)
+                        rows = _rare_first(c, token, terms, counts, bounds, where, params, limit)
             except sqlite3.OperationalError as exc:
                 raise ValidationError(f"bad full-text query {match!r}: {exc}") from exc
             except sqlite3.Error as exc:
@@ -444,6 +545,80 @@ class SQLiteStore(SQLStore):
             return []
         db = [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")) if p.exists()]
         return db + vector_files(self.path)
+
+
+def _counts_upto(c: sqlite3.Connection, token: str, phrases: Sequence[str], cap: int) -> list[int]:
+    """Each phrase's rows in the scope, counted up to ``cap`` (FTS5 stops there), in one statement."""
+    one = "(SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?))"
+    args: list[Any] = []
+    for phrase in phrases:
+        args += [f'scope : "{token}" AND text : {phrase}', cap]
+    row = c.execute(f"SELECT {', '.join([one] * len(phrases))}", args).fetchone()
+    return [int(v) for v in row]
+
+
+def _exact_lexical(
+    c: sqlite3.Connection, token: str, match: str, where: str, params: Sequence[Any], limit: int
+) -> list[Any]:
+    # Bound the FTS query to the scope inside FTS5 itself, and materialise the matches first: a plain
+    # join lets SQLite run one FTS lookup per candidate row, which is orders of magnitude slower.
+    # CROSS JOIN keeps the matches as the outer loop (a primary-key lookup each); otherwise the
+    # planner may walk every memory of the scope through the recall index and probe the matches.
+    sql = (
+        "WITH hits AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS score "
+        "FROM memory_fts WHERE memory_fts MATCH ?) "
+        f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
+        "ORDER BY hits.score LIMIT ?"
+    )
+    expr = f'scope : "{token}" AND text : ({match})'
+    return c.execute(sql, (expr, *params, limit)).fetchall()
+
+
+def _rare_first(
+    c: sqlite3.Connection,
+    token: str,
+    terms: Sequence[str],
+    counts: Sequence[int],
+    bounds: tuple[int, int],
+    where: str,
+    params: Sequence[Any],
+    limit: int,
+) -> list[Any]:
+    order = sorted(range(len(terms)), key=lambda i: counts[i])
+    rare: list[str] = []
+    used = 0
+    for i in order:
+        if used + counts[i] > bounds[0]:
+            break
+        rare.append(terms[i])
+        used += counts[i]
+    common = [t for t in terms if t not in rare]
+    every = " OR ".join(terms)
+    scope = f'scope : "{token}"'
+    floor = c.execute(
+        "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (f"{scope} AND text : ({' OR '.join(common)})", bounds[1]),
+    ).fetchone()
+    bm25 = "SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS s FROM memory_fts WHERE memory_fts MATCH ?"
+    # each FTS query runs once (MATERIALIZED): as a plain subquery SQLite may probe it per row
+    ctes = [f"w AS MATERIALIZED ({bm25} AND rowid > ?)"]
+    args: list[Any] = [f"{scope} AND text : ({every})", floor[0] if floor else 0]
+    union = "SELECT rid, s FROM w"
+    if rare:
+        any_rare = " OR ".join(rare)
+        # bm25() adds one term per phrase of the expression, so "all terms AND a rare term" minus
+        # "the rare terms" is exactly the full query's score, while FTS5 visits only the rows
+        # that hold a rare term
+        ctes += [f"a AS MATERIALIZED ({bm25})", f"b AS MATERIALIZED ({bm25})"]
+        args += [f"{scope} AND text : ({every}) AND text : ({any_rare})", f"{scope} AND text : ({any_rare})"]
+        union += " UNION ALL SELECT a.rid, a.s - b.s FROM a JOIN b ON b.rid = a.rid"
+    sql = (
+        f"WITH {', '.join(ctes)}, hits (rid, score) AS MATERIALIZED "
+        f"(SELECT rid, min(s) FROM ({union}) GROUP BY rid) "
+        f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
+        "ORDER BY hits.score LIMIT ?"
+    )
+    return c.execute(sql, (*args, *params, limit)).fetchall()
 
 
 def scope_token(tenant: str, user_id: str | None) -> str:

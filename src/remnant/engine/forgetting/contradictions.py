@@ -230,13 +230,15 @@ class ContradictionPolicy:
     Candidates are bounded: at most ``candidates`` of the user's active memories, taken in turn from
     the keyword index (the new text's words, then the words its attribute is stated with) and, when
     the retriever offers vectors (:class:`~remnant.engine.seams.NeighbourSource`), the ``neighbours``
-    nearest embeddings.
+    nearest embeddings. Texts longer than ``max_chars`` (documents, not statements) are neither
+    checked nor compared with, so the work per write stays bounded.
     """
 
     mode: Literal["auto", "supersede", "flag", "off"] = "auto"
     kinds: tuple[Kind, ...] = (Kind.FACT, Kind.PREFERENCE)
     candidates: int = 20
     neighbours: int = 10
+    max_chars: int = 2000
     detector: ContradictionDetector = field(default_factory=ContradictionDetector)
     attributes: bool = True
 
@@ -304,6 +306,8 @@ def judge_on_write(
     """The user's active unkeyed memories ``record`` likely contradicts, with what to do to each."""
     if policy.mode == "off" or record.key is not None or record.kind not in policy.kinds:
         return []
+    if len(record.content) > policy.max_chars:
+        return []  # a document, not a statement: nothing to compare word by word (bounded work)
     flt = MemoryFilter(
         tenant=ledger.tenant,
         user_id=record.user_id,
@@ -317,6 +321,8 @@ def judge_on_write(
     found = []
     for old in ledger.store.get_many(ids, tenant=ledger.tenant):
         if old.id == record.id or old.key is not None or old.status != Status.ACTIVE:
+            continue
+        if len(old.content) > policy.max_chars:
             continue
         action, verdict = policy.decide(record.content, old.content)
         if action is not None:
