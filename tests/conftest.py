@@ -34,6 +34,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "remnant"))
 # Engines built from config (CLI, server) embed every write; in tests use the fast static model
 # unless a test chooses otherwise (the retrieval tests pick their embedders explicitly).
 os.environ.setdefault("REMNANT_EMBEDDER", "static")
+# and the rule salience, so a conversation test does not load e5-small for the salience model
+# (tests/engine/test_salience_model.py tests the model path explicitly)
+os.environ.setdefault("REMNANT_SALIENCE", "rules")
+os.environ.setdefault("REMNANT_ATTRIBUTES", "rules")  # likewise the attribute classifier
 
 _counter = itertools.count(1)
 

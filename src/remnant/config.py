@@ -33,8 +33,9 @@ from typing import Any
 
 from remnant.core.clock import Clock
 from remnant.core.decay import DecayConfig
-from remnant.core.errors import StoreError
+from remnant.core.errors import StoreError, ValidationError
 from remnant.embed.base import Embedder
+from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.memory import Memory as Engine
 from remnant.engine.options import Ingestor, PlainIngestor
 from remnant.engine.seams import Redactor, Retriever
@@ -307,10 +308,13 @@ class Memory(Engine):
                 redactor = build_redactor(store, privacy)
             if retriever is DEFAULT:
                 retriever = build_retriever(embedder)
+            recall_embedder = getattr(retriever, "embedder", None)  # shared with the models below
             if ingestor is DEFAULT:
-                ingestor = build_ingestor()
+                ingestor = build_ingestor(recall_embedder)
             elif ingestor is None:
                 ingestor = PlainIngestor()
+            if "contradictions" not in engine_options:
+                engine_options["contradictions"] = build_contradictions(recall_embedder)
             if audit_key is DEFAULT:
                 audit_key = default_audit_key(store)
             super().__init__(
@@ -362,12 +366,42 @@ def _pool_rows_holding(path: str, probes: Any) -> int:
         pool.close()
 
 
-def build_ingestor() -> Ingestor:
+SALIENCE_ENV = "REMNANT_SALIENCE"
+ATTRIBUTES_ENV = "REMNANT_ATTRIBUTES"
+
+
+def _model_or_rules(env: str) -> str:
+    mode = os.environ.get(env, "model").strip().lower() or "model"
+    if mode not in ("model", "rules"):
+        raise ValidationError(f"{env} must be 'model' or 'rules', got {mode!r}")
+    return mode
+
+
+def build_contradictions(embedder: Any = None) -> ContradictionPolicy:
+    """How unkeyed facts supersede each other: the attribute rules, then (unless
+    ``REMNANT_ATTRIBUTES=rules``) the embedding attribute classifier for statements the rules cannot
+    read (:mod:`remnant.engine.forgetting.attribute_model`, loaded on first use), then the detector."""
+    from remnant.engine.forgetting.attribute_model import AttributeClassifier
+
+    if _model_or_rules(ATTRIBUTES_ENV) == "rules":
+        return ContradictionPolicy()
+    threads = int(os.environ.get("REMNANT_EMBED_THREADS", "2"))
+    return ContradictionPolicy(classifier=AttributeClassifier(embedder, threads=threads))
+
+
+def build_ingestor(embedder: Any = None) -> Ingestor:
     """How conversation messages are read on :meth:`Memory.add`: offline salience, rule-extracted
-    facts and expiries said in words (:class:`remnant.extract.ingest.RuleIngestor`)."""
+    facts and expiries said in words (:class:`remnant.extract.ingest.RuleIngestor`).
+
+    Salience is the trained model (over ``embedder``'s vectors when the project ships weights for
+    it, else over e5-small's or MiniLM's, whichever is installed, loaded on the first message) unless
+    ``REMNANT_SALIENCE=rules``; with no such embedder installed the rule cues decide."""
     from remnant.extract.ingest import RuleIngestor
 
-    return RuleIngestor()
+    if _model_or_rules(SALIENCE_ENV) == "rules":
+        return RuleIngestor()
+    threads = int(os.environ.get("REMNANT_EMBED_THREADS", "2"))
+    return RuleIngestor(embedder=embedder, salience_embedders=("e5-small", "minilm"), threads=threads)
 
 
 def build_retriever(embedder: str | Embedder | None = DEFAULT) -> Retriever | None:

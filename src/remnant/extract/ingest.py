@@ -1,8 +1,10 @@
 """The ingestor the product installs (:func:`remnant.config.build_memory`): salience, facts and an
 expiry said in words, for each conversation message, offline.
 
-- **Salience** (:mod:`remnant.extract.salience`) sets the episode's importance, so filler fades in
-  under a day and what matters lasts long enough for the sweep to consolidate it into a fact.
+- **Salience** sets the episode's importance, so filler fades in days and what matters is
+  consolidated into a fact before it fades. With an embedder that has trained weights
+  (:mod:`remnant.extract.salience_model`: logistic regression over the turn's vector and the rule
+  score), the model decides; otherwise the rule cues (:mod:`remnant.extract.salience`) do.
 - **Facts**: the rule extractor's (:mod:`remnant.extract.rules`), or an LLM extractor's when one is
   configured (its values must be grounded in the text; rules win on shared keys).
 - **Expiry in words**: "this code is valid for ten minutes", "expires in 2 hours", "good for the next
@@ -11,15 +13,22 @@ expiry said in words, for each conversation message, offline.
 
 from __future__ import annotations
 
+import logging
 import re
+import threading
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Protocol
 
+from remnant.embed.base import Embedder, EmbeddingError
+from remnant.embed.registry import get_embedder
 from remnant.engine.options import Draft, Message, Observation
 from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor
 from remnant.extract.salience import salience
+from remnant.extract.salience_model import SalienceModel, load_model
+
+log = logging.getLogger(__name__)
 
 _EN_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -118,13 +127,78 @@ class FactExtractor(Protocol):
 
 
 class RuleIngestor:
-    """Salience + rule (or LLM) facts + expiry in words (see the module docstring)."""
+    """Salience + rule (or LLM) facts + expiry in words (see the module docstring).
 
-    def __init__(self, extractor: FactExtractor | None = None) -> None:
+    Salience uses the trained model (:mod:`remnant.extract.salience_model`) over the vector of the
+    first embedder that has shipped weights: ``embedder`` (``build_memory`` passes the retriever's,
+    whose cache then serves the same vector to recall's index), else the first of
+    ``salience_embedders`` that is installed, loaded on first use (so salience does not depend on
+    whether recall is lexical). No such embedder, or ``salience_embedders=()`` with no ``embedder``:
+    the rule cues decide."""
+
+    def __init__(
+        self,
+        extractor: FactExtractor | None = None,
+        *,
+        embedder: Embedder | None = None,
+        salience_embedders: Sequence[str] = (),
+        threads: int = 2,
+    ) -> None:
         self.extractor: FactExtractor = extractor or RuleExtractor()
+        self._given = embedder
+        self._names = tuple(salience_embedders)
+        self._threads = threads
+        self._resolved = False
+        self._model: tuple[Embedder, SalienceModel] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model(self) -> SalienceModel | None:
+        """The salience model in use, or ``None`` when the rules decide (resolves on first use)."""
+        pair = self._salience_model()
+        return pair[1] if pair is not None else None
+
+    def _salience_model(self) -> tuple[Embedder, SalienceModel] | None:
+        with self._lock:
+            if not self._resolved:
+                self._resolved = True
+                self._model = self._resolve()
+            return self._model
+
+    def _resolve(self) -> tuple[Embedder, SalienceModel] | None:
+        if self._given is not None:
+            model = load_model(self._given.model_id)
+            if model is not None:
+                return self._given, model
+        for name in self._names:
+            try:
+                embedder = get_embedder(name, threads=self._threads)
+            except EmbeddingError as exc:  # not installed: try the next one, then the rules
+                log.info("salience embedder %r unavailable (%s)", name, exc)
+                continue
+            model = load_model(embedder.model_id)
+            if model is not None:
+                return embedder, model
+        return None
+
+    def _importance(self, message: Message) -> tuple[float, tuple[str, ...]]:
+        sal = salience(message.content, role=message.role)
+        # the model was trained on user turns; an assistant turn keeps the rules' lower score
+        if message.role != "user" or not message.content.strip():
+            return sal.score, sal.cues
+        pair = self._salience_model()
+        if pair is None:
+            return sal.score, sal.cues
+        embedder, model = pair
+        try:
+            vector = embedder.embed_documents([message.content])[0]
+        except EmbeddingError as exc:
+            log.warning("salience model skipped, embedding failed (%s): rule salience used", exc)
+            return sal.score, (*sal.cues, "model_unavailable")
+        return model.importance(vector, sal.score), (*sal.cues, "model")
 
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
-        sal = salience(message.content, role=message.role)
+        score, cues = self._importance(message)
         ttl = expiry_in_words(message.content)
         facts = self.extractor.extract(message.content, role=message.role)
         drafts = [
@@ -142,7 +216,7 @@ class RuleIngestor:
             )
             for f in facts
         ]
-        reasons = sal.cues + (("expiry_in_words",) if ttl is not None else ())
+        reasons = cues + (("expiry_in_words",) if ttl is not None else ())
         # a turn that yielded a fact carried something: never score it as filler
-        importance = max(sal.score, 0.5) if facts else sal.score
+        importance = max(score, 0.5) if facts else score
         return Observation(importance=round(importance, 4), facts=drafts, ttl=ttl, reasons=reasons)

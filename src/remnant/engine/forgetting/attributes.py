@@ -1108,3 +1108,25 @@ def cue_words(attribute: str) -> tuple[str, ...]:
     if attribute.startswith("favorite"):
         return ("favorite", "favourite", "最喜欢")
     return CUES.get(attribute, ())
+
+
+def unread_relation(new_text: str, old_text: str) -> Relation | None:
+    """How two statements relate when a classifier (not these rules) says they set the same
+    attribute: the subject, context, addition and hypothetical marks still decide. The subject is
+    the first cue of the first clause ("my sister moved …" is the sister's); ``None``: a
+    hypothetical, where nothing should change."""
+
+    def marks(text: str) -> tuple[str, frozenset[str], bool, bool]:
+        norm = unicodedata.normalize("NFKC", text).replace("’", "'").strip()
+        first = _CLAUSE.split(norm)[0] if norm else ""
+        cue = _SUBJECT_CUE.search(first)
+        subject = subject_of(first[: cue.end()]) if cue is not None else "user"
+        context = frozenset(name for name, pat in _CONTEXT if pat.search(norm))
+        return subject, context, bool(_ADDITIVE.search(norm)), bool(_HYPOTHETICAL.search(norm))
+
+    new, old = marks(new_text), marks(old_text)
+    if new[3] or old[3]:
+        return None
+    if new[0] != old[0] or new[1] != old[1] or new[2]:
+        return "compatible"
+    return "supersedes"

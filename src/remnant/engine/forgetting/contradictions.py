@@ -29,6 +29,7 @@ from remnant.core.errors import ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.core.text import CJK_CLASS, STOPWORDS, fts_match, is_cjk
 from remnant.engine.forgetting import attributes
+from remnant.engine.forgetting.attribute_model import AttributeClassifier
 from remnant.engine.seams import NeighbourSource
 from remnant.store.base import MemoryFilter
 
@@ -241,6 +242,9 @@ class ContradictionPolicy:
     max_chars: int = 2000
     detector: ContradictionDetector = field(default_factory=ContradictionDetector)
     attributes: bool = True
+    # the embedding attribute classifier, asked only when the rules cannot read one of the two
+    # statements (build_memory installs it; None: rules and the detector only)
+    classifier: AttributeClassifier | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in ("auto", "supersede", "flag", "off"):
@@ -268,6 +272,18 @@ class ContradictionPolicy:
                     return None, PairVerdict(relation, 1.0, f"{relation} ({what})")  # type: ignore[arg-type]
                 verdict = PairVerdict("contradiction", 1.0, f"same {what}, a new value")
                 return ("flag" if self.mode == "flag" else "supersede"), verdict
+        if self.classifier is not None:
+            rn, ro = attributes.read(new), attributes.read(old)
+            if rn is None or ro is None:  # both read and still unclear: the rules' flag stands
+                action, reason = self.classifier.decide(
+                    new,
+                    old,
+                    new_attr=rn.attribute if rn is not None else None,
+                    old_attr=ro.attribute if ro is not None else None,
+                )
+                if action is not None:
+                    verdict = PairVerdict("contradiction", 1.0, reason)
+                    return ("flag" if self.mode == "flag" else action), verdict
         verdict = self.detector.compare(new, old)
         if verdict.label != "contradiction":
             return None, verdict
@@ -283,8 +299,12 @@ def _candidate_ids(
     if match is not None:
         sources.append([i for i, _ in ledger.store.lexical_search(match, flt, limit=policy.candidates)])
     reading = attributes.read(record.content) if policy.attributes else None
-    if reading is not None:
-        cue = fts_match(" ".join(attributes.cue_words(reading.attribute)))
+    attribute = reading.attribute if reading is not None else None
+    if attribute is None and policy.classifier is not None:
+        guess = policy.classifier.classify(record.content)
+        attribute = guess[0] if guess is not None else None
+    if attribute is not None:
+        cue = fts_match(" ".join(attributes.cue_words(attribute)))
         if cue is not None:
             sources.append([i for i, _ in ledger.store.lexical_search(cue, flt, limit=policy.candidates)])
     retriever = ledger.retriever
