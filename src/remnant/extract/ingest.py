@@ -130,7 +130,7 @@ class RuleIngestor:
     """Salience + rule (or LLM) facts + expiry in words (see the module docstring).
 
     Salience uses the trained model (:mod:`remnant.extract.salience_model`) over the vector of the
-    first embedder that has shipped weights: ``embedder`` (``build_memory`` passes the retriever's,
+    first embedder that has shipped weights: ``embedder`` (the product ``Memory`` passes the retriever's,
     whose cache then serves the same vector to recall's index), else the first of
     ``salience_embedders`` that is installed, loaded on first use (so salience does not depend on
     whether recall is lexical). No such embedder, or ``salience_embedders=()`` with no ``embedder``:

@@ -243,7 +243,7 @@ class ContradictionPolicy:
     detector: ContradictionDetector = field(default_factory=ContradictionDetector)
     attributes: bool = True
     # the embedding attribute classifier, asked only when the rules cannot read one of the two
-    # statements (build_memory installs it; None: rules and the detector only)
+    # statements (the product Memory installs it; None: rules and the detector only)
     classifier: AttributeClassifier | None = None
 
     def __post_init__(self) -> None:
