@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from remnant.engine.forgetting.attribute_model import Centroids, fit_centroids, weights_path
+from remnant.engine.forgetting.attribute_model import Centroids, fit_centroids, fit_softmax, weights_path
 from remnant.engine.forgetting.attributes import unread_relation
 
 
@@ -31,6 +31,14 @@ def _decide(
     return ok, m
 
 
+def _fit(method: str, model_id: str, x: npt.NDArray[np.float64], labels: list[str]) -> Centroids:
+    if method == "softmax":
+        names, w, center, b = fit_softmax(x, labels)
+        return Centroids(model_id, names, w, center, 0.0, 0.0, {}, b)
+    names, matrix, center = fit_centroids(x, labels)
+    return Centroids(model_id, names, matrix, center, 0.0, 0.0, {})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from remnant.embed.registry import get_embedder
     from remnant.training.attribute_data import generate, pairs
@@ -41,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--vectors", help=".npy of precomputed vectors for --texts")
     ap.add_argument("--texts", help=".json list of the texts of --vectors")
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--method", choices=("centroid", "softmax"), default="centroid")
     args = ap.parse_args(argv)
 
     statements = generate(2000, seed=0)
@@ -67,10 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if uniq:
             for t, v in zip(uniq, embedder.embed_documents(uniq), strict=True):
                 vec[t] = np.asarray(v, dtype=np.float64)
-        names, matrix, center = fit_centroids(
-            np.vstack([vec[s.text] for s in train]), [s.attribute for s in train]
+        c = _fit(
+            args.method,
+            embedder.model_id,
+            np.vstack([vec[s.text] for s in train]),
+            [s.attribute for s in train],
         )
-        c = Centroids(embedder.model_id, names, matrix, center, 0.0, 0.0, {})
         for old, new, label in test_pairs:
             ok, m = _decide(c, vec, new, old, 0.0)
             scored.append((label, m, ok))
@@ -81,22 +92,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         pos = sum(1 for lab, _, _ in scored if lab == "supersedes")
         return (tp / (tp + fp) if tp + fp else 1.0), (tp / pos if pos else 0.0)
 
-    grid = [round(float(x), 3) for x in np.arange(0.0, 0.4, 0.01)]
+    grid = [round(float(x), 3) for x in np.arange(0.0, 1.0, 0.02 if args.method == "softmax" else 0.01)]
     curve = {t: pr(t) for t in grid}
     sup = next((t for t in grid if curve[t][0] >= 0.98), grid[-1])
     flag = next((t for t in grid if curve[t][0] >= 0.6), sup)
     for g in grid[::3]:
         print(f"margin {g:.3f}: precision {curve[g][0]:.3f} recall {curve[g][1]:.3f}")
     print(f"supersede_margin {sup} (P {curve[sup][0]:.3f} R {curve[sup][1]:.3f}), flag_margin {flag}")
-    names, matrix, center = fit_centroids(
-        np.vstack([vec[s.text] for s in statements]), [s.attribute for s in statements]
+    full = _fit(
+        args.method,
+        embedder.model_id,
+        np.vstack([vec[s.text] for s in statements]),
+        [s.attribute for s in statements],
     )
     meta: dict[str, Any] = {
         "trained_on": "remnant.training.attribute_data.generate(2000, seed=0)",
         "statements": len(statements),
         "cv": {"folds": k, "pairs": len(scored), "precision": curve[sup][0], "recall": curve[sup][1]},
+        "method": args.method,
     }
-    model = Centroids(embedder.model_id, names, matrix, center, float(sup), float(min(flag, sup)), meta)
+    model = Centroids(
+        embedder.model_id,
+        full.names,
+        full.matrix,
+        full.center,
+        float(sup),
+        float(min(flag, sup)),
+        meta,
+        full.bias,
+    )
     if not args.dry_run:
         path = weights_path(embedder.model_id)
         path.parent.mkdir(exist_ok=True)

@@ -47,12 +47,20 @@ class Centroids:
     supersede_margin: float
     flag_margin: float
     meta: dict[str, Any]
+    # None: nearest centroid, the margin a cosine lead; else softmax regression over the same
+    # centred vectors (``matrix`` its weights, this its biases), the margin a probability lead
+    bias: npt.NDArray[np.float64] | None = None
 
     def classify(self, vectors: npt.ArrayLike) -> list[tuple[str, float]]:
         """(attribute, margin) per vector: the nearest centroid and its cosine lead over the next."""
         v = np.atleast_2d(np.asarray(vectors, dtype=np.float64)) - self.center
         v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
         sims = v @ self.matrix.T
+        if self.bias is not None:
+            z = sims + self.bias
+            z -= z.max(axis=1, keepdims=True)
+            sims = np.exp(z)
+            sims /= sims.sum(axis=1, keepdims=True)
         order = np.argsort(-sims, axis=1)
         rows = np.arange(len(v))
         margin = sims[rows, order[:, 0]] - sims[rows, order[:, 1]]
@@ -67,6 +75,7 @@ class Centroids:
             "supersede_margin": self.supersede_margin,
             "flag_margin": self.flag_margin,
             "meta": self.meta,
+            "bias": None if self.bias is None else [round(float(x), 6) for x in self.bias],
         }
 
     @classmethod
@@ -79,7 +88,34 @@ class Centroids:
             float(raw["supersede_margin"]),
             float(raw["flag_margin"]),
             dict(raw.get("meta", {})),
+            None if raw.get("bias") is None else np.asarray(raw["bias"], dtype=np.float64),
         )
+
+
+def fit_softmax(
+    vectors: npt.ArrayLike, labels: list[str], *, l2: float = 1e-3, iters: int = 400, lr: float = 2.0
+) -> tuple[tuple[str, ...], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(names, weights, centre, biases) of an L2-regularised softmax regression over the centred,
+    re-normalised vectors, by full-batch gradient descent."""
+    v = np.asarray(vectors, dtype=np.float64)
+    center = v.mean(axis=0)
+    x = v - center
+    x /= np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+    names = tuple(sorted(set(labels)))
+    index = {n: i for i, n in enumerate(names)}
+    y = np.zeros((len(labels), len(names)))
+    y[np.arange(len(labels)), [index[lab] for lab in labels]] = 1.0
+    w = np.zeros((len(names), x.shape[1]))
+    b = np.zeros(len(names))
+    for _ in range(iters):
+        z = x @ w.T + b
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        g = (p - y) / len(labels)
+        w -= lr * (g.T @ x + l2 * w)
+        b -= lr * g.sum(axis=0)
+    return names, w, center, b
 
 
 def fit_centroids(
