@@ -37,7 +37,6 @@ os.environ.setdefault("REMNANT_EMBEDDER", "static")
 # and the rule salience, so a conversation test does not load e5-small for the salience model
 # (tests/engine/test_salience_model.py tests the model path explicitly)
 os.environ.setdefault("REMNANT_SALIENCE", "rules")
-os.environ.setdefault("REMNANT_ATTRIBUTES", "rules")  # likewise the attribute classifier
 
 _counter = itertools.count(1)
 
