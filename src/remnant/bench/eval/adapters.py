@@ -182,10 +182,10 @@ class RemnantAdapter:
         if not privacy:
             # the scenarios are personal data by design; redaction is measured by `remnant bench privacy`
             kwargs["redactor"] = None
-        else:
-            import logging
+        import logging
 
-            logging.getLogger("remnant.config").setLevel(logging.ERROR)  # "generated a vault key" per case
+        # "generated a new vault/audit key" once per case is noise in an eval run
+        logging.getLogger("remnant.config").setLevel(logging.ERROR)
         self.mem = build_memory(str(self._dir / "memory.db"), **kwargs)
         self.sweep_policy: Any = None  # the engine's defaults
 
