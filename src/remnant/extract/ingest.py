@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Protocol
 
+from remnant.core.text.numerals import ZH_DIGITS
 from remnant.embed.base import Embedder, EmbeddingError
 from remnant.embed.registry import get_embedder
 from remnant.engine.options import Draft, Message, Observation
@@ -58,19 +59,7 @@ _EN_HALF_HOUR = re.compile(
     re.I,
 )
 
-_ZH_DIGITS = {
-    "零": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
+_ZH_DIGITS = ZH_DIGITS
 _ZH_UNITS = {"秒": 1, "秒钟": 1, "分": 60, "分钟": 60, "小时": 3600, "个小时": 3600, "钟头": 3600,
              "个钟头": 3600, "天": 86400, "日": 86400, "周": 604800, "星期": 604800, "个星期": 604800}  # fmt: skip
 _ZH_NUM = r"(\d+|[零一二两三四五六七八九十百]+|半)"

@@ -22,6 +22,7 @@ from remnant.core.text import (
     query_terms,
 )
 from remnant.core.text import tokens as _tokens
+from remnant.core.text.numerals import MONTH_NUMBER
 
 MAX_FTS_TERMS = 48
 
@@ -29,25 +30,7 @@ MAX_FTS_TERMS = 48
 STOPWORDS = RANKING_STOPWORDS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ]
-    )
-}
+_MONTHS = MONTH_NUMBER
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 
 

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from remnant.core.text.numerals import MONTH_NUMBER, ZH_DIGITS
+
 __all__ = ["TimeRange", "has_time_expression", "resolve"]
 
 
@@ -61,25 +63,7 @@ def _month_overlap(a: TimeRange, b: TimeRange) -> bool:
     return bool(_months_of(a) & _months_of(b))
 
 
-MONTHS = {
-    name: i + 1
-    for i, name in enumerate(
-        (
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        )
-    )
-}
+MONTHS = dict(MONTH_NUMBER)
 MONTHS.update({k[:3]: v for k, v in list(MONTHS.items()) if k != "may"})
 MONTHS["sept"] = 9
 WEEKDAYS = {
@@ -105,20 +89,7 @@ _NUMBER_WORDS = {
     "couple of": 2,
     "a couple": 2,
 }
-_ZH_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
+_ZH_DIGITS = ZH_DIGITS
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
 
