@@ -380,6 +380,15 @@ class Ledger:
             prepare_queries(checked)
         return out
 
+    def stored_text(self, content: object, opts: WriteOptions, prepared: PreparedText | None) -> str | None:
+        """The text :meth:`build` will store for ``content`` given its :meth:`prepare` result, or
+        ``None`` when only the redactor under the lock can tell."""
+        if not isinstance(content, str):
+            return None
+        if prepared is not None:
+            return prepared.preview
+        return content if self.redactor is None or not opts.get("redact", True) else None
+
     def build(
         self,
         content: str,

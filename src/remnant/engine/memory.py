@@ -228,8 +228,15 @@ class Memory:
         happened or was said; decay still runs from now, when it is learned), ``metadata``, ``redact``.
         """
         # detection and embedding first, outside the write lock: other requests never wait on them
-        prepared = self.ledger.prepare([(content, options)])[0] if not self.store.in_transaction() else None
-        with self.store.transaction():  # vault entries written by the redactor commit with the memory
+        outside = not self.store.in_transaction()
+        prepared = self.ledger.prepare([(content, options)])[0] if outside else None
+        early = [(self.ledger.stored_text(content, options, prepared), user_id, options)]
+        # the contradiction check's search and judging too; under the lock only what changed since
+        # (vault entries written by the redactor commit with the memory)
+        with (
+            self.contradictions.prejudged(self.ledger, early if outside and supersede else []),
+            self.store.transaction(),
+        ):
             record = self.ledger.build(content, user_id=user_id, options=options, prepared=prepared)
             return self.ledger.insert([record], supersede=supersede)[0]
 
@@ -264,12 +271,17 @@ class Memory:
             if not isinstance(content, str) or not isinstance(user_id, str):
                 raise ValidationError("each item needs a content and a user_id string")
             items.append((content, user_id, cast(WriteOptions, opts)))
+        outside = not self.store.in_transaction()
         prepared: list[Any] = (
-            self.ledger.prepare([(c, o) for c, _, o in items])
-            if not self.store.in_transaction()
-            else [None] * len(items)
+            self.ledger.prepare([(c, o) for c, _, o in items]) if outside else [None] * len(items)
         )
-        with self.store.transaction():
+        early = [
+            (self.ledger.stored_text(c, o, p), u, o) for (c, u, o), p in zip(items, prepared, strict=True)
+        ]
+        with (
+            self.contradictions.prejudged(self.ledger, early if outside and supersede else []),
+            self.store.transaction(),
+        ):
             records = [
                 self.ledger.build(content, user_id=user_id, options=opts, prepared=ready)
                 for (content, user_id, opts), ready in zip(items, prepared, strict=True)

@@ -343,27 +343,31 @@ class HybridRetriever:
             self.on_write(engine, list(part))
 
     def _shared_candidates(
-        self, engine: EngineView, query: str, flt: MemoryFilter, n: int
+        self, engine: EngineView, query: str, flt: MemoryFilter, n: int, *, as_document: bool = False
     ) -> list[tuple[str, float]]:
         """Vector candidates from the store's own index (pgvector HNSW), the filter applied in SQL."""
         assert self.embedder is not None
         self._check_shared_scope(engine, flt)
-        q = self.embedder.embed_query(query)
+        q = self._vector_of(query, as_document)
         hits = engine.store.vector_search(q, flt, model=self.embedder.model_id, limit=n)
         if self.min_similarity is not None:
             hits = [(h, s) for h, s in hits if s >= self.min_similarity]
         return hits[:n]
 
+    def _vector_of(self, text: str, as_document: bool) -> Any:
+        assert self.embedder is not None
+        return self.embedder.embed_documents([text])[0] if as_document else self.embedder.embed_query(text)
+
     def _vector_candidates(
-        self, engine: EngineView, query: str, flt: MemoryFilter, n: int
+        self, engine: EngineView, query: str, flt: MemoryFilter, n: int, *, as_document: bool = False
     ) -> list[tuple[str, float]]:
         assert self.embedder is not None
         if engine.store.shared_vector_index:
-            return self._shared_candidates(engine, query, flt, n)
+            return self._shared_candidates(engine, query, flt, n, as_document=as_document)
         idx = self._index(engine, flt)
         if idx is None or len(idx) == 0:
             return []
-        q = self.embedder.embed_query(query)
+        q = self._vector_of(query, as_document)
         model = self.embedder.model_id
         # Over-fetch, then let the store apply the strict filter to the candidates.
         floor = self.min_similarity
@@ -390,17 +394,20 @@ class HybridRetriever:
         seam); [] for a lexical-only retriever."""
         if self.embedder is None or self.mode == "lexical":
             return []
-        # unnumbered and bounded like a document's text, so prepare_queries can embed it before
-        # the write lock (the contradiction check calls this inside the write transaction)
-        return self._vector_candidates(engine, embedding_text(text, None, speaker=False), flt, limit)
+        # Statement against statement: the text's own document vector, the one the write just
+        # computed for the index (cached), so a checked write costs one model call, not two.
+        return self._vector_candidates(
+            engine, embedding_text(text, None, speaker=False), flt, limit, as_document=True
+        )
 
     def prepare_queries(self, texts: Sequence[str]) -> None:
         """Embed, before the write lock, the texts :meth:`neighbours` will be asked about (the new
         memories a contradiction check compares); the vectors wait in the embedder's cache."""
         if self.embedder is None or self.mode == "lexical":
             return
-        for text in texts:
-            self.embedder.embed_query(embedding_text(text, None, speaker=False))
+        texts = [embedding_text(t, None, speaker=False) for t in texts]
+        if texts:
+            self.embedder.embed_documents(texts)  # usually cached already, by prepare_documents
 
     def search(
         self, engine: EngineView, query: str, flt: MemoryFilter, limit: int

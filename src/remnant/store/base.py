@@ -206,6 +206,19 @@ class Store(ABC):
         caller then looks for the missing ones)."""
         return False
 
+    def write_mark(self) -> int | None:
+        """A mark of what has been written so far, for :meth:`written_since`; ``None`` when the store
+        cannot say exactly (then callers re-check everything inside their write transaction). A store
+        returns a mark only when every row inserted after it has a greater insertion number once
+        committed (SQLite: its transactions are serialised; not PostgreSQL, whose commits may land
+        out of sequence order)."""
+        return None
+
+    def written_since(self, flt: MemoryFilter, mark: int, *, limit: int) -> list[MemoryRecord]:
+        """Memories matching ``flt`` inserted at or after ``mark`` (from :meth:`write_mark`), oldest
+        first, at most ``limit``."""
+        raise NotImplementedError("this store gives no write mark")
+
     def lock_rows(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> None:
         """Inside a transaction: lock these memories until it ends, in one fixed (id) order, before a
         read-modify-write. Then nothing another writer commits meanwhile is overwritten, and two

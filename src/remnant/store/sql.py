@@ -337,6 +337,17 @@ class SQLStore(Store):
             params.append(limit)
         return [r[0] for r in self._read(q, params)]
 
+    def written_since(self, flt: MemoryFilter, mark: int, *, limit: int) -> list[MemoryRecord]:
+        # ">=": SQLite may hand the newest rowid out again after that row was deleted. The new rows
+        # are taken first by rowid (a few, just written), so no index of the scope is walked.
+        p = self.dialect.ph
+        where, params = self.where(flt)
+        q = (
+            f"WITH m AS MATERIALIZED (SELECT * FROM memories WHERE rid >= {p}) "
+            f"SELECT {SELECT} FROM m WHERE {where} ORDER BY m.rid LIMIT {p}"
+        )
+        return [row_to_record(r) for r in self._read(q, [mark, *params, limit])]
+
     def set_status(
         self,
         flt: MemoryFilter,

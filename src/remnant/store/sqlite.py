@@ -307,6 +307,10 @@ class SQLiteStore(SQLStore):
         if row is not None:
             c.execute("UPDATE memory_fts SET text = ? WHERE rowid = ?", (text, row[0]))
 
+    def write_mark(self) -> int | None:
+        # writers are serialised (BEGIN IMMEDIATE): a row committed later has a greater rowid
+        return int(self._read("SELECT COALESCE(MAX(rid), 0) FROM memories")[0][0])
+
     def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
         """BM25 over the scope's full-text rows, scoring a bounded candidate set.
 

@@ -24,6 +24,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from remnant.core.text import has_han
@@ -924,6 +925,8 @@ def _attribute(rule: AttrRule, m: re.Match[str]) -> str:
     return "favorite_" + re.sub(r"\W+", "_", fav).strip("_") if fav else "favorite"
 
 
+# the check reads each candidate once per write: the same old texts come back write after write
+@lru_cache(maxsize=8192)
 def read(text: str) -> Reading | None:
     """The statement's reading, or None when no rule knows its attribute (or it is a question,
     a wish or a hypothetical: "if I moved to Paris…" sets nothing)."""

@@ -19,10 +19,13 @@ subject and is never required. :class:`ContradictionPolicy` decides what happens
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from remnant.core.errors import ValidationError
@@ -91,6 +94,11 @@ class Tok:
 
 def tokens(text: str) -> list[Tok]:
     """Content tokens of a statement: stemmed words, CJK characters, numbers, negations; no stopwords."""
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=8192)  # each write compares with candidates that recur write after write
+def _tokens(text: str) -> tuple[Tok, ...]:
     norm = unicodedata.normalize("NFKC", text).lower().replace("n't", " not").replace("’", "'")
     out: list[Tok] = []
     for raw in _TOKEN.findall(norm):
@@ -105,7 +113,7 @@ def tokens(text: str) -> list[Tok]:
             out.append(Tok("neg", "neg"))
         elif raw not in STOPWORDS and raw not in _EXTRA_STOP:
             out.append(Tok("w", _stem(raw)))
-    return out
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -257,9 +265,42 @@ class ContradictionPolicy:
             raise ValidationError("neighbours must be at least 0")
 
     def before_insert(self, ledger: Ledger, record: MemoryRecord) -> None:
-        """The engine's write hook: runs inside the write transaction of each new unkeyed memory."""
-        if self.mode != "off":
+        """The engine's write hook: runs inside the write transaction of each new unkeyed memory.
+
+        When :meth:`prejudged` judged this write before the lock, only what changed since is looked
+        at here (see :func:`revalidate`); otherwise the whole check runs now."""
+        if self.mode == "off":
+            return
+        early = _take_pending(self, record)
+        found = revalidate(ledger, record, self, early) if early is not None else None
+        if found is None:
             resolve_on_write(ledger, record, self)
+        else:
+            apply_on_write(ledger, record, found)
+
+    @contextmanager
+    def prejudged(
+        self, ledger: Ledger, items: Sequence[tuple[str | None, str, Mapping[str, object]]]
+    ) -> Iterator[None]:
+        """Judge writes before the write lock is taken; :meth:`before_insert` then only re-checks.
+
+        ``items``: ``(text as it will be stored or None when unknown, user_id, options)``. Searching
+        and judging candidates is the expensive part of the check; done here, on a read connection,
+        other writers do not queue behind it. Outside the block nothing is kept."""
+        # a big batch would see its own earlier items as late writes: it is judged under the lock
+        small = len(items) <= MAX_LATE_WRITES
+        early = (
+            [prejudge(ledger, text, user_id, opts, self) for text, user_id, opts in items] if small else []
+        )
+        kept = [e for e in early if e is not None]
+        pending = _pending_list()
+        pending.extend(kept)
+        try:
+            yield
+        finally:
+            for e in kept:
+                if e in pending:
+                    pending.remove(e)
 
     def decide(self, new: str, old: str) -> tuple[Action | None, PairVerdict]:
         """What this policy does to ``old`` when ``new`` is written: supersede, flag or nothing."""
@@ -406,7 +447,13 @@ def _supersede(
 def resolve_on_write(ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy) -> list[str]:
     """Apply the policy for a memory about to be inserted (inside the engine's write transaction);
     returns the ids flagged or superseded."""
-    found = judge_on_write(ledger, record, policy)
+    return apply_on_write(ledger, record, judge_on_write(ledger, record, policy))
+
+
+def apply_on_write(
+    ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, PairVerdict, Action]]
+) -> list[str]:
+    """Flag or supersede what the check found (inside the write transaction); returns the ids."""
     flagged = [(old, v) for old, v, action in found if action == "flag"]
     retired = [(old, v) for old, v, action in found if action == "supersede"]
     out: list[str] = []
@@ -415,3 +462,120 @@ def resolve_on_write(ledger: Ledger, record: MemoryRecord, policy: Contradiction
     if retired:
         out += _supersede(ledger, record, retired)
     return out
+
+
+# -- judging before the write lock -------------------------------------------------------------------
+#: at most this many memories written between the early judgement and the lock are judged under
+#: it; more (a bulk load racing the write) and the whole check runs again under the lock
+MAX_LATE_WRITES = 64
+_LOCAL = threading.local()
+
+
+@dataclass(eq=False)
+class EarlyJudgement:
+    """A write judged before the lock: the store's write mark when it started, and each candidate
+    with the text it was judged on and the decision."""
+
+    policy_id: int
+    user_id: str
+    agent_id: str | None
+    kind: Kind
+    text: str
+    mark: int
+    judged: dict[str, tuple[str, Action | None, PairVerdict]]
+
+
+def _pending_list() -> list[EarlyJudgement]:
+    pending: list[EarlyJudgement] | None = getattr(_LOCAL, "pending", None)
+    if pending is None:
+        pending = _LOCAL.pending = []
+    return pending
+
+
+def _take_pending(policy: ContradictionPolicy, record: MemoryRecord) -> EarlyJudgement | None:
+    pending = _pending_list()
+    for i, e in enumerate(pending):
+        if (
+            e.policy_id == id(policy)
+            and e.text == record.content
+            and e.user_id == record.user_id
+            and e.agent_id == record.agent_id
+            and e.kind == record.kind
+        ):
+            return pending.pop(i)
+    return None
+
+
+def _scope(ledger: Ledger, user_id: str, agent_id: str | None, policy: ContradictionPolicy) -> MemoryFilter:
+    return MemoryFilter(
+        tenant=ledger.tenant,
+        user_id=user_id,
+        agent_id=agent_id,
+        kinds=policy.kinds,
+        statuses=(Status.ACTIVE,),
+    )
+
+
+def prejudge(
+    ledger: Ledger, text: str | None, user_id: str, opts: Mapping[str, object], policy: ContradictionPolicy
+) -> EarlyJudgement | None:
+    """The check of one write, before the lock (``None``: nothing to judge, or it must run under it)."""
+    if policy.mode == "off" or text is None or opts.get("key") is not None or ledger.store.in_transaction():
+        return None
+    try:
+        kind = Kind.parse(opts.get("kind", Kind.FACT))  # type: ignore[arg-type]
+    except Exception:
+        return None
+    agent = opts.get("agent_id")
+    if kind not in policy.kinds or len(text) > policy.max_chars or not isinstance(user_id, str):
+        return None
+    if agent is not None and not isinstance(agent, str):
+        return None
+    mark = ledger.store.write_mark()
+    if mark is None:
+        return None  # the store cannot tell what was written meanwhile: judge under the lock
+    probe = MemoryRecord(
+        id="", user_id=user_id, content=text, kind=kind, tenant=ledger.tenant, agent_id=agent
+    )
+    flt = _scope(ledger, user_id, agent, policy)
+    judged: dict[str, tuple[str, Action | None, PairVerdict]] = {}
+    ids = _candidate_ids(ledger, probe, policy, flt)
+    for old in ledger.store.get_many(ids, tenant=ledger.tenant) if ids else []:
+        if old.key is not None or old.status != Status.ACTIVE or len(old.content) > policy.max_chars:
+            continue
+        action, verdict = policy.decide(text, old.content)
+        judged[old.id] = (old.content, action, verdict)
+    return EarlyJudgement(id(policy), user_id, agent, kind, text, mark, judged)
+
+
+def revalidate(
+    ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy, early: EarlyJudgement
+) -> list[tuple[MemoryRecord, PairVerdict, Action]] | None:
+    """Under the write lock: the early judgement brought up to date, or ``None`` to judge afresh.
+
+    Each judged candidate is read again by id: one no longer active (another write superseded or
+    forgot it meanwhile) is dropped, one whose text changed is judged again. Memories written to the
+    scope since the early judgement's mark (a racing write, or an earlier item of the same batch) are
+    judged too, so a write that lands first is seen as it would be by a check under the lock."""
+    late = ledger.store.written_since(
+        _scope(ledger, record.user_id, record.agent_id, policy), early.mark, limit=MAX_LATE_WRITES + 1
+    )
+    if len(late) > MAX_LATE_WRITES:
+        return None
+    found: list[tuple[MemoryRecord, PairVerdict, Action]] = []
+    current = ledger.store.get_many(list(early.judged), tenant=ledger.tenant) if early.judged else []
+    seen = {record.id}
+    for old in [*current, *late]:
+        if old.id in seen:
+            continue
+        seen.add(old.id)
+        if old.key is not None or old.status != Status.ACTIVE or len(old.content) > policy.max_chars:
+            continue
+        judged = early.judged.get(old.id)
+        if judged is not None and judged[0] == old.content:
+            action, verdict = judged[1], judged[2]
+        else:
+            action, verdict = policy.decide(record.content, old.content)
+        if action is not None:
+            found.append((old, verdict, action))
+    return found
