@@ -25,6 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, ConfigDict, Field
 
 from remnant.core.errors import NotFoundError, RemnantError
+from remnant.core.limits import MAX_LIMIT
 from remnant.core.model import Status
 from remnant.engine.memory import Memory
 from remnant.server import graph, versions
@@ -310,7 +311,7 @@ def build_mcp_server(
     @tool("read", RECALL_DOC)
     async def recall(query: str, ctx: Context, user_id: str, limit: int = 5) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
-            res = mem.recall(query, user_id=user_id, limit=max(1, min(int(limit), 50)))
+            res = mem.recall(query, user_id=user_id, limit=max(1, min(int(limit), MAX_LIMIT)))
             return {
                 "memories": [_compact(mem, h.memory, h.strength) for h in res.hits],
                 "faded": [f.to_dict() for f in res.faded],
@@ -397,7 +398,7 @@ def build_mcp_server(
     @tool("read", SEARCH_MEMORY_DOC)
     async def search_memory(query: str, ctx: Context, user_id: str, limit: int = 10) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
-            res = mem.recall(query, user_id=user_id, limit=max(1, min(int(limit), 50)))
+            res = mem.recall(query, user_id=user_id, limit=max(1, min(int(limit), MAX_LIMIT)))
             return {
                 "results": [
                     {**_compact(mem, h.memory, h.strength), "score": round(h.score, 4)} for h in res.hits
