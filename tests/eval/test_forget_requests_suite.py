@@ -38,3 +38,13 @@ def test_the_extremes_fail(adapter: str, found: float, clean: float) -> None:
     assert r.passed is False and r.score == 0.0
     assert r.metrics["found (every expected memory or value gone)"] <= found
     assert r.metrics["clean (no kept memory touched)"] == clean
+
+
+def test_remnant_passes_the_second_dev_set() -> None:
+    # tests/forgetting/dev_forget_requests_2.jsonl: ordinary wordings (synonyms, descriptions,
+    # possessives, 别记/不要记住…) written to broaden the rules; quick mode samples 24 of them
+    dev2 = DEV.with_name("dev_forget_requests_2.jsonl")
+    ctx = SuiteContext(quick=True, timeout_s=60, adapter_name="remnant")
+    r = run_cases(adapter_factory("remnant"), ctx, load_cases(dev2))
+    assert r.score == 1.0, r.metrics
+    assert r.metrics["clean (no kept memory touched)"] == 1.0
