@@ -38,6 +38,79 @@ class Topic:
     pii_types: tuple[str, ...] = ()  # privacy-layer entity labels, as in [PHONE_1]
 
 
+# a condition's name marks one's health only when said of oneself ("my asthma", not "asthma research")
+_CONDITION_NAMES = (
+    "diabetes",
+    "asthma",
+    "epilepsy",
+    "migraines",
+    "arthritis",
+    "hypertension",
+    "high blood pressure",
+    "depression",
+    "anxiety",
+    "adhd",
+    "cancer",
+    "eczema",
+    "celiac",
+)
+_OWN_CONDITION = tuple(f"{lead} {c}" for c in _CONDITION_NAMES for lead in ("my", "have", "with", "had"))
+
+# an occupation marks one's job only when said of oneself ("I'm a nurse", 我是护士)
+_OCCUPATIONS = (
+    "teacher",
+    "nurse",
+    "doctor",
+    "engineer",
+    "software engineer",
+    "developer",
+    "programmer",
+    "designer",
+    "lawyer",
+    "accountant",
+    "chef",
+    "waiter",
+    "waitress",
+    "consultant",
+    "analyst",
+    "researcher",
+    "architect",
+    "pharmacist",
+    "mechanic",
+    "electrician",
+    "journalist",
+    "scientist",
+    "barista",
+    "cashier",
+    "freelancer",
+    "photographer",
+    "pilot",
+    "product manager",
+    "project manager",
+)
+_ZH_OCCUPATIONS = (
+    "老师",
+    "医生",
+    "护士",
+    "程序员",
+    "工程师",
+    "设计师",
+    "律师",
+    "会计",
+    "厨师",
+    "司机",
+    "销售",
+    "产品经理",
+)
+_OWN_JOB = (
+    *(
+        f"{lead} {o}"
+        for o in _OCCUPATIONS
+        for lead in ("i'm a", "i am a", "i'm an", "i am an", "as a", "as an")
+    ),
+    *(f"{lead}{o}" for o in _ZH_OCCUPATIONS for lead in ("我是", "我当", "做")),
+)
+
 TOPICS: tuple[Topic, ...] = (
     Topic(
         "phone_number",
@@ -147,7 +220,17 @@ TOPICS: tuple[Topic, ...] = (
         "city",
         ("city", "town", "hometown", "location", "residence", "based", "living"),
         ("city", "town", "hometown", "所在城市", "城市", "老家", "住哪"),
-        ("live in", "living in", "based in", "住在", "定居"),
+        (
+            "live in",
+            "living in",
+            "based in",
+            "grew up in",
+            "originally from",
+            "住在",
+            "定居",
+            "老家在",
+            "我家在",
+        ),
     ),
     Topic(
         "home",
@@ -230,6 +313,7 @@ TOPICS: tuple[Topic, ...] = (
             "入职",
             "跳槽",
             "失业",
+            *_OWN_JOB,
         ),
     ),
     Topic(
@@ -255,7 +339,8 @@ TOPICS: tuple[Topic, ...] = (
         (
             "salary",
             "income",
-            "earn",
+            "earn about",
+            "earn around",
             "get paid",
             "per year",
             "a year",
@@ -361,21 +446,12 @@ TOPICS: tuple[Topic, ...] = (
             "prescription",
             "medicine",
             "pills",
-            "diabetes",
-            "diabetic",
-            "asthma",
-            "epilepsy",
-            "migraines",
-            "arthritis",
-            "hypertension",
-            "high blood pressure",
-            "depression",
-            "anxiety",
-            "adhd",
+            "i'm diabetic",
+            "am diabetic",
             "insulin",
             "inhaler",
-            "cancer",
             "chemo",
+            *_OWN_CONDITION,
             "病情",
             "确诊",
             "手术",
@@ -504,8 +580,12 @@ TOPICS: tuple[Topic, ...] = (
             "my dog",
             "my cat",
             "my pet",
-            "a dog",
-            "a cat",
+            "our dog",
+            "our cat",
+            "have a dog",
+            "have a cat",
+            "got a dog",
+            "got a cat",
             "puppy",
             "kitten",
             "hamster",
@@ -1565,10 +1645,11 @@ def parse_intent(text: str) -> ForgetIntent:
         everything = False  # "everything about my trip": the trip, not everything
     # "forget my kids' names", 忘掉我对象的事: the person named is what to forget, not a qualifier
     people = [q for q in qualifiers if q in _PERSON_TOPIC]
-    if people and not kinds and not scopes and not terms and not everything:
-        if not topics or [t.key for t in topics] == ["name"]:
-            topics = [by_key[_PERSON_TOPIC[q]] for q in dict.fromkeys(people)]
-            qualifiers = [q for q in qualifiers if q not in _PERSON_TOPIC]
+    alone = not kinds and not scopes and not terms and not everything
+    if people and alone and (not topics or [t.key for t in topics] == ["name"]):
+        topics = [by_key[_PERSON_TOPIC[q]] for q in dict.fromkeys(people)]
+        # "my daughter's stuff" is hers, not her brother's: son and daughter stay as qualifiers
+        qualifiers = [q for q in qualifiers if q not in _PERSON_TOPIC or q in ("son", "daughter")]
     return ForgetIntent(
         hard=hard,
         topics=tuple(t.key for t in topics),
