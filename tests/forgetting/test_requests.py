@@ -361,3 +361,36 @@ def test_assistant_asks_before_a_large_forget(db_path: Path, clock: ManualClock)
     done = bot.reply("u", "yes")
     assert done.forgot is not None and len(done.forgot.forgotten) == 2
     assert "how do i delete my account" and not bot.reply("u", "how do I delete my account?").forgot
+
+
+@pytest.mark.parametrize(
+    ("request_text", "gone"),
+    [
+        ("forget my medication", {"I take metformin for my diabetes"}),
+        ("forget my job", {"I'm a nurse at the city hospital"}),
+        ("forget my daughter's stuff", {"my daughter Mia loves drawing"}),
+        ("stop remembering my kids' names", {"my daughter Mia loves drawing", "My son's school starts at 8"}),
+        ("forget my salary", set()),
+        ("forget my pets", set()),
+        ("别记我的病", {"I take metformin for my diabetes"}),
+    ],
+)
+def test_broadened_words_leave_look_alikes_alone(
+    db_path: Path, clock: ManualClock, request_text: str, gone: set[str]
+) -> None:
+    # a condition or occupation counts when said of oneself; a word shared by chance does not
+    mem = Memory(db_path, clock=clock)
+    texts = [
+        "I take metformin for my diabetes",
+        "I read a book about diabetes research for my thesis",
+        "I'm a nurse at the city hospital",
+        "My friend Dan is a vegan chef",
+        "I earn points with my coffee card",
+        "We watched a movie about a cat last night",
+        "my daughter Mia loves drawing",
+        "My son's school starts at 8",
+    ]
+    for t in texts:
+        mem.remember(t, user_id="u")
+    out = mem.forget(request_text, user_id="u", dry_run=True, confirm=True)
+    assert {m.content for m in out.matches} == gone, [(m.content, m.why) for m in out.matches]

@@ -251,6 +251,9 @@ TOPICS: tuple[Topic, ...] = (
             "roommate",
             "flatmate",
             "landlord",
+            "moved to",  # a move names where one lives now: the home, not only the city
+            "moving to",
+            "relocated to",
             "my apartment",
             "my flat",
             "lease",
@@ -1795,7 +1798,11 @@ class _Matcher:
                 why = f"mentions {topic.key.replace('_', ' ')}"
                 # what the other clauses hold is only a word or two ("…two kids, Sam and Ava"):
                 # it belongs to the same statement, so the memory goes whole
-                rest_words = sum(len(text.stems[i]) for i in range(len(text.clauses)) if i not in clauses)
+                rest_words = sum(
+                    len(text.stems[i]) + sum(map(is_han, text.raw[a:b])) // 2
+                    for i, (a, b) in enumerate(text.clauses)
+                    if i not in clauses
+                )
                 if len(clauses) == len(text.clauses) or rest_words < 3:
                     return _Hit(why, [])
                 return _Hit(why + " (in part)", [text.clauses[i] for i in clauses])
