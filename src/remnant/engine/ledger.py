@@ -532,7 +532,7 @@ class Ledger:
                     policy=change.policy,
                     batch_id=change.batch_id,
                     actor=change.actor,
-                    summary=f"{len(ids)} {change.summary or 'memories ' + change.status.value}",
+                    summary=_counted(len(ids), change.summary or "memories " + change.status.value),
                 )
         return pairs
 
@@ -937,6 +937,13 @@ def by_user(records: Iterable[MemoryRecord]) -> dict[str, list[MemoryRecord]]:
     for r in records:
         out[r.user_id].append(r)
     return out
+
+
+def _counted(n: int, phrase: str) -> str:
+    """``3 memories expired`` / ``1 memory expired``: the phrase's leading "memories" agrees with n."""
+    if n == 1 and phrase.startswith("memories"):
+        phrase = "memory" + phrase[len("memories") :]
+    return f"{n} {phrase}"
 
 
 def _group(pairs: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
