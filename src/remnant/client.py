@@ -72,7 +72,15 @@ def _time(value: Any) -> datetime | None:
     return datetime.fromisoformat(value) if isinstance(value, str) else None
 
 
-_TIMES = ("created_at", "last_accessed_at", "expires_at", "valid_from", "valid_to", "status_changed_at")
+_TIMES = (
+    "created_at",
+    "last_accessed_at",
+    "expires_at",
+    "valid_from",
+    "valid_to",
+    "status_changed_at",
+    "occurred_at",
+)
 _RECORD_FIELDS = frozenset(MemoryRecord.__slots__)  # type: ignore[attr-defined]
 
 
@@ -314,6 +322,7 @@ class _Calls:
         infer: bool,
         metadata: Mapping[str, Any] | None,
         key_: str | None,
+        occurred_at: datetime | None = None,
     ) -> _Req[AddResult]:
         if isinstance(messages, (str, Message, Mapping)):
             messages = [messages]
@@ -322,7 +331,12 @@ class _Calls:
             "user_id": user_id,
             "infer": infer,
         }
-        for name, value in (("session_id", session_id), ("agent_id", agent_id), ("metadata", metadata)):
+        for name, value in (
+            ("session_id", session_id),
+            ("agent_id", agent_id),
+            ("metadata", metadata),
+            ("occurred_at", occurred_at),
+        ):
             if value is not None:
                 body[name] = _jsonable(value)
         return _Req("POST", "/v1/ingest", _add_from, body, headers=_idem(key_))
@@ -576,10 +590,11 @@ class Client:
         infer: bool = True,
         metadata: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
+        occurred_at: datetime | None = None,
     ) -> AddResult:
         """Remember a conversation (see :meth:`Memory.add`)."""
         return self._run(
-            _Calls.add(messages, user_id, session_id, agent_id, infer, metadata, idempotency_key)
+            _Calls.add(messages, user_id, session_id, agent_id, infer, metadata, idempotency_key, occurred_at)
         )
 
     def update(
@@ -800,9 +815,10 @@ class AsyncClient:
         infer: bool = True,
         metadata: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
+        occurred_at: datetime | None = None,
     ) -> AddResult:
         return await self._run(
-            _Calls.add(messages, user_id, session_id, agent_id, infer, metadata, idempotency_key)
+            _Calls.add(messages, user_id, session_id, agent_id, infer, metadata, idempotency_key, occurred_at)
         )
 
     async def update(

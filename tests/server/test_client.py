@@ -214,3 +214,14 @@ def test_sync_and_async_clients_have_the_same_verbs_as_memory() -> None:
         "strength_of",
     }  # fmt: skip
     assert verbs(Memory) - local_only <= sync
+
+
+def test_occurred_at_round_trips_as_a_datetime(live: LiveServer) -> None:
+    from datetime import UTC, datetime
+
+    when = datetime(2023, 5, 7, 9, 0, tzinfo=UTC)
+    with _client(live) as c:
+        rec = c.remember("Ran the Lisbon half marathon", user_id="cl-occ", occurred_at=when)
+        assert rec.occurred_at == when
+        added = c.add(["I adopted a cat called Miso"], user_id="cl-occ", occurred_at=when)
+        assert added.episodes and all(e.occurred_at == when for e in added.episodes)

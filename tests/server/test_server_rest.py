@@ -249,3 +249,28 @@ def test_concurrent_writes_with_personal_data(live: LiveServer) -> None:
             if phone in content:
                 pytest.skip("the privacy layer is off in this environment (REMNANT_PRIVACY)")
             assert v.post(f"/v1/memories/{mid}/rehydrate").json()["content"].count(phone) == 1
+
+
+def test_occurred_at_is_the_time_of_the_event_not_of_learning(live: LiveServer) -> None:
+    """An imported memory carries when it happened; it is learned now, so it is not faded on arrival."""
+    with live.client() as c:
+        m = _remember(c, "Ana ran the Lisbon half marathon", user="occ", occurred_at="2023-05-07T09:00:00Z")
+        assert m["occurred_at"].startswith("2023-05-07T09:00:00")
+        assert m["created_at"] > m["occurred_at"] and m["remembered"] is True
+        got = c.get(f"/v1/memories/{m['id']}").json()
+        assert got["occurred_at"] == m["occurred_at"]
+        added = c.post(
+            "/v1/ingest",
+            json={
+                "messages": ["I adopted a cat called Miso"],
+                "user_id": "occ",
+                "occurred_at": "2024-02-01T10:00:00Z",
+            },
+        )
+        assert added.status_code == 201, added.text
+        episode = c.get("/v1/memories", params={"user_id": "occ", "kind": "episode"}).json()["items"]
+        assert any(e["occurred_at"] and e["occurred_at"].startswith("2024-02-01") for e in episode), episode
+        _error(
+            c.post("/v1/memories", json={"content": "x", "user_id": "occ", "occurred_at": "yesterday-ish"}),
+            422,
+        )

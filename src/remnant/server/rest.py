@@ -206,6 +206,7 @@ def ingest(
             session_id=body.session_id,
             agent_id=body.agent_id,
             infer=body.infer,
+            occurred_at=body.occurred_at,
             metadata=body.metadata,
         )
         return result.to_dict()

@@ -65,6 +65,10 @@ class MemoryCreate(_Body):
     expires_at: datetime | None = None
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    occurred_at: datetime | None = Field(
+        default=None,
+        description="When it happened or was said (temporal recall, as_of); decay still starts now.",
+    )
     metadata: dict[str, Any] | None = Field(
         default=None,
         description="A JSON object: at most 16 levels deep and 64 KiB, string keys, no reserved keys.",
@@ -121,6 +125,9 @@ class IngestRequest(_Body):
     session_id: str | None = Field(default=None, min_length=1, max_length=MAX_IDENTIFIER_CHARS)
     agent_id: str | None = Field(default=None, min_length=1, max_length=MAX_IDENTIFIER_CHARS)
     infer: bool = Field(default=True, description="Judge importance and extract facts (false: store as is).")
+    occurred_at: datetime | None = Field(
+        default=None, description="When the conversation took place (an imported history's date)."
+    )
     metadata: dict[str, Any] | None = None
 
     @field_validator("metadata")
@@ -204,6 +211,7 @@ class MemoryRecordOut(BaseModel):
     expires_at: Timestamp | None
     valid_from: Timestamp | None
     valid_to: Timestamp | None
+    occurred_at: Timestamp | None = None
     status: StatusName
     status_reason: str | None
     status_changed_at: Timestamp | None
