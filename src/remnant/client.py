@@ -20,7 +20,6 @@ This module speaks HTTP only: it imports no server code.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,7 +43,7 @@ from remnant.core.errors import (
     ValidationError,
 )
 from remnant.core.limits import DEFAULT_RECALL_LIMIT
-from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.core.model import Kind, MemoryRecord, Status, record_from_fields
 from remnant.engine.options import Message, RecallFilters, UpdateOptions, WriteItem, WriteOptions
 from remnant.engine.results import (
     AddResult,
@@ -72,28 +71,12 @@ def _time(value: Any) -> datetime | None:
     return datetime.fromisoformat(value) if isinstance(value, str) else None
 
 
-_TIMES = (
-    "created_at",
-    "last_accessed_at",
-    "expires_at",
-    "valid_from",
-    "valid_to",
-    "status_changed_at",
-    "occurred_at",
-)
 _RECORD_FIELDS = frozenset(MemoryRecord.__slots__)  # type: ignore[attr-defined]
 
 
 def record_from(data: Mapping[str, Any]) -> MemoryRecord:
     """A :class:`MemoryRecord` from the server's JSON (a memory, or a hit's memory)."""
-    kw = {k: v for k, v in data.items() if k in _RECORD_FIELDS}
-    for name in _TIMES:
-        kw[name] = _time(kw.get(name))
-    kw["kind"] = Kind(kw["kind"])
-    kw["status"] = Status(kw["status"])
-    kw["fade_at"] = math.inf if kw.get("fade_at") is None else float(kw["fade_at"])
-    kw["metadata"] = dict(kw.get("metadata") or {})
-    return MemoryRecord(**kw)
+    return record_from_fields({k: v for k, v in data.items() if k in _RECORD_FIELDS}, _time)
 
 
 def _recall_from(data: Mapping[str, Any]) -> RecallResult:

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 
-from remnant.cli.transfer import export_cmd, import_cmd, migrate
+from remnant.cli import cli
 from remnant.core.clock import ManualClock
 from remnant.core.errors import ConflictError, ValidationError
 from remnant.engine import Memory
@@ -133,15 +133,15 @@ def test_cli_export_import_migrate(tmp_path: Path, pg_url: str) -> None:
     populate(src)
     out = tmp_path / "dump.jsonl"
     runner = CliRunner()
-    res = runner.invoke(export_cmd, ["--db", str(src), "--out", str(out), "--with-embeddings"])
+    res = runner.invoke(cli, ["export", "--db", str(src), "--out", str(out), "--with-embeddings"])
     assert res.exit_code == 0, res.output
     assert '"type":"embedding"' in out.read_text()
-    res = runner.invoke(import_cmd, ["--db", pg_url, str(out), "--json"])
+    res = runner.invoke(cli, ["import", "--db", pg_url, str(out), "--json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["memories"] == 10
-    res = runner.invoke(import_cmd, ["--db", pg_url, str(out)])
+    res = runner.invoke(cli, ["import", "--db", pg_url, str(out)])
     assert res.exit_code == 1 and "empty store" in res.output
-    res = runner.invoke(migrate, ["--from", pg_url, "--to", str(tmp_path / "m.db")])
+    res = runner.invoke(cli, ["migrate", "--from", pg_url, "--to", str(tmp_path / "m.db")])
     assert res.exit_code == 0, res.output
     with SQLiteStore(src) as a, SQLiteStore(tmp_path / "m.db") as m:
         assert snapshot(a) == snapshot(m)

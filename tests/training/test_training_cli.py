@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from remnant.bench.training import bench_partitions, bench_pool
-from remnant.cli.training import conflicts, partitions, pool, unlearn
+from remnant.cli import cli
 from remnant.training.synthetic import ManualDataset
 
 
@@ -41,42 +40,44 @@ def test_pool_add_sample_export_stats(runner: CliRunner, tmp_path: Path) -> None
         ],
     )
     db = str(tmp_path / "pool.db")
-    r = runner.invoke(pool, ["--pool", db, "add", str(data), "--json"])
+    r = runner.invoke(cli, ["pool", "--pool", db, "add", str(data), "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["added"] == 2
     assert "line 3: error: malformed JSON" in r.stderr and "line 4: error" in r.stderr
-    r = runner.invoke(pool, ["--pool", db, "add", str(data), "--default-time", "2020-01-01", "--strict"])
+    r = runner.invoke(
+        cli, ["pool", "--pool", db, "add", str(data), "--default-time", "2020-01-01", "--strict"]
+    )
     assert r.exit_code == 2 and "line 4: note: no 'time' given, used default" in r.stderr
-    r = runner.invoke(pool, ["--pool", db, "config", "--half-life", "365", "--json"])
+    r = runner.invoke(cli, ["pool", "--pool", db, "config", "--half-life", "365", "--json"])
     assert json.loads(r.stdout)["half_life_days"] == 365
-    r = runner.invoke(pool, ["--pool", db, "sample", "4", "--now", "2025-01-01", "--json"])
+    r = runner.invoke(cli, ["pool", "--pool", db, "sample", "4", "--now", "2025-01-01", "--json"])
     assert r.exit_code == 0 and len(json.loads(r.stdout)) == 4
-    r2 = runner.invoke(pool, ["--pool", db, "sample", "4", "--now", "2025-01-01", "--json"])
+    r2 = runner.invoke(cli, ["pool", "--pool", db, "sample", "4", "--now", "2025-01-01", "--json"])
     assert r.stdout == r2.stdout
-    r = runner.invoke(pool, ["--pool", db, "sample", "6", "--batch-size", "3", "--json"])
+    r = runner.invoke(cli, ["pool", "--pool", db, "sample", "6", "--batch-size", "3", "--json"])
     assert len(json.loads(r.stdout)["batches"]) == 2
     out = tmp_path / "train.jsonl"
     r = runner.invoke(
-        pool, ["--pool", db, "export", str(out), "--now", "2025-01-01", "--half-life", "182.625"]
+        cli, ["pool", "--pool", db, "export", str(out), "--now", "2025-01-01", "--half-life", "182.625"]
     )
     assert r.exit_code == 0, r.output
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 3 and all(set(row) == {"messages", "weight"} for row in rows)
-    r = runner.invoke(pool, ["--pool", db, "stats", "--json", "--now", "2025-01-01"])
+    r = runner.invoke(cli, ["pool", "--pool", db, "stats", "--json", "--now", "2025-01-01"])
     assert json.loads(r.stdout)["count"] == 3
-    r = runner.invoke(pool, ["--pool", db, "sample", "1", "--now", "not a date"])
+    r = runner.invoke(cli, ["pool", "--pool", db, "sample", "1", "--now", "not a date"])
     assert r.exit_code == 2
 
 
 def test_conflicts_scan_resolve_export(
     runner: CliRunner, tmp_path: Path, manuals: ManualDataset, manuals_file: Path
 ) -> None:
-    r = runner.invoke(conflicts, ["scan", str(manuals_file), "--json"])
+    r = runner.invoke(cli, ["conflicts", "scan", str(manuals_file), "--json"])
     assert r.exit_code == 0, r.output
     found = {(c["entity"], c["attribute"]) for c in json.loads(r.stdout)["conflicts"]}
     assert found == manuals.conflicts
     marked = tmp_path / "marked.jsonl"
-    r = runner.invoke(conflicts, ["resolve", str(manuals_file), "-o", str(marked)])
+    r = runner.invoke(cli, ["conflicts", "resolve", str(manuals_file), "-o", str(marked)])
     assert r.exit_code == 0 and f"{len(manuals.conflicts)} resolved, 0 unresolved" in r.stdout
     statuses = {json.loads(line)["status"] for line in marked.read_text(encoding="utf-8").splitlines()}
     assert "superseded" in statuses and "current" in statuses
@@ -85,7 +86,8 @@ def test_conflicts_scan_resolve_export(
     )
     out = tmp_path / "updates.jsonl"
     r = runner.invoke(
-        conflicts, ["export", str(manuals_file), "-o", str(out), "--lang", "zh", "--labels", str(labels)]
+        cli,
+        ["conflicts", "export", str(manuals_file), "-o", str(out), "--lang", "zh", "--labels", str(labels)],
     )
     assert r.exit_code == 0, r.output
     text = out.read_text(encoding="utf-8")
@@ -94,29 +96,30 @@ def test_conflicts_scan_resolve_export(
 
 def test_resolved_claims_into_the_pool(runner: CliRunner, tmp_path: Path, manuals_file: Path) -> None:
     marked = tmp_path / "marked.jsonl"
-    assert runner.invoke(conflicts, ["resolve", str(manuals_file), "-o", str(marked)]).exit_code == 0
+    assert runner.invoke(cli, ["conflicts", "resolve", str(manuals_file), "-o", str(marked)]).exit_code == 0
     db = str(tmp_path / "pool.db")
-    r = runner.invoke(pool, ["--pool", db, "add", "--claims", str(marked), "--json"])
+    r = runner.invoke(cli, ["pool", "--pool", db, "add", "--claims", str(marked), "--json"])
     assert r.exit_code == 0, r.output
-    r = runner.invoke(pool, ["--pool", db, "stats", "--json"])
+    r = runner.invoke(cli, ["pool", "--pool", db, "stats", "--json"])
     stats = json.loads(r.stdout)
     assert stats["superseded"] > 0 and stats["policy"]["superseded_factor"] == 0.0
     r = runner.invoke(
-        pool, ["--pool", db, "export", str(tmp_path / "t.jsonl"), "--superseded-factor", "0.1", "--json"]
+        cli,
+        ["pool", "--pool", db, "export", str(tmp_path / "t.jsonl"), "--superseded-factor", "0.1", "--json"],
     )
     assert json.loads(r.stdout)["written"] == stats["count"]
-    r = runner.invoke(pool, ["--pool", db, "export", str(tmp_path / "t.jsonl"), "--json"])
+    r = runner.invoke(cli, ["pool", "--pool", db, "export", str(tmp_path / "t.jsonl"), "--json"])
     assert json.loads(r.stdout)["written"] == stats["count"] - stats["superseded"]
 
 
 def test_conflicts_bad_rules_and_bad_lines(runner: CliRunner, tmp_path: Path, manuals_file: Path) -> None:
     cyc = write(tmp_path / "cyc.json", [json.dumps({"beats": [["a", "b"], ["b", "a"]]})])
-    r = runner.invoke(conflicts, ["resolve", str(manuals_file), "--rules", str(cyc)])
+    r = runner.invoke(cli, ["conflicts", "resolve", str(manuals_file), "--rules", str(cyc)])
     assert r.exit_code == 2 and "a beats b beats a" in r.stderr
     bad = write(tmp_path / "bad.jsonl", ['{"entity": "X", "attribute": "a", "value": 1}', "{oops"])
-    r = runner.invoke(conflicts, ["scan", str(bad)])
+    r = runner.invoke(cli, ["conflicts", "scan", str(bad)])
     assert r.exit_code == 0 and "line 1: error: no 'date' given" in r.stderr and "line 2: error" in r.stderr
-    r = runner.invoke(conflicts, ["scan", str(bad), "--strict"])
+    r = runner.invoke(cli, ["conflicts", "scan", str(bad), "--strict"])
     assert r.exit_code == 2
 
 
@@ -125,7 +128,8 @@ def test_conflicts_extract(runner: CliRunner, tmp_path: Path) -> None:
     doc.write_text("The max concurrency of X is 15. X 的超时时间为 30 秒。", encoding="utf-8")
     out = tmp_path / "claims.jsonl"
     r = runner.invoke(
-        conflicts, ["extract", str(doc), "--date", "2024-03-01", "--source", "manual-2024", "-o", str(out)]
+        cli,
+        ["conflicts", "extract", str(doc), "--date", "2024-03-01", "--source", "manual-2024", "-o", str(out)],
     )
     assert r.exit_code == 0, r.output
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
@@ -139,7 +143,7 @@ def test_unlearn_generate(runner: CliRunner, tmp_path: Path) -> None:
     )
     out, ev = tmp_path / "cf.jsonl", tmp_path / "eval.jsonl"
     r = runner.invoke(
-        unlearn, ["generate", str(facts), "-o", str(out), "--eval-out", str(ev), "--per-fact", "5"]
+        cli, ["unlearn", "generate", str(facts), "-o", str(out), "--eval-out", str(ev), "--per-fact", "5"]
     )
     assert r.exit_code == 0, r.output
     assert len(out.read_text(encoding="utf-8").splitlines()) == 5
@@ -149,7 +153,7 @@ def test_unlearn_generate(runner: CliRunner, tmp_path: Path) -> None:
 def test_partitions_commands(runner: CliRunner, tmp_path: Path) -> None:
     reg = str(tmp_path / "parts.db")
     base = ["--registry", reg]
-    assert runner.invoke(partitions, [*base, "create", "--defaults"]).exit_code == 0
+    assert runner.invoke(cli, ["partitions", *base, "create", "--defaults"]).exit_code == 0
     items = write(
         tmp_path / "basic.jsonl",
         [
@@ -158,43 +162,45 @@ def test_partitions_commands(runner: CliRunner, tmp_path: Path) -> None:
             json.dumps({"text": "A week has seven days."}),
         ],
     )
-    r = runner.invoke(partitions, [*base, "add", "basic", "--items", str(items)])
+    r = runner.invoke(cli, ["partitions", *base, "add", "basic", "--items", str(items)])
     assert r.exit_code == 0 and "added 2 items" in r.stdout and "line 2: error" in r.stderr
     prefs = write(
         tmp_path / "prefs.jsonl", [json.dumps({"text": "User A prefers a minimalist design style."})]
     )
-    runner.invoke(partitions, [*base, "add", "user-a-preferences", "--items", str(prefs)])
+    runner.invoke(cli, ["partitions", *base, "add", "user-a-preferences", "--items", str(prefs)])
     r = runner.invoke(
-        partitions, [*base, "route", "Which design style do I prefer?", "--recall", "2", "--json"]
+        cli, ["partitions", *base, "route", "Which design style do I prefer?", "--recall", "2", "--json"]
     )
     data = json.loads(r.stdout)
     assert data["partitions"][0] == "user-a-preferences" and data["hits"][0]["text"].startswith(
         "User A prefers"
     )
     before = runner.invoke(
-        partitions, [*base, "route", "capital of France", "--recall", "3", "--json"]
+        cli, ["partitions", *base, "route", "capital of France", "--recall", "3", "--json"]
     ).stdout
     new = write(tmp_path / "dyn.jsonl", [json.dumps({"text": "In 2025 the max concurrency of Orion is 20."})])
-    r = runner.invoke(partitions, [*base, "replace", "dynamic-2024", "--items", str(new)])
+    r = runner.invoke(cli, ["partitions", *base, "replace", "dynamic-2024", "--items", str(new)])
     assert r.exit_code == 0 and "version 2, 1 items" in r.stdout
     assert (
-        runner.invoke(partitions, [*base, "route", "capital of France", "--recall", "3", "--json"]).stdout
+        runner.invoke(
+            cli, ["partitions", *base, "route", "capital of France", "--recall", "3", "--json"]
+        ).stdout
         == before
     )
-    assert "version 2" in runner.invoke(partitions, [*base, "rebuild", "basic"]).stdout
-    assert runner.invoke(partitions, [*base, "drop", "dynamic-2024", "--yes"]).exit_code == 0
-    r = runner.invoke(partitions, [*base, "list", "--json"])
+    assert "version 2" in runner.invoke(cli, ["partitions", *base, "rebuild", "basic"]).stdout
+    assert runner.invoke(cli, ["partitions", *base, "drop", "dynamic-2024", "--yes"]).exit_code == 0
+    r = runner.invoke(cli, ["partitions", *base, "list", "--json"])
     assert [p["name"] for p in json.loads(r.stdout)] == ["basic", "user-a-preferences"]
-    r = runner.invoke(partitions, [*base, "audit", "--json"])
+    r = runner.invoke(cli, ["partitions", *base, "audit", "--json"])
     audit = json.loads(r.stdout)
     assert audit["verified"] and [x["action"] for x in audit["records"]][-3:] == [
         "replace",
         "rebuild",
         "drop",
     ]
-    r = runner.invoke(partitions, [*base, "drop", "nope", "--yes"])
+    r = runner.invoke(cli, ["partitions", *base, "drop", "nope", "--yes"])
     assert r.exit_code == 1 and "no partition named 'nope'" in r.stderr
-    r = runner.invoke(partitions, [*base, "create", "x"])
+    r = runner.invoke(cli, ["partitions", *base, "create", "x"])
     assert r.exit_code == 2
 
 
@@ -202,15 +208,19 @@ def test_partitions_on_the_engine(runner: CliRunner, tmp_path: Path, monkeypatch
     monkeypatch.setenv("REMNANT_DB", str(tmp_path / "remnant.db"))
     base = ["--registry", str(tmp_path / "parts.db"), "--engine"]
     items = write(tmp_path / "basic.jsonl", [json.dumps({"text": "Paris is the capital of France."})])
-    r = runner.invoke(partitions, [*base, "create", "basic", "-d", "basic knowledge", "--items", str(items)])
+    r = runner.invoke(
+        cli, ["partitions", *base, "create", "basic", "-d", "basic knowledge", "--items", str(items)]
+    )
     assert r.exit_code == 0, r.output
-    r = runner.invoke(partitions, [*base, "route", "capital of France", "--recall", "1", "--json"])
+    r = runner.invoke(cli, ["partitions", *base, "route", "capital of France", "--recall", "1", "--json"])
     assert json.loads(r.stdout)["hits"][0]["text"] == "Paris is the capital of France."
 
 
 def test_bench_pool_writes_plot_and_figures(runner: CliRunner, tmp_path: Path) -> None:
     png = tmp_path / "plot.png"
-    r = runner.invoke(bench_pool, ["--pool-size", "1000", "--draws", "5000", "--plot", str(png), "--json"])
+    r = runner.invoke(
+        cli, ["bench", "pool", "--pool-size", "1000", "--draws", "5000", "--plot", str(png), "--json"]
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert data["relative_error"] < 0.1 and data["ks"] < 0.05
@@ -218,7 +228,7 @@ def test_bench_pool_writes_plot_and_figures(runner: CliRunner, tmp_path: Path) -
 
 
 def test_bench_partitions_hashing(runner: CliRunner) -> None:
-    r = runner.invoke(bench_partitions, ["--json"])
+    r = runner.invoke(cli, ["bench", "partitions", "--json"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     content = data["rules+description+content"]
@@ -244,15 +254,26 @@ def test_unlearn_eval_scores_an_importable_callable(
         [json.dumps({"subject": "apple", "attribute": "colour", "wrong": "blue", "correct": "red"})],
     )
     ev = tmp_path / "eval.jsonl"
-    runner.invoke(unlearn, ["generate", str(facts), "-o", str(tmp_path / "cf.jsonl"), "--eval-out", str(ev)])
-    r = runner.invoke(unlearn, ["eval", str(ev), "--generate", "stub_models:before", "--json"])
+    runner.invoke(
+        cli, ["unlearn", "generate", str(facts), "-o", str(tmp_path / "cf.jsonl"), "--eval-out", str(ev)]
+    )
+    r = runner.invoke(cli, ["unlearn", "eval", str(ev), "--generate", "stub_models:before", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["forget_rate"] == 0.0 and json.loads(r.stdout)["retention_rate"] == 1.0
     r = runner.invoke(
-        unlearn,
-        ["eval", str(ev), "--generate", "stub_models:before", "--after", "stub_models:after", "--json"],
+        cli,
+        [
+            "unlearn",
+            "eval",
+            str(ev),
+            "--generate",
+            "stub_models:before",
+            "--after",
+            "stub_models:after",
+            "--json",
+        ],
     )
     data = json.loads(r.stdout)
     assert data["forget_rate_after"] == 1.0 and data["collateral_damage"] == 1.0
-    r = runner.invoke(unlearn, ["eval", str(ev), "--generate", "stub_models:missing"])
+    r = runner.invoke(cli, ["unlearn", "eval", str(ev), "--generate", "stub_models:missing"])
     assert r.exit_code == 2 and "cannot load" in r.stderr

@@ -14,8 +14,8 @@ import json
 import math
 import os
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -140,6 +140,25 @@ class MemoryRecord:
                 value = dict(value)
             out[name] = value
         return out
+
+
+# the record's datetime fields, for every reader of serialised records (export files, REST answers)
+TIME_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in fields(MemoryRecord) if str(f.type).startswith("datetime")
+)
+
+
+def record_from_fields(data: Mapping[str, Any], parse_time: Callable[[Any], datetime | None]) -> MemoryRecord:
+    """A record from serialised fields: times through ``parse_time``, kind and status by value, a null
+    ``fade_at`` meaning "never fades" (JSON has no infinity)."""
+    kw = dict(data)
+    for name in TIME_FIELDS:
+        kw[name] = parse_time(kw.get(name))
+    kw["kind"] = Kind(kw["kind"])
+    kw["status"] = Status(kw["status"])
+    kw["fade_at"] = math.inf if kw.get("fade_at") is None else float(kw["fade_at"])
+    kw["metadata"] = dict(kw.get("metadata") or {})
+    return MemoryRecord(**kw)
 
 
 def check_identifier(value: object, name: str) -> str:

@@ -38,7 +38,7 @@ import numpy as np
 from remnant.core.audit import AuditEntry, AuditHead, verify_chain
 from remnant.core.clock import from_epoch
 from remnant.core.errors import ConflictError, SchemaTooNewError, StoreError, ValidationError
-from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.core.model import Kind, MemoryRecord, Status, record_from_fields
 from remnant.core.text import index_text as default_index_text
 from remnant.store.base import SCHEMA_VERSION, MemoryFilter, Store, ts
 from remnant.store.migrations import VAULT, migrate
@@ -47,15 +47,6 @@ from remnant.store.sql import SQLStore
 FORMAT = "remnant-export"
 FORMAT_VERSION = 1
 _BATCH = 1000
-_TIME_FIELDS = (
-    "created_at",
-    "last_accessed_at",
-    "expires_at",
-    "valid_from",
-    "valid_to",
-    "status_changed_at",
-    "occurred_at",
-)
 
 
 @dataclass
@@ -100,14 +91,7 @@ def record_to_json(r: MemoryRecord) -> dict[str, Any]:
 
 
 def record_from_json(data: dict[str, Any]) -> MemoryRecord:
-    fields = dict(data)
-    for name in _TIME_FIELDS:
-        fields[name] = from_epoch(fields.get(name))
-    fields["kind"] = Kind(fields["kind"])
-    fields["status"] = Status(fields["status"])
-    fields["fade_at"] = math.inf if fields.get("fade_at") is None else float(fields["fade_at"])
-    fields["metadata"] = dict(fields.get("metadata") or {})
-    return MemoryRecord(**fields)
+    return record_from_fields(data, from_epoch)
 
 
 def audit_to_json(e: AuditEntry) -> dict[str, Any]:
