@@ -61,11 +61,26 @@ def _covered(start: int, end: int, text: str, preds: Sequence[Detection]) -> boo
     return True
 
 
-def evaluate(detector: Detector, corpus: Sequence[LabelledSentence], keep_examples: int = 30) -> BenchReport:
+def _matches_gold(p: Detection, spans: Sequence[GoldSpan]) -> bool:
+    """A detection is correct when it overlaps a labelled value of its own type."""
+    return any(g.entity_type == p.entity_type and g.start < p.end and p.start < g.end for g in spans)
+
+
+def evaluate(
+    detector: Detector,
+    corpus: Sequence[LabelledSentence],
+    keep_examples: int = 30,
+    *,
+    predictions: list[Sequence[Detection]] | None = None,
+) -> BenchReport:
+    """Per-type recall and precision over ``corpus``; ``predictions``, when given, receives each
+    sentence's detections in order (so a caller scoring other cuts need not detect again)."""
     rep = BenchReport()
     t0 = time.perf_counter()
     for s in corpus:
         preds = detector.detect(s.text)
+        if predictions is not None:
+            predictions.append(preds)
         rep.sentences += 1
         if not s.has_pii:
             rep.clean_sentences += 1
@@ -96,8 +111,7 @@ def evaluate(detector: Detector, corpus: Sequence[LabelledSentence], keep_exampl
                 rep.by_type_lang.setdefault((p.entity_type, s.lang), TypeScore()),
             ):
                 sc.predicted += 1
-            hit = any(g.entity_type == p.entity_type and g.start < p.end and p.start < g.end for g in s.spans)
-            if hit:
+            if _matches_gold(p, s.spans):
                 rep.by_type[p.entity_type].correct += 1
                 rep.by_type_lang[(p.entity_type, s.lang)].correct += 1
             elif s.has_pii and len(rep.false_positives) < keep_examples:
@@ -226,11 +240,11 @@ def evaluate_heldout(
 ) -> tuple[BenchReport, dict[str, CategoryScore]]:
     """Per-type scores (as :func:`evaluate`) plus per-category recall, precision and the share of
     PII-free lines with a detection."""
-    report = evaluate(detector, [c.sentence for c in cases])
+    detected: list[Sequence[Detection]] = []
+    report = evaluate(detector, [c.sentence for c in cases], predictions=detected)
     by_cat: dict[str, CategoryScore] = defaultdict(CategoryScore)
-    for c in cases:
+    for c, preds in zip(cases, detected, strict=True):
         s = c.sentence
-        preds = detector.detect(s.text)
         sc = by_cat[c.category]
         sc.sentences += 1
         if not s.spans:
@@ -242,9 +256,7 @@ def evaluate_heldout(
             sc.recalled += _covered(g.start, g.end, s.text, same)
         for p in preds:
             sc.predicted += 1
-            sc.correct += any(
-                g.entity_type == p.entity_type and g.start < p.end and p.start < g.end for g in s.spans
-            )
+            sc.correct += _matches_gold(p, s.spans)
     return report, dict(by_cat)
 
 
