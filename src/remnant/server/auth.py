@@ -205,6 +205,16 @@ class KeyStore:
             raise NotFoundError(f"no active key {key_id!r}")
         return next(k for k in self.list_keys(include_revoked=True) if k.key_id == key_id)
 
+    def cached(self, secret: str | None) -> Principal | None:
+        """The principal of a key checked in the last few seconds, without touching the database
+        (``None``: call :meth:`authenticate`). Cheap enough for the event loop."""
+        if not secret or not secret.startswith(_PREFIX) or len(secret) > 200:
+            return None
+        hit = self._cache.get(hash_key(secret))
+        if hit is None or hit[1] is None or time.monotonic() - hit[0] >= 5.0:
+            return None
+        return hit[1]
+
     def authenticate(self, secret: str | None) -> Principal:
         """The principal of a presented key; :class:`AuthError` for a missing, unknown or revoked one."""
         if not secret:
@@ -220,6 +230,12 @@ class KeyStore:
             principal = cached[1]
         else:
             with self._lock:
+                # requests that all missed the expired entry at once: the first one refreshed it
+                again = self._cache.get(digest)
+                if again is not None and time.monotonic() - again[0] < 5.0:
+                    if again[1] is None:
+                        raise AuthError("invalid or revoked API key")
+                    return again[1]
                 row = self._conn.execute(
                     "SELECT key_id, tenant, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
                     (digest,),
@@ -228,10 +244,10 @@ class KeyStore:
                     self._conn.execute(
                         "UPDATE api_keys SET last_used_at = ? WHERE key_id = ?", (time.time(), row[0])
                     )
-            principal = Principal(row[1], frozenset(row[2].split(",")), row[0]) if row else None
-            if len(self._cache) > 10_000:
-                self._cache.clear()
-            self._cache[digest] = (now, principal)
+                principal = Principal(row[1], frozenset(row[2].split(",")), row[0]) if row else None
+                if len(self._cache) > 10_000:
+                    self._cache.clear()
+                self._cache[digest] = (time.monotonic(), principal)
         if principal is None:
             raise AuthError("invalid or revoked API key")
         return principal

