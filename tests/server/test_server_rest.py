@@ -274,3 +274,46 @@ def test_occurred_at_is_the_time_of_the_event_not_of_learning(live: LiveServer) 
             c.post("/v1/memories", json={"content": "x", "user_id": "occ", "occurred_at": "yesterday-ish"}),
             422,
         )
+
+
+def test_concurrent_recalls_each_get_their_own_users_memories(live: LiveServer) -> None:
+    """Requests answered together (their texts embedded in one model call) get their own answers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    animals = ["quokka", "narwhal", "axolotl", "pangolin", "okapi", "tapir", "ibis", "lemur"]
+    with live.client() as c:
+        for i, animal in enumerate(animals):
+            _remember(c, f"My favourite animal is the {animal}", user=f"zoo{i}")
+
+    def ask(i: int) -> tuple[int, list[str]]:
+        with live.client() as c:
+            r = c.post(
+                "/v1/recall", json={"query": f"favourite animal {animals[i % 8]}", "user_id": f"zoo{i % 8}"}
+            )
+            assert r.status_code == 200, r.text
+            return i, [h["memory"]["content"] for h in r.json()["hits"]]
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        answers = list(pool.map(ask, range(32)))
+    for i, contents in answers:
+        assert contents == [f"My favourite animal is the {animals[i % 8]}"]
+
+
+def test_a_key_revoked_while_cached_is_refused_at_once(live: LiveServer) -> None:
+    keys = live.app.state.keys  # type: ignore[attr-defined]
+    new = keys.create("tenant-a", ["read"], "short-lived")
+    headers = {"Authorization": f"Bearer {new.secret}"}
+    with httpx.Client(base_url=live.base, headers=headers, timeout=30) as c:
+        assert c.get("/v1/memories").status_code == 200
+        assert c.get("/v1/memories").status_code == 200  # answered from the key cache
+        keys.revoke(new.key.key_id)
+        _error(c.get("/v1/memories"), 401, "unauthorized")
+
+
+def test_security_headers_on_answers_and_errors(live: LiveServer) -> None:
+    with live.client() as c:
+        for r in (c.get("/v1/memories"), c.get("/v1/memories/mem_nope"), c.get("/healthz")):
+            assert r.headers["X-Content-Type-Options"] == "nosniff"
+            assert r.headers["Referrer-Policy"] == "no-referrer"
+    with live.client(None) as c:
+        assert c.get("/v1/memories").headers["X-Content-Type-Options"] == "nosniff"
