@@ -64,3 +64,69 @@ def test_bounded_ranking_below_the_budget_is_the_exact_query(store: SQLStore) ->
     exact = store.lexical_search(query, flt, limit=10)
     store.lexical_budget = 4  # 2 + 2 rows: still exact
     assert store.lexical_search(query, flt, limit=10) == exact
+
+
+# -- SQLite: the scope token is left out only where it cannot change the answer ------------------
+
+
+def _sqlite(tmp_path: Path) -> SQLStore:
+    s = open_store(str(tmp_path / "s.db"))
+    assert isinstance(s, SQLStore)
+    return s
+
+
+def _scoped_exact(store: SQLStore, query: str, user: str, limit: int) -> list[tuple[str, float]]:
+    """The scoped FTS5 query as it was run before (scope token inside the MATCH)."""
+    from remnant.store.sqlite import scope_token
+
+    conn = store.connection  # type: ignore[attr-defined]
+    rows = conn.execute(
+        "WITH hits AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS score "
+        "FROM memory_fts WHERE memory_fts MATCH ?) SELECT m.id, hits.score FROM hits "
+        "CROSS JOIN memories m ON m.rid = hits.rid WHERE m.tenant = 'default' AND m.user_id = ? "
+        "ORDER BY hits.score LIMIT ?",
+        (f'scope : "{scope_token("default", user)}" AND text : ({query})', user, limit),
+    ).fetchall()
+    return [(r[0], -float(r[1])) for r in rows]
+
+
+def test_exact_query_without_the_scope_token_is_the_scoped_query(tmp_path: Path) -> None:
+    store = _sqlite(tmp_path)
+    _put(store, [f"green tea number {i}" for i in range(20)] + ["black tea", "green garden"], user="ana")
+    _put(store, [f"green tea and more tea {i}" for i in range(30)], user="bob")
+    flt = MemoryFilter(tenant="default", user_id="ana", statuses=None)
+    for query in ('"green" OR "tea"', '"garden" OR "black" OR "tea"'):
+        got = store.lexical_search(query, flt, limit=100)
+        assert got == _scoped_exact(store, query, "ana", 100)  # same ids, order and float scores
+    store.close()
+
+
+def test_a_wide_scope_ranks_as_its_scoped_query(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One user holding nearly the whole file: the bounded ranking without the token is the one
+    with it (the other user's rows hold only the common term)."""
+    import remnant.store.sqlite as sqlite_store
+
+    store = _sqlite(tmp_path)
+    texts = [f"the garden note number {i}" for i in range(60)]
+    _put(store, [*texts[:20], "a kiwi in the garden", *texts[20:], "kiwi pie"], user="ana")
+    _put(store, ["garden party"], user="bob")
+    store.lexical_budget, store.lexical_window = 10, 5
+    flt = MemoryFilter(tenant="default", user_id="ana")
+    wide = store.lexical_search('"kiwi" OR "garden"', flt, limit=100)
+    monkeypatch.setattr(sqlite_store, "WIDE_SCOPE", 2.0)  # never wide: the token in every statement
+    narrow = store.lexical_search('"kiwi" OR "garden"', flt, limit=100)
+    assert wide == narrow and len(wide) == 2 + 5
+    store.close()
+
+
+def test_candidates_beyond_the_budget_are_rare_rows_then_the_newest(tmp_path: Path) -> None:
+    store = _sqlite(tmp_path)
+    ids = _put(store, ["a kiwi in the garden", *[f"the garden note number {i}" for i in range(40)]])
+    _put(store, ["kiwi garden kiwi"], user="bob")  # another scope never comes back
+    flt = MemoryFilter(tenant="default", user_id="ana")
+    query = '"kiwi" OR "garden"'
+    assert store.lexical_candidates(query, flt, limit=5) == store.lexical_search(query, flt, limit=5)
+    store.lexical_budget, store.candidate_budget = 10, 5
+    got = [i for i, _ in store.lexical_candidates(query, flt, limit=5)]
+    assert got == [ids[0], *reversed(ids[-4:])]  # the rare term's row, then the newest rows
+    store.close()

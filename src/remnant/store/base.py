@@ -183,6 +183,14 @@ class Store(ABC):
     def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
         """Full-text search; ``match`` is a backend query expression. Returns (id, score), best first."""
 
+    def lexical_candidates(
+        self, match: str, flt: MemoryFilter, *, limit: int = 20
+    ) -> list[tuple[str, float]]:
+        """Memories sharing words with ``match`` for a check that judges each one (contradictions),
+        best first; a backend may bound the work at scale more tightly than :meth:`lexical_search`
+        (the rarest terms' rows and the newest rows, not a ranking of every match)."""
+        return self.lexical_search(match, flt, limit=limit)
+
     # -- embeddings ------------------------------------------------------------------------------
     @abstractmethod
     def put_embeddings(

@@ -132,6 +132,8 @@ class SQLStore(Store):
     #: ``lexical_window`` rows of the common terms (see the backends' ``lexical_search``).
     lexical_budget: int = 2000
     lexical_window: int = 1000
+    #: :meth:`lexical_candidates` beyond the budget: the rows its rarest terms may hold
+    candidate_budget: int = 500
 
     dialect: Dialect
 

@@ -34,6 +34,7 @@ from remnant.store.vector_file import VectorFiles, top_slots, unit_rows, vector_
 
 T = TypeVar("T")
 
+WIDE_SCOPE = 0.9  # a scope with this share of the file's memories is searched without its token
 MAX_READERS = 4  # read connections per store (two cores: more would only queue in SQLite)
 _PHRASE = re.compile(r'"(?:[^"]|"")*"\*?')
 
@@ -81,6 +82,7 @@ class SQLiteStore(SQLStore):
         self._max_readers = MAX_READERS if self.path is not None else 0
         self._pool_lock = threading.Lock()
         self._trace: Callable[[str], object] | None = None
+        self._shares: dict[tuple[str, str | None], tuple[float, int]] = {}  # see _wide_scope
         self._vectors: VectorFiles | None = None
         self._zero_pending = False  # a committed delete tombstoned vector slots: zero them
         if self.path is not None:
@@ -315,35 +317,85 @@ class SQLiteStore(SQLStore):
         """BM25 over the scope's full-text rows, scoring a bounded candidate set.
 
         FTS5's ``bm25()`` has no top-k pruning: an OR query scores every row that holds any term, so
-        a common word made a 100k-memory scope cost 50-140 ms. Here each term's row count in the
-        scope is counted up to ``lexical_budget`` (cheap: FTS5 stops at the limit). When all
-        terms together match at most that many rows, one exact query scores them (the usual case,
-        and every LoCoMo conversation). Otherwise the rarest terms whose rows fit the budget are
-        scored exactly over every row that holds one of them, and the common terms only over the
-        newest ``lexical_window`` rows that hold them; the scores are the same ``bm25()`` as the
-        exact query (see :func:`_rare_first_sql`). What can be missed: an old row holding only
+        a common word made a 100k-memory scope cost 50-140 ms. Here each term's rows are counted up
+        to ``lexical_budget`` (cheap: FTS5 stops at the limit). When all terms together match at
+        most that many rows, one exact query scores them (the usual case, and every LoCoMo
+        conversation). Otherwise the rarest terms whose rows fit the budget are scored exactly over
+        every row that holds one of them, and the common terms only over the newest
+        ``lexical_window`` rows of the scope that hold them; the scores are the same ``bm25()`` as
+        the exact query (see :func:`_rare_first`). What can be missed: an old row holding only
         common words, which BM25 ranks low anyway.
+
+        The scope's FTS token is left out of a statement whenever that cannot change its answer
+        (see :meth:`_lexical`): intersecting with a 100k-row scope's doclist, and ``bm25()``
+        walking it for its IDF, were half the cost of a recall in one big scope.
         """
+        return self._lexical(match, flt, limit, candidates=False)
+
+    def lexical_candidates(
+        self, match: str, flt: MemoryFilter, *, limit: int = 20
+    ) -> list[tuple[str, float]]:
+        """Memories sharing words with ``match``, for a check that judges them (contradictions):
+        the exact ranking while the terms' rows fit ``lexical_budget``; beyond it only the rows of
+        the rarest terms (up to ``candidate_budget`` rows, ranked by their BM25) and then the
+        newest rows of the scope holding any term (score 0). Bounded work at any scope size."""
+        return self._lexical(match, flt, limit, candidates=True)
+
+    def _lexical(
+        self, match: str, flt: MemoryFilter, limit: int, *, candidates: bool
+    ) -> list[tuple[str, float]]:
         where, params = self.where(flt)
         token = scope_token(flt.tenant, flt.user_id)
         terms = fts_phrases(match)
+        budget = self.lexical_budget
         with self._reader() as c:
             try:
                 if len(terms) <= 1:
                     rows = _exact_lexical(c, token, match, where, params, limit)
                 else:
-                    budget = self.lexical_budget
-                    counts = _counts_upto(c, token, terms, budget + 1)
+                    # Counted in the whole file first: when every row holding a term fits the
+                    # budget, scoring them without the scope token gives the scoped query's rows
+                    # (the filter below keeps the scope) with the same scores (the token's column
+                    # weighs 0 and bm25()'s IDF is the file's either way), at bounded cost.
+                    counts, top = _counts_upto(c, None, terms, budget + 1)
                     if sum(counts) <= budget:
-                        rows = _exact_lexical(c, token, match, where, params, limit)
+                        rows = _exact_lexical(c, None, match, where, params, limit)
                     else:
-                        bounds = (budget, self.lexical_window)
-                        rows = _rare_first(c, token, terms, counts, bounds, where, params, limit)
+                        # A scope holding nearly the whole file (one user) gains nothing from its
+                        # token: the file's counts stand for the scope's, statements leave it out.
+                        wide = self._wide_scope(c, flt, top)
+                        if not wide:
+                            counts = _counts_upto(c, token, terms, budget + 1)[0]
+                        scored = None if wide else token
+                        if not wide and sum(counts) <= budget:
+                            rows = _exact_lexical(c, token, match, where, params, limit)
+                        elif candidates:
+                            bounds = (self.candidate_budget, limit)
+                            rows = _rare_candidates(c, token, scored, terms, counts, bounds, where, params)
+                        else:
+                            bounds = (budget, self.lexical_window)
+                            rows = _rare_first(c, token, scored, terms, counts, bounds, where, params, limit)
             except sqlite3.OperationalError as exc:
                 raise ValidationError(f"bad full-text query {match!r}: {exc}") from exc
             except sqlite3.Error as exc:
                 raise sqlite_error(exc, self._name) from exc
         return [(r[0], -float(r[1])) for r in rows]  # bm25() is lower-is-better; flip it
+
+    def _wide_scope(self, c: sqlite3.Connection, flt: MemoryFilter, top: int) -> bool:
+        """Whether the scope holds at least :data:`WIDE_SCOPE` of the file's memories. Counted once
+        and again after the file grew by a tenth (``top``: its greatest rowid now); a stale answer
+        only costs time, never a wrong row (every statement is filtered by the scope after)."""
+        key = (flt.tenant, flt.user_id)
+        got = self._shares.get(key)
+        if got is None or top > got[1] + max(1000, got[1] // 10):
+            mine = "tenant = ?" if flt.user_id is None else "tenant = ? AND user_id = ?"
+            args = (flt.tenant,) if flt.user_id is None else (flt.tenant, flt.user_id)
+            row = c.execute(
+                f"SELECT (SELECT count(*) FROM memories WHERE {mine}), (SELECT count(*) FROM memories)", args
+            ).fetchone()
+            got = (int(row[0]) / max(int(row[1]), 1), top)
+            self._shares[key] = got
+        return got[0] >= WIDE_SCOPE
 
     # -- embeddings: float32 blobs, and the vector file beside the database ---------------------
     def _tombstone(self, c: Any, cond: str, params: Sequence[Any]) -> None:
@@ -551,18 +603,27 @@ class SQLiteStore(SQLStore):
         return db + vector_files(self.path)
 
 
-def _counts_upto(c: sqlite3.Connection, token: str, phrases: Sequence[str], cap: int) -> list[int]:
-    """Each phrase's rows in the scope, counted up to ``cap`` (FTS5 stops there), in one statement."""
+def _expr(token: str | None, body: str) -> str:
+    """An FTS5 expression bounded to a scope token, or to the whole file (``token`` None)."""
+    return body if token is None else f'scope : "{token}" AND {body}'
+
+
+def _counts_upto(
+    c: sqlite3.Connection, token: str | None, phrases: Sequence[str], cap: int
+) -> tuple[list[int], int]:
+    """Each phrase's rows in the scope (the file for ``token`` None), counted up to ``cap`` (FTS5
+    stops there), and the file's greatest rowid, in one statement."""
     one = "(SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?))"
     args: list[Any] = []
     for phrase in phrases:
-        args += [f'scope : "{token}" AND text : {phrase}', cap]
-    row = c.execute(f"SELECT {', '.join([one] * len(phrases))}", args).fetchone()
-    return [int(v) for v in row]
+        args += [_expr(token, f"text : {phrase}"), cap]
+    top = "(SELECT COALESCE(MAX(rid), 0) FROM memories)"
+    row = c.execute(f"SELECT {', '.join([one] * len(phrases))}, {top}", args).fetchone()
+    return [int(v) for v in row[:-1]], int(row[-1])
 
 
 def _exact_lexical(
-    c: sqlite3.Connection, token: str, match: str, where: str, params: Sequence[Any], limit: int
+    c: sqlite3.Connection, token: str | None, match: str, where: str, params: Sequence[Any], limit: int
 ) -> list[Any]:
     # Bound the FTS query to the scope inside FTS5 itself, and materialise the matches first: a plain
     # join lets SQLite run one FTS lookup per candidate row, which is orders of magnitude slower.
@@ -574,13 +635,25 @@ def _exact_lexical(
         f"SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where} "
         "ORDER BY hits.score LIMIT ?"
     )
-    expr = f'scope : "{token}" AND text : ({match})'
-    return c.execute(sql, (expr, *params, limit)).fetchall()
+    return c.execute(sql, (_expr(token, f"text : ({match})"), *params, limit)).fetchall()
+
+
+def _rarest(terms: Sequence[str], counts: Sequence[int], budget: int) -> list[str]:
+    """The rarest terms whose rows together fit ``budget``."""
+    rare: list[str] = []
+    used = 0
+    for i in sorted(range(len(terms)), key=lambda i: counts[i]):
+        if used + counts[i] > budget:
+            break
+        rare.append(terms[i])
+        used += counts[i]
+    return rare
 
 
 def _rare_first(
     c: sqlite3.Connection,
     token: str,
+    scored: str | None,
     terms: Sequence[str],
     counts: Sequence[int],
     bounds: tuple[int, int],
@@ -588,25 +661,19 @@ def _rare_first(
     params: Sequence[Any],
     limit: int,
 ) -> list[Any]:
-    order = sorted(range(len(terms)), key=lambda i: counts[i])
-    rare: list[str] = []
-    used = 0
-    for i in order:
-        if used + counts[i] > bounds[0]:
-            break
-        rare.append(terms[i])
-        used += counts[i]
+    """``token``: the scope, whose newest rows are the window; ``scored``: the token the scoring
+    statements are bounded by (None: the file, for a scope holding nearly all of it)."""
+    rare = _rarest(terms, counts, bounds[0])
     common = [t for t in terms if t not in rare]
     every = " OR ".join(terms)
-    scope = f'scope : "{token}"'
     floor = c.execute(
         "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        (f"{scope} AND text : ({' OR '.join(common)})", bounds[1]),
+        (_expr(token, f"text : ({' OR '.join(common)})"), bounds[1]),
     ).fetchone()
     bm25 = "SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS s FROM memory_fts WHERE memory_fts MATCH ?"
     # each FTS query runs once (MATERIALIZED): as a plain subquery SQLite may probe it per row
     ctes = [f"w AS MATERIALIZED ({bm25} AND rowid > ?)"]
-    args: list[Any] = [f"{scope} AND text : ({every})", floor[0] if floor else 0]
+    args: list[Any] = [_expr(scored, f"text : ({every})"), floor[0] if floor else 0]
     union = "SELECT rid, s FROM w"
     if rare:
         any_rare = " OR ".join(rare)
@@ -614,7 +681,10 @@ def _rare_first(
         # "the rare terms" is exactly the full query's score, while FTS5 visits only the rows
         # that hold a rare term
         ctes += [f"a AS MATERIALIZED ({bm25})", f"b AS MATERIALIZED ({bm25})"]
-        args += [f"{scope} AND text : ({every}) AND text : ({any_rare})", f"{scope} AND text : ({any_rare})"]
+        args += [
+            _expr(scored, f"text : ({every}) AND text : ({any_rare})"),
+            _expr(scored, f"text : ({any_rare})"),
+        ]
         union += " UNION ALL SELECT a.rid, a.s - b.s FROM a JOIN b ON b.rid = a.rid"
     sql = (
         f"WITH {', '.join(ctes)}, hits (rid, score) AS MATERIALIZED "
@@ -623,6 +693,54 @@ def _rare_first(
         "ORDER BY hits.score LIMIT ?"
     )
     return c.execute(sql, (*args, *params, limit)).fetchall()
+
+
+def _rare_candidates(
+    c: sqlite3.Connection,
+    token: str,
+    scored: str | None,
+    terms: Sequence[str],
+    counts: Sequence[int],
+    bounds: tuple[int, int],
+    where: str,
+    params: Sequence[Any],
+) -> list[Any]:
+    """Candidates beyond the budget (``bounds``: rows the rare terms may hold, how many to return):
+    the rows of the rarest terms ranked by those terms' BM25, then the newest rows of the scope
+    holding any term, in one statement; FTS5 never walks a common term's doclist."""
+    rare, limit = _rarest(terms, counts, bounds[0]), bounds[1]
+    arms: list[str] = []
+    args: list[Any] = []
+    if rare:
+        arms.append(
+            "SELECT * FROM (SELECT 0 AS arm, m.id AS id, r.s AS s, r.s AS k FROM r "
+            f"CROSS JOIN memories m ON m.rid = r.rid WHERE {where} ORDER BY r.s LIMIT ?)"
+        )
+        args += [*params, limit]
+    arms.append(
+        "SELECT * FROM (SELECT 1 AS arm, m.id AS id, 0.0 AS s, -n.rid AS k FROM n "
+        f"CROSS JOIN memories m ON m.rid = n.rid WHERE {where} ORDER BY n.rid DESC LIMIT ?)"
+    )
+    args += [*params, limit]
+    # the newest rows are taken before the filter: a few more than wanted, for those it drops
+    ctes = ["n AS MATERIALIZED (SELECT rowid AS rid FROM memory_fts WHERE memory_fts MATCH ? "
+            "ORDER BY rowid DESC LIMIT ?)"]
+    cte_args: list[Any] = [_expr(token, f"text : ({' OR '.join(terms)})"), 3 * limit]
+    if rare:
+        ctes.append(
+            "r AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS s FROM memory_fts "
+            "WHERE memory_fts MATCH ?)"
+        )
+        cte_args.append(_expr(scored, f"text : ({' OR '.join(rare)})"))
+    sql = f"WITH {', '.join(ctes)} SELECT id, s FROM ({' UNION ALL '.join(arms)}) ORDER BY arm, k"
+    rows = c.execute(sql, (*cte_args, *args)).fetchall()
+    seen: set[str] = set()
+    out = []
+    for row in rows:
+        if row[0] not in seen:
+            seen.add(row[0])
+            out.append(row)
+    return out[:limit]
 
 
 def scope_token(tenant: str, user_id: str | None) -> str:

@@ -338,7 +338,7 @@ def _candidate_ids(
     sources: list[list[str]] = []
     match = fts_match(record.content)
     if match is not None:
-        sources.append([i for i, _ in ledger.store.lexical_search(match, flt, limit=policy.candidates)])
+        sources.append([i for i, _ in ledger.store.lexical_candidates(match, flt, limit=policy.candidates)])
     reading = attributes.read(record.content) if policy.attributes else None
     attribute = reading.attribute if reading is not None else None
     if attribute is None and policy.classifier is not None:
@@ -347,7 +347,7 @@ def _candidate_ids(
     if attribute is not None:
         cue = fts_match(" ".join(attributes.cue_words(attribute)))
         if cue is not None:
-            sources.append([i for i, _ in ledger.store.lexical_search(cue, flt, limit=policy.candidates)])
+            sources.append([i for i, _ in ledger.store.lexical_candidates(cue, flt, limit=policy.candidates)])
     retriever = ledger.retriever
     if policy.neighbours and isinstance(retriever, NeighbourSource):
         sources.append([i for i, _ in retriever.neighbours(ledger, record.content, flt, policy.neighbours)])
