@@ -27,6 +27,14 @@ class StaticEmbedder:
                 f"the static model needs `pip install tokenlearn-static-model` ({exc})"
             ) from None
         self._encode = static_model.get_embeddings
+        batch = getattr(static_model, "encode_batch", None)
+        ready = getattr(static_model, "ensure_model_ready", None)
+        if batch is not None and ready is not None:
+            # get_embeddings resolves the model folder on every call (a third of a query's time)
+            from pathlib import Path
+
+            folder = str(ready(Path(static_model.__file__).resolve().parent / "model"))
+            self._encode = lambda items: batch(folder, list(items), 512)
         self.model_id = MODEL_ID
         probe = np.asarray(self._encode(["probe"]), dtype=np.float32)
         self.dim = int(probe.shape[1])

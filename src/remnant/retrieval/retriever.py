@@ -21,10 +21,12 @@ docs/benchmarks/retrieval.md).
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import os
 import re
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -115,6 +117,20 @@ def _day(dt: datetime | None) -> str:
     return f"{dt.day} {dt.strftime('%B %Y')}" if dt is not None else ""
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads the vector half of a hybrid recall runs on beside its lexical half (SQLite and
+    numpy release the GIL: on two free cores a recall costs the slower half, not the sum)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="remnant-vector")
+        return _POOL
+
+
 class HybridRetriever:
     """Lexical + vector recall with fusion and strength/confidence/recency signals.
 
@@ -122,7 +138,9 @@ class HybridRetriever:
     ``mode="lexical"``/``"vector"`` use one side only (the LoCoMo baselines).
     ``min_similarity`` drops vector candidates below a cosine (default: the model's floor in
     :data:`RELEVANCE_FLOORS`, none for other models), so an unrelated memory is not returned just
-    because it is the nearest vector.
+    because it is the nearest vector. ``parallel`` runs the vector half (query embedding and
+    search) on another thread while the lexical half runs, outside a transaction; the ranking is
+    the same either way.
     """
 
     def __init__(
@@ -138,6 +156,7 @@ class HybridRetriever:
         speaker_boost: float = 0.5,
         min_similarity: float | None = None,
         tuning: RecallTuning | None = None,
+        parallel: bool = True,
     ) -> None:
         if mode not in ("hybrid", "lexical", "vector"):
             raise RetrievalError(f"mode must be hybrid, lexical or vector, not {mode!r}")
@@ -156,6 +175,7 @@ class HybridRetriever:
         self.hnsw_threshold = hnsw_threshold
         self.rerank_depth = rerank_depth
         self.tuning = tuning if tuning is not None else DEFAULT_TUNING
+        self.parallel = parallel
         self.vector_skipped = 0  # queries whose embedding was skipped (confident lexical result)
         self._indexes: dict[tuple[int, str, str | None], VectorIndex] = {}
         self._checked: set[tuple[int, str, str | None]] = set()  # scopes checked on shared indexes
@@ -442,9 +462,22 @@ class HybridRetriever:
         lexical: list[tuple[str, float]] = []
         vector: list[tuple[str, float]] = []
         t = self.tuning
-        if qa.fts and self.mode != "vector":
-            lexical = engine.store.lexical_search(qa.fts, flt, limit=n)
-        if self.embedder is not None and self.mode != "lexical":
+        both = bool(qa.fts) and self.embedder is not None and self.mode == "hybrid"
+        early: Future[list[tuple[str, float]]] | None = None
+        if both and self.parallel and t.skip_vector_ratio <= 0 and not engine.store.in_transaction():
+            # a transaction's own uncommitted rows are seen by its thread only: then one thread
+            ctx = contextvars.copy_context()
+            early = _pool().submit(ctx.run, self._vector_candidates, engine, query, flt, n)
+        try:
+            if qa.fts and self.mode != "vector":
+                lexical = engine.store.lexical_search(qa.fts, flt, limit=n)
+        except BaseException:
+            if early is not None:
+                wait([early])  # nothing left running behind the lexical half's error
+            raise
+        if early is not None:
+            vector = early.result()
+        if early is None and self.embedder is not None and self.mode != "lexical":
             if self.mode == "hybrid" and _confident(lexical, t.skip_vector_ratio):
                 self.vector_skipped += 1  # the lexical ranking is clear: spare the query embedding
             else:
