@@ -67,7 +67,9 @@ def test_the_vector_half_beside_the_lexical_half_ranks_the_same(tmp_path: Path) 
             assert rankings[0] == rankings[1] and rankings[0]
         retriever.parallel = True
         with mem.store.transaction():
-            own = MemoryRecord(id=new_id(), user_id="ana", content="sourdough bread starter", created_at=clock.now())
+            own = MemoryRecord(
+                id=new_id(), user_id="ana", content="sourdough bread starter", created_at=clock.now()
+            )
             mem.store.insert(own)
             retriever.on_write(mem, [own.id])
             inside = mem.recall("sourdough", user_id="ana", touch=False, hints=False).hits

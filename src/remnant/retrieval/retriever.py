@@ -26,8 +26,8 @@ import logging
 import os
 import re
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any

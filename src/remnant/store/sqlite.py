@@ -723,8 +723,10 @@ def _rare_candidates(
     )
     args += [*params, limit]
     # the newest rows are taken before the filter: a few more than wanted, for those it drops
-    ctes = ["n AS MATERIALIZED (SELECT rowid AS rid FROM memory_fts WHERE memory_fts MATCH ? "
-            "ORDER BY rowid DESC LIMIT ?)"]
+    ctes = [
+        "n AS MATERIALIZED (SELECT rowid AS rid FROM memory_fts WHERE memory_fts MATCH ? "
+        "ORDER BY rowid DESC LIMIT ?)"
+    ]
     cte_args: list[Any] = [_expr(token, f"text : ({' OR '.join(terms)})"), 3 * limit]
     if rare:
         ctes.append(

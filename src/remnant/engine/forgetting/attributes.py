@@ -1044,7 +1044,10 @@ def relate(new: Reading | None, old: Reading | None) -> Relation | None:
 
 def relation(new_text: str, old_text: str) -> Relation | None:
     """:func:`relate` on two statements."""
-    return relate(read(new_text), read(old_text))
+    new = read(new_text)
+    if new is None or new.hypothetical:
+        return None  # what relate() answers whatever the old one says: spare reading it
+    return relate(new, read(old_text))
 
 
 # The words an attribute is stated with: a second keyword query finds an old statement that shares

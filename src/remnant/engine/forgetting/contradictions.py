@@ -18,10 +18,12 @@ subject and is never required. :class:`ContradictionPolicy` decides what happens
 
 from __future__ import annotations
 
+import contextvars
 import re
 import threading
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -331,25 +333,57 @@ class ContradictionPolicy:
         return ("supersede" if self.mode == "supersede" else "flag"), verdict
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """Threads for the candidates' vector search (SQLite and numpy release the GIL)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="remnant-neighbours")
+        return _POOL
+
+
 def _candidate_ids(
     ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy, flt: MemoryFilter
 ) -> list[str]:
     """At most ``policy.candidates`` ids, in turn from each source (see :class:`ContradictionPolicy`)."""
     sources: list[list[str]] = []
-    match = fts_match(record.content)
-    if match is not None:
-        sources.append([i for i, _ in ledger.store.lexical_candidates(match, flt, limit=policy.candidates)])
-    reading = attributes.read(record.content) if policy.attributes else None
-    attribute = reading.attribute if reading is not None else None
-    if attribute is None and policy.classifier is not None:
-        guess = policy.classifier.classify(record.content)
-        attribute = guess[0] if guess is not None else None
-    if attribute is not None:
-        cue = fts_match(" ".join(attributes.cue_words(attribute)))
-        if cue is not None:
-            sources.append([i for i, _ in ledger.store.lexical_candidates(cue, flt, limit=policy.candidates)])
     retriever = ledger.retriever
-    if policy.neighbours and isinstance(retriever, NeighbourSource):
+    near: Future[list[tuple[str, float]]] | None = None
+    nearest = policy.neighbours and isinstance(retriever, NeighbourSource)
+    if nearest and not ledger.store.in_transaction():
+        # the vector search runs beside the keyword searches (outside a transaction only: one
+        # sees its own uncommitted rows on its own thread); the sources' order is kept below
+        assert isinstance(retriever, NeighbourSource)
+        ctx = contextvars.copy_context()
+        near = _pool().submit(ctx.run, retriever.neighbours, ledger, record.content, flt, policy.neighbours)
+    try:
+        match = fts_match(record.content)
+        if match is not None:
+            sources.append(
+                [i for i, _ in ledger.store.lexical_candidates(match, flt, limit=policy.candidates)]
+            )
+        reading = attributes.read(record.content) if policy.attributes else None
+        attribute = reading.attribute if reading is not None else None
+        if attribute is None and policy.classifier is not None:
+            guess = policy.classifier.classify(record.content)
+            attribute = guess[0] if guess is not None else None
+        if attribute is not None:
+            cue = fts_match(" ".join(attributes.cue_words(attribute)))
+            if cue is not None:
+                found = ledger.store.lexical_candidates(cue, flt, limit=policy.candidates)
+                sources.append([i for i, _ in found])
+    except BaseException:
+        if near is not None:
+            wait([near])
+        raise
+    if near is not None:
+        sources.append([i for i, _ in near.result()])
+    elif nearest:
+        assert isinstance(retriever, NeighbourSource)
         sources.append([i for i, _ in retriever.neighbours(ledger, record.content, flt, policy.neighbours)])
     out: list[str] = []
     seen = {record.id}
