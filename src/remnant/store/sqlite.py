@@ -731,9 +731,11 @@ def _rare_candidates(
     if rare:
         ctes.append(
             "r AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts, 0.0, 1.0) AS s FROM memory_fts "
-            "WHERE memory_fts MATCH ?)"
+            "WHERE memory_fts MATCH ? ORDER BY s LIMIT ?)"
         )
-        cte_args.append(_expr(scored, f"text : ({' OR '.join(rare)})"))
+        # the best rows before the filter (not every rare row read from the table): candidates
+        # need not be exactly the best that pass it
+        cte_args += [_expr(scored, f"text : ({' OR '.join(rare)})"), 4 * limit]
     sql = f"WITH {', '.join(ctes)} SELECT id, s FROM ({' UNION ALL '.join(arms)}) ORDER BY arm, k"
     rows = c.execute(sql, (*cte_args, *args)).fetchall()
     seen: set[str] = set()
