@@ -342,7 +342,8 @@ def _pool() -> ThreadPoolExecutor:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="remnant-neighbours")
+            # threads start on demand; enough that concurrent requests (a server's) do not queue here
+            _POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="remnant-neighbours")
         return _POOL
 
 
