@@ -288,3 +288,40 @@ def test_compaction_rewrites_a_mostly_purged_file_and_open_maps_survive(tmp_path
     reader.close()
     mem.close()
     assert _check_every_memory_is_searchable(path) == 10
+
+
+def test_a_large_file_grows_ahead_of_its_rows_and_readers_see_each_append(tmp_path: Path) -> None:
+    """A file of 1 MiB or more grows by an eighth ahead of its rows (zeros), so a reader's map is
+    replaced only when the file grows past it; the headroom is never searched, and a reader that
+    mapped the file before an append finds the appended vector."""
+    from remnant.engine.forgetting.contradictions import ContradictionPolicy
+
+    path = tmp_path / "grow.db"
+    quiet = ContradictionPolicy(mode="off")  # the filler need not be checked against itself
+    mem = Memory(path, contradictions=quiet, retriever=HybridRetriever(get_embedder(MODEL), mode="vector"))
+    n = (1 << 20) // (64 * 4) + 16  # just over 1 MiB of 64-d rows
+    for s in range(0, n, 2000):
+        mem.remember_many({"content": f"filler {i}", "user_id": "ana"} for i in range(s, min(n, s + 2000)))
+    (vec,) = [p for p in path.parent.iterdir() if "-vectors-" in p.name]
+    size = vec.stat().st_size
+    assert size == n * 64 * 4
+    reader = make(path)
+    assert reader.recall("filler 3", user_id="ana", limit=1, touch=False).hits  # maps the file now
+    new = mem.remember("the lighthouse keeper's green lantern", user_id="ana")
+    assert vec.stat().st_size == size + size // 8  # room for the next appends
+    with open(vec, "rb") as f:
+        f.seek((n + 1) * 64 * 4)
+        assert f.read() == bytes(size + size // 8 - (n + 1) * 64 * 4)  # the headroom is zeros
+    for m in (reader, mem):
+        hits = m.recall("the lighthouse keeper's green lantern", user_id="ana", limit=3, touch=False).hits
+        assert hits[0].memory.id == new.id
+        assert all(h.memory.content.startswith(("filler", "the lighthouse")) for h in hits)
+    more = mem.remember("a second lantern, blue", user_id="ana")
+    assert vec.stat().st_size == size + size // 8  # the map of the grown file covers it
+    assert (
+        reader.recall("a second lantern, blue", user_id="ana", limit=1, touch=False).hits[0].memory.id
+        == more.id
+    )
+    reader.close()
+    mem.close()
+    assert _check_every_memory_is_searchable(path) == n + 2
