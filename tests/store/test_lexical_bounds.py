@@ -130,3 +130,20 @@ def test_candidates_beyond_the_budget_are_rare_rows_then_the_newest(tmp_path: Pa
     got = [i for i, _ in store.lexical_candidates(query, flt, limit=5)]
     assert got == [ids[0], *reversed(ids[-4:])]  # the rare term's row, then the newest rows
     store.close()
+
+
+def test_a_scope_sharing_the_file_keeps_its_token(tmp_path: Path) -> None:
+    """Half the file is another user's, holding the same words: counts, window and scores stay the
+    scope's own (the other user's rows would crowd the window without the token)."""
+    store = _sqlite(tmp_path)
+    texts = [f"the garden note number {i}" for i in range(60)]
+    ids = _put(store, [*texts[:30], "a kiwi in the garden", *texts[30:]])
+    _put(store, [f"kiwi garden {i}" for i in range(61)], user="bob")  # newer than every ana row
+    flt = MemoryFilter(tenant="default", user_id="ana")
+    exact = dict(store.lexical_search('"kiwi" OR "garden"', flt, limit=100))
+    store.lexical_budget, store.lexical_window = 10, 5
+    bounded = store.lexical_search('"kiwi" OR "garden"', flt, limit=100)
+    assert bounded[0][0] == ids[30]
+    assert {i for i, _ in bounded[1:]} == set(ids[-5:])
+    assert all(s == pytest.approx(exact[i], rel=1e-9) for i, s in bounded)
+    store.close()

@@ -82,7 +82,9 @@ class SQLiteStore(SQLStore):
         self._max_readers = MAX_READERS if self.path is not None else 0
         self._pool_lock = threading.Lock()
         self._trace: Callable[[str], object] | None = None
-        self._shares: dict[tuple[str, str | None], tuple[float, int]] = {}  # see _wide_scope
+        # (tenant, user) -> (its memories, greatest rowid when counted), and the file's (_wide_scope)
+        self._shares: dict[tuple[str, str | None], tuple[float, int]] = {}
+        self._file_rows: tuple[float, int] | None = None
         self._vectors: VectorFiles | None = None
         self._zero_pending = False  # a committed delete tombstoned vector slots: zero them
         if self.path is not None:
@@ -383,19 +385,25 @@ class SQLiteStore(SQLStore):
 
     def _wide_scope(self, c: sqlite3.Connection, flt: MemoryFilter, top: int) -> bool:
         """Whether the scope holds at least :data:`WIDE_SCOPE` of the file's memories. Counted once
-        and again after the file grew by a tenth (``top``: its greatest rowid now); a stale answer
-        only costs time, never a wrong row (every statement is filtered by the scope after)."""
+        and again after the file grew by a tenth (``top``: its greatest rowid now): the file's rows
+        once for every scope, each scope's along its own index range; a stale answer only costs
+        time, never a wrong row (every statement is filtered by the scope after)."""
+
+        def stale(got: tuple[float, int] | None) -> bool:
+            return got is None or top > got[1] + max(1000, got[1] // 10)
+
+        total = self._file_rows
+        if total is None or stale(total):
+            total = (float(c.execute("SELECT count(*) FROM memories").fetchone()[0]), top)
+            self._file_rows = total
         key = (flt.tenant, flt.user_id)
         got = self._shares.get(key)
-        if got is None or top > got[1] + max(1000, got[1] // 10):
+        if got is None or stale(got):
             mine = "tenant = ?" if flt.user_id is None else "tenant = ? AND user_id = ?"
             args = (flt.tenant,) if flt.user_id is None else (flt.tenant, flt.user_id)
-            row = c.execute(
-                f"SELECT (SELECT count(*) FROM memories WHERE {mine}), (SELECT count(*) FROM memories)", args
-            ).fetchone()
-            got = (int(row[0]) / max(int(row[1]), 1), top)
+            got = (float(c.execute(f"SELECT count(*) FROM memories WHERE {mine}", args).fetchone()[0]), top)
             self._shares[key] = got
-        return got[0] >= WIDE_SCOPE
+        return got[0] >= WIDE_SCOPE * max(total[0], 1.0)
 
     # -- embeddings: float32 blobs, and the vector file beside the database ---------------------
     def _tombstone(self, c: Any, cond: str, params: Sequence[Any]) -> None:
