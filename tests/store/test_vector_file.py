@@ -325,3 +325,30 @@ def test_a_large_file_grows_ahead_of_its_rows_and_readers_see_each_append(tmp_pa
     reader.close()
     mem.close()
     assert _check_every_memory_is_searchable(path) == n + 2
+
+
+def test_a_copied_database_builds_its_own_vector_file_and_leaves_the_original_alone(tmp_path: Path) -> None:
+    # `cp a.db b.db` in the same folder copies the table's file names, not the files: the copy
+    # must never write into, zero or unlink the original's vector file
+    a_path = tmp_path / "a.db"
+    a = make(a_path)
+    kept = a.remember("we hiked up the volcano at dawn", user_id="ana").id
+    a.remember("the quarterly tax deadline is in April", user_id="ana")
+    a.close()
+    (a_file,) = sorted(tmp_path.glob("a.db-vectors-*.f32"))
+    before = a_file.read_bytes()
+    b_path = tmp_path / "b.db"
+    b_path.write_bytes(a_path.read_bytes())
+
+    b = make(b_path)
+    copied = ids(b.recall("volcano hike", user_id="ana", limit=1, touch=False))
+    assert copied == [kept]  # found by meaning through a file of its own
+    b.remember("my sister plays the cello", user_id="ana")
+    b.purge(kept)
+    b.close()
+
+    assert a_file.exists() and a_file.read_bytes() == before
+    assert sorted(tmp_path.glob("b.db-vectors-*.f32"))
+    a = make(a_path)
+    assert ids(a.recall("volcano hike", user_id="ana", limit=1, touch=False)) == [kept]
+    a.close()

@@ -120,6 +120,11 @@ class SQLiteStore(SQLStore):
         # the vector index beside the file (none for :memory:, whose retriever keeps one in memory)
         self._vectors = VectorFiles(self.path) if self.path is not None else None
         self.shared_vector_index = self._vectors is not None
+        if self._vectors is not None:
+            vectors = self._vectors
+            names = self._read("SELECT name FROM vector_files")
+            if any(not vectors.owns(str(r[0])) for r in names):
+                self._write(vectors.adopt)  # a copied or renamed database: build its own files
         if self._vectors is not None and self._read("SELECT 1 FROM vector_tombstones LIMIT 1"):
             self._zero_tombstones()  # a process died between a purge's commit and its erasure
 

@@ -73,6 +73,30 @@ class VectorFiles:
     def path(self, name: str) -> Path:
         return self.db.parent / name
 
+    def owns(self, name: str) -> bool:
+        """Whether ``name`` is one of this database's own files. A copy or rename of the database
+        file (``cp a.db b.db``) carries the original's file names in its table: it must never
+        write, zero or unlink those, or it would corrupt the other database's index."""
+        return name.startswith(f"{self.db.name}-vectors-") and os.sep not in name
+
+    def adopt(self, c: Any) -> int:
+        """Give every (tenant, model) whose recorded file is another database's a fresh file of its
+        own (its rows are appended again from the table on the next search); the other database's
+        file is left alone. Returns how many were adopted."""
+        rows = c.execute("SELECT tenant, model, name FROM vector_files").fetchall()
+        adopted = 0
+        for tenant, model, name in rows:
+            if self.owns(str(name)):
+                continue
+            c.execute("UPDATE embeddings SET slot = NULL WHERE tenant = ? AND model = ?", (tenant, model))
+            c.execute("DELETE FROM vector_tombstones WHERE tenant = ? AND model = ?", (tenant, model))
+            c.execute(
+                "UPDATE vector_files SET rows = 0, name = ? WHERE tenant = ? AND model = ?",
+                (file_name(self.db, str(tenant), str(model)), tenant, model),
+            )
+            adopted += 1
+        return adopted
+
     # -- writing (inside the store's write transaction) ------------------------------------------
     def state(self, c: Any, tenant: str, model: str) -> tuple[int, int, str] | None:
         row = c.execute(
@@ -136,7 +160,7 @@ class VectorFiles:
             by_file.setdefault((str(name), int(dim)), []).append(int(slot))
         for (name, dim), slots in by_file.items():
             path = self.path(name)
-            if not path.exists():
+            if not self.owns(name) or not path.exists():
                 continue
             size = path.stat().st_size
             zeros = bytes(dim * _F32)
@@ -168,6 +192,8 @@ class VectorFiles:
             (file_name(self.db, tenant, model), tenant, model),
         )
         old = self.path(st[2])
+        if not self.owns(st[2]):
+            return  # another database's file (this one is a copy): never touch it
         try:
             size = old.stat().st_size
             fd = os.open(old, os.O_RDWR)
@@ -199,6 +225,8 @@ class VectorFiles:
         the file is shorter than the table says (lost by an OS crash: the caller rebuilds it)."""
         if rows == 0:
             return np.zeros((0, dim), dtype=np.float32)
+        if not self.owns(name):
+            return None  # another database's file: the caller rebuilds this one's own
         with self._lock:
             got = self._maps.get(name)
             if got is not None and got[0] >= rows and got[1].shape[1] == dim:
