@@ -68,6 +68,8 @@ _SUITE_CHOICES = (
     "salience",
     "reinforcement",
     "paraphrase",
+    "expiry",
+    "duplicates",
 )
 
 
@@ -112,6 +114,13 @@ _SUITE_CHOICES = (
     help="Embedder for Remnant's recall (REMNANT_EMBEDDER): 'none' is lexical recall. These suites measure "
     "forgetting; recall quality is `remnant bench locomo`. e5-small embeds every simulated write (much slower).",
 )
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A case file (JSON Lines, the suite's schema) in place of the held-out cases; expiry only, "
+    "e.g. tests/extract/dev_expiry.jsonl.",
+)
 def eval_cmd(
     suites: tuple[str, ...],
     adapters: tuple[str, ...],
@@ -121,6 +130,7 @@ def eval_cmd(
     png_dir: Path | None,
     timeout_s: float,
     embedder: str,
+    data: Path | None,
 ) -> None:
     """Prove that memory forgets well: retention, conflicts, long dialogues, tokens, interference, deletion.
 
@@ -146,7 +156,13 @@ def eval_cmd(
     seen: set[str] = set()
     try:
         run = run_eval(
-            list(suites), list(adapters), seed=seed, quick=quick, timeout_s=timeout_s, progress=progress
+            list(suites),
+            list(adapters),
+            seed=seed,
+            quick=quick,
+            timeout_s=timeout_s,
+            progress=progress,
+            data=data,
         )
     except EvalError as exc:
         raise click.UsageError(str(exc)) from exc

@@ -4,8 +4,10 @@ A memory system under test implements :class:`MemoryAdapter` (``remember``, ``re
 ``erase_user``, ``advance_time``, ``close``) and, where it can, the optional verbs the suites use when
 present: ``context(user_id, query, budget_tokens)``, ``history(user_id, key)``, ``export(user_id)``,
 ``raw_bytes()``, ``is_remembered(memory_id)``, ``wait(days)`` (let time pass with no maintenance, to
-date what is remembered next) and ``memory_texts(user_id)`` (every memory the user still has, by id,
-as plain text). Suites check optional verbs with ``getattr``.
+date what is remembered next), ``memory_texts(user_id)`` (every memory the user still has, by id,
+as plain text) and ``expires_in(user_id)`` (for each of those memories, the seconds left before it
+expires: ``None`` when it has no expiry, ``<= 0`` once expired; the expiry suite uses it to tell an
+expiry from decay). Suites check optional verbs with ``getattr``.
 
 Shipped adapters:
 
@@ -283,6 +285,18 @@ class RemnantAdapter:
     def used(self, memory_ids: list[str]) -> None:
         self.mem.used(memory_ids)
 
+    def expires_in(self, user_id: str) -> dict[str, float | None]:
+        """Seconds left before each of the user's memories expires (``None``: no expiry; expired
+        ones included, at ``<= 0``), read from the records' ``expires_at``."""
+        from remnant.core.model import Status
+
+        statuses = [s for s in Status if s != Status.HIDDEN]
+        now = self.mem.now()
+        records = self.mem.list_memories(user_id, statuses=statuses, limit=1_000_000)
+        return {
+            r.id: None if r.expires_at is None else (r.expires_at - now).total_seconds() for r in records
+        }
+
     def memory_texts(self, user_id: str) -> dict[str, str]:
         """Every memory the user still has (hidden ones are gone from the user's view), as plain text."""
         from remnant.core.model import Status
@@ -495,6 +509,9 @@ class RememberEverything:
     def used(self, memory_ids: list[str]) -> None:
         return None
 
+    def expires_in(self, user_id: str) -> dict[str, float | None]:
+        return {i: None for i in self.by_user.get(user_id, {})}  # nothing ever expires
+
     def is_remembered(self, memory_id: str) -> bool:
         return memory_id in self.docs
 
@@ -590,6 +607,9 @@ class ForgetsEverything(RememberEverything):
 
     def remembered_texts(self, user_id: str) -> list[str]:
         return []
+
+    def expires_in(self, user_id: str) -> dict[str, float | None]:
+        return {i: 0.0 for i in self.by_user.get(user_id, {})}  # everything expired the moment it is told
 
     def is_remembered(self, memory_id: str) -> bool:
         return False

@@ -6,11 +6,12 @@ import platform
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
 from remnant.bench.eval.adapters import AdapterFactory, EvalError, adapter_factory
 from remnant.bench.eval.report import EvalRun
 from remnant.bench.eval.runner import CaseOutcome, SuiteResult
-from remnant.bench.eval.suites import SUITE_NAMES, SuiteContext, suite_module
+from remnant.bench.eval.suites import DATA_SUITES, SUITE_NAMES, SuiteContext, suite_module
 
 
 def resolve_suites(names: Sequence[str]) -> list[str]:
@@ -36,9 +37,20 @@ def run_eval(
     timeout_s: float = 300.0,
     factories: dict[str, AdapterFactory] | None = None,
     progress: Callable[[SuiteResult], None] | None = None,
+    data: str | Path | None = None,
 ) -> EvalRun:
-    """Run every suite for every adapter. A suite that crashes as a whole is recorded, never raised."""
+    """Run every suite for every adapter. A suite that crashes as a whole is recorded, never raised.
+
+    ``data`` replaces the cases of a suite that reads a case file (:data:`DATA_SUITES`)."""
     names = resolve_suites(suites)
+    if data is not None:
+        others = [n for n in names if n not in DATA_SUITES]
+        if others:
+            raise EvalError(
+                f"--data replaces the cases of {', '.join(DATA_SUITES)} only; not of {', '.join(others)}"
+            )
+        if not Path(data).is_file():
+            raise EvalError(f"no such case file: {data}")
     factories = dict(factories or {})
     for a in adapters:
         if a not in factories:
@@ -53,7 +65,13 @@ def run_eval(
         module = suite_module(suite)
         run.results[suite] = {}
         for a in adapters:
-            ctx = SuiteContext(seed=seed, quick=quick, timeout_s=timeout_s, adapter_name=a)
+            ctx = SuiteContext(
+                seed=seed,
+                quick=quick,
+                timeout_s=timeout_s,
+                adapter_name=a,
+                data=str(data) if data is not None else None,
+            )
             t0 = time.perf_counter()
             try:
                 result = module.run(factories[a], ctx)

@@ -1,7 +1,9 @@
 """The suites. Each module has ``NAME``, ``DEFINITION``, ``TARGET`` and ``run(factory, ctx) -> SuiteResult``.
 
-``SuiteContext`` carries the seed, the size (default or ``--quick``) and the per-case timeout, so a
-suite is a pure function of its inputs: the same seed gives the same scores.
+``SuiteContext`` carries the seed, the size (default or ``--quick``), the per-case timeout and,
+for suites that read a case file (:data:`DATA_SUITES`), an optional file of the same schema in
+its place (``--data``), so a suite is a pure function of its inputs: the same seed gives the same
+scores.
 """
 
 from __future__ import annotations
@@ -20,10 +22,14 @@ class SuiteContext:
     quick: bool = False
     timeout_s: float = 300.0
     adapter_name: str = "remnant"
+    data: str | None = None  # a case file replacing the suite's own (``remnant eval --data``)
 
     def size(self, default: int, quick: int) -> int:
         return quick if self.quick else default
 
+
+# suites whose cases come from a file that ``--data`` may replace
+DATA_SUITES: tuple[str, ...] = ("expiry",)
 
 SuiteFn = Callable[[AdapterFactory, SuiteContext], SuiteResult]
 
@@ -40,6 +46,8 @@ SUITE_NAMES: tuple[str, ...] = (
     "salience",
     "reinforcement",
     "paraphrase",
+    "expiry",
+    "duplicates",
 )
 
 
