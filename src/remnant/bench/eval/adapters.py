@@ -293,9 +293,7 @@ class RemnantAdapter:
         statuses = [s for s in Status if s != Status.HIDDEN]
         now = self.mem.now()
         records = self.mem.list_memories(user_id, statuses=statuses, limit=1_000_000)
-        return {
-            r.id: None if r.expires_at is None else (r.expires_at - now).total_seconds() for r in records
-        }
+        return {r.id: None if r.expires_at is None else (r.expires_at - now).total_seconds() for r in records}
 
     def memory_texts(self, user_id: str) -> dict[str, str]:
         """Every memory the user still has (hidden ones are gone from the user's view), as plain text."""

@@ -58,7 +58,9 @@ def load_rows(path: str | Path | None = None) -> list[dict[str, Any]]:
     for row in rows:
         ttl = row.get("ttl_seconds")
         if not isinstance(row.get("text"), str) or not (ttl is None or (isinstance(ttl, int) and ttl > 0)):
-            raise ValueError(f"expiry line {row.get('id')!r}: needs a text and ttl_seconds (a positive int or null)")
+            raise ValueError(
+                f"expiry line {row.get('id')!r}: needs a text and ttl_seconds (a positive int or null)"
+            )
     return rows
 
 
@@ -127,7 +129,9 @@ def _body(rows: Sequence[dict[str, Any]]) -> Any:
     return body
 
 
-def score_rows(factory: AdapterFactory, rows: Sequence[dict[str, Any]], *, timeout_s: float = 300.0) -> dict[str, Any]:
+def score_rows(
+    factory: AdapterFactory, rows: Sequence[dict[str, Any]], *, timeout_s: float = 300.0
+) -> dict[str, Any]:
     """Each line's outcome by id (``right`` for a TTL line, ``false_expiry`` for a null one), and the
     failed cases' errors; lines of a failed case count as wrong both ways."""
     outcomes: dict[str, Any] = {}
@@ -140,10 +144,19 @@ def score_rows(factory: AdapterFactory, rows: Sequence[dict[str, Any]], *, timeo
         for row in chunk:
             v = got.get(row["id"], {})
             if row["ttl_seconds"] is None:
-                outcomes[row["id"]] = {"lang": row.get("lang", "?"), "ttl": None, "false_expiry": v.get("false_expiry", True)}
+                outcomes[row["id"]] = {
+                    "lang": row.get("lang", "?"),
+                    "ttl": None,
+                    "false_expiry": v.get("false_expiry", True),
+                }
             else:
                 right = bool(v.get("live_before")) and bool(v.get("expired_after"))
-                outcomes[row["id"]] = {"lang": row.get("lang", "?"), "ttl": row["ttl_seconds"], "right": right, **v}
+                outcomes[row["id"]] = {
+                    "lang": row.get("lang", "?"),
+                    "ttl": row["ttl_seconds"],
+                    "right": right,
+                    **v,
+                }
     return {"lines": outcomes, "cases": errors}
 
 
@@ -155,7 +168,9 @@ def figures(lines: dict[str, Any]) -> dict[str, Any]:
         null = [v for v in rows if v["ttl"] is None]
         suffix = "" if scope == "all" else f" ({scope})"
         out[f"ttl lines right{suffix}"] = round(ratio(sum(v["right"] for v in ttl), len(ttl)), 4)
-        out[f"null lines falsely expired{suffix}"] = round(ratio(sum(v["false_expiry"] for v in null), len(null)), 4)
+        out[f"null lines falsely expired{suffix}"] = round(
+            ratio(sum(v["false_expiry"] for v in null), len(null)), 4
+        )
         out[f"ttl lines{suffix}"] = len(ttl)
         out[f"null lines{suffix}"] = len(null)
     return out
@@ -183,6 +198,8 @@ def run_rows(
     result.passed = accuracy >= MIN_ACCURACY and false_expiry <= MAX_FALSE_EXPIRY and not result.failures
     result.series = {"bars": {"ttl lines right": accuracy, "null lines falsely expired": false_expiry}}
     result.notes.append(
-        "held-out lines, written apart from the expiry rules" if heldout else "lines from the file given with --data"
+        "held-out lines, written apart from the expiry rules"
+        if heldout
+        else "lines from the file given with --data"
     )
     return result
