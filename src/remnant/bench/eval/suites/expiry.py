@@ -37,7 +37,8 @@ from remnant.bench.eval.suites import SuiteContext
 
 NAME = "expiry"
 DEFINITION = (
-    "held-out turns (EN/ZH) told once through the conversation path: share of those stating an expiry "
+    "turns (EN/ZH; the held-out file unless --data) told once through the conversation path: share of those "
+    "stating an expiry "
     "whose memories are live at 0.9 x the stated period and expired (not recalled) at 1.1 x, and share of "
     "those stating none whose memory got an expiry anyway"
 )
