@@ -52,6 +52,9 @@ def test_a_stated_period_sets_the_ttl(text: str, seconds: int) -> None:
         "这个耳机能用八个小时",
         "2025年我要去日本",
         "我十分喜欢这本书",
+        "I work as a baker",  # "a" + "s" is not "a second"
+        "User works as nurse",
+        "这条路很长，走路要半个小时。",  # 要 + a period: it takes, not a state
     ],
 )
 def test_a_period_in_passing_sets_nothing(text: str) -> None:

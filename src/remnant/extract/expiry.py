@@ -43,12 +43,21 @@ _EN_UNITS = {
     "fortnight": 14 * _DAY, "fortnights": 14 * _DAY,
     "month": 30 * _DAY, "months": 30 * _DAY, "year": 365 * _DAY, "years": 365 * _DAY,
 }  # fmt: skip
-_EN_NUM = r"\d+(?:\.\d+)?|" + "|".join(sorted(map(re.escape, _EN_NUMBERS), key=len, reverse=True))
+_EN_WORD_NUM = "|".join(sorted(map(re.escape, _EN_NUMBERS), key=len, reverse=True))
 _EN_UNIT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
+# a number word needs a space and a whole unit word ("a day", never the "a"+"s" of "works as")
+_EN_WORD_UNIT = "|".join(sorted((u for u in _EN_UNITS if len(u) > 1), key=len, reverse=True))
 _EN_DURATION = re.compile(
     r"\b(?:(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour)"
     r"|(?P<half>half\s+an?\s+(?P<half_unit>hour|day|minute|week))"
-    rf"|(?P<num>{_EN_NUM})(?P<and_half>\s+and\s+a\s+half)?(?P<more>\s+more)?\s*-?\s*(?P<unit>{_EN_UNIT})"
+    r"|(?:(?P<num>\d+(?:\.\d+)?)(?P<and_half>\s+and\s+a\s+half)?(?P<more>\s+more)?\s*-?\s*(?P<unit>"
+    + _EN_UNIT
+    + r"))"
+    r"|(?:(?P<wnum>"
+    + _EN_WORD_NUM
+    + r")(?P<wand_half>\s+and\s+a\s+half)?(?P<wmore>\s+more)?(?:\s+|-)(?P<wunit>"
+    + _EN_WORD_UNIT
+    + r"))"
     r"(?P<unit_half>\s+and\s+a\s+half)?)\b",
     re.I,
 )
@@ -84,11 +93,13 @@ def _en_seconds(m: re.Match[str]) -> float:
         return 15 * _MINUTE
     if m.group("half"):
         return 0.5 * _EN_UNITS[m.group("half_unit").lower()]
-    raw = re.sub(r"\s+", " ", m.group("num").lower())
-    n = float(raw) if raw[0].isdigit() else float(_EN_NUMBERS[raw])
-    if m.group("and_half") or m.group("unit_half"):
+    if m.group("num"):
+        n, unit = float(m.group("num")), m.group("unit")
+    else:
+        n, unit = float(_EN_NUMBERS[re.sub(r"\s+", " ", m.group("wnum").lower())]), m.group("wunit")
+    if m.group("and_half") or m.group("wand_half") or m.group("unit_half"):
         n += 0.5
-    return n * _EN_UNITS[m.group("unit").lower()]
+    return n * _EN_UNITS[unit.lower()]
 
 
 def _english(text: str) -> timedelta | None:
@@ -105,7 +116,7 @@ def _english(text: str) -> timedelta | None:
             return timedelta(seconds=seconds)
         if past or not_a_state:
             continue
-        if m.group("more") or _EN_FROM_NOW.search(before) or _EN_FOR.search(before):
+        if m.group("more") or m.group("wmore") or _EN_FROM_NOW.search(before) or _EN_FOR.search(before):
             return timedelta(seconds=seconds)
     return None
 
@@ -212,6 +223,9 @@ def _chinese(text: str) -> timedelta | None:
             continue
         if _ZH_FROM_NOW.search(before) or _ZH_USE.search(before):
             return timedelta(seconds=seconds)
+        # 要 / 得 / 需要 right before the period is "it takes" (走路要半个小时), not a state
+        if before.endswith(("要", "得", "需")):
+            continue
         if _ZH_STATE.search(before) and not _ZH_PAST.search(before):
             return timedelta(seconds=seconds)
     return _old_chinese(text)
