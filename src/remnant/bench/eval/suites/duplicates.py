@@ -8,7 +8,8 @@ Each case is a turn said twice by its own user through the conversation path (``
   stores nothing new (the user's stored memories, ``memory_texts``, are as many as after the first)
   *and* reinforces what is kept: a week after the last mention the strongest memory holding the
   turn is stronger (``strength``) than the same turn said once at that last mention by a control
-  user, so it decays slower than a single mention would;
+  user (one for each wording, the stronger counts), so it decays slower than a single mention
+  would;
 * **near-misses**: the same words with another number, a negation or another person. Right when
   both turns are stored, each as its own memory (a later value may still supersede the earlier
   one; it must not be merged into it).
@@ -146,7 +147,10 @@ def _body(cases: tuple[tuple[str, str, str, str, str, float], ...]) -> Any:
             observe(user, second)
             after = len(texts(user))
             if kind == "duplicate":
-                observe(f"ctl-{cid}", second)  # the control: said once, at the same moment
+                # the controls: each wording said once, at the same moment (a wording's own
+                # salience must not pass for reinforcement)
+                observe(f"ctl-a-{cid}", first)
+                observe(f"ctl-b-{cid}", second)
                 out[cid] = {"single": bool(before[cid]) and after == before[cid]}
             else:
                 held = holding(user, first, second)
@@ -154,7 +158,8 @@ def _body(cases: tuple[tuple[str, str, str, str, str, float], ...]) -> Any:
         wait(WEEK)
         for cid, _, kind, first, _, _ in cases:
             if kind == "duplicate":
-                mine, control = strongest(f"dup-{cid}", first), strongest(f"ctl-{cid}", first)
+                mine = strongest(f"dup-{cid}", first)
+                control = max(strongest(f"ctl-a-{cid}", first), strongest(f"ctl-b-{cid}", first))
                 out[cid]["reinforced"] = mine > control + MARGIN
                 out[cid]["strength"] = [round(mine, 4), round(control, 4)]
         return out
