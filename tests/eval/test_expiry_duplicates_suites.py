@@ -18,7 +18,7 @@ ROWS: list[dict[str, Any]] = [
     {"id": "t1", "lang": "en", "text": "the wifi voucher is valid for two hours", "ttl_seconds": 7200},
     {"id": "t2", "lang": "en", "text": "I'm at my parents' place for the next 3 days", "ttl_seconds": 259200},
     {"id": "t3", "lang": "zh", "text": "验证码五分钟内有效", "ttl_seconds": 300},
-    {"id": "t4", "lang": "zh", "text": "我下周要出差四天", "ttl_seconds": 345600},
+    {"id": "t4", "lang": "zh", "text": "我要去北京出差四天", "ttl_seconds": 345600},
     {"id": "n1", "lang": "en", "text": "the train was forty minutes late", "ttl_seconds": None},
     {"id": "n2", "lang": "en", "text": "my nephew is six weeks old", "ttl_seconds": None},
     {"id": "n3", "lang": "zh", "text": "我昨天跑了半小时", "ttl_seconds": None},
