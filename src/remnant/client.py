@@ -109,6 +109,10 @@ def _forget_from(data: Mapping[str, Any]) -> ForgetResult:
         scopes=tuple(i["scopes"]),
         when=i["when"],
         qualifiers=tuple(i["qualifiers"]),
+        keep_terms=tuple(i.get("keep_terms", ())),
+        keep_qualifiers=tuple(i.get("keep_qualifiers", ())),
+        version=i.get("version"),
+        facet=bool(i.get("facet", False)),
     )
     matches = [
         ForgetMatch(

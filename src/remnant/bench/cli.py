@@ -109,17 +109,19 @@ _SUITE_CHOICES = (
 )
 @click.option(
     "--embedder",
-    default="none",
+    default="auto",
     show_default=True,
-    help="Embedder for Remnant's recall (REMNANT_EMBEDDER): 'none' is lexical recall. These suites measure "
-    "forgetting; recall quality is `remnant bench locomo`. e5-small embeds every simulated write (much slower).",
+    help="Embedder for Remnant's recall (REMNANT_EMBEDDER): 'none' is lexical recall. 'auto': the product's "
+    "embedder (e5-small) for the suites that measure its meaning match (forget_requests), lexical for the "
+    "others, which measure forgetting (recall quality is `remnant bench locomo`; e5-small embeds every "
+    "simulated write, much slower).",
 )
 @click.option(
     "--data",
     "data",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A case file (JSON Lines, the suite's schema) in place of the held-out cases; expiry only, "
-    "e.g. tests/extract/dev_expiry.jsonl.",
+    help="A case file (JSON Lines, the suite's schema) in place of the held-out cases; expiry and "
+    "forget_requests only, e.g. tests/extract/dev_expiry.jsonl, tests/forgetting/dev_forget_requests_3.jsonl.",
 )
 def eval_cmd(
     suites: tuple[str, ...],
@@ -143,9 +145,6 @@ def eval_cmd(
 
     if timeout_s <= 0:
         raise click.BadParameter("must be positive", param_hint="--timeout")
-    import os
-
-    os.environ["REMNANT_EMBEDDER"] = embedder  # read by build_memory in the Remnant adapters
 
     def progress(r: Any) -> None:
         line = f"{r.suite:<16} {r.adapter:<18} {verdict(r):<9} score {_fmt(r.score):>7}  ({r.seconds:.1f} s)"
@@ -163,6 +162,7 @@ def eval_cmd(
             timeout_s=timeout_s,
             progress=progress,
             data=data,
+            embedder=embedder,  # REMNANT_EMBEDDER for the Remnant adapters (build_memory reads it)
         )
     except EvalError as exc:
         raise click.UsageError(str(exc)) from exc

@@ -153,6 +153,11 @@ class ForgetIntent:
     scopes: tuple[str, ...] = ()  # broad topics ("anything about my health"): names of SCOPES
     when: str | None = None  # a time scope: "today", "yesterday", "this_week", "last_week", "days:N"
     qualifiers: tuple[str, ...] = ()  # whose or which ("work", "wife"): "my work email"
+    # what the request says stays ("…, keep the work one", "…，邮箱可以留着"): words and whose
+    keep_terms: tuple[str, ...] = ()
+    keep_qualifiers: tuple[str, ...] = ()
+    version: str | None = None  # "old" (only what was replaced) or "current" (not the history)
+    facet: bool = False  # the request names one value of an attribute ("the company I work for")
 
     @property
     def empty(self) -> bool:
@@ -170,6 +175,10 @@ class ForgetIntent:
             "scopes": list(self.scopes),
             "when": self.when,
             "qualifiers": list(self.qualifiers),
+            "keep_terms": list(self.keep_terms),
+            "keep_qualifiers": list(self.keep_qualifiers),
+            "version": self.version,
+            "facet": self.facet,
         }
 
 

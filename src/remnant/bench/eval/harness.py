@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import time
 from collections.abc import Callable, Sequence
@@ -38,9 +39,14 @@ def run_eval(
     factories: dict[str, AdapterFactory] | None = None,
     progress: Callable[[SuiteResult], None] | None = None,
     data: str | Path | None = None,
+    embedder: str | None = None,
 ) -> EvalRun:
     """Run every suite for every adapter. A suite that crashes as a whole is recorded, never raised.
 
+    ``embedder`` is Remnant's recall embedder (``REMNANT_EMBEDDER`` while the suites run; ``None``
+    leaves the environment as it is). ``"auto"`` runs the suites that measure the product's meaning
+    match (a module with ``PRODUCT_EMBEDDER = True``: forget_requests) with the embedder the product
+    uses (``REMNANT_EMBEDDER`` if set, else e5-small), the others lexical (``none``).
     ``data`` replaces the cases of a suite that reads a case file (:data:`DATA_SUITES`)."""
     names = resolve_suites(suites)
     if data is not None:
@@ -61,9 +67,14 @@ def run_eval(
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()}, Python {platform.python_version()}",
     }
+    product_embedder = os.environ.get("REMNANT_EMBEDDER")
     for suite in names:
         module = suite_module(suite)
         run.results[suite] = {}
+        if embedder == "auto":
+            _set_embedder(product_embedder if getattr(module, "PRODUCT_EMBEDDER", False) else "none")
+        elif embedder is not None:
+            _set_embedder(embedder)
         for a in adapters:
             ctx = SuiteContext(
                 seed=seed,
@@ -82,5 +93,15 @@ def run_eval(
             run.results[suite][a] = result
             if progress:
                 progress(result)
+    if embedder is not None:
+        _set_embedder(product_embedder)
     run.meta["seconds"] = round(time.perf_counter() - started, 1)
     return run
+
+
+def _set_embedder(name: str | None) -> None:
+    """``REMNANT_EMBEDDER`` for the adapters build_memory makes next (unset: the product default)."""
+    if name is None:
+        os.environ.pop("REMNANT_EMBEDDER", None)
+    else:
+        os.environ["REMNANT_EMBEDDER"] = name

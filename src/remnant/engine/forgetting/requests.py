@@ -20,6 +20,13 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 from remnant.core.errors import ConfirmationRequired, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
 from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
+from remnant.engine.forgetting.request_parts import (
+    VALUE_KINDS,
+    names_someone_else,
+    possessive_names,
+    split_request,
+    value_spans,
+)
 from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
 from remnant.store.base import MemoryFilter
 
@@ -36,6 +43,7 @@ class Topic:
     request_words: tuple[str, ...]  # phrases in a request that name the topic (EN and ZH)
     content_words: tuple[str, ...]  # phrases in a memory's content that mark it (kept specific)
     pii_types: tuple[str, ...] = ()  # privacy-layer entity labels, as in [PHONE_1]
+    value: str | None = None  # the kind of value a memory's text holds for it (request_parts.value_spans)
 
 
 # a condition's name marks one's health only when said of oneself ("my asthma", not "asthma research")
@@ -203,16 +211,138 @@ TOPICS: tuple[Topic, ...] = (
     Topic(
         "credit_card",
         ("card", "credit"),
-        ("credit card number", "credit card", "card number", "bank card", "信用卡号", "信用卡", "银行卡"),
+        (
+            "credit card number",
+            "credit card",
+            "card number",
+            "card details",
+            "bank card",
+            "debit card",
+            "信用卡号",
+            "信用卡",
+            "银行卡",
+            "卡号",
+            "哪张卡",
+            "那张卡",
+        ),
         ("credit card", "card number", "信用卡", "银行卡"),
         ("CARD",),
     ),
     Topic(
         "id_number",
-        ("id_number", "id_card", "passport", "ssn", "national_id"),
-        ("id number", "id card", "passport number", "passport", "身份证号码", "身份证号", "身份证", "护照"),
-        ("id number", "passport", "身份证", "护照"),
-        ("CN_ID", "PASSPORT"),
+        ("id_number", "id_card", "ssn", "national_id"),
+        ("id number", "id card", "national id", "证件号", "身份证号码", "身份证号", "身份证"),
+        ("id number", "身份证", "证件号"),
+        ("CN_ID",),
+    ),
+    Topic(
+        "passport",
+        ("passport",),
+        ("passport number", "passport details", "passport", "护照号码", "护照号", "护照"),
+        ("passport", "护照"),
+        ("PASSPORT",),
+    ),
+    Topic(
+        "postcode",
+        ("postcode", "zip", "postal"),
+        ("postcode", "post code", "postal code", "zip code", "zipcode", "zip", "邮编", "邮政编码"),
+        ("postcode", "zip code", "邮编"),
+        (),
+        "postcode",
+    ),
+    Topic(
+        "license_plate",
+        ("plate", "license_plate", "registration"),
+        ("license plate", "licence plate", "number plate", "plate number", "car registration", "车牌号码", "车牌号", "车牌"),
+        ("plate", "车牌"),
+        (),
+        "plate",
+    ),
+    Topic(
+        "handle",
+        ("qq", "wechat", "weixin", "discord", "instagram", "insta", "telegram", "snapchat", "handle", "username", "social"),
+        (
+            "qq号",
+            "qq",
+            "微信号",
+            "微信",
+            "wechat",
+            "discord",
+            "instagram",
+            "insta",
+            "telegram",
+            "snapchat",
+            "handle",
+            "username",
+            "user name",
+            "gamertag",
+            "抖音号",
+        ),
+        ("qq", "微信号", "discord", "instagram", "handle", "username"),
+        (),
+        "handle",
+    ),
+    Topic(
+        "school",
+        ("school", "kindergarten", "college", "university", "education", "grade", "class"),
+        (
+            "school",
+            "schools",
+            "kindergarten",
+            "nursery",
+            "college",
+            "university",
+            "上学",
+            "学校",
+            "幼儿园",
+            "读书",
+            "哪个学校",
+            "上哪个",
+        ),
+        (
+            "school",
+            "primary",
+            "elementary",
+            "kindergarten",
+            "nursery",
+            "college",
+            "university",
+            "学校",
+            "幼儿园",
+            "小学",
+            "中学",
+            "大学",
+            "上学",
+        ),
+        (),
+        "school",
+    ),
+    Topic(
+        "nickname",
+        ("nickname",),
+        ("nickname", "nick name", "what people call me", "小名", "外号", "昵称", "绰号"),
+        ("call me", "nickname", "小名", "外号", "昵称", "叫我"),
+        (),
+        "nickname",
+    ),
+    Topic(
+        "company",
+        ("company",),
+        (
+            "company name",
+            "name of my company",
+            "the company",
+            "company i work for",
+            "which company",
+            "公司名字",
+            "公司名称",
+            "公司名",
+            "哪家公司",
+            "公司叫什么",
+        ),
+        ("company", "公司"),
+        (),
+        "company",
     ),
     Topic("password", ("password", "passcode"), ("password", "passcode", "密码"), ("password", "密码")),
     # attributes named in ordinary words (key words are matched against a key's stemmed tokens)
@@ -368,10 +498,13 @@ TOPICS: tuple[Topic, ...] = (
             "what i don't eat",
             "vegetarian",
             "vegan",
+            "dieting",
             "饮食",
             "吃素",
             "忌口",
             "吃什么",
+            "节食",
+            "减肥",
         ),
         (
             "diet",
@@ -421,6 +554,7 @@ TOPICS: tuple[Topic, ...] = (
             "illness",
             "medication",
             "meds",
+            "med",
             "medicine",
             "prescription",
             "mental health",
@@ -505,6 +639,15 @@ TOPICS: tuple[Topic, ...] = (
             "who i'm seeing",
             "other half",
             "significant other",
+            "married",
+            "marriage",
+            "gf",
+            "bf",
+            "hubby",
+            "老伴",
+            "媳妇",
+            "婚姻",
+            "前任",
             "老婆",
             "老公",
             "妻子",
@@ -534,6 +677,9 @@ TOPICS: tuple[Topic, ...] = (
             "男朋友",
             "对象",
             "爱人",
+            "老伴",
+            "媳妇",
+            "前任",
         ),
     ),
     Topic(
@@ -1050,6 +1196,13 @@ _QUALIFIERS: dict[str, str] = {
     "老板": "boss",
     "同事": "colleague",
     "房东": "landlord",
+    **{w: "partner" for w in ("gf", "bf", "hubby", "wifey", "媳妇", "老伴", "太太")},
+    **{w: "ex" for w in ("ex", "前任", "前男友", "前女友", "前夫", "前妻")},
+    "宝宝": "kid",
+    "小孩": "kid",
+    "娃": "kid",
+    "自己": "personal",
+    "own": "personal",
 }
 # people whose own topic a request can name by a possessive alone ("my daughter's stuff")
 _PERSON_TOPIC = {
@@ -1060,11 +1213,16 @@ _PERSON_TOPIC = {
     "kids": "children",
     "child": "children",
     "pet": "pet",
+    "ex": "partner",
 }
+# son and daughter are kids: a key "child_school" is the daughter's when the request says "女儿"
+_KID_WORDS = frozenset({"kid", "son", "daughter"})
 _OWN = frozenset({"personal", "private", "home"})  # "my personal email" is simply mine
 _MUM_DAD = {"mum": "mother", "mom": "mother", "dad": "father", "kids": "kid", "child": "kid"}
 _POSSESSIVE_EN = re.compile(r"\b([a-z]+)(?:'s|’s|s')\s")
-_GENERIC_HEADS = frozenset({"number", "no", "num", "info", "details", "detail", "status", "data", "value"})
+_GENERIC_HEADS = frozenset(
+    {"number", "numbers", "no", "num", "info", "details", "detail", "status", "data", "value", "values", "id"}
+)
 
 # time scopes, relative to the ledger's clock
 _WHEN: tuple[tuple[str, str], ...] = (
@@ -1226,9 +1384,44 @@ _MORE_FILLER = frozenset(
         "didn",
         "wouldn't",
         "wouldn",
+        # modal and casual words of a request (a term must say what, never how)
+        "might",
+        "may",
+        "will",
+        "should",
+        "gonna",
+        "goes",
+        "go",
+        "going",
+        "wat",
+        "u",
+        "ur",
+        "lol",
+        "thx",
+        "pls",
+        "plz",
+        "exact",
+        "which",
+        "anymore",
+        "floating",
+        "around",
     ]
 )
 _ZH_MORE_FILLER = (
+    "那两件事",
+    "两件事",
+    "那几件事",
+    "几件事",
+    "件事",
+    "那些",
+    "这些",
+    "情况",
+    "聊的",
+    "聊过",
+    "聊",
+    "哈",
+    "全",
+    "以后",
     "不需要知道",
     "不用知道",
     "没必要记",
@@ -1581,11 +1774,60 @@ def _cut(rest: str, phrase: str) -> tuple[str, bool]:
     return rest, False
 
 
+# misspelt verbs ("pls forgt my gf's name") and "we"/"our" said for oneself ("where we live")
+_TYPO_VERBS = re.compile(r"\b(?:forgt|forgot|froget|fogret|forgett|foget|delet|deleet|remeber|rember|remembr)\b")
+_TYPO_FIX = {"remeber": "remember", "rember": "remember", "remembr": "remember", "delet": "delete", "deleet": "delete"}
+_WE = ((r"\bwe're\b", "i'm"), (r"\bwe've\b", "i've"), (r"\bwe\b", "i"), (r"\bour\b", "my"), (r"\bours\b", "mine"))
+_OLD = re.compile(r"\b(?:old|previous|former|earlier|ancient history|used to)\b|以前的|之前的|原来的|旧的|以前住")
+_CURRENT = re.compile(
+    r"\b(?:current|currently|present)\b|\b(?:live|living|work|working|based|staying)\b[^,]{0,12}\bnow\b"
+    r"|现在的|目前的|现在住"
+)
+_FACET = re.compile(r"\b(?:which|what|exact|the)\s+(?:city|town|place|village)\b|哪个城市|哪座城市|哪个城|具体")
+_KEEP_WORDS = frozenset(
+    "keep leave except not fine ok okay alright good stay stays can may part is are to the just only remember "
+    "doesn matter no problem feel free be".split()
+)
+_ZH_KEEP_FILLER = re.compile(
+    r"保留|留着|留下|别删|不要删|不用删|别动|不要动|不用动|可以记着|可以记|可以留|记着就行|就行|就好|无所谓|没关系|不用管|没事|"
+    r"知道|这事|这个|那个|哪个"
+)
+_VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nickname", "company"})
+
+
+def _normalise_request(norm: str) -> str:
+    norm = _TYPO_VERBS.sub(lambda m: _TYPO_FIX.get(m.group(0), "forget"), norm)
+    for pattern, repl in _WE:
+        norm = re.sub(pattern, repl, norm)
+    return norm
+
+
+def _keep_part(keep: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(words, whose) of what a request says stays: "the street is fine" -> street; "not my mum's"."""
+    if not keep.strip():
+        return (), ()
+    quals = {_MUM_DAD.get(q, q) for q in _qualifiers_in(keep)}
+    rest = _ZH_KEEP_FILLER.sub(" ", keep)
+    for filler in _ZH_MORE_FILLER:
+        rest = rest.replace(filler, " ")
+    rest = _FILLER_ZH.sub(" ", _FILLER_EN.sub(" ", rest))
+    words = [
+        t
+        for t in query_terms(rest)
+        if (len(t) > 1 or has_cjk(t)) and t not in _MORE_FILLER and t not in _KEEP_WORDS
+        and _QUALIFIERS.get(t) is None
+    ]
+    words += sorted(possessive_names(keep))
+    return tuple(dict.fromkeys(words)), tuple(sorted(quals))
+
+
 def parse_intent(text: str) -> ForgetIntent:
     """The rule-based parser (English and Chinese)."""
-    norm = unicodedata.normalize("NFKC", text).lower().strip()
-    norm = norm.replace("’", "'")
-    norm = _KEEP_TAIL.sub("", norm).strip() or norm
+    whole = _normalise_request(unicodedata.normalize("NFKC", text).lower().strip().replace("’", "'"))
+    main, keep, _reason = split_request(whole)
+    norm = _KEEP_TAIL.sub("", main).strip() or main
+    keep_terms, keep_quals = _keep_part(keep)
+    version = "old" if _OLD.search(norm) else ("current" if _CURRENT.search(norm) else None)
     rest = norm
     # whose: "my wife's phone", "老婆的电话" (a possessive person is a qualifier, not the topic)
     qualifiers: list[str] = []
@@ -1661,7 +1903,7 @@ def parse_intent(text: str) -> ForgetIntent:
             if has_cjk(w) and w in rest:
                 qualifiers.append(q)
                 rest = rest.replace(w, " ")
-    hard = bool(_HARD.search(norm))
+    hard = bool(_HARD.search(whole))
     everything = bool(_EVERYTHING.search(norm)) and not topics and not kinds and not scopes and not when
     for filler in _ZH_MORE_FILLER:
         rest = rest.replace(filler, " ")
@@ -1680,6 +1922,21 @@ def parse_intent(text: str) -> ForgetIntent:
         topics = [by_key[_PERSON_TOPIC[q]] for q in dict.fromkeys(people)]
         # "my daughter's stuff" is hers, not her brother's: son and daughter stay as qualifiers
         qualifiers = [q for q in qualifiers if q not in _PERSON_TOPIC or q in ("son", "daughter")]
+    # "where my kid goes to school", 女儿上哪个幼儿园: the person says whose, the school is the topic
+    person_keys = {"partner", "children", "pet"}
+    if any(t.key not in person_keys and t.key != "name" for t in topics):
+        for t in [t for t in topics if t.key in person_keys]:
+            if t.key == "pet" and any(x.key == "name" for x in topics):
+                continue  # 猫的名字: the pet's name
+            topics.remove(t)
+            qualifiers.append({"partner": "partner", "children": "kid", "pet": "pet"}[t.key])
+    if not topics and re.search(r"\bnumber\b", norm) and any(q in _PERSON_TOPIC or q in _QUALIFIERS.values() for q in qualifiers):
+        topics = [by_key["phone_number"]]  # "my wife's number"
+    facet = (
+        any(t.key in _VALUE_FACETS for t in topics)
+        or (any(t.key == "name" for t in topics) and len(topics) > 1)
+        or bool(_FACET.search(norm))
+    )
     return ForgetIntent(
         hard=hard,
         topics=tuple(t.key for t in topics),
@@ -1691,6 +1948,10 @@ def parse_intent(text: str) -> ForgetIntent:
         scopes=tuple(scopes),
         when=when,
         qualifiers=tuple(dict.fromkeys(qualifiers)),
+        keep_terms=keep_terms,
+        keep_qualifiers=tuple(q for q in keep_quals if q not in qualifiers),
+        version=version,
+        facet=facet,
     )
 
 
@@ -1704,14 +1965,24 @@ class _Hit:
 
     why: str
     spans: list[tuple[int, int]]  # empty: the whole memory
+    topic: Topic | None = None  # the attribute that matched, when one did
 
     @property
     def part(self) -> bool:
         return bool(self.spans)
 
 
+def _kin(found: set[str], wanted: set[str]) -> tuple[set[str], set[str]]:
+    """A kid is a son or a daughter: "child_school" answers "女儿上哪个幼儿园"."""
+    if found & _KID_WORDS and wanted & _KID_WORDS and ("kid" in found or "kid" in wanted):
+        both = (found | wanted) & _KID_WORDS
+        return found | both, wanted | both
+    return found, wanted
+
+
 def _foreign(found: set[str], wanted: set[str]) -> bool:
     """Whether a memory's qualifiers say it is about someone or something else than the request."""
+    found, wanted = _kin(set(found), set(wanted))
     other = {q for q in found if q not in _OWN} - wanted
     return bool(other) and not ({q for q in found} & wanted)
 
@@ -1742,12 +2013,16 @@ class _Matcher:
         tokens = _key_tokens(record.key)
         head, quals = _key_head(tokens)
         key_quals = {_MUM_DAD.get(q, q) for q in (_QUALIFIERS.get(t) for t in quals) if q}
+        topic: Topic | None = None
         if self.topics:
             hit = self._topic_hit(record, text, head, key_quals)
+            if hit is None:
+                hit = self._value_by_terms(record, text, tokens)
             if hit is None:
                 return None
             reasons.append(hit.why)
             spans = hit.spans or None
+            topic = hit.topic
         if self.scopes:
             why = self._scope_hit(record, text, tokens)
             if why is None:
@@ -1768,7 +2043,112 @@ class _Matcher:
             reasons.append(f"said {intent.when.replace('_', ' ') if intent.when else ''}".strip())
         if not reasons:
             return None
-        return _Hit(", ".join(reasons), spans or [])
+        refined = self._refine(record, text, key_quals, topic, spans)
+        if refined is False:
+            return None
+        if refined is not None and refined != spans:
+            reasons.append("only the value asked for" if refined else "")
+        return _Hit(", ".join(r for r in reasons if r), refined or [], topic)
+
+    # -- exactly what was asked: what stays, and one value of an attribute -------------------------
+    def _keeps(self, text: str) -> bool:
+        """Whether ``text`` holds what the request says stays ("…, the street is fine")."""
+        if not self.intent.keep_terms:
+            return False
+        t = _Text(text)
+        return any(_text_has(t, {k}) for k in self.intent.keep_terms)
+
+    def _kept_whose(self, text: str) -> bool:
+        kq = set(self.intent.keep_qualifiers)
+        return bool(kq) and bool(_kin(_qualifiers_in(text), kq)[0] & _kin(_qualifiers_in(text), kq)[1])
+
+    def _refine(
+        self,
+        record: MemoryRecord,
+        text: _Text,
+        key_quals: set[str],
+        topic: Topic | None,
+        spans: list[tuple[int, int]] | None,
+    ) -> list[tuple[int, int]] | None | Literal[False]:
+        """The spans to remove (None: the whole memory; False: leave the memory alone) once what
+        the request keeps ("…, keep the work one", "宝宝的留着") and the value it names are applied."""
+        intent = self.intent
+        kq = set(intent.keep_qualifiers)
+        keep_said = bool(intent.keep_terms or kq)
+        if not (keep_said or intent.facet):
+            return spans
+        if spans is not None:
+            kept = [
+                (s, e)
+                for s, e in spans
+                if not self._keeps(self._clause_at(text, s)) and not self._kept_whose(self._clause_at(text, s))
+            ]
+            return kept or False
+        whose_kept = bool(kq) and bool(_kin(key_quals, kq)[0] & _kin(key_quals, kq)[1])
+        if topic is None:
+            if whose_kept or self._kept_whose(text.norm) or self._keeps(record.content):
+                return False
+            return None
+        values = self._value_spans(record, text, topic)
+        free = [
+            (s, e)
+            for s, e in values
+            if not self._keeps(record.content[s:e])
+            and not self._kept_whose(self._clause_at(text, s))
+            and not self._keeps_around(text, s, e)
+        ]
+        if free and (len(free) < len(values) or keep_said or intent.facet):
+            if len(free) < len(values) or self._rest_matters(text, free, topic):
+                return free
+        if whose_kept or self._kept_whose(text.norm):
+            return False
+        if self._keeps(record.content):
+            clauses = sorted({i for w in topic.content_words for i in text.clause_hits(w)})
+            cut = [text.clauses[i] for i in clauses if not self._keeps(text.raw[slice(*text.clauses[i])])]
+            return cut or False
+        return None
+
+    def _keeps_around(self, text: _Text, s: int, e: int) -> bool:
+        """A value whose own clause is what the request keeps ("Greg's cell is …" for "but not Greg's")."""
+        clause = self._clause_at(text, s)
+        return self._keeps(clause) and not self._keeps(text.raw[s:e]) and len(text.clauses) > 1
+
+    def _value_spans(self, record: MemoryRecord, text: _Text, topic: Topic) -> list[tuple[int, int]]:
+        """Where the value the request names sits in the memory: personal data of the topic's types,
+        else the topic's value kind (a name after "called", a place, a school…)."""
+        kinds = [t for t in self.topics if t.key == "name"] and len(self.topics) > 1
+        kind = "name" if kinds and topic.key != "nickname" else (topic.value or VALUE_KINDS.get(topic.key))
+        pii = [
+            (s, e)
+            for label, s, e in _detect(self.ledger, record.content)
+            if label in topic.pii_types and not self._someone_elses(text, s)
+        ]
+        if pii:
+            return pii
+        if kind is None:
+            return []
+        return [(s, e) for s, e in value_spans(kind, record.content) if not self._someone_elses(text, s)]
+
+    def _someone_elses(self, text: _Text, pos: int) -> bool:
+        """A clause about someone the request does not name ("Greg's cell is …", 她号码 …)."""
+        if self.wanted - _OWN:
+            return False
+        clause = self._clause_at(text, pos)
+        return names_someone_else(clause) and len(text.clauses) > 1
+
+    def _value_by_terms(self, record: MemoryRecord, text: _Text, tokens: list[str]) -> _Hit | None:
+        """ "Forget which city I fly to": the request's words find the memory, the topic's value kind
+        finds what in it goes."""
+        if not self.intent.terms or not self.intent.facet:
+            return None
+        hit = self._terms_hit(record, text, tokens)
+        if hit is None:
+            return None
+        for topic in self.topics:
+            vs = self._value_spans(record, text, topic)
+            if vs:
+                return _Hit(f"{hit.why}, {topic.key.replace('_', ' ')} value", vs, topic)
+        return None
 
     # -- topics: keys, personal data, phrases ------------------------------------------------------
     def _topic_hit(
@@ -1794,25 +2174,29 @@ class _Matcher:
                 and not _qualifiers_in(text.norm) & self.wanted
             ):
                 key_hit = False
+            typed = [(s, e) for label, s, e in values if label in topic.pii_types]
             mine = [
                 (s, e)
-                for label, s, e in values
-                if label in topic.pii_types
-                and not self._foreign_clause(text, s, own)
+                for s, e in typed
+                if not self._foreign_clause(text, s, own)
                 and self._named(text, s)
+                and not self._someone_elses(text, s)
             ]
             if key_hit:
                 others = [v for v in values if v[0] not in topic.pii_types]
-                if mine and others:
-                    # the turn carries other personal data too: forget the value, keep the rest
-                    return _Hit(f"key {record.key}, value of type {'/'.join(topic.pii_types)}", mine)
-                return _Hit(f"key {record.key}", [])
-            if _foreign(key_quals, self.wanted) and not mine:
-                continue
+                if mine and (others or len(mine) < len(typed)):
+                    # the turn carries other personal data too (or someone else's value of the same
+                    # type, a work e-mail beside the personal one): forget the value, keep the rest
+                    return _Hit(f"key {record.key}, value of type {'/'.join(topic.pii_types)}", mine, topic)
+                return _Hit(f"key {record.key}", [], topic)
+            if _foreign(key_quals, self.wanted):
+                continue  # "husband_phone": someone else's, whatever its text holds
             if mine:
                 labels = sorted({lb for lb, _, _ in values if lb in topic.pii_types})
                 return _Hit(
-                    f"contains {'/'.join(labels)}", mine if self._rest_matters(text, mine, topic) else []
+                    f"contains {'/'.join(labels)}",
+                    mine if self._rest_matters(text, mine, topic) else [],
+                    topic,
                 )
             clauses = sorted({i for w in topic.content_words for i in text.clause_hits(w)})
             clauses = [
@@ -1831,8 +2215,8 @@ class _Matcher:
                     if i not in clauses
                 )
                 if len(clauses) == len(text.clauses) or rest_words < 3:
-                    return _Hit(why, [])
-                return _Hit(why + " (in part)", [text.clauses[i] for i in clauses])
+                    return _Hit(why, [], topic)
+                return _Hit(why + " (in part)", [text.clauses[i] for i in clauses], topic)
         return None
 
     def _clause_at(self, text: _Text, pos: int) -> str:
@@ -2110,7 +2494,7 @@ def forget_request(
         + (", ".join(intent.topics + intent.scopes + tuple(k.value for k in intent.kinds)) or "free text")
         + (f", {len(outcome.rewritten)} in part" if outcome.rewritten else ""),
         details={
-            "intent": {**intent.to_dict(), "terms": len(intent.terms)},
+            "intent": {**intent.to_dict(), "terms": len(intent.terms), "keep_terms": len(intent.keep_terms)},
             "request_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
             "skipped_pinned": len(outcome.skipped_pinned),
             "vault_entries_forgotten": outcome.vault_entries_forgotten,

@@ -36,6 +36,9 @@ DEFINITION = (
     "bytes, the rest kept) and no other memory of the user was touched"
 )
 TARGET = ">= 0.90 of cases found with no unrelated memory touched"
+# matching uses the meaning of the request (the embedder's vectors), so `remnant eval` runs this
+# suite with the embedder the product installs (e5-small), not the lexical recall of the others
+PRODUCT_EMBEDDER = True
 
 
 def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
@@ -176,4 +179,5 @@ def run_cases(factory: AdapterFactory, ctx: SuiteContext, cases: list[dict[str, 
 
 
 def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
-    return run_cases(factory, ctx, load_cases())
+    """The held-out cases, or those of ``ctx.data`` (``remnant eval --data FILE``, e.g. a dev file)."""
+    return run_cases(factory, ctx, load_cases(ctx.data))

@@ -1,0 +1,254 @@
+"""The parts of a forget request and of a memory that say exactly what goes (issue 15).
+
+A request is more than its topic: "Delete my mobile number but not Greg's", "门牌号别记了，知道我在张江就行",
+"forget my wife's number, I've got it saved now". :func:`split_request` separates the clause that
+says what to forget from the clauses that say what stays (the *keep* part) and the ones that only
+give a reason (dropped). :func:`value_spans` finds the value of an attribute inside a memory's text
+(a name after "called"/叫, a place after "in"/"to", a school, an age, a postcode, a plate, a chat
+handle), so a request for one value can remove only that value and keep the rest of the turn.
+Rules only, English and Chinese; written against our own dev cases, never the held-out file.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from remnant.core.text import HAN_CLASS, has_cjk
+
+_H = HAN_CLASS
+
+# -- the request: what goes, what stays, what is only a reason --------------------------------------
+_KEEP_EN = re.compile(
+    r"^(?:please\s+)?(?:but\s+)?(?:you\s+can\s+|can\s+you\s+|just\s+|only\s+)?(?:keep|leave|except)\b"
+    r"|^(?:but\s+)?not\s+(?:the\s+|my\s+|his\s+|her\s+|their\s+)?\w+"
+    r"|\b(?:is|are|'s|can be|can stay|stays?)\s+(?:fine|ok|okay|alright|good)\b"
+    r"|\b(?:fine|ok|okay)\s+to\s+(?:keep|remember|stay)\b"
+    r"|\b(?:can|may)\s+stay\b|\bdoesn'?t\s+matter\b|\bno\s+problem\b"
+    r"|\b(?:you\s+can|feel free to)\s+(?:keep|remember)\b"
+)
+_KEEP_ZH = re.compile(
+    r"保留|留着|留下|别删|不要删|不用删|别动|不要动|不用动|可以记|可以留|记着就行|就行|就好|无所谓|没关系|不用管|没事"
+)
+_REASON_EN = re.compile(
+    r"^(?:because|since|as|so|cause|cuz|coz|i've|i have|i've got|i got|i don'?t|i do not|i'm|i am|that's|"
+    r"it's|it is|thanks|thank you|no need|not needed|that was|this is|anyway|in case)\b"
+)
+_VERB_ZH = re.compile(r"忘|删|别记|不要记|不用记|别再记|别提|不要提|别再提|不用知道|不需要知道|清除|抹|去掉|移除")
+_VERB_EN = re.compile(
+    r"\b(?:forget|forgt|delete|erase|remove|wipe|purge|drop|scrub|clear|unlearn|get rid of|stop remembering|"
+    r"don'?t (?:need to )?(?:remember|know|keep)|do not (?:need to )?(?:remember|know|keep)|"
+    r"no need to (?:remember|know))\b"
+)
+_ZH_FILLER_ONLY = re.compile(
+    r"^(?:请|帮我|麻烦|你|就|都|全|把|将|给我|我|的|了|吧|哈|啊|呀|嘛|呢|也|再|以后|"
+    r"忘记|忘掉|忘了|删掉|删除|删了|别记|不要记|不用记|别再记|清除|掉|记)*$"
+)
+
+
+def _clauses(text: str) -> list[str]:
+    return [c.strip() for c in re.split(r"[,;，；。!！?？]+|\s+-+\s+", text) if c.strip()]
+
+
+def split_request(norm: str) -> tuple[str, str, str]:
+    """(what to forget, what stays, what was only a reason) of a normalised request.
+
+    English: the clause with the forget verb is the request; a later clause (or a "but not …" part)
+    that says keep / is fine / not Greg's names what stays; other clauses are reasons ("I've got it
+    saved now"). Chinese: the same by clause, and a verb clause that holds nothing but the verb
+    ("昨天说的那两件事，帮我忘掉") takes the clause before it as its object.
+    """
+    text = norm.strip()
+    m = re.search(r"\s+but\s+(?=not\b|keep\b|leave\b|you can\b|please keep\b)", text)
+    tail_but = ""
+    if m:
+        text, tail_but = text[: m.start()], text[m.end() :]
+    parts = _clauses(text)
+    if not parts:
+        return norm, tail_but, ""
+    zh = has_cjk(text)
+    keep: list[str] = [tail_but] if tail_but else []
+    reason: list[str] = []
+    main: list[str] = []
+    verb_at = next(
+        (i for i, c in enumerate(parts) if (_VERB_ZH.search(c) if zh else _VERB_EN.search(c))),
+        0,
+    )
+    for i, c in enumerate(parts):
+        is_keep = bool(_KEEP_ZH.search(c)) if has_cjk(c) else bool(_KEEP_EN.search(c))
+        if i == verb_at and not is_keep:
+            main.append(c)
+        elif is_keep and i != verb_at:
+            keep.append(c)
+        elif i == verb_at and is_keep and has_cjk(c):
+            # "年级可以记" in the verb clause itself is not possible; "记着就行" means keep
+            keep.append(c)
+        elif zh and i == verb_at - 1 and _ZH_FILLER_ONLY.match(parts[verb_at]):
+            main.insert(0, c)  # "昨天说的那两件事，帮我忘掉": the object comes first
+        elif i < verb_at and not zh:
+            main.insert(0, c)  # "my phone number, please forget it"
+        elif not zh and _REASON_EN.search(c):
+            reason.append(c)
+        elif zh:
+            reason.append(c)  # "这个别跟别人说": said about the request, not what to forget
+        else:
+            main.append(c)
+    if not main:
+        main = [parts[verb_at]]
+    return " , ".join(main), " , ".join(keep), " , ".join(reason)
+
+
+# -- values inside a memory's text -------------------------------------------------------------------
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|fridays|sundays"
+_NOT_PLACE = frozenset(
+    [*_MONTHS.split("|"), *_WEEKDAYS.split("|"), "i", "im", "i'm", "my", "the", "a", "we", "christmas", "easter"]
+)
+_CAP_SEQ = r"(?:St\.?\s+)?[A-Z][\w'&.-]*(?:\s+(?:of\s+|de\s+|la\s+)?[A-Z][\w'&.-]*){0,3}"
+_PLACE_EN = re.compile(rf"\b(?:in|to|from|at|near|around|outside|visit(?:ing)?)\s+({_CAP_SEQ})")
+_PLACE_ZH = re.compile(rf"[{_H}]{{2,5}}?(?:市|区|县|镇|省)")
+_NAME_EN = re.compile(rf"\b(?:called|named|name is|name's|names are|goes by)\s+({_CAP_SEQ}(?:\s*(?:,|and|&)\s*{_CAP_SEQ})*)")
+_NAME_ZH = re.compile(rf"(?:名叫|名字叫|名字是|叫做|叫)\s*([{_H}A-Za-z]{{1,6}}?)(?=[，。,.!！\s的]|一只|一个|$)")
+_NICK_EN = re.compile(r"\b(?:call(?:s)? me|nickname is|nickname's|known as)\s+([A-Z][\w'-]*)")
+_NICK_ZH = re.compile(rf"(?:叫我|小名叫?|外号叫?|昵称叫?|绰号叫?)\s*(?:是)?\s*([{_H}A-Za-z]{{1,4}}?)(?=[，。,.\s]|$)")
+_COMPANY_EN = re.compile(
+    rf"\b(?:work(?:ing|ed|s)?\s+(?:at|for)|employed\s+(?:at|by)|job\s+at|joined|run\s+the\s+\w+\s+at)\s+"
+    rf"(?:a\s+\w+\s+(?:place|company|firm)\s+called\s+)?({_CAP_SEQ})"
+)
+_COMPANY_ZH = re.compile(rf"叫([{_H}A-Za-z]{{2,8}}?)的(?:公司|单位|店|餐厅|医院)|叫([{_H}A-Za-z]{{2,8}}?)(?=[，。,.\s]|$)")
+_SCHOOL_EN = re.compile(
+    rf"\b((?:[A-Z][\w'.-]*\s+){{1,4}}(?:School|Primary|Elementary|Academy|College|University|High|Kindergarten|"
+    r"Preschool|Nursery|Montessori)(?:\s+School)?)\b"
+)
+_SCHOOL_ZH = re.compile(rf"[{_H}A-Za-z\d]{{2,10}}?(?:幼儿园|小学|中学|大学|学院|学校|一中|二中|三中|七中|附中)")
+_AGE_EN = re.compile(r"\b\d{1,3}\s*(?:years?|yrs?)(?:\s*old)?\b|\b(?:i'?m|i am|age|aged)\s+\d{1,3}\b", re.I)
+_AGE_ZH = re.compile(r"[一二三四五六七八九十两百\d]{1,4}\s*(?:周岁|岁)")
+_DATE_EN = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})[a-z]*\.?(?:,?\s+\d{{4}})?"
+    rf"|\b(?:{_MONTHS})[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?",
+    re.I,
+)
+_DATE_ZH = re.compile(r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
+_POSTCODE = re.compile(
+    r"\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b|(?:zip(?:\s*code)?|postcode|邮编)\s*[:：]?\s*\d{5,6}(?:-\d{4})?"
+)
+_PLATE = re.compile(
+    rf"[{_H}][A-Z][·•.\s-]?[A-Z0-9]{{5,6}}(?![A-Za-z0-9])"
+    r"|\b(?:plate|reg(?:istration)?)\s*(?:number|no\.?)?\s*(?:is|:)?\s*([A-Z0-9]{2,4}[ -]?[A-Z0-9]{2,4})\b"
+)
+_HANDLE = re.compile(
+    r"(?:qq|QQ|微信号?|wechat|discord|instagram|insta|ig|telegram|snapchat|twitter|tiktok|抖音|handle|username)"
+    r"\s*(?:号|id|ID|name)?\s*(?:是|is|:|：)?\s*([\w@.\-]{3,})"
+)
+
+
+def _group_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for m in pattern.finditer(text):
+        groups = [i for i in range(1, (pattern.groups or 0) + 1) if m.group(i)]
+        if groups:
+            out.extend(m.span(i) for i in groups)
+        else:
+            out.append(m.span())
+    return out
+
+
+def _split_names(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A list of names ("Ella, 9, and Finn") is one span per name, so the numbers between stay."""
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        for m in re.finditer(_CAP_SEQ, text[s:e]):
+            out.append((s + m.start(), s + m.end()))
+    return out
+
+
+def _places(text: str) -> list[tuple[int, int]]:
+    out = []
+    for s, e in _group_spans(_PLACE_EN, text):
+        words = text[s:e].split()
+        if words and words[0].lower().strip(".,") in _NOT_PLACE:
+            continue
+        # "to Cornwall in August": a month or a weekday ends the place
+        while words and words[-1].lower().strip(".,") in _NOT_PLACE:
+            words.pop()
+        if words:
+            out.append((s, s + len(" ".join(words))))
+    out += [m.span() for m in _PLACE_ZH.finditer(text)]
+    return out
+
+
+VALUE_KINDS: dict[str, str] = {
+    "city": "place",
+    "postcode": "postcode",
+    "license_plate": "plate",
+    "handle": "handle",
+    "school": "school",
+    "nickname": "nickname",
+    "company": "company",
+    "age": "age",
+    "birthday": "date",
+    "name": "name",
+    "pet": "name",
+    "partner": "name",
+    "children": "name",
+}
+
+
+def value_spans(kind: str, text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` that hold a value of ``kind`` (see :data:`VALUE_KINDS`), in order."""
+    text = unicodedata.normalize("NFC", text)
+    if kind == "place":
+        spans = _places(text)
+    elif kind == "name":
+        spans = _split_names(text, _group_spans(_NAME_EN, text)) + _group_spans(_NAME_ZH, text)
+    elif kind == "nickname":
+        spans = _group_spans(_NICK_EN, text) + _group_spans(_NICK_ZH, text)
+    elif kind == "company":
+        spans = _group_spans(_COMPANY_EN, text) + _group_spans(_COMPANY_ZH, text)
+    elif kind == "school":
+        spans = _group_spans(_SCHOOL_EN, text) + [m.span() for m in _SCHOOL_ZH.finditer(text)]
+    elif kind == "age":
+        spans = [m.span() for m in _AGE_EN.finditer(text)] + [m.span() for m in _AGE_ZH.finditer(text)]
+    elif kind == "date":
+        spans = [m.span() for m in _DATE_EN.finditer(text)] + [m.span() for m in _DATE_ZH.finditer(text)]
+    elif kind == "postcode":
+        spans = [m.span() for m in _POSTCODE.finditer(text)]
+    elif kind == "plate":
+        spans = _group_spans(_PLATE, text)
+    elif kind == "handle":
+        spans = _group_spans(_HANDLE, text)
+    else:
+        spans = []
+    spans = [(s, e) for s, e in spans if e > s and text[s:e].strip()]
+    merged: list[tuple[int, int]] = []
+    for s, e in sorted(set(spans)):
+        if merged and s < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+# someone else's clause: a named possessive ("Greg's cell is …") or a third person (他/她, his/her)
+_OTHER_EN = re.compile(r"\b(?:[A-Z][a-z]+(?:'s|’s)|his|her|he's|she's|he|she|their|they)\b")
+_OTHER_ZH = re.compile(r"他|她|它")
+
+
+def names_someone_else(clause: str) -> bool:
+    """Whether a clause is about another person by a name or a pronoun (``"Greg's cell is …"``)."""
+    if _OTHER_ZH.search(clause):
+        return True
+    for m in _OTHER_EN.finditer(clause):
+        w = m.group(0)
+        if w[0].isupper() and w.lower().startswith(("i'", "my")):
+            continue
+        return True
+    return False
+
+
+def possessive_names(text: str) -> set[str]:
+    """The people a request names by a possessive (``"not Greg's"`` -> {"greg"})."""
+    return {m.group(1).lower() for m in re.finditer(r"\b([A-Za-z][a-z]+)(?:'s|’s)(?=\W|$)", text)}
