@@ -335,7 +335,7 @@ TOPICS: tuple[Topic, ...] = (
     ),
     Topic(
         "company",
-        ("company", "employer", "workplace", "job", "work"),
+        ("company",),
         (
             "company name",
             "name of my company",
@@ -1226,6 +1226,28 @@ _PERSON_TOPIC = {
 }
 # son and daughter are kids: a key "child_school" is the daughter's when the request says "女儿"
 _KID_WORDS = frozenset({"kid", "son", "daughter"})
+_PEOPLE = frozenset(
+    {"kid", "son", "daughter", "partner", "mother", "father", "parents", "brother", "sister", "friend", "pet", "ex"}
+)
+# key words that say whose a memory is ("children", "spouse_phone")
+_KEY_PERSON = {
+    "children": "kid",
+    "child": "kid",
+    "kids": "kid",
+    "kid": "kid",
+    "son": "son",
+    "daughter": "daughter",
+    "spouse": "partner",
+    "partner": "partner",
+    "wife": "partner",
+    "husband": "partner",
+    "girlfriend": "partner",
+    "boyfriend": "partner",
+    "pet": "pet",
+    "pets": "pet",
+    "dog": "pet",
+    "cat": "pet",
+}
 _OWN = frozenset({"personal", "private", "home"})  # "my personal email" is simply mine
 _MUM_DAD = {"mum": "mother", "mom": "mother", "dad": "father", "kids": "kid", "child": "kid"}
 _POSSESSIVE_EN = re.compile(r"\b([a-z]+)(?:'s|’s|s')\s")
@@ -1422,6 +1444,7 @@ _ZH_MORE_FILLER = (
     "那几件事",
     "几件事",
     "件事",
+    "就",
     "那些",
     "这些",
     "情况",
@@ -1546,7 +1569,11 @@ def _stem(word: str) -> str:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             if suffix in ("s", "es") and w.endswith("ss") and suffix == "s":
                 continue
-            return w[: -len(suffix)]
+            st = w[: -len(suffix)]
+            # quitting -> quit, planned -> plan (a doubled consonant before -ing/-ed)
+            if suffix in ("ing", "ed", "er", "ers", "ings") and len(st) > 3 and st[-1] == st[-2] and st[-1] not in "lsaeiou":
+                st = st[:-1]
+            return st
     return w
 
 
@@ -1807,6 +1834,7 @@ _ZH_KEEP_FILLER = re.compile(
     r"保留|留着|留下|别删|不要删|不用删|别动|不要动|不用动|可以记着|可以记|可以留|记着就行|就行|就好|无所谓|没关系|不用管|没事|"
     r"知道|这事|这个|那个|哪个"
 )
+_STRONG_VALUES = frozenset({"postcode", "plate", "handle"})  # shapes that say what they are
 _VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nickname", "company"})
 
 
@@ -1936,7 +1964,7 @@ def parse_intent(text: str) -> ForgetIntent:
     if people and alone and (not topics or [t.key for t in topics] == ["name"]):
         topics = [by_key[_PERSON_TOPIC[q]] for q in dict.fromkeys(people)]
         # "my daughter's stuff" is hers, not her brother's: son and daughter stay as qualifiers
-        qualifiers = [q for q in qualifiers if q not in _PERSON_TOPIC or q in ("son", "daughter")]
+        qualifiers = [q for q in qualifiers if q not in _PERSON_TOPIC or q in ("son", "daughter", "ex")]
     # "where my kid goes to school", 女儿上哪个幼儿园: the person says whose, the school is the topic
     person_keys = {"partner", "children", "pet"}
     if any(t.key not in person_keys and t.key != "name" for t in topics):
@@ -1981,6 +2009,7 @@ class _Hit:
     why: str
     spans: list[tuple[int, int]]  # empty: the whole memory
     topic: Topic | None = None  # the attribute that matched, when one did
+    by_key: bool = False  # the memory's key names the attribute: the memory is about it
 
     @property
     def part(self) -> bool:
@@ -1994,6 +2023,11 @@ _SCOPE_TOPICS: dict[str, tuple[str, ...]] = {
     "family": ("partner", "children", "pet", "home", "address"),
     "money": ("salary", "credit_card", "home"),
     "love": ("partner",),
+}
+
+
+_SCOPE_KEY_WORDS: dict[str, frozenset[str]] = {
+    "money": frozenset(_stem(w) for w in ("card", "bank", "pension", "savings", "debt", "loan", "rent", "finance")),
 }
 
 
@@ -2034,6 +2068,7 @@ class _Matcher:
         self.wanted = set(intent.qualifiers)
         self.related = related  # ids the retriever ranks near the request: one more signal
         self.window = _window(intent.when, ledger.now()) if intent.when else None
+        self._key_people: set[str] = set()
 
     def match(self, record: MemoryRecord) -> _Hit | None:
         intent = self.intent
@@ -2047,9 +2082,11 @@ class _Matcher:
         spans: list[tuple[int, int]] | None = None  # None: whole memory
         text = _Text(record.content)
         tokens = _key_tokens(record.key)
+        self._key_people = {_KEY_PERSON[t] for t in tokens if t in _KEY_PERSON}
         head, quals = _key_head(tokens)
         key_quals = {_MUM_DAD.get(q, q) for q in (_QUALIFIERS.get(t) for t in quals) if q}
         topic: Topic | None = None
+        by_key = False
         if self.topics:
             hit = self._topic_hit(record, text, head, key_quals)
             if hit is None:
@@ -2059,6 +2096,7 @@ class _Matcher:
             reasons.append(hit.why)
             spans = hit.spans or None
             topic = hit.topic
+            by_key = hit.by_key
         if self.scopes:
             why = self._scope_hit(record, text, tokens)
             if why is None:
@@ -2079,7 +2117,7 @@ class _Matcher:
             reasons.append(f"said {intent.when.replace('_', ' ') if intent.when else ''}".strip())
         if not reasons:
             return None
-        refined = self._refine(record, text, key_quals, topic, spans)
+        refined = self._refine(record, text, key_quals, topic, spans, by_key)
         if refined is False:
             return None
         if refined is not None and refined != spans:
@@ -2105,6 +2143,7 @@ class _Matcher:
         key_quals: set[str],
         topic: Topic | None,
         spans: list[tuple[int, int]] | None,
+        by_key: bool = False,
     ) -> list[tuple[int, int]] | None | Literal[False]:
         """The spans to remove (None: the whole memory; False: leave the memory alone) once what
         the request keeps ("…, keep the work one", "宝宝的留着") and the value it names are applied."""
@@ -2117,7 +2156,9 @@ class _Matcher:
             kept = [
                 (s, e)
                 for s, e in spans
-                if not self._keeps(self._clause_at(text, s)) and not self._kept_whose(self._clause_at(text, s))
+                if not self._keeps(text.raw[s:e])
+                and not self._keeps_around(text, s, e)
+                and not self._kept_whose(self._clause_at(text, s))
             ]
             return kept or False
         whose_kept = bool(kq) and bool(_kin(key_quals, kq)[0] & _kin(key_quals, kq)[1])
@@ -2127,6 +2168,8 @@ class _Matcher:
         valued = (topic.value or VALUE_KINDS.get(topic.key)) is not None
         if not (in_memory or intent.facet or (intent.keep_terms and valued)):
             return None  # what stays is in another memory: this one goes as it matched
+        if by_key and not in_memory and topic.key in intent.topics and topic.value is not None:
+            return None  # keyed "child_school": the memory is the value asked for, it goes whole
         values = self._value_spans(record, text, topic)
         free = [
             (s, e)
@@ -2226,7 +2269,7 @@ class _Matcher:
                     # the turn carries other personal data too (or someone else's value of the same
                     # type, a work e-mail beside the personal one): forget the value, keep the rest
                     return _Hit(f"key {record.key}, value of type {'/'.join(topic.pii_types)}", mine, topic)
-                return _Hit(f"key {record.key}", [], topic)
+                return _Hit(f"key {record.key}", [], topic, by_key=True)
             if _foreign(key_quals, self.wanted):
                 continue  # "husband_phone": someone else's, whatever its text holds
             if mine:
@@ -2236,6 +2279,16 @@ class _Matcher:
                     mine if self._rest_matters(text, mine, topic) else [],
                     topic,
                 )
+            if topic.value in _STRONG_VALUES:
+                found = [
+                    v for v in value_spans(topic.value, record.content) if not self._someone_elses(text, v[0])
+                ]
+                if found:
+                    return _Hit(
+                        f"holds a {topic.key.replace('_', ' ')}",
+                        found if self._rest_matters(text, found, topic) else [],
+                        topic,
+                    )
             clauses = sorted({i for w in topic.content_words for i in text.clause_hits(w)})
             clauses = [
                 i
@@ -2268,11 +2321,19 @@ class _Matcher:
         return _foreign(_qualifiers_in(self._clause_at(text, pos)), self.wanted | own)
 
     def _named(self, text: _Text, pos: int) -> bool:
-        """Whether the clause around ``pos`` says the one the request qualifies ("my work email")."""
+        """Whether the clause around ``pos`` says the one the request qualifies ("my work email");
+        for a person ("my kids' school"), the memory saying it anywhere, or its key, is enough."""
         wanted = self.wanted - _OWN
         if not wanted:
             return True
-        return bool(_qualifiers_in(self._clause_at(text, pos)) & wanted)
+        found, want = _kin(_qualifiers_in(self._clause_at(text, pos)), wanted)
+        if found & want:
+            return True
+        if wanted <= _PEOPLE:
+            around = _qualifiers_in(text.norm) | self._key_people
+            found, want = _kin(around, wanted)
+            return bool(found & want)
+        return False
 
     @staticmethod
     def _rest_matters(text: _Text, spans: list[tuple[int, int]], topic: Topic) -> bool:
@@ -2320,6 +2381,8 @@ class _Matcher:
             for w in scope.words:
                 if not has_cjk(w) and " " not in w and _stem(w) in key_stems:
                     return f"key {record.key} is about {scope.name}"
+            if key_stems & _SCOPE_KEY_WORDS.get(scope.name, frozenset()):
+                return f"key {record.key} is about {scope.name}"
             if scope.name == "money" and any(lb == "CARD" for lb, _, _ in _detect(self.ledger, record.content)):
                 return f"about {scope.name} (a card number)"
             if key_topic is not None and key_topic not in _SCOPE_TOPICS.get(scope.name, ()):
@@ -2363,6 +2426,8 @@ class _Matcher:
         )
         if rest_words < 3:  # "…分手了，心情很差": a word or two about the same thing
             return _Hit(why, [])
+        if not re.search(r"[.;!?。；！？\n]", text.raw.strip().rstrip(".!?。！？")):
+            return _Hit(why, [])  # one sentence ("thinking about quitting and opening …") is one thought
         return _Hit(why + " (in part)", [text.clauses[i] for i in sorted(clause_hits)])
 
 
