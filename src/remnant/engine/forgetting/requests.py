@@ -1226,6 +1226,10 @@ _PERSON_TOPIC = {
 }
 # son and daughter are kids: a key "child_school" is the daughter's when the request says "女儿"
 _KID_WORDS = frozenset({"kid", "son", "daughter"})
+# the speaker as a subject (not "my …", not 我的/我妈…): the clause is about oneself
+_SELF_SUBJECT = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|we)\b|我(?!的|妈|爸|老|女|儿|哥|姐|弟|妹|家|爷|奶|外|婆|公|媳|对象|男|闺|儿)"
+)
 _PEOPLE = frozenset(
     {"kid", "son", "daughter", "partner", "mother", "father", "parents", "brother", "sister", "friend", "pet", "ex"}
 )
@@ -2125,6 +2129,15 @@ class _Matcher:
         return _Hit(", ".join(r for r in reasons if r), refined or [], topic)
 
     # -- exactly what was asked: what stays, and one value of an attribute -------------------------
+    def _other_persons(self, text: _Text, i: int) -> bool:
+        """Whether clause ``i`` is about a person the request does not name."""
+        clause = text.raw[slice(*text.clauses[i])]
+        named = _qualifiers_in(" ".join(self.intent.terms))
+        people = {_MUM_DAD.get(q, q) for q in _qualifiers_in(clause)} & _PEOPLE
+        if _SELF_SUBJECT.search(clause.lower()):
+            return False  # "我跟男朋友分手了", "I broke up with him": about oneself too
+        return bool(people - named)
+
     def _keeps(self, text: str) -> bool:
         """Whether ``text`` holds what the request says stays ("…, the street is fine")."""
         if not self.intent.keep_terms:
@@ -2152,6 +2165,13 @@ class _Matcher:
         keep_said = bool(intent.keep_terms or kq)
         if not (keep_said or intent.facet):
             return spans
+        if spans is not None and intent.facet and topic is not None:
+            inside = [
+                (s, e)
+                for s, e in self._value_spans(record, text, topic)
+                if any(a <= s and e <= b for a, b in spans)
+            ]
+            spans = inside or spans  # the company's name in "I work at … in claims", not the clause
         if spans is not None:
             kept = [
                 (s, e)
@@ -2414,6 +2434,8 @@ class _Matcher:
             need = max(1, -(-len(terms) * 3 // 5))  # Chinese bigrams: three in five
         if matched < need:
             return None
+        if clause_hits and not self.wanted and all(self._other_persons(text, i) for i in clause_hits):
+            return None  # "forget that I'm from Porto": not "my mother in Porto calls every Sunday"
         why = "text: " + " ".join(terms)
         if record.id in self.related:
             why += " (retriever agrees)"
