@@ -394,3 +394,109 @@ def test_broadened_words_leave_look_alikes_alone(
         mem.remember(t, user_id="u")
     out = mem.forget(request_text, user_id="u", dry_run=True, confirm=True)
     assert {m.content for m in out.matches} == gone, [(m.content, m.why) for m in out.matches]
+
+
+# -- exactly what was asked: what stays, one value inside a turn, old or current (issue 15) ---------
+def _raw(db_path: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in db_path.parent.iterdir() if p.name.startswith(db_path.name))
+
+
+def test_but_not_someone_elses_purges_only_my_value_and_its_bytes(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)
+    both = mem.remember("Pat's mobile is 0161 555 0101 and mine is 0161 555 0199.", user_id="u", key="phone_numbers")
+    mem.remember("I swim on Thursdays", user_id="u", key="hobby")
+    dry = mem.forget("Delete my mobile number but not Pat's, thanks", user_id="u", dry_run=True)
+    assert [m.id for m in dry.matches] == [both.id] and dry.matches[0].part
+    assert dry.matches[0].new_content == "Pat's mobile is 0161 555 0101 and mine is [forgotten]."
+    out = mem.forget("Delete my mobile number but not Pat's, thanks", user_id="u")
+    assert out.action == "purge" and out.rewritten == [both.id] and out.forgotten == []
+    assert mem.get(both.id).content == "Pat's mobile is 0161 555 0101 and mine is [forgotten]."
+    assert mem.recall("0161 555 0199", user_id="u").hits == [] or all(
+        "0199" not in h.memory.content for h in mem.recall("0161 555 0199", user_id="u").hits
+    )
+    assert mem.audit_log(action="forget_part")[-1].memory_ids == (both.id,)
+    mem.close()
+    raw = _raw(db_path)
+    for needle in check_needles(["0161 555 0199"]):
+        assert needle not in raw  # purged, not hidden: the bytes are gone
+    assert b"0161 555 0101" in raw  # Pat's number stays
+
+
+def test_chinese_value_inside_a_turn_keeps_what_the_request_keeps(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)
+    home = mem.remember("我住在杭州西湖区，文三路 90 号 5 楼", user_id="li", key="home_address")
+    dog = mem.remember("我养了一只柯基，叫豆豆", user_id="li", key="pet")
+    mem.remember("我每天早上跑步", user_id="li", key="habit")
+    out = mem.forget("门牌号别记了，知道我在西湖区就行", user_id="li")
+    assert out.rewritten == [home.id] and out.forgotten == []
+    left = mem.get(home.id).content
+    assert "文三路" not in left and "90 号" not in left and "西湖区" in left
+    out = mem.forget("狗的名字不用记了，养狗这事可以记着", user_id="li")
+    assert out.rewritten == [dog.id] and mem.get(dog.id).content == "我养了一只柯基，叫[forgotten]"
+    mem.close()
+    raw = _raw(db_path)
+    for needle in check_needles(["文三路 90 号", "豆豆"]):
+        assert needle not in raw
+    assert "柯基".encode() in raw and "西湖区".encode() in raw
+
+
+def test_keep_whose_and_reasons_are_not_what_goes(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)
+    mine = mem.remember("我的手机号是 13911112222", user_id="wu", key="phone_number")
+    his = mem.remember("我老公在医院上班，他的电话是 13733334444", user_id="wu", key="spouse_phone")
+    dry = mem.forget("把我的手机号忘了，我老公的留着", user_id="wu", dry_run=True)
+    assert [m.id for m in dry.matches] == [mine.id] and not dry.matches[0].part
+    sis = mem.remember("my sister's number is 0151 444 5555", user_id="jo", key="sister_phone")
+    mem.remember("my number is 0151 666 7777", user_id="jo", key="phone_number")
+    dry = mem.forget("forget my sister's number, I've got it saved now", user_id="jo", dry_run=True)
+    assert [m.id for m in dry.matches] == [sis.id]
+    assert his.id not in {m.id for m in mem.forget("忘掉我的电话", user_id="wu", dry_run=True).matches}
+
+
+def test_old_and_current_versions(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)
+    old = mem.remember("We lived at 3 Mill Lane in Oakford for years.", user_id="u", key="home_address")
+    clock.advance(days=30)
+    new = mem.remember("I live at 8 Bridge Street, Lowton.", user_id="u", key="home_address")
+    assert [m.id for m in mem.forget("forget our old address in Oakford", user_id="u", dry_run=True).matches] == [
+        old.id
+    ]
+    assert [m.id for m in mem.forget("forget where I live now", user_id="u", dry_run=True).matches] == [new.id]
+    assert {m.id for m in mem.forget("forget my address", user_id="u", dry_run=True).matches} == {old.id, new.id}
+
+
+def test_a_scope_leaves_memories_keyed_for_another_attribute(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)
+    job = mem.remember("I sell scanners to hospitals across the north", user_id="u", key="job")
+    ill = mem.remember("I have a slipped disc and see a physio weekly", user_id="u", key="health_condition")
+    kid = mem.remember("我儿子对鸡蛋过敏", user_id="u", key="child_allergy")
+    out = mem.forget("forget the stuff about my own health, not my son's", user_id="u", dry_run=True)
+    assert {m.id for m in out.matches} == {ill.id}
+    assert job.id not in {m.id for m in mem.forget("忘掉我身体的事", user_id="u", dry_run=True).matches}
+    assert kid.id in {m.id for m in mem.forget("忘掉我身体的事", user_id="u", dry_run=True).matches}
+
+
+def test_facets_name_one_value_of_a_turn(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)
+    job = mem.remember("I work at Lumen Robotics on the firmware team, mostly remote.", user_id="u", key="employer")
+    trip = mem.remember("Heading to Scotland in May, staying in Pitlochry.", user_id="u", key="travel")
+    dry = mem.forget("forget the company I work for", user_id="u", dry_run=True)
+    assert [m.id for m in dry.matches] == [job.id]
+    assert dry.matches[0].new_content is not None and "Lumen" not in dry.matches[0].new_content
+    assert "firmware" in dry.matches[0].new_content
+    dry = mem.forget("forget the exact town we're staying in, Scotland is fine", user_id="u", dry_run=True)
+    assert [m.id for m in dry.matches] == [trip.id]
+    assert dry.matches[0].new_content == "Heading to Scotland in May, staying in [forgotten]."
+
+
+def test_parse_splits_what_goes_from_what_stays() -> None:
+    from remnant.engine.forgetting.request_parts import split_request
+
+    assert split_request("forget my postcode, the street is fine") == ("forget my postcode", "the street is fine", "")
+    main, keep, reason = split_request("forget my wife's number, i've got it saved now")
+    assert main == "forget my wife's number" and keep == "" and reason == "i've got it saved now"
+    assert split_request("昨天说的那两件事，帮我忘掉")[0] == "昨天说的那两件事 , 帮我忘掉"
+    assert split_request("把我手机号忘掉，邮箱可以留着")[1] == "邮箱可以留着"
+    i = parse_intent("pls forgt what we said yesterday ok")
+    assert i.when == "yesterday" and i.terms == ()
+    assert parse_intent("You can forget our old address, that's ancient history").version == "old"

@@ -107,7 +107,7 @@ _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tu
 _NOT_PLACE = frozenset(
     [*_MONTHS.split("|"), *_WEEKDAYS.split("|"), "i", "im", "i'm", "my", "the", "a", "we", "christmas", "easter"]
 )
-_CAP_SEQ = r"(?:St\.?\s+)?[A-Z][\w'&.-]*(?:\s+(?:of\s+|de\s+|la\s+)?[A-Z][\w'&.-]*){0,3}"
+_CAP_SEQ = r"(?:St\.?\s+)?[A-Z][\w'&-]*(?:\.[A-Za-z]+)*(?:\s+(?:of\s+|de\s+|la\s+)?[A-Z][\w'&-]*(?:\.[A-Za-z]+)*){0,3}"
 _PLACE_EN = re.compile(rf"\b(?:in|to|from|at|near|around|outside|visit(?:ing)?)\s+({_CAP_SEQ})")
 _PLACE_ZH = re.compile(rf"[{_H}]{{2,5}}?(?:市|区|县|镇|省)")
 _NAME_EN = re.compile(rf"\b(?:called|named|name is|name's|names are|goes by)\s+({_CAP_SEQ}(?:\s*(?:,|and|&)\s*{_CAP_SEQ})*)")

@@ -2505,8 +2505,8 @@ class MeaningMatch:
     next memory by ``margin``. Chosen by cross-validation over the dev sets' personas
     (docs/forgetting.md); ``threshold=None`` turns it off."""
 
-    threshold: float | None = 0.86
-    margin: float = 0.02
+    threshold: float | None = 0.90
+    margin: float = 0.01
     max_matches: int = 1
 
 
