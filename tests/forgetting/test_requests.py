@@ -403,7 +403,9 @@ def _raw(db_path: Path) -> bytes:
 
 def test_but_not_someone_elses_purges_only_my_value_and_its_bytes(db_path: Path, clock: ManualClock) -> None:
     mem = Memory(db_path, clock=clock)
-    both = mem.remember("Pat's mobile is 0161 555 0101 and mine is 0161 555 0199.", user_id="u", key="phone_numbers")
+    both = mem.remember(
+        "Pat's mobile is 0161 555 0101 and mine is 0161 555 0199.", user_id="u", key="phone_numbers"
+    )
     mem.remember("I swim on Thursdays", user_id="u", key="hobby")
     dry = mem.forget("Delete my mobile number but not Pat's, thanks", user_id="u", dry_run=True)
     assert [m.id for m in dry.matches] == [both.id] and dry.matches[0].part
@@ -458,11 +460,16 @@ def test_old_and_current_versions(db_path: Path, clock: ManualClock) -> None:
     old = mem.remember("We lived at 3 Mill Lane in Oakford for years.", user_id="u", key="home_address")
     clock.advance(days=30)
     new = mem.remember("I live at 8 Bridge Street, Lowton.", user_id="u", key="home_address")
-    assert [m.id for m in mem.forget("forget our old address in Oakford", user_id="u", dry_run=True).matches] == [
-        old.id
+    assert [
+        m.id for m in mem.forget("forget our old address in Oakford", user_id="u", dry_run=True).matches
+    ] == [old.id]
+    assert [m.id for m in mem.forget("forget where I live now", user_id="u", dry_run=True).matches] == [
+        new.id
     ]
-    assert [m.id for m in mem.forget("forget where I live now", user_id="u", dry_run=True).matches] == [new.id]
-    assert {m.id for m in mem.forget("forget my address", user_id="u", dry_run=True).matches} == {old.id, new.id}
+    assert {m.id for m in mem.forget("forget my address", user_id="u", dry_run=True).matches} == {
+        old.id,
+        new.id,
+    }
 
 
 def test_a_scope_leaves_memories_keyed_for_another_attribute(db_path: Path, clock: ManualClock) -> None:
@@ -478,7 +485,9 @@ def test_a_scope_leaves_memories_keyed_for_another_attribute(db_path: Path, cloc
 
 def test_facets_name_one_value_of_a_turn(db_path: Path, clock: ManualClock) -> None:
     mem = Memory(db_path, clock=clock)
-    job = mem.remember("I work at Lumen Robotics on the firmware team, mostly remote.", user_id="u", key="employer")
+    job = mem.remember(
+        "I work at Lumen Robotics on the firmware team, mostly remote.", user_id="u", key="employer"
+    )
     trip = mem.remember("Heading to Scotland in May, staying in Pitlochry.", user_id="u", key="travel")
     dry = mem.forget("forget the company I work for", user_id="u", dry_run=True)
     assert [m.id for m in dry.matches] == [job.id]
@@ -492,7 +501,11 @@ def test_facets_name_one_value_of_a_turn(db_path: Path, clock: ManualClock) -> N
 def test_parse_splits_what_goes_from_what_stays() -> None:
     from remnant.engine.forgetting.request_parts import split_request
 
-    assert split_request("forget my postcode, the street is fine") == ("forget my postcode", "the street is fine", "")
+    assert split_request("forget my postcode, the street is fine") == (
+        "forget my postcode",
+        "the street is fine",
+        "",
+    )
     main, keep, reason = split_request("forget my wife's number, i've got it saved now")
     assert main == "forget my wife's number" and keep == "" and reason == "i've got it saved now"
     assert split_request("昨天说的那两件事，帮我忘掉")[0] == "昨天说的那两件事 , 帮我忘掉"

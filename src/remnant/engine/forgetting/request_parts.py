@@ -34,7 +34,9 @@ _REASON_EN = re.compile(
     r"^(?:because|since|as|so|cause|cuz|coz|i've|i have|i've got|i got|i don'?t|i do not|i'm|i am|that's|"
     r"it's|it is|thanks|thank you|no need|not needed|that was|this is|anyway|in case)\b"
 )
-_VERB_ZH = re.compile(r"忘|删|别记|不要记|不用记|别再记|别提|不要提|别再提|不用知道|不需要知道|清除|抹|去掉|移除")
+_VERB_ZH = re.compile(
+    r"忘|删|别记|不要记|不用记|别再记|别提|不要提|别再提|不用知道|不需要知道|清除|抹|去掉|移除"
+)
 _VERB_EN = re.compile(
     r"\b(?:forget|forgt|delete|erase|remove|wipe|purge|drop|scrub|clear|unlearn|get rid of|stop remembering|"
     r"don'?t (?:need to )?(?:remember|know|keep)|do not (?:need to )?(?:remember|know|keep)|"
@@ -105,25 +107,47 @@ _MONTHS = (
 )
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|fridays|sundays"
 _NOT_PLACE = frozenset(
-    [*_MONTHS.split("|"), *_WEEKDAYS.split("|"), "i", "im", "i'm", "my", "the", "a", "we", "christmas", "easter"]
+    [
+        *_MONTHS.split("|"),
+        *_WEEKDAYS.split("|"),
+        "i",
+        "im",
+        "i'm",
+        "my",
+        "the",
+        "a",
+        "we",
+        "christmas",
+        "easter",
+    ]
 )
 _CAP_SEQ = r"(?:St\.?\s+)?[A-Z][\w'&-]*(?:\.[A-Za-z]+)*(?:\s+(?:of\s+|de\s+|la\s+)?[A-Z][\w'&-]*(?:\.[A-Za-z]+)*){0,3}"
 _PLACE_EN = re.compile(rf"\b(?:in|to|from|at|near|around|outside|visit(?:ing)?)\s+({_CAP_SEQ})")
 _PLACE_ZH = re.compile(rf"[{_H}]{{2,5}}?(?:市|区|县|镇|省)")
-_NAME_EN = re.compile(rf"\b(?:called|named|name is|name's|names are|goes by)\s+({_CAP_SEQ}(?:\s*(?:,|and|&)\s*{_CAP_SEQ})*)")
-_NAME_ZH = re.compile(rf"(?:名叫|名字叫|名字是|叫做|叫)\s*([{_H}A-Za-z]{{1,6}}?)(?=[，。,.!！\s的]|一只|一个|$)")
+_NAME_EN = re.compile(
+    rf"\b(?:called|named|name is|name's|names are|goes by)\s+({_CAP_SEQ}(?:\s*(?:,|and|&)\s*{_CAP_SEQ})*)"
+)
+_NAME_ZH = re.compile(
+    rf"(?:名叫|名字叫|名字是|叫做|叫)\s*([{_H}A-Za-z]{{1,6}}?)(?=[，。,.!！\s的]|一只|一个|$)"
+)
 _NICK_EN = re.compile(r"\b(?:call(?:s)? me|nickname is|nickname's|known as)\s+([A-Z][\w'-]*)")
-_NICK_ZH = re.compile(rf"(?:叫我|小名叫?|外号叫?|昵称叫?|绰号叫?)\s*(?:是)?\s*([{_H}A-Za-z]{{1,4}}?)(?=[，。,.\s]|$)")
+_NICK_ZH = re.compile(
+    rf"(?:叫我|小名叫?|外号叫?|昵称叫?|绰号叫?)\s*(?:是)?\s*([{_H}A-Za-z]{{1,4}}?)(?=[，。,.\s]|$)"
+)
 _COMPANY_EN = re.compile(
     rf"\b(?:work(?:ing|ed|s)?\s+(?:at|for)|employed\s+(?:at|by)|job\s+at|joined|run\s+the\s+\w+\s+at)\s+"
     rf"(?:a\s+\w+\s+(?:place|company|firm)\s+called\s+)?({_CAP_SEQ})"
 )
-_COMPANY_ZH = re.compile(rf"叫([{_H}A-Za-z]{{2,8}}?)的(?:公司|单位|店|餐厅|医院)|叫([{_H}A-Za-z]{{2,8}}?)(?=[，。,.\s]|$)")
+_COMPANY_ZH = re.compile(
+    rf"叫([{_H}A-Za-z]{{2,8}}?)的(?:公司|单位|店|餐厅|医院)|叫([{_H}A-Za-z]{{2,8}}?)(?=[，。,.\s]|$)"
+)
 _SCHOOL_EN = re.compile(
-    rf"\b((?:[A-Z][\w'.-]*\s+){{1,4}}(?:School|Primary|Elementary|Academy|College|University|High|Kindergarten|"
+    r"\b((?:[A-Z][\w'.-]*\s+){1,4}(?:School|Primary|Elementary|Academy|College|University|High|Kindergarten|"
     r"Preschool|Nursery|Montessori)(?:\s+School)?)\b"
 )
-_SCHOOL_ZH = re.compile(rf"[{_H}A-Za-z\d]{{2,10}}?(?:幼儿园|小学|中学|大学|学院|学校|一中|二中|三中|七中|附中)")
+_SCHOOL_ZH = re.compile(
+    rf"[{_H}A-Za-z\d]{{2,10}}?(?:幼儿园|小学|中学|大学|学院|学校|一中|二中|三中|七中|附中)"
+)
 _AGE_EN = re.compile(r"\b\d{1,3}\s*(?:years?|yrs?)(?:\s*old)?\b|\b(?:i'?m|i am|age|aged)\s+\d{1,3}\b", re.I)
 _AGE_ZH = re.compile(r"[一二三四五六七八九十两百\d]{1,4}\s*(?:周岁|岁)")
 _DATE_EN = re.compile(

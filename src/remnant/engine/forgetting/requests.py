@@ -252,14 +252,35 @@ TOPICS: tuple[Topic, ...] = (
     Topic(
         "license_plate",
         ("plate", "license_plate", "registration"),
-        ("license plate", "licence plate", "number plate", "plate number", "car registration", "车牌号码", "车牌号", "车牌"),
+        (
+            "license plate",
+            "licence plate",
+            "number plate",
+            "plate number",
+            "car registration",
+            "车牌号码",
+            "车牌号",
+            "车牌",
+        ),
         ("plate", "车牌"),
         (),
         "plate",
     ),
     Topic(
         "handle",
-        ("qq", "wechat", "weixin", "discord", "instagram", "insta", "telegram", "snapchat", "handle", "username", "social"),
+        (
+            "qq",
+            "wechat",
+            "weixin",
+            "discord",
+            "instagram",
+            "insta",
+            "telegram",
+            "snapchat",
+            "handle",
+            "username",
+            "social",
+        ),
         (
             "qq号",
             "qq",
@@ -1231,7 +1252,20 @@ _SELF_SUBJECT = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|me|we)\b|我(?!的|妈|爸|老|女|儿|哥|姐|弟|妹|家|爷|奶|外|婆|公|媳|对象|男|闺|儿)"
 )
 _PEOPLE = frozenset(
-    {"kid", "son", "daughter", "partner", "mother", "father", "parents", "brother", "sister", "friend", "pet", "ex"}
+    {
+        "kid",
+        "son",
+        "daughter",
+        "partner",
+        "mother",
+        "father",
+        "parents",
+        "brother",
+        "sister",
+        "friend",
+        "pet",
+        "ex",
+    }
 )
 # key words that say whose a memory is ("children", "spouse_phone")
 _KEY_PERSON = {
@@ -1575,7 +1609,12 @@ def _stem(word: str) -> str:
                 continue
             st = w[: -len(suffix)]
             # quitting -> quit, planned -> plan (a doubled consonant before -ing/-ed)
-            if suffix in ("ing", "ed", "er", "ers", "ings") and len(st) > 3 and st[-1] == st[-2] and st[-1] not in "lsaeiou":
+            if (
+                suffix in ("ing", "ed", "er", "ers", "ings")
+                and len(st) > 3
+                and st[-1] == st[-2]
+                and st[-1] not in "lsaeiou"
+            ):
                 st = st[:-1]
             return st
     return w
@@ -1821,18 +1860,64 @@ def _cut(rest: str, phrase: str) -> tuple[str, bool]:
 
 
 # misspelt verbs ("pls forgt my gf's name") and "we"/"our" said for oneself ("where we live")
-_TYPO_VERBS = re.compile(r"\b(?:forgt|forgot|froget|fogret|forgett|foget|delet|deleet|remeber|rember|remembr)\b")
-_TYPO_FIX = {"remeber": "remember", "rember": "remember", "remembr": "remember", "delet": "delete", "deleet": "delete"}
-_WE = ((r"\bwe're\b", "i'm"), (r"\bwe've\b", "i've"), (r"\bwe\b", "i"), (r"\bour\b", "my"), (r"\bours\b", "mine"))
-_OLD = re.compile(r"\b(?:old|previous|former|earlier|ancient history|used to)\b|以前的|之前的|原来的|旧的|以前住")
+_TYPO_VERBS = re.compile(
+    r"\b(?:forgt|forgot|froget|fogret|forgett|foget|delet|deleet|remeber|rember|remembr)\b"
+)
+_TYPO_FIX = {
+    "remeber": "remember",
+    "rember": "remember",
+    "remembr": "remember",
+    "delet": "delete",
+    "deleet": "delete",
+}
+_WE = (
+    (r"\bwe're\b", "i'm"),
+    (r"\bwe've\b", "i've"),
+    (r"\bwe\b", "i"),
+    (r"\bour\b", "my"),
+    (r"\bours\b", "mine"),
+)
+_OLD = re.compile(
+    r"\b(?:old|previous|former|earlier|ancient history|used to)\b|以前的|之前的|原来的|旧的|以前住"
+)
 _CURRENT = re.compile(
     r"\b(?:current|currently|present)\b|\b(?:live|living|work|working|based|staying)\b[^,]{0,12}\bnow\b"
     r"|现在的|目前的|现在住"
 )
-_FACET = re.compile(r"\b(?:which|what|exact|the)\s+(?:city|town|place|village)\b|哪个城市|哪座城市|哪个城|具体")
+_FACET = re.compile(
+    r"\b(?:which|what|exact|the)\s+(?:city|town|place|village)\b|哪个城市|哪座城市|哪个城|具体"
+)
 _KEEP_WORDS = frozenset(
-    "keep leave except not fine ok okay alright good stay stays can may part is are to the just only remember "
-    "doesn matter no problem feel free be".split()
+    [
+        "keep",
+        "leave",
+        "except",
+        "not",
+        "fine",
+        "ok",
+        "okay",
+        "alright",
+        "good",
+        "stay",
+        "stays",
+        "can",
+        "may",
+        "part",
+        "is",
+        "are",
+        "to",
+        "the",
+        "just",
+        "only",
+        "remember",
+        "doesn",
+        "matter",
+        "no",
+        "problem",
+        "feel",
+        "free",
+        "be",
+    ]
 )
 _ZH_KEEP_FILLER = re.compile(
     r"保留|留着|留下|别删|不要删|不用删|别动|不要动|不用动|可以记着|可以记|可以留|记着就行|就行|就好|无所谓|没关系|不用管|没事|"
@@ -1861,7 +1946,9 @@ def _keep_part(keep: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     words = [
         t
         for t in query_terms(rest)
-        if (len(t) > 1 or has_cjk(t)) and t not in _MORE_FILLER and t not in _KEEP_WORDS
+        if (len(t) > 1 or has_cjk(t))
+        and t not in _MORE_FILLER
+        and t not in _KEEP_WORDS
         and _QUALIFIERS.get(t) is None
     ]
     words += sorted(possessive_names(keep))
@@ -1977,7 +2064,11 @@ def parse_intent(text: str) -> ForgetIntent:
                 continue  # 猫的名字: the pet's name
             topics.remove(t)
             qualifiers.append({"partner": "partner", "children": "kid", "pet": "pet"}[t.key])
-    if not topics and re.search(r"\bnumber\b", norm) and any(q in _PERSON_TOPIC or q in _QUALIFIERS.values() for q in qualifiers):
+    if (
+        not topics
+        and re.search(r"\bnumber\b", norm)
+        and any(q in _PERSON_TOPIC or q in _QUALIFIERS.values() for q in qualifiers)
+    ):
         topics = [by_key["phone_number"]]  # "my wife's number"
     facet = (
         any(t.key in _VALUE_FACETS for t in topics)
@@ -2031,7 +2122,9 @@ _SCOPE_TOPICS: dict[str, tuple[str, ...]] = {
 
 
 _SCOPE_KEY_WORDS: dict[str, frozenset[str]] = {
-    "money": frozenset(_stem(w) for w in ("card", "bank", "pension", "savings", "debt", "loan", "rent", "finance")),
+    "money": frozenset(
+        _stem(w) for w in ("card", "bank", "pension", "savings", "debt", "loan", "rent", "finance")
+    ),
 }
 
 
@@ -2157,7 +2250,7 @@ class _Matcher:
         topic: Topic | None,
         spans: list[tuple[int, int]] | None,
         by_key: bool = False,
-    ) -> list[tuple[int, int]] | None | Literal[False]:
+    ) -> list[tuple[int, int]] | Literal[False] | None:
         """The spans to remove (None: the whole memory; False: leave the memory alone) once what
         the request keeps ("…, keep the work one", "宝宝的留着") and the value it names are applied."""
         intent = self.intent
@@ -2198,9 +2291,8 @@ class _Matcher:
             and not self._kept_whose(self._clause_at(text, s))
             and not self._keeps_around(text, s, e)
         ]
-        if free and (len(free) < len(values) or keep_said or intent.facet):
-            if len(free) < len(values) or self._rest_matters(text, free, topic):
-                return free
+        if free and (len(free) < len(values) or self._rest_matters(text, free, topic)):
+            return free
         if whose_kept or self._kept_whose(text.norm):
             return False
         if self._keeps(record.content):
@@ -2403,7 +2495,9 @@ class _Matcher:
                     return f"key {record.key} is about {scope.name}"
             if key_stems & _SCOPE_KEY_WORDS.get(scope.name, frozenset()):
                 return f"key {record.key} is about {scope.name}"
-            if scope.name == "money" and any(lb == "CARD" for lb, _, _ in _detect(self.ledger, record.content)):
+            if scope.name == "money" and any(
+                lb == "CARD" for lb, _, _ in _detect(self.ledger, record.content)
+            ):
                 return f"about {scope.name} (a card number)"
             if key_topic is not None and key_topic not in _SCOPE_TOPICS.get(scope.name, ()):
                 continue  # a job memory that mentions a hospital is about the job, not one's health
