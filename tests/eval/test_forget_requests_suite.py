@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from remnant.bench.eval.adapters import adapter_factory
 from remnant.bench.eval.suites import SUITE_NAMES, SuiteContext, suite_module
@@ -48,3 +49,50 @@ def test_remnant_passes_the_second_dev_set() -> None:
     r = run_cases(adapter_factory("remnant"), ctx, load_cases(dev2))
     assert r.score == 1.0, r.metrics
     assert r.metrics["clean (no kept memory touched)"] == 1.0
+
+
+def test_data_replaces_the_cases_and_auto_gives_this_suite_the_product_embedder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from remnant.bench.cli import eval_cmd
+    from remnant.bench.eval.adapters import EvalError, NeverForgets
+    from remnant.bench.eval.harness import run_eval
+
+    seen: list[str | None] = []
+
+    class Spy(NeverForgets):
+        def __init__(self) -> None:
+            seen.append(os.environ.get("REMNANT_EMBEDDER"))
+            super().__init__()
+
+    monkeypatch.delenv("REMNANT_EMBEDDER", raising=False)
+    dev3 = DEV.with_name("dev_forget_requests_3.jsonl")
+    run = run_eval(
+        ["forget_requests"], ["spy"], factories={"spy": Spy}, data=dev3, embedder="auto", quick=True
+    )
+    assert run.results["forget_requests"]["spy"].metrics["cases"] == 24  # quick mode samples the file
+    assert set(seen) == {None}  # unset: build_memory installs the product default (e5-small)
+    seen.clear()
+    run_eval(["conflict"], ["spy"], factories={"spy": Spy}, embedder="auto", quick=True)
+    assert set(seen) == {"none"}  # the other suites measure forgetting with lexical recall
+    assert "REMNANT_EMBEDDER" not in os.environ  # restored afterwards
+    with pytest.raises(EvalError, match="forget_requests only"):
+        run_eval(["conflict"], ["spy"], factories={"spy": Spy}, data=dev3)
+    out = CliRunner().invoke(
+        eval_cmd,
+        [
+            "--suite",
+            "forget_requests",
+            "--adapter",
+            "never-forgets",
+            "--quick",
+            "--data",
+            str(dev3),
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    assert "forget_requests" in out.output and "never-forgets" in out.output

@@ -48,6 +48,11 @@ _ZH_FILLER_ONLY = re.compile(
 )
 
 
+def _bare(clause: str) -> bool:
+    """A Chinese clause with nothing but the verb and filler in it."""
+    return bool(_ZH_FILLER_ONLY.match(clause.replace(" ", "")))
+
+
 def _clauses(text: str) -> list[str]:
     return [c.strip() for c in re.split(r"[,;，；。!！?？]+|\s+-+\s+", text) if c.strip()]
 
@@ -72,23 +77,22 @@ def split_request(norm: str) -> tuple[str, str, str]:
     keep: list[str] = [tail_but] if tail_but else []
     reason: list[str] = []
     main: list[str] = []
-    verb_at = next(
-        (i for i, c in enumerate(parts) if (_VERB_ZH.search(c) if zh else _VERB_EN.search(c))),
-        0,
-    )
+
+    def keepish(c: str) -> bool:
+        return bool(_KEEP_ZH.search(c)) if has_cjk(c) else bool(_KEEP_EN.search(c))
+
+    verbs = [i for i, c in enumerate(parts) if (_VERB_ZH.search(c) if zh else _VERB_EN.search(c))]
+    verb_at = next((i for i in verbs if not keepish(parts[i])), verbs[0] if verbs else 0)
+    bare_verb = zh and _bare(parts[verb_at])
     for i, c in enumerate(parts):
-        is_keep = bool(_KEEP_ZH.search(c)) if has_cjk(c) else bool(_KEEP_EN.search(c))
-        if i == verb_at and not is_keep:
-            main.append(c)
-        elif is_keep and i != verb_at:
+        if i == verb_at:
+            (keep if keepish(c) else main).append(c)
+        elif keepish(c):
             keep.append(c)
-        elif i == verb_at and is_keep and has_cjk(c):
-            # "年级可以记" in the verb clause itself is not possible; "记着就行" means keep
-            keep.append(c)
-        elif zh and i == verb_at - 1 and _ZH_FILLER_ONLY.match(parts[verb_at]):
-            main.insert(0, c)  # "昨天说的那两件事，帮我忘掉": the object comes first
-        elif i < verb_at and not zh:
-            main.insert(0, c)  # "my phone number, please forget it"
+        elif zh and i + 1 < len(parts) and keepish(parts[i + 1]) and _bare(_KEEP_ZH.sub("", parts[i + 1])):
+            keep.append(c)  # "我老公的电话，别删": a bare "keep" is about the clause before it
+        elif i < verb_at and (bare_verb or not zh):
+            main.append(c)  # "我的电话，还有邮箱，都删了", "my phone number, please forget it"
         elif not zh and _REASON_EN.search(c):
             reason.append(c)
         elif zh:
