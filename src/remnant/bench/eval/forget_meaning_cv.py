@@ -50,7 +50,7 @@ def score_cases(cases: Sequence[dict[str, Any]], embedder: Any) -> list[Scored]:
     request without its verb as the query). Time-scoped cases are left out: they never reach it."""
     import numpy as np
 
-    from remnant.engine.forgetting.requests import _core_request
+    from remnant.engine.forgetting.requests import core_request
     from remnant.retrieval.retriever import embedding_text
 
     out: list[Scored] = []
@@ -61,7 +61,7 @@ def score_cases(cases: Sequence[dict[str, Any]], embedder: Any) -> list[Scored]:
         docs = np.asarray(
             embedder.embed_documents([embedding_text(m["text"], None) for m in mems]), dtype=np.float32
         )
-        q = np.asarray(embedder.embed_query(_core_request(case["request"])), dtype=np.float32)
+        q = np.asarray(embedder.embed_query(core_request(case["request"])), dtype=np.float32)
         sims = docs @ q / (np.linalg.norm(docs, axis=1) * float(np.linalg.norm(q)) + 1e-9)
         order = np.argsort(-sims)
         best = float(sims[order[0]])

@@ -2607,7 +2607,7 @@ class MeaningMatch:
 DEFAULT_MEANING = MeaningMatch()
 
 
-def _core_request(text: str) -> str:
+def core_request(text: str) -> str:
     """The request without its verb and filler ("forget that I'm married" -> "I'm married")."""
     main, _, _ = split_request(_normalise_request(unicodedata.normalize("NFKC", text).strip().lower()))
     out = _VERB_STRIP.sub(" ", main)
@@ -2658,7 +2658,7 @@ def meaning_scores(ledger: Ledger, text: str, flt: MemoryFilter) -> dict[str, fl
         if not len(ids):
             return {}
         allowed = set(ledger.store.ids(flt))
-        q = np.asarray(embedder.embed_query(_core_request(text)), dtype=np.float32)
+        q = np.asarray(embedder.embed_query(core_request(text)), dtype=np.float32)
         m = np.asarray(mat, dtype=np.float32)
         sims = m @ q / (np.linalg.norm(m, axis=1) * float(np.linalg.norm(q)) + 1e-9)
         return {mid: float(sc) for mid, sc in zip(ids, sims, strict=True) if mid in allowed}
