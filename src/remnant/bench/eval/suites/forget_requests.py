@@ -180,4 +180,7 @@ def run_cases(factory: AdapterFactory, ctx: SuiteContext, cases: list[dict[str, 
 
 def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
     """The held-out cases, or those of ``ctx.data`` (``remnant eval --data FILE``, e.g. a dev file)."""
-    return run_cases(factory, ctx, load_cases(ctx.data))
+    result = run_cases(factory, ctx, load_cases(ctx.data))
+    if ctx.data is not None:
+        result.notes.append(f"cases from {ctx.data}, not the held-out file")
+    return result
