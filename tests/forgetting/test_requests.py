@@ -513,3 +513,29 @@ def test_parse_splits_what_goes_from_what_stays() -> None:
     i = parse_intent("pls forgt what we said yesterday ok")
     assert i.when == "yesterday" and i.terms == ()
     assert parse_intent("You can forget our old address, that's ancient history").version == "old"
+
+
+def test_the_meaning_match_only_steps_in_when_the_rules_find_nothing(
+    db_path: Path, clock: ManualClock
+) -> None:
+    from remnant.embed.registry import get_embedder
+    from remnant.retrieval import HybridRetriever
+
+    try:
+        embedder = get_embedder("e5-small", threads=1)
+    except Exception as exc:  # the model is an optional extra
+        pytest.skip(f"e5-small not installed: {exc}")
+    mem = Memory(db_path, clock=clock, retriever=HybridRetriever(embedder))
+    row = mem.remember("我跟我妈吵了一架，她不让我去留学。", user_id="u")
+    for t in ["我在一家律所做实习。", "我每周去游泳两次。", "I go bouldering on Fridays."]:
+        mem.remember(t, user_id="u")
+    out = mem.forget("我跟我妈闹矛盾的事忘了吧", user_id="u", dry_run=True)  # no shared word: 吵架 vs 闹矛盾
+    assert [m.id for m in out.matches] == [row.id] and out.matches[0].why.startswith("meaning: nearest")
+    assert (
+        forget_request(mem.ledger, "我跟我妈闹矛盾的事忘了吧", user_id="u", dry_run=True, meaning=None).count
+        == 0
+    )
+    assert (
+        mem.forget("forget my phone number", user_id="u", dry_run=True).count == 0
+    )  # nothing is near enough
+    assert mem.forget("忘记我的电话号码", user_id="u", dry_run=True).count == 0
