@@ -2602,6 +2602,8 @@ class MeaningMatch:
     threshold: float | None = 0.90
     margin: float = 0.01
     max_matches: int = 1
+    # cosines are not comparable across models: the threshold holds for these models only
+    models: tuple[str, ...] = ("multilingual-e5-small-q4",)
 
 
 DEFAULT_MEANING = MeaningMatch()
@@ -2628,6 +2630,9 @@ def _by_meaning(
     """The memory nearest the request by the retriever's embedder, when it is clearly nearest."""
     if meaning is None or meaning.threshold is None:
         return []
+    model = getattr(getattr(getattr(ledger, "retriever", None), "embedder", None), "model_id", None)
+    if meaning.models and model not in meaning.models:
+        return []  # an embedder the threshold was not chosen for
     scores = meaning_scores(ledger, text, flt)
     if not scores:
         return []
