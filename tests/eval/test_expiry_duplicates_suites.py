@@ -90,7 +90,9 @@ def test_expiry_suite_reads_a_data_file_from_the_cli(tmp_path: Path) -> None:
     result = json.loads((tmp_path / "r" / "results.json").read_text("utf-8"))
     assert result["results"]["expiry"]["never-forgets"]["metrics"]["ttl lines"] == 4
     wrong = runner.invoke(cli, ["eval", "--suite", "duplicates", "--data", str(data), "--out", str(tmp_path)])
-    assert wrong.exit_code == 2 and "--data replaces the cases of expiry, forget_requests only" in wrong.output
+    assert (
+        wrong.exit_code == 2 and "--data replaces the cases of expiry, forget_requests only" in wrong.output
+    )
 
 
 def test_expiry_lines_must_have_the_schema(tmp_path: Path) -> None:
