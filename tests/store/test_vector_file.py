@@ -5,6 +5,7 @@ the worst moments loses no memory, and a purge leaves no vector byte in any file
 
 from __future__ import annotations
 
+import mmap
 import os
 import signal
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 from remnant.core.clock import ManualClock
 from remnant.embed import get_embedder
 from remnant.engine import Memory
+from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.retrieval import HybridRetriever
 from remnant.store.base import MemoryFilter
 from remnant.store.sqlite import SQLiteStore
@@ -254,7 +256,53 @@ def test_the_vector_file_is_mapped_not_read(tmp_path: Path) -> None:
     mem.recall("note", user_id="ana", touch=False)
     maps = mem.store._vectors._maps  # type: ignore[attr-defined]
     (rows, matrix) = next(iter(maps.values()))
-    assert rows == 50 and isinstance(matrix, np.memmap)
+    base = matrix.rows
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    assert rows == 50 and isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)  # no copy
+    assert not matrix.rows.flags.owndata and not matrix.rows.flags.writeable
+    mem.close()
+
+
+def _resident_bytes_of(path_fragment: str) -> int:
+    """RSS of this process's mappings of files whose path holds ``path_fragment`` (Linux smaps)."""
+    total, inside = 0, False
+    with open("/proc/self/smaps", encoding="utf-8", errors="replace") as smaps:
+        for line in smaps:
+            head = line.split(maxsplit=1)[0]
+            if "-" in head and not head.endswith(":"):  # a mapping's first line: range perms ... path
+                inside = path_fragment in line
+            elif inside and head == "Rss:":
+                total += int(line.split()[1]) * 1024
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc/self/smaps")
+def test_a_big_vector_file_is_not_kept_resident_by_a_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exact search over a file above ``RELEASE_ABOVE_BYTES`` scores it in chunks and hands each
+    chunk's pages back: after a search, none of the file is resident in the searching process (a
+    small file stays mapped, as before). The answers are the same either way."""
+    from remnant.store import vector_file
+
+    path = tmp_path / "big.db"
+    vector_only = HybridRetriever(get_embedder(MODEL), mode="vector", min_similarity=-1.0)
+    mem = Memory(path, contradictions=ContradictionPolicy(mode="off"), retriever=vector_only)
+    mem.remember_many([{"content": f"note {i} about topic {i % 97}", "user_id": "ana"} for i in range(3000)])
+    kept = ids(mem.recall("topic 42", user_id="ana", limit=10, touch=False))
+    assert _resident_bytes_of("big.db-vectors-") > 0  # small: the scanned pages stay mapped
+    mem.close()
+
+    monkeypatch.setattr(vector_file, "RELEASE_ABOVE_BYTES", 64 * 1024)  # 3000 x 64-d = 768 KB
+    monkeypatch.setattr(vector_file, "_CHUNK_BYTES", 64 * 1024)
+    mem = make(path)
+    assert ids(mem.recall("topic 42", user_id="ana", limit=10, touch=False)) == kept
+    assert _resident_bytes_of("big.db-vectors-") == 0
+    # a narrow filter scores only the rows it allows (the scattered path): released as well
+    mem.remember_many([{"content": f"bea note {i}", "user_id": "bea"} for i in range(30)])
+    assert len(ids(mem.recall("note", user_id="bea", limit=10, touch=False))) == 10
+    assert _resident_bytes_of("big.db-vectors-") == 0
     mem.close()
 
 

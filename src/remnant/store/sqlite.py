@@ -30,7 +30,7 @@ from remnant.store.base import MemoryFilter
 from remnant.store.filter_sql import SQLiteDialect
 from remnant.store.migrations import MEMORIES, migrate
 from remnant.store.sql import COLUMNS, SQLStore
-from remnant.store.vector_file import VectorFiles, top_slots, unit_rows, vector_files
+from remnant.store.vector_file import VectorFiles, unit_rows, vector_files
 
 T = TypeVar("T")
 
@@ -523,7 +523,7 @@ class SQLiteStore(SQLStore):
         # over-fetch by half (as the in-process index did): most of a scope passes the recall filter,
         # and a filter that removes more falls through to scoring only what it allows, below
         want = min(rows, limit + max(limit // 2, 20))
-        slots, scores = top_slots(mat, q, want)
+        slots, scores = mat.top(q, want)
         hits = self._slot_hits(flt, model, slots, scores)
         if len(hits) < limit and want < rows:
             where, params = self.where(flt)
@@ -534,7 +534,7 @@ class SQLiteStore(SQLStore):
             )
             if allowed:
                 subset = np.fromiter((r[0] for r in allowed), dtype=np.int64, count=len(allowed))
-                sub, sub_scores = top_slots(mat[subset], q, limit)
+                sub, sub_scores = mat.top_of(subset, q, limit)
                 hits = self._slot_hits(flt, model, subset[sub], sub_scores)
         return hits[:limit]
 
