@@ -43,11 +43,12 @@ _F32 = 4
 _HEADROOM_FROM = 1 << 20
 
 #: exact search reads a mapping this big in chunks and hands each chunk's pages back to the OS cache
-#: once scored (``MADV_DONTNEED``): touched pages of a mapping count in the process's RSS, so a
-#: scan of a 1M x 64-d file (256 MB) kept all of it resident in every process that searched it.
-#: The pages stay in the page cache (shared, reclaimable); the next scan maps them again (minor
-#: faults, no reads). Smaller files stay mapped.
-RELEASE_ABOVE_BYTES = 64 << 20
+#: once scored (``MADV_DONTNEED``): touched pages of a mapping count in the process's RSS, so every
+#: process that searched a file kept all of it resident. The pages stay in the page cache (shared,
+#: reclaimable); the next scan maps them again, which costs CPU: at 1M x 64-d (256 MB) a released
+#: scan took 31 ms of CPU against 14 ms for a mapped one (load 12, docs/benchmarks/vector-index.md),
+#: so only files too big to keep mapped (1M x 384-d is 1.5 GB) are released.
+RELEASE_ABOVE_BYTES = 1 << 30
 #: rows scored per chunk of a released scan: 16 MiB of 64-d rows
 _CHUNK_BYTES = 16 << 20
 
