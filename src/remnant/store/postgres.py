@@ -498,22 +498,27 @@ class PostgresStore(SQLStore):
             rare.append(terms[i])
             used += counts[i]
         common = _tsquery_text([t for t in terms if t not in rare])
-        floor = self._read(
-            f"SELECT m.rid FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) AND {where} "
-            "ORDER BY m.rid DESC OFFSET %s LIMIT 1",
-            [common, *params, self.lexical_window],
+        # the newest rows of the common terms and every row of the rare ones, found and ranked in one
+        # statement: the window is a walk down the rid index that stops at ``lexical_window`` rows
+        # (it was two, a floor rid and then a second walk over the same rows for the ranking)
+        ctes = (
+            "w AS MATERIALIZED (SELECT m.rid FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
+            f"AND {where} ORDER BY m.rid DESC LIMIT %s)"
         )
-        window = "(m.tsv @@ to_tsquery('english', %s) AND m.rid > %s)"
-        cond_args: list[Any] = [common, floor[0][0] if floor else 0]
-        cond = window
+        cte_args: list[Any] = [common, *params, self.lexical_window]
+        candidates = "SELECT rid FROM w"
         if rare:
-            cond = f"(m.tsv @@ to_tsquery('english', %s) OR {window})"
-            cond_args = [_tsquery_text(rare), *cond_args]
+            ctes += (
+                ", r AS MATERIALIZED (SELECT m.rid FROM memories m "
+                f"WHERE m.tsv @@ to_tsquery('english', %s) AND {where})"
+            )
+            cte_args += [_tsquery_text(rare), *params]
+            candidates += " UNION SELECT rid FROM r"
         q = (
-            f"SELECT m.id, ts_rank(m.tsv, to_tsquery('english', %s), 1) AS score FROM memories m "
-            f"WHERE {cond} AND {where} ORDER BY score DESC, m.rid ASC LIMIT %s"
+            f"WITH {ctes} SELECT m.id, ts_rank(m.tsv, to_tsquery('english', %s), 1) AS score "
+            f"FROM memories m WHERE m.rid IN ({candidates}) ORDER BY score DESC, m.rid ASC LIMIT %s"
         )
-        return [(r[0], float(r[1])) for r in self._read(q, [tsq, *cond_args, *params, limit])]
+        return [(r[0], float(r[1])) for r in self._read(q, [*cte_args, tsq, limit])]
 
     # -- embeddings ------------------------------------------------------------------------------
     def put_embeddings(
