@@ -5,6 +5,7 @@ rows; the scores are the exact query's."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -183,3 +184,43 @@ def test_a_large_sqlite_table_scores_the_bounded_candidates_itself(sqlite_store:
     assert [i for i, _ in every[:3]] == [more[1], kiwi, more[0]]  # both words, the shortest first
     assert len(store.lexical_search('"garden"', flt, limit=10)) == 10  # one term
     assert {i for i, _ in store.lexical_search('"kiw"*', flt, limit=10)} == {kiwi, *more}  # a prefix
+
+
+def test_postgres_skips_counting_words_its_statistics_call_common(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word the planner's statistics (after ANALYZE) put in far more rows than the budget is taken
+    as common without counting its rows (a count visits up to budget heap rows); the ranking is the
+    one the counted path gives."""
+    import psycopg
+
+    store = open_store(pg_url)
+    assert isinstance(store, SQLStore)
+    try:
+        ids = _put(store, [*[f"garden note {i}" for i in range(120)], "a kiwi in the garden"])
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("ANALYZE memories")
+        store.lexical_budget, store.lexical_window = 10, 5
+        flt = MemoryFilter(tenant="default", user_id="ana")
+        seen: list[str] = []
+        real = psycopg.Cursor.execute
+
+        def spy(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            seen.append(query if isinstance(query, str) else repr(query))
+            return real(self, query, *args, **kwargs)
+
+        monkeypatch.setattr(psycopg.Cursor, "execute", spy)
+        got = store.lexical_search('"kiwi" OR "garden"', flt, limit=100)
+        monkeypatch.undo()
+        counts = [s for s in seen if "count(*)" in s]
+        assert len(counts) == 1 and counts[0].count("count(*)") == 1  # "kiwi" only
+        assert got[0][0] == ids[-1] and {i for i, _ in got[1:]} == set(ids[-5:-1])  # the window: 5 rows
+
+        fresh = open_store(pg_url)  # no statistics read yet: with them hidden, every word is counted
+        assert isinstance(fresh, SQLStore)
+        fresh.lexical_budget, fresh.lexical_window = 10, 5
+        monkeypatch.setattr(fresh, "_globally_common", lambda terms, above: set())
+        assert fresh.lexical_search('"kiwi" OR "garden"', flt, limit=100) == got
+        fresh.close()
+    finally:
+        store.close()
