@@ -5,9 +5,9 @@ rows; the scores are the exact query's."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
