@@ -176,6 +176,8 @@ def test_a_large_sqlite_table_scores_the_bounded_candidates_itself(sqlite_store:
     assert bounded[0][0] == kiwi
     assert {i for i, _ in bounded[1:]} == set(ids[-5:])  # only the newest rows of the common word
     assert all(s > 0 for _, s in bounded) and bounded[0][1] > bounded[1][1]
+    one = store.lexical_search('"garden"', flt, limit=100)  # one common term: only its window
+    assert {i for i, _ in one} == set(ids[-5:])
 
     store.lexical_budget = 1000  # every row fits: all of them are scored
     more = _put(store, ["a long note about the kiwi and the garden and many other things", "kiwi garden"])
