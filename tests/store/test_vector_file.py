@@ -400,3 +400,60 @@ def test_a_copied_database_builds_its_own_vector_file_and_leaves_the_original_al
     a = make(a_path)
     assert ids(a.recall("volcano hike", user_id="ana", limit=1, touch=False)) == [kept]
     a.close()
+
+
+def _completeness_is_marked(target: str, sqlite_path: Path | None) -> None:
+    from remnant.store import open_store
+    from remnant.store.transfer import export_lines
+
+    mem = make(target)
+    first = [mem.remember(f"note {i} about the garden", user_id="ana") for i in range(3)]
+    model = mem.retriever.embedder.model_id  # type: ignore[attr-defined]
+    mem.close()
+    store = open_store(target)  # as a new process would: the full check passes, the mark is kept
+    assert store.vectors_complete("default", model)
+    store.close()
+
+    store = open_store(target)  # the next new process
+    statements: list[str] = []
+    if sqlite_path is not None:
+        store.set_trace_callback(statements.append)  # type: ignore[attr-defined]
+    assert store.vectors_complete("default", model)
+    assert not any("COUNT(" in s.upper() for s in statements)  # no count of every memory
+    assert not any('"vectors-complete' in line or "vectors-complete:" in line for line in export_lines(store))
+    store.close()
+
+    # a writer without an embedder adds a memory with no vector after the mark
+    with Memory(target) as plain:
+        late = plain.remember("we hiked up the volcano at dawn", user_id="ana")
+    store = open_store(target)
+    assert not store.vectors_complete("default", model)
+    store.close()
+    mem = make(target)  # the retriever embeds what lacks a vector, then finds it by meaning
+    assert ids(mem.recall("volcano hike", user_id="ana", limit=5, touch=False))[0] == late.id
+    mem.close()
+
+    # the marked memory (the newest when the mark was made) and the one after it are purged: on
+    # SQLite the next insert takes the marked rid again, so the mark must not vouch for it
+    with Memory(target) as plain:
+        plain.purge([late.id, first[-1].id])
+        again = plain.remember("a second volcano trip", user_id="ana")  # no vector
+    store = open_store(target)
+    assert not store.vectors_complete("default", model)
+    store.close()
+    mem = make(target)
+    assert ids(mem.recall("volcano trip", user_id="ana", limit=5, touch=False))[0] == again.id
+    mem.close()
+
+
+def test_a_fresh_process_checks_only_what_was_written_since_the_completeness_mark_sqlite(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "mark.db"
+    _completeness_is_marked(str(path), path)
+
+
+def test_a_fresh_process_checks_only_what_was_written_since_the_completeness_mark_postgres(
+    pg_url: str,
+) -> None:
+    _completeness_is_marked(pg_url, None)
