@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from remnant.core.model import MemoryRecord, new_id
 from remnant.store import open_store
 from remnant.store.base import MemoryFilter
 from remnant.store.sql import SQLStore
+from remnant.store.sqlite import SQLiteStore
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -147,3 +149,80 @@ def test_a_scope_sharing_the_file_keeps_its_token(tmp_path: Path) -> None:
     assert {i for i, _ in bounded[1:]} == set(ids[-5:])
     assert all(s == pytest.approx(exact[i], rel=1e-9) for i, s in bounded)
     store.close()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    s = open_store(str(tmp_path / "own.db"))
+    assert isinstance(s, SQLiteStore)
+    yield s
+    s.close()
+
+
+def test_a_large_sqlite_table_scores_the_bounded_candidates_itself(sqlite_store: SQLiteStore) -> None:
+    """Above ``own_scoring_above`` rows, FTS5's ``bm25()`` (whose IDF pass reads every row holding a
+    query word, whatever the candidates) is replaced by a score in SQL over the same bounded
+    candidates: the rare term's rows first, the newest rows of the common term, another scope never;
+    rows holding more of the words, then shorter ones, rank higher."""
+    store = sqlite_store
+    common = [f"the garden note number {i}" for i in range(60)]
+    ids = _put(store, [*common[:30], "a kiwi in the garden", *common[30:]])
+    kiwi = ids[30]
+    _put(store, ["kiwi garden kiwi"], user="bob")
+    flt = MemoryFilter(tenant="default", user_id="ana")
+    store.own_scoring_above = 0  # this instance: a "large" table
+    store.lexical_budget, store.lexical_window = 10, 5
+    bounded = store.lexical_search('"kiwi" OR "garden"', flt, limit=100)
+    assert bounded[0][0] == kiwi
+    assert {i for i, _ in bounded[1:]} == set(ids[-5:])  # only the newest rows of the common word
+    assert all(s > 0 for _, s in bounded) and bounded[0][1] > bounded[1][1]
+    one = store.lexical_search('"garden"', flt, limit=100)  # one common term: only its window
+    assert {i for i, _ in one} == set(ids[-5:])
+
+    store.lexical_budget = 1000  # every row fits: all of them are scored
+    more = _put(store, ["a long note about the kiwi and the garden and many other things", "kiwi garden"])
+    every = store.lexical_search('"kiwi" OR "garden"', flt, limit=100)
+    assert len(every) == 63
+    assert [i for i, _ in every[:3]] == [more[1], kiwi, more[0]]  # both words, the shortest first
+    assert len(store.lexical_search('"garden"', flt, limit=10)) == 10  # one term
+    assert {i for i, _ in store.lexical_search('"kiw"*', flt, limit=10)} == {kiwi, *more}  # a prefix
+
+
+def test_postgres_skips_counting_words_its_statistics_call_common(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word the planner's statistics (after ANALYZE) put in far more rows than the budget is taken
+    as common without counting its rows (a count visits up to budget heap rows); the ranking is the
+    one the counted path gives."""
+    import psycopg
+
+    store = open_store(pg_url)
+    assert isinstance(store, SQLStore)
+    try:
+        ids = _put(store, [*[f"garden note {i}" for i in range(120)], "a kiwi in the garden"])
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("ANALYZE memories")
+        store.lexical_budget, store.lexical_window = 10, 5
+        flt = MemoryFilter(tenant="default", user_id="ana")
+        seen: list[str] = []
+        real = psycopg.Cursor.execute
+
+        def spy(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            seen.append(query if isinstance(query, str) else repr(query))
+            return real(self, query, *args, **kwargs)
+
+        monkeypatch.setattr(psycopg.Cursor, "execute", spy)
+        got = store.lexical_search('"kiwi" OR "garden"', flt, limit=100)
+        monkeypatch.undo()
+        counts = [s for s in seen if "count(*)" in s]
+        assert len(counts) == 1 and counts[0].count("count(*)") == 1  # "kiwi" only
+        assert got[0][0] == ids[-1] and {i for i, _ in got[1:]} == set(ids[-5:-1])  # the window: 5 rows
+
+        fresh = open_store(pg_url)  # no statistics read yet: with them hidden, every word is counted
+        assert isinstance(fresh, SQLStore)
+        fresh.lexical_budget, fresh.lexical_window = 10, 5
+        monkeypatch.setattr(fresh, "_globally_common", lambda terms, above: set())
+        assert fresh.lexical_search('"kiwi" OR "garden"', flt, limit=100) == got
+        fresh.close()
+    finally:
+        store.close()

@@ -5,6 +5,7 @@ the worst moments loses no memory, and a purge leaves no vector byte in any file
 
 from __future__ import annotations
 
+import mmap
 import os
 import signal
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 from remnant.core.clock import ManualClock
 from remnant.embed import get_embedder
 from remnant.engine import Memory
+from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.retrieval import HybridRetriever
 from remnant.store.base import MemoryFilter
 from remnant.store.sqlite import SQLiteStore
@@ -254,7 +256,53 @@ def test_the_vector_file_is_mapped_not_read(tmp_path: Path) -> None:
     mem.recall("note", user_id="ana", touch=False)
     maps = mem.store._vectors._maps  # type: ignore[attr-defined]
     (rows, matrix) = next(iter(maps.values()))
-    assert rows == 50 and isinstance(matrix, np.memmap)
+    base = matrix.rows
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    assert rows == 50 and isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)  # no copy
+    assert not matrix.rows.flags.owndata and not matrix.rows.flags.writeable
+    mem.close()
+
+
+def _resident_bytes_of(path_fragment: str) -> int:
+    """RSS of this process's mappings of files whose path holds ``path_fragment`` (Linux smaps)."""
+    total, inside = 0, False
+    with open("/proc/self/smaps", encoding="utf-8", errors="replace") as smaps:
+        for line in smaps:
+            head = line.split(maxsplit=1)[0]
+            if "-" in head and not head.endswith(":"):  # a mapping's first line: range perms ... path
+                inside = path_fragment in line
+            elif inside and head == "Rss:":
+                total += int(line.split()[1]) * 1024
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc/self/smaps")
+def test_a_big_vector_file_is_not_kept_resident_by_a_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exact search over a file above ``RELEASE_ABOVE_BYTES`` scores it in chunks and hands each
+    chunk's pages back: after a search, none of the file is resident in the searching process (a
+    small file stays mapped, as before). The answers are the same either way."""
+    from remnant.store import vector_file
+
+    path = tmp_path / "big.db"
+    vector_only = HybridRetriever(get_embedder(MODEL), mode="vector", min_similarity=-1.0)
+    mem = Memory(path, contradictions=ContradictionPolicy(mode="off"), retriever=vector_only)
+    mem.remember_many([{"content": f"note {i} about topic {i % 97}", "user_id": "ana"} for i in range(3000)])
+    kept = ids(mem.recall("topic 42", user_id="ana", limit=10, touch=False))
+    assert _resident_bytes_of("big.db-vectors-") > 0  # small: the scanned pages stay mapped
+    mem.close()
+
+    monkeypatch.setattr(vector_file, "RELEASE_ABOVE_BYTES", 64 * 1024)  # 3000 x 64-d = 768 KB
+    monkeypatch.setattr(vector_file, "_CHUNK_BYTES", 64 * 1024)
+    mem = make(path)
+    assert ids(mem.recall("topic 42", user_id="ana", limit=10, touch=False)) == kept
+    assert _resident_bytes_of("big.db-vectors-") == 0
+    # a narrow filter scores only the rows it allows (the scattered path): released as well
+    mem.remember_many([{"content": f"bea note {i}", "user_id": "bea"} for i in range(30)])
+    assert len(ids(mem.recall("note", user_id="bea", limit=10, touch=False))) == 10
+    assert _resident_bytes_of("big.db-vectors-") == 0
     mem.close()
 
 
@@ -352,3 +400,60 @@ def test_a_copied_database_builds_its_own_vector_file_and_leaves_the_original_al
     a = make(a_path)
     assert ids(a.recall("volcano hike", user_id="ana", limit=1, touch=False)) == [kept]
     a.close()
+
+
+def _completeness_is_marked(target: str, sqlite_path: Path | None) -> None:
+    from remnant.store import open_store
+    from remnant.store.transfer import export_lines
+
+    mem = make(target)
+    first = [mem.remember(f"note {i} about the garden", user_id="ana") for i in range(3)]
+    model = mem.retriever.embedder.model_id  # type: ignore[attr-defined]
+    mem.close()
+    store = open_store(target)  # as a new process would: the full check passes, the mark is kept
+    assert store.vectors_complete("default", model)
+    store.close()
+
+    store = open_store(target)  # the next new process
+    statements: list[str] = []
+    if sqlite_path is not None:
+        store.set_trace_callback(statements.append)  # type: ignore[attr-defined]
+    assert store.vectors_complete("default", model)
+    assert not any("COUNT(" in s.upper() for s in statements)  # no count of every memory
+    assert not any('"vectors-complete' in line or "vectors-complete:" in line for line in export_lines(store))
+    store.close()
+
+    # a writer without an embedder adds a memory with no vector after the mark
+    with Memory(target) as plain:
+        late = plain.remember("we hiked up the volcano at dawn", user_id="ana")
+    store = open_store(target)
+    assert not store.vectors_complete("default", model)
+    store.close()
+    mem = make(target)  # the retriever embeds what lacks a vector, then finds it by meaning
+    assert ids(mem.recall("volcano hike", user_id="ana", limit=5, touch=False))[0] == late.id
+    mem.close()
+
+    # the marked memory (the newest when the mark was made) and the one after it are purged: on
+    # SQLite the next insert takes the marked rid again, so the mark must not vouch for it
+    with Memory(target) as plain:
+        plain.purge([late.id, first[-1].id])
+        again = plain.remember("a second volcano trip", user_id="ana")  # no vector
+    store = open_store(target)
+    assert not store.vectors_complete("default", model)
+    store.close()
+    mem = make(target)
+    assert ids(mem.recall("volcano trip", user_id="ana", limit=5, touch=False))[0] == again.id
+    mem.close()
+
+
+def test_a_fresh_process_checks_only_what_was_written_since_the_completeness_mark_sqlite(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "mark.db"
+    _completeness_is_marked(str(path), path)
+
+
+def test_a_fresh_process_checks_only_what_was_written_since_the_completeness_mark_postgres(
+    pg_url: str,
+) -> None:
+    _completeness_is_marked(pg_url, None)

@@ -12,6 +12,7 @@ connection, the FTS5 index, the vector blobs and maintenance.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import queue
 import re
@@ -30,11 +31,13 @@ from remnant.store.base import MemoryFilter
 from remnant.store.filter_sql import SQLiteDialect
 from remnant.store.migrations import MEMORIES, migrate
 from remnant.store.sql import COLUMNS, SQLStore
-from remnant.store.vector_file import VectorFiles, top_slots, unit_rows, vector_files
+from remnant.store.vector_file import VectorFiles, unit_rows, vector_files
 
 T = TypeVar("T")
 
 WIDE_SCOPE = 0.9  # a scope with this share of the file's memories is searched without its token
+#: lexical searches between two re-reads of the full-text table's size (:meth:`SQLiteStore._fts_size`)
+LEXICAL_SIZE_EVERY = 1024
 MAX_READERS = 4  # read connections per store (two cores: more would only queue in SQLite)
 _PHRASE = re.compile(r'"(?:[^"]|"")*"\*?')
 
@@ -66,6 +69,10 @@ class SQLiteStore(SQLStore):
     """A :class:`Store` in one SQLite file (or ``:memory:`` for throwaway use)."""
 
     dialect = SQLiteDialect()
+    #: From this many rows in the full-text table on, the bounded lexical candidates are scored in
+    #: SQL (:func:`_own_scoring`) instead of by FTS5's ``bm25()``, whose IDF pass reads every row of
+    #: the table holding a query word or the scope's token; below it, ``bm25()`` as always.
+    own_scoring_above: int = 200_000
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
         self.path = Path(path) if str(path) != ":memory:" else None
@@ -87,6 +94,9 @@ class SQLiteStore(SQLStore):
         self._file_rows: tuple[float, int] | None = None
         self._vectors: VectorFiles | None = None
         self._zero_pending = False  # a committed delete tombstoned vector slots: zero them
+        # rows of the full-text table, re-read every LEXICAL_SIZE_EVERY searches: it picks the scorer
+        self._fts_rows: int | None = None
+        self._fts_searches = 0
         if self.path is not None:
             if self.path.is_dir():
                 raise StoreError(f"{self.path} is a directory, not a database file")
@@ -357,7 +367,12 @@ class SQLiteStore(SQLStore):
         budget = self.lexical_budget
         with self._reader() as c:
             try:
-                if len(terms) <= 1:
+                table_rows = self._fts_size(c) if terms and not candidates else 0
+                if table_rows >= self.own_scoring_above and table_rows:
+                    counts = _counts_upto(c, token, terms, budget + 1)[0]
+                    bounds = (budget, self.lexical_window)
+                    rows = _own_scoring(c, token, terms, counts, bounds, table_rows, where, params, limit)
+                elif len(terms) <= 1:
                     rows = _exact_lexical(c, token, match, where, params, limit)
                 else:
                     # Counted in the whole file first: when every row holding a term fits the
@@ -409,6 +424,19 @@ class SQLiteStore(SQLStore):
             got = (float(c.execute(f"SELECT count(*) FROM memories WHERE {mine}", args).fetchone()[0]), top)
             self._shares[key] = got
         return got[0] >= WIDE_SCOPE * max(total[0], 1.0)
+
+    def _fts_size(self, c: sqlite3.Connection) -> int:
+        """Rows of the full-text table (its largest rowid), re-read every ``LEXICAL_SIZE_EVERY``
+        searches: it only picks the scorer, so a slightly stale figure is fine."""
+        with self._pool_lock:
+            self._fts_searches += 1
+            fresh = self._fts_rows is not None and self._fts_searches % LEXICAL_SIZE_EVERY
+        if fresh:
+            return int(self._fts_rows or 0)
+        got = int(c.execute("SELECT COALESCE(MAX(rid), 0) FROM memories").fetchone()[0])
+        with self._pool_lock:
+            self._fts_rows = got
+        return got
 
     # -- embeddings: float32 blobs, and the vector file beside the database ---------------------
     def _tombstone(self, c: Any, cond: str, params: Sequence[Any]) -> None:
@@ -523,7 +551,7 @@ class SQLiteStore(SQLStore):
         # over-fetch by half (as the in-process index did): most of a scope passes the recall filter,
         # and a filter that removes more falls through to scoring only what it allows, below
         want = min(rows, limit + max(limit // 2, 20))
-        slots, scores = top_slots(mat, q, want)
+        slots, scores = mat.top(q, want)
         hits = self._slot_hits(flt, model, slots, scores)
         if len(hits) < limit and want < rows:
             where, params = self.where(flt)
@@ -534,7 +562,7 @@ class SQLiteStore(SQLStore):
             )
             if allowed:
                 subset = np.fromiter((r[0] for r in allowed), dtype=np.int64, count=len(allowed))
-                sub, sub_scores = top_slots(mat[subset], q, limit)
+                sub, sub_scores = mat.top_of(subset, q, limit)
                 hits = self._slot_hits(flt, model, subset[sub], sub_scores)
         return hits[:limit]
 
@@ -758,6 +786,78 @@ def _rare_candidates(
             seen.add(row[0])
             out.append(row)
     return out[:limit]
+
+
+def _own_scoring(
+    c: sqlite3.Connection,
+    token: str,
+    terms: Sequence[str],
+    counts: Sequence[int],
+    bounds: tuple[int, int],
+    table_rows: int,
+    where: str,
+    params: Sequence[Any],
+    limit: int,
+) -> list[Any]:
+    """The bounded candidates of :func:`_rare_first`, scored in SQL without FTS5's ``bm25()``.
+
+    In a large table ``bm25()`` costs more than the rows it scores: before the first row it counts
+    every row of the table holding each phrase of the expression, for the IDF (~20 ms per common
+    word or large scope token at 1M rows, measured), whatever the candidate set. Here each term's
+    candidates come from its own FTS5 query (bounded by the rare terms' rows and the newest
+    ``lexical_window`` rows of the common ones, as in :func:`_rare_first`), and a row scores the
+    sum of the IDFs of the terms it holds, the IDF from the term's row count in the scope (exact
+    up to the budget; a common term counts as budget + 1), scaled by BM25's length normalisation
+    (the memory's characters against the candidates' mean). No term frequency: each term counts
+    once, as it mostly occurs in a short memory. Returns (id, -score), lower-is-better like
+    ``bm25()``.
+    """
+    budget, window = bounds
+    rare: list[str] = []
+    used = 0
+    if sum(counts) <= budget:
+        rare = list(terms)  # every row of every term fits: no window
+    else:
+        for i in sorted(range(len(terms)), key=lambda i: counts[i]):
+            if used + counts[i] > budget:
+                break
+            rare.append(terms[i])
+            used += counts[i]
+    common = [t for t in terms if t not in rare]
+    scope = f'scope : "{token}"'
+    floor_rid = 0
+    if common:
+        floor = c.execute(
+            "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (f"{scope} AND text : ({' OR '.join(common)})", window),
+        ).fetchone()
+        floor_rid = int(floor[0]) if floor else 0
+    arm = "SELECT rowid AS rid, ? AS w FROM memory_fts WHERE memory_fts MATCH ?"
+    arms: list[str] = []
+    args: list[Any] = []
+    any_rare = " OR ".join(rare)
+    n = max(table_rows, 1)
+    for term, count in zip(terms, counts, strict=True):
+        idf = math.log(1.0 + (n - count + 0.5) / (count + 0.5))
+        if common:  # the newest rows holding a common term: every term of the query in them
+            arms.append(f"{arm} AND rowid > ?")
+            args += [idf, f"{scope} AND text : {term}", floor_rid]
+        if rare:  # every row holding a rare term, below the window (or all of them: no window)
+            arms.append(f"{arm} AND rowid <= ?" if common else arm)
+            args += [idf, f"{scope} AND text : {term} AND text : ({any_rare})"]
+            if common:
+                args.append(floor_rid)
+    # BM25's length normalisation (k1 = 1.2, b = 0.75, one occurrence per term) with the memory's
+    # characters for its length and the candidates' mean for the average
+    sql = (
+        f"WITH hits (rid, idf) AS MATERIALIZED (SELECT rid, sum(w) FROM ({' UNION ALL '.join(arms)}) "
+        f"GROUP BY rid), passed AS MATERIALIZED (SELECT m.id, m.rid, hits.idf, length(m.content) AS len "
+        f"FROM hits CROSS JOIN memories m ON m.rid = hits.rid WHERE {where}), "
+        "mean (len) AS (SELECT max(avg(len), 1) FROM passed) "
+        "SELECT p.id, -(p.idf * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * p.len / mean.len))) AS score "
+        "FROM passed p, mean ORDER BY score, p.rid DESC LIMIT ?"
+    )
+    return c.execute(sql, (*args, *params, limit)).fetchall()
 
 
 def scope_token(tenant: str, user_id: str | None) -> str:

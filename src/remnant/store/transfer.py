@@ -42,7 +42,7 @@ from remnant.core.model import Kind, MemoryRecord, Status, record_from_fields
 from remnant.core.text import index_text as default_index_text
 from remnant.store.base import SCHEMA_VERSION, MemoryFilter, Store, ts
 from remnant.store.migrations import VAULT, migrate
-from remnant.store.sql import SQLStore
+from remnant.store.sql import VECTOR_MARK_PREFIX, SQLStore
 
 FORMAT = "remnant-export"
 FORMAT_VERSION = 1
@@ -164,7 +164,8 @@ def export_lines(
     raw = _sql_store(store)
     chosen = list(tenants) if tenants is not None else raw.tenants()
     all_flt = {t: MemoryFilter(tenant=t, statuses=None) for t in chosen}
-    meta = raw.meta()
+    # completeness marks describe this database's rids: never carried to another
+    meta = {k: v for k, v in raw.meta().items() if not k.startswith(VECTOR_MARK_PREFIX)}
     counts = {
         "memories": sum(store.count(f) for f in all_flt.values()),
         "embeddings": 0,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import mmap
 import os
 import secrets
 import threading
@@ -40,6 +41,16 @@ from remnant.core.errors import StoreError, ValidationError
 _F32 = 4
 #: files at least this large grow ahead of their rows (see VectorFiles._pwrite)
 _HEADROOM_FROM = 1 << 20
+
+#: exact search reads a mapping this big in chunks and hands each chunk's pages back to the OS cache
+#: once scored (``MADV_DONTNEED``): touched pages of a mapping count in the process's RSS, so every
+#: process that searched a file kept all of it resident. The pages stay in the page cache (shared,
+#: reclaimable); the next scan maps them again, which costs CPU: at 1M x 64-d (256 MB) a released
+#: scan took 31 ms of CPU against 14 ms for a mapped one (load 12, docs/benchmarks/vector-index.md),
+#: so only files too big to keep mapped (1M x 384-d is 1.5 GB) are released.
+RELEASE_ABOVE_BYTES = 1 << 30
+#: rows scored per chunk of a released scan: 16 MiB of 64-d rows
+_CHUNK_BYTES = 16 << 20
 
 
 def file_name(db: Path, tenant: str, model: str) -> str:
@@ -67,7 +78,7 @@ class VectorFiles:
 
     def __init__(self, db: Path) -> None:
         self.db = db
-        self._maps: dict[str, tuple[int, np.ndarray]] = {}  # file name -> (rows mapped, matrix)
+        self._maps: dict[str, tuple[int, Mapped]] = {}  # file name -> (rows mapped, matrix)
         self._lock = threading.Lock()
 
     def path(self, name: str) -> Path:
@@ -220,17 +231,17 @@ class VectorFiles:
         return [(str(r[0]), str(r[1]), (int(r[3]) / int(r[2])) if r[2] else 1.0) for r in rows]
 
     # -- reading ---------------------------------------------------------------------------------
-    def matrix(self, name: str, rows: int, dim: int) -> np.ndarray | None:
+    def matrix(self, name: str, rows: int, dim: int) -> Mapped | None:
         """The first ``rows`` slots, memory-mapped (shared with every other process); ``None`` when
         the file is shorter than the table says (lost by an OS crash: the caller rebuilds it)."""
         if rows == 0:
-            return np.zeros((0, dim), dtype=np.float32)
+            return Mapped(np.zeros((0, dim), dtype=np.float32), None)
         if not self.owns(name):
             return None  # another database's file: the caller rebuilds this one's own
         with self._lock:
             got = self._maps.get(name)
-            if got is not None and got[0] >= rows and got[1].shape[1] == dim:
-                return got[1][:rows]
+            if got is not None and got[0] >= rows and got[1].rows.shape[1] == dim:
+                return got[1].head(rows)
             path = self.path(name)
             try:
                 size = path.stat().st_size
@@ -241,20 +252,86 @@ class VectorFiles:
             # map the whole file (its zero headroom too); the table says how many rows are
             # committed, and a map is replaced only when the file has grown past it
             room = size // (dim * _F32)
-            mat = np.memmap(path, dtype=np.float32, mode="r", shape=(room, dim))
-            self._maps[name] = (room, mat)
-            return mat[:rows]
+            try:
+                with open(path, "rb") as fh:
+                    mm = mmap.mmap(fh.fileno(), room * dim * _F32, access=mmap.ACCESS_READ)
+            except OSError as exc:
+                raise StoreError(f"cannot map the vector index {path}: {exc}") from exc
+            mapped = Mapped(np.frombuffer(mm, dtype=np.float32).reshape(room, dim), mm)
+            self._maps[name] = (room, mapped)
+            return mapped.head(rows)
 
     def close(self) -> None:
         with self._lock:
             self._maps.clear()
 
 
+class Mapped:
+    """Rows of a vector file as a read-only matrix over a memory map (``mm`` None: an empty one)."""
+
+    def __init__(self, rows: np.ndarray, mm: mmap.mmap | None) -> None:
+        self.rows = rows
+        self._mm = mm
+
+    def __len__(self) -> int:
+        return int(self.rows.shape[0])
+
+    def head(self, n: int) -> Mapped:
+        """The first ``n`` rows, over the same map."""
+        return Mapped(self.rows[:n], self._mm)
+
+    def _release(self, start_row: int, n_rows: int) -> None:
+        """Drop these rows' pages from this process (they stay in the OS page cache)."""
+        if self._mm is None or not n_rows:
+            return
+        row_bytes = int(self.rows.shape[1]) * _F32
+        page = mmap.PAGESIZE
+        lo = (start_row * row_bytes) // page * page  # madvise wants a page-aligned start
+        hi = min(len(self._mm), (start_row + n_rows) * row_bytes)
+        if hi > lo:
+            self._mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
+    def releases(self) -> bool:
+        """Whether scans of this matrix hand their pages back (a big file)."""
+        return self._mm is not None and self.rows.nbytes > RELEASE_ABOVE_BYTES
+
+    def top(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`top_slots` over every row; a big file is scored in chunks whose pages are
+        released as soon as they are scored, so the process never holds the whole file."""
+        if not self.releases():
+            return top_slots(self.rows, query, k)
+        n = len(self)
+        scores = np.empty(n, dtype=np.float32)
+        step = max(1, _CHUNK_BYTES // (int(self.rows.shape[1]) * _F32))
+        for start in range(0, n, step):
+            stop = min(n, start + step)
+            np.einsum("ij,j->i", self.rows[start:stop], query, out=scores[start:stop])
+            self._release(start, stop - start)
+        # the kernel maps a few pages around each fault (fault-around), some behind the chunk
+        self._release(0, n)
+        return _best(scores, k)
+
+    def top_of(self, subset: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` best of the rows ``subset`` (positions into ``subset``), scored exactly."""
+        if not self.releases():
+            return top_slots(self.rows[subset], query, k)
+        scores = np.empty(subset.size, dtype=np.float32)
+        step = max(1, _CHUNK_BYTES // (int(self.rows.shape[1]) * _F32))
+        for start in range(0, subset.size, step):
+            part = subset[start : start + step]
+            np.einsum("ij,j->i", self.rows[part], query, out=scores[start : start + part.size])
+        self._release(0, len(self))  # scattered rows: hand back the whole map once
+        return _best(scores, k)
+
+
 def top_slots(matrix: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` best slots of ``matrix`` for ``query`` (unit vectors): (slots, cosines), best first."""
     # einsum, not BLAS: OpenBLAS threads spinning on a busy 2-core machine made a 10k x 64-d
     # product take 8-15 ms against 0.09 ms in one thread (measured)
-    scores = np.einsum("ij,j->i", matrix, query)
+    return _best(np.einsum("ij,j->i", matrix, query), k)
+
+
+def _best(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     k = min(k, scores.shape[0])
     if k <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
