@@ -380,16 +380,25 @@ def _model_or_rules(env: str, default: str = "model") -> str:
 def build_contradictions(embedder: Any = None) -> ContradictionPolicy:
     """How unkeyed facts supersede each other: the attribute rules, then the detector; with
     ``REMNANT_ATTRIBUTES=model`` also the embedding attribute classifier for statements the rules
-    cannot read (:mod:`remnant.engine.forgetting.attribute_model`, loaded on first use).
+    cannot read (:mod:`remnant.engine.forgetting.attribute_model`, loaded on first use); with
+    ``REMNANT_ATTRIBUTES=pairs`` the supersession pair model instead
+    (:mod:`remnant.engine.forgetting.pair_model`), for the pairs the rules cannot read.
 
     The classifier is opt-in: on the held-out pairs it raised recall (0.196 → 0.326) but cut
     precision (0.818 → 0.698), and a wrong supersession loses a true fact (docs/forgetting.md)."""
     from remnant.engine.forgetting.attribute_model import AttributeClassifier
+    from remnant.engine.forgetting.pair_model import PairJudge
 
-    if _model_or_rules(ATTRIBUTES_ENV, default="rules") == "rules":
+    mode = os.environ.get(ATTRIBUTES_ENV, "rules").strip().lower() or "rules"
+    if mode not in ("rules", "model", "pairs"):
+        raise ValidationError(f"{ATTRIBUTES_ENV} must be 'rules', 'model' or 'pairs', got {mode!r}")
+    if mode == "rules":
         return ContradictionPolicy()
     threads = int(os.environ.get("REMNANT_EMBED_THREADS", "2"))
-    return ContradictionPolicy(classifier=AttributeClassifier(embedder, threads=threads))
+    classifier = AttributeClassifier(embedder, threads=threads)
+    if mode == "pairs":
+        return ContradictionPolicy(pairs=PairJudge(embedder, threads=threads, classifier=classifier))
+    return ContradictionPolicy(classifier=classifier)
 
 
 def build_ingestor(embedder: Any = None) -> Ingestor:

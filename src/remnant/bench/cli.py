@@ -120,8 +120,9 @@ _SUITE_CHOICES = (
     "--data",
     "data",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A case file (JSON Lines, the suite's schema) in place of the held-out cases; expiry and "
-    "forget_requests only, e.g. tests/extract/dev_expiry.jsonl, tests/forgetting/dev_forget_requests_3.jsonl.",
+    help="A case file (JSON Lines, the suite's schema) in place of the held-out cases; expiry, "
+    "forget_requests and supersession only, e.g. tests/extract/dev_expiry.jsonl, "
+    "tests/forgetting/dev_forget_requests_3.jsonl, tests/forgetting/dev_supersession_2.jsonl.",
 )
 def eval_cmd(
     suites: tuple[str, ...],

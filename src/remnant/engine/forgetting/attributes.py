@@ -1136,3 +1136,100 @@ def unread_relation(new_text: str, old_text: str) -> Relation | None:
     if new[0] != old[0] or new[1] != old[1] or new[2]:
         return "compatible"
     return "supersedes"
+
+
+# --- cues for the pair model (remnant.engine.forgetting.pair_model) ---------------------------------
+# An ending said without the old value ("I left Acme", 辞职了): the old value of an endable
+# attribute is over, whatever it was.
+_ENDING = re.compile(
+    r"\b(?:no longer|not (?:\w+ )?any ?more|quit|left|resigned|retired|laid off|let go|fired|moved out|"
+    r"broke up|split up|divorced|gave up|stopped|ended|sold (?:my|the|our)|dropped out|graduated)\b|"
+    r"不再|离职|辞职|辞了|退休|分手|离婚|戒了|不干了|卖了|搬走|毕业了|不.{0,3}了$",
+    re.I,
+)
+# an exception in time, not a change ("this week I'm working from home", 这周出差)
+_TEMPORARY = re.compile(
+    r"\b(?:this (?:week|weekend|month|morning|evening|time)|today|tonight|for now|temporarily|for a (?:few|couple)|"
+    r"just for|until (?:next|the end)|while (?:i'm|we're|the)|on (?:holiday|vacation|a trip)|visiting|"
+    r"for the (?:week|weekend|holidays|summer))\b|这周|这个月|今天|今晚|暂时|临时|这几天|出差|旅游|度假",
+    re.I,
+)
+
+
+# "Anna moved to Rome", "Tom's vegan now": a capitalised first word before a verb is someone else
+_NAMED = re.compile(
+    r"\s*([A-Z][a-z]+)(?:\s+and\s+[A-Z][a-z]+)?(?:'s\s|\s+(?:just\s+|now\s+|finally\s+|also\s+|still\s+)?"
+    r"(?:is|was|has|had|got|gets|works|worked|lives|lived|moved|started|quit|left|became|goes|went|"
+    r"drives|takes|eats|drinks|[a-z]+ed)\b)"
+)
+_NOT_NAMES = frozenset(
+    [
+        "it",
+        "that",
+        "this",
+        "there",
+        "rent",
+        "work",
+        "everything",
+        "nothing",
+        "someone",
+        "everyone",
+        "home",
+        "life",
+        "dinner",
+        "lunch",
+        "breakfast",
+        "school",
+        "coffee",
+        "tea",
+        "my",
+        "our",
+        "the",
+        "just",
+        "now",
+        "finally",
+        "recently",
+        "also",
+        "still",
+        "then",
+        "today",
+        "yesterday",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Cues:
+    """Surface cues of one statement, read without knowing its attribute."""
+
+    subject: str  # the first subject cue of the first clause ("user" when none)
+    named_subject: bool  # a capitalised name right before the first verb ("Anna moved to Rome")
+    context: frozenset[str]
+    changed: bool
+    additive: bool
+    ended: bool
+    temporary: bool
+    hypothetical: bool
+    refinement: bool
+
+
+@lru_cache(maxsize=8192)
+def cues(text: str) -> Cues:
+    """The change, addition, ending, context, subject and hypothetical cues of ``text`` (EN/ZH)."""
+    norm = unicodedata.normalize("NFKC", text).replace("’", "'").strip()
+    first = _CLAUSE.split(norm)[0] if norm else ""
+    cue = _SUBJECT_CUE.search(first)
+    subject = subject_of(first[: cue.end()]) if cue is not None else "user"
+    named = _NAMED.match(first)
+    named_subject = named is not None and cue is None and named.group(1).lower() not in _NOT_NAMES
+    return Cues(
+        subject=subject,
+        named_subject=named_subject,
+        context=frozenset(name for name, pat in _CONTEXT if pat.search(norm)),
+        changed=bool(_CHANGE.search(norm)),
+        additive=bool(_ADDITIVE.search(norm)),
+        ended=bool(_ENDING.search(norm) or _ENDED.search(norm)),
+        temporary=bool(_TEMPORARY.search(norm)),
+        hypothetical=bool(_HYPOTHETICAL.search(norm)),
+        refinement=bool(_REFINEMENT.search(norm)),
+    )

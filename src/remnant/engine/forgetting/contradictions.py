@@ -222,6 +222,15 @@ def _rules(ta: list[Tok], tb: list[Tok], shared: set[str], overlap: float, max_v
 Action = Literal["supersede", "flag"]
 
 
+@runtime_checkable
+class PairDecider(Protocol):
+    """A model of whether ``new`` replaces ``old`` (:class:`~remnant.engine.forgetting.pair_model.PairJudge`):
+    ``("supersede" | "flag" | None, reason)``; it compares by meaning, so the policy also hands it
+    the user's most recent facts as candidates when the retriever has no vectors."""
+
+    def decide(self, new: str, old: str) -> tuple[Action | None, str]: ...
+
+
 @dataclass(frozen=True)
 class ContradictionPolicy:
     """What the engine does when a new unkeyed memory likely contradicts an active one.
@@ -255,6 +264,9 @@ class ContradictionPolicy:
     # the embedding attribute classifier, asked only when the rules cannot read one of the two
     # statements (the product Memory installs it; None: rules and the detector only)
     classifier: AttributeClassifier | None = None
+    # the supersession pair model, asked when the rules cannot read the pair (opt-in:
+    # ``REMNANT_ATTRIBUTES=pairs``); it takes the classifier's place
+    pairs: PairDecider | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in ("auto", "supersede", "flag", "off"):
@@ -315,7 +327,12 @@ class ContradictionPolicy:
                     return None, PairVerdict(relation, 1.0, f"{relation} ({what})")  # type: ignore[arg-type]
                 verdict = PairVerdict("contradiction", 1.0, f"same {what}, a new value")
                 return ("flag" if self.mode == "flag" else "supersede"), verdict
-        if self.classifier is not None:
+        if self.pairs is not None:
+            action, reason = self.pairs.decide(new, old)
+            if action is not None:
+                verdict = PairVerdict("contradiction", _probability(reason), reason)
+                return ("flag" if self.mode == "flag" else action), verdict
+        elif self.classifier is not None:
             rn, ro = attributes.read(new), attributes.read(old)
             if rn is None or ro is None:  # both read and still unclear: the rules' flag stands
                 action, reason = self.classifier.decide(
@@ -345,6 +362,29 @@ def _pool() -> ThreadPoolExecutor:
             # threads start on demand; enough that concurrent requests (a server's) do not queue here
             _POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="remnant-neighbours")
         return _POOL
+
+
+PAIR_MODEL = "pair model"
+
+
+def _probability(reason: str) -> float:
+    """The pair model's probability from its reason ("pair model p=0.93"), 1.0 when absent."""
+    m = re.search(r"p=([0-9.]+)", reason)
+    return float(m.group(1)) if m else 1.0
+
+
+def one_model_supersession(
+    found: list[tuple[MemoryRecord, PairVerdict, Action]],
+) -> list[tuple[MemoryRecord, PairVerdict, Action]]:
+    """At most one memory superseded on the pair model's word alone per write: the likeliest; the
+    others it would supersede are flagged. A write states one change; the model, unlike the rules,
+    does not name the attribute, so several candidates over its threshold say it is unsure which."""
+    by_model = [f for f in found if f[2] == "supersede" and f[1].reason.startswith(PAIR_MODEL)]
+    if len(by_model) < 2:
+        return found
+    best = max(by_model, key=lambda f: f[1].similarity)[0].id
+    demoted = {f[0].id for f in by_model} - {best}
+    return [(old, v, "flag" if old.id in demoted else a) for old, v, a in found]
 
 
 def _candidate_ids(
@@ -381,11 +421,17 @@ def _candidate_ids(
         if near is not None:
             wait([near])
         raise
+    near_ids: list[str] = []
     if near is not None:
-        sources.append([i for i, _ in near.result()])
+        near_ids = [i for i, _ in near.result()]
     elif nearest:
         assert isinstance(retriever, NeighbourSource)
-        sources.append([i for i, _ in retriever.neighbours(ledger, record.content, flt, policy.neighbours)])
+        near_ids = [i for i, _ in retriever.neighbours(ledger, record.content, flt, policy.neighbours)]
+    if nearest:
+        sources.append(near_ids)
+    if policy.pairs is not None and policy.neighbours and not near_ids:
+        # no vectors to search: the pair model compares by meaning with the user's latest facts
+        sources.append([r.id for r in ledger.store.query(flt, order="-created_at", limit=policy.neighbours)])
     out: list[str] = []
     seen = {record.id}
     for row in range(max((len(s) for s in sources), default=0)):
@@ -489,6 +535,7 @@ def apply_on_write(
     ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, PairVerdict, Action]]
 ) -> list[str]:
     """Flag or supersede what the check found (inside the write transaction); returns the ids."""
+    found = one_model_supersession(found)
     flagged = [(old, v) for old, v, action in found if action == "flag"]
     retired = [(old, v) for old, v, action in found if action == "supersede"]
     out: list[str] = []

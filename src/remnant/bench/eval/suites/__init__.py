@@ -29,7 +29,7 @@ class SuiteContext:
 
 
 # suites whose cases come from a file that ``--data`` may replace
-DATA_SUITES: tuple[str, ...] = ("expiry", "forget_requests")
+DATA_SUITES: tuple[str, ...] = ("expiry", "forget_requests", "supersession")
 
 SuiteFn = Callable[[AdapterFactory, SuiteContext], SuiteResult]
 

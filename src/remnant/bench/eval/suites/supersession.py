@@ -9,6 +9,8 @@ when the adapter has it, else: is it among the top 5 recalled for its own text.)
 ``supersedes`` label are the figures.
 
 The rules were written without reading the file (see its README); this suite is the only reader.
+``remnant eval --suite supersession --data FILE`` scores another file of the same schema instead
+(the development pairs ``tests/forgetting/dev_supersession_2.jsonl``).
 It can fail both ways: a memory that keeps everything has recall 0, one that drops everything has
 the precision of the label share (0.45).
 """
@@ -50,10 +52,14 @@ def _current(a: MemoryAdapter, user: str, mid: str, text: str) -> bool:
 
 
 def run(factory: AdapterFactory, ctx: SuiteContext) -> SuiteResult:
-    pairs = load_pairs()
+    """The held-out pairs, or those of ``ctx.data`` (``remnant eval --data FILE``, e.g. the dev file)."""
+    pairs = load_pairs(Path(ctx.data) if ctx.data else DATA)
     if ctx.quick:
         pairs = pairs[:: max(1, len(pairs) // 40)]
-    return run_pairs(factory, ctx, pairs)
+    result = run_pairs(factory, ctx, pairs)
+    if ctx.data:
+        result.notes.append(f"pairs from {ctx.data}, not the held-out file")
+    return result
 
 
 def run_pairs(factory: AdapterFactory, ctx: SuiteContext, pairs: Sequence[dict[str, Any]]) -> SuiteResult:

@@ -1,0 +1,375 @@
+"""Does a new unkeyed statement replace an old one? A small logistic model over a pair's features.
+
+The attribute rules (:mod:`remnant.engine.forgetting.attributes`) are precise but read few of the
+ways people state a change ("I'm vegetarian now", "handed in my notice at Acme", 现在改吃素了). This
+model weighs, for a pair (old, new), a handful of signals that each say a little:
+
+- how close the two statements are in meaning (cosine of their e5-small vectors, raw and centred);
+- the attribute each side gets (the rules' reading when they have one, else the nearest attribute
+  centroid of :mod:`remnant.engine.forgetting.attribute_model`) and whether they agree;
+- what the rules and the word detector say about the pair (supersedes / compatible / unrelated /
+  cannot tell; contradiction);
+- cues in the new statement: a change word (now, switched, 现在, 改成), an ending (left, quit,
+  辞职), an addition (also, 也), a temporary exception (this week, 这周), a hypothetical;
+- a different subject (my sister, a name, 我妹妹) or context (weekend, work phone) on either side;
+- lexical overlap, one statement's words inside the other's, numbers, negation.
+
+``p = sigmoid(w · standardise(x) + b)``; ``p ≥ supersede_at`` → supersede, ``p ≥ flag_at`` → flag
+(both stay; "flag, don't supersede, when unsure"). Weights and thresholds ship as
+``data/supersession_<model>.json``, fitted by ``python -m remnant.extract.supersession_fit`` on
+generated pairs and the hand-written development pairs, thresholds chosen by cross-validation (see
+``docs/forgetting.md``). Without e5-small (or without weights for the embedder) it answers nothing
+and the rules decide alone.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import threading
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from remnant.embed.base import Embedder, EmbeddingError
+from remnant.engine.forgetting import attributes
+from remnant.engine.forgetting.attribute_model import OTHER, AttributeClassifier
+from remnant.engine.forgetting.contradictions import ContradictionDetector, tokens
+
+log = logging.getLogger(__name__)
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+Action = Literal["supersede", "flag"]
+
+FEATURES: tuple[str, ...] = (
+    "cos",  # cosine of the two document vectors
+    "cos_centred",  # the same after removing the attribute model's centre (spreads e5's high floor)
+    "attr_same",  # both sides on the same single-valued attribute
+    "attr_margin",  # the smaller attribute margin when they agree (1 for a rule reading), else 0
+    "attr_other",  # either side is about something a person has many of
+    "rule_supersedes",
+    "rule_compatible",
+    "rule_unrelated",
+    "rule_unsure",  # the rules read one side, or none, or cannot tell
+    "detector_contradiction",
+    "detector_unrelated",
+    "overlap",  # Jaccard of content tokens (stemmed words, CJK characters)
+    "contained",  # one statement's words are all in the other (restated, refined)
+    "change_new",
+    "ended_new",
+    "additive_new",
+    "temporary_new",
+    "hypothetical",  # either side
+    "other_subject",  # the subjects differ, or the new one is about a named person
+    "context_differs",
+    "refinement_new",
+    "numbers_differ",  # both carry numbers and they differ
+    "negation_differs",
+    "same_attr_x_change",  # an agreed attribute with a change or ending word in the new statement
+    "cos_x_change",
+)
+
+
+#: blocks of the statements' centred unit vectors appended to the scalar features: their
+#: element-wise product and absolute difference (what the two share, where they differ) and the new
+#: statement's own vector (how a change is said: "these days", "handed in my notice", 改成)
+BLOCKS: tuple[str, ...] = ("product", "absdiff", "new")
+
+
+def weights_path(model_id: str) -> Path:
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in model_id)
+    return DATA_DIR / f"supersession_{safe}.json"
+
+
+def _content(text: str) -> set[str]:
+    return {t.value for t in tokens(text) if t.kind in ("w", "c")}
+
+
+def _numbers(text: str) -> list[str]:
+    return sorted(re.findall(r"\d+(?:[.,:]\d+)*", unicodedata.normalize("NFKC", text)))
+
+
+def _negations(text: str) -> int:
+    return sum(t.kind == "neg" for t in tokens(text))
+
+
+def contained(a: str, b: str) -> bool:
+    """One statement holds all the other's content words ("I drink tea" / "I drink tea with honey")."""
+    wa, wb = _content(a), _content(b)
+    return bool(wa and wb) and (wa <= wb or wb <= wa)
+
+
+_DETECTOR = ContradictionDetector()
+Guess = tuple[str, float] | None  # (attribute, margin) from the classifier, None when none
+
+
+def pair_features(
+    new: str,
+    old: str,
+    vec_new: npt.NDArray[np.float64],
+    vec_old: npt.NDArray[np.float64],
+    guess_new: Guess,
+    guess_old: Guess,
+    center: npt.NDArray[np.float64] | None,
+) -> npt.NDArray[np.float64]:
+    """The feature vector of (old, new): :data:`FEATURES`, then the :data:`BLOCKS`."""
+    a = np.asarray(vec_new, dtype=np.float64)
+    b = np.asarray(vec_old, dtype=np.float64)
+    cos = float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12)
+    if center is not None:
+        ac, bc = a - center, b - center
+        cos_c = float(ac @ bc) / max(float(np.linalg.norm(ac) * np.linalg.norm(bc)), 1e-12)
+    else:
+        cos_c = cos
+    rn, ro = attributes.read(new), attributes.read(old)
+    an = (rn.attribute, 1.0) if rn is not None else guess_new
+    ao = (ro.attribute, 1.0) if ro is not None else guess_old
+    same = an is not None and ao is not None and an[0] == ao[0] and an[0] != OTHER
+    other = (an is not None and an[0] == OTHER) or (ao is not None and ao[0] == OTHER)
+    margin = min(an[1], ao[1]) if same and an is not None and ao is not None else 0.0
+    rel = attributes.relate(rn, ro)
+    det = _DETECTOR.compare(new, old).label
+    wn, wo = _content(new), _content(old)
+    overlap = len(wn & wo) / len(wn | wo) if wn and wo else 0.0
+    cn, co = attributes.cues(new), attributes.cues(old)
+    subj_new = "other" if cn.named_subject else cn.subject
+    subj_old = "other" if co.named_subject else co.subject
+    nn, no = _numbers(new), _numbers(old)
+    change = cn.changed or cn.ended
+    x = [
+        cos,
+        cos_c,
+        float(same),
+        margin,
+        float(other),
+        float(rel == "supersedes"),
+        float(rel == "compatible"),
+        float(rel == "unrelated"),
+        float(rel is None),
+        float(det == "contradiction"),
+        float(det == "unrelated"),
+        overlap,
+        float(contained(new, old)),
+        float(cn.changed),
+        float(cn.ended),
+        float(cn.additive),
+        float(cn.temporary),
+        float(cn.hypothetical or co.hypothetical),
+        float(subj_new != subj_old),
+        float(cn.context != co.context),
+        float(cn.refinement and not co.refinement),
+        float(bool(nn) and bool(no) and nn != no),
+        float((_negations(new) % 2) != (_negations(old) % 2)),
+        float(same and change),
+        cos * float(change),
+    ]
+    ua = (a - center) if center is not None else a
+    ub = (b - center) if center is not None else b
+    ua = ua / max(float(np.linalg.norm(ua)), 1e-12)
+    ub = ub / max(float(np.linalg.norm(ub)), 1e-12)
+    return np.concatenate([np.asarray(x, dtype=np.float64), ua * ub, np.abs(ua - ub), ua])
+
+
+@dataclass(frozen=True)
+class PairWeights:
+    """A fitted logistic model: standardisation, weights, bias and the two thresholds."""
+
+    model_id: str
+    features: tuple[str, ...]
+    mean: npt.NDArray[np.float64]
+    scale: npt.NDArray[np.float64]
+    weights: npt.NDArray[np.float64]
+    bias: float
+    supersede_at: float
+    flag_at: float
+    meta: dict[str, Any]
+
+    def probability(self, x: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        z = ((np.atleast_2d(np.asarray(x, dtype=np.float64)) - self.mean) / self.scale) @ self.weights
+        return np.asarray(1.0 / (1.0 + np.exp(-(z + self.bias))), dtype=np.float64)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model_id": self.model_id,
+            "features": list(self.features),
+            "blocks": list(BLOCKS),
+            "mean": [round(float(v), 6) for v in self.mean],
+            "scale": [round(float(v), 6) for v in self.scale],
+            "weights": [round(float(v), 6) for v in self.weights],
+            "bias": round(self.bias, 6),
+            "supersede_at": self.supersede_at,
+            "flag_at": self.flag_at,
+            "meta": self.meta,
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> PairWeights:
+        features = tuple(str(f) for f in raw["features"])
+        if features != FEATURES or tuple(raw.get("blocks", ())) != BLOCKS:
+            raise ValueError("supersession weights were fitted on other features: refit them")
+        return cls(
+            str(raw["model_id"]),
+            features,
+            np.asarray(raw["mean"], dtype=np.float64),
+            np.asarray(raw["scale"], dtype=np.float64),
+            np.asarray(raw["weights"], dtype=np.float64),
+            float(raw["bias"]),
+            float(raw["supersede_at"]),
+            float(raw["flag_at"]),
+            dict(raw.get("meta", {})),
+        )
+
+
+def fit_logistic(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    *,
+    l2: float = 1.0,
+    sample_weight: npt.ArrayLike | None = None,
+    iters: int = 300,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
+    """(mean, scale, weights, bias) of an L2-regularised logistic regression on standardised
+    features, by Newton's method (a few dozen features: exact and fast)."""
+    xa = np.asarray(x, dtype=np.float64)
+    ya = np.asarray(y, dtype=np.float64)
+    sw = np.ones(len(ya)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    mean = xa.mean(axis=0)
+    scale = xa.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    z = np.hstack([(xa - mean) / scale, np.ones((len(xa), 1))])
+    w = np.zeros(z.shape[1])
+    reg = np.full(z.shape[1], l2)
+    reg[-1] = 0.0  # the bias is not shrunk
+    n = sw.sum()
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-(z @ w)))
+        grad = z.T @ (sw * (p - ya)) / n + reg * w / n
+        hess = (z * (sw * p * (1 - p))[:, None]).T @ z / n + np.diag(reg) / n
+        step = np.linalg.solve(hess + 1e-9 * np.eye(len(w)), grad)
+        w -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return mean, scale, w[:-1], float(w[-1])
+
+
+class PairJudge:
+    """The pair model in the write path: embeds the two statements (the recall embedder when it
+    has weights, else e5-small, loaded on first use), reads their attributes and decides."""
+
+    def __init__(
+        self,
+        embedder: Embedder | None = None,
+        *,
+        embedder_name: str = "e5-small",
+        threads: int = 2,
+        classifier: AttributeClassifier | None = None,
+        weights: PairWeights | None = None,
+    ):
+        self._given = embedder
+        self._name = embedder_name
+        self._threads = threads
+        self.classifier = classifier or AttributeClassifier(
+            embedder, embedder_name=embedder_name, threads=threads
+        )
+        self._weights = weights
+        self._resolved = weights is not None and embedder is not None
+        self._pair: tuple[Embedder, PairWeights] | None = (
+            (embedder, weights) if embedder is not None and weights is not None else None
+        )
+        self._lock = threading.Lock()
+        self._vectors: dict[str, npt.NDArray[np.float64]] = {}
+
+    def _resolve(self) -> tuple[Embedder, PairWeights] | None:
+        from remnant.embed.registry import get_embedder
+
+        candidates: list[Embedder] = [self._given] if self._given is not None else []
+        if not candidates or self._given is None or not weights_path(self._given.model_id).exists():
+            try:
+                candidates.append(get_embedder(self._name, threads=self._threads))
+            except EmbeddingError as exc:
+                log.info("supersession pair model off: %s", exc)
+        for embedder in candidates:
+            if self._weights is not None and self._weights.model_id == embedder.model_id:
+                return embedder, self._weights
+            path = weights_path(embedder.model_id)
+            if path.exists():
+                return embedder, PairWeights.from_json(json.loads(path.read_text(encoding="utf-8")))
+        return None
+
+    def _load(self) -> tuple[Embedder, PairWeights] | None:
+        with self._lock:
+            if not self._resolved:
+                self._resolved = True
+                self._pair = self._resolve()
+            return self._pair
+
+    @property
+    def weights(self) -> PairWeights | None:
+        pair = self._load()
+        return pair[1] if pair is not None else None
+
+    def vectors(self, texts: Sequence[str]) -> list[npt.NDArray[np.float64]] | None:
+        """Document vectors of ``texts`` (by the embedder the weights are for; without weights, the
+        given one: a training run)."""
+        pair = self._load()
+        embedder = pair[0] if pair is not None else self._given
+        if embedder is None:
+            return None
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            try:
+                got = np.asarray(embedder.embed_documents(missing), dtype=np.float64)
+            except EmbeddingError as exc:
+                log.warning("supersession pair model skipped (%s)", exc)
+                return None
+            with self._lock:
+                if len(self._vectors) > 4096:
+                    self._vectors.clear()
+                self._vectors.update(zip(missing, got, strict=True))
+        with self._lock:
+            return [self._vectors[t] for t in texts]
+
+    def preload(self, texts: Sequence[str], vectors: npt.ArrayLike) -> None:
+        """Vectors computed elsewhere for ``texts`` (a training run that embedded them once)."""
+        arr = np.asarray(vectors, dtype=np.float64)
+        with self._lock:
+            self._vectors.update(zip(texts, arr, strict=True))
+
+    def features(self, new: str, old: str) -> npt.NDArray[np.float64] | None:
+        vecs = self.vectors([new, old])
+        if vecs is None:
+            return None
+        centroids = self.classifier.centroids
+        if centroids is None:
+            return pair_features(new, old, vecs[0], vecs[1], None, None, None)
+        # the attribute guesses from the same vectors (one embedding per statement, not two)
+        guess_new, guess_old = centroids.classify(np.vstack(vecs))
+        return pair_features(new, old, vecs[0], vecs[1], guess_new, guess_old, centroids.center)
+
+    def probability(self, new: str, old: str) -> float | None:
+        pair = self._load()
+        x = self.features(new, old) if pair is not None else None
+        if pair is None or x is None:
+            return None
+        return float(pair[1].probability(x)[0])
+
+    def decide(self, new: str, old: str) -> tuple[Action | None, str]:
+        """Supersede, flag or nothing, with a reason naming the probability."""
+        pair = self._load()
+        p = self.probability(new, old) if pair is not None else None
+        if pair is None or p is None or math.isnan(p):
+            return None, "no pair model"
+        w = pair[1]
+        if p >= w.supersede_at:
+            return "supersede", f"pair model p={p:.2f}"
+        if p >= w.flag_at:
+            return "flag", f"pair model unsure p={p:.2f}"
+        return None, f"pair model p={p:.2f}"
