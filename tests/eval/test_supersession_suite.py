@@ -6,6 +6,8 @@ Remnant itself is run here on the hand-written development pairs only (through t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from remnant.bench.eval.adapters import adapter_factory
 from remnant.bench.eval.suites import SUITE_NAMES, SuiteContext
 from remnant.bench.eval.suites import supersession as suite
@@ -36,3 +38,41 @@ def test_remnant_on_development_pairs() -> None:
     r = suite.run_pairs(adapter_factory("remnant"), SuiteContext(quick=True, adapter_name="remnant"), pairs)
     assert not r.failures
     assert r.metrics["precision"] >= 0.9 and r.metrics["recall"] >= 0.8
+
+
+def test_cli_scores_a_pairs_file_of_its_own(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from remnant.bench.cli import eval_cmd
+
+    rows = [
+        {
+            "id": "t1",
+            "lang": "en",
+            "old": "I live in Ghent",
+            "new": "we moved to Lyon",
+            "label": "supersedes",
+        },
+        {
+            "id": "t2",
+            "lang": "en",
+            "old": "I live in Ghent",
+            "new": "my aunt lives in Lyon",
+            "label": "compatible",
+        },
+        {"id": "t3", "lang": "zh", "old": "我住在青岛", "new": "我们搬到大连了", "label": "supersedes"},
+    ]
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "report"
+    args = ["--suite", "supersession", "--adapter", "never-forgets", "--data", str(data), "--out", str(out)]
+    result = CliRunner().invoke(eval_cmd, args)
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((out / "results.json").read_text())["results"]["supersession"]["never-forgets"][
+        "metrics"
+    ]
+    assert metrics["pairs"] == 3 and metrics["fn"] == 2
+    wrong = CliRunner().invoke(eval_cmd, ["--suite", "conflict", "--data", str(data), "--out", str(out)])
+    assert wrong.exit_code != 0 and "--data" in wrong.output
