@@ -91,7 +91,8 @@ def test_expiry_suite_reads_a_data_file_from_the_cli(tmp_path: Path) -> None:
     assert result["results"]["expiry"]["never-forgets"]["metrics"]["ttl lines"] == 4
     wrong = runner.invoke(cli, ["eval", "--suite", "duplicates", "--data", str(data), "--out", str(tmp_path)])
     assert (
-        wrong.exit_code == 2 and "--data replaces the cases of expiry, forget_requests only" in wrong.output
+        wrong.exit_code == 2
+        and "--data replaces the cases of expiry, forget_requests, supersession only" in wrong.output
     )
 
 

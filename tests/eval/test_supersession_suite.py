@@ -45,7 +45,7 @@ def test_cli_scores_a_pairs_file_of_its_own(tmp_path: Path) -> None:
 
     from click.testing import CliRunner
 
-    from remnant.bench.cli import eval_cmd
+    from remnant.cli import cli
 
     rows = [
         {
@@ -67,12 +67,22 @@ def test_cli_scores_a_pairs_file_of_its_own(tmp_path: Path) -> None:
     data = tmp_path / "pairs.jsonl"
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "report"
-    args = ["--suite", "supersession", "--adapter", "never-forgets", "--data", str(data), "--out", str(out)]
-    result = CliRunner().invoke(eval_cmd, args)
+    args = [
+        "eval",
+        "--suite",
+        "supersession",
+        "--adapter",
+        "never-forgets",
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+    ]
+    result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     metrics = json.loads((out / "results.json").read_text())["results"]["supersession"]["never-forgets"][
         "metrics"
     ]
     assert metrics["pairs"] == 3 and metrics["fn"] == 2
-    wrong = CliRunner().invoke(eval_cmd, ["--suite", "conflict", "--data", str(data), "--out", str(out)])
+    wrong = CliRunner().invoke(cli, ["eval", "--suite", "conflict", "--data", str(data), "--out", str(out)])
     assert wrong.exit_code != 0 and "--data" in wrong.output
