@@ -194,6 +194,60 @@ def cross_validate(
     }
 
 
+def crowd(path: Path, *, pairs: bool) -> list[dict[str, Any]]:
+    """One user per language tells every ``old`` statement of the dev file, a day passes, then
+    every ``new`` one in turn (lexical recall, a real SQLite engine): how many of the labelled
+    supersessions happen, and how many *other* memories each write supersedes (a real user's write
+    meets many candidates, the eval suite's only one; those others are not all wrong: two pairs of
+    the file may be about the same attribute)."""
+    import tempfile
+    from datetime import UTC, datetime
+
+    from remnant.core.clock import ManualClock
+    from remnant.core.model import Status
+    from remnant.engine.forgetting.contradictions import ContradictionPolicy
+    from remnant.engine.memory import Memory
+
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    out = []
+    for lang in sorted({r["lang"] for r in rows}):
+        mine = [r for r in rows if r["lang"] == lang]
+        clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
+        with tempfile.TemporaryDirectory() as folder:
+            policy = ContradictionPolicy(pairs=PairJudge(threads=2)) if pairs else ContradictionPolicy()
+            mem = Memory(Path(folder) / "crowd.db", clock=clock, contradictions=policy)
+            try:
+                ids: dict[str, str] = {}
+                for r in mine:
+                    if r["old"] not in ids:
+                        ids[r["old"]] = mem.remember(r["old"], user_id="crowd").id
+                clock.advance(days=1)
+                own = others = 0
+                # some old statements already replace one another; count only what the new ones do
+                gone = {i for i in ids.values() if mem.get(i).status == Status.SUPERSEDED}  # type: ignore[union-attr]
+                for r in mine:
+                    mem.remember(r["new"], user_id="crowd")
+                    now = {i for i in ids.values() if mem.get(i).status == Status.SUPERSEDED}  # type: ignore[union-attr]
+                    new = now - gone
+                    gone = now
+                    own += int(r["label"] == "supersedes" and ids[r["old"]] in new)
+                    others += len(new - {ids[r["old"]]})
+            finally:
+                mem.close()
+        labelled = sum(r["label"] == "supersedes" for r in mine)
+        out.append(
+            {
+                "lang": lang,
+                "facts": len(ids),
+                "writes": len(mine),
+                "own": own,
+                "of": labelled,
+                "others": others,
+            }
+        )
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--embedder", default="e5-small")
@@ -210,7 +264,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--vectors", type=Path, help=".npy of precomputed document vectors for --texts")
     ap.add_argument("--texts", type=Path, help=".json list of the texts of --vectors")
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument(
+        "--crowd", action="store_true", help="only the one-user-many-facts check of the shipped weights"
+    )
     args = ap.parse_args(argv)
+    if args.crowd:
+        for label, with_pairs in (("pair model", True), ("rules", False)):
+            for row in crowd(args.dev, pairs=with_pairs):
+                print(
+                    f"{label} {row['lang']}: {row['facts']} facts, {row['writes']} writes; labelled "
+                    f"supersessions done {row['own']} of {row['of']}; other memories superseded {row['others']}"
+                )
+        return 0
 
     from remnant.embed.registry import get_embedder
 
