@@ -2724,7 +2724,9 @@ def forget_request(
     plans: dict[str, _Hit] = {}
     found = [(r, h) for r in ledger.store.query(flt) if (h := matcher.match(r)) is not None]
     found = _narrow(found, intent)
-    if not found and not intent.when and not intent.everything and not intent.kinds:
+    # a request naming a type of personal data ("forget my phone number") that the detectors find
+    # nowhere has nothing to forget: guessing by meaning could only purge the wrong memory
+    if not found and not intent.when and not intent.everything and not intent.kinds and not intent.pii_types:
         found = _by_meaning(ledger, text, intent, flt, meaning)
     for record, hit in found:
         if hit.part and not is_hard:
