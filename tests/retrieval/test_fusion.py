@@ -57,3 +57,20 @@ def test_equal_signals_never_reorder_and_weak_memories_sink():
     assert SignalWeights().factor(1.0, 1.0, None) == 1.0
     old = SignalWeights(strength=0, confidence=0, recency=0.5, recency_half_life_days=10).factor(1, 1, 10.0)
     assert old == pytest.approx(0.75)
+
+
+def test_zscores_and_zscore_fusion():
+    from remnant.retrieval.fusion import weighted_z, zscores
+
+    z = zscores({"a": 3.0, "b": 1.0, "c": 2.0})
+    assert z["b"] == 0.0 and z["a"] > z["c"] > 0  # the weakest at 0, spread-scaled
+    assert zscores({"a": 1.0, "b": 1.0}) == {"a": 1.0, "b": 1.0} and zscores({}) == {}
+    # an outlier at the top does not squash the rest together as min-max does
+    skewed = {"top": 100.0, "x": 2.0, "y": 1.0}
+    assert zscores(skewed)["x"] - zscores(skewed)["y"] > minmax(skewed)["x"] - minmax(skewed)["y"]
+    out = dict(weighted_z([{"a": 2.0, "b": 0.0}, {"a": 0.0, "b": 1.0}], weights=[0.8, 0.2]))
+    assert out["a"] > out["b"] > 0
+    fused = fuse([("a", 9.0), ("b", 1.0)], [("a", 0.9), ("c", 0.8)], HybridConfig(fusion="zscore"))
+    assert fused[0] == ("a", pytest.approx(1.0))  # best of both lists is the best possible score
+    with pytest.raises(RetrievalError):
+        HybridConfig(fusion="nope")

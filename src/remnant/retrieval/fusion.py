@@ -68,3 +68,29 @@ def weighted(
         for key, v in minmax(scores).items():
             out[key] = out.get(key, 0.0) + w * v
     return _sorted(out)
+
+
+def zscores(scores: Mapping[K, float]) -> dict[K, float]:
+    """Standard scores, shifted so the weakest candidate is 0 and scaled by the spread (all equal
+    -> all 1.0): unlike min-max, one outlier at the top does not squash the others together."""
+    if not scores:
+        return {}
+    vals = list(scores.values())
+    mean = sum(vals) / len(vals)
+    sd = (sum((v - mean) ** 2 for v in vals) / len(vals)) ** 0.5
+    if sd == 0:
+        return dict.fromkeys(scores, 1.0)
+    lo = min(vals)
+    return {key: (v - lo) / sd for key, v in scores.items()}
+
+
+def weighted_z(
+    scored: Sequence[Mapping[K, float]], *, weights: Sequence[float] | None = None
+) -> list[tuple[K, float]]:
+    """Weighted sum of :func:`zscores` maps (higher = better in every map)."""
+    ws = _check_weights(len(scored), weights)
+    out: dict[K, float] = {}
+    for w, scores in zip(ws, scored, strict=True):
+        for key, v in zscores(scores).items():
+            out[key] = out.get(key, 0.0) + w * v
+    return _sorted(out)

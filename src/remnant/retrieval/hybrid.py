@@ -18,7 +18,8 @@ from remnant.retrieval.errors import RetrievalError
 class HybridConfig:
     """How candidates are gathered and fused.
 
-    fusion: "rrf" (rank-based) or "weighted" (min-max score fusion).
+    fusion: "rrf" (rank-based), "weighted" (min-max score fusion) or "zscore" (standard-score
+    fusion: each list's scores over their spread, the weakest at 0).
     candidates: how many candidates each retriever contributes before fusion.
     """
 
@@ -29,8 +30,8 @@ class HybridConfig:
     candidates: int = 100
 
     def __post_init__(self) -> None:
-        if self.fusion not in ("rrf", "weighted"):
-            raise RetrievalError(f"fusion must be 'rrf' or 'weighted', not {self.fusion!r}")
+        if self.fusion not in ("rrf", "weighted", "zscore"):
+            raise RetrievalError(f"fusion must be 'rrf', 'weighted' or 'zscore', not {self.fusion!r}")
         if self.candidates <= 0:
             raise RetrievalError("candidates must be > 0")
 
@@ -80,6 +81,10 @@ def fuse(
     if cfg.fusion == "rrf":
         fused = fusion.rrf([[i for i, _ in lex], [i for i, _ in vec]], k=cfg.rrf_k, weights=weights)
         best = sum(w for w, lst in zip(weights, (lex, vec), strict=True) if lst) / (cfg.rrf_k + 1)
+    elif cfg.fusion == "zscore":
+        maps = [fusion.zscores(dict(lex)), fusion.zscores(dict(vec))]
+        fused = fusion.weighted_z([dict(lex), dict(vec)], weights=weights)
+        best = sum(w * max(m.values()) for w, m in zip(weights, maps, strict=True) if m)
     else:
         fused = fusion.weighted([dict(lex), dict(vec)], weights=weights)
         best = sum(w for w, lst in zip(weights, (lex, vec), strict=True) if lst)

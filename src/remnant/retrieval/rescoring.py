@@ -19,13 +19,16 @@ cross-validation on LoCoMo (``remnant bench locomo --folds``, docs/benchmarks/re
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from remnant.core.model import MemoryRecord
-from remnant.retrieval.query import content_terms
-from remnant.retrieval.timeexpr import TimeRange, has_time_expression, resolve
+from remnant.retrieval.fusion import minmax
+from remnant.retrieval.query import STOPWORDS, content_terms, words
+from remnant.retrieval.timeexpr import MONTHS, WEEKDAYS, TimeRange, has_time_expression, resolve
 
 _WHEN = re.compile(
     r"^\s*(when|what (?:year|month|day|date|time)|how long ago)\b|什么时候|哪天|哪年|几月|何时"
@@ -44,6 +47,30 @@ class RecallTuning:
     diversity: float = 0.0  # MMR penalty for word overlap with already picked hits
     depth: int = 50  # how many fused candidates the boosts look at
     skip_vector_ratio: float = 0.0  # skip the query embedding when BM25's best >= this x its 5th (0: never)
+    vector_feedback: float = 0.0  # weight of a vector round whose query is the question + the seeds' vectors
+    session_cap: int = 0  # at most this many of the top ``limit`` from one session (0: no cap)
+    strip_names: bool = False  # the vector half's query leaves out the capitalised words (names)
+
+
+# A capitalised word (a name, mostly: "Caroline", "Caroline's", "LGBTQ"), but not "I", "I'm".
+_CAPITALISED = re.compile(r"\b(?!I\b|I['’])[A-Z][\w'’-]*")
+
+
+def without_names(query: str) -> str:
+    """The question without its capitalised words (the first word only when it is not a stop
+    word: "What", "When" stay), for the vector half. In a memory of conversations, the people
+    named are in most memories (every turn is someone's), so their names in the query vector pull
+    it towards everything they said; the lexical half and the speaker boost still use the names,
+    the vector half looks for the rest. The query itself when nothing else would be left."""
+
+    def drop(m: re.Match[str]) -> str:
+        word = m.group(0).lower()
+        if (m.start() == 0 and word in STOPWORDS) or word in MONTHS or word in WEEKDAYS:
+            return m.group(0)  # "What ..." at the start; months and weekdays are not names
+        return ""
+
+    out = re.sub(r"\s+", " ", _CAPITALISED.sub(drop, query)).strip()
+    return out if any(w not in STOPWORDS for w in words(out)) else query
 
 
 def is_when_question(query: str) -> bool:
@@ -123,6 +150,58 @@ def merge_rounds(
     for i, s in second:
         scores[i] = scores.get(i, 0.0) + weight * (s / best)
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def feedback_vector(query: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """The question's vector plus the mean of the seed memories' vectors (Rocchio feedback with
+    equal weights), unit length: a query "about" what the first hits are about, so a second
+    vector round finds turns that share their topic but none of the question's words."""
+    q = np.asarray(query, dtype=np.float32).ravel()
+    q = q / (float(np.linalg.norm(q)) or 1.0)
+    if seeds.size == 0:
+        return q
+    m = np.asarray(seeds, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    out = q + (m / np.where(norms == 0, 1.0, norms)).mean(axis=0)
+    return np.asarray(out / (float(np.linalg.norm(out)) or 1.0), dtype=np.float32)
+
+
+def merge_scaled(
+    first: Sequence[tuple[str, float]], second: Sequence[tuple[str, float]], weight: float
+) -> list[tuple[str, float]]:
+    """First-round scores plus ``weight`` times the second round's min-max-normalised scores (for
+    cosines, which sit close together: dividing by the best would add nearly ``weight`` to all)."""
+    if not second or weight <= 0:
+        return list(first)
+    scores = dict(first)
+    for i, s in minmax(dict(second)).items():
+        scores[i] = scores.get(i, 0.0) + weight * s
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def cap_sessions(
+    ranked: Sequence[tuple[str, float]], sessions: Mapping[str, str | None], limit: int, cap: int
+) -> list[tuple[str, float]]:
+    """The top ``limit`` with at most ``cap`` memories of one session (memories without a session
+    are not capped); what the cap passes over follows in its order. If too few sessions are
+    ranked to fill ``limit``, the passed-over ones fill it."""
+    if cap <= 0:
+        return list(ranked)
+    picked: list[tuple[str, float]] = []
+    over: list[tuple[str, float]] = []
+    count: dict[str, int] = {}
+    for item in ranked:
+        if len(picked) >= limit:
+            over.append(item)
+            continue
+        sess = sessions.get(item[0])
+        if sess is not None and count.get(sess, 0) >= cap:
+            over.append(item)
+            continue
+        if sess is not None:
+            count[sess] = count.get(sess, 0) + 1
+        picked.append(item)
+    return picked + over
 
 
 def diversify(

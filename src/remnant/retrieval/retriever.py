@@ -43,13 +43,17 @@ from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, bui
 from remnant.retrieval.query import analyze
 from remnant.retrieval.rescoring import (
     RecallTuning,
+    cap_sessions,
     diversify,
     event_text,
+    feedback_vector,
     is_when_question,
     merge_rounds,
+    merge_scaled,
     query_ranges,
     seed_terms,
     temporal_factor,
+    without_names,
 )
 from remnant.store.base import iter_batches
 
@@ -364,12 +368,11 @@ class HybridRetriever:
             self.on_write(engine, list(part))
 
     def _shared_candidates(
-        self, engine: EngineView, query: str, flt: MemoryFilter, n: int, *, as_document: bool = False
+        self, engine: EngineView, q: Any, flt: MemoryFilter, n: int
     ) -> list[tuple[str, float]]:
         """Vector candidates from the store's own index (pgvector HNSW), the filter applied in SQL."""
         assert self.embedder is not None
         self._check_shared_scope(engine, flt)
-        q = self._vector_of(query, as_document)
         hits = engine.store.vector_search(q, flt, model=self.embedder.model_id, limit=n)
         if self.min_similarity is not None:
             hits = [(h, s) for h, s in hits if s >= self.min_similarity]
@@ -382,13 +385,22 @@ class HybridRetriever:
     def _vector_candidates(
         self, engine: EngineView, query: str, flt: MemoryFilter, n: int, *, as_document: bool = False
     ) -> list[tuple[str, float]]:
+        if not engine.store.shared_vector_index:
+            idx = self._index(engine, flt)
+            if idx is None or len(idx) == 0:
+                return []  # nothing to compare with: spare the embedding
+        return self._vector_candidates_of(engine, self._vector_of(query, as_document), flt, n)
+
+    def _vector_candidates_of(
+        self, engine: EngineView, q: Any, flt: MemoryFilter, n: int
+    ) -> list[tuple[str, float]]:
+        """The ``n`` nearest memories to the vector ``q`` that pass the filter, above the floor."""
         assert self.embedder is not None
         if engine.store.shared_vector_index:
-            return self._shared_candidates(engine, query, flt, n, as_document=as_document)
+            return self._shared_candidates(engine, q, flt, n)
         idx = self._index(engine, flt)
         if idx is None or len(idx) == 0:
             return []
-        q = self._vector_of(query, as_document)
         model = self.embedder.model_id
         # Over-fetch, then let the store apply the strict filter to the candidates.
         floor = self.min_similarity
@@ -482,8 +494,13 @@ class HybridRetriever:
             if self.mode == "hybrid" and _confident(lexical, t.skip_vector_ratio):
                 self.vector_skipped += 1  # the lexical ranking is clear: spare the query embedding
             else:
-                vector = self._vector_candidates(engine, query, flt, n)
+                vector = self._vector_candidates(
+                    engine, without_names(query) if t.strip_names else query, flt, n
+                )
         fused = fuse(lexical, vector, self.fusion)
+        if t.vector_feedback > 0 and vector and fused and self.mode == "hybrid":
+            # second vector round: the question moved towards what its first hits are about
+            fused = merge_scaled(fused, self._feedback_round(engine, query, fused, flt, n), t.vector_feedback)
         if trace is not None:
             trace.terms = list(qa.terms)
             trace.lexical = {i: (rank, s) for rank, (i, s) in enumerate(lexical, start=1)}
@@ -531,7 +548,20 @@ class HybridRetriever:
         ranked = rerank(head, signals, self.signals)
         if t.diversity:
             ranked = diversify(ranked, {r.id: r.content for r in records}, limit, t.diversity)
+        if t.session_cap:
+            ranked = cap_sessions(ranked, {r.id: r.session_id for r in records}, limit, t.session_cap)
         return ranked + tail, loaded
+
+    def _feedback_round(
+        self, engine: EngineView, query: str, fused: Sequence[tuple[str, float]], flt: MemoryFilter, n: int
+    ) -> list[tuple[str, float]]:
+        """Vector candidates of the question's vector plus its first hits' stored vectors (no
+        model call: the query vector is cached, the seeds' vectors are read from the store)."""
+        assert self.embedder is not None
+        seeds = tuple(i for i, _ in fused[: self.tuning.expansion_seeds])
+        _, mat = engine.store.embeddings(replace(flt, ids=seeds), model=self.embedder.model_id)
+        q = feedback_vector(self.embedder.embed_query(query), mat)
+        return self._vector_candidates_of(engine, q, flt, n)
 
 
 def _confident(lexical: Sequence[tuple[str, float]], ratio: float) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,18 +31,24 @@ from remnant.bench.eval.locomo import (
 from remnant.embed.base import Embedder
 from remnant.retrieval.hybrid import HybridConfig
 from remnant.retrieval.rescoring import RecallTuning
-from remnant.retrieval.retriever import DEFAULT_FUSION, DEFAULT_TUNING, HybridRetriever
+from remnant.retrieval.retriever import DEFAULT_FUSION, DEFAULT_TUNING, RELEVANCE_FLOORS, HybridRetriever
 
 # (component, setting, grid); 0 turns a component off
 GRID: list[tuple[str, str, tuple[float, ...]]] = [
     ("vector half", "vector_weight", (0.0, 0.2, 0.3, 0.45)),
+    ("names out of the vector query", "strip_names", (0.0, 1.0)),
     ("speaker boost", "speaker_boost", (0.0, 0.25, 0.5)),
     ("temporal ranges", "temporal_boost", (0.0, 0.25, 0.5, 1.0)),
     ("when-questions", "when_boost", (0.0, 0.2, 0.4, 0.6)),
     ("second round", "expansion_weight", (0.0, 0.1, 0.2, 0.35)),
     ("diversity (MMR)", "diversity", (0.0, 0.2, 0.35, 0.5)),
+    ("vector feedback", "vector_feedback", (0.0, 0.1, 0.2)),
+    ("z-score fusion", "zscore_fusion", (0.0, 1.0)),
+    ("similarity floor +0.02", "floor_shift", (0.0, 0.02)),
+    ("skip confident embeddings", "skip_vector_ratio", (0.0, 2.0, 3.0)),
 ]
 Config = tuple[tuple[str, float], ...]
+TUNING_FIELDS = {f.name for f in fields(RecallTuning)}
 
 
 def baseline_config() -> dict[str, float]:
@@ -54,6 +60,11 @@ def baseline_config() -> dict[str, float]:
         "when_boost": 0.0,
         "expansion_weight": 0.0,
         "diversity": 0.0,
+        "vector_feedback": 0.0,
+        "strip_names": 0.0,
+        "zscore_fusion": 0.0,
+        "floor_shift": 0.0,
+        "skip_vector_ratio": 0.0,
     }
 
 
@@ -67,26 +78,30 @@ def current_config(speaker_boost: float = 0.5) -> dict[str, float]:
         "when_boost": t.when_boost,
         "expansion_weight": t.expansion_weight,
         "diversity": t.diversity,
+        "vector_feedback": t.vector_feedback,
+        "strip_names": float(t.strip_names),
+        "zscore_fusion": 1.0 if DEFAULT_FUSION.fusion == "zscore" else 0.0,
+        "floor_shift": 0.0,
+        "skip_vector_ratio": t.skip_vector_ratio,
     }
 
 
 def apply(retriever: HybridRetriever, cfg: dict[str, float]) -> None:
     vw = cfg["vector_weight"]
     retriever.fusion = HybridConfig(
-        fusion=DEFAULT_FUSION.fusion,
+        fusion="zscore" if cfg.get("zscore_fusion") else "weighted",
         lexical_weight=1.0 - vw,
         vector_weight=vw,
         candidates=DEFAULT_FUSION.candidates,
     )
     retriever.mode = "hybrid" if vw > 0 else "lexical"
     retriever.speaker_boost = cfg["speaker_boost"]
-    retriever.tuning = replace(
-        DEFAULT_TUNING if isinstance(DEFAULT_TUNING, RecallTuning) else RecallTuning(),
-        temporal_boost=cfg["temporal_boost"],
-        when_boost=cfg["when_boost"],
-        expansion_weight=cfg["expansion_weight"],
-        diversity=cfg["diversity"],
-    )
+    floor = RELEVANCE_FLOORS.get(retriever.model_id or "")
+    if floor is not None:
+        retriever.min_similarity = floor + cfg.get("floor_shift", 0.0)
+    # every other setting is a field of RecallTuning
+    given: dict[str, Any] = {k: v for k, v in cfg.items() if k in TUNING_FIELDS}
+    retriever.tuning = replace(DEFAULT_TUNING, **given)
 
 
 class FoldRunner:
@@ -127,6 +142,15 @@ class FoldRunner:
         s = self.scores(cfg)
         vals = [r for c in convs for cat, r in s[c] if cat in (1, 2, 3, 4)]
         return statistics.fmean(vals) if vals else 0.0
+
+    def categories(self, cfg: dict[str, float], conv: str) -> dict[str, float]:
+        """Turn Recall@5 per category (1-4) on one conversation."""
+        s = self.scores(cfg)[conv]
+        return {
+            name: statistics.fmean(vals)
+            for cat, name in CATEGORIES.items()
+            if cat in (1, 2, 3, 4) and (vals := [r for k, r in s if k == cat])
+        }
 
     def choose(self, convs: Sequence[str], start: dict[str, float], passes: int = 2) -> dict[str, float]:
         """Coordinate ascent over :data:`GRID` on ``convs``; a tie keeps the current value."""
@@ -173,7 +197,7 @@ def run_folds(
         ids = [c.sample_id for c in conversations]
         base = baseline_config()
         shipped = current_config()
-        folds = []
+        folds: list[dict[str, Any]] = []
         held: list[tuple[int, float]] = []
         for c in ids:
             train = [x for x in ids if x != c]
@@ -185,6 +209,8 @@ def run_folds(
                 "shipped": runner.pooled(shipped, [c]),
                 "tuned": runner.pooled(chosen, [c]),
                 "chosen": chosen,
+                "categories": runner.categories(chosen, c),
+                "shipped_categories": runner.categories(shipped, c),
             }
             folds.append(row)
             held.extend(runner.scores(chosen)[c])
@@ -199,18 +225,32 @@ def run_folds(
         pooled = [r for k, r in held if k in (1, 2, 3, 4)]
         per_cat[POOLED] = statistics.fmean(pooled) if pooled else 0.0
         ablation = []
-        for label, name, _ in GRID:
-            if shipped[name] == 0:
-                continue
-            off = {**shipped, name: 0.0}
-            deltas = [runner.pooled(shipped, [c]) - runner.pooled(off, [c]) for c in ids]
+        for label, name, values in GRID:
+            # what the component adds, conversation by conversation: the shipped setting against
+            # it off, or, for one shipped off, its best setting on against the shipped defaults
+            if shipped[name] != 0:
+                value, deltas = (
+                    shipped[name],
+                    [runner.pooled(shipped, [c]) - runner.pooled({**shipped, name: 0.0}, [c]) for c in ids],
+                )
+            else:
+                tried = [
+                    (v, [runner.pooled({**shipped, name: v}, [c]) - runner.pooled(shipped, [c]) for c in ids])
+                    for v in values
+                    if v != 0
+                ]
+                if not tried:
+                    continue
+                value, deltas = max(tried, key=lambda vd: statistics.fmean(vd[1]))
             ablation.append(
                 {
                     "component": label,
                     "setting": name,
-                    "value": shipped[name],
+                    "value": value,
+                    "shipped": shipped[name] != 0,
                     "delta": _spread(deltas),
                     "folds_helped": sum(d > 0 for d in deltas),
+                    "folds_hurt": sum(d < 0 for d in deltas),
                     "per_fold": dict(zip(ids, deltas, strict=True)),
                 }
             )
@@ -220,6 +260,14 @@ def run_folds(
             "held_out_baseline": _spread([float(f["baseline"]) for f in folds]),  # type: ignore[arg-type]
             "held_out_shipped": _spread([float(f["shipped"]) for f in folds]),  # type: ignore[arg-type]
             "held_out_categories": per_cat,
+            "held_out_category_spread": {
+                key: {
+                    name: _spread([f[key][name] for f in folds if name in f[key]])
+                    for name in CATEGORIES.values()
+                    if any(name in f[key] for f in folds)
+                }
+                for key in ("categories", "shipped_categories")
+            },
             "full_split": {"chosen": full, "recall@5": runner.pooled(full, ids)},
             "shipped": {"config": shipped, "recall@5": runner.pooled(shipped, ids)},
             "baseline": {"config": base, "recall@5": runner.pooled(base, ids)},
@@ -255,6 +303,13 @@ def format_folds(report: dict[str, Any]) -> str:
         + ", ".join(f"{k} {100 * v:.1f}%" for k, v in cats.items() if k != "adversarial")
         + (f" (adversarial {100 * cats['adversarial']:.1f}%)" if "adversarial" in cats else "")
     )
+    for key, label in (("categories", "tuned"), ("shipped_categories", "shipped")):
+        spread = report.get("held_out_category_spread", {}).get(key, {})
+        if spread:
+            lines.append(
+                f"per category over folds ({label}): "
+                + ", ".join(f"{k} {100 * v['mean']:.1f} ± {100 * v['sd']:.1f}" for k, v in spread.items())
+            )
     full = report["full_split"]
     lines.append(
         f"full split (weights chosen on all five, optimistic): {100 * full['recall@5']:.1f}%  "
@@ -264,12 +319,17 @@ def format_folds(report: dict[str, Any]) -> str:
         f"shipped defaults on the full split: {100 * report['shipped']['recall@5']:.1f}%; "
         f"previous defaults: {100 * report['baseline']['recall@5']:.1f}%"
     )
-    lines.append("ablation of the shipped defaults (R@5 points lost when the component is off, per fold):")
+    lines.append(
+        "ablation (R@5 points a component adds, per conversation: shipped ones against off, "
+        "the others at their best setting on against the shipped defaults):"
+    )
     for a in report["ablation"]:
         d = a["delta"]
         per = " ".join(f"{100 * v:+.1f}" for v in a["per_fold"].values())
+        state = "shipped" if a.get("shipped", True) else "off"
         lines.append(
-            f"  {a['component']:<16} ({a['setting']}={a['value']:g}): {100 * d['mean']:+.1f} ± {100 * d['sd']:.1f}, "
-            f"helps {a['folds_helped']}/{len(a['per_fold'])} folds [{per}]"
+            f"  {a['component']:<26} ({state}, {a['setting']}={a['value']:g}): {100 * d['mean']:+.1f} ± "
+            f"{100 * d['sd']:.1f}, helps {a['folds_helped']}, hurts {a.get('folds_hurt', 0)} of "
+            f"{len(a['per_fold'])} [{per}]"
         )
     return "\n".join(lines)
