@@ -168,3 +168,24 @@ def test_real_clock_dump_and_answer_hit_on_retrieved_turns(data_file, tmp_path):
         ["--data", str(data_file), "--embedder", "static", "--systems", "bm25", "--clock", "replay"],
     )
     assert replay.exit_code == 0, replay.output
+
+
+def test_folds_report_every_component_and_the_category_spread(tmp_path):
+    from remnant.bench.eval.locomo_folds import GRID, format_folds, run_folds
+    from remnant.embed import get_embedder
+
+    second = json.loads(json.dumps(CONV).replace("toy-1", "toy-2"))
+    p = tmp_path / "two.json"
+    p.write_text(json.dumps([CONV, second]))
+    report = run_folds(load_locomo(p), get_embedder("static"), tmp_path)
+    assert [f["held_out"] for f in report["folds"]] == ["toy-1", "toy-2"]
+    # every setting of the grid has an ablation row, shipped or not
+    assert {a["setting"] for a in report["ablation"]} == {name for _, name, _ in GRID}
+    assert set(report["held_out_category_spread"]["categories"]) <= {
+        "multi-hop",
+        "temporal",
+        "open-domain",
+        "single-hop",
+    }
+    text = format_folds(report)
+    assert "per category over folds (tuned)" in text and "names out of the vector query" in text

@@ -37,15 +37,15 @@ from remnant.retrieval.retriever import DEFAULT_FUSION, DEFAULT_TUNING, RELEVANC
 GRID: list[tuple[str, str, tuple[float, ...]]] = [
     ("vector half", "vector_weight", (0.0, 0.2, 0.3, 0.45)),
     ("names out of the vector query", "strip_names", (0.0, 1.0)),
-    ("speaker boost", "speaker_boost", (0.0, 0.25, 0.5)),
+    ("speaker boost", "speaker_boost", (0.0, 0.25, 0.5, 0.75)),
     ("temporal ranges", "temporal_boost", (0.0, 0.25, 0.5, 1.0)),
     ("when-questions", "when_boost", (0.0, 0.2, 0.4, 0.6)),
-    ("second round", "expansion_weight", (0.0, 0.1, 0.2, 0.35)),
-    ("diversity (MMR)", "diversity", (0.0, 0.2, 0.35, 0.5)),
-    ("vector feedback", "vector_feedback", (0.0, 0.1, 0.2)),
+    ("second round", "expansion_weight", (0.0, 0.1, 0.2)),
+    ("diversity (MMR)", "diversity", (0.0, 0.2, 0.35)),
+    ("vector feedback", "vector_feedback", (0.0, 0.1)),
     ("z-score fusion", "zscore_fusion", (0.0, 1.0)),
-    ("similarity floor +0.02", "floor_shift", (0.0, 0.02)),
-    ("skip confident embeddings", "skip_vector_ratio", (0.0, 2.0, 3.0)),
+    ("similarity floor shift", "floor_shift", (0.0, -0.03, 0.02)),
+    ("skip confident embeddings", "skip_vector_ratio", (0.0, 2.0)),
 ]
 Config = tuple[tuple[str, float], ...]
 TUNING_FIELDS = {f.name for f in fields(RecallTuning)}
