@@ -475,12 +475,13 @@ class HybridRetriever:
         lexical: list[tuple[str, float]] = []
         vector: list[tuple[str, float]] = []
         t = self.tuning
+        vector_query = without_names(query) if t.strip_names else query
         both = bool(qa.fts) and self.embedder is not None and self.mode == "hybrid"
         early: Future[list[tuple[str, float]]] | None = None
         if both and self.parallel and t.skip_vector_ratio <= 0 and not engine.store.in_transaction():
             # a transaction's own uncommitted rows are seen by its thread only: then one thread
             ctx = contextvars.copy_context()
-            early = _pool().submit(ctx.run, self._vector_candidates, engine, query, flt, n)
+            early = _pool().submit(ctx.run, self._vector_candidates, engine, vector_query, flt, n)
         try:
             if qa.fts and self.mode != "vector":
                 lexical = engine.store.lexical_search(qa.fts, flt, limit=n)
@@ -494,13 +495,13 @@ class HybridRetriever:
             if self.mode == "hybrid" and _confident(lexical, t.skip_vector_ratio):
                 self.vector_skipped += 1  # the lexical ranking is clear: spare the query embedding
             else:
-                vector = self._vector_candidates(
-                    engine, without_names(query) if t.strip_names else query, flt, n
-                )
+                vector = self._vector_candidates(engine, vector_query, flt, n)
         fused = fuse(lexical, vector, self.fusion)
         if t.vector_feedback > 0 and vector and fused and self.mode == "hybrid":
             # second vector round: the question moved towards what its first hits are about
-            fused = merge_scaled(fused, self._feedback_round(engine, query, fused, flt, n), t.vector_feedback)
+            fused = merge_scaled(
+                fused, self._feedback_round(engine, vector_query, fused, flt, n), t.vector_feedback
+            )
         if trace is not None:
             trace.terms = list(qa.terms)
             trace.lexical = {i: (rank, s) for rank, (i, s) in enumerate(lexical, start=1)}
