@@ -478,8 +478,9 @@ class HybridRetriever:
         vector_query = without_names(query) if t.strip_names else query
         both = bool(qa.fts) and self.embedder is not None and self.mode == "hybrid"
         early: Future[list[tuple[str, float]]] | None = None
-        if both and self.parallel and t.skip_vector_ratio <= 0 and not engine.store.in_transaction():
-            # a transaction's own uncommitted rows are seen by its thread only: then one thread
+        if both and self.parallel and t.skip_vector_ratio <= 0 and not engine.store.holds_lock():
+            # a transaction's own uncommitted rows are seen by its thread only, and a thread holding
+            # the store's lock would wait on a worker that needs it: then one thread
             ctx = contextvars.copy_context()
             early = _pool().submit(ctx.run, self._vector_candidates, engine, vector_query, flt, n)
         try:

@@ -239,6 +239,12 @@ class Store(ABC):
         below the outermost transaction, which must be run again whole)."""
         return False
 
+    def holds_lock(self) -> bool:
+        """Whether this thread holds this store object's lock (inside :meth:`transaction` or
+        :meth:`exclusive`). Work handed to another thread must then not need the lock, or the two
+        wait on each other: callers run such work on their own thread instead."""
+        return self.in_transaction()
+
     #: True when :meth:`vector_search` walks an index that lives in the database and so is shared
     #: by every process (pgvector HNSW). Retrievers then delegate to it instead of building an
     #: index of their own in memory, and see other processes' writes at once.

@@ -81,6 +81,7 @@ class SQLiteStore(SQLStore):
         self._lock = threading.RLock()
         self._depth = 0
         self._owner: int | None = None  # the thread inside the open transaction
+        self._exclusive_owner: int | None = None  # the thread inside exclusive()
         self._timeout = timeout
         # reads outside a transaction use a small pool of their own connections (file databases only):
         # in WAL mode they see the last commit and never wait for another thread's write transaction
@@ -200,7 +201,20 @@ class SQLiteStore(SQLStore):
         return conn
 
     def exclusive(self) -> AbstractContextManager[Any]:
-        return self._lock  # one shared connection: every transaction of this object takes it
+        return self._exclusive()  # one shared connection: every transaction of this object takes it
+
+    @contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        with self._lock:
+            outer = self._exclusive_owner
+            self._exclusive_owner = threading.get_ident()
+            try:
+                yield
+            finally:
+                self._exclusive_owner = outer
+
+    def holds_lock(self) -> bool:
+        return self.in_transaction() or self._exclusive_owner == threading.get_ident()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -395,7 +395,7 @@ def _candidate_ids(
     retriever = ledger.retriever
     near: Future[list[tuple[str, float]]] | None = None
     nearest = policy.neighbours and isinstance(retriever, NeighbourSource)
-    if nearest and not ledger.store.in_transaction():
+    if nearest and not ledger.store.holds_lock():
         # the vector search runs beside the keyword searches (outside a transaction only: one
         # sees its own uncommitted rows on its own thread); the sources' order is kept below
         assert isinstance(retriever, NeighbourSource)
