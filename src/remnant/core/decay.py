@@ -31,7 +31,7 @@ NEVER = math.inf
 
 Curve = Literal["ebbinghaus", "exponential"]
 ClockMode = Literal["wall", "active_days"]
-Reinforcement = Literal["review", "use", "recall"]
+Reinforcement = Literal["review", "use", "recall", "repeat"]
 
 _DEFAULT_BASE_STABILITY: Mapping[str, float] = MappingProxyType(
     {
@@ -68,6 +68,10 @@ class DecayConfig:
     use_gain: float = 1.0
     recall_boost: float = 0.1  # being recalled is a weaker reinforcement than an explicit review
     recall_gain: float = 0.5
+    # the user said it again (a duplicate write, engine/ledger.py): a review (review_boost,
+    # review_gain) whose stability gain is at least this much, because a repeat right after the
+    # first mention, when a review would add nothing (R ≈ 1), is still evidence that it matters
+    repeat_min_gain: float = 0.5
     max_stability_days: float = 3650.0
     clock_mode: ClockMode = "wall"
 
@@ -89,6 +93,7 @@ class DecayConfig:
             "use_gain",
             "recall_boost",
             "recall_gain",
+            "repeat_min_gain",
             "importance_stability_factor",
         ):
             if getattr(self, name) < 0:
@@ -166,6 +171,7 @@ def reinforce(
         "review": (config.review_boost, config.review_gain),
         "use": (config.use_boost, config.use_gain),
         "recall": (config.recall_boost, config.recall_gain),
+        "repeat": (config.review_boost, config.review_gain),
     }[how]
     current = strength_at(state, axis_now)
     strength0 = min(1.0, current + boost)
@@ -173,7 +179,10 @@ def reinforce(
     if config.curve == "exponential":
         stability = state.stability
     else:
-        grown = state.stability * (1.0 + gain * (1.0 - current))
+        growth = gain * (1.0 - current)
+        if how == "repeat":
+            growth = max(growth, config.repeat_min_gain)
+        grown = state.stability * (1.0 + growth)
         stability = max(state.stability, min(config.max_stability_days, grown))
     return DecayState(strength0, stability, max(axis_now, state.anchor), False)
 

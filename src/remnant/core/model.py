@@ -117,6 +117,9 @@ class MemoryRecord:
     anchor: float = 0.0  # decay-axis days at the last reinforcement
     fade_at: float = math.inf  # decay-axis days at which strength crosses the recall threshold
     metadata: dict[str, Any] = field(default_factory=dict)
+    # a write's answer only, never stored: this write repeated the memory returned (which it
+    # reinforced) instead of storing a second copy (engine/ledger.py, deduplication)
+    deduplicated: bool = field(default=False, compare=False)
 
     @property
     def scope(self) -> Scope:
@@ -130,6 +133,8 @@ class MemoryRecord:
         out: dict[str, Any] = {}
         for name in self.__slots__:  # type: ignore[attr-defined]
             value = getattr(self, name)
+            if name == "deduplicated" and not value:
+                continue  # only a write's answer says it (an export or a listing never does)
             if isinstance(value, datetime):
                 value = value.isoformat()
             elif isinstance(value, StrEnum):

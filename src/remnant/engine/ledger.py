@@ -11,9 +11,12 @@ into another module's internals.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import random
 import re
+import secrets
 import time
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -88,6 +91,23 @@ def retrying(store: Store, call: Callable[[], _T]) -> _T:
             time.sleep(random.uniform(0.0, 0.01 * 2**attempt))  # jitter: the racers part ways
 
 
+def normalised_text(text: str) -> str:
+    """A turn's text as a repeat is recognised: NFKC, casefolded, whitespace collapsed to one space
+    and the punctuation around it stripped ("  I'm vegetarian now!! " is "i'm vegetarian now").
+    Punctuation inside is kept, so "I don't like it" and "I do like it" stay apart."""
+    text = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    start, end = 0, len(text)
+    while start < end and unicodedata.category(text[start])[0] in "PZ":
+        start += 1
+    while end > start and unicodedata.category(text[end - 1])[0] in "PZ":
+        end -= 1
+    return text[start:end]
+
+
+_DIGEST_CONTEXT = b"remnant/dedup/v1"
+_DIGEST_SALT = "dedup_digest_key"  # remnant_meta: the key when no audit key is configured
+
+
 class WriteHook(Protocol):
     """Runs inside the write transaction for each new unkeyed memory before it is inserted (the
     contradiction policy is one); may flag or supersede older memories through the ledger."""
@@ -137,6 +157,8 @@ class Ledger:
         self.redactor = redactor
         self.actor = actor
         self.hooks = list(hooks)
+        # the duplicate digest's key, derived from the audit key (kept outside the database)
+        self._digest_key = hmac.new(audit_key, _DIGEST_CONTEXT, hashlib.sha256).digest() if audit_key else None
 
     # -- time and scope ----------------------------------------------------------------------------
     def now(self) -> datetime:
@@ -465,42 +487,159 @@ class Ledger:
         self.apply_state(record, state)
         return record
 
-    def insert(self, records: Sequence[MemoryRecord], *, supersede: bool = True) -> list[MemoryRecord]:
+    # -- duplicates --------------------------------------------------------------------------------
+    def digest(self, original: str, record: MemoryRecord) -> str:
+        """The duplicate digest of a new record: an HMAC-SHA256 of its normalised text, never the text.
+
+        With an audit key (kept outside the database) the key is derived from it and the text is the
+        one the caller wrote, so the same turn matches whatever placeholders the redactor gave it;
+        a database reader without the key cannot test guesses of a redacted value against it. Without
+        one the key is a random one kept in the store's meta table, and the text is the stored
+        (redacted) text: then the digest tells nothing the row itself does not."""
+        if self._digest_key is not None:
+            key, text = self._digest_key, original
+        else:
+            salt = self.store.get_meta(_DIGEST_SALT)
+            if salt is None:
+                salt = secrets.token_hex(32)
+                self.store.set_meta(_DIGEST_SALT, salt)
+            key, text = bytes.fromhex(salt), record.content
+        scope = "\x1f".join((record.kind.value, record.key or "", normalised_text(text)))
+        return hmac.new(key, scope.encode("utf-8"), hashlib.sha256).hexdigest()
+
+    def duplicate_of(self, record: MemoryRecord, digest: str, *, at: datetime | None = None) -> MemoryRecord | None:
+        """The memory a new ``record`` repeats: the oldest of the user's with the same digest, agent,
+        kind and key that is still active or only faded (weak, not forgotten); never a hidden,
+        superseded, expired or out-of-validity one, which a repeat does not revive."""
+        now = at or self.now()
+        for r in self.store.by_digest(digest, tenant=self.tenant, user_id=record.user_id):
+            if (
+                r.status in (Status.ACTIVE, Status.FADED)
+                and r.agent_id == record.agent_id
+                and r.kind == record.kind
+                and r.key == record.key
+                and (r.expires_at is None or r.expires_at > now)
+                and (r.valid_to is None or r.valid_to > now)
+            ):
+                return r
+        return None
+
+    def insert(
+        self,
+        records: Sequence[MemoryRecord],
+        *,
+        supersede: bool = True,
+        digests: Sequence[str | None] | None = None,
+    ) -> list[MemoryRecord]:
         """Store built records in one transaction. With ``supersede`` a keyed memory supersedes the
-        user's current memory with that key, and an unkeyed one goes through the write hooks."""
+        user's current memory with that key, and an unkeyed one goes through the write hooks.
+
+        With ``digests`` (from :meth:`digest`, one per record, None to skip one) a record that repeats
+        a memory the user already has (:meth:`duplicate_of`, or an earlier record of the same batch)
+        is not stored: that memory gets the ``repeat`` reinforcement instead, audited ("reinforced by
+        a repeat"), and comes back in the record's place with ``deduplicated`` set. The lookup and the
+        reinforcement run in this same transaction."""
         now = self.now()
         index_text = getattr(self.retriever, "index_text", None)
         with self.store.transaction():
-            for record in records:
-                if supersede and record.key is not None:
-                    self.transition(
-                        self.filter(
-                            record.user_id,
-                            keys=(record.key,),
-                            statuses=(Status.ACTIVE, Status.FADED),
-                            agent_id=record.agent_id,
-                        ),
-                        Transition(
-                            Status.SUPERSEDED,
-                            "supersede",
-                            f"newer memory {record.id} has the same key",
-                            policy="key",
-                            superseded_by=record.id,
-                            close_validity=True,
-                            summary=f"memories with key {key_ref(record.key)} superseded",
-                        ),
-                        at=now,
-                        status_reason=f"superseded by {record.id}",
-                    )
-                elif supersede:
-                    for hook in self.hooks:
-                        hook.before_insert(self, record)
-                # a retriever may index more than the content (speaker, date, neighbouring turns)
-                self.store.insert(
-                    record, index_text=index_text(self, record, records) if index_text else None
+            kept, repeats, kept_digests = self._split_repeats(records, digests, now)
+            stored = self._insert_kept(kept, supersede, now, index_text)
+            self.store.set_digests(kept_digests, tenant=self.tenant)
+            reinforced = self._reinforce_repeats(repeats, now)
+        self.retriever.on_write(self, [r.id for r in kept])
+        out: list[MemoryRecord] = []
+        for i, record in enumerate(records):
+            if i in repeats:
+                out.append(reinforced[repeats[i]].copy(deduplicated=True))
+            else:
+                out.append(stored[record.id])
+        return out
+
+    def _split_repeats(
+        self, records: Sequence[MemoryRecord], digests: Sequence[str | None] | None, now: datetime
+    ) -> tuple[list[MemoryRecord], dict[int, str], list[tuple[str, str]]]:
+        """The records to store, for each repeat (by position) the id of the memory it repeats, and
+        the kept records' (id, digest) pairs."""
+        if digests is None:
+            return list(records), {}, []
+        kept: list[MemoryRecord] = []
+        repeats: dict[int, str] = {}
+        kept_digests: list[tuple[str, str]] = []
+        in_batch: dict[tuple[str, str | None, str], str] = {}
+        for i, (record, digest) in enumerate(zip(records, digests, strict=True)):
+            if digest is None:
+                kept.append(record)
+                continue
+            scope = (record.user_id, record.agent_id, digest)
+            target = in_batch.get(scope)
+            if target is None:
+                existing = self.duplicate_of(record, digest, at=now)
+                target = existing.id if existing is not None else None
+            if target is not None:
+                repeats[i] = target
+                continue
+            kept.append(record)
+            in_batch[scope] = record.id
+            kept_digests.append((record.id, digest))
+        return kept, repeats, kept_digests
+
+    def _insert_kept(
+        self, records: list[MemoryRecord], supersede: bool, now: datetime, index_text: Any
+    ) -> dict[str, MemoryRecord]:
+        for record in records:
+            if supersede and record.key is not None:
+                self.transition(
+                    self.filter(
+                        record.user_id,
+                        keys=(record.key,),
+                        statuses=(Status.ACTIVE, Status.FADED),
+                        agent_id=record.agent_id,
+                    ),
+                    Transition(
+                        Status.SUPERSEDED,
+                        "supersede",
+                        f"newer memory {record.id} has the same key",
+                        policy="key",
+                        superseded_by=record.id,
+                        close_validity=True,
+                        summary=f"memories with key {key_ref(record.key)} superseded",
+                    ),
+                    at=now,
+                    status_reason=f"superseded by {record.id}",
                 )
-        self.retriever.on_write(self, [r.id for r in records])
-        return [r.copy() for r in records]
+            elif supersede:
+                for hook in self.hooks:
+                    hook.before_insert(self, record)
+            # a retriever may index more than the content (speaker, date, neighbouring turns);
+            # only the stored records are neighbours (a repeat left out holds no words of its own)
+            self.store.insert(
+                record, index_text=index_text(self, record, records) if index_text else None
+            )
+        return {r.id: r.copy() for r in records}
+
+    def _reinforce_repeats(self, repeats: Mapping[int, str], now: datetime) -> dict[str, MemoryRecord]:
+        """Reinforce each repeated memory once per repeat (:func:`remnant.core.decay.reinforce`,
+        ``repeat``) and audit it; the results by id."""
+        if not repeats:
+            return {}
+        targets = self.store.get_many(list(dict.fromkeys(repeats.values())), tenant=self.tenant)
+        by_id = {r.id: r for r in targets}
+        order = [by_id[t] for t in repeats.values() if t in by_id]
+        for user in {r.user_id for r in order}:
+            self.mark_active(user, now)
+        out = {h.memory.id: h.memory for h in self.reinforce(order, "repeat", at=now)}
+        for user, recs in by_user(order).items():
+            ids = list(dict.fromkeys(r.id for r in recs))
+            self.audit(
+                "reinforce",
+                "reinforced by a repeat",
+                ids=ids,
+                user_id=user,
+                policy="dedup",
+                summary=_counted(len(ids), "memories reinforced by a repeat (not stored twice)"),
+                details={"repeats": len(recs)},
+            )
+        return out
 
     def transition(
         self,

@@ -109,7 +109,11 @@ class Memory:
         ingestor: Ingestor | None = None,
         reinforcement: ReinforcementPolicy | None = None,
         audit_key: bytes | None = None,
+        dedup: bool = True,
     ) -> None:
+        #: a repeated write reinforces the memory it repeats instead of storing a second copy
+        #: (:meth:`remember`, :meth:`remember_many`, :meth:`add`; see docs/decay.md)
+        self.dedup = dedup
         self.reinforcement = reinforcement or ReinforcementPolicy()
         self.ingestor: Ingestor = ingestor or PlainIngestor()
         # unkeyed facts and preferences that likely contradict an active one: flagged by default
@@ -238,7 +242,9 @@ class Memory:
             self.store.transaction(),
         ):
             record = self.ledger.build(content, user_id=user_id, options=options, prepared=prepared)
-            return self.ledger.insert([record], supersede=supersede)[0]
+            return self.ledger.insert(
+                [record], supersede=supersede, digests=self._digests([(content, record)])
+            )[0]
 
     def remember_many(
         self, items: Iterable[WriteItem | dict[str, Any]], *, supersede: bool = True
@@ -286,7 +292,15 @@ class Memory:
                 self.ledger.build(content, user_id=user_id, options=opts, prepared=ready)
                 for (content, user_id, opts), ready in zip(items, prepared, strict=True)
             ]
-            return self.ledger.insert(records, supersede=supersede)
+            digests = self._digests([(c, r) for (c, _, _), r in zip(items, records, strict=True)])
+            return self.ledger.insert(records, supersede=supersede, digests=digests)
+
+    def _digests(self, written: Sequence[tuple[str, MemoryRecord]]) -> list[str | None] | None:
+        """The duplicate digests of new records (with the text the caller gave), or None when
+        deduplication is off."""
+        if not self.dedup:
+            return None
+        return [self.ledger.digest(content, record) for content, record in written]
 
     def add(
         self,
@@ -369,6 +383,10 @@ class Memory:
                         "metadata": meta,
                     },
                 )
+                digest = self._digests([(message.content, episode)])
+                # a repeated turn: its facts hang from the episode it repeats, which is kept
+                repeated = self.ledger.duplicate_of(episode, digest[0]) if digest and digest[0] else None
+                parent = repeated.id if repeated is not None else episode.id
                 drafts = seen.facts if infer else ()
                 facts = [
                     self.ledger.build(
@@ -381,7 +399,7 @@ class Memory:
                             "metadata": {
                                 **metadata,
                                 **(d.options.get("metadata") or {}),
-                                "from_episode": episode.id,
+                                "from_episode": parent,
                             },
                         },
                     )
@@ -389,11 +407,16 @@ class Memory:
                 ]
                 if facts:  # what the turn carried is already kept: consolidation skips it
                     episode.metadata["facts"] = [f.id for f in facts]
-                stored = self.ledger.insert([episode, *facts])
+                fact_digests = self._digests([(d.content, f) for d, f in zip(drafts, facts, strict=True)])
+                stored = self.ledger.insert(
+                    [episode, *facts],
+                    digests=[*digest, *fact_digests] if digest is not None and fact_digests is not None else None,
+                )
                 out.episodes.append(stored[0])
                 out.facts.extend(stored[1:])
+                out.duplicates.extend(r.id for r in stored if r.deduplicated)
                 if seen.reasons:
-                    out.reasons[episode.id] = list(seen.reasons)
+                    out.reasons[stored[0].id] = list(seen.reasons)
                 recent.append(message.content)
         return out
 

@@ -263,6 +263,8 @@ class AddResult:
     episodes: list[MemoryRecord] = field(default_factory=list)
     facts: list[MemoryRecord] = field(default_factory=list)
     reasons: dict[str, list[str]] = field(default_factory=dict)  # episode id → why it scored so
+    # memories a message repeated: reinforced and returned in its place, not stored twice
+    duplicates: list[str] = field(default_factory=list)
 
     @property
     def memories(self) -> list[MemoryRecord]:
@@ -273,4 +275,5 @@ class AddResult:
             "episodes": [r.to_dict() for r in self.episodes],
             "facts": [r.to_dict() for r in self.facts],
             "reasons": self.reasons,
+            "duplicates": list(self.duplicates),
         }

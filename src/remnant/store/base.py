@@ -227,6 +227,16 @@ class Store(ABC):
         first, at most ``limit``."""
         raise NotImplementedError("this store gives no write mark")
 
+    def by_digest(self, digest: str, *, tenant: str, user_id: str) -> list[MemoryRecord]:
+        """The user's memories (any status) whose text digest is ``digest``, oldest first: an index
+        lookup (``ix_memories_digest``), never a scan. The default keeps no digests and finds none."""
+        return []
+
+    def set_digests(self, items: Sequence[tuple[str, str]], *, tenant: str = DEFAULT_TENANT) -> None:
+        """Record the text digest of these (memory id, digest) pairs; it goes with the row. The
+        default keeps none (then no write is ever found to repeat another)."""
+        return None
+
     def lock_rows(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> None:
         """Inside a transaction: lock these memories until it ends, in one fixed (id) order, before a
         read-modify-write. Then nothing another writer commits meanwhile is overwritten, and two

@@ -290,6 +290,25 @@ class SQLStore(Store):
         )
         return row_to_record(rows[0]) if rows else None
 
+    def by_digest(self, digest: str, *, tenant: str, user_id: str) -> list[MemoryRecord]:
+        p = self.dialect.ph
+        rows = self._read(
+            f"SELECT {SELECT} FROM memories m WHERE m.tenant = {p} AND m.user_id = {p} AND m.digest = {p} "
+            f"ORDER BY {ORDERS['created_at']}",
+            (tenant, user_id, digest),
+        )
+        return [row_to_record(r) for r in rows]
+
+    def set_digests(self, items: Sequence[tuple[str, str]], *, tenant: str = DEFAULT_TENANT) -> None:
+        p = self.dialect.ph
+        if items:
+            self._write(
+                lambda c: [
+                    c.execute(f"UPDATE memories SET digest = {p} WHERE id = {p} AND tenant = {p}", (d, mid, tenant))
+                    for mid, d in items
+                ]
+            )
+
     def get_many(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]:
         d = self.dialect
         out: dict[str, MemoryRecord] = {}
