@@ -93,6 +93,7 @@ def _add_from(data: Mapping[str, Any]) -> AddResult:
         episodes=[record_from(r) for r in data["episodes"]],
         facts=[record_from(r) for r in data["facts"]],
         reasons={k: list(v) for k, v in data["reasons"].items()},
+        duplicates=[str(i) for i in data.get("duplicates") or []],
     )
 
 

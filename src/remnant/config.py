@@ -21,6 +21,8 @@ Arguments left out come from the environment, so one set of variables configures
   unsigned log (hash chain only) and says so in a warning.
 - ``REMNANT_EMBEDDER``: the embedder (``e5-small`` by default; ``none`` for lexical recall).
 - ``REMNANT_RECALL_THRESHOLD``, ``REMNANT_DECAY_CURVE``, ``REMNANT_DECAY_CLOCK``: the decay model.
+- ``REMNANT_DEDUP``: ``on`` (default: a repeated write reinforces the memory it repeats instead of
+  storing a second copy) or ``off``.
 """
 
 from __future__ import annotations
@@ -162,6 +164,21 @@ def privacy_mode(privacy: bool | str | None = None) -> str:
     raise ValueError(f"privacy must be one of {', '.join(PRIVACY_MODES)} (or a bool), got {privacy!r}")
 
 
+DEDUP_ENV = "REMNANT_DEDUP"
+
+
+def dedup_mode(dedup: bool | None = None) -> bool:
+    """Whether repeated writes are deduplicated: ``dedup`` if given, else ``REMNANT_DEDUP`` (default on)."""
+    if dedup is not None:
+        return bool(dedup)
+    mode = os.environ.get(DEDUP_ENV, "on").strip().lower()
+    if mode in ("on", "1", "true", "yes", ""):
+        return True
+    if mode in ("off", "0", "false", "no"):
+        return False
+    raise ValidationError(f"{DEDUP_ENV} must be 'on' or 'off', got {mode!r}")
+
+
 def build_redactor(store: Store, privacy: bool | str | None = None) -> Redactor | None:
     """The privacy layer for ``store``, or ``None`` when it is switched off or not installed."""
     mode = privacy_mode(privacy)
@@ -276,7 +293,8 @@ class Memory(Engine):
     Opt-outs, each by name: ``privacy=False`` (store text as given; ``"required"`` fails if the
     privacy extra is missing), ``embedder=None`` (lexical recall only; or an embedder name such as
     ``"minilm"`` / ``"static"``, or an :class:`~remnant.embed.Embedder`), ``ingestor=None`` (messages
-    become plain episodes, no extracted facts). ``redactor=`` and ``retriever=`` replace a layer
+    become plain episodes, no extracted facts), ``dedup=False`` (a repeated write is stored again
+    instead of reinforcing the memory it repeats; default ``REMNANT_DEDUP``). ``redactor=`` and ``retriever=`` replace a layer
     outright. Every other keyword (``clock``, ``decay``, ``tenant``, ``store``, ``contradictions``,
     ``reinforcement``, ``actor``) is the engine's. ``Memory.minimal(...)`` is the bare engine
     (:class:`remnant.engine.Memory`): no privacy layer, lexical recall, no extraction.
@@ -299,6 +317,7 @@ class Memory(Engine):
         clock: Clock | None = None,
         store: Store | None = None,
         decay: DecayConfig | None = None,
+        dedup: bool | None = None,
         **engine_options: Any,
     ) -> None:
         owned = store is None
@@ -326,6 +345,7 @@ class Memory(Engine):
                 retriever=retriever,
                 ingestor=ingestor,
                 audit_key=audit_key,
+                dedup=dedup_mode(dedup),
                 **engine_options,
             )
         except BaseException:

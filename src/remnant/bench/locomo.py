@@ -54,7 +54,8 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     turns = [t for c in conversations for t in c.turns]
-    mem = Memory(path, clock=clock, retriever=HybridRetriever(timed))
+    # dedup off: the copies repeat their text on purpose (a scope of n memories to search)
+    mem = Memory(path, clock=clock, retriever=HybridRetriever(timed), dedup=False)
     try:
         items = []
         for i in range(n):

@@ -160,6 +160,7 @@ def run_peers(size: int, queries: int, seed: int, folder: Path, progress: bool =
             clock=ManualClock(clock_start),
             contradictions=ContradictionPolicy(mode="off"),
             retriever=HybridRetriever(emb, mode=mode, min_similarity=-1.0),
+            dedup=False,  # the ids map to the documents by position, a repeated one included
         )
 
     say("Remnant: ingest")

@@ -58,7 +58,7 @@ from remnant.engine.seams import (
     Retriever,
     vault_of,
 )
-from remnant.store.base import MemoryFilter, Store
+from remnant.store.base import DIGEST_KEY_META, MemoryFilter, Store
 
 _MAX_AUDIT_IDS = 5000
 BEFORE_HIDE = "status_before_hide"  # metadata key: the status a hidden memory returns to
@@ -105,7 +105,6 @@ def normalised_text(text: str) -> str:
 
 
 _DIGEST_CONTEXT = b"remnant/dedup/v1"
-_DIGEST_SALT = "dedup_digest_key"  # remnant_meta: the key when no audit key is configured
 
 
 class WriteHook(Protocol):
@@ -158,7 +157,9 @@ class Ledger:
         self.actor = actor
         self.hooks = list(hooks)
         # the duplicate digest's key, derived from the audit key (kept outside the database)
-        self._digest_key = hmac.new(audit_key, _DIGEST_CONTEXT, hashlib.sha256).digest() if audit_key else None
+        self._digest_key = (
+            hmac.new(audit_key, _DIGEST_CONTEXT, hashlib.sha256).digest() if audit_key else None
+        )
 
     # -- time and scope ----------------------------------------------------------------------------
     def now(self) -> datetime:
@@ -499,15 +500,19 @@ class Ledger:
         if self._digest_key is not None:
             key, text = self._digest_key, original
         else:
-            salt = self.store.get_meta(_DIGEST_SALT)
+            salt = self.store.get_meta(DIGEST_KEY_META)
             if salt is None:
                 salt = secrets.token_hex(32)
-                self.store.set_meta(_DIGEST_SALT, salt)
+                self.store.set_meta(DIGEST_KEY_META, salt)
             key, text = bytes.fromhex(salt), record.content
-        scope = "\x1f".join((record.kind.value, record.key or "", normalised_text(text)))
+        # who said it is part of what was said: the assistant's "Thanks!" is not the user's
+        said_by = [str(record.metadata.get(k) or "") for k in ("role", "speaker")]
+        scope = "\x1f".join((record.kind.value, record.key or "", *said_by, normalised_text(text)))
         return hmac.new(key, scope.encode("utf-8"), hashlib.sha256).hexdigest()
 
-    def duplicate_of(self, record: MemoryRecord, digest: str, *, at: datetime | None = None) -> MemoryRecord | None:
+    def duplicate_of(
+        self, record: MemoryRecord, digest: str, *, at: datetime | None = None
+    ) -> MemoryRecord | None:
         """The memory a new ``record`` repeats: the oldest of the user's with the same digest, agent,
         kind and key that is still active or only faded (weak, not forgotten); never a hidden,
         superseded, expired or out-of-validity one, which a repeat does not revive."""
@@ -545,7 +550,7 @@ class Ledger:
             kept, repeats, kept_digests = self._split_repeats(records, digests, now)
             stored = self._insert_kept(kept, supersede, now, index_text)
             self.store.set_digests(kept_digests, tenant=self.tenant)
-            reinforced = self._reinforce_repeats(repeats, now)
+            reinforced = self._reinforce_repeats(repeats, records, now)
         self.retriever.on_write(self, [r.id for r in kept])
         out: list[MemoryRecord] = []
         for i, record in enumerate(records):
@@ -612,14 +617,15 @@ class Ledger:
                     hook.before_insert(self, record)
             # a retriever may index more than the content (speaker, date, neighbouring turns);
             # only the stored records are neighbours (a repeat left out holds no words of its own)
-            self.store.insert(
-                record, index_text=index_text(self, record, records) if index_text else None
-            )
+            self.store.insert(record, index_text=index_text(self, record, records) if index_text else None)
         return {r.id: r.copy() for r in records}
 
-    def _reinforce_repeats(self, repeats: Mapping[int, str], now: datetime) -> dict[str, MemoryRecord]:
+    def _reinforce_repeats(
+        self, repeats: Mapping[int, str], records: Sequence[MemoryRecord], now: datetime
+    ) -> dict[str, MemoryRecord]:
         """Reinforce each repeated memory once per repeat (:func:`remnant.core.decay.reinforce`,
-        ``repeat``) and audit it; the results by id."""
+        ``repeat``), never leaving it weaker than the repeat would be if stored anew (a nearly
+        forgotten turn said again is at least a new mention), and audit it; the results by id."""
         if not repeats:
             return {}
         targets = self.store.get_many(list(dict.fromkeys(repeats.values())), tenant=self.tenant)
@@ -628,6 +634,20 @@ class Ledger:
         for user in {r.user_id for r in order}:
             self.mark_active(user, now)
         out = {h.memory.id: h.memory for h in self.reinforce(order, "repeat", at=now)}
+        for i, target in repeats.items():
+            got, new = out.get(target), records[i]
+            if (
+                got is None
+                or got.pinned
+                or (got.strength0 >= new.strength0 and got.stability >= new.stability)
+            ):
+                continue
+            # both curves start now (reinforce re-anchors at now): the stronger of each part
+            self.apply_state(
+                got,
+                DecayState(max(got.strength0, new.strength0), max(got.stability, new.stability), got.anchor),
+            )
+            self.store.update(got)
         for user, recs in by_user(order).items():
             ids = list(dict.fromkeys(r.id for r in recs))
             self.audit(

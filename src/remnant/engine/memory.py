@@ -410,7 +410,9 @@ class Memory:
                 fact_digests = self._digests([(d.content, f) for d, f in zip(drafts, facts, strict=True)])
                 stored = self.ledger.insert(
                     [episode, *facts],
-                    digests=[*digest, *fact_digests] if digest is not None and fact_digests is not None else None,
+                    digests=[*digest, *fact_digests]
+                    if digest is not None and fact_digests is not None
+                    else None,
                 )
                 out.episodes.append(stored[0])
                 out.facts.extend(stored[1:])

@@ -176,6 +176,8 @@ def _compact(mem: Memory, rec: Any, strength: float | None = None) -> dict[str, 
         "pinned": rec.pinned,
         "status": rec.status.value,
         "created_at": rec.created_at.isoformat() if rec.created_at else None,
+        # a write that repeated this memory (reinforced, not stored twice) says so
+        **({"deduplicated": True} if getattr(rec, "deduplicated", False) else {}),
     }
 
 
@@ -380,6 +382,7 @@ def build_mcp_server(
                 "episodes": [{**_compact(mem, r), "importance": r.importance} for r in res.episodes],
                 "facts": [{**_compact(mem, r), "importance": r.importance} for r in res.facts],
                 "reasons": res.reasons,
+                "duplicates": list(res.duplicates),
             }
 
         return await run(ctx, "write", do)  # type: ignore[no-any-return]

@@ -221,6 +221,11 @@ class MemoryRecordOut(BaseModel):
     anchor: float
     fade_at: float | None
     metadata: dict[str, Any]
+    deduplicated: bool = Field(
+        default=False,
+        description="A write's answer only: the write repeated this existing memory (the same text in "
+        "the same scope), which it reinforced instead of storing a second copy.",
+    )
 
 
 class MemoryOut(MemoryRecordOut):
@@ -270,6 +275,11 @@ class AddOut(BaseModel):
     episodes: list[MemoryRecordOut]
     facts: list[MemoryRecordOut]
     reasons: dict[str, list[str]]
+    duplicates: list[str] = Field(
+        default_factory=list,
+        description="Ids of the existing memories that messages repeated: reinforced and returned in "
+        "their place (deduplicated), not stored twice.",
+    )
 
 
 class WhoAmI(BaseModel):

@@ -25,6 +25,9 @@ from remnant.core.importance import ImportanceWeights, importance_score_raw
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, readable_metadata
 
 SCHEMA_VERSION = 2  # 2: occurred_at
+#: remnant_meta key of the duplicate digests' key when no audit key is set (engine/ledger.py): never
+#: exported (another store's digests are its own; imported rows carry none)
+DIGEST_KEY_META = "dedup_digest_key"
 
 Order = Literal[
     "created_at",

@@ -304,7 +304,9 @@ class SQLStore(Store):
         if items:
             self._write(
                 lambda c: [
-                    c.execute(f"UPDATE memories SET digest = {p} WHERE id = {p} AND tenant = {p}", (d, mid, tenant))
+                    c.execute(
+                        f"UPDATE memories SET digest = {p} WHERE id = {p} AND tenant = {p}", (d, mid, tenant)
+                    )
                     for mid, d in items
                 ]
             )

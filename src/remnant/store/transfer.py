@@ -40,7 +40,7 @@ from remnant.core.clock import from_epoch
 from remnant.core.errors import ConflictError, SchemaTooNewError, StoreError, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status, record_from_fields
 from remnant.core.text import index_text as default_index_text
-from remnant.store.base import SCHEMA_VERSION, MemoryFilter, Store, ts
+from remnant.store.base import DIGEST_KEY_META, SCHEMA_VERSION, MemoryFilter, Store, ts
 from remnant.store.migrations import VAULT, migrate
 from remnant.store.sql import VECTOR_MARK_PREFIX, SQLStore
 
@@ -79,6 +79,8 @@ def _sql_store(store: Store) -> SQLStore:
 def record_to_json(r: MemoryRecord) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in r.__slots__:  # type: ignore[attr-defined]
+        if name == "deduplicated":
+            continue  # a write's answer, not part of the memory
         value = getattr(r, name)
         if isinstance(value, datetime):
             value = ts(value)
@@ -164,8 +166,12 @@ def export_lines(
     raw = _sql_store(store)
     chosen = list(tenants) if tenants is not None else raw.tenants()
     all_flt = {t: MemoryFilter(tenant=t, statuses=None) for t in chosen}
-    # completeness marks describe this database's rids: never carried to another
-    meta = {k: v for k, v in raw.meta().items() if not k.startswith(VECTOR_MARK_PREFIX)}
+    # completeness marks describe this database's rids, the digest key its digests: never carried
+    meta = {
+        k: v
+        for k, v in raw.meta().items()
+        if not k.startswith(VECTOR_MARK_PREFIX) and k != DIGEST_KEY_META
+    }
     counts = {
         "memories": sum(store.count(f) for f in all_flt.values()),
         "embeddings": 0,

@@ -649,7 +649,7 @@ class EngineBackend:
             Path(f"{path}{suffix}").unlink(missing_ok=True)
         self.path = path
         self.memory = Memory(path, clock=self.clock, retriever=retriever_factory(self._embedder))
-        self._dia: dict[str, str] = {}
+        self._dia: dict[str, list[str]] = {}
         self._index_s = 0.0
         self._queries: list[float] = []
 
@@ -682,8 +682,10 @@ class EngineBackend:
                         "metadata": {"speaker": d.speaker, "ref": d.id} if d.speaker else {"ref": d.id},
                     }
                 )
-            for rec in self.memory.remember_many(items, supersede=False):
-                self._dia[rec.id] = str(rec.metadata["ref"])
+            stored = self.memory.remember_many(items, supersede=False)
+            for d, rec in zip(group, stored, strict=True):
+                # a repeated turn ("Thanks!") is kept once: that memory stands for every turn it holds
+                self._dia.setdefault(rec.id, []).append(d.id)
         if self.clock_mode == "replay":
             self.clock.set(self._latest)
         spent = time.perf_counter() - t0
@@ -695,7 +697,7 @@ class EngineBackend:
         res = self.memory.recall(query, user_id=scope, limit=k, touch=False, hints=False)
         spent = time.perf_counter() - t0
         self._queries.append(spent - ((self._embedder.queries_s - q0) if self._embedder else 0.0))
-        return [self._dia[h.memory.id] for h in res.hits]
+        return [ref for h in res.hits for ref in self._dia[h.memory.id]][:k]
 
     def timing(self) -> dict[str, Any]:
         return {
