@@ -189,3 +189,25 @@ def test_folds_report_every_component_and_the_category_spread(tmp_path):
     }
     text = format_folds(report)
     assert "per category over folds (tuned)" in text and "names out of the vector query" in text
+
+
+def test_a_repeated_turn_maps_to_every_turn_id_it_holds(tmp_path):
+    """A turn said again ("Thanks!") is kept once; the bench maps both dia_ids to that memory."""
+    from remnant.bench.eval.locomo import BenchDoc, EngineBackend
+    from remnant.retrieval.retriever import HybridRetriever
+
+    backend = EngineBackend("remnant", lambda e: HybridRetriever(None), None, tmp_path)
+    try:
+        backend.ingest(
+            "c1",
+            [
+                BenchDoc("D1:1", "Thanks so much for the lasagne recipe!", speaker="Ana"),
+                BenchDoc("D1:2", "Any time.", speaker="Bo"),
+                BenchDoc("D2:1", "Thanks so much for the lasagne recipe!", speaker="Ana"),
+            ],
+        )
+        assert backend.memory.count_memories(user_id="c1") == 2
+        assert backend.search("c1", "lasagne recipe", 10)[:2] == ["D1:1", "D2:1"]
+        assert backend.search("c1", "lasagne recipe", 1) == ["D1:1"]  # k turns at most
+    finally:
+        backend.close()

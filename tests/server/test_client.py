@@ -225,3 +225,12 @@ def test_occurred_at_round_trips_as_a_datetime(live: LiveServer) -> None:
         assert rec.occurred_at == when
         added = c.add(["I adopted a cat called Miso"], user_id="cl-occ", occurred_at=when)
         assert added.episodes and all(e.occurred_at == when for e in added.episodes)
+
+
+def test_a_repeat_comes_back_deduplicated(live: LiveServer) -> None:
+    with _client(live) as mem:
+        first = mem.remember("My cat is called Biscuit.", user_id="cl-dup")
+        again = mem.remember("my cat is called biscuit", user_id="cl-dup")
+        assert again.id == first.id and again.deduplicated and not first.deduplicated
+        added = mem.add(["I keep bees.", "I keep bees!"], user_id="cl-dup")
+        assert added.duplicates == [added.episodes[0].id] and added.episodes[1].deduplicated

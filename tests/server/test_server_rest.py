@@ -317,3 +317,22 @@ def test_security_headers_on_answers_and_errors(live: LiveServer) -> None:
             assert r.headers["Referrer-Policy"] == "no-referrer"
     with live.client(None) as c:
         assert c.get("/v1/memories").headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_a_repeat_answers_with_the_memory_it_reinforced(live: LiveServer) -> None:
+    """REST: the same text again returns the existing memory, marked deduplicated, not a copy."""
+    with live.client() as c:
+        first = _remember(c, "I'm training for the Berlin marathon.", user="rest-dup")
+        assert first["deduplicated"] is False
+        again = _remember(c, "i'm training for the Berlin marathon", user="rest-dup")
+        assert again["id"] == first["id"] and again["deduplicated"] is True
+        assert again["stability"] > first["stability"]
+        listed = c.get("/v1/memories", params={"user_id": "rest-dup"}).json()["items"]
+        assert [m["id"] for m in listed] == [first["id"]] and listed[0]["deduplicated"] is False
+        added = c.post(
+            "/v1/ingest", json={"messages": ["I keep bees.", "I keep bees!"], "user_id": "rest-dup"}
+        )
+        assert added.status_code == 201, added.text
+        body = added.json()
+        assert body["episodes"][0]["id"] == body["episodes"][1]["id"] == body["duplicates"][0]
+        assert body["episodes"][1]["deduplicated"] is True
