@@ -230,6 +230,10 @@ class Memory:
         ``importance`` (0.5), ``confidence`` (1.0), ``source``, ``agent_id``, ``session_id``,
         ``pinned``, ``ttl`` or ``expires_at``, ``valid_from``/``valid_to``, ``occurred_at`` (when it
         happened or was said; decay still runs from now, when it is learned), ``metadata``, ``redact``.
+
+        The same text again (normalised) in the same scope is not stored twice: the memory it
+        repeats is reinforced and returned with ``deduplicated`` set (docs/forgetting.md,
+        "Duplicates"; off with ``dedup=False``).
         """
         # detection and embedding first, outside the write lock: other requests never wait on them
         outside = not self.store.in_transaction()

@@ -13,6 +13,12 @@
   count as a word of the query, and a recall restricted to ``keys`` reinforces what it returns (the
   application asked for exactly that). A paraphrase hit the application then uses is reinforced
   by :meth:`Memory.used`.
+- ``repeat`` (a duplicate write: :meth:`Memory.remember`, ``remember_many`` or ``add`` of text the
+  user already has, see :meth:`~remnant.engine.ledger.Ledger.insert`): a review (+0.3, stability ×
+  ``1 + 2·(1 − R)``) whose stability gain is at least ``repeat_min_gain`` (0.5: × 1.5), since a
+  repeat right after the first mention is evidence the turn matters even though a review then adds
+  nothing; and never weaker than the repeat stored as a new memory would be (strength and
+  stability each at least the new memory's).
 
 The boosts and gains are :class:`~remnant.core.decay.DecayConfig` fields.
 """
