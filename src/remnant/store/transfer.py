@@ -168,9 +168,7 @@ def export_lines(
     all_flt = {t: MemoryFilter(tenant=t, statuses=None) for t in chosen}
     # completeness marks describe this database's rids, the digest key its digests: never carried
     meta = {
-        k: v
-        for k, v in raw.meta().items()
-        if not k.startswith(VECTOR_MARK_PREFIX) and k != DIGEST_KEY_META
+        k: v for k, v in raw.meta().items() if not k.startswith(VECTOR_MARK_PREFIX) and k != DIGEST_KEY_META
     }
     counts = {
         "memories": sum(store.count(f) for f in all_flt.values()),
