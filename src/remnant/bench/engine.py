@@ -150,8 +150,14 @@ def run_engine_bench(
             clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
             retriever = _retriever(embedder)
             # bulk writes measure the storage path; the contradiction check is measured apart below
+            # dedup off: the synthetic sentences repeat (a seeded Zipf vocabulary), and a size must
+            # hold that many memories
             mem = Memory(
-                target, clock=clock, contradictions=ContradictionPolicy(mode="off"), retriever=retriever
+                target,
+                clock=clock,
+                contradictions=ContradictionPolicy(mode="off"),
+                retriever=retriever,
+                dedup=False,
             )
             # one user is the worst case for per-user indexes; several spread the memories round-robin
             names = (
@@ -205,7 +211,7 @@ def run_engine_bench(
             flagged_cpu: list[float] = []  # CPU time of the process (every thread), less distorted by load
             if check_writes:
                 # default policy (flag contradictions on write), same retriever: no second vector index
-                checked = Memory(target, clock=clock, retriever=retriever)
+                checked = Memory(target, clock=clock, retriever=retriever, dedup=False)
                 for _ in range(check_writes):
                     t0, c0 = time.perf_counter(), time.process_time()
                     checked.remember(_sentence(rng), user_id=pick())
@@ -289,7 +295,10 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
     for faded in (0, 10_000, 100_000):
         clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
         mem = Memory(
-            folder / f"faded-{faded}.db", clock=clock, contradictions=ContradictionPolicy(mode="off")
+            folder / f"faded-{faded}.db",
+            clock=clock,
+            contradictions=ContradictionPolicy(mode="off"),
+            dedup=False,
         )
         done = 0
         while done < faded:

@@ -160,6 +160,7 @@ class Ledger:
         self._digest_key = (
             hmac.new(audit_key, _DIGEST_CONTEXT, hashlib.sha256).digest() if audit_key else None
         )
+        self._meta_key: bytes | None = None  # without an audit key: the store's own (remnant_meta)
 
     # -- time and scope ----------------------------------------------------------------------------
     def now(self) -> datetime:
@@ -500,11 +501,13 @@ class Ledger:
         if self._digest_key is not None:
             key, text = self._digest_key, original
         else:
-            salt = self.store.get_meta(DIGEST_KEY_META)
-            if salt is None:
-                salt = secrets.token_hex(32)
-                self.store.set_meta(DIGEST_KEY_META, salt)
-            key, text = bytes.fromhex(salt), record.content
+            if self._meta_key is None:  # read once: once set, it never changes
+                salt = self.store.get_meta(DIGEST_KEY_META)
+                if salt is None:
+                    salt = secrets.token_hex(32)
+                    self.store.set_meta(DIGEST_KEY_META, salt)
+                self._meta_key = bytes.fromhex(salt)
+            key, text = self._meta_key, record.content
         # who said it is part of what was said: the assistant's "Thanks!" is not the user's
         said_by = [str(record.metadata.get(k) or "") for k in ("role", "speaker")]
         scope = "\x1f".join((record.kind.value, record.key or "", *said_by, normalised_text(text)))
