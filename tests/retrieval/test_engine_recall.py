@@ -169,6 +169,7 @@ def test_recall_context_packs_with_strength_and_confidence(tmp_path):
 
 def test_signals_rank_weak_memories_lower(tmp_path):
     m = make(tmp_path / "s.db", ManualClock(T0), "hybrid")
+    m.dedup = False  # the same text twice, on purpose: only the confidence differs
     sure = m.remember("the office wifi password rotates monthly", user_id="ana", confidence=1.0)
     unsure = m.remember("the office wifi password rotates monthly", user_id="ana", confidence=0.1)
     order = [h.memory.id for h in m.recall("office wifi password", user_id="ana", limit=2, touch=False).hits]
