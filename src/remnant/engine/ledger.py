@@ -1,7 +1,8 @@
 """The engine's write seam: every change to a memory goes through a :class:`Ledger`.
 
 The ledger owns what must stay consistent whoever writes: building a validated record, inserting
-it (with key supersession and the write hooks), status transitions together with their audit
+it (with key supersession, the write hooks and deduplication: a repeat reinforces the memory it
+repeats instead of being stored), status transitions together with their audit
 entries, purges (with the retriever's index and the vault's values), reinforcement and the
 closed-form decay state. The forgetting policies (:mod:`remnant.engine.forgetting`) and the
 :class:`~remnant.engine.memory.Memory` facade are written on it; none of them reaches past it
