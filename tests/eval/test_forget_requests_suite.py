@@ -78,7 +78,7 @@ def test_data_replaces_the_cases_and_auto_gives_this_suite_the_product_embedder(
     run_eval(["conflict"], ["spy"], factories={"spy": Spy}, embedder="auto", quick=True)
     assert set(seen) == {"none"}  # the other suites measure forgetting with lexical recall
     assert "REMNANT_EMBEDDER" not in os.environ  # restored afterwards
-    with pytest.raises(EvalError, match="forget_requests only"):
+    with pytest.raises(EvalError, match=r"--data replaces the cases of .*forget_requests.* only"):
         run_eval(["conflict"], ["spy"], factories={"spy": Spy}, data=dev3)
     out = CliRunner().invoke(
         eval_cmd,
