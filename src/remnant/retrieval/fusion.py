@@ -9,7 +9,7 @@ are deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TypeVar
 
 from remnant.retrieval.errors import RetrievalError
@@ -62,12 +62,7 @@ def weighted(
     scored: Sequence[Mapping[K, float]], *, weights: Sequence[float] | None = None
 ) -> list[tuple[K, float]]:
     """Weighted sum of min-max-normalised score maps (higher = better in every map)."""
-    ws = _check_weights(len(scored), weights)
-    out: dict[K, float] = {}
-    for w, scores in zip(ws, scored, strict=True):
-        for key, v in minmax(scores).items():
-            out[key] = out.get(key, 0.0) + w * v
-    return _sorted(out)
+    return _weighted_sum(scored, weights, minmax)
 
 
 def zscores(scores: Mapping[K, float]) -> dict[K, float]:
@@ -88,9 +83,17 @@ def weighted_z(
     scored: Sequence[Mapping[K, float]], *, weights: Sequence[float] | None = None
 ) -> list[tuple[K, float]]:
     """Weighted sum of :func:`zscores` maps (higher = better in every map)."""
+    return _weighted_sum(scored, weights, zscores)
+
+
+def _weighted_sum(
+    scored: Sequence[Mapping[K, float]],
+    weights: Sequence[float] | None,
+    normalise: Callable[[Mapping[K, float]], dict[K, float]],
+) -> list[tuple[K, float]]:
     ws = _check_weights(len(scored), weights)
     out: dict[K, float] = {}
     for w, scores in zip(ws, scored, strict=True):
-        for key, v in zscores(scores).items():
+        for key, v in normalise(scores).items():
             out[key] = out.get(key, 0.0) + w * v
     return _sorted(out)
