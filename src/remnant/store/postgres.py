@@ -50,7 +50,7 @@ from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
 from remnant.store.base import MemoryFilter
 from remnant.store.filter_sql import PostgresDialect
 from remnant.store.migrations import MEMORIES, migrate
-from remnant.store.sql import COLUMNS, SQLStore
+from remnant.store.sql import COLUMNS, SQLStore, rarest_terms
 
 T = TypeVar("T")
 Conn = psycopg.Connection[Any]
@@ -505,13 +505,7 @@ class PostgresStore(SQLStore):
                 counts[i] = int(v)
         if sum(counts) <= budget:
             return None
-        rare: list[tuple[str, bool]] = []
-        used = 0
-        for i in sorted(range(len(terms)), key=lambda i: counts[i]):
-            if used + counts[i] > budget:
-                break
-            rare.append(terms[i])
-            used += counts[i]
+        rare = rarest_terms(terms, counts, budget)
         common = _tsquery_text([t for t in terms if t not in rare])
         # the newest rows of the common terms and every row of the rare ones, found and ranked in one
         # statement: the window is a walk down the rid index that stops at ``lexical_window`` rows

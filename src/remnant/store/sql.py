@@ -96,6 +96,19 @@ AUDIT_COLUMNS = (
 )
 
 
+def rarest_terms(terms: Sequence[T], counts: Sequence[int], budget: int) -> list[T]:
+    """The rarest ``terms`` (``counts``: the rows each holds) whose rows together fit ``budget``:
+    the ones a bounded lexical ranking reads in full (both backends)."""
+    rare: list[T] = []
+    used = 0
+    for i in sorted(range(len(terms)), key=lambda i: counts[i]):
+        if used + counts[i] > budget:
+            break
+        rare.append(terms[i])
+        used += counts[i]
+    return rare
+
+
 def _run(c: Conn, query: str, params: Sequence[Any]) -> Any:
     # no parameters: run without any, so a driver never parses % or ? in the text as placeholders
     return c.execute(query, params) if params else c.execute(query)

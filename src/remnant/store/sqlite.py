@@ -30,7 +30,7 @@ from remnant.core.model import DEFAULT_TENANT, MemoryRecord
 from remnant.store.base import MemoryFilter
 from remnant.store.filter_sql import SQLiteDialect
 from remnant.store.migrations import MEMORIES, migrate
-from remnant.store.sql import COLUMNS, SQLStore
+from remnant.store.sql import COLUMNS, SQLStore, rarest_terms
 from remnant.store.vector_file import VectorFiles, unit_rows, vector_files
 
 T = TypeVar("T")
@@ -693,18 +693,6 @@ def _exact_lexical(
     return c.execute(sql, (_expr(token, f"text : ({match})"), *params, limit)).fetchall()
 
 
-def _rarest(terms: Sequence[str], counts: Sequence[int], budget: int) -> list[str]:
-    """The rarest terms whose rows together fit ``budget``."""
-    rare: list[str] = []
-    used = 0
-    for i in sorted(range(len(terms)), key=lambda i: counts[i]):
-        if used + counts[i] > budget:
-            break
-        rare.append(terms[i])
-        used += counts[i]
-    return rare
-
-
 def _rare_first(
     c: sqlite3.Connection,
     token: str,
@@ -718,7 +706,7 @@ def _rare_first(
 ) -> list[Any]:
     """``token``: the scope, whose newest rows are the window; ``scored``: the token the scoring
     statements are bounded by (None: the file, for a scope holding nearly all of it)."""
-    rare = _rarest(terms, counts, bounds[0])
+    rare = rarest_terms(terms, counts, bounds[0])
     common = [t for t in terms if t not in rare]
     every = " OR ".join(terms)
     floor = c.execute(
@@ -763,7 +751,7 @@ def _rare_candidates(
     """Candidates beyond the budget (``bounds``: rows the rare terms may hold, how many to return):
     the rows of the rarest terms ranked by those terms' BM25, then the newest rows of the scope
     holding any term, in one statement; FTS5 never walks a common term's doclist."""
-    rare, limit = _rarest(terms, counts, bounds[0]), bounds[1]
+    rare, limit = rarest_terms(terms, counts, bounds[0]), bounds[1]
     arms: list[str] = []
     args: list[Any] = []
     if rare:
