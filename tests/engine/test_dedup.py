@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -196,6 +197,17 @@ def test_a_content_change_drops_the_digest(mem: Memory) -> None:
     assert not mem.remember("my number is 555 0100", user_id="ana").deduplicated
 
 
+def test_a_metadata_or_importance_change_keeps_the_digest(mem: Memory) -> None:
+    rec = mem.remember("I like green tea", user_id="ana")
+    mem.update(rec.id, metadata={"source": "import"})
+    mem.update(rec.id, importance=0.9, tags=["drinks"])
+    assert _digests(mem) != [None]
+    again = mem.remember("I like green tea", user_id="ana")
+    assert again.deduplicated and again.id == rec.id
+    mem.update(rec.id, metadata={"speaker": "Bo"})  # said by someone else now: no longer a repeat of ana's words
+    assert _digests(mem) == [None]
+
+
 def test_lookup_and_reinforcement_roll_back_together(mem: Memory) -> None:
     rec = mem.remember("I like tea", user_id="ana")
     before = mem.get(rec.id)
@@ -240,3 +252,62 @@ def test_with_the_audit_key_the_original_text_is_digested(tmp_path: Path) -> Non
         assert b.id == a.id and b.deduplicated
         c = mem.remember("mail me at ana@example.org", user_id="ana")
         assert c.id != a.id and not c.deduplicated
+
+
+def test_two_writers_of_the_same_text_at_once_store_one_copy_on_postgres(pg_url: str) -> None:
+    # A holds its write transaction open after its lookup and insert; B writes the same text from
+    # another connection meanwhile. B must wait for A's commit and then find A's copy: without the
+    # per-digest lock both lookups see no copy and both store one (READ COMMITTED). (The digest
+    # key is claimed first, so that claim's own wait does not hide a missing lock.)
+    clock = ManualClock(NOW)
+    with (
+        Memory(store=PostgresStore(pg_url), clock=clock) as a,
+        Memory(store=PostgresStore(pg_url), clock=clock) as b,
+    ):
+        a.remember("first write: the digest key is claimed", user_id="zoe")
+        b.remember("first write of b", user_id="zoe")  # b has read the committed key
+        got: list[bool] = []
+        started = threading.Event()
+
+        def write_b() -> None:
+            started.set()
+            got.append(b.remember("I race to work by bike", user_id="ana").deduplicated)
+
+        with a.store.transaction():
+            first = a.remember("I race to work by bike", user_id="ana")
+            other = threading.Thread(target=write_b)
+            other.start()
+            started.wait(5)
+            other.join(0.5)
+            assert other.is_alive(), "the second writer did not wait for the first's transaction"
+        other.join(30)
+        assert got == [True]
+        assert not first.deduplicated
+        assert a.count_memories(user_id="ana") == 1
+
+
+def test_two_first_writers_of_a_fresh_database_share_one_digest_key(pg_url: str) -> None:
+    # the digest key is created by the first write; two processes writing first at once used to
+    # make a key each, the later overwriting the earlier, and every digest under it stopped matching
+    clock = ManualClock(NOW)
+    with (
+        Memory(store=PostgresStore(pg_url), clock=clock) as a,
+        Memory(store=PostgresStore(pg_url), clock=clock) as b,
+    ):
+        got: list[bool] = []
+        with a.store.transaction():
+            a.remember("I keep bees", user_id="ana")
+            other = threading.Thread(
+                target=lambda: got.append(b.remember("I keep bees", user_id="ana").deduplicated)
+            )
+            other.start()
+            other.join(0.5)
+        other.join(30)
+        assert got == [True]
+        assert len(set(_digests(a))) == 1
+
+
+def test_claim_meta_keeps_the_first_value(mem: Memory) -> None:
+    assert mem.store.claim_meta("test:claim", "one") == "one"
+    assert mem.store.claim_meta("test:claim", "two") == "one"
+    assert mem.store.get_meta("test:claim") == "one"

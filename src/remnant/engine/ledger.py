@@ -504,9 +504,8 @@ class Ledger:
         else:
             if self._meta_key is None:  # read once: once set, it never changes
                 salt = self.store.get_meta(DIGEST_KEY_META)
-                if salt is None:
-                    salt = secrets.token_hex(32)
-                    self.store.set_meta(DIGEST_KEY_META, salt)
+                if salt is None:  # claimed, not set: two first writers at once must share one key
+                    salt = self.store.claim_meta(DIGEST_KEY_META, secrets.token_hex(32))
                 self._meta_key = bytes.fromhex(salt)
             key, text = self._meta_key, record.content
         # who said it is part of what was said: the assistant's "Thanks!" is not the user's
@@ -575,6 +574,12 @@ class Ledger:
         repeats: dict[int, str] = {}
         kept_digests: list[tuple[str, str]] = []
         in_batch: dict[tuple[str, str | None, str], str] = {}
+        by_user: dict[str, set[str]] = {}
+        for record, digest in zip(records, digests, strict=True):
+            if digest is not None:
+                by_user.setdefault(record.user_id, set()).add(digest)
+        for user_id in sorted(by_user):  # before the lookups, so a concurrent writer's copy is seen
+            self.store.lock_digests(sorted(by_user[user_id]), tenant=self.tenant, user_id=user_id)
         for i, (record, digest) in enumerate(zip(records, digests, strict=True)):
             if digest is None:
                 kept.append(record)
@@ -982,6 +987,15 @@ class Ledger:
                 }
                 session = next(iter(turns.values()), [record])
                 pos = next((i for i, r in enumerate(session) if r.id == memory_id), 0)
+                # the same text said by the same speaker is still the same repeat target; a new text
+                # loses its digest (it is matched again only once written anew)
+                said_by = ("role", "speaker")
+                kept_digest = (
+                    self.store.digests_of([memory_id], tenant=self.tenant).get(memory_id)
+                    if record.content == old.content
+                    and all(record.metadata.get(k) == old.metadata.get(k) for k in said_by)
+                    else None
+                )
                 # delete and insert again: every store rebuilds the lexical index from the new row
                 self.store.delete([memory_id], tenant=self.tenant)
                 self.store.insert(
@@ -990,6 +1004,8 @@ class Ledger:
                     if index_text
                     else None,
                 )
+                if kept_digest is not None:
+                    self.store.set_digests([(memory_id, kept_digest)], tenant=self.tenant)
                 if record.content != old.content:
                     self.reindex_neighbours(turns, changed=[memory_id])  # they held the old words
             else:

@@ -393,7 +393,10 @@ def build_mcp_server(
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
             res = mem.add(text, user_id=user_id)
             return {
-                "results": [{"id": r.id, "memory": r.content, "event": "ADD"} for r in res.memories],
+                "results": [
+                    {"id": r.id, "memory": r.content, "event": "NONE" if r.deduplicated else "ADD"}
+                    for r in res.memories
+                ],
             }
 
         return await run(ctx, "write", do)  # type: ignore[no-any-return]

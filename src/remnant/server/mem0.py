@@ -501,9 +501,13 @@ def _add(body: AddBody, call: Call) -> list[dict[str, Any]]:
     for episode in result.episodes:  # in the order of the messages
         facts = by_episode.get(episode.id)
         if not facts:  # nothing extracted (or infer=False): the message is the memory
-            out.append(_event(mem, episode, "ADD"))
+            # a repeat reinforced the memory it repeats: mem0's "no change" event, with that id
+            out.append(_event(mem, episode, "NONE" if episode.deduplicated else "ADD"))
             continue
         for fact in facts:
+            if fact.deduplicated:
+                out.append(_event(mem, fact, "NONE"))
+                continue
             older = [
                 r
                 for r in (mem.history(fact.key, user_id=fact.user_id) if fact.key else [])

@@ -121,6 +121,16 @@ class Store(ABC):
     @abstractmethod
     def set_meta(self, key: str, value: str) -> None: ...
 
+    def claim_meta(self, key: str, value: str) -> str:
+        """Set ``key`` to ``value`` unless it is already set, and return what is stored: of two
+        processes claiming a key at once, both get the first one's value (a get-or-create that a
+        separate get and set would race). Stores with concurrent writers override this atomically."""
+        current = self.get_meta(key)
+        if current is None:
+            self.set_meta(key, value)
+            return value
+        return current
+
     # -- memories --------------------------------------------------------------------------------
     @abstractmethod
     def insert(self, record: MemoryRecord, *, index_text: str | None = None) -> None:
@@ -235,9 +245,20 @@ class Store(ABC):
         lookup (``ix_memories_digest``), never a scan. The default keeps no digests and finds none."""
         return []
 
+    def digests_of(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
+        """The text digest of each of these memories that has one. The default keeps none."""
+        return {}
+
     def set_digests(self, items: Sequence[tuple[str, str]], *, tenant: str = DEFAULT_TENANT) -> None:
         """Record the text digest of these (memory id, digest) pairs; it goes with the row. The
         default keeps none (then no write is ever found to repeat another)."""
+        return None
+
+    def lock_digests(self, digests: Sequence[str], *, tenant: str, user_id: str) -> None:
+        """Inside a transaction: hold these text digests of the user until it ends, so that two
+        writers of the same text at once cannot both find no copy and both store one; the second
+        waits, then finds the first's. The default does nothing, right for a store whose write
+        transactions are serialised whole (SQLite's ``BEGIN IMMEDIATE``)."""
         return None
 
     def lock_rows(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> None:

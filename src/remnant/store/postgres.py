@@ -241,6 +241,12 @@ class PostgresStore(SQLStore):
                 )
             )
 
+    def lock_digests(self, digests: Sequence[str], *, tenant: str, user_id: str) -> None:
+        # one transaction lock per (user, digest), taken in a fixed order so two batches never deadlock
+        locks = sorted({_lock_id("digest", tenant, user_id, d) for d in digests})
+        if locks:
+            self._write(lambda c: [c.execute("SELECT pg_advisory_xact_lock(%s)", (k,)) for k in locks])
+
     def _getconn(self) -> Conn:
         try:
             return self._pool.getconn(timeout=self._timeout)

@@ -266,6 +266,16 @@ class SQLStore(Store):
             (key, value),
         )
 
+    def claim_meta(self, key: str, value: str) -> str:
+        # a concurrent claimer's uncommitted insert makes this one wait for it, then do nothing
+        self.execute(
+            f"INSERT INTO remnant_meta (key, value) VALUES ({self.dialect.marks(2)}) ON CONFLICT (key) DO NOTHING",
+            (key, value),
+        )
+        stored = self.get_meta(key)
+        assert stored is not None  # inserted above, or already there; meta keys are never deleted here
+        return stored
+
     def meta(self) -> dict[str, str]:
         """Every meta key and value (for export)."""
         return {r[0]: r[1] for r in self._read("SELECT key, value FROM remnant_meta ORDER BY key")}
@@ -311,6 +321,14 @@ class SQLStore(Store):
             (tenant, user_id, digest),
         )
         return [row_to_record(r) for r in rows]
+
+    def digests_of(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
+        p, out = self.dialect.ph, {}
+        for mid in dict.fromkeys(ids):  # a handful at a time (updates); one indexed lookup each
+            rows = self._read(f"SELECT digest FROM memories WHERE id = {p} AND tenant = {p}", (mid, tenant))
+            if rows and rows[0][0] is not None:
+                out[mid] = str(rows[0][0])
+        return out
 
     def set_digests(self, items: Sequence[tuple[str, str]], *, tenant: str = DEFAULT_TENANT) -> None:
         p = self.dialect.ph
