@@ -204,7 +204,9 @@ def test_a_metadata_or_importance_change_keeps_the_digest(mem: Memory) -> None:
     assert _digests(mem) != [None]
     again = mem.remember("I like green tea", user_id="ana")
     assert again.deduplicated and again.id == rec.id
-    mem.update(rec.id, metadata={"speaker": "Bo"})  # said by someone else now: no longer a repeat of ana's words
+    mem.update(
+        rec.id, metadata={"speaker": "Bo"}
+    )  # said by someone else now: no longer a repeat of ana's words
     assert _digests(mem) == [None]
 
 
