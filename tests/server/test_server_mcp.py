@@ -109,6 +109,7 @@ async def _every_tool(client: Any, user: str) -> dict[str, Any]:
     out["graph_after"] = await call("read_graph", {})
     out["added"] = await call("add_memories", {"text": "I moved to Lisbon last spring"})
     mid = out["added"]["results"][0]["id"]
+    out["added_again"] = await call("add_memories", {"text": "I moved to Lisbon last spring"})
     out["searched"] = await call("search_memory", {"query": "Lisbon"})
     out["listed"] = await call("list_memories", {})
     out["reviewed"] = await call("review", {"memory_id": mid})
@@ -141,6 +142,9 @@ def _check_every_tool(out: dict[str, Any]) -> None:
     ]
     assert sorted(out["graph_after"]["entities"][0]["observations"]) == ["runs", "speaks Portuguese"]
     mid = out["added"]["results"][0]["id"]
+    assert out["added"]["results"][0]["event"] == "ADD"
+    first = [(r["id"], "NONE") for r in out["added"]["results"]]  # a repeat: the same memories, no copy
+    assert [(r["id"], r["event"]) for r in out["added_again"]["results"]] == first
     assert mid in [m["id"] for m in out["searched"]["results"]]
     assert mid in [m["id"] for m in out["listed"]["results"]]
     assert out["reviewed"]["strength"] == pytest.approx(1.0)

@@ -147,6 +147,8 @@ def test_batch_and_scopes(live: LiveServer) -> None:
     c = _client(live)
     ids = [e["id"] for e in c.add("note one", user_id="m0-dan")["results"]]
     ids += [e["id"] for e in c.add("note two", user_id="m0-dan")["results"]]
+    again = c.add("note two", user_id="m0-dan")["results"]  # a repeat: no second copy, mem0's NONE
+    assert [(e["id"], e["event"]) for e in again] == [(ids[1], "NONE")]
     c.batch_update([{"memory_id": ids[0], "text": "note one, revised"}])
     assert sorted(_texts(c.get_all(filters={"user_id": "m0-dan"}))) == ["note one, revised", "note two"]
     c.batch_delete([{"memory_id": i} for i in ids])
