@@ -15,12 +15,21 @@ The server's API key comes from ``api_key`` or ``REMNANT_API_KEY``; a server in 
 needs none. Writes that create or change memories take ``idempotency_key``: sent again with the
 same arguments, the server answers as the first time and writes nothing.
 
+Transient failures are retried (``retries``, default 2, with exponential back-off or the server's
+``Retry-After``): a request that never reached the server (connection refused), and a 429, 502, 503
+or 504 answer or a lost answer to a request that is safe to send again: a read (GET) or a write that
+carries an ``idempotency_key``. A write without a key is never sent twice, since its first attempt
+may have been applied; give it a key to make it retryable.
+
 This module speaks HTTP only: it imports no server code.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import random
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -504,6 +513,42 @@ def _answer(req: _Req[T], response: httpx.Response) -> T:
     return req.parse(body)
 
 
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+MAX_RETRY_DELAY_S = 5.0
+
+
+def _resendable(req: _Req[Any]) -> bool:
+    """Whether sending ``req`` twice does what sending it once does."""
+    return req.method in ("GET", "HEAD") or "Idempotency-Key" in req.headers
+
+
+def _retry_after(
+    req: _Req[Any], attempt: int, retries: int, response: httpx.Response | None, exc: Exception | None
+) -> float | None:
+    """Seconds to wait before sending ``req`` again, or None to give up now."""
+    if attempt >= retries:
+        return None
+    if exc is not None:  # never sent: always safe; sent and lost: only if resendable
+        if not (isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)) or _resendable(req)):
+            return None
+    elif response is None or response.status_code not in RETRY_STATUSES or not _resendable(req):
+        return None
+    hinted = response.headers.get("Retry-After") if response is not None else None
+    if hinted is not None:
+        try:
+            return min(MAX_RETRY_DELAY_S, max(0.0, float(hinted)))
+        except ValueError:
+            pass
+    # full jitter, so many clients failed at once do not come back at once
+    return min(MAX_RETRY_DELAY_S, 0.2 * 2**attempt) * random.uniform(0.5, 1.0)
+
+
+def _check_retries(retries: int) -> int:
+    if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 10:
+        raise ValidationError("retries must be an integer from 0 to 10")
+    return retries
+
+
 def _unreachable(base: str, exc: httpx.HTTPError) -> ServiceError:
     return ServiceError(f"cannot reach the Remnant server at {base}: {exc}", code="unreachable", status=0)
 
@@ -519,20 +564,31 @@ class Client:
         timeout: float = 30.0,
         headers: Mapping[str, str] | None = None,
         transport: httpx.BaseTransport | None = None,
+        retries: int = 2,
     ) -> None:
         self.base_url = (base_url or os.environ.get("REMNANT_URL") or DEFAULT_URL).rstrip("/")
+        self.retries = _check_retries(retries)
         self._http = httpx.Client(
             base_url=self.base_url, headers=_headers(api_key, headers), timeout=timeout, transport=transport
         )
 
     def _run(self, req: _Req[T]) -> T:
-        try:
-            response = self._http.request(
-                req.method, req.path, json=req.json, params=req.params, headers=dict(req.headers)
-            )
-        except httpx.HTTPError as exc:
-            raise _unreachable(self.base_url, exc) from exc
-        return _answer(req, response)
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(
+                    req.method, req.path, json=req.json, params=req.params, headers=dict(req.headers)
+                )
+            except httpx.HTTPError as exc:
+                delay = _retry_after(req, attempt, self.retries, None, exc)
+                if delay is None:
+                    raise _unreachable(self.base_url, exc) from exc
+            else:
+                delay = _retry_after(req, attempt, self.retries, response, None)
+                if delay is None:
+                    return _answer(req, response)
+            time.sleep(delay)
+            attempt += 1
 
     def close(self) -> None:
         self._http.close()
@@ -747,20 +803,31 @@ class AsyncClient:
         timeout: float = 30.0,
         headers: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        retries: int = 2,
     ) -> None:
         self.base_url = (base_url or os.environ.get("REMNANT_URL") or DEFAULT_URL).rstrip("/")
+        self.retries = _check_retries(retries)
         self._http = httpx.AsyncClient(
             base_url=self.base_url, headers=_headers(api_key, headers), timeout=timeout, transport=transport
         )
 
     async def _run(self, req: _Req[T]) -> T:
-        try:
-            response = await self._http.request(
-                req.method, req.path, json=req.json, params=req.params, headers=dict(req.headers)
-            )
-        except httpx.HTTPError as exc:
-            raise _unreachable(self.base_url, exc) from exc
-        return _answer(req, response)
+        attempt = 0
+        while True:
+            try:
+                response = await self._http.request(
+                    req.method, req.path, json=req.json, params=req.params, headers=dict(req.headers)
+                )
+            except httpx.HTTPError as exc:
+                delay = _retry_after(req, attempt, self.retries, None, exc)
+                if delay is None:
+                    raise _unreachable(self.base_url, exc) from exc
+            else:
+                delay = _retry_after(req, attempt, self.retries, response, None)
+                if delay is None:
+                    return _answer(req, response)
+            await asyncio.sleep(delay)
+            attempt += 1
 
     async def aclose(self) -> None:
         await self._http.aclose()
