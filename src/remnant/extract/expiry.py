@@ -1,19 +1,29 @@
 """Expiry said in words: the period a turn says something holds for, from now, or ``None``.
 
-Three kinds of wording set a TTL, in English and Chinese:
+What decides is what the period attaches to. It sets a TTL when it bounds, from now:
 
-1. **validity words** on a period: "valid for ten minutes", "expires in 2 hours", "the coupon dies
-   in 6 hrs", "self-destructs after ten minutes", "lasts 30 min", 十分钟内有效, 半小时后就过期,
-   有效期三天, 一天半有效;
-2. **a period counted from now**: "for the next 90 minutes", "for another 10 days", "six more
-   weeks", 接下来一个小时, 还要戴三周, 还剩4天, 为期二十天, 保留72小时, 这六天;
-3. **a present or coming state "for" a period**: "I'm staying in Osaka for 10 days", "borrowing my
-   sister's car for a fortnight", 我要出差三天, 我妈来我家住两周, unless the sentence is about the
-   past ("I was in hospital for a week", 我跑了四十分钟, 以前住过十天), a habit ("every 12 hours",
-   每两小时), an age ("3 weeks old", 三周大), a capacity ("the battery lasts 10 hours on a full
-   charge", 能用十个小时), cooking ("rest the dough for 30 minutes") or a question about it.
+1. **the validity of a piece of information**: "valid for ten minutes", "expires in 2 hours", "the
+   link will be gone in 7 days", "the PIN changes in 24h", "the invite code only lasts a week",
+   十分钟内有效, 半小时后就过期, 有效期三天, 只能用五天, 停车券只管半天, 明天就失效 (one day),
+   "this week's wifi password" (a week);
+2. **a present or coming state**: "for the next 90 minutes", "for another 10 days", "six more
+   weeks", "I'm staying in Osaka for 10 days", "40 days starting today", "banned for 3 days",
+   接下来俩小时, 还要戴三周, 我要出差三天, 从今天起住俩星期, 被禁言三天, 临时停电八个小时,
+   一个月之内别跑步, 两天内去取.
 
-A period in passing sets nothing: "I waited ten minutes", "the movie was 2 hours long".
+It sets nothing when the period is an event's or a thing's length rather than a validity ("the
+movie was 2 hours long", "the class lasts 90 minutes", "the warranty lasts 2 years", 续航八小时,
+红烧肉要炖一个半小时), when the state is past ("I was in hospital for a week", 住了一周, 三个月了),
+recurring ("every morning for 30 minutes", "after lunch", 每天, 一般), a plan that starts later
+("next month ... for ten days", 下个月, 暑假, 打算), a countdown to an event ("3 more days until
+my vacation", 离考研还有三个月), an age (三周大), a rate ("15 minutes a day", 一个月三百), vague
+("a few days", "a day or two", 2-3 days, 一两天, 这两天) or asked about ("how long ...?", 吗).
+Precision comes first: a memory that disappears wrongly is the worse failure, so when a cue to
+drop the period is present, it is dropped.
+
+Number words: English cardinals to ninety-nine, "a couple of", "half an hour", "an hour and a
+half", compound periods ("2 hours and 30 minutes"); Chinese 两, 俩, 仨, 半, 个半, 一天半, 半个月,
+一个半月, 一刻钟, 1小时30分钟.
 """
 
 from __future__ import annotations
@@ -26,30 +36,41 @@ from remnant.core.text.numerals import ZH_DIGITS
 _MINUTE, _HOUR, _DAY = 60, 3600, 86400
 
 # -- English ---------------------------------------------------------------------------------------
-_EN_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
-    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
-    "twenty-four": 24, "thirty": 30, "thirty-six": 36, "forty": 40, "forty-five": 45,
-    "forty-eight": 48, "fifty": 50, "sixty": 60, "seventy-two": 72, "ninety": 90, "couple of": 2,
-    "a couple of": 2,
+_ONES = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
 }  # fmt: skip
+_TEENS = {
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "ninety": 90,
+}  # fmt: skip
+_EN_NUMBERS: dict[str, int] = {
+    "a": 1, "an": 1, "a single": 1, "couple of": 2, "a couple of": 2, "a dozen": 12, "a hundred": 100,
+    "one hundred": 100, **_ONES, **_TEENS, **_TENS,
+}  # fmt: skip
+for _tens, _t in _TENS.items():
+    for _one, _o in _ONES.items():
+        _EN_NUMBERS[f"{_tens}-{_one}"] = _EN_NUMBERS[f"{_tens} {_one}"] = _t + _o
 _EN_UNITS = {
     "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
     "m": _MINUTE, "min": _MINUTE, "mins": _MINUTE, "minute": _MINUTE, "minutes": _MINUTE,
     "h": _HOUR, "hr": _HOUR, "hrs": _HOUR, "hour": _HOUR, "hours": _HOUR,
-    "d": _DAY, "day": _DAY, "days": _DAY,
+    "d": _DAY, "day": _DAY, "days": _DAY, "night": _DAY, "nights": _DAY,
     "w": 7 * _DAY, "wk": 7 * _DAY, "wks": 7 * _DAY, "week": 7 * _DAY, "weeks": 7 * _DAY,
     "fortnight": 14 * _DAY, "fortnights": 14 * _DAY,
     "month": 30 * _DAY, "months": 30 * _DAY, "year": 365 * _DAY, "years": 365 * _DAY,
 }  # fmt: skip
-_EN_WORD_NUM = "|".join(sorted(map(re.escape, _EN_NUMBERS), key=len, reverse=True))
+_EN_WORD_NUM = "|".join(sorted(map(re.escape, _EN_NUMBERS), key=len, reverse=True)).replace(r"\ ", r"\s+")
 _EN_UNIT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
 # a number word needs a space and a whole unit word ("a day", never the "a"+"s" of "works as")
 _EN_WORD_UNIT = "|".join(sorted((u for u in _EN_UNITS if len(u) > 1), key=len, reverse=True))
+_HALF_UNIT = r"hour|day|minute|week|month|year|second|night"
 _EN_DURATION = re.compile(
     r"\b(?:(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour)"
-    r"|(?P<half>half\s+an?\s+(?P<half_unit>hour|day|minute|week))"
+    rf"|(?P<half>(?:half\s+an?\s+|an?\s+half[\s-]|half-)(?P<half_unit>{_HALF_UNIT}))"
     r"|(?:(?P<num>\d+(?:\.\d+)?)(?P<and_half>\s+and\s+a\s+half)?(?P<more>\s+more)?\s*-?\s*(?P<unit>"
     + _EN_UNIT
     + r"))"
@@ -61,31 +82,125 @@ _EN_DURATION = re.compile(
     r"(?P<unit_half>\s+and\s+a\s+half)?)\b",
     re.I,
 )
-_EN_VALIDITY = re.compile(
-    r"\b(?:valid|good|works?|working|active|usable|expires?|expiring|lasts?|live|alive|dies|"
-    r"self-destructs?|holds?|stays?\s+(?:up|open|on|active|valid|live)|reserved|kept|open)"
+# "for the next hour", "another day": one of the unit
+_EN_BARE_NEXT = re.compile(
+    r"\b(?:(?:for|within|in|over)\s+the\s+next|for\s+another)\s+(?P<unit>hour|day|week|month|year|minute|"
+    r"fortnight|night)\b",
+    re.I,
+)
+# a word that bounds a piece of information's validity whatever it is said of
+_EN_VALID_STRONG = re.compile(
+    r"\b(?:valid|good\s+(?:only\s+|just\s+)?(?:for|until)|expires?|expiring|self-destructs?|"
+    r"(?:be|is|are|gets?)\s+(?:gone|deleted|removed|wiped|erased|revoked|deactivated|disabled|taken\s+down)|"
+    r"gone|deleted|removed|disappears?|vanish(?:es)?|auto-deletes?|(?:only|just)\s+for)"
     r"(?:\s+(?:only|just))?(?:\s+(?:for|in|within|after))?\s+"
     r"(?:the\s+next\s+|another\s+|only\s+|just\s+)?$",
     re.I,
 )
-_EN_FROM_NOW = re.compile(r"\b(?:the\s+next|another|(?:with)?in\s+the\s+next|over\s+the\s+next)\s+$", re.I)
-_EN_FOR = re.compile(r"\bfor\s+$", re.I)
-_EN_AFTER_SKIP = re.compile(
-    r"^\s*(?:old|ago|each|per|a\s+(?:day|week|night)|earlier|later|late|over)\b", re.I
+# a word that bounds validity when said of information, or with "only" / "the next" / "more"
+_EN_VALID_WEAK = re.compile(
+    r"\b(?:good|works?|working|active|usable|lasts?|live|alive|holds?|changes?|resets?|rotates?|"
+    r"stays?\s+(?:up|open|on|active|valid|live)|reserved|kept|open|available|dies|ends?|runs?\s+out|is\s+over)"
+    r"(?:\s+(?:only|just))?(?:\s+(?:for|in|within|after))?\s+"
+    r"(?:the\s+next\s+|another\s+|only\s+|just\s+)?$",
+    re.I,
 )
-_EN_BEFORE_SKIP = re.compile(r"\b(?:every|each|per|once|twice)\s+(?:other\s+)?$", re.I)
+_EN_INFO = re.compile(
+    r"\b(?:codes?|pin|otp|passwords?|passcode|passphrase|tokens?|keys?|keycard|links?|url|invite|"
+    r"invitation|pass|passes|tickets?|vouchers?|coupons?|promo|offer|deal|discount|price|badge|card|"
+    r"wristband|qr|access|login|session|account|trial|reservation|booking|album|folder|files?|build|"
+    r"page|post|story|listing|wi-?fi|address|number)\b",
+    re.I,
+)
+_EN_RESTRICT = re.compile(r"\b(?:only|just|still)\b|\bmore\b|\bthe\s+next\b|\banother\b|\bfrom\s+now\b", re.I)
+_EN_PAST_VALID = re.compile(r"\b(?:was|were|had\s+been|used\s+to\s+be)\s+(?:\w+\s+)?$", re.I)
+_EN_FROM_NOW = re.compile(r"\b(?:the\s+next|another|(?:with)?in\s+the\s+next|over\s+the\s+next)\s+$", re.I)
+_EN_THING_FOR = re.compile(r"\b(?:runs|lasts|takes|goes\s+on)\s+(?:for\s+)?(?:about\s+|around\s+)?$", re.I)
+# "use it within 10 minutes": the window to use something is its validity
+_EN_USE_WITHIN = re.compile(
+    r"\b(?:use|redeem|claim|activate|enter|confirm|spend|download|grab)\b(?:\s+[\w'-]+){0,4}\s+within\s+"
+    r"(?:the\s+next\s+)?$",
+    re.I,
+)
+# a past verb of any subject ("my dad worked there for 30 years"), not a participle after be or get
+# ("is booked", "got stuck"), nor a verb that hands something over from now ("lent me her car")
+_EN_PAST_VERB = re.compile(
+    r"(?<!\bam )(?<!\bis )(?<!\bare )(?<!'m )(?<!'s )(?<!'re )(?<!\bbe )(?<!\bget )(?<!\bgot )(?<!\bbeen )"
+    r"\b(?!(?:lent|loaned|borrowed|rented|leased|booked|reserved|extended|granted|assigned|prescribed|"
+    r"need|needed|used|supposed|scheduled|married|tired|bored|excited|worried|scared|stressed|exhausted|"
+    r"interested|pleased|based|red|bed|shed|led|fed|wed|sled|speed|feed|seed|weed|bleed|breed|proceed|"
+    r"succeed|exceed|indeed|agreed)\b)"
+    r"(?:\w+ed|drove|flew|rode|swam|wrote|ate|drank|sang|spoke|stood|fell|fought|taught|caught|bought|"
+    r"brought|kept|held|met|won|lost|hid|dug|grew|knew|threw|wore|broke|chose|froze|woke)\b",
+    re.I,
+)
+_EN_FOR = re.compile(r"\bfor\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
+# "40 days starting today", "counting from today": the period runs from now whatever its verb
+_EN_ANCHOR = re.compile(
+    r"\b(?:starting|beginning|counting|effective)\s+(?:from\s+)?(?:today|now|tonight|this\s+morning)\b"
+    r"|\bfrom\s+(?:today|now)\b|\bas\s+of\s+(?:today|now)\b",
+    re.I,
+)
+# a term imposed on the speaker: it runs from now
+_EN_SANCTION = re.compile(
+    r"\b(?:got|been|am|'m|is|'s|are|'re|was)\s+(?:\w+\s+)?(?:banned|suspended|muted|grounded|blocked|"
+    r"barred|benched|locked\s+out|restricted|timed\s+out)\b",
+    re.I,
+)
+_EN_AFTER_SKIP = re.compile(
+    r"^\s*(?:old|ago|each|per|a\s+(?:day|week|night|month|year)|earlier|later|late|over|long|away|"
+    r"from(?!\s+(?:now|today|tonight|this))|walk|drive|ride|flight|pregnant|sober|apart|behind|ahead|early)\b",
+    re.I,
+)
+_EN_BEFORE_SKIP = re.compile(r"\b(?:every|each|per|once|twice|a|an|the|my|our|your|his|her|their)\s+(?:other\s+)?$", re.I)
+# "2-3 days", "two or three days", "a day or two", "a week or so": vague
+_EN_RANGE_BEFORE = re.compile(r"(?:\d+|\b(?:" + _EN_WORD_NUM + r"))\s*(?:-|–|to|or)\s*$", re.I)
+_EN_RANGE_AFTER = re.compile(r"^\s*(?:or\s+(?:two|three|so|more|less|longer|\d+)|-ish|ish)\b", re.I)
 _EN_PAST = re.compile(
     r"\b(?:was|were|been|had|did|took|waited|ran|stayed|slept|spent|lived|went|sat|lasted|thought|felt|"
-    r"said|told|came|left|saw|made|ago|"
-    r"yesterday|back\s+in|used\s+to|last\s+(?:week|month|year|night|time|summer|winter))\b"
+    r"came|left|saw|made|ago|known|since|expired|"
+    r"yesterday|back\s+in|used\s+to|last\s+(?:week|month|year|night|time|summer|winter|spring|autumn|fall)|"
+    r"for\s+the\s+(?:past|last)|in\s+(?:19|20)\d\d)\b"
     r"|\b(?:i|we|he|she|they|you)\s+\w+ed\b",
     re.I,
 )
-_EN_NOT_A_STATE = re.compile(
-    r"\b(?:recipe|dough|bake|boil|simmer|marinate|knead|roast|fry|steep|oven|microwave|rest\s+the|"
-    r"battery|charge|how\s+long)\b",
+_EN_RECURRING = re.compile(
+    r"\b(?:every|each|per|daily|nightly|weekly|monthly|yearly|annually|usually|normally|typically|"
+    r"generally|always|often|sometimes|regularly|routinely|most\s+(?:days|nights|mornings|evenings|weeks)|"
+    r"on\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays|weekends)|"
+    r"at\s+weekends|weekdays|twice|once\s+a|times\s+a|(?:after|before)\s+(?:lunch|dinner|breakfast|"
+    r"work|school|bed|class)|in\s+the\s+(?:mornings|evenings|afternoons)|renews?)\b",
     re.I,
 )
+# a later start: a plan, a date to come (not "for the next week", which runs from now)
+_EN_LATER = re.compile(
+    r"(?<!the )\bnext\s+(?:week|month|year|weekend|summer|winter|spring|fall|autumn|time|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)\b|\btomorrow\b|\btonight\b|\blater\b|\bsoon\b|"
+    r"\bsomeday\b|\bsometime\b|\beventually\b|"
+    r"\bin\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)\b|"
+    r"\bon\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
+    r"\bthis\s+(?:summer|winter|spring|fall|autumn|weekend|christmas)\b|\bafter\s+(?:christmas|new\s+year)|"
+    r"\b(?:plan|plans|planning|planned|thinking\s+(?:of|about)|considering|hoping|hope\s+to|want\s+to|"
+    r"wanna|would\s+like|might|maybe|perhaps|if|when|once|let's|let\s+us|shall\s+we)\b",
+    re.I,
+)
+# the length of an event, a process or a thing, not a state that holds
+_EN_NOT_A_STATE = re.compile(
+    r"\b(?:recipe|dough|bake|boil|simmer|marinate|knead|roast|fry|steep|oven|microwave|rest\s+the|"
+    r"battery|charge|how\s+long|warranty|guarantee|contract|lease|mortgage|subscription|plan\b|"
+    r"takes?|took|timer|alarm|remind|reminder|countdown|snooze)\b",
+    re.I,
+)
+_EN_QUESTION_TAG = re.compile(
+    r"^\s*(?:right|ok|okay|correct|yeah|yes|no|isn't\s+it|is\s+it|huh|or\s+not)\s*\?+\s*$", re.I
+)
+_EN_THIS_WEEK = re.compile(r"\bthis\s+week(?:'s)?\b", re.I)
+_EN_TOMORROW_VALID = re.compile(
+    r"\b(?:expires?|expiring|(?:is|be)\s+(?:gone|deleted|invalid)|stops?\s+working|changes?|resets?)\s+"
+    r"(?:at\s+midnight\s+)?tomorrow\b",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
 def _en_seconds(m: re.Match[str]) -> float:
@@ -102,52 +217,163 @@ def _en_seconds(m: re.Match[str]) -> float:
     return n * _EN_UNITS[unit.lower()]
 
 
-def _english(text: str) -> timedelta | None:
-    past = bool(_EN_PAST.search(text))
-    not_a_state = bool(_EN_NOT_A_STATE.search(text)) or text.rstrip().endswith("?")
-    for m in _EN_DURATION.finditer(text):
-        before, after = text[: m.start()], text[m.end() :]
-        if _EN_AFTER_SKIP.match(after) or _EN_BEFORE_SKIP.search(before):
-            continue
+def _en_periods(sentence: str) -> list[tuple[int, int, float, bool]]:
+    """Each period in the sentence: start, end, seconds, whether "more" was said; a compound period
+    ("2 hours and 30 minutes", "1 hour 15 min") is one, summed."""
+    out: list[tuple[int, int, float, bool]] = []
+    for m in _EN_DURATION.finditer(sentence):
         seconds = _en_seconds(m)
-        if seconds <= 0:
+        more = bool(m.group("more") or m.group("wmore"))
+        if out:
+            start, end, prev, prev_more = out[-1]
+            gap = sentence[end : m.start()]
+            if re.fullmatch(r"\s*(?:and|,)?\s*", gap, re.I) and 0 < seconds < prev:
+                out[-1] = (start, m.end(), prev + seconds, prev_more or more)
+                continue
+        out.append((m.start(), m.end(), seconds, more))
+    for b in _EN_BARE_NEXT.finditer(sentence):
+        if not any(s <= b.start("unit") < e for s, e, _, _ in out):
+            out.append((b.start("unit"), b.end("unit"), float(_EN_UNITS[b.group("unit").lower()]), True))
+    return sorted(out)
+
+
+def _clause_bounds(text: str, start: int, end: int, marks: str) -> tuple[int, int]:
+    lo = max((text.rfind(c, 0, start) for c in marks), default=-1) + 1
+    his = [i for i in (text.find(c, end) for c in marks) if i >= 0]
+    return lo, (min(his) + 1 if his else len(text))
+
+
+def _en_question(sentence: str, lo: int, hi: int) -> bool:
+    """The clause holding the period asks (ends in "?", or a tag question follows it)."""
+    clause = sentence[lo:hi].rstrip()
+    if clause.endswith("?"):
+        return True
+    return bool(_EN_QUESTION_TAG.match(sentence[hi:]))
+
+
+def _english_sentence(s: str) -> timedelta | None:
+    past = bool(_EN_PAST.search(s))
+    recurring = bool(_EN_RECURRING.search(s))
+    later = bool(_EN_LATER.search(s))
+    not_a_state = bool(_EN_NOT_A_STATE.search(s))
+    info = bool(_EN_INFO.search(s))
+    anchored = bool(_EN_ANCHOR.search(s))
+    periods = _en_periods(s)
+    for start, end, seconds, more in periods:
+        before, after = s[:start], s[end:]
+        if seconds <= 0 or _EN_AFTER_SKIP.match(after) or _EN_BEFORE_SKIP.search(before):
             continue
-        if _EN_VALIDITY.search(before) and not re.search(r"\b(?:battery|charge)\b", text, re.I):
+        if _EN_RANGE_BEFORE.search(before) or _EN_RANGE_AFTER.match(after):
+            continue
+        lo, hi = _clause_bounds(s, start, end, ",;:!?")
+        if _en_question(s, lo, hi) or recurring:
+            continue
+        clause_before = s[lo:start]
+        strong = _EN_VALID_STRONG.search(clause_before)
+        weak = _EN_VALID_WEAK.search(clause_before)
+        if _EN_USE_WITHIN.search(clause_before) and not past:
+            return timedelta(seconds=seconds)
+        if strong or (weak and (info or _EN_RESTRICT.search(s[lo:hi]))):
+            verb_at = (strong or weak).start()  # type: ignore[union-attr]
+            if _EN_PAST_VALID.search(clause_before[:verb_at]) or re.search(
+                r"\bfrom\s+(?:purchase|the\s+date|when)\b", after, re.I
+            ):
+                continue
+            if weak and not strong and not_a_state and not info:
+                continue
+            return timedelta(seconds=seconds)
+        if anchored and not past and not recurring:
+            return timedelta(seconds=seconds)
+        if _EN_SANCTION.search(clause_before) and not re.search(r"\b(?:ago|last|yesterday|back\s+in)\b", s, re.I):
             return timedelta(seconds=seconds)
         if past or not_a_state:
             continue
-        if m.group("more") or m.group("wmore") or _EN_FROM_NOW.search(before) or _EN_FOR.search(before):
+        from_now = more or bool(_EN_FROM_NOW.search(before))
+        if not from_now and _EN_THING_FOR.search(before):
+            continue  # "the course runs for 8 weeks": a thing's length
+        if not from_now and _EN_PAST_VERB.search(clause_before):
+            continue  # "my sister drove for 6 hours"
+        if from_now or (_EN_FOR.search(before) and not later):
+            countdown = re.match(r"^\s*(?:until|till|before|to\s+go|left)\b", after, re.I)
+            if countdown and not re.search(r"\bfor\s+(?:the\s+next\s+|another\s+)?$", before, re.I):
+                continue  # a countdown to an event: "3 more days until my vacation"
             return timedelta(seconds=seconds)
+    if info and not past and not recurring and not s.rstrip().endswith("?"):
+        if _EN_TOMORROW_VALID.search(s):
+            return timedelta(days=1)
+        if _EN_THIS_WEEK.search(s) and not periods:
+            return timedelta(days=7)
+    return None
+
+
+def _english(text: str) -> timedelta | None:
+    for sentence in _SENTENCE_END.split(text):
+        got = _english_sentence(sentence)
+        if got is not None:
+            return got
     return None
 
 
 # -- Chinese ---------------------------------------------------------------------------------------
 _ZH_UNITS = {
     "秒": 1, "秒钟": 1, "分钟": _MINUTE, "小时": _HOUR, "钟头": _HOUR, "天": _DAY, "日": _DAY,
-    "周": 7 * _DAY, "星期": 7 * _DAY, "礼拜": 7 * _DAY, "个月": 30 * _DAY, "年": 365 * _DAY,
+    "周": 7 * _DAY, "星期": 7 * _DAY, "礼拜": 7 * _DAY, "个月": 30 * _DAY,
+    "年": 365 * _DAY,
 }  # fmt: skip
-_ZH_NUM = r"\d+(?:\.\d+)?|[零一二两三四五六七八九十百]+|半"
-_ZH_UNIT = "|".join(sorted(_ZH_UNITS, key=len, reverse=True))
-# 一刻钟, 十分钟, 一个半小时, 一天半, 三个星期
+_ZH_COUNT = {"俩": 2, "仨": 3}
+_ZH_NUM = r"\d+(?:\.\d+)?|[零一二两三四五六七八九十百俩仨]+|半"
+_ZH_UNIT = "|".join(sorted(_ZH_UNITS, key=len, reverse=True)) + "|晚(?!上)"
+# 一刻钟, 十分钟, 一个半小时, 一天半, 三个星期, 两个钟, 俩月, 一个半月; 晚 not 晚上 (an evening)
 _ZH_DURATION = re.compile(
-    rf"(?P<quarter>[一三]刻钟?)|(?P<num>{_ZH_NUM})(?P<ge>个)?(?P<mid_half>半)?(?P<unit>{_ZH_UNIT})(?P<end_half>半)?"
+    rf"(?P<quarter>[一三]刻钟?)|(?P<num>{_ZH_NUM})(?P<ge>个)?(?P<mid_half>半)?"
+    rf"(?P<unit>{_ZH_UNIT}|(?<=个)钟|(?<=[个俩半两])月)(?P<end_half>半)?"
 )
 # the old validity patterns also take a bare 分 (十分钟内有效 and 十分内有效)
 _ZH_OLD_UNITS = {"分": _MINUTE, **_ZH_UNITS}
 _ZH_OLD_UNIT = "|".join(sorted(_ZH_OLD_UNITS, key=len, reverse=True))
+_ZH_END = r"过期|失效|作废|到期|删除|退回|清空|注销|清除|销毁|下线|停用|关闭|重置|更换|刷新"
 _ZH_VALID_AFTER = re.compile(
-    r"^(?:(?:之|以)?内)?(?:都)?(?:有效|过期|失效|作废)"
-    r"|^(?:之|以)?后(?:就|会|就会|自动)*(?:过期|失效|作废|删除|退回|清空|注销)"
+    rf"^(?:(?:之|以)?内)?(?:都|就|会|就会|便|有效期)?(?:有效|{_ZH_END})"
+    rf"|^(?:之|以)?后(?:就|会|就会|自动|便|将|即)*(?:{_ZH_END})"
+    r"|^(?:(?:之|以)?内)?(?:使用|可用|能用)?有效"
 )
-_ZH_VALID_BEFORE = re.compile(r"(?:有效期|有效时间|有效期限)(?:为|是|只有|仅|就)?$")
+_ZH_VALID_BEFORE = re.compile(
+    r"(?:有效期|有效时间|有效期限|时效)(?:为|是|只有|仅|就|只)?$|(?:只|仅)(?:能|可以|可)?(?:用|管|限|使用|保留|登录)$"
+)
+# within a period, something to do or not to do: 一个月之内别跑步, 两天内去取
+_ZH_WITHIN_DO = re.compile(
+    r"^(?:之|以)?内(?:都|一定|务必|必须|尽快|最好)?(?:别|不要|不能|不许|不准|禁止|不可以|请|去|要|得|必须|记得|来)"
+    r"|^(?:都|最好|千万)?(?:别|不要|不能|不许|不准|禁止)"
+)
 _ZH_FROM_NOW = re.compile(
-    r"(?:接下来|未来|还要|还得|还剩|为期|持续|保留|保持|订了|预订|预约|租了|再)[^，。！？,.!?]{0,8}$|这$"
+    r"(?:接下来|未来|还要|还得|剩|为期|持续|保留|保持|(?:帮|给|替)(?:你|您|我|他|她)留|订了|预订|预约|租|借|再|临时|暂时|暂停)"
+    r"[^，。！？,.!?]{0,8}$|这一?$"
 )
 _ZH_USE = re.compile(r"(?<!能)(?<!可以)用$")
 # a present or coming state: 要, 在, 来 (not 后来, 原来), 会 (not 会议), 让 ...
-_ZH_STATE = re.compile(r"要|在|(?<![后原本])来|让|得|会(?!议)|准备|打算|将|先")
+_ZH_STATE = re.compile(r"要|在|(?<![后原本])来|让|得|会(?!议)|将|先")
 _ZH_PAST = re.compile(r"了|过|以前|当时|那时|那次|曾|上次|去年|上个")
-_ZH_NOT_A_STATE = re.compile(r"每|能用|能撑|续航|可以用|能坚持|面团|煮|吗|几|多久")
+_ZH_PAST_SENTENCE = re.compile(
+    r"昨天|前天|上周|上星期|上礼拜|上个|去年|前年|那年|小时候|当年|刚才|以前|之前|曾经|当时|那时|那次|已经"
+)
+_ZH_RECURRING = re.compile(r"每|隔(?![离壁])|一般|通常|平时|平常|经常|总是|常常|往往|天天|老是|一节|一集|年费|续费")
+# a later start: a plan, a date to come
+_ZH_LATER = re.compile(
+    r"下周|下个?星期|下个?礼拜|下个?月|明年|后年|明天|后天|明早|明晚|下次|以后|将来|到时候|暑假|寒假|假期|"
+    r"国庆|春节|过年|元旦|周末|(?:周|星期|礼拜)[一二三四五六日天]|[一二三四五六七八九十\d]+月(?!内)|年底|月底|"
+    r"下半年|打算|计划|准备|想|希望|考虑|如果|要是|假如|等到"
+)
+# an event's, a process's or a thing's length: capacity, cooking, products, journeys
+_ZH_NOT_A_STATE = re.compile(
+    r"(?<![只仅])能用|能撑|续航|(?<![只仅])可以用|能坚持|能睡|面团|煮|炖|蒸|烤|焖|熬|煎|炸|腌|醒面|发酵|"
+    r"吗|几|多久|多长|保修|质保|合同|套餐|车程|路程|步行|距离|(?<!隔)离|营业|开放|课程|学制|读|"
+    r"电影|视频|这部|一共|总共|全程|出生|闹钟|定时|提醒|倒计时"
+)
+_ZH_QUESTION = re.compile(r"吗|呢[？?]?$|几|多久|多长|怎么|咋|是不是|[？?]$")
+_ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:一)?(?:周|星期|个星期|礼拜|个礼拜)的?")
+_ZH_INFO = re.compile(r"密码|口令|码|链接|wifi|WiFi|Wi-Fi|卡|券|令牌|token|账号")
+_ZH_TOMORROW_VALID = re.compile(rf"明天(?:就|会|就会|便|将)?(?:{_ZH_END})")
+_ZH_ANCHOR = re.compile(r"从(?:今天|今日|现在|此刻)(?:起|开始|算起|算)|即日起|今天(?:是)?第一天")
 _CLAUSE_END = "，。！？,.!?；;"
 
 
@@ -156,7 +382,9 @@ def _zh_number(text: str) -> float | None:
         return float(text)
     if text == "半":
         return 0.5
-    total, current = 0, 0
+    if text in _ZH_COUNT:
+        return float(_ZH_COUNT[text])
+    total, current, prev = 0, 0, ""
     for ch in text:
         if ch == "十":
             total += (current or 1) * 10
@@ -164,10 +392,13 @@ def _zh_number(text: str) -> float | None:
         elif ch == "百":
             total += (current or 1) * 100
             current = 0
-        elif ch in ZH_DIGITS:
-            current = ZH_DIGITS[ch]
+        elif ch in ZH_DIGITS or ch in _ZH_COUNT:
+            if prev and prev not in "十百零" and ch != "零":
+                return None  # 一两, 三四, 七八: two digits side by side are a range, vague
+            current = ZH_DIGITS.get(ch, _ZH_COUNT.get(ch, 0))
         else:
             return None
+        prev = ch
     return float(total + current)
 
 
@@ -180,16 +411,42 @@ def _zh_seconds(m: re.Match[str]) -> float | None:
         return None
     if unit == "年" and (n >= 100 or m.group("ge")):  # 2025年 is a year, not 2025 years
         return None
+    if unit == "晚" and m.group("num") == "半":
+        return None
     if m.group("mid_half") or m.group("end_half"):
         n += 0.5
-    return n * _ZH_UNITS[unit]
+    seconds = n * _ZH_UNITS.get(unit, {"钟": _HOUR, "晚": _DAY}.get(unit, 30 * _DAY))
+    return seconds
+
+
+def _zh_periods(text: str) -> list[tuple[int, int, float]]:
+    """Each period: start, end, seconds; 1小时30分钟 / 一个小时二十分 is one, summed."""
+    out: list[tuple[int, int, float]] = []
+    for m in _ZH_DURATION.finditer(text):
+        seconds = _zh_seconds(m)
+        if seconds is None:
+            continue
+        out.append((m.start(), m.end(), seconds))
+    merged: list[tuple[int, int, float]] = []
+    for start, end, seconds in out:
+        if merged and merged[-1][1] == start and seconds < merged[-1][2]:
+            merged[-1] = (merged[-1][0], end, merged[-1][2] + seconds)
+            continue
+        merged.append((start, end, seconds))
+    # a trailing bare 分 after hours: 一小时二十分
+    result = []
+    for start, end, seconds in merged:
+        tail = re.match(rf"({_ZH_NUM})分(?!钟)", text[end:])
+        if tail and seconds >= _HOUR and (n := _zh_number(tail.group(1))) is not None and n < 60:
+            result.append((start, end + tail.end(), seconds + n * _MINUTE))
+        else:
+            result.append((start, end, seconds))
+    return result
 
 
 def _clause(text: str, start: int, end: int) -> tuple[str, str]:
     """The clause around a match: what comes before it and after it, up to the punctuation."""
-    lo = max((text.rfind(c, 0, start) for c in _CLAUSE_END), default=-1) + 1
-    his = [i for i in (text.find(c, end) for c in _CLAUSE_END) if i >= 0]
-    hi = min(his) + 1 if his else len(text)
+    lo, hi = _clause_bounds(text, start, end, _CLAUSE_END)
     return text[lo:start], text[end:hi]
 
 
@@ -204,23 +461,47 @@ def _old_chinese(text: str) -> timedelta | None:
         z = re.search(pattern, text)
         if z:
             count = _zh_number(z.group(1))
-            if count is not None and count > 0:
+            if count is not None and count > 0 and not _ZH_RECURRING.search(text):
                 return timedelta(seconds=count * _ZH_OLD_UNITS[z.group(2)])
     return None
 
 
 def _chinese(text: str) -> timedelta | None:
-    for m in _ZH_DURATION.finditer(text):
-        seconds = _zh_seconds(m)
-        if seconds is None:
+    recurring = bool(_ZH_RECURRING.search(text))
+    past_sentence = bool(_ZH_PAST_SENTENCE.search(text))
+    later = bool(_ZH_LATER.search(text))
+    anchored = bool(_ZH_ANCHOR.search(text))
+    periods = _zh_periods(text)
+    for start, end, seconds in periods:
+        before, after = _clause(text, start, end)
+        if after.startswith(("大", "前", "级", "多", "左右", "岁")) or before.endswith(
+            ("每", "隔", "过去", "这几", "前", "最近", "近", "才", "一天", "一周", "一个月", "一年", "一晚")
+        ):
             continue
-        before, after = _clause(text, m.start(), m.end())
-        if after.startswith(("大", "前", "级", "多")) or before.endswith(("每", "隔", "过去", "这几")):
+        if text[max(0, start - 1) : start] == "这" and text[start] in "两俩":
+            continue  # 这两天, 这两周: "these days", vague
+        if re.match(r"^[\d零一二两三四五六七八九十百]", after):
+            continue  # 一个月三百: a rate
+        if re.search(r"超过|最多|不超|以上", after):
+            continue  # 一天不能超过三杯: a limit, not a period from now
+        if recurring or _ZH_QUESTION.search(after) or re.search(r"吗|几|多久|多长|怎么|咋", before):
             continue
         if _ZH_VALID_AFTER.search(after) or _ZH_VALID_BEFORE.search(before):
             return timedelta(seconds=seconds)
-        if _ZH_NOT_A_STATE.search(before + after) or after.startswith("了"):
+        if _ZH_WITHIN_DO.search(after) and not past_sentence:
+            return timedelta(seconds=seconds)
+        if anchored and not past_sentence:
+            return timedelta(seconds=seconds)
+        if re.search(r"被[^了过]*$", before) and not past_sentence:
+            return timedelta(seconds=seconds)  # a term imposed: 被禁言三天
+        if _ZH_NOT_A_STATE.search(before + after) or after.startswith(("了", "才", "就好", "就行", "就够")):
             continue
+        if past_sentence or later or re.search(r"(?:(?<!隔)离|距离?)[^，。！？,.!?]*$", before):
+            continue
+        if before.endswith("了") and not before.endswith(("订了", "租了", "借了", "约了", "请了", "定了")):
+            continue  # 住了一周, 学了半年: time spent
+        if before.endswith("过"):
+            continue  # 再过两周就放假: the time until an event
         if _ZH_FROM_NOW.search(before) or _ZH_USE.search(before):
             return timedelta(seconds=seconds)
         # 要 / 得 / 需要 right before the period is "it takes" (走路要半个小时), not a state
@@ -228,6 +509,11 @@ def _chinese(text: str) -> timedelta | None:
             continue
         if _ZH_STATE.search(before) and not _ZH_PAST.search(before):
             return timedelta(seconds=seconds)
+    if not recurring and not past_sentence and not periods and _ZH_INFO.search(text):
+        if _ZH_TOMORROW_VALID.search(text):
+            return timedelta(days=1)
+        if (w := _ZH_THIS_WEEK.search(text)) and _ZH_INFO.search(text[w.end() :]):
+            return timedelta(days=7)
     return _old_chinese(text)
 
 
