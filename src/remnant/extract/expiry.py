@@ -84,7 +84,7 @@ _EN_DURATION = re.compile(
 )
 # "for the next hour", "another day": one of the unit
 _EN_BARE_NEXT = re.compile(
-    r"\b(?:(?:for|within|in|over)\s+the\s+next|for\s+another)\s+(?P<unit>hour|day|week|month|year|minute|"
+    r"\b(?:(?:for|within|in|over)\s+the\s+next|for\s+(?:at\s+least\s+|about\s+|up\s+to\s+)?another)\s+(?P<unit>hour|day|week|month|year|minute|"
     r"fortnight|night)\b",
     re.I,
 )
@@ -109,13 +109,18 @@ _EN_INFO = re.compile(
     r"\b(?:codes?|pin|otp|passwords?|passcode|passphrase|tokens?|keys?|keycard|links?|url|invite|"
     r"invitation|pass|passes|tickets?|vouchers?|coupons?|promo|offer|deal|discount|price|badge|card|"
     r"wristband|qr|access|login|session|account|trial|reservation|booking|album|folder|files?|build|"
-    r"page|post|story|listing|wi-?fi|address|number)\b",
+    r"page|post|story|listing|wi-?fi|address|number|sale|shipping|auction|promotion|registration|sign-?up|"
+    r"window|slot|spot|seat|membership)\b",
     re.I,
 )
 _EN_RESTRICT = re.compile(r"\b(?:only|just|still)\b|\bmore\b|\bthe\s+next\b|\banother\b|\bfrom\s+now\b", re.I)
 _EN_PAST_VALID = re.compile(r"\b(?:was|were|had\s+been|used\s+to\s+be)\s+(?:\w+\s+)?$", re.I)
-_EN_FROM_NOW = re.compile(r"\b(?:the\s+next|another|(?:with)?in\s+the\s+next|over\s+the\s+next)\s+$", re.I)
-_EN_THING_FOR = re.compile(r"\b(?:runs|lasts|takes|goes\s+on)\s+(?:for\s+)?(?:about\s+|around\s+)?$", re.I)
+_EN_FROM_NOW = re.compile(
+    r"\b(?:the\s+next|(?:at\s+least\s+)?another|(?:with)?in\s+the\s+next|over\s+the\s+next)\s+$", re.I
+)
+_EN_THING_FOR = re.compile(
+    r"\b(?:runs|lasts|takes|goes\s+on)\s+(?:for\s+)?(?:about\s+|around\s+)?$|\b(?:is|are|was)\s+for\s+$", re.I
+)
 # "use it within 10 minutes": the window to use something is its validity
 _EN_USE_WITHIN = re.compile(
     r"\b(?:use|redeem|claim|activate|enter|confirm|spend|download|grab)\b(?:\s+[\w'-]+){0,4}\s+within\s+"
@@ -134,7 +139,19 @@ _EN_PAST_VERB = re.compile(
     r"brought|kept|held|met|won|lost|hid|dug|grew|knew|threw|wore|broke|chose|froze|woke)\b",
     re.I,
 )
-_EN_FOR = re.compile(r"\bfor\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
+_EN_PERFECT = re.compile(
+    r"\b(?:'ve|have|has|had)\s+(?:\w+\s+)?(?:\w+ed|been|known|seen|done|gone|grown|had|wanted|kept|felt)\b",
+    re.I,
+)
+# a sentence that opens on a bare verb of an instruction (recipes, exercises, devices)
+_EN_INSTRUCTION = re.compile(
+    r"^\s*(?:stir|mix|bake|cook|boil|simmer|heat|microwave|let|leave|hold|soak|chill|cool|freeze|fry|grill|"
+    r"roast|steam|whisk|blend|knead|marinate|steep|brew|press|massage|apply|rinse|repeat|jog|stretch|"
+    r"breathe|cover|set|charge|run\s+it|plank)\b",
+    re.I,
+)
+_EN_USE_FOR = re.compile(r"\b(?:use|using|redeem)\b(?:\s+[\w'-]+){0,3}\s+for\s+$", re.I)
+_EN_FOR = re.compile(r"\bfor\s+(?:about\s+|around\s+|roughly\s+|at\s+least\s+|up\s+to\s+)?$", re.I)
 # "40 days starting today", "counting from today": the period runs from now whatever its verb
 _EN_ANCHOR = re.compile(
     r"\b(?:starting|beginning|counting|effective)\s+(?:from\s+)?(?:today|now|tonight|this\s+morning)\b"
@@ -148,11 +165,13 @@ _EN_SANCTION = re.compile(
     re.I,
 )
 _EN_AFTER_SKIP = re.compile(
-    r"^\s*(?:old|ago|each|per|a\s+(?:day|week|night|month|year)|earlier|later|late|over|long|away|"
+    r"^\s*(?:old|ago|each|per|a\s+(?:day|week|night|month|year)|earlier|later|late|over|long|away|into|out|"
     r"from(?!\s+(?:now|today|tonight|this))|walk|drive|ride|flight|pregnant|sober|apart|behind|ahead|early)\b",
     re.I,
 )
-_EN_BEFORE_SKIP = re.compile(r"\b(?:every|each|per|once|twice|a|an|the|my|our|your|his|her|their)\s+(?:other\s+)?$", re.I)
+_EN_BEFORE_SKIP = re.compile(
+    r"\b(?:every|each|per|once|twice|a|an|the|my|our|your|his|her|their)\s+(?:other\s+)?$", re.I
+)
 # "2-3 days", "two or three days", "a day or two", "a week or so": vague
 _EN_RANGE_BEFORE = re.compile(r"(?:\d+|\b(?:" + _EN_WORD_NUM + r"))\s*(?:-|–|to|or)\s*$", re.I)
 _EN_RANGE_AFTER = re.compile(r"^\s*(?:or\s+(?:two|three|so|more|less|longer|\d+)|-ish|ish)\b", re.I)
@@ -178,7 +197,8 @@ _EN_LATER = re.compile(
     r"wednesday|thursday|friday|saturday|sunday)\b|\btomorrow\b|\btonight\b|\blater\b|\bsoon\b|"
     r"\bsomeday\b|\bsometime\b|\beventually\b|"
     r"\bin\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)\b|"
-    r"\bon\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
+    r"\b(?:starting|beginning|from|after)\s+(?:on\s+|the\s+)?(?:next|tomorrow|\d)|"
     r"\bthis\s+(?:summer|winter|spring|fall|autumn|weekend|christmas)\b|\bafter\s+(?:christmas|new\s+year)|"
     r"\b(?:plan|plans|planning|planned|thinking\s+(?:of|about)|considering|hoping|hope\s+to|want\s+to|"
     r"wanna|would\s+like|might|maybe|perhaps|if|when|once|let's|let\s+us|shall\s+we)\b",
@@ -188,7 +208,8 @@ _EN_LATER = re.compile(
 _EN_NOT_A_STATE = re.compile(
     r"\b(?:recipe|dough|bake|boil|simmer|marinate|knead|roast|fry|steep|oven|microwave|rest\s+the|"
     r"battery|charge|how\s+long|warranty|guarantee|contract|lease|mortgage|subscription|plan\b|"
-    r"takes?|took|timer|alarm|remind|reminder|countdown|snooze)\b",
+    r"takes?|took|timer|alarm|remind|reminder|countdown|snooze|stir|whisk|blend|grill|steam|toast|soak|"
+    r"chill|fridge|freezer|can(?:not|'t)?|could|able\s+to)\b",
     re.I,
 )
 _EN_QUESTION_TAG = re.compile(
@@ -271,7 +292,9 @@ def _english_sentence(s: str) -> timedelta | None:
         clause_before = s[lo:start]
         strong = _EN_VALID_STRONG.search(clause_before)
         weak = _EN_VALID_WEAK.search(clause_before)
-        if _EN_USE_WITHIN.search(clause_before) and not past:
+        if not past and (
+            _EN_USE_WITHIN.search(clause_before) or (info and _EN_USE_FOR.search(clause_before))
+        ):
             return timedelta(seconds=seconds)
         if strong or (weak and (info or _EN_RESTRICT.search(s[lo:hi]))):
             verb_at = (strong or weak).start()  # type: ignore[union-attr]
@@ -284,15 +307,19 @@ def _english_sentence(s: str) -> timedelta | None:
             return timedelta(seconds=seconds)
         if anchored and not past and not recurring:
             return timedelta(seconds=seconds)
-        if _EN_SANCTION.search(clause_before) and not re.search(r"\b(?:ago|last|yesterday|back\s+in)\b", s, re.I):
+        if _EN_SANCTION.search(clause_before) and not re.search(
+            r"\b(?:ago|last|yesterday|back\s+in)\b", s, re.I
+        ):
             return timedelta(seconds=seconds)
         if past or not_a_state:
             continue
         from_now = more or bool(_EN_FROM_NOW.search(before))
         if not from_now and _EN_THING_FOR.search(before):
             continue  # "the course runs for 8 weeks": a thing's length
-        if not from_now and _EN_PAST_VERB.search(clause_before):
-            continue  # "my sister drove for 6 hours"
+        if not from_now and (_EN_PAST_VERB.search(clause_before) or _EN_PERFECT.search(s[lo:hi])):
+            continue  # "my sister drove for 6 hours", "for 5 years I've wanted a dog"
+        if not from_now and _EN_INSTRUCTION.match(s):
+            continue  # "hold the plank for 30 seconds": an instruction, not a state
         if from_now or (_EN_FOR.search(before) and not later):
             countdown = re.match(r"^\s*(?:until|till|before|to\s+go|left)\b", after, re.I)
             if countdown and not re.search(r"\bfor\s+(?:the\s+next\s+|another\s+)?$", before, re.I):
@@ -336,9 +363,10 @@ _ZH_VALID_AFTER = re.compile(
     rf"^(?:(?:之|以)?内)?(?:都|就|会|就会|便|有效期)?(?:有效|{_ZH_END})"
     rf"|^(?:之|以)?后(?:就|会|就会|自动|便|将|即)*(?:{_ZH_END})"
     r"|^(?:(?:之|以)?内)?(?:使用|可用|能用)?有效"
+    rf"|^(?:(?:之|以)?[内后])?[^，。！？,.!?]{{0,8}}?(?:就|将|会|便|即|自动)+(?:{_ZH_END}|没用|不能用|用不了)"
 )
 _ZH_VALID_BEFORE = re.compile(
-    r"(?:有效期|有效时间|有效期限|时效)(?:为|是|只有|仅|就|只)?$|(?:只|仅)(?:能|可以|可)?(?:用|管|限|使用|保留|登录)$"
+    r"(?:有效期|有效时间|有效期限|时效)(?:为|是|只有|仅|就|只)?[:：]?\s*$|(?:只|仅|还)(?:能|可以|可)?(?:用|管|限|使用|保留|登录)$"
 )
 # within a period, something to do or not to do: 一个月之内别跑步, 两天内去取
 _ZH_WITHIN_DO = re.compile(
@@ -356,18 +384,25 @@ _ZH_PAST = re.compile(r"了|过|以前|当时|那时|那次|曾|上次|去年|�
 _ZH_PAST_SENTENCE = re.compile(
     r"昨天|前天|上周|上星期|上礼拜|上个|去年|前年|那年|小时候|当年|刚才|以前|之前|曾经|当时|那时|那次|已经"
 )
-_ZH_RECURRING = re.compile(r"每|隔(?![离壁])|一般|通常|平时|平常|经常|总是|常常|往往|天天|老是|一节|一集|年费|续费")
+_ZH_RECURRING = re.compile(
+    r"每|隔(?![离壁])|一般|通常|平时|平常|经常|总是|常常|往往|天天|老是|一节|一集|年费|续费"
+)
 # a later start: a plan, a date to come
 _ZH_LATER = re.compile(
     r"下周|下个?星期|下个?礼拜|下个?月|明年|后年|明天|后天|明早|明晚|下次|以后|将来|到时候|暑假|寒假|假期|"
     r"国庆|春节|过年|元旦|周末|(?:周|星期|礼拜)[一二三四五六日天]|[一二三四五六七八九十\d]+月(?!内)|年底|月底|"
-    r"下半年|打算|计划|准备|想|希望|考虑|如果|要是|假如|等到"
+    r"下半年|打算|计划|准备|想|希望|考虑|如果|要是|假如|等到|可能|也许|或许"
 )
 # an event's, a process's or a thing's length: capacity, cooking, products, journeys
 _ZH_NOT_A_STATE = re.compile(
-    r"(?<![只仅])能用|能撑|续航|(?<![只仅])可以用|能坚持|能睡|面团|煮|炖|蒸|烤|焖|熬|煎|炸|腌|醒面|发酵|"
+    r"(?<![只仅还])能用|能撑|续航|(?<![只仅还])可以用|能坚持|能睡|面团|煮|炖|蒸|烤|焖|熬|煎|炸|腌|醒面|发酵|"
     r"吗|几|多久|多长|保修|质保|合同|套餐|车程|路程|步行|距离|(?<!隔)离|营业|开放|课程|学制|读|"
-    r"电影|视频|这部|一共|总共|全程|出生|闹钟|定时|提醒|倒计时"
+    r"电影|视频|这部|一共|总共|全程|出生|闹钟|定时|提醒|倒计时|搅拌|焯|煲|烘|冷藏|冷冻|浸泡"
+)
+# the time left until an event is a countdown, not a validity: 高考还剩一百天, 离放假还有五天
+_ZH_COUNTDOWN = re.compile(
+    r"(?:考|婚礼|生日|放假|开学|毕业|比赛|演唱会|演出|出发|过年|春节|国庆|面试|答辩|截止|deadline|ddl)"
+    r"[^，。！？,.!?]{0,4}(?:还剩|剩|还有|只有)[^，。！？,.!?]{0,2}$"
 )
 _ZH_QUESTION = re.compile(r"吗|呢[？?]?$|几|多久|多长|怎么|咋|是不是|[？?]$")
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:一)?(?:周|星期|个星期|礼拜|个礼拜)的?")
@@ -488,6 +523,8 @@ def _chinese(text: str) -> timedelta | None:
             continue
         if _ZH_VALID_AFTER.search(after) or _ZH_VALID_BEFORE.search(before):
             return timedelta(seconds=seconds)
+        if re.search(r"(?:能|可以|可)用$", before) and _ZH_INFO.search(before) and not past_sentence:
+            return timedelta(seconds=seconds)  # 这个码可以用十分钟: information, not a battery
         if _ZH_WITHIN_DO.search(after) and not past_sentence:
             return timedelta(seconds=seconds)
         if anchored and not past_sentence:
@@ -500,12 +537,12 @@ def _chinese(text: str) -> timedelta | None:
             continue
         if before.endswith("了") and not before.endswith(("订了", "租了", "借了", "约了", "请了", "定了")):
             continue  # 住了一周, 学了半年: time spent
-        if before.endswith("过"):
+        if before.endswith("过") or _ZH_COUNTDOWN.search(before):
             continue  # 再过两周就放假: the time until an event
         if _ZH_FROM_NOW.search(before) or _ZH_USE.search(before):
             return timedelta(seconds=seconds)
         # 要 / 得 / 需要 right before the period is "it takes" (走路要半个小时), not a state
-        if before.endswith(("要", "得", "需")):
+        if before.endswith(("要", "得", "需")) or re.search(r"(?<![只仅还不可])能.{0,2}$", before):
             continue
         if _ZH_STATE.search(before) and not _ZH_PAST.search(before):
             return timedelta(seconds=seconds)
