@@ -151,7 +151,7 @@ _EN_INSTRUCTION = re.compile(
     re.I,
 )
 _EN_USE_FOR = re.compile(r"\b(?:use|using|redeem)\b(?:\s+[\w'-]+){0,3}\s+for\s+$", re.I)
-_EN_FOR = re.compile(r"\bfor\s+(?:about\s+|around\s+|roughly\s+|at\s+least\s+|up\s+to\s+)?$", re.I)
+_EN_FOR = re.compile(r"\bfor\s+(?:about\s+|around\s+|roughly\s+|at\s+least\s+|up\s+to\s+|like\s+)?$", re.I)
 # "40 days starting today", "counting from today": the period runs from now whatever its verb
 _EN_ANCHOR = re.compile(
     r"\b(?:starting|beginning|counting|effective)\s+(?:from\s+)?(?:today|now|tonight|this\s+morning)\b"
@@ -165,7 +165,7 @@ _EN_SANCTION = re.compile(
     re.I,
 )
 _EN_AFTER_SKIP = re.compile(
-    r"^\s*(?:old|ago|each|per|a\s+(?:day|week|night|month|year)|earlier|later|late|over|long|away|into|out|"
+    r"^\s*(?:old|ago|each|per|a\s+(?:day|week|night|month|year)|earlier|later|late|over|long|away|into|out|of|"
     r"from(?!\s+(?:now|today|tonight|this))|walk|drive|ride|flight|pregnant|sober|apart|behind|ahead|early)\b",
     re.I,
 )
@@ -358,7 +358,7 @@ _ZH_DURATION = re.compile(
 # the old validity patterns also take a bare 分 (十分钟内有效 and 十分内有效)
 _ZH_OLD_UNITS = {"分": _MINUTE, **_ZH_UNITS}
 _ZH_OLD_UNIT = "|".join(sorted(_ZH_OLD_UNITS, key=len, reverse=True))
-_ZH_END = r"过期|失效|作废|到期|删除|退回|清空|注销|清除|销毁|下线|停用|关闭|重置|更换|刷新"
+_ZH_END = r"过期|失效|作废|到期|删除|退回|清空|注销|清除|销毁|下线|停用|关闭|重置|更换|刷新|改掉|换掉|重设"
 _ZH_VALID_AFTER = re.compile(
     rf"^(?:(?:之|以)?内)?(?:都|就|会|就会|便|有效期)?(?:有效|{_ZH_END})"
     rf"|^(?:之|以)?后(?:就|会|就会|自动|便|将|即)*(?:{_ZH_END})"
@@ -370,13 +370,16 @@ _ZH_VALID_BEFORE = re.compile(
 )
 # within a period, something to do or not to do: 一个月之内别跑步, 两天内去取
 _ZH_WITHIN_DO = re.compile(
-    r"^(?:之|以)?内(?:都|一定|务必|必须|尽快|最好)?(?:别|不要|不能|不许|不准|禁止|不可以|请|去|要|得|必须|记得|来)"
+    r"^(?:之|以)?内(?:都|一定|务必|必须|尽快|最好)?(?:别|不要|不能|不许|不准|禁止|不可以|请|去|要|得|必须|记得|来|"
+    r"使用|输入|领取|兑换|支付|付款|完成|提交)"
     r"|^(?:都|最好|千万)?(?:别|不要|不能|不许|不准|禁止)"
 )
 _ZH_FROM_NOW = re.compile(
-    r"(?:接下来|未来|还要|还得|剩|为期|持续|保留|保持|(?:帮|给|替)(?:你|您|我|他|她)留|订了|预订|预约|租|借|再|临时|暂时|暂停)"
+    r"(?:接下来|未来|还要|还得|剩|保留|保持|(?:帮|给|替)(?:你|您|我|他|她)留|订了|预订|预约|租|借|再|临时|暂时|暂停)"
     r"[^，。！？,.!?]{0,8}$|这一?$"
 )
+# 为期 / 持续 bound a person's present state (我在杭州培训，为期二十天), not a thing's length (项目为期两年)
+_ZH_TERM = re.compile(r"(?:为期|持续)[^，。！？,.!?]{0,8}$")
 _ZH_USE = re.compile(r"(?<!能)(?<!可以)用$")
 # a present or coming state: 要, 在, 来 (not 后来, 原来), 会 (not 会议), 让 ...
 _ZH_STATE = re.compile(r"要|在|(?<![后原本])来|让|得|会(?!议)|将|先")
@@ -539,6 +542,8 @@ def _chinese(text: str) -> timedelta | None:
             continue  # 住了一周, 学了半年: time spent
         if before.endswith("过") or _ZH_COUNTDOWN.search(before):
             continue  # 再过两周就放假: the time until an event
+        if _ZH_TERM.search(before) and re.search(r"[我你咱]", text):
+            return timedelta(seconds=seconds)
         if _ZH_FROM_NOW.search(before) or _ZH_USE.search(before):
             return timedelta(seconds=seconds)
         # 要 / 得 / 需要 right before the period is "it takes" (走路要半个小时), not a state
