@@ -136,7 +136,7 @@ _EN_PAST_VERB = re.compile(
     r"interested|pleased|based|red|bed|shed|led|fed|wed|sled|speed|feed|seed|weed|bleed|breed|proceed|"
     r"succeed|exceed|indeed|agreed)\b)"
     r"(?:\w+ed|drove|flew|rode|swam|wrote|ate|drank|sang|spoke|stood|fell|fought|taught|caught|bought|"
-    r"brought|kept|held|met|won|lost|hid|dug|grew|knew|threw|wore|broke|chose|froze|woke)\b",
+    r"brought|kept|held|met|won|lost|hid|dug|grew|knew|threw|wore|broke|chose|froze|woke|left)\b",
     re.I,
 )
 _EN_PERFECT = re.compile(
@@ -177,7 +177,7 @@ _EN_RANGE_BEFORE = re.compile(r"(?:\d+|\b(?:" + _EN_WORD_NUM + r"))\s*(?:-|–|t
 _EN_RANGE_AFTER = re.compile(r"^\s*(?:or\s+(?:two|three|so|more|less|longer|\d+)|-ish|ish)\b", re.I)
 _EN_PAST = re.compile(
     r"\b(?:was|were|been|had|did|took|waited|ran|stayed|slept|spent|lived|went|sat|lasted|thought|felt|"
-    r"came|left|saw|made|ago|known|since|expired|"
+    r"came|saw|made|ago|known|since|expired|"
     r"yesterday|back\s+in|used\s+to|last\s+(?:week|month|year|night|time|summer|winter|spring|autumn|fall)|"
     r"for\s+the\s+(?:past|last)|in\s+(?:19|20)\d\d)\b"
     r"|\b(?:i|we|he|she|they|you)\s+\w+ed\b",
@@ -217,8 +217,8 @@ _EN_QUESTION_TAG = re.compile(
 )
 _EN_THIS_WEEK = re.compile(r"\bthis\s+week(?:'s)?\b", re.I)
 _EN_TOMORROW_VALID = re.compile(
-    r"\b(?:expires?|expiring|(?:is|be)\s+(?:gone|deleted|invalid)|stops?\s+working|changes?|resets?)\s+"
-    r"(?:at\s+midnight\s+)?tomorrow\b",
+    r"\b(?:expires?|expiring|(?:is|be)\s+(?:gone|deleted|invalid)|stops?\s+working|changes?|resets?|"
+    r"(?:valid|good|works?)\s+(?:until|till|through|thru))\s+(?:at\s+midnight\s+)?tomorrow\b",
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -305,6 +305,8 @@ def _english_sentence(s: str) -> timedelta | None:
             if weak and not strong and not_a_state and not info:
                 continue
             return timedelta(seconds=seconds)
+        if info and re.match(r"^\s*left\b", after) and not past:
+            return timedelta(seconds=seconds)  # "the trial has 2 days left"
         if anchored and not past and not recurring:
             return timedelta(seconds=seconds)
         if _EN_SANCTION.search(clause_before) and not re.search(
@@ -385,7 +387,7 @@ _ZH_USE = re.compile(r"(?<!能)(?<!可以)用$")
 _ZH_STATE = re.compile(r"要|在|(?<![后原本])来|让|得|会(?!议)|将|先")
 _ZH_PAST = re.compile(r"了|过|以前|当时|那时|那次|曾|上次|去年|上个")
 _ZH_PAST_SENTENCE = re.compile(
-    r"昨天|前天|上周|上星期|上礼拜|上个|去年|前年|那年|小时候|当年|刚才|以前|之前|曾经|当时|那时|那次|已经"
+    r"昨天|前天|上周|上星期|上礼拜|上个|去年|前年|那年|小时候|当年|刚才|以前|(?<!明天)之前|曾经|当时|那时|那次|已经"
 )
 _ZH_RECURRING = re.compile(
     r"每|隔(?![离壁])|一般|通常|平时|平常|经常|总是|常常|往往|天天|老是|一节|一集|年费|续费"
@@ -400,7 +402,8 @@ _ZH_LATER = re.compile(
 _ZH_NOT_A_STATE = re.compile(
     r"(?<![只仅还])能用|能撑|续航|(?<![只仅还])可以用|能坚持|能睡|面团|煮|炖|蒸|烤|焖|熬|煎|炸|腌|醒面|发酵|"
     r"吗|几|多久|多长|保修|质保|合同|套餐|车程|路程|步行|距离|(?<!隔)离|营业|开放|课程|学制|读|"
-    r"电影|视频|这部|一共|总共|全程|出生|闹钟|定时|提醒|倒计时|搅拌|焯|煲|烘|冷藏|冷冻|浸泡"
+    r"电影|视频|这部|一共|总共|全程|出生|闹钟|定时|提醒|倒计时|搅拌|焯|煲|烘|冷藏|冷冻|浸泡|"
+    r"认识|结婚|在一起|交往|恋爱|同居"
 )
 # the time left until an event is a countdown, not a validity: 高考还剩一百天, 离放假还有五天
 _ZH_COUNTDOWN = re.compile(
@@ -410,7 +413,11 @@ _ZH_COUNTDOWN = re.compile(
 _ZH_QUESTION = re.compile(r"吗|呢[？?]?$|几|多久|多长|怎么|咋|是不是|[？?]$")
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:一)?(?:周|星期|个星期|礼拜|个礼拜)的?")
 _ZH_INFO = re.compile(r"密码|口令|码|链接|wifi|WiFi|Wi-Fi|卡|券|令牌|token|账号")
-_ZH_TOMORROW_VALID = re.compile(rf"明天(?:就|会|就会|便|将)?(?:{_ZH_END})")
+_ZH_TOMORROW_VALID = re.compile(
+    rf"明天(?:就|会|就会|便|将)?(?:{_ZH_END})|明天(?:之前|以前|前)(?:都)?有效|有效期?(?:到|至)明天"
+)
+# what has a validity that runs out (an offer, a trial), where 还有 + a period is the time it has left
+_ZH_OFFER = re.compile(r"优惠|活动|折扣|会员|试用|特价|促销|秒杀|团购|体验|积分|额度|流量包")
 _ZH_ANCHOR = re.compile(r"从(?:今天|今日|现在|此刻)(?:起|开始|算起|算)|即日起|今天(?:是)?第一天")
 _CLAUSE_END = "，。！？,.!?；;"
 
@@ -512,7 +519,7 @@ def _chinese(text: str) -> timedelta | None:
     periods = _zh_periods(text)
     for start, end, seconds in periods:
         before, after = _clause(text, start, end)
-        if after.startswith(("大", "前", "级", "多", "左右", "岁")) or before.endswith(
+        if after.startswith(("大", "前", "之前", "以前", "级", "多", "左右", "岁")) or before.endswith(
             ("每", "隔", "过去", "这几", "前", "最近", "近", "才", "一天", "一周", "一个月", "一年", "一晚")
         ):
             continue
@@ -522,12 +529,16 @@ def _chinese(text: str) -> timedelta | None:
             continue  # 一个月三百: a rate
         if re.search(r"超过|最多|不超|以上", after):
             continue  # 一天不能超过三杯: a limit, not a period from now
+        if re.search(r"[一两\d]次", after):
+            continue  # 一分钟刷新一次: a recurring event
         if recurring or _ZH_QUESTION.search(after) or re.search(r"吗|几|多久|多长|怎么|咋", before):
             continue
         if _ZH_VALID_AFTER.search(after) or _ZH_VALID_BEFORE.search(before):
             return timedelta(seconds=seconds)
         if re.search(r"(?:能|可以|可)用$", before) and _ZH_INFO.search(before) and not past_sentence:
             return timedelta(seconds=seconds)  # 这个码可以用十分钟: information, not a battery
+        if re.search(r"(?:还有|还剩|只剩|剩下)$", before) and (_ZH_OFFER.search(before) or _ZH_INFO.search(before)):
+            return timedelta(seconds=seconds)  # 这个优惠还有两天
         if _ZH_WITHIN_DO.search(after) and not past_sentence:
             return timedelta(seconds=seconds)
         if anchored and not past_sentence:
