@@ -119,6 +119,13 @@ def test_the_second_development_file() -> None:
         ("这个码可以用十分钟", 600),
         ("我这礼拜的门禁密码是3344", 604800),
         ("密码一小时二十分后重置", 4800),
+        ("signup closes in 5 days", 432000),
+        ("my free trial has 2 days left", 172800),
+        ("the code is good until tomorrow", 86400),
+        ("the warranty expires in 2 years", 2 * 365 * 86400),
+        ("这个优惠还有两天", 172800),
+        ("券明天之前有效", 86400),
+        ("学生优惠还有一年有效", 365 * 86400),
     ],
 )
 def test_a_validity_said_of_information(text: str, seconds: int) -> None:
@@ -150,6 +157,10 @@ def test_a_validity_said_of_information(text: str, seconds: int) -> None:
         ("优惠活动只剩最后两天", 172800),
         ("接下来仨小时别打扰我", 10800),
         ("我爸妈来北京住半个月", 1296000),
+        ("I'm in Paris for a week, back on Monday", 604800),
+        ("my account is locked for 24 hours after too many attempts", 86400),
+        ("我在老家待半个月，月底回来", 1296000),
+        ("我被公司派到成都工作半年", 15552000),
     ],
 )
 def test_a_state_from_now(text: str, seconds: int) -> None:
@@ -222,6 +233,14 @@ def test_a_state_from_now(text: str, seconds: int) -> None:
         "这个验证码多久过期？",
         # ages and other measures
         "I'm 3 weeks into my new job",
+        "this coupon is valid for 7 days after purchase",
+        "the visa is good for 10 years",
+        "护照有效期十年",
+        "I was grounded for a week when I was 12",
+        "after my exams I'll travel for a month",
+        "二维码一分钟刷新一次",
+        "我们在一起三年",
+        "三天之前我在上海",
         "我女儿半岁了",
         "半夜三点才睡",
     ],

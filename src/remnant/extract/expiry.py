@@ -100,7 +100,8 @@ _EN_VALID_STRONG = re.compile(
 # a word that bounds validity when said of information, or with "only" / "the next" / "more"
 _EN_VALID_WEAK = re.compile(
     r"\b(?:good|works?|working|active|usable|lasts?|live|alive|holds?|changes?|resets?|rotates?|"
-    r"stays?\s+(?:up|open|on|active|valid|live)|reserved|kept|open|available|dies|ends?|runs?\s+out|is\s+over)"
+    r"stays?\s+(?:up|open|on|active|valid|live)|reserved|kept|open|available|dies|ends?|runs?\s+out|is\s+over|"
+    r"closes?|shuts?)"
     r"(?:\s+(?:only|just))?(?:\s+(?:for|in|within|after))?\s+"
     r"(?:the\s+next\s+|another\s+|only\s+|just\s+)?$",
     re.I,
@@ -148,6 +149,18 @@ _EN_INSTRUCTION = re.compile(
     r"^\s*(?:stir|mix|bake|cook|boil|simmer|heat|microwave|let|leave|hold|soak|chill|cool|freeze|fry|grill|"
     r"roast|steam|whisk|blend|knead|marinate|steep|brew|press|massage|apply|rinse|repeat|jog|stretch|"
     r"breathe|cover|set|charge|run\s+it|plank)\b",
+    re.I,
+)
+# a validity counted from an event, not from now: "valid for 7 days after purchase"
+_EN_FROM_EVENT = re.compile(
+    r"^\s*(?:after|from|of)\s+(?:the\s+)?(?:purchase|purchasing|activation|activating|issue|issuance|opening|"
+    r"delivery|the\s+date|when|first\s+use|booking|signup|sign-up|registration|arrival|check-?in)\b",
+    re.I,
+)
+# when a stay ends is not when it starts: "back on Monday", "until Friday" do not make it a plan
+_EN_END_OF_STAY = re.compile(
+    r"\b(?:back|home|returning|return|leaving|leave)\s+(?:on\s+|by\s+|in\s+|at\s+)?\w+"
+    r"|\b(?:until|till|through|thru)\s+\w+(?:\s+\w+)?",
     re.I,
 )
 _EN_USE_FOR = re.compile(r"\b(?:use|using|redeem)\b(?:\s+[\w'-]+){0,3}\s+for\s+$", re.I)
@@ -199,6 +212,7 @@ _EN_LATER = re.compile(
     r"\bin\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)\b|"
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
     r"\b(?:starting|beginning|from|after)\s+(?:on\s+|the\s+)?(?:next|tomorrow|\d)|"
+    r"\bafter\s+(?:my|our|the|his|her|their|i|we)\b|"
     r"\bthis\s+(?:summer|winter|spring|fall|autumn|weekend|christmas)\b|\bafter\s+(?:christmas|new\s+year)|"
     r"\b(?:plan|plans|planning|planned|thinking\s+(?:of|about)|considering|hoping|hope\s+to|want\s+to|"
     r"wanna|would\s+like|might|maybe|perhaps|if|when|once|let's|let\s+us|shall\s+we)\b",
@@ -275,7 +289,7 @@ def _en_question(sentence: str, lo: int, hi: int) -> bool:
 def _english_sentence(s: str) -> timedelta | None:
     past = bool(_EN_PAST.search(s))
     recurring = bool(_EN_RECURRING.search(s))
-    later = bool(_EN_LATER.search(s))
+    later = bool(_EN_LATER.search(_EN_END_OF_STAY.sub(" ", s)))
     not_a_state = bool(_EN_NOT_A_STATE.search(s))
     info = bool(_EN_INFO.search(s))
     anchored = bool(_EN_ANCHOR.search(s))
@@ -298,10 +312,10 @@ def _english_sentence(s: str) -> timedelta | None:
             return timedelta(seconds=seconds)
         if strong or (weak and (info or _EN_RESTRICT.search(s[lo:hi]))):
             verb_at = (strong or weak).start()  # type: ignore[union-attr]
-            if _EN_PAST_VALID.search(clause_before[:verb_at]) or re.search(
-                r"\bfrom\s+(?:purchase|the\s+date|when)\b", after, re.I
-            ):
+            if _EN_PAST_VALID.search(clause_before[:verb_at]) or _EN_FROM_EVENT.match(after):
                 continue
+            if seconds >= 365 * _DAY and _EN_FOR.search(before) and not _EN_RESTRICT.search(s[lo:hi]):
+                continue  # "the visa is good for 10 years": a document's term, not a validity from now
             if weak and not strong and not_a_state and not info:
                 continue
             return timedelta(seconds=seconds)
@@ -309,9 +323,7 @@ def _english_sentence(s: str) -> timedelta | None:
             return timedelta(seconds=seconds)  # "the trial has 2 days left"
         if anchored and not past and not recurring:
             return timedelta(seconds=seconds)
-        if _EN_SANCTION.search(clause_before) and not re.search(
-            r"\b(?:ago|last|yesterday|back\s+in)\b", s, re.I
-        ):
+        if _EN_SANCTION.search(clause_before) and not past:
             return timedelta(seconds=seconds)
         if past or not_a_state:
             continue
@@ -418,6 +430,10 @@ _ZH_TOMORROW_VALID = re.compile(
 )
 # what has a validity that runs out (an offer, a trial), where 还有 + a period is the time it has left
 _ZH_OFFER = re.compile(r"优惠|活动|折扣|会员|试用|特价|促销|秒杀|团购|体验|积分|额度|流量包")
+# 月底回来, 到周五: when a stay ends, not a later start
+_ZH_END_OF_STAY = re.compile(
+    r"[^，。！？,.!?]{0,6}(?:回来|回去|回家|返回|离开)|(?:到|直到)[^，。！？,.!?]{0,6}(?:为止|结束)?"
+)
 _ZH_ANCHOR = re.compile(r"从(?:今天|今日|现在|此刻)(?:起|开始|算起|算)|即日起|今天(?:是)?第一天")
 _CLAUSE_END = "，。！？,.!?；;"
 
@@ -496,7 +512,7 @@ def _clause(text: str, start: int, end: int) -> tuple[str, str]:
 
 
 def _old_chinese(text: str) -> timedelta | None:
-    """The first release's validity patterns (kept: 十分内有效 has a bare 分)."""
+    """The first release's validity patterns, for a bare 分 only (十分内有效); ``_chinese`` reads the rest."""
     num, unit = f"({_ZH_NUM})", f"({_ZH_OLD_UNIT})"
     for pattern in (
         num + unit + r"(?:之?内|以内)?(?:有效|过期|失效|作废)",
@@ -506,7 +522,7 @@ def _old_chinese(text: str) -> timedelta | None:
         z = re.search(pattern, text)
         if z:
             count = _zh_number(z.group(1))
-            if count is not None and count > 0 and not _ZH_RECURRING.search(text):
+            if count is not None and count > 0 and not _ZH_RECURRING.search(text) and z.group(2) == "分":
                 return timedelta(seconds=count * _ZH_OLD_UNITS[z.group(2)])
     return None
 
@@ -514,7 +530,7 @@ def _old_chinese(text: str) -> timedelta | None:
 def _chinese(text: str) -> timedelta | None:
     recurring = bool(_ZH_RECURRING.search(text))
     past_sentence = bool(_ZH_PAST_SENTENCE.search(text))
-    later = bool(_ZH_LATER.search(text))
+    later = bool(_ZH_LATER.search(_ZH_END_OF_STAY.sub("，", text)))
     anchored = bool(_ZH_ANCHOR.search(text))
     periods = _zh_periods(text)
     for start, end, seconds in periods:
@@ -534,10 +550,18 @@ def _chinese(text: str) -> timedelta | None:
         if recurring or _ZH_QUESTION.search(after) or re.search(r"吗|几|多久|多长|怎么|咋", before):
             continue
         if _ZH_VALID_AFTER.search(after) or _ZH_VALID_BEFORE.search(before):
+            if (
+                seconds >= 365 * _DAY
+                and not after.startswith(("后", "之后", "以后"))
+                and not re.search(r"还|剩|接下来|未来", before)
+            ):
+                continue  # 护照有效期十年: a document's term, not a validity from now
             return timedelta(seconds=seconds)
         if re.search(r"(?:能|可以|可)用$", before) and _ZH_INFO.search(before) and not past_sentence:
             return timedelta(seconds=seconds)  # 这个码可以用十分钟: information, not a battery
-        if re.search(r"(?:还有|还剩|只剩|剩下)$", before) and (_ZH_OFFER.search(before) or _ZH_INFO.search(before)):
+        if re.search(r"(?:还有|还剩|只剩|剩下)$", before) and (
+            _ZH_OFFER.search(before) or _ZH_INFO.search(before)
+        ):
             return timedelta(seconds=seconds)  # 这个优惠还有两天
         if _ZH_WITHIN_DO.search(after) and not past_sentence:
             return timedelta(seconds=seconds)
