@@ -137,7 +137,7 @@ _EN_PAST_VERB = re.compile(
     r"interested|pleased|based|red|bed|shed|led|fed|wed|sled|speed|feed|seed|weed|bleed|breed|proceed|"
     r"succeed|exceed|indeed|agreed)\b)"
     r"(?:\w+ed|drove|flew|rode|swam|wrote|ate|drank|sang|spoke|stood|fell|fought|taught|caught|bought|"
-    r"brought|kept|held|met|won|lost|hid|dug|grew|knew|threw|wore|broke|chose|froze|woke|left)\b",
+    r"brought|kept|held|met|won|lost|hid|dug|grew|knew|threw|wore|broke|chose|froze|woke|left)\b(?!['’])",
     re.I,
 )
 _EN_PERFECT = re.compile(
@@ -193,7 +193,7 @@ _EN_PAST = re.compile(
     r"came|saw|made|ago|known|since|expired|"
     r"yesterday|back\s+in|used\s+to|last\s+(?:week|month|year|night|time|summer|winter|spring|autumn|fall)|"
     r"for\s+the\s+(?:past|last)|in\s+(?:19|20)\d\d)\b"
-    r"|\b(?:i|we|he|she|they|you)\s+\w+ed\b",
+    r"|\b(?:i|we|he|she|they|you)\s+(?!(?:need|feed|speed|seed|bleed|breed|proceed|succeed|exceed|shed|wed)\b)\w+ed\b",
     re.I,
 )
 _EN_RECURRING = re.compile(
@@ -220,11 +220,18 @@ _EN_LATER = re.compile(
 )
 # the length of an event, a process or a thing, not a state that holds
 _EN_NOT_A_STATE = re.compile(
-    r"\b(?:recipe|dough|bake|boil|simmer|marinate|knead|roast|fry|steep|oven|microwave|rest\s+the|"
-    r"battery|charge|how\s+long|warranty|guarantee|contract|lease|mortgage|subscription|plan\b|"
-    r"takes?|took|timer|alarm|remind|reminder|countdown|snooze|stir|whisk|blend|grill|steam|toast|soak|"
-    r"chill|fridge|freezer|can(?:not|'t)?|could|able\s+to)\b",
+    r"\b(?:recipe|dough|bake|boil|simmer|marinate|knead|roast|fry|steep|oven|microwave|rest\s+the|proof|"
+    r"how\s+long|takes?|took|timer|alarm|remind|reminder|countdown|snooze|stir|whisk|blend|grill|steam|"
+    r"toast|soak|chill|fridge|freezer|can(?:not|'t)?|could|able\s+to|needs\s+to)\b",
     re.I,
+)
+# a product's term: its length, unless "another" / "more" / "the next" count it from now
+_EN_PRODUCT = re.compile(
+    r"\b(?:battery|charge|warranty|guarantee|contract|lease|mortgage|subscription|plan)\b", re.I
+)
+# a hypothesis: "if the code is valid for 10 minutes, why ...", "what if"
+_EN_IF = re.compile(
+    r"^\s*(?:if|unless|suppose|supposing|assuming|in\s+case|what\s+if|whether|even\s+if)\b", re.I
 )
 _EN_QUESTION_TAG = re.compile(
     r"^\s*(?:right|ok|okay|correct|yeah|yes|no|isn't\s+it|is\s+it|huh|or\s+not)\s*\?+\s*$", re.I
@@ -291,6 +298,7 @@ def _english_sentence(s: str) -> timedelta | None:
     recurring = bool(_EN_RECURRING.search(s))
     later = bool(_EN_LATER.search(_EN_END_OF_STAY.sub(" ", s)))
     not_a_state = bool(_EN_NOT_A_STATE.search(s))
+    product = bool(_EN_PRODUCT.search(s))
     info = bool(_EN_INFO.search(s))
     anchored = bool(_EN_ANCHOR.search(s))
     periods = _en_periods(s)
@@ -301,7 +309,7 @@ def _english_sentence(s: str) -> timedelta | None:
         if _EN_RANGE_BEFORE.search(before) or _EN_RANGE_AFTER.match(after):
             continue
         lo, hi = _clause_bounds(s, start, end, ",;:!?")
-        if _en_question(s, lo, hi) or recurring:
+        if _en_question(s, lo, hi) or recurring or _EN_IF.match(s[lo:hi]):
             continue
         clause_before = s[lo:start]
         strong = _EN_VALID_STRONG.search(clause_before)
@@ -316,7 +324,7 @@ def _english_sentence(s: str) -> timedelta | None:
                 continue
             if seconds >= 365 * _DAY and _EN_FOR.search(before) and not _EN_RESTRICT.search(s[lo:hi]):
                 continue  # "the visa is good for 10 years": a document's term, not a validity from now
-            if weak and not strong and not_a_state and not info:
+            if weak and not strong and (not_a_state or product) and not info:
                 continue
             return timedelta(seconds=seconds)
         if info and re.match(r"^\s*left\b", after) and not past:
@@ -325,9 +333,9 @@ def _english_sentence(s: str) -> timedelta | None:
             return timedelta(seconds=seconds)
         if _EN_SANCTION.search(clause_before) and not past:
             return timedelta(seconds=seconds)
-        if past or not_a_state:
-            continue
         from_now = more or bool(_EN_FROM_NOW.search(before))
+        if past or not_a_state or (product and not from_now):
+            continue
         if not from_now and _EN_THING_FOR.search(before):
             continue  # "the course runs for 8 weeks": a thing's length
         if not from_now and (_EN_PAST_VERB.search(clause_before) or _EN_PERFECT.search(s[lo:hi])):
@@ -549,6 +557,9 @@ def _chinese(text: str) -> timedelta | None:
             continue  # 一分钟刷新一次: a recurring event
         if recurring or _ZH_QUESTION.search(after) or re.search(r"吗|几|多久|多长|怎么|咋", before):
             continue
+        if re.search(r"如果|要是|假如|假设|万一|的话|听说|据说", before + after):
+            continue  # a hypothesis or hearsay, not something said to hold
+            continue
         if _ZH_VALID_AFTER.search(after) or _ZH_VALID_BEFORE.search(before):
             if (
                 seconds >= 365 * _DAY
@@ -571,7 +582,12 @@ def _chinese(text: str) -> timedelta | None:
             return timedelta(seconds=seconds)  # a term imposed: 被禁言三天
         if _ZH_NOT_A_STATE.search(before + after) or after.startswith(("了", "才", "就好", "就行", "就够")):
             continue
-        if past_sentence or later or re.search(r"(?:(?<!隔)离|距离?)[^，。！？,.!?]*$", before):
+        explicit = bool(re.search(r"(?:接下来|未来|还要|还得)[^，。！？,.!?]{0,8}$|这一?$", before))
+        if (
+            past_sentence
+            or (later and not explicit)
+            or re.search(r"(?:(?<!隔)离|距离?)[^，。！？,.!?]*$", before)
+        ):
             continue
         if before.endswith("了") and not before.endswith(("订了", "租了", "借了", "约了", "请了", "定了")):
             continue  # 住了一周, 学了半年: time spent
@@ -582,7 +598,9 @@ def _chinese(text: str) -> timedelta | None:
         if _ZH_FROM_NOW.search(before) or _ZH_USE.search(before):
             return timedelta(seconds=seconds)
         # 要 / 得 / 需要 right before the period is "it takes" (走路要半个小时), not a state
-        if before.endswith(("要", "得", "需")) or re.search(r"(?<![只仅还不可])能.{0,2}$", before):
+        if before.endswith(("要", "得", "需")) or re.search(
+            r"(?<![只仅还不可])能.{0,2}$|(?:要|得|需要?)(?:等|花|排队?)$", before
+        ):
             continue
         if _ZH_STATE.search(before) and not _ZH_PAST.search(before):
             return timedelta(seconds=seconds)
