@@ -4,26 +4,34 @@ What decides is what the period attaches to. It sets a TTL when it bounds, from 
 
 1. **the validity of a piece of information**: "valid for ten minutes", "expires in 2 hours", "the
    link will be gone in 7 days", "the PIN changes in 24h", "the invite code only lasts a week",
-   十分钟内有效, 半小时后就过期, 有效期三天, 只能用五天, 停车券只管半天, 明天就失效 (one day),
-   "this week's wifi password" (a week);
+   "use it within 10 minutes", "2 days left" (of a trial), 十分钟内有效, 半小时后就过期,
+   有效期三天, 只能用五天, 还能用俩月, 停车券只管半天, 优惠还有两天, 明天就失效 (a day),
+   "this week's wifi password" (a week). Verbs that bound anything ("lasts", "works", "holds",
+   "ends", "closes") count only when said of information (a code, a link, a pass, an offer) or
+   with "only" / "the next" / "more";
 2. **a present or coming state**: "for the next 90 minutes", "for another 10 days", "six more
    weeks", "I'm staying in Osaka for 10 days", "40 days starting today", "banned for 3 days",
    接下来俩小时, 还要戴三周, 我要出差三天, 从今天起住俩星期, 被禁言三天, 临时停电八个小时,
    一个月之内别跑步, 两天内去取.
 
-It sets nothing when the period is an event's or a thing's length rather than a validity ("the
-movie was 2 hours long", "the class lasts 90 minutes", "the warranty lasts 2 years", 续航八小时,
-红烧肉要炖一个半小时), when the state is past ("I was in hospital for a week", 住了一周, 三个月了),
-recurring ("every morning for 30 minutes", "after lunch", 每天, 一般), a plan that starts later
-("next month ... for ten days", 下个月, 暑假, 打算), a countdown to an event ("3 more days until
-my vacation", 离考研还有三个月), an age (三周大), a rate ("15 minutes a day", 一个月三百), vague
-("a few days", "a day or two", 2-3 days, 一两天, 这两天) or asked about ("how long ...?", 吗).
+It sets nothing when the period is an event's, a process's or a thing's length rather than a
+validity ("the class lasts 90 minutes", "the course runs for 8 weeks", "the warranty lasts 2
+years", "the visa is good for 10 years", "valid for 7 days after purchase", 续航八小时, 护照有效期十年,
+红烧肉要炖一个半小时, 要等二十天), when the state is past ("I was in hospital for a week", "my
+sister drove for 6 hours", 住了一周, 三个月了), recurring ("every morning", "after lunch", "most
+days", 每天, 一般, 一分钟刷新一次), a plan that starts later ("next month", "starting Monday",
+"after my exams", 下个月, 暑假, 打算, 可能; but "back on Monday", 月底回来 end a stay, they do not
+start one), a countdown to an event ("3 more days until my vacation", 离考研还有三个月, 高考还剩一百天),
+an age or a measure (三周大, "3 weeks into"), a rate ("15 minutes a day", 一个月三百), a
+capacity or an instruction ("I can hold my breath for 2 minutes", "hold the plank for 30
+seconds"), vague ("a few days", "a day or two", 2-3 days, 一两天, 这两天), a hypothesis or
+hearsay ("if the code is valid for ...", 如果, 听说), or asked about ("how long ...?", 吗).
 Precision comes first: a memory that disappears wrongly is the worse failure, so when a cue to
 drop the period is present, it is dropped.
 
 Number words: English cardinals to ninety-nine, "a couple of", "half an hour", "an hour and a
 half", compound periods ("2 hours and 30 minutes"); Chinese 两, 俩, 仨, 半, 个半, 一天半, 半个月,
-一个半月, 一刻钟, 1小时30分钟.
+一个半月, 两个钟, 三晚, 一刻钟, 1小时30分钟, 一小时二十分.
 """
 
 from __future__ import annotations
