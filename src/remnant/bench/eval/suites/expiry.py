@@ -18,7 +18,8 @@ tells an expiry apart from decay:
 
 Figures: accuracy on TTL lines and false-expiry rate on null lines, overall and by language.
 ``remnant eval --suite expiry --data FILE`` scores another file of the same schema instead (the
-development file the rules were tuned on: ``tests/extract/dev_expiry.jsonl``). The suite can fail
+development files the rules were tuned on: ``tests/extract/dev_expiry.jsonl`` and
+``tests/extract/dev_expiry_2.jsonl``, each by another independent author). The suite can fail
 both ways: a store that never expires gets accuracy 0, one that expires everything at once gets
 accuracy 0 and a false-expiry rate of 1.
 """
