@@ -21,26 +21,47 @@ _H = HAN_CLASS
 # -- the request: what goes, what stays, what is only a reason --------------------------------------
 _KEEP_EN = re.compile(
     r"^(?:please\s+)?(?:but\s+)?(?:you\s+can\s+|can\s+you\s+|just\s+|only\s+)?(?:keep|leave|except)\b"
-    r"|^(?:but\s+)?not\s+(?:the\s+|my\s+|his\s+|her\s+|their\s+)?\w+"
+    r"|^but\s+not\b|^not\s+(?:the|my|his|her|their|our)\b|^(?:but\s+)?not\s+[a-z]+(?:'s|s')(?=\W|$)"
+    r"|^(?:but\s+)?(?:just|only)\s+(?:the\s+|my\s+)?[\w'-]+(?:\s+one)?$"
     r"|\b(?:is|are|'s|can be|can stay|stays?)\s+(?:fine|ok|okay|alright|good)\b"
     r"|\b(?:fine|ok|okay)\s+to\s+(?:keep|remember|stay)\b"
     r"|\b(?:can|may)\s+stay\b|\bdoesn'?t\s+matter\b|\bno\s+problem\b"
     r"|\b(?:you\s+can|feel free to)\s+(?:keep|remember)\b"
 )
 _KEEP_ZH = re.compile(
-    r"保留|留着|留下|别删|不要删|不用删|别动|不要动|不用动|可以记|可以留|记着就行|就行|就好|无所谓|没关系|不用管|没事"
+    r"保留|留着|留下|别删|不要删|不用删|别动|不要动|不用动|可以记|可以留|记着就行|就行|就好|无所谓|没关系|不用管|没事|还在"
 )
 _REASON_EN = re.compile(
     r"^(?:because|since|as|so|cause|cuz|coz|i've|i have|i've got|i got|i don'?t|i do not|i'm|i am|that's|"
     r"it's|it is|thanks|thank you|no need|not needed|that was|this is|anyway|in case)\b"
 )
+# a clause that is a statement (a subject and its verb, a negation): said about the request, not
+# what to forget ("I overshared", "it got dropped", "haven't even told Carol yet")
+_STATEMENT_EN = re.compile(
+    r"^(?:and\s+|but\s+|so\s+|honestly\s+|actually\s+)*"
+    r"(?:i|i'm|i've|i'd|i'll|im|ive|it|it's|it'd|its|that|that's|this|they|they're|he|she|he's|she's|"
+    r"she'd|he'd|you|you're|you'd|there|there's|things|everything's|which|who|if|when|though|although|"
+    r"haven'?t|hasn'?t|don'?t|doesn'?t|didn'?t|can'?t|won'?t|wouldn'?t|shouldn'?t|isn'?t|wasn'?t|"
+    r"not|no|too|feels?|might|may|maybe|probably|lol|haha|ugh|sorry|dear|hey|oh|well|ok|okay|"
+    r"[a-z]+'s\s+(?:her|his|their)\b)\b"
+)
+# a verb clause with no object of its own ("please forget it", "could you remove both of those?")
+_BARE_EN = re.compile(
+    r"^(?:(?:please|pls|plz|so|and|just|ok|okay|can you|could you|would you|will you|you can|"
+    r"i want you to|i'd like you to)\s+)*"
+    r"(?:forget|delete|erase|remove|wipe|drop|scrap|scratch|clear|get rid of|stop remembering)\s+"
+    r"(?:it|that|this|them|those|these|both|both of those|both of them|all of it|all of that|all that|"
+    r"any of (?:it|that))(?:\s+(?:please|pls|for me|now|too|as well|ok))*$"
+)
 _VERB_ZH = re.compile(
-    r"忘|删|别记|不要记|不用记|别再记|别提|不要提|别再提|不用知道|不需要知道|清除|抹|去掉|移除"
+    r"忘|删|别记|不要记|不用记|别再记|别提|不要提|别再提|不用知道|不需要知道|清除|抹|去掉|去了|移除|"
+    r"当我没说|当没说|当我没讲|当不知道|别留|不要留|不用留"
 )
 _VERB_EN = re.compile(
-    r"\b(?:forget|forgt|delete|erase|remove|wipe|purge|drop|scrub|clear|unlearn|get rid of|stop remembering|"
-    r"don'?t (?:need to )?(?:remember|know|keep)|do not (?:need to )?(?:remember|know|keep)|"
-    r"no need to (?:remember|know))\b"
+    r"\b(?:forget|forgt|delete|erase|remove|wipe|purge|drop|scrub|scrap|scratch|clear|unlearn|un-?remember|"
+    r"get rid of|stop remembering|pretend i never said|pretend i didn'?t say|"
+    r"(?:don'?t|didn'?t|not|never) (?:need to )?(?:remember|know|keep|store)|"
+    r"do not (?:need to )?(?:remember|know|keep)|no need to (?:remember|know))\b"
 )
 _ZH_FILLER_ONLY = re.compile(
     r"^(?:请|帮我|麻烦|你|就|都|全|把|将|给我|我|的|了|吧|哈|啊|呀|嘛|呢|也|再|以后|"
@@ -53,8 +74,34 @@ def _bare(clause: str) -> bool:
     return bool(_ZH_FILLER_ONLY.match(clause.replace(" ", "")))
 
 
+_SPLIT = re.compile(
+    r"[,;，；。!！?？()（）…~～]+|\s+-+\s+|(?<!\bdr)(?<!\bst)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bprof)\.(?:\s+|$)"
+    rf"|(?<=[{_H}])\s+(?=[{_H}])"
+)
+
+
+_SYMBOLS = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+")  # emoji end a clause too
+
+
 def _clauses(text: str) -> list[str]:
-    return [c.strip() for c in re.split(r"[,;，；。!！?？]+|\s+-+\s+", text) if c.strip()]
+    return [c.strip() for c in _SPLIT.split(_SYMBOLS.sub(",", text)) if c.strip()]
+
+
+def _object_before(parts: list[str]) -> dict[int, str]:
+    """What a bare English verb clause ("please forget it") refers to among the clauses before it:
+    the words after "about" ("I said way too much about my ex"), else the nearest clause that is
+    not a statement, else the nearest clause."""
+    about = {
+        i: m.group(1)
+        for i, c in enumerate(parts)
+        if (m := re.search(r"\b(?:about|regarding|of)\s+(.+)$", c)) and not re.search(r"\bof (?:it|that)\b", c)
+    }
+    if about:
+        return about
+    plain = [i for i, c in enumerate(parts) if not _STATEMENT_EN.match(c)]
+    if plain:
+        return {plain[-1]: parts[plain[-1]]}
+    return {len(parts) - 1: parts[-1]} if parts else {}
 
 
 def split_request(norm: str) -> tuple[str, str, str]:
@@ -83,7 +130,10 @@ def split_request(norm: str) -> tuple[str, str, str]:
 
     verbs = [i for i, c in enumerate(parts) if (_VERB_ZH.search(c) if zh else _VERB_EN.search(c))]
     verb_at = next((i for i in verbs if not keepish(parts[i])), verbs[0] if verbs else 0)
-    bare_verb = zh and _bare(parts[verb_at])
+    bare_verb = _bare(parts[verb_at]) if zh else bool(_BARE_EN.match(parts[verb_at]))
+    # "煤球上个月送人了，把它名字去了吧": a pronoun in the verb clause points at the clause before
+    points_back = zh and bool(re.search(r"[它他她]", parts[verb_at])) and verb_at > 0
+    before = _object_before(parts[:verb_at]) if bare_verb and not zh else None
     for i, c in enumerate(parts):
         if i == verb_at:
             (keep if keepish(c) else main).append(c)
@@ -91,14 +141,19 @@ def split_request(norm: str) -> tuple[str, str, str]:
             keep.append(c)
         elif zh and i + 1 < len(parts) and keepish(parts[i + 1]) and _bare(_KEEP_ZH.sub("", parts[i + 1])):
             keep.append(c)  # "我老公的电话，别删": a bare "keep" is about the clause before it
-        elif i < verb_at and (bare_verb or not zh):
-            main.append(c)  # "我的电话，还有邮箱，都删了", "my phone number, please forget it"
-        elif not zh and _REASON_EN.search(c):
+        elif before is not None and i < verb_at:
+            (main if i in before else reason).append(before.get(i, c))
+        elif i < verb_at and (bare_verb or (points_back and i == verb_at - 1)):
+            main.append(c)  # "我的电话，还有邮箱，都删了"
+        elif i < verb_at and not zh:
+            # "my phone number, please forget it"; "it's all fine now, so please forget …" is a reason
+            (reason if _STATEMENT_EN.match(c) else main).append(c)
+        elif not zh and (_REASON_EN.search(c) or _STATEMENT_EN.match(c)):
             reason.append(c)
         elif zh:
             reason.append(c)  # "这个别跟别人说": said about the request, not what to forget
         else:
-            main.append(c)
+            main.append(c)  # "wipe the divorce stuff. alimony, child support, all that"
     if not main:
         main = [parts[verb_at]]
     return " , ".join(main), " , ".join(keep), " , ".join(reason)
