@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
@@ -1474,9 +1474,57 @@ _MORE_FILLER = frozenset(
         "anymore",
         "floating",
         "around",
+        # how a request is put, in casual or elaborate words (a term must say what, never how)
+        "pretend",
+        "never",
+        "un",
+        "yo",
+        "fr",
+        "tbh",
+        "ngl",
+        "dear",
+        "honestly",
+        "possible",
+        "whole",
+        "lot",
+        "news",
+        "episode",
+        "related",
+        "status",
+        "info",
+        "details",
+        "now",
+        "for",
+        "ok",
+        "bye",
+        "record",
+        "memory",
+        "entirely",
+        "sure",
     ]
 )
 _ZH_MORE_FILLER = (
+    "当我没说过",
+    "当我没说",
+    "当没说过",
+    "当没说",
+    "就当不知道",
+    "当不知道",
+    "不知道",
+    "别留了",
+    "别留",
+    "不用了",
+    "去了",
+    "给我",
+    "一下",
+    "赶紧",
+    "那条",
+    "那事",
+    "方面",
+    "上的",
+    "先",
+    "啊",
+    "hhh",
     "那两件事",
     "两件事",
     "那几件事",
@@ -2547,6 +2595,28 @@ class _Matcher:
         return _Hit(why + " (in part)", [text.clauses[i] for i in sorted(clause_hits)])
 
 
+def relax_terms(intent: ForgetIntent, records: list[MemoryRecord], request: str) -> tuple[str, ...] | None:
+    """The request's free-text terms without those no memory holds (in its key or content), or None
+    when nothing would change or nothing would be left. A term the request spells as a name
+    ("Japan") or a number is kept: a request for something not stored forgets nothing. With a time
+    scope every term may go: the window alone is what was asked."""
+    texts = [(_Text(r.content), {_stem(t) for t in _key_tokens(r.key)}, (r.key or "")) for r in records]
+
+    def held(term: str) -> bool:
+        forms = _concept_forms(term)
+        stems = {_stem(f) for f in forms if not has_cjk(f)}
+        return any(
+            _text_has(t, forms) or stems & ks or (has_cjk(term) and any(f in key for f in forms))
+            for t, ks, key in texts
+        )
+
+    named = {w.lower() for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+\b", request.strip())}
+    kept = tuple(t for t in intent.terms if held(t) or t in named or any(ch.isdigit() for ch in t))
+    if kept == intent.terms or (not kept and not intent.when):
+        return None
+    return kept
+
+
 def _redacted(content: str, spans: list[tuple[int, int]]) -> str:
     out = content
     for s, e in sorted(spans, reverse=True):
@@ -2716,13 +2786,20 @@ def forget_request(
         )
         return outcome
     if intent.kinds and not (intent.topics or intent.terms or intent.scopes):
-        from dataclasses import replace
-
         flt = replace(flt, kinds=intent.kinds)  # a kind alone is a plain filter
     related = _related(ledger, text, flt) if intent.terms and not intent.topics else set()
     matcher = _Matcher(ledger, intent, related)
     plans: dict[str, _Hit] = {}
-    found = [(r, h) for r in ledger.store.query(flt) if (h := matcher.match(r)) is not None]
+    records = list(ledger.store.query(flt))
+    found = [(r, h) for r in records if (h := matcher.match(r)) is not None]
+    if not found and intent.terms:
+        # words no memory of the user holds say how the request was put ("I overshared", a typo),
+        # not what to forget: try again without them (a name or a number the request gives stays)
+        relaxed = relax_terms(intent, records, text)
+        if relaxed is not None:
+            intent = replace(intent, terms=relaxed)
+            matcher = _Matcher(ledger, intent, related)
+            found = [(r, h) for r in records if (h := matcher.match(r)) is not None]
     found = _narrow(found, intent)
     # a request naming a type of personal data ("forget my phone number") that the detectors find
     # nowhere has nothing to forget: guessing by meaning could only purge the wrong memory
