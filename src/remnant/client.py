@@ -123,6 +123,9 @@ def _forget_from(data: Mapping[str, Any]) -> ForgetResult:
         keep_qualifiers=tuple(i.get("keep_qualifiers", ())),
         version=i.get("version"),
         facet=bool(i.get("facet", False)),
+        about_self=bool(i.get("about_self", False)),
+        values=tuple(i.get("values", ())),
+        value_kind=i.get("value_kind"),
     )
     matches = [
         ForgetMatch(

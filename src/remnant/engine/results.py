@@ -158,6 +158,12 @@ class ForgetIntent:
     keep_qualifiers: tuple[str, ...] = ()
     version: str | None = None  # "old" (only what was replaced) or "current" (not the history)
     facet: bool = False  # the request names one value of an attribute ("the company I work for")
+    # the speaker is the request's subject ("forget that I'm from Porto"): someone else's clause is not it
+    about_self: bool = False
+    # literal values the request gives ("forget 555-0199", "煤球…把它名字去了"): those spans go
+    values: tuple[str, ...] = ()
+    # the kind of value a facet names ("the flight number" -> code, "how much" -> amount)
+    value_kind: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -179,6 +185,9 @@ class ForgetIntent:
             "keep_qualifiers": list(self.keep_qualifiers),
             "version": self.version,
             "facet": self.facet,
+            "about_self": self.about_self,
+            "values": list(self.values),
+            "value_kind": self.value_kind,
         }
 
 

@@ -189,6 +189,25 @@ _NAME_EN = re.compile(
 _NAME_ZH = re.compile(
     rf"(?:名叫|名字叫|名字是|叫做|叫)\s*([{_H}A-Za-z]{{1,6}}?)(?=[，。,.!！\s的]|一只|一个|$)"
 )
+_RELATION_EN = (
+    r"wife|husband|partner|girlfriend|boyfriend|fiance|fiancee|spouse|son|daughter|kid|child|baby|brother|"
+    r"sister|mum|mom|mother|dad|father|friend|mate|boss|manager|colleague|coworker|roommate|flatmate|"
+    r"landlord|cousin|aunt|uncle|niece|nephew|grandson|granddaughter|grandma|grandpa|dog|cat|puppy|kitten|"
+    r"pet|ex|advisor|therapist|doctor|dentist|trainer|neighbou?r|assistant|twins?|kids|sons|daughters"
+)
+_NAME_AFTER_RELATION_EN = re.compile(
+    rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:(?:own|best|younger|older|little|big|eldest|youngest|new|"
+    rf"late|ex-|step)\s*)*(?:{_RELATION_EN})(?:'s)?\s+(?:is\s+)?((?:Dr\.?\s+)?[A-Z][a-z'-]+)(?![\w'])"
+    r"|\b(?:married to|engaged to|dating|with my \w+)\s+([A-Z][a-z'-]+)"
+)
+_RELATION_ZH = (
+    "老婆|老公|媳妇|妻子|丈夫|爱人|对象|男朋友|女朋友|男友|女友|前男友|前女友|前任|儿子|女儿|闺女|孩子|宝宝|"
+    "哥哥|姐姐|弟弟|妹妹|我妈|我爸|妈妈|爸爸|闺蜜|朋友|兄弟|同事|老板|室友|表哥|表姐|表弟|表妹|孙子|孙女|外孙|"
+    "导师|师兄|师姐|狗|猫|橘猫|黑猫|白猫|狗狗|猫咪"
+)
+_NAME_AFTER_RELATION_ZH = re.compile(
+    rf"(?:{_RELATION_ZH})(?:叫|名叫|名字叫|是)?\s*([{_H}]{{2,3}}?)(?=[，。,.!！、\s]|今年|是|在|[一二三四五六七八九十\d]|$)"
+)
 _NICK_EN = re.compile(r"\b(?:call(?:s)? me|nickname is|nickname's|known as)\s+([A-Z][\w'-]*)")
 _NICK_ZH = re.compile(
     rf"(?:叫我|小名叫?|外号叫?|昵称叫?|绰号叫?)\s*(?:是)?\s*([{_H}A-Za-z]{{1,4}}?)(?=[，。,.\s]|$)"
@@ -207,8 +226,14 @@ _SCHOOL_EN = re.compile(
 _SCHOOL_ZH = re.compile(
     rf"[{_H}A-Za-z\d]{{2,10}}?(?:幼儿园|小学|中学|大学|学院|学校|一中|二中|三中|七中|附中)"
 )
-_AGE_EN = re.compile(r"\b\d{1,3}\s*(?:years?|yrs?)(?:\s*old)?\b|\b(?:i'?m|i am|age|aged)\s+\d{1,3}\b", re.I)
-_AGE_ZH = re.compile(r"[一二三四五六七八九十两百\d]{1,4}\s*(?:周岁|岁)")
+_AGE_EN = re.compile(
+    r"\b\d{1,3}\s*(?:years?|yrs?)(?:\s*old)?\b|(?<=\bi'm )\d{1,3}\b(?!\s*(?:%|kg|kilos|cm|m\b|weeks|days))"
+    r"|(?<=\bi am )\d{1,3}\b|\b(?:age|aged)\s+\d{1,3}\b|(?<=\bturn )\d{1,3}\b|(?<=\bturning )\d{1,3}\b",
+    re.I,
+)
+_AGE_ZH = re.compile(
+    r"[一二三四五六七八九十两百\d]{1,4}\s*(?:周岁|岁)|(?<=今年)\s*[一二三四五六七八九十\d]{1,3}(?=\s*了)"
+)
 _DATE_EN = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})[a-z]*\.?(?:,?\s+\d{{4}})?"
     rf"|\b(?:{_MONTHS})[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?",
@@ -226,6 +251,49 @@ _HANDLE = re.compile(
     r"(?:qq|QQ|微信号?|wechat|discord|instagram|insta|ig|telegram|snapchat|twitter|tiktok|抖音|handle|username)"
     r"\s*(?:号|id|ID|name)?\s*(?:是|is|:|：)?\s*([\w@.\-]{3,})"
 )
+
+
+# codes (a flight, an employee or a booking number, an ID): letters and digits, or a long number
+_CODE = re.compile(
+    r"(?<![\w@.])(?:[A-Z]{1,4}[ -]?\d{2,}[A-Z\d]*|\d*[A-Z]+\d[A-Z\d]*|\d{5,})(?![\w@])"
+)
+# amounts of money: £38,000, $1.4 million, 52k, 一万八, 八万块, 两百
+_AMOUNT = re.compile(
+    r"(?:[£$€¥]|rmb\s?|usd\s?)\s?\d[\d,.]*(?:\s?(?:k|m|million|grand|bn))?\b"
+    r"|\b\d[\d,.]*\s?(?:k|grand|quid|bucks|dollars|pounds|euros|a month|an hour|a year)\b"
+    r"|[\d一二三四五六七八九十两]+(?:\.\d+)?\s*[万千百](?:[一二三四五六七八九])?(?:块钱|块|元|多)?"
+    r"|\d+(?:\.\d+)?\s*(?:块钱|块|元)",
+    re.I,
+)
+# medicines: "put me on metformin and lisinopril", "吃一片氨氯地平"
+_MED_EN = re.compile(
+    r"\b(?:on|taking|take|takes|prescribed|started)\s+((?:[a-z]{5,}(?:\s*(?:,|and)\s*|\s+))*?[a-z]{5,})"
+    r"(?=\s*(?:,|\.|and i|every|daily|twice|for|since|$))"
+)
+_MED_ZH = re.compile(rf"(?:吃|服用|在吃)(?:[一两二三\d]+[片粒颗支])?([{_H}]{{2,6}}?)(?=[，。,、在]|$)")
+_NOT_NAME_ZH = frozenset({"今年", "现在", "已经", "刚刚", "在读", "也在", "一直", "还在", "特别", "最近", "去年"})
+
+# a value said right after the words that name it: "my Steam name is VoidWalker99", "航班是MU5401"
+_AFTER_EN = re.compile(
+    r"^(?:'s)?(?:\s+[\w'-]+){0,4}?\s*(?:\bis\b|\bwas\b|\bare\b|:|=)\s*"
+    r"((?:[A-Z]{1,4}[ -]?)?\d[\w@.+#/-]*|[\w.+-]+@[\w.-]+|@?[\w]*[_\d][\w.]*|[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,3})"
+)
+_AFTER_ZH = re.compile(
+    rf"^[^，。,；;！!？?]{{0,6}}?(?:是|叫|为|:|：)\s*([A-Za-z0-9_@.\-]+|[{_H}A-Za-z0-9]{{1,8}}?)(?=[，。,.；;！!\s]|$)"
+)
+
+
+def value_after(text: str, ends: list[int]) -> list[tuple[int, int]]:
+    """The value said right after the words that name it (each of ``ends`` is where such words
+    end in ``text``): "my Steam name is VoidWalker99", "健身房是乐刻", "flight … is AC 865"."""
+    out = []
+    for end in ends:
+        rest = text[end : end + 80]
+        m = (_AFTER_ZH if has_cjk(rest[:4]) or has_cjk(text[max(0, end - 1) : end]) else _AFTER_EN).match(rest)
+        if m and m.group(1).strip(" .,"):
+            val = m.group(1).rstrip(" .,")
+            out.append((end + m.start(1), end + m.start(1) + len(val)))
+    return out
 
 
 def _group_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
@@ -264,6 +332,9 @@ def _places(text: str) -> list[tuple[int, int]]:
 
 
 VALUE_KINDS: dict[str, str] = {
+    "salary": "amount",
+    "id_number": "code",
+    "passport": "code",
     "city": "place",
     "postcode": "postcode",
     "license_plate": "plate",
@@ -287,6 +358,16 @@ def value_spans(kind: str, text: str) -> list[tuple[int, int]]:
         spans = _places(text)
     elif kind == "name":
         spans = _split_names(text, _group_spans(_NAME_EN, text)) + _group_spans(_NAME_ZH, text)
+        spans += _group_spans(_NAME_AFTER_RELATION_EN, text)
+        spans += [
+            (s, e) for s, e in _group_spans(_NAME_AFTER_RELATION_ZH, text) if text[s:e] not in _NOT_NAME_ZH
+        ]
+    elif kind == "code":
+        spans = [m.span() for m in _CODE.finditer(text)]
+    elif kind == "amount":
+        spans = [m.span() for m in _AMOUNT.finditer(text)]
+    elif kind == "med":
+        spans = _group_spans(_MED_EN, text) + _group_spans(_MED_ZH, text)
     elif kind == "nickname":
         spans = _group_spans(_NICK_EN, text) + _group_spans(_NICK_ZH, text)
     elif kind == "company":

@@ -23,6 +23,7 @@ from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
 from remnant.engine.forgetting.request_parts import (
     VALUE_KINDS,
     names_someone_else,
+    value_after,
     possessive_names,
     split_request,
     value_spans,
@@ -1232,6 +1233,7 @@ _QUALIFIERS: dict[str, str] = {
     "小孩": "kid",
     "娃": "kid",
     "自己": "personal",
+    **{w: "advisor" for w in ("advisor", "adviser", "supervisor", "tutor", "导师", "教授")},
     "own": "personal",
 }
 # people whose own topic a request can name by a possessive alone ("my daughter's stuff")
@@ -1265,6 +1267,7 @@ _PEOPLE = frozenset(
         "friend",
         "pet",
         "ex",
+        "advisor",
     }
 )
 # key words that say whose a memory is ("children", "spouse_phone")
@@ -1504,6 +1507,12 @@ _MORE_FILLER = frozenset(
     ]
 )
 _ZH_MORE_FILLER = (
+    "不应该",
+    "不该",
+    "跟你说",
+    "跟你讲",
+    "说了",
+    "说起来",
     "当我没说过",
     "当我没说",
     "当没说过",
@@ -1712,6 +1721,12 @@ _CLAUSE = re.compile(
     r"((?:[.;!?](?=\s|$)|,(?=\s)|[\n。；！？，、])+\s*"
     r"|\s+(?:and|but|also|plus|while|though|although|then)\s+|\s+-+\s+|(?:而且|但是|不过|另外|还有))"
 )
+# words that carry no information of their own in what is left of a memory
+_REST_FILLER = (
+    "my", "me", "the", "and", "number", "call", "reach", "text", "new", "old", "if", "ever", "app",
+    "whichever", "easier", "use", "that", "one", "please", "can", "you", "your", "it", "its",
+)
+_ZH_REST_FILLER = ("我的", "我", "的", "是", "了", "号码", "打", "给", "联系", "有事", "或者", "发", "到", "吧", "呢", "啊")
 FORGOTTEN = "[forgotten]"  # what a forgotten value or clause reads as afterwards
 
 # personal data in plain text (memories stored without the privacy layer): simple shapes
@@ -1975,6 +1990,51 @@ _STRONG_VALUES = frozenset({"postcode", "plate", "handle"})  # shapes that say w
 _VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nickname", "company"})
 
 
+# the kind of value a request's facet word names, when the attribute has no value of its own
+_FACET_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("amount", re.compile(r"\bhow much\b|\bamount\b|\bprice\b|\bcost\b|\bfigure\b|多少|价格|金额|价钱")),
+    ("code", re.compile(r"\b(?:number|no|id|code|reference|ref|account)\b|号码?|编号|账号|单号")),
+    ("name", re.compile(r"\bname of\b|'s names?\b|\b(?!real|full|first|last|user|pen|my)[a-z]+ names?\b|的名字|的名称|名字叫什么|它名字|叫什么")),
+    ("place", re.compile(r"\b(?:neighbou?rhood|area|district|suburb|town|village|city|street)\b|小区|哪个区|街道|城市")),
+    ("med", re.compile(r"\b(?:pills?|meds|medication|medicines?|tablets?|drugs?)\b|吃的药|药")),
+)
+# attributes whose own value already says what goes
+_OWN_VALUE = frozenset(
+    {"phone_number", "email", "address", "credit_card", "id_number", "passport", "postcode", "license_plate",
+     "handle", "birthday", "age"}
+)
+
+
+def _value_kind(norm: str, topics: list[str]) -> str | None:
+    """The value a request's facet names ("the flight number" -> code, 借了多少钱 -> amount)."""
+    if any(t in _OWN_VALUE for t in topics):
+        return None
+    for kind, pattern in _FACET_KINDS:
+        if pattern.search(norm):
+            if kind == "code" and "phone_number" in topics:
+                continue
+            return kind
+    return None
+
+
+# the speaker as the subject of what to forget ("that I'm from Porto"), not as the one who told
+_TELLING = re.compile(
+    r"\bi (?:told|said|mentioned|shared|gave|wrote|typed|put)\b|\bi'?ve (?:told|said|mentioned|shared)\b"
+    r"|\bi take\b|\bi live\b|\bi work\b|我(?:说|讲|告诉|提|跟你)"
+)
+_ABOUT_SELF = re.compile(r"\b(?:that i|that i'm|i'm|i am|i was|i've|i had|i have|i got)\b|(?<![跟和])我(?:是|在|有|要|想|从)")
+_LITERAL_NUMBER = re.compile(r"(?<![\w])\+?\d[\d ().-]{3,}\d(?![\w])|(?<![\d])\d{5,}(?![\d])")
+
+
+def _literal_values(text: str) -> tuple[str, ...]:
+    """Numbers the request gives itself ("forget 555-0199"): the memory that holds one loses it."""
+    return tuple(
+        dict.fromkeys(
+            m.group(0).strip() for m in _LITERAL_NUMBER.finditer(text) if len(re.sub(r"\D", "", m.group(0))) >= 5
+        )
+    )
+
+
 def _normalise_request(norm: str) -> str:
     norm = _TYPO_VERBS.sub(lambda m: _TYPO_FIX.get(m.group(0), "forget"), norm)
     for pattern, repl in _WE:
@@ -2022,6 +2082,13 @@ def parse_intent(text: str) -> ForgetIntent:
         if has_cjk(w) and w + "的" in rest:
             qualifiers.append(q)
             rest = rest.replace(w + "的", " ")
+    # "工作邮箱", "公司地址": a qualifier right before an attribute's word says which one
+    for w, q in _QUALIFIERS.items():
+        if has_cjk(w) and w in rest and any(
+            has_cjk(p) and w + p in rest for t in TOPICS if t.pii_types and t.key != "name" for p in t.request_words
+        ):
+            qualifiers.append(q)
+            rest = rest.replace(w, " ")
     when = None
     ago = _DAYS_AGO.search(rest)
     if ago:
@@ -2118,6 +2185,14 @@ def parse_intent(text: str) -> ForgetIntent:
         and any(q in _PERSON_TOPIC or q in _QUALIFIERS.values() for q in qualifiers)
     ):
         topics = [by_key["phone_number"]]  # "my wife's number"
+    # "forget what I told you about my mom", 我妈的情况: a person alone is what to forget
+    others = [q for q in qualifiers if q in _PEOPLE and q not in _PERSON_TOPIC]
+    if others and not topics and not terms and not kinds and not scopes and not everything:
+        terms = tuple(dict.fromkeys(others))
+        qualifiers = [q for q in qualifiers if q not in others]
+    value_kind = _value_kind(norm, [t.key for t in topics])
+    if value_kind == "amount" and topics or (value_kind == "amount" and "money" in scopes and terms):
+        scopes = [sc for sc in scopes if sc != "money"]  # 借了多少钱: the amount, not all money matters
     facet = (
         any(t.key in _VALUE_FACETS for t in topics)
         or (any(t.key == "name" for t in topics) and len(topics) > 1)
@@ -2137,7 +2212,10 @@ def parse_intent(text: str) -> ForgetIntent:
         keep_terms=keep_terms,
         keep_qualifiers=tuple(q for q in keep_quals if q not in qualifiers),
         version=version,
-        facet=facet,
+        facet=facet or value_kind is not None,
+        about_self=bool(_ABOUT_SELF.search(_TELLING.sub(" ", norm))),
+        values=_literal_values(text),
+        value_kind=value_kind,
     )
 
 
@@ -2223,6 +2301,8 @@ class _Matcher:
                 return None
         if intent.everything:
             return _Hit("everything", [])
+        if intent.values:
+            return self._literal_hit(record)
         reasons: list[str] = []
         spans: list[tuple[int, int]] | None = None  # None: whole memory
         text = _Text(record.content)
@@ -2258,6 +2338,12 @@ class _Matcher:
                 return None
             reasons.append(hit.why)
             spans = hit.spans or None
+            if intent.value_kind is not None:
+                # "the flight number", 借了多少钱: the words find the memory, the facet the value
+                vs = self._facet_spans(record, text)
+                if vs:
+                    reasons.append(f"{intent.value_kind} value")
+                    return _Hit(", ".join(reasons), vs if self._other_info(text, vs, None) else [])
         if self.window is not None:
             reasons.append(f"said {intent.when.replace('_', ' ') if intent.when else ''}".strip())
         if not reasons:
@@ -2369,6 +2455,75 @@ class _Matcher:
         if kind is None:
             return []
         return [(s, e) for s, e in value_spans(kind, record.content) if not self._someone_elses(text, s)]
+
+    def _literal_hit(self, record: MemoryRecord) -> _Hit | None:
+        """A memory holding a value the request gives itself ("forget 555-0199") loses that value."""
+        spans = []
+        for value in self.intent.values:
+            digits = re.sub(r"\D", "", value)
+            for m in re.finditer(r"\+?\d[\d ().-]*\d", record.content):
+                if re.sub(r"\D", "", m.group(0)) == digits:
+                    spans.append(m.span())
+        if not spans:
+            return None
+        text = _Text(record.content)
+        return _Hit("holds the value the request gives", spans if self._other_info(text, spans, None) else [])
+
+    def _term_ends(self, raw: str) -> list[int]:
+        """Where the request's words end in ``raw`` (stemmed English words, Chinese phrases)."""
+        ends: list[int] = []
+        for term in self.intent.terms:
+            forms = _concept_forms(term)
+            stems = {_stem(f) for f in forms if not has_cjk(f) and " " not in f}
+            for f in forms:
+                if has_cjk(f):
+                    ends.extend(m.end() for m in re.finditer(re.escape(f), raw))
+            for m in re.finditer(r"[A-Za-z0-9']+", raw):
+                if _stem(m.group(0).lower().removesuffix("'s")) in stems:
+                    ends.append(m.end())
+        return sorted(set(ends))
+
+    def _facet_spans(self, record: MemoryRecord, text: _Text) -> list[tuple[int, int]]:
+        """The value of the facet the request names, next to the request's own words: said right
+        after them ("my Steam name is …", "健身房是乐刻"), else a value of the facet's kind in a
+        clause that holds them."""
+        kind = self.intent.value_kind
+        raw = record.content
+        ends = self._term_ends(raw)
+        after = [(s, e) for s, e in value_after(raw, ends) if not self._someone_elses(text, s)]
+        if kind is None:
+            return after
+        kinds = [(s, e) for s, e in value_spans(kind, raw) if not self._someone_elses(text, s)]
+        hit_clauses = [
+            text.clauses[i] for t in self.intent.terms for i in _text_has(text, _concept_forms(t))
+        ]
+        in_clause = [(s, e) for s, e in kinds if any(a <= s < b for a, b in hit_clauses)]
+        typed = [(s, e) for s, e in after if any(a <= s < b or s <= a < e for a, b in kinds)]
+        return typed or in_clause or (after if kind in ("name", "code") else [])
+
+    def _other_info(self, text: _Text, spans: list[tuple[int, int]], topic: Topic | None) -> bool:
+        """Whether the memory says something besides the value: another value (a name, a place,
+        a date, a number, an amount, personal data) or a clause of its own with content words."""
+        rest = text.raw
+        for s, e in sorted(spans, reverse=True):
+            rest = rest[:s] + " " + rest[e:]
+        for kind in ("name", "place", "date", "age", "amount", "code", "school"):
+            if value_spans(kind, rest):
+                return True
+        if builtin_pii(rest):
+            return True
+        topic_words = (
+            {_stem(w) for p in topic.request_words + topic.content_words for w in p.split()} if topic else set()
+        )
+        filler = {_stem(w) for w in _MORE_FILLER} | {_stem(w) for w in _REST_FILLER}
+        for part in re.split(r"[,;.!?，。；！？]|\band\b|\bbut\b", rest):
+            words = {_stem(w) for w in _EN_WORD.findall(part.lower()) if len(w) > 2} - filler - topic_words
+            zh = "".join(ch for ch in part if is_han(ch))
+            for w in (topic.request_words + topic.content_words if topic else ()) + _ZH_REST_FILLER:
+                zh = zh.replace(w, "")
+            if len(words) >= 3 or len(zh) >= 4:
+                return True
+        return False
 
     def _someone_elses(self, text: _Text, pos: int) -> bool:
         """A clause about someone the request does not name ("Greg's cell is …", 她号码 …)."""
@@ -2576,7 +2731,12 @@ class _Matcher:
             need = max(1, -(-len(terms) * 3 // 5))  # Chinese bigrams: three in five
         if matched < need:
             return None
-        if clause_hits and not self.wanted and all(self._other_persons(text, i) for i in clause_hits):
+        if (
+            clause_hits
+            and not self.wanted
+            and self.intent.about_self
+            and all(self._other_persons(text, i) for i in clause_hits)
+        ):
             return None  # "forget that I'm from Porto": not "my mother in Porto calls every Sunday"
         why = "text: " + " ".join(terms)
         if record.id in self.related:
@@ -2907,7 +3067,12 @@ def forget_request(
         + (", ".join(intent.topics + intent.scopes + tuple(k.value for k in intent.kinds)) or "free text")
         + (f", {len(outcome.rewritten)} in part" if outcome.rewritten else ""),
         details={
-            "intent": {**intent.to_dict(), "terms": len(intent.terms), "keep_terms": len(intent.keep_terms)},
+            "intent": {
+                **intent.to_dict(),
+                "terms": len(intent.terms),
+                "keep_terms": len(intent.keep_terms),
+                "values": len(intent.values),  # the values themselves are what was forgotten
+            },
             "request_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
             "skipped_pinned": len(outcome.skipped_pinned),
             "vault_entries_forgotten": outcome.vault_entries_forgotten,
