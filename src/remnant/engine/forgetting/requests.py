@@ -1721,6 +1721,19 @@ _CLAUSE = re.compile(
     r"((?:[.;!?](?=\s|$)|,(?=\s)|[\n。；！？，、])+\s*"
     r"|\s+(?:and|but|also|plus|while|though|although|then)\s+|\s+-+\s+|(?:而且|但是|不过|另外|还有))"
 )
+# the words that name the one a key is about ("child_school": my daughter …), by key person
+_KEY_SUBJECT_WORDS: dict[str, tuple[str, ...]] = {
+    "kid": ("daughter", "son", "kid", "child", "女儿", "儿子", "孩子", "闺女", "宝宝"),
+    "son": ("son", "儿子"),
+    "daughter": ("daughter", "女儿", "闺女"),
+    "partner": ("wife", "husband", "partner", "girlfriend", "boyfriend", "老婆", "老公", "妻子", "丈夫", "对象"),
+    "pet": ("dog", "cat", "puppy", "kitten", "狗", "猫"),
+}
+_NOT_NAMES = frozenset(
+    "i i'm monday tuesday wednesday thursday friday saturday sunday january february march april may june "
+    "july august september october november december christmas easter".split()
+)
+_REGISTERED_PLACE = re.compile(rf"(?:户籍|户口|老家|籍贯)(?:在|是)[{HAN_CLASS}]{{2,4}}")
 # words that carry no information of their own in what is left of a memory
 _REST_FILLER = (
     "my", "me", "the", "and", "number", "call", "reach", "text", "new", "old", "if", "ever", "app",
@@ -1740,7 +1753,9 @@ _PII_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "ADDRESS",
         re.compile(
             r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:street|st|road|rd|avenue|ave|lane|ln|drive|dr|"
-            r"boulevard|blvd|way|court|ct|place|pl)\b\.?(?:,?\s*(?:apt|unit|#)\s*\w+)?"
+            r"boulevard|blvd|way|court|ct|place|pl|row|close|crescent|terrace|grove)\b\.?(?:,?\s*(?:apt|unit|flat|#)\s*\w+)?"
+            # the town, state and postcode that finish it ("…, Fresno, CA 93721"; "… in Millbeck")
+            r"(?:(?:,\s*|\s+in\s+)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)(?![a-z]))?(?:,?\s*(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?)?"
             rf"|[{HAN_CLASS}]{{2,12}}(?:路|街|道|巷)\s*\d+\s*(?:号|弄)"
             rf"(?:\s*\d+\s*(?:号|弄|栋|幢|楼|单元|室))*(?:\s*\d{{1,5}}(?!\d))?(?:[{HAN_CLASS}\d]{{0,8}}(?:室|楼|单元))?",
             re.IGNORECASE,
@@ -1986,7 +2001,8 @@ _ZH_KEEP_FILLER = re.compile(
     r"保留|留着|留下|别删|不要删|不用删|别动|不要动|不用动|可以记着|可以记|可以留|记着就行|就行|就好|无所谓|没关系|不用管|没事|"
     r"知道|这事|这个|那个|哪个"
 )
-_STRONG_VALUES = frozenset({"postcode", "plate", "handle"})  # shapes that say what they are
+_STRONG_VALUES = frozenset({"postcode", "plate", "handle"})
+_SHAPED = frozenset({"age"})  # attributes a value's shape alone names ("I'm 41", 今年34了)  # shapes that say what they are
 _VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nickname", "company"})
 
 
@@ -2456,6 +2472,18 @@ class _Matcher:
             return []
         return [(s, e) for s, e in value_spans(kind, record.content) if not self._someone_elses(text, s)]
 
+    def _own_values(self, record: MemoryRecord, text: _Text, topic: Topic) -> list[tuple[int, int]]:
+        """The attribute's values in the memory by their shape (an age, a date, a school), in the
+        clauses of the one the request means (the user's, or the person it names)."""
+        kind = topic.value or VALUE_KINDS.get(topic.key)
+        if kind is None or topic.key in ("name", "partner", "children", "pet"):
+            return []
+        return [
+            (s, e)
+            for s, e in value_spans(kind, record.content)
+            if not self._someone_elses(text, s) and self._named(text, s)
+        ]
+
     def _literal_hit(self, record: MemoryRecord) -> _Hit | None:
         """A memory holding a value the request gives itself ("forget 555-0199") loses that value."""
         spans = []
@@ -2501,17 +2529,32 @@ class _Matcher:
         typed = [(s, e) for s, e in after if any(a <= s < b or s <= a < e for a, b in kinds)]
         return typed or in_clause or (after if kind in ("name", "code") else [])
 
-    def _other_info(self, text: _Text, spans: list[tuple[int, int]], topic: Topic | None) -> bool:
+    def _other_info(
+        self, text: _Text, spans: list[tuple[int, int]], topic: Topic | None, *, keyed: bool = False
+    ) -> bool:
         """Whether the memory says something besides the value: another value (a name, a place,
-        a date, a number, an amount, personal data) or a clause of its own with content words."""
+        a date, a number, an amount, personal data) or, unless the memory is keyed for the
+        attribute (then the rest is a remark about the value: "…，填表老忘"), a clause of its own
+        with content words. The name of the one a key is about ("My daughter Lucia" keyed
+        ``child_school``) is part of the same statement, not something else."""
         rest = text.raw
         for s, e in sorted(spans, reverse=True):
-            rest = rest[:s] + " " + rest[e:]
+            rest = rest[:s] + " " * (e - s) + rest[e:]
+        own = [r for p, rs in _KEY_SUBJECT_WORDS.items() if p in self._key_people for r in rs]
+        subject = re.compile(rf"(?:{'|'.join(own)})\s*(?:叫|是)?\s*$", re.I) if own else None
         for kind in ("name", "place", "date", "age", "amount", "code", "school"):
-            if value_spans(kind, rest):
-                return True
-        if builtin_pii(rest):
+            for s, _ in value_spans(kind, rest):
+                if not (kind == "name" and subject is not None and subject.search(rest[max(0, s - 14) : s])):
+                    return True
+        for m in re.finditer(r"(?<=[a-z,] )[A-Z][a-z]{2,}\b", rest):
+            if m.group(0).lower() in _NOT_NAMES:
+                continue
+            if subject is None or not subject.search(rest[max(0, m.start() - 14) : m.start()]):
+                return True  # a name or a place by its capital ("…, her best friend there is Mia")
+        if builtin_pii(rest) or _REGISTERED_PLACE.search(rest):
             return True
+        if keyed and not self.intent.keep_terms:
+            return False
         topic_words = (
             {_stem(w) for p in topic.request_words + topic.content_words for w in p.split()} if topic else set()
         )
@@ -2580,10 +2623,15 @@ class _Matcher:
             ]
             if key_hit:
                 others = [v for v in values if v[0] not in topic.pii_types]
-                if mine and (others or len(mine) < len(typed)):
+                if mine and (others or len(mine) < len(typed) or self._other_info(text, mine, topic, keyed=True)):
                     # the turn carries other personal data too (or someone else's value of the same
-                    # type, a work e-mail beside the personal one): forget the value, keep the rest
+                    # type, a work e-mail beside the personal one, or something else worth keeping):
+                    # forget the value, keep the rest
                     return _Hit(f"key {record.key}, value of type {'/'.join(topic.pii_types)}", mine, topic)
+                vs = self._own_values(record, text, topic) if not typed else []
+                if vs and self._other_info(text, vs, topic, keyed=True):
+                    # "我儿子小宇是2019年8月15号生的，属猪" keyed child_birthday: the date goes, the rest stays
+                    return _Hit(f"key {record.key}, only its {topic.key.replace('_', ' ')}", vs, topic)
                 return _Hit(f"key {record.key}", [], topic, by_key=True)
             if _foreign(key_quals, self.wanted):
                 continue  # "husband_phone": someone else's, whatever its text holds
@@ -2594,6 +2642,14 @@ class _Matcher:
                     mine if self._rest_matters(text, mine, topic) else [],
                     topic,
                 )
+            if topic.key in _SHAPED:
+                found = self._own_values(record, text, topic)
+                if found:  # "I'm 41, married to Leila": an age said by its shape
+                    return _Hit(
+                        f"holds {topic.key.replace('_', ' ')}",
+                        found if self._other_info(text, found, topic) else [],
+                        topic,
+                    )
             if topic.value in _STRONG_VALUES:
                 found = [
                     v for v in value_spans(topic.value, record.content) if not self._someone_elses(text, v[0])
