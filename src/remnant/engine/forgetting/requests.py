@@ -1921,7 +1921,9 @@ def _window(when: str, now: datetime) -> tuple[datetime, datetime]:
     if when == "this_week":
         return monday, day + timedelta(days=1)
     if when == "last_week":
-        return monday - timedelta(days=7), monday
+        # a week ago: what was said one to two weeks back (7 to 13 calendar days ago), not the
+        # last few days; on a Monday the calendar's previous week would take yesterday too
+        return day - timedelta(days=13), day - timedelta(days=6)
     if when == "last_month":
         first = day.replace(day=1)
         prev = (first - timedelta(days=1)).replace(day=1)
