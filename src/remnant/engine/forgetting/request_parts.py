@@ -260,7 +260,7 @@ _CODE = re.compile(
 # amounts of money: £38,000, $1.4 million, 52k, 一万八, 八万块, 两百
 _AMOUNT = re.compile(
     r"(?:[£$€¥]|rmb\s?|usd\s?)\s?\d[\d,.]*(?:\s?(?:k|m|million|grand|bn))?\b"
-    r"|\b\d[\d,.]*\s?(?:k|grand|quid|bucks|dollars|pounds|euros|a month|an hour|a year)\b"
+    r"|\b\d[\d,.]*\s?(?:grand|quid|bucks|dollars|pounds|euros)\b"
     r"|[\d一二三四五六七八九十两]+(?:\.\d+)?\s*[万千百](?:[一二三四五六七八九])?(?:块钱|块|元|多)?"
     r"|\d+(?:\.\d+)?\s*(?:块钱|块|元)",
     re.I,

@@ -953,6 +953,11 @@ SCOPES: tuple[Scope, ...] = (
             "anxiety",
             "depression",
             "insomnia",
+            "sleep",
+            "knee",
+            "back pain",
+            "hip",
+            "physio",
             "blood",
             "cholesterol",
             "cancer",
@@ -1140,6 +1145,11 @@ SCOPES: tuple[Scope, ...] = (
             "tax",
             "credit",
             "income",
+            "charge",
+            "price",
+            "fee",
+            "grant",
+            "owe",
             "银行",
             "贷款",
             "房贷",
@@ -1151,6 +1161,17 @@ SCOPES: tuple[Scope, ...] = (
             "基金",
             "收入",
             "税",
+        ),
+    ),
+    Scope(
+        "travel",
+        (
+            "my trips", "trips", "my travels", "travel plans", "my travel", "travel", "holidays",
+            "my holidays", "vacations", "出门", "出行", "行程", "旅行", "旅游", "出差", "出去玩",
+        ),
+        (
+            "trip", "travel", "flight", "fly", "flying", "holiday", "vacation", "hotel", "airport",
+            "retreat", "itinerary", "旅行", "旅游", "出差", "航班", "机票", "酒店", "出行", "行程", "度假",
         ),
     ),
     Scope(
@@ -1708,6 +1729,25 @@ _CONCEPTS: tuple[tuple[str, ...], ...] = (
     ("salar", "pay", "wage", "income", "工资", "薪水", "收入"),
     ("rent", "lease", "租"),
     ("roommate", "flatmate", "室友", "合租"),
+    # personal matters a memory is often keyed by in English while the request is in Chinese (or in
+    # other words): a small bilingual vocabulary, so 体重 finds a memory keyed ``weight``
+    ("weigh", "weight", "heavy", "kilos", "体重", "斤", "公斤", "胖"),
+    ("height", "tall", "身高", "个子"),
+    ("tattoo", "inked", "纹身", "刺青", "纹了"),
+    ("religion", "religious", "faith", "church", "mosque", "temple", "pray", "宗教", "信仰", "信佛", "信教", "基督", "教会"),
+    ("grade", "mark", "exam", "gpa", "score", "成绩", "挂科", "考试", "分数", "绩点", "挂了"),
+    ("debt", "loan", "owe", "borrow", "credit card debt", "欠", "贷款", "网贷", "借钱", "借了", "欠款"),
+    ("gambl", "betting", "casino", "赌博", "赌", "输了"),
+    ("gay", "lesbian", "bisexual", "sexuality", "queer", "coming out", "出柜", "同性恋", "性取向"),
+    ("crush", "fancy", "暗恋", "喜欢的人"),
+    ("visa", "immigration", "green card", "residency", "签证", "移民", "绿卡"),
+    ("arrest", "dui", "court", "criminal", "police", "conviction", "被抓", "犯罪", "案底", "法院", "官司"),
+    ("therapy", "therapist", "counsel", "心理咨询", "心理医生"),
+    ("panic", "anxiety", "焦虑", "惊恐"),
+    ("vehicl", "car", "买车", "提车", "新车", "车子"),
+    ("flight", "fly", "flying", "plane", "航班", "飞机", "机票"),
+    ("boss", "manager", "supervisor", "组长", "领导", "上司", "老板"),
+    ("complain", "vent", "rant", "吐槽", "抱怨", "骂"),
 )
 _CONCEPT_OF: dict[str, int] = {}
 for _i, _line in enumerate(_CONCEPTS):
@@ -2125,7 +2165,7 @@ def parse_intent(text: str) -> ForgetIntent:
             topics.extend(by_key[k] for k in keys if by_key[k] not in topics)
     scopes: list[str] = []
     about = bool(_ABOUT.search(norm)) or any(
-        w in norm for w in ("anything", "everything", "stuff", "相关", "方面", "一切", "所有")
+        w in norm for w in ("anything", "everything", "stuff", "相关", "方面", "一切", "所有", "上的事", "的事")
     )
     for scope in SCOPES:
         for phrase in sorted(scope.request_words, key=len, reverse=True):
@@ -2262,6 +2302,7 @@ _SCOPE_TOPICS: dict[str, tuple[str, ...]] = {
     "family": ("partner", "children", "pet", "home", "address"),
     "money": ("salary", "credit_card", "home"),
     "love": ("partner",),
+    "travel": (),
 }
 
 
@@ -2330,7 +2371,18 @@ class _Matcher:
         key_quals = {_MUM_DAD.get(q, q) for q in (_QUALIFIERS.get(t) for t in quals) if q}
         topic: Topic | None = None
         by_key = False
-        if self.topics:
+        if self.scopes:
+            # "anything about my family? Parents, sister, wife, the lot": what follows the subject
+            # is examples of it, so a memory about the subject or about one of them goes, whole
+            why = self._scope_hit(record, text, tokens)
+            if why is None and self.topics:
+                hit = self._topic_hit(record, text, head, key_quals)
+                why = hit.why if hit is not None else None
+            if why is None:
+                return None
+            reasons.append(why)
+            spans = None
+        elif self.topics:
             hit = self._topic_hit(record, text, head, key_quals)
             if hit is None:
                 hit = self._value_by_terms(record, text, tokens)
@@ -2340,12 +2392,6 @@ class _Matcher:
             spans = hit.spans or None
             topic = hit.topic
             by_key = hit.by_key
-        if self.scopes:
-            why = self._scope_hit(record, text, tokens)
-            if why is None:
-                return None
-            reasons.append(why)
-            spans = None  # a memory about the subject goes whole
         if intent.kinds:
             if record.kind not in intent.kinds:
                 return None
@@ -2623,6 +2669,15 @@ class _Matcher:
                 and self._named(text, s)
                 and not self._someone_elses(text, s)
             ]
+            if len(mine) > 1 and self.wanted - _OWN:
+                # "导师的邮箱是 …" beside one's own: the value in the clause that names the person
+                direct = [
+                    (s, e)
+                    for s, e in mine
+                    if _kin(_qualifiers_in(self._clause_at(text, s)), self.wanted - _OWN)[0]
+                    & _kin(_qualifiers_in(self._clause_at(text, s)), self.wanted - _OWN)[1]
+                ]
+                mine = direct or mine
             if key_hit:
                 others = [v for v in values if v[0] not in topic.pii_types]
                 if mine and (others or len(mine) < len(typed) or self._other_info(text, mine, topic, keyed=True)):
@@ -2760,12 +2815,23 @@ class _Matcher:
                 lb == "CARD" for lb, _, _ in _detect(self.ledger, record.content)
             ):
                 return f"about {scope.name} (a card number)"
+            if scope.name == "money" and value_spans("amount", record.content):
+                return f"about {scope.name} (an amount)"
             if key_topic is not None and key_topic not in _SCOPE_TOPICS.get(scope.name, ()):
                 continue  # a job memory that mentions a hospital is about the job, not one's health
             for w in scope.words:
-                if text.clause_hits(w):
+                hits = text.clause_hits(w)
+                if scope.name == "love":
+                    # "我闺蜜最近交了男朋友" is the friend's love life, not the user's
+                    hits = [i for i in hits if not self._someone_elses_love(text, i)]
+                if hits:
                     return f"about {scope.name} ({w})"
         return None
+
+    def _someone_elses_love(self, text: _Text, i: int) -> bool:
+        clause = text.raw[slice(*text.clauses[i])]
+        people = {_MUM_DAD.get(q, q) for q in _qualifiers_in(clause)} & _PEOPLE - {"partner", "ex"}
+        return bool(people) and not _SELF_SUBJECT.search(clause.lower())
 
     def _terms_hit(self, record: MemoryRecord, text: _Text, tokens: list[str]) -> _Hit | None:
         terms = list(self.intent.terms)
