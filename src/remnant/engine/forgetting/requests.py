@@ -1167,7 +1167,7 @@ SCOPES: tuple[Scope, ...] = (
         "travel",
         (
             "my trips", "trips", "my travels", "travel plans", "my travel", "travel", "holidays",
-            "my holidays", "vacations", "出门", "出行", "行程", "旅行", "旅游", "出差", "出去玩",
+            "my holidays", "vacations", "出门", "出行", "行程", "出去玩",
         ),
         (
             "trip", "travel", "flight", "fly", "flying", "holiday", "vacation", "hotel", "airport",
@@ -2342,9 +2342,14 @@ def _foreign(found: set[str], wanted: set[str]) -> bool:
 class _Matcher:
     """Matches one request against a user's memories (see :func:`forget_request`)."""
 
-    def __init__(self, ledger: Ledger, intent: ForgetIntent, related: set[str]) -> None:
+    def __init__(
+        self, ledger: Ledger, intent: ForgetIntent, related: set[str], literal: set[str] | None = None
+    ) -> None:
         self.ledger = ledger
         self.intent = intent
+        # terms some memory of the user holds as they are: their synonyms are not needed (网贷 is
+        # in one memory; "借了" in another is not what was asked)
+        self.literal = literal or set()
         self.topics = [t for t in TOPICS if t.key in intent.topics]
         self.scopes = [s for s in SCOPES if s.name in intent.scopes]
         self.wanted = set(intent.qualifiers)
@@ -2520,6 +2525,9 @@ class _Matcher:
             return []
         return [(s, e) for s, e in value_spans(kind, record.content) if not self._someone_elses(text, s)]
 
+    def _forms(self, term: str) -> set[str]:
+        return {term, _stem(term)} if term in self.literal else _concept_forms(term)
+
     def _own_values(self, record: MemoryRecord, text: _Text, topic: Topic) -> list[tuple[int, int]]:
         """The attribute's values in the memory by their shape (an age, a date, a school), in the
         clauses of the one the request means (the user's, or the person it names)."""
@@ -2549,7 +2557,7 @@ class _Matcher:
         """Where the request's words end in ``raw`` (stemmed English words, Chinese phrases)."""
         ends: list[int] = []
         for term in self.intent.terms:
-            forms = _concept_forms(term)
+            forms = self._forms(term)
             stems = {_stem(f) for f in forms if not has_cjk(f) and " " not in f}
             for f in forms:
                 if has_cjk(f):
@@ -2571,7 +2579,7 @@ class _Matcher:
             return after
         kinds = [(s, e) for s, e in value_spans(kind, raw) if not self._someone_elses(text, s)]
         hit_clauses = [
-            text.clauses[i] for t in self.intent.terms for i in _text_has(text, _concept_forms(t))
+            text.clauses[i] for t in self.intent.terms for i in _text_has(text, self._forms(t))
         ]
         in_clause = [(s, e) for s, e in kinds if any(a <= s < b for a, b in hit_clauses)]
         typed = [(s, e) for s, e in after if any(a <= s < b or s <= a < e for a, b in kinds)]
@@ -2835,12 +2843,17 @@ class _Matcher:
 
     def _terms_hit(self, record: MemoryRecord, text: _Text, tokens: list[str]) -> _Hit | None:
         terms = list(self.intent.terms)
+        _, quals = _key_head(tokens)
+        key_quals = {_MUM_DAD.get(q, q) for q in (_QUALIFIERS.get(t) for t in quals) if q} & _PEOPLE
+        named = {_MUM_DAD.get(q, q) for q in _qualifiers_in(" ".join(terms))}
+        if key_quals and not (key_quals & (self.wanted | named)):
+            return None  # "spouse_vehicle" for "我买车那事": someone else's, whatever its words
         key_stems = {_stem(t) for t in tokens}
         covered_by_key = 0
         clause_hits: set[int] = set()
         matched = 0
         for term in terms:
-            forms = _concept_forms(term)
+            forms = self._forms(term)
             in_key = bool({_stem(f) for f in forms if not has_cjk(f)} & key_stems)
             hits = _text_has(text, forms)
             if has_cjk(term) and not hits and any(f in (record.key or "") for f in forms):
@@ -2877,6 +2890,17 @@ class _Matcher:
         if not re.search(r"[.;!?。；！？\n]", text.raw.strip().rstrip(".!?。！？")):
             return _Hit(why, [])  # one sentence ("thinking about quitting and opening …") is one thought
         return _Hit(why + " (in part)", [text.clauses[i] for i in sorted(clause_hits)])
+
+
+def literal_terms(terms: tuple[str, ...], records: list[MemoryRecord]) -> set[str]:
+    """The terms some record holds as they are (by stem, or as Chinese text), key or content."""
+    out = set()
+    texts = [(_Text(r.content), {_stem(t) for t in _key_tokens(r.key)}, (r.key or "")) for r in records]
+    for term in terms:
+        forms = {term, _stem(term)}
+        if any(_text_has(t, forms) or (not has_cjk(term) and _stem(term) in ks) for t, ks, _ in texts):
+            out.add(term)
+    return out
 
 
 def relax_terms(intent: ForgetIntent, records: list[MemoryRecord], request: str) -> tuple[str, ...] | None:
@@ -3075,6 +3099,8 @@ def forget_request(
     matcher = _Matcher(ledger, intent, related)
     plans: dict[str, _Hit] = {}
     records = list(ledger.store.query(flt))
+    literal = literal_terms(intent.terms, records)
+    matcher = _Matcher(ledger, intent, related, literal)
     found = [(r, h) for r in records if (h := matcher.match(r)) is not None]
     if not found and intent.terms:
         # words no memory of the user holds say how the request was put ("I overshared", a typo),
@@ -3082,7 +3108,7 @@ def forget_request(
         relaxed = relax_terms(intent, records, text)
         if relaxed is not None:
             intent = replace(intent, terms=relaxed)
-            matcher = _Matcher(ledger, intent, related)
+            matcher = _Matcher(ledger, intent, related, literal)
             found = [(r, h) for r in records if (h := matcher.match(r)) is not None]
     found = _narrow(found, intent)
     # a request naming a type of personal data ("forget my phone number") that the detectors find
