@@ -126,6 +126,7 @@ def _forget_from(data: Mapping[str, Any]) -> ForgetResult:
         about_self=bool(i.get("about_self", False)),
         values=tuple(i.get("values", ())),
         value_kind=i.get("value_kind"),
+        exact=bool(i.get("exact", False)),
     )
     matches = [
         ForgetMatch(

@@ -164,6 +164,8 @@ class ForgetIntent:
     values: tuple[str, ...] = ()
     # the kind of value a facet names ("the flight number" -> code, "how much" -> amount)
     value_kind: str | None = None
+    # the request names the value itself, not the attribute (a date, a number, "the name of …")
+    exact: bool = False
 
     @property
     def empty(self) -> bool:
@@ -188,6 +190,7 @@ class ForgetIntent:
             "about_self": self.about_self,
             "values": list(self.values),
             "value_kind": self.value_kind,
+            "exact": self.exact,
         }
 
 

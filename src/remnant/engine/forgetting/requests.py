@@ -378,19 +378,23 @@ TOPICS: tuple[Topic, ...] = (
     # attributes named in ordinary words (key words are matched against a key's stemmed tokens)
     Topic(
         "city",
-        ("city", "town", "hometown", "location", "residence", "based", "living"),
-        ("city", "town", "hometown", "所在城市", "城市", "老家", "住哪"),
+        ("city", "town", "location", "residence", "based", "living"),
+        ("city", "town", "所在城市", "城市", "住哪"),
         (
             "live in",
             "living in",
             "based in",
-            "grew up in",
-            "originally from",
             "住在",
             "定居",
-            "老家在",
             "我家在",
         ),
+    ),
+    # where one comes from is not where one lives now ("老家是哪的" is not "我现在住在通州")
+    Topic(
+        "hometown",
+        ("hometown", "origin", "birthplace", "roots"),
+        ("hometown", "home town", "birthplace", "老家", "家乡", "籍贯", "出生地"),
+        ("grew up in", "originally from", "born in", "老家", "家乡", "籍贯"),
     ),
     Topic(
         "home",
@@ -411,6 +415,9 @@ TOPICS: tuple[Topic, ...] = (
             "roommate",
             "flatmate",
             "landlord",
+            "live with",
+            "living with",
+            "合租",
             "moved to",  # a move names where one lives now: the home, not only the city
             "moving to",
             "relocated to",
@@ -837,9 +844,16 @@ _DESCRIPTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("where i moved", ("address", "city", "home")),
     ("where i reside", ("address", "city", "home")),
     ("my location", ("address", "city")),
-    ("where i'm from", ("city",)),
-    ("where i am from", ("city",)),
-    ("where i grew up", ("city",)),
+    ("where i'm from", ("hometown", "city")),
+    ("where i am from", ("hometown", "city")),
+    ("where i grew up", ("hometown",)),
+    ("who i live with", ("home",)),
+    ("who i'm living with", ("home",)),
+    ("who i share a flat with", ("home",)),
+    ("place i work", ("job",)),
+    ("我跟谁住", ("home",)),
+    ("和谁住", ("home",)),
+    ("跟谁住", ("home",)),
     ("where my home is", ("address", "city", "home")),
     ("how to reach me", ("phone_number", "email")),
     ("how to contact me", ("phone_number", "email")),
@@ -1528,6 +1542,8 @@ _MORE_FILLER = frozenset(
     ]
 )
 _ZH_MORE_FILLER = (
+    "别记着了",
+    "别记着",
     "不应该",
     "不该",
     "跟你说",
@@ -2007,6 +2023,8 @@ _CURRENT = re.compile(
 _FACET = re.compile(
     r"\b(?:which|what|exact|the)\s+(?:city|town|place|village)\b|哪个城市|哪座城市|哪个城|具体"
 )
+# the request names the value itself ("儿子的出生日期", "the name of my kid's school", "the exact …")
+_EXACT = re.compile(r"\b(?:date|exact|specific|name of)\b|'s name\b|日期|几号|具体|的名字")
 _KEEP_WORDS = frozenset(
     [
         "keep",
@@ -2104,7 +2122,13 @@ def _keep_part(keep: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(words, whose) of what a request says stays: "the street is fine" -> street; "not my mum's"."""
     if not keep.strip():
         return (), ()
-    quals = {_MUM_DAD.get(q, q) for q in _qualifiers_in(keep)}
+    # whose stays only when said as a possessive ("not my son's", "我老公的留着", "the work one");
+    # "跟我妈一起住这个可以留" keeps a fact, not whatever is my mum's
+    whose = " ".join(
+        m.group(0)
+        for m in re.finditer(rf"\b[a-z]+(?:'s|s')(?=\W|$)|\b[a-z]+\s+one\b|[{HAN_CLASS}]{{1,4}}的", keep)
+    )
+    quals = {_MUM_DAD.get(q, q) for q in _qualifiers_in(whose)}
     rest = _ZH_KEEP_FILLER.sub(" ", keep)
     for filler in _ZH_MORE_FILLER:
         rest = rest.replace(filler, " ")
@@ -2270,7 +2294,8 @@ def parse_intent(text: str) -> ForgetIntent:
         keep_terms=keep_terms,
         keep_qualifiers=tuple(q for q in keep_quals if q not in qualifiers),
         version=version,
-        facet=facet or value_kind is not None,
+        facet=facet or value_kind not in (None, "med"),
+        exact=bool(_EXACT.search(norm)),
         about_self=bool(_ABOUT_SELF.search(_TELLING.sub(" ", norm))),
         values=_literal_values(text),
         value_kind=value_kind,
@@ -2514,6 +2539,7 @@ class _Matcher:
         else the topic's value kind (a name after "called", a place, a school…)."""
         kinds = [t for t in self.topics if t.key == "name"] and len(self.topics) > 1
         kind = "name" if kinds and topic.key != "nickname" else (topic.value or VALUE_KINDS.get(topic.key))
+        kind = kind or self.intent.value_kind  # 我吃的药 (health): the medicine's name
         pii = [
             (s, e)
             for label, s, e in _detect(self.ledger, record.content)
@@ -2597,6 +2623,8 @@ class _Matcher:
         for s, e in sorted(spans, reverse=True):
             rest = rest[:s] + " " * (e - s) + rest[e:]
         own = [r for p, rs in _KEY_SUBJECT_WORDS.items() if p in self._key_people for r in rs]
+        if self.intent.exact:
+            own = []  # "儿子的出生日期": one value asked for, his name is something else
         subject = re.compile(rf"(?:{'|'.join(own)})\s*(?:叫|是)?\s*$", re.I) if own else None
         for kind in ("name", "place", "date", "age", "amount", "code", "school"):
             for s, _ in value_spans(kind, rest):
@@ -2615,8 +2643,12 @@ class _Matcher:
             {_stem(w) for p in topic.request_words + topic.content_words for w in p.split()} if topic else set()
         )
         filler = {_stem(w) for w in _MORE_FILLER} | {_stem(w) for w in _REST_FILLER}
+        asked = {_stem(t) for t in self.intent.terms if not has_cjk(t)}
         for part in re.split(r"[,;.!?，。；！？]|\band\b|\bbut\b", rest):
-            words = {_stem(w) for w in _EN_WORD.findall(part.lower()) if len(w) > 2} - filler - topic_words
+            for t in self.intent.terms:
+                if has_cjk(t):
+                    part = part.replace(t, "")
+            words = {_stem(w) for w in _EN_WORD.findall(part.lower()) if len(w) > 2} - filler - topic_words - asked
             zh = "".join(ch for ch in part if is_han(ch))
             for w in (topic.request_words + topic.content_words if topic else ()) + _ZH_REST_FILLER:
                 zh = zh.replace(w, "")
@@ -2640,7 +2672,7 @@ class _Matcher:
         if hit is None:
             return None
         for topic in self.topics:
-            vs = self._value_spans(record, text, topic)
+            vs = [(s, e) for s, e in self._value_spans(record, text, topic) if self._named(text, s)]
             if vs:
                 return _Hit(f"{hit.why}, {topic.key.replace('_', ' ')} value", vs, topic)
         return None
