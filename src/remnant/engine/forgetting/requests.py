@@ -357,7 +357,7 @@ TOPICS: tuple[Topic, ...] = (
     ),
     Topic(
         "company",
-        ("company",),
+        ("company", "employer", "workplace"),
         (
             "company name",
             "name of my company",
@@ -593,6 +593,8 @@ TOPICS: tuple[Topic, ...] = (
             "meds",
             "med",
             "medicine",
+            "pills",
+            "tablets",
             "prescription",
             "mental health",
             "disease",
@@ -850,7 +852,7 @@ _DESCRIPTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("who i live with", ("home",)),
     ("who i'm living with", ("home",)),
     ("who i share a flat with", ("home",)),
-    ("place i work", ("job",)),
+    ("place i work", ("company",)),
     ("我跟谁住", ("home",)),
     ("和谁住", ("home",)),
     ("跟谁住", ("home",)),
@@ -1544,6 +1546,7 @@ _MORE_FILLER = frozenset(
 _ZH_MORE_FILLER = (
     "别记着了",
     "别记着",
+    "抹了",
     "不应该",
     "不该",
     "跟你说",
@@ -1838,8 +1841,11 @@ def builtin_pii(text: str) -> list[tuple[str, int, int]]:
         for m in pattern.finditer(text):
             s, e = m.span()
             digits = re.sub(r"\D", "", m.group(0))
-            if label == "CARD" and not (13 <= len(digits) <= 19 and _luhn(digits)):
-                continue
+            if label == "CARD" and not (
+                13 <= len(digits) <= 19
+                and (_luhn(digits) or re.search(r"(?:卡号|card (?:number|no\.?))\s*[:：是]?\s*$", text[max(0, s - 12) : s], re.I))
+            ):
+                continue  # a card number passes the Luhn check, or is said to be one ("卡号…")
             if label == "PHONE" and not 7 <= len(digits) <= 15:
                 continue
             if label == "PHONE" and re.fullmatch(r"(19|20)\d\d[-./](\d\d?)[-./]\d\d?", m.group(0)):
@@ -2062,7 +2068,8 @@ _ZH_KEEP_FILLER = re.compile(
     r"知道|这事|这个|那个|哪个"
 )
 _STRONG_VALUES = frozenset({"postcode", "plate", "handle"})
-_SHAPED = frozenset({"age"})  # attributes a value's shape alone names ("I'm 41", 今年34了)  # shapes that say what they are
+_SHAPED = frozenset({"age"})
+_PART_FACETS = frozenset({"company", "postcode", "license_plate", "handle", "nickname"})  # attributes a value's shape alone names ("I'm 41", 今年34了)  # shapes that say what they are
 _VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nickname", "company"})
 
 
@@ -2126,7 +2133,9 @@ def _keep_part(keep: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     # "跟我妈一起住这个可以留" keeps a fact, not whatever is my mum's
     whose = " ".join(
         m.group(0)
-        for m in re.finditer(rf"\b[a-z]+(?:'s|s')(?=\W|$)|\b[a-z]+\s+one\b|[{HAN_CLASS}]{{1,4}}的", keep)
+        for m in re.finditer(
+            rf"\b[a-z]+(?:'s|s')(?=\W|$)|\b[a-z]+\s+one\b|[{HAN_CLASS}]{{1,4}}(?:的|那个|那份)", keep
+        )
     )
     quals = {_MUM_DAD.get(q, q) for q in _qualifiers_in(whose)}
     rest = _ZH_KEEP_FILLER.sub(" ", keep)
@@ -2532,7 +2541,14 @@ class _Matcher:
     def _keeps_around(self, text: _Text, s: int, e: int) -> bool:
         """A value whose own clause is what the request keeps ("Greg's cell is …" for "but not Greg's")."""
         clause = self._clause_at(text, s)
-        return self._keeps(clause) and not self._keeps(text.raw[s:e]) and len(text.clauses) > 1
+        # only a person kept by name protects the clause around a value ("Greg's cell is …");
+        # "you can remember my doctor's name" keeps the doctor, not the medicine in the same clause
+        names = [
+            k
+            for k in self.intent.keep_terms
+            if not has_cjk(k) and re.search(rf"\b{re.escape(k[:1].upper() + k[1:])}\b", clause)
+        ]
+        return bool(names) and not self._keeps(text.raw[s:e]) and len(text.clauses) > 1
 
     def _value_spans(self, record: MemoryRecord, text: _Text, topic: Topic) -> list[tuple[int, int]]:
         """Where the value the request names sits in the memory: personal data of the topic's types,
@@ -2675,6 +2691,9 @@ class _Matcher:
             vs = [(s, e) for s, e in self._value_spans(record, text, topic) if self._named(text, s)]
             if vs:
                 return _Hit(f"{hit.why}, {topic.key.replace('_', ' ')} value", vs, topic)
+        vs = [(s, e) for s, e in self._facet_spans(record, text) if self._named(text, s)]
+        if vs:  # "健身房的名字": the name said right after the request's words ("健身房是乐刻")
+            return _Hit(f"{hit.why}, the value after its words", vs, self.topics[0] if self.topics else None)
         return None
 
     # -- topics: keys, personal data, phrases ------------------------------------------------------
@@ -2726,7 +2745,10 @@ class _Matcher:
                     # forget the value, keep the rest
                     return _Hit(f"key {record.key}, value of type {'/'.join(topic.pii_types)}", mine, topic)
                 vs = self._own_values(record, text, topic) if not typed else []
-                if vs and self._other_info(text, vs, topic, keyed=True):
+                # a part of a longer statement (the company in one's job, a postcode in an address)
+                # leaves the statement; the attribute itself goes whole unless something else is said
+                part_of = topic.key in _PART_FACETS or self.intent.exact
+                if vs and self._other_info(text, vs, topic, keyed=not part_of):
                     # "我儿子小宇是2019年8月15号生的，属猪" keyed child_birthday: the date goes, the rest stays
                     return _Hit(f"key {record.key}, only its {topic.key.replace('_', ' ')}", vs, topic)
                 return _Hit(f"key {record.key}", [], topic, by_key=True)
