@@ -127,6 +127,7 @@ def _forget_from(data: Mapping[str, Any]) -> ForgetResult:
         values=tuple(i.get("values", ())),
         value_kind=i.get("value_kind"),
         exact=bool(i.get("exact", False)),
+        any_of=tuple(tuple(g) for g in i.get("any_of", ())),
     )
     matches = [
         ForgetMatch(

@@ -166,6 +166,9 @@ class ForgetIntent:
     value_kind: str | None = None
     # the request names the value itself, not the attribute (a date, a number, "the name of …")
     exact: bool = False
+    # the free text is a list ("the lump and biopsy episode", "panic attacks or the therapy"): a memory
+    # holding every term of one item matches
+    any_of: tuple[tuple[str, ...], ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -191,6 +194,7 @@ class ForgetIntent:
             "values": list(self.values),
             "value_kind": self.value_kind,
             "exact": self.exact,
+            "any_of": [list(g) for g in self.any_of],
         }
 
 

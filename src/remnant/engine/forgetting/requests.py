@@ -2030,6 +2030,7 @@ _FACET = re.compile(
     r"\b(?:which|what|exact|the)\s+(?:city|town|place|village)\b|哪个城市|哪座城市|哪个城|具体"
 )
 # the request names the value itself ("儿子的出生日期", "the name of my kid's school", "the exact …")
+_LIST_SPLIT = re.compile(r",|\band\b|\bor\b|\bboth\b|\bas well as\b|、|以及|或者")
 _EXACT = re.compile(r"\b(?:date|exact|specific|name of)\b|'s name\b|日期|几号|具体|的名字")
 _KEEP_WORDS = frozenset(
     [
@@ -2245,14 +2246,17 @@ def parse_intent(text: str) -> ForgetIntent:
                 rest = rest.replace(w, " ")
     hard = bool(_HARD.search(whole))
     everything = bool(_EVERYTHING.search(norm)) and not topics and not kinds and not scopes and not when
+    def _terms_of(piece: str) -> tuple[str, ...]:
+        return tuple(t for t in query_terms(piece) if (len(t) > 1 or has_cjk(t)) and t not in _MORE_FILLER)
+
+    # a list of things to forget ("the lump and biopsy episode", "惊恐发作和心理咨询"): each item alone
+    groups = [g for g in (_terms_of(p) for p in _LIST_SPLIT.split(rest)) if g] if rest.strip() else []
     for filler in _ZH_MORE_FILLER:
         rest = rest.replace(filler, " ")
     rest = _FILLER_ZH.sub(" ", _FILLER_EN.sub(" ", rest))
-    terms = (
-        tuple(t for t in query_terms(rest) if (len(t) > 1 or has_cjk(t)) and t not in _MORE_FILLER)
-        if rest.strip()
-        else ()
-    )
+    terms = _terms_of(rest) if rest.strip() else ()
+    groups = [tuple(t for t in g if t in terms) for g in groups]
+    any_of = tuple(g for g in groups if g) if sum(1 for g in groups if g) > 1 else ()
     if everything and terms and _ABOUT.search(norm):
         everything = False  # "everything about my trip": the trip, not everything
     # "forget my kids' names", 忘掉我对象的事: the person named is what to forget, not a qualifier
@@ -2305,6 +2309,7 @@ def parse_intent(text: str) -> ForgetIntent:
         version=version,
         facet=facet or value_kind not in (None, "med"),
         exact=bool(_EXACT.search(norm)),
+        any_of=() if everything else any_of,
         about_self=bool(_ABOUT_SELF.search(_TELLING.sub(" ", norm))),
         values=_literal_values(text),
         value_kind=value_kind,
@@ -2566,6 +2571,11 @@ class _Matcher:
         if kind is None:
             return []
         return [(s, e) for s, e in value_spans(kind, record.content) if not self._someone_elses(text, s)]
+
+    def _groups(self) -> list[tuple[str, ...]]:
+        """The items of a list request, each with the terms still asked for (after relaxing)."""
+        terms = set(self.intent.terms)
+        return [g for g in (tuple(t for t in grp if t in terms) for grp in self.intent.any_of) if g]
 
     def _forms(self, term: str) -> set[str]:
         return {term, _stem(term)} if term in self.literal else _concept_forms(term)
@@ -2906,6 +2916,7 @@ class _Matcher:
         covered_by_key = 0
         clause_hits: set[int] = set()
         matched = 0
+        held: set[str] = set()
         for term in terms:
             forms = self._forms(term)
             in_key = bool({_stem(f) for f in forms if not has_cjk(f)} & key_stems)
@@ -2914,13 +2925,14 @@ class _Matcher:
                 in_key = True
             if in_key or hits:
                 matched += 1
+                held.add(term)
                 covered_by_key += int(in_key)
                 clause_hits.update(hits)
         zh_terms = [t for t in terms if has_cjk(t)]
         need = len(terms)
         if zh_terms and len(zh_terms) == len(terms):
             need = max(1, -(-len(terms) * 3 // 5))  # Chinese bigrams: three in five
-        if matched < need:
+        if matched < need and not any(all(t in held for t in g) for g in self._groups()):
             return None
         if (
             clause_hits
