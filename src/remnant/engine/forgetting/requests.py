@@ -2793,7 +2793,7 @@ class _Matcher:
             clauses = [
                 i
                 for i in clauses
-                if not self._foreign_clause(text, text.clauses[i][0], own)
+                if not self._foreign_clause(text, text.clauses[i][0], own, pii=bool(topic.pii_types))
                 and self._named(text, text.clauses[i][0])
             ]
             if clauses:
@@ -2816,9 +2816,19 @@ class _Matcher:
                 return text.raw[s:e]
         return text.raw
 
-    def _foreign_clause(self, text: _Text, pos: int, own: set[str]) -> bool:
-        """Whether the clause around ``pos`` is about someone else ("my wife's number is …")."""
-        return _foreign(_qualifiers_in(self._clause_at(text, pos)), self.wanted | own)
+    def _foreign_clause(self, text: _Text, pos: int, own: set[str], *, pii: bool = True) -> bool:
+        """Whether the clause around ``pos`` is about someone else ("my wife's number is …"). The
+        user with someone ("Me and my girlfriend live at …", "我和我妹合租…") is the user; so is
+        "I live with my boyfriend" for an attribute that is not a piece of personal data."""
+        clause = self._clause_at(text, pos)
+        start = next((s for s, e in text.clauses if s <= pos < e), 0)
+        if re.search(r"\b(?:me|i)\s+(?:and|&)\s*$", text.raw[:start], re.I) or re.search(
+            r"我(?:和|跟|与)", clause
+        ):
+            return False
+        if not pii and _SELF_SUBJECT.search(clause.lower()):
+            return False
+        return _foreign(_qualifiers_in(clause), self.wanted | own)
 
     def _named(self, text: _Text, pos: int) -> bool:
         """Whether the clause around ``pos`` says the one the request qualifies ("my work email");
