@@ -3001,9 +3001,20 @@ def relax_terms(intent: ForgetIntent, records: list[MemoryRecord], request: str)
     return kept
 
 
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans in order with overlapping ones joined (two rules may find the same value)."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(e, out[-1][1]))
+        else:
+            out.append((s, e))
+    return out
+
+
 def _redacted(content: str, spans: list[tuple[int, int]]) -> str:
     out = content
-    for s, e in sorted(spans, reverse=True):
+    for s, e in reversed(_merged(spans)):
         out = out[:s] + FORGOTTEN + out[e:]
     return re.sub(rf"(?:{re.escape(FORGOTTEN)}[\s,;]*){{2,}}", FORGOTTEN + " ", out).strip()
 
