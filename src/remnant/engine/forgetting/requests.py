@@ -2070,6 +2070,11 @@ _ZH_KEEP_FILLER = re.compile(
 )
 _STRONG_VALUES = frozenset({"postcode", "plate", "handle"})
 _SHAPED = frozenset({"age"})
+# how long something has lasted is said about the value, not something else ("for six years")
+_DURATION_WORDS = frozenset(
+    _stem(w) for w in "been years year months month weeks week six five four three two ten long ages".split()
+)
+_CONTINUES = re.compile(r"^\s+and\s+(?:his|her|their|my|our|the|a|an|two|three)\s+\w+(?:\s+(?:in|at|on|of|from)\b.*)?$")
 _PART_FACETS = frozenset({"company", "postcode", "license_plate", "handle", "nickname"})  # attributes a value's shape alone names ("I'm 41", 今年34了)  # shapes that say what they are
 _VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nickname", "company"})
 
@@ -2638,7 +2643,13 @@ class _Matcher:
         return typed or in_clause or (after if kind in ("name", "code") else [])
 
     def _other_info(
-        self, text: _Text, spans: list[tuple[int, int]], topic: Topic | None, *, keyed: bool = False
+        self,
+        text: _Text,
+        spans: list[tuple[int, int]],
+        topic: Topic | None,
+        *,
+        keyed: bool = False,
+        min_words: int = 3,
     ) -> bool:
         """Whether the memory says something besides the value: another value (a name, a place,
         a date, a number, an amount, personal data) or, unless the memory is keyed for the
@@ -2678,7 +2689,7 @@ class _Matcher:
             zh = "".join(ch for ch in part if is_han(ch))
             for w in (topic.request_words + topic.content_words if topic else ()) + _ZH_REST_FILLER:
                 zh = zh.replace(w, "")
-            if len(words) >= 3 or len(zh) >= 4:
+            if len(words - _DURATION_WORDS) >= min_words or len(zh) >= 4:
                 return True
         return False
 
@@ -2758,7 +2769,7 @@ class _Matcher:
                 # a part of a longer statement (the company in one's job, a postcode in an address)
                 # leaves the statement; the attribute itself goes whole unless something else is said
                 part_of = topic.key in _PART_FACETS or self.intent.exact
-                if vs and self._other_info(text, vs, topic, keyed=not part_of):
+                if vs and self._other_info(text, vs, topic, keyed=not part_of, min_words=2 if part_of else 3):
                     # "我儿子小宇是2019年8月15号生的，属猪" keyed child_birthday: the date goes, the rest stays
                     return _Hit(f"key {record.key}, only its {topic.key.replace('_', ' ')}", vs, topic)
                 return _Hit(f"key {record.key}", [], topic, by_key=True)
@@ -2798,6 +2809,13 @@ class _Matcher:
             ]
             if clauses:
                 why = f"mentions {topic.key.replace('_', ' ')}"
+                # "… with my boyfriend Sam and his brother in a tiny flat": a phrase joined by "and"
+                # with no verb of its own continues the clause before it
+                for i in range(1, len(text.clauses)):
+                    if i - 1 in clauses and i not in clauses and _CONTINUES.match(
+                        text.raw[text.clauses[i - 1][1] : text.clauses[i][1]]
+                    ):
+                        clauses.append(i)
                 # what the other clauses hold is only a word or two ("…two kids, Sam and Ava"):
                 # it belongs to the same statement, so the memory goes whole
                 rest_words = sum(
