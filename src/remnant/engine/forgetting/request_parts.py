@@ -43,6 +43,7 @@ _STATEMENT_EN = re.compile(
     r"she'd|he'd|you|you're|you'd|there|there's|things|everything's|which|who|if|when|though|although|"
     r"haven'?t|hasn'?t|don'?t|doesn'?t|didn'?t|can'?t|won'?t|wouldn'?t|shouldn'?t|isn'?t|wasn'?t|"
     r"not|no|too|feels?|might|may|maybe|probably|lol|haha|ugh|sorry|dear|hey|oh|well|ok|okay|"
+    r"honestly$|actually$|look$|listen$|um+$|hmm+$|hi$|hello$|yo$|so$|right$|"
     r"[a-z]+'s\s+(?:her|his|their)\b)\b"
 )
 # a verb clause with no object of its own ("please forget it", "could you remove both of those?")
@@ -94,7 +95,8 @@ def _object_before(parts: list[str]) -> dict[int, str]:
     about = {
         i: m.group(1)
         for i, c in enumerate(parts)
-        if (m := re.search(r"\b(?:about|regarding|of)\s+(.+)$", c)) and not re.search(r"\bof (?:it|that)\b", c)
+        if (m := re.search(r"\b(?:about|regarding|of)\s+(.+)$", c))
+        and not re.search(r"\bof (?:it|that)\b", c)
     }
     if about:
         return about
@@ -254,9 +256,7 @@ _HANDLE = re.compile(
 
 
 # codes (a flight, an employee or a booking number, an ID): letters and digits, or a long number
-_CODE = re.compile(
-    r"(?<![\w@.])(?:[A-Z]{1,4}[ -]?\d{2,}[A-Z\d]*|\d*[A-Z]+\d[A-Z\d]*|\d{5,})(?![\w@])"
-)
+_CODE = re.compile(r"(?<![\w@.])(?:[A-Z]{1,4}[ -]?\d{2,}[A-Z\d]*|\d*[A-Z]+\d[A-Z\d]*|\d{5,})(?![\w@])")
 # amounts of money: £38,000, $1.4 million, 52k, 一万八, 八万块, 两百
 _AMOUNT = re.compile(
     r"(?:[£$€¥]|rmb\s?|usd\s?)\s?\d[\d,.]*(?:\s?(?:k|m|million|grand|bn))?\b"
@@ -271,7 +271,9 @@ _MED_EN = re.compile(
     r"(?=\s*(?:,|\.|and i|every|daily|twice|for|since|$))"
 )
 _MED_ZH = re.compile(rf"(?:吃|服用|在吃)(?:[一两二三\d]+[片粒颗支])?([{_H}]{{2,6}}?)(?=[，。,、在]|$)")
-_NOT_NAME_ZH = frozenset({"今年", "现在", "已经", "刚刚", "在读", "也在", "一直", "还在", "特别", "最近", "去年"})
+_NOT_NAME_ZH = frozenset(
+    {"今年", "现在", "已经", "刚刚", "在读", "也在", "一直", "还在", "特别", "最近", "去年"}
+)
 
 # a value said right after the words that name it: "my Steam name is VoidWalker99", "航班是MU5401"
 _AFTER_EN = re.compile(
@@ -289,7 +291,9 @@ def value_after(text: str, ends: list[int]) -> list[tuple[int, int]]:
     out = []
     for end in ends:
         rest = text[end : end + 80]
-        m = (_AFTER_ZH if has_cjk(rest[:4]) or has_cjk(text[max(0, end - 1) : end]) else _AFTER_EN).match(rest)
+        m = (_AFTER_ZH if has_cjk(rest[:4]) or has_cjk(text[max(0, end - 1) : end]) else _AFTER_EN).match(
+            rest
+        )
         if m and m.group(1).strip(" .,"):
             val = m.group(1).rstrip(" .,")
             out.append((end + m.start(1), end + m.start(1) + len(val)))

@@ -23,9 +23,9 @@ from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
 from remnant.engine.forgetting.request_parts import (
     VALUE_KINDS,
     names_someone_else,
-    value_after,
     possessive_names,
     split_request,
+    value_after,
     value_spans,
 )
 from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
@@ -1182,12 +1182,41 @@ SCOPES: tuple[Scope, ...] = (
     Scope(
         "travel",
         (
-            "my trips", "trips", "my travels", "travel plans", "my travel", "travel", "holidays",
-            "my holidays", "vacations", "出门", "出行", "行程", "出去玩",
+            "my trips",
+            "trips",
+            "my travels",
+            "travel plans",
+            "my travel",
+            "travel",
+            "holidays",
+            "my holidays",
+            "vacations",
+            "出门",
+            "出行",
+            "行程",
+            "出去玩",
         ),
         (
-            "trip", "travel", "flight", "fly", "flying", "holiday", "vacation", "hotel", "airport",
-            "retreat", "itinerary", "旅行", "旅游", "出差", "航班", "机票", "酒店", "出行", "行程", "度假",
+            "trip",
+            "travel",
+            "flight",
+            "fly",
+            "flying",
+            "holiday",
+            "vacation",
+            "hotel",
+            "airport",
+            "retreat",
+            "itinerary",
+            "旅行",
+            "旅游",
+            "出差",
+            "航班",
+            "机票",
+            "酒店",
+            "出行",
+            "行程",
+            "度假",
         ),
     ),
     Scope(
@@ -1288,7 +1317,7 @@ _PERSON_TOPIC = {
 _KID_WORDS = frozenset({"kid", "son", "daughter"})
 # the speaker as a subject (not "my …", not 我的/我妈…): the clause is about oneself
 _SELF_SUBJECT = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|me|we)\b|我(?!的|妈|爸|老|女|儿|哥|姐|弟|妹|家|爷|奶|外|婆|公|媳|对象|男|闺|儿)"
+    r"\b(?:i|i'm|i've|i'd|i'll|me|we)\b|我(?!的|妈|爸|老|女|儿|哥|姐|弟|妹|家|爷|奶|外|婆|公|媳|对象|男|闺|儿|同事|朋友|室友|导师|表|兄弟|师)"
 )
 _PEOPLE = frozenset(
     {
@@ -1753,7 +1782,21 @@ _CONCEPTS: tuple[tuple[str, ...], ...] = (
     ("weigh", "weight", "heavy", "kilos", "体重", "斤", "公斤", "胖"),
     ("height", "tall", "身高", "个子"),
     ("tattoo", "inked", "纹身", "刺青", "纹了"),
-    ("religion", "religious", "faith", "church", "mosque", "temple", "pray", "宗教", "信仰", "信佛", "信教", "基督", "教会"),
+    (
+        "religion",
+        "religious",
+        "faith",
+        "church",
+        "mosque",
+        "temple",
+        "pray",
+        "宗教",
+        "信仰",
+        "信佛",
+        "信教",
+        "基督",
+        "教会",
+    ),
     ("grade", "mark", "exam", "gpa", "score", "成绩", "挂科", "考试", "分数", "绩点", "挂了"),
     ("debt", "loan", "owe", "borrow", "credit card debt", "欠", "贷款", "网贷", "借钱", "借了", "欠款"),
     ("gambl", "betting", "casino", "赌博", "赌", "输了"),
@@ -1785,20 +1828,93 @@ _KEY_SUBJECT_WORDS: dict[str, tuple[str, ...]] = {
     "kid": ("daughter", "son", "kid", "child", "女儿", "儿子", "孩子", "闺女", "宝宝"),
     "son": ("son", "儿子"),
     "daughter": ("daughter", "女儿", "闺女"),
-    "partner": ("wife", "husband", "partner", "girlfriend", "boyfriend", "老婆", "老公", "妻子", "丈夫", "对象"),
+    "partner": (
+        "wife",
+        "husband",
+        "partner",
+        "girlfriend",
+        "boyfriend",
+        "老婆",
+        "老公",
+        "妻子",
+        "丈夫",
+        "对象",
+    ),
     "pet": ("dog", "cat", "puppy", "kitten", "狗", "猫"),
 }
 _NOT_NAMES = frozenset(
-    "i i'm monday tuesday wednesday thursday friday saturday sunday january february march april may june "
-    "july august september october november december christmas easter".split()
+    [
+        "i",
+        "i'm",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "christmas",
+        "easter",
+    ]
 )
 _REGISTERED_PLACE = re.compile(rf"(?:户籍|户口|老家|籍贯)(?:在|是)[{HAN_CLASS}]{{2,4}}")
 # words that carry no information of their own in what is left of a memory
 _REST_FILLER = (
-    "my", "me", "the", "and", "number", "call", "reach", "text", "new", "old", "if", "ever", "app",
-    "whichever", "easier", "use", "that", "one", "please", "can", "you", "your", "it", "its",
+    "my",
+    "me",
+    "the",
+    "and",
+    "number",
+    "call",
+    "reach",
+    "text",
+    "new",
+    "old",
+    "if",
+    "ever",
+    "app",
+    "whichever",
+    "easier",
+    "use",
+    "that",
+    "one",
+    "please",
+    "can",
+    "you",
+    "your",
+    "it",
+    "its",
 )
-_ZH_REST_FILLER = ("我的", "我", "的", "是", "了", "号码", "打", "给", "联系", "有事", "或者", "发", "到", "吧", "呢", "啊")
+_ZH_REST_FILLER = (
+    "我的",
+    "我",
+    "的",
+    "是",
+    "了",
+    "号码",
+    "打",
+    "给",
+    "联系",
+    "有事",
+    "或者",
+    "发",
+    "到",
+    "吧",
+    "呢",
+    "啊",
+)
 FORGOTTEN = "[forgotten]"  # what a forgotten value or clause reads as afterwards
 
 # personal data in plain text (memories stored without the privacy layer): simple shapes
@@ -1843,7 +1959,12 @@ def builtin_pii(text: str) -> list[tuple[str, int, int]]:
             digits = re.sub(r"\D", "", m.group(0))
             if label == "CARD" and not (
                 13 <= len(digits) <= 19
-                and (_luhn(digits) or re.search(r"(?:卡号|card (?:number|no\.?))\s*[:：是]?\s*$", text[max(0, s - 12) : s], re.I))
+                and (
+                    _luhn(digits)
+                    or re.search(
+                        r"(?:卡号|card (?:number|no\.?))\s*[:：是]?\s*$", text[max(0, s - 12) : s], re.I
+                    )
+                )
             ):
                 continue  # a card number passes the Luhn check, or is said to be one ("卡号…")
             if label == "PHONE" and not 7 <= len(digits) <= 15:
@@ -2072,10 +2193,31 @@ _STRONG_VALUES = frozenset({"postcode", "plate", "handle"})
 _SHAPED = frozenset({"age"})
 # how long something has lasted is said about the value, not something else ("for six years")
 _DURATION_WORDS = frozenset(
-    _stem(w) for w in "been years year months month weeks week six five four three two ten long ages".split()
+    _stem(w)
+    for w in [
+        "been",
+        "years",
+        "year",
+        "months",
+        "month",
+        "weeks",
+        "week",
+        "six",
+        "five",
+        "four",
+        "three",
+        "two",
+        "ten",
+        "long",
+        "ages",
+    ]
 )
-_CONTINUES = re.compile(r"^\s+and\s+(?:his|her|their|my|our|the|a|an|two|three)\s+\w+(?:\s+(?:in|at|on|of|from)\b.*)?$")
-_PART_FACETS = frozenset({"company", "postcode", "license_plate", "handle", "nickname"})  # attributes a value's shape alone names ("I'm 41", 今年34了)  # shapes that say what they are
+_CONTINUES = re.compile(
+    r"^\s+and\s+(?:his|her|their|my|our|the|a|an|two|three)\s+\w+(?:\s+(?:in|at|on|of|from)\b.*)?$"
+)
+_PART_FACETS = frozenset(
+    {"company", "postcode", "license_plate", "handle", "nickname"}
+)  # attributes a value's shape alone names ("I'm 41", 今年34了)  # shapes that say what they are
 _VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nickname", "company"})
 
 
@@ -2083,14 +2225,35 @@ _VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nic
 _FACET_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("amount", re.compile(r"\bhow much\b|\bamount\b|\bprice\b|\bcost\b|\bfigure\b|多少|价格|金额|价钱")),
     ("code", re.compile(r"\b(?:number|no|id|code|reference|ref|account)\b|号码?|编号|账号|单号")),
-    ("name", re.compile(r"\bname of\b|'s names?\b|\b(?!real|full|first|last|user|pen|my)[a-z]+ names?\b|的名字|的名称|名字叫什么|它名字|叫什么")),
-    ("place", re.compile(r"\b(?:neighbou?rhood|area|district|suburb|town|village|city|street)\b|小区|哪个区|街道|城市")),
+    (
+        "name",
+        re.compile(
+            r"\bname of\b|'s names?\b|\b(?!real|full|first|last|user|pen|my)[a-z]+ names?\b|的名字|的名称|名字叫什么|它名字|叫什么"
+        ),
+    ),
+    (
+        "place",
+        re.compile(
+            r"\b(?:neighbou?rhood|area|district|suburb|town|village|city|street)\b|小区|哪个区|街道|城市"
+        ),
+    ),
     ("med", re.compile(r"\b(?:pills?|meds|medication|medicines?|tablets?|drugs?)\b|吃的药|药")),
 )
 # attributes whose own value already says what goes
 _OWN_VALUE = frozenset(
-    {"phone_number", "email", "address", "credit_card", "id_number", "passport", "postcode", "license_plate",
-     "handle", "birthday", "age"}
+    {
+        "phone_number",
+        "email",
+        "address",
+        "credit_card",
+        "id_number",
+        "passport",
+        "postcode",
+        "license_plate",
+        "handle",
+        "birthday",
+        "age",
+    }
 )
 
 
@@ -2111,7 +2274,9 @@ _TELLING = re.compile(
     r"\bi (?:told|said|mentioned|shared|gave|wrote|typed|put)\b|\bi'?ve (?:told|said|mentioned|shared)\b"
     r"|\bi take\b|\bi live\b|\bi work\b|我(?:说|讲|告诉|提|跟你)"
 )
-_ABOUT_SELF = re.compile(r"\b(?:that i|that i'm|i'm|i am|i was|i've|i had|i have|i got)\b|(?<![跟和])我(?:是|在|有|要|想|从)")
+_ABOUT_SELF = re.compile(
+    r"\b(?:that i|that i'm|i'm|i am|i was|i've|i had|i have|i got)\b|(?<![跟和])我(?:是|在|有|要|想|从)"
+)
 _LITERAL_NUMBER = re.compile(r"(?<![\w])\+?\d[\d ().-]{3,}\d(?![\w])|(?<![\d])\d{5,}(?![\d])")
 
 
@@ -2119,7 +2284,9 @@ def _literal_values(text: str) -> tuple[str, ...]:
     """Numbers the request gives itself ("forget 555-0199"): the memory that holds one loses it."""
     return tuple(
         dict.fromkeys(
-            m.group(0).strip() for m in _LITERAL_NUMBER.finditer(text) if len(re.sub(r"\D", "", m.group(0))) >= 5
+            m.group(0).strip()
+            for m in _LITERAL_NUMBER.finditer(text)
+            if len(re.sub(r"\D", "", m.group(0))) >= 5
         )
     )
 
@@ -2181,8 +2348,15 @@ def parse_intent(text: str) -> ForgetIntent:
             rest = rest.replace(w + "的", " ")
     # "工作邮箱", "公司地址": a qualifier right before an attribute's word says which one
     for w, q in _QUALIFIERS.items():
-        if has_cjk(w) and w in rest and any(
-            has_cjk(p) and w + p in rest for t in TOPICS if t.pii_types and t.key != "name" for p in t.request_words
+        if (
+            has_cjk(w)
+            and w in rest
+            and any(
+                has_cjk(p) and w + p in rest
+                for t in TOPICS
+                if t.pii_types and t.key != "name"
+                for p in t.request_words
+            )
         ):
             qualifiers.append(q)
             rest = rest.replace(w, " ")
@@ -2204,7 +2378,8 @@ def parse_intent(text: str) -> ForgetIntent:
             topics.extend(by_key[k] for k in keys if by_key[k] not in topics)
     scopes: list[str] = []
     about = bool(_ABOUT.search(norm)) or any(
-        w in norm for w in ("anything", "everything", "stuff", "相关", "方面", "一切", "所有", "上的事", "的事")
+        w in norm
+        for w in ("anything", "everything", "stuff", "相关", "方面", "一切", "所有", "上的事", "的事")
     )
     for scope in SCOPES:
         for phrase in sorted(scope.request_words, key=len, reverse=True):
@@ -2251,6 +2426,7 @@ def parse_intent(text: str) -> ForgetIntent:
                 rest = rest.replace(w, " ")
     hard = bool(_HARD.search(whole))
     everything = bool(_EVERYTHING.search(norm)) and not topics and not kinds and not scopes and not when
+
     def _terms_of(piece: str) -> tuple[str, ...]:
         return tuple(t for t in query_terms(piece) if (len(t) > 1 or has_cjk(t)) and t not in _MORE_FILLER)
 
@@ -2291,7 +2467,7 @@ def parse_intent(text: str) -> ForgetIntent:
         terms = tuple(dict.fromkeys(others))
         qualifiers = [q for q in qualifiers if q not in others]
     value_kind = _value_kind(norm, [t.key for t in topics])
-    if value_kind == "amount" and topics or (value_kind == "amount" and "money" in scopes and terms):
+    if (value_kind == "amount" and topics) or (value_kind == "amount" and "money" in scopes and terms):
         scopes = [sc for sc in scopes if sc != "money"]  # 借了多少钱: the amount, not all money matters
     facet = (
         any(t.key in _VALUE_FACETS for t in topics)
@@ -2635,9 +2811,7 @@ class _Matcher:
         if kind is None:
             return after
         kinds = [(s, e) for s, e in value_spans(kind, raw) if not self._someone_elses(text, s)]
-        hit_clauses = [
-            text.clauses[i] for t in self.intent.terms for i in _text_has(text, self._forms(t))
-        ]
+        hit_clauses = [text.clauses[i] for t in self.intent.terms for i in _text_has(text, self._forms(t))]
         in_clause = [(s, e) for s, e in kinds if any(a <= s < b for a, b in hit_clauses)]
         typed = [(s, e) for s, e in after if any(a <= s < b or s <= a < e for a, b in kinds)]
         return typed or in_clause or (after if kind in ("name", "code") else [])
@@ -2677,7 +2851,9 @@ class _Matcher:
         if keyed and not self.intent.keep_terms:
             return False
         topic_words = (
-            {_stem(w) for p in topic.request_words + topic.content_words for w in p.split()} if topic else set()
+            {_stem(w) for p in topic.request_words + topic.content_words for w in p.split()}
+            if topic
+            else set()
         )
         filler = {_stem(w) for w in _MORE_FILLER} | {_stem(w) for w in _REST_FILLER}
         asked = {_stem(t) for t in self.intent.terms if not has_cjk(t)}
@@ -2685,7 +2861,12 @@ class _Matcher:
             for t in self.intent.terms:
                 if has_cjk(t):
                     part = part.replace(t, "")
-            words = {_stem(w) for w in _EN_WORD.findall(part.lower()) if len(w) > 2} - filler - topic_words - asked
+            words = (
+                {_stem(w) for w in _EN_WORD.findall(part.lower()) if len(w) > 2}
+                - filler
+                - topic_words
+                - asked
+            )
             zh = "".join(ch for ch in part if is_han(ch))
             for w in (topic.request_words + topic.content_words if topic else ()) + _ZH_REST_FILLER:
                 zh = zh.replace(w, "")
@@ -2760,7 +2941,9 @@ class _Matcher:
                 mine = direct or mine
             if key_hit:
                 others = [v for v in values if v[0] not in topic.pii_types]
-                if mine and (others or len(mine) < len(typed) or self._other_info(text, mine, topic, keyed=True)):
+                if mine and (
+                    others or len(mine) < len(typed) or self._other_info(text, mine, topic, keyed=True)
+                ):
                     # the turn carries other personal data too (or someone else's value of the same
                     # type, a work e-mail beside the personal one, or something else worth keeping):
                     # forget the value, keep the rest
@@ -2812,8 +2995,10 @@ class _Matcher:
                 # "… with my boyfriend Sam and his brother in a tiny flat": a phrase joined by "and"
                 # with no verb of its own continues the clause before it
                 for i in range(1, len(text.clauses)):
-                    if i - 1 in clauses and i not in clauses and _CONTINUES.match(
-                        text.raw[text.clauses[i - 1][1] : text.clauses[i][1]]
+                    if (
+                        i - 1 in clauses
+                        and i not in clauses
+                        and _CONTINUES.match(text.raw[text.clauses[i - 1][1] : text.clauses[i][1]])
                     ):
                         clauses.append(i)
                 # what the other clauses hold is only a word or two ("…two kids, Sam and Ava"):
@@ -2930,7 +3115,9 @@ class _Matcher:
 
     def _someone_elses_love(self, text: _Text, i: int) -> bool:
         clause = text.raw[slice(*text.clauses[i])]
-        people = {_MUM_DAD.get(q, q) for q in _qualifiers_in(clause)} & _PEOPLE - {"partner", "ex"}
+        people = {_MUM_DAD.get(q, q) for q in _qualifiers_in(clause)} & (
+            _PEOPLE | {"colleague", "coworker", "boss", "landlord"}
+        ) - {"partner", "ex"}
         return bool(people) and not _SELF_SUBJECT.search(clause.lower())
 
     def _terms_hit(self, record: MemoryRecord, text: _Text, tokens: list[str]) -> _Hit | None:
@@ -3185,7 +3372,14 @@ def forget_request(
     if not 0.0 < confirm_share <= 1.0:
         raise ValidationError(f"confirm_share must be in (0, 1], got {confirm_share}")
     intent = (parser.parse(text) if parser is not None else None) or parse_intent(text)
-    is_hard = hard or intent.hard or bool(intent.topics) or bool(intent.scopes)
+    # a number the request gives itself ("forget 0161 …") or one value it names (借了多少钱) is personal
+    # data: purged like a named type (a part of a memory can be removed, not hidden)
+    is_hard = (
+        hard
+        or intent.hard
+        or bool(intent.topics or intent.scopes or intent.values)
+        or intent.value_kind is not None
+    )
     action: Literal["hide", "purge"] = "purge" if is_hard else "hide"
     outcome = ForgetResult(user_id, intent, action, dry_run)
     statuses = None if is_hard else tuple(s for s in Status if s != Status.HIDDEN)
