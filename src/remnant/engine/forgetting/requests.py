@@ -1563,7 +1563,6 @@ _MORE_FILLER = frozenset(
         "info",
         "details",
         "now",
-        "for",
         "ok",
         "bye",
         "record",
