@@ -3202,6 +3202,10 @@ def relax_terms(intent: ForgetIntent, records: list[MemoryRecord], request: str)
     kept = tuple(t for t in intent.terms if held(t) or t in named or any(ch.isdigit() for ch in t))
     if kept == intent.terms or (not kept and not intent.when):
         return None
+    en_kept = [t for t in kept if not has_cjk(t)]
+    en_dropped = [t for t in intent.terms if not has_cjk(t) and t not in kept]
+    if not intent.when and len(en_dropped) > len(en_kept) + 1:
+        return None  # most of what was asked is stored nowhere: nothing to forget, rather than a guess
     return kept
 
 
