@@ -3124,8 +3124,11 @@ class _Matcher:
         _, quals = _key_head(tokens)
         key_quals = {_MUM_DAD.get(q, q) for q in (_QUALIFIERS.get(t) for t in quals) if q} & _PEOPLE
         named = {_MUM_DAD.get(q, q) for q in _qualifiers_in(" ".join(terms))}
-        if key_quals and not (key_quals & (self.wanted | named)):
-            return None  # "spouse_vehicle" for "我买车那事": someone else's, whatever its words
+        names = {m.group(0).lower() for m in re.finditer(r"\b[A-Z][a-z]+", record.content)} & set(terms)
+        if key_quals and not (key_quals & (self.wanted | named)) and not names:
+            # "spouse_vehicle" for "我买车那事": someone else's, whatever its words (unless the
+            # request names that someone: "Arjun's teacher")
+            return None
         key_stems = {_stem(t) for t in tokens}
         covered_by_key = 0
         clause_hits: set[int] = set()
