@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -265,3 +266,28 @@ def test_purging_a_memory_releases_its_vault_values(
     m.purge([b.id, c.id])
     assert vault.entries("default", "ana") == []
     m.close()
+
+
+def test_a_reader_holding_an_old_snapshot_past_the_timeout_is_reported_and_its_end_clears_the_wal(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # the WAL keeps the erased text's page images while a reader pins an older snapshot; the purge
+    # cannot wait for ever, so it says so, and the next scrub after the reader is gone clears them
+    from remnant.store.sqlite import SQLiteStore
+
+    path = tmp_path / "m.db"
+    secret = "Quokka-Zanzibar-1188"
+    with Memory(store=SQLiteStore(path, timeout=0.2)) as mem:
+        r = mem.remember(f"my locker code is {secret}", user_id="ana")
+        reader = sqlite3.connect(path)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM memories").fetchone()  # pins this snapshot
+        with caplog.at_level("WARNING", logger="remnant.store.sqlite"):
+            mem.purge(r.id)
+        assert "could not be checkpointed" in caplog.text
+        reader.rollback()
+        reader.close()
+        mem.remember("something else", user_id="bob")
+        mem.store.scrub()
+        blob = b"".join(p.read_bytes() for p in mem.files())
+        assert secret.encode() not in blob

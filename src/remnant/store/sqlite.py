@@ -12,6 +12,7 @@ connection, the FTS5 index, the vector blobs and maintenance.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import os
 import queue
@@ -32,6 +33,8 @@ from remnant.store.filter_sql import SQLiteDialect
 from remnant.store.migrations import MEMORIES, migrate
 from remnant.store.sql import COLUMNS, SQLStore, rarest_terms
 from remnant.store.vector_file import VectorFiles, unit_rows, vector_files
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -626,9 +629,23 @@ class SQLiteStore(SQLStore):
         with self._lock:
             try:
                 for statement in statements:
-                    self._conn.execute(statement)
+                    if statement.startswith("PRAGMA wal_checkpoint"):
+                        self._checkpoint(statement)
+                    else:
+                        self._conn.execute(statement)
             except sqlite3.Error as exc:
                 raise sqlite_error(exc, self._name) from exc
+
+    def _checkpoint(self, statement: str) -> None:
+        # The checkpoint waits for readers on older snapshots (the busy timeout) but stops short
+        # when one outlasts it; the WAL then keeps page images of what was just erased. Say so.
+        row = self._conn.execute(statement).fetchone()
+        if row is not None and row[0]:
+            log.warning(
+                "%s: the WAL could not be checkpointed (a reader held an old snapshot past the busy "
+                "timeout); erased page images stay in it until the next checkpoint",
+                self._name,
+            )
 
     def compact(self) -> None:
         # a vector file mostly made of purged (zeroed) slots is rewritten with only the live ones
