@@ -96,3 +96,12 @@ def test_data_replaces_the_cases_and_auto_gives_this_suite_the_product_embedder(
     )
     assert out.exit_code == 0, out.output
     assert "forget_requests" in out.output and "never-forgets" in out.output
+
+
+def test_short_values_are_looked_for_in_the_raw_bytes_with_their_context() -> None:
+    from remnant.bench.eval.suites.forget_requests import raw_needles
+
+    texts = ["i'm 41 and my email is ana@example.net"]
+    assert raw_needles(["ana@example.net"], texts) == [b"ana@example.net"]
+    assert raw_needles(["41"], texts) == [b"i'm 41 and"]  # a bare "41" is in any file by chance
+    assert raw_needles(["41"], ["41 then 41"]) == [b"41 the", b"hen 41"]

@@ -9,7 +9,9 @@ turns in the order they were said, with the clock moved between them (the ``wait
 * **found**: every ``expect`` memory is gone; for a ``partial`` one (a turn that holds the value
   next to other information) it may stay, edited, but no ``expect_values`` substring may remain in
   any memory of the user, in what recall returns for the request and for the value, or in the
-  adapter's raw storage bytes, and every ``keep_values`` substring must still be stored;
+  adapter's raw storage bytes (a value under six characters, such as an age, is looked for there
+  together with the few characters around it as it was said, since a bare "41" occurs in any
+  database file by chance), and every ``keep_values`` substring must still be stored;
 * **clean**: every ``keep`` memory is still there with its text unchanged.
 
 The score is the share of cases that are both found and clean. The suite can fail: an adapter
@@ -87,9 +89,9 @@ def _case(a: MemoryAdapter, case: dict[str, Any]) -> dict[str, Any]:
         vals = [v.lower() for v in case["expect_values"]]
         value_paths["stored"] = not any(v in stored for v in vals)
         value_paths["recall"] = not any(v in recalled.lower() for v in vals)
-        value_paths["raw bytes"] = (
-            not any(v.encode("utf-8") in raw for v in vals) if raw is not None else True
-        )
+        originals = [m["text"].lower() for m in case["memories"] if m["mid"] in partial]
+        needles = raw_needles(vals, originals)
+        value_paths["raw bytes"] = not any(n in raw for n in needles) if raw is not None else True
     keep_values_ok = all(v.lower() in stored for v in case.get("keep_values") or [])
     missed = []
     for mid in case["expect"]:
@@ -108,6 +110,30 @@ def _case(a: MemoryAdapter, case: dict[str, Any]) -> dict[str, Any]:
         "keep_values_ok": keep_values_ok,
         "error": error,
     }
+
+
+#: Values shorter than this are looked for in the raw bytes with the words around them as said: a
+#: bare "41" or "34" occurs in any database file by chance (page numbers, timestamps, ids).
+SHORT_VALUE = 6
+CONTEXT = 4
+
+
+def raw_needles(values: list[str], originals: list[str]) -> list[bytes]:
+    """What must be absent from the raw storage bytes for ``values`` to be gone: each value itself,
+    or for a short one, the value with up to ``CONTEXT`` characters either side as it stood in the
+    turns that carried it (a leak keeps those together; a redaction in place does not)."""
+    needles: list[bytes] = []
+    for v in values:
+        if len(v) >= SHORT_VALUE:
+            needles.append(v.encode("utf-8"))
+            continue
+        for text in originals:
+            start = text.find(v)
+            while start >= 0:
+                window = text[max(0, start - CONTEXT) : start + len(v) + CONTEXT]
+                needles.append(window.encode("utf-8"))
+                start = text.find(v, start + 1)
+    return needles
 
 
 def _group(case: dict[str, Any]) -> str:
