@@ -151,3 +151,109 @@ def test_one_supersession_on_the_models_word_per_write() -> None:
     ]
     out = {old.id: action for old, _, action in one_model_supersession(found)}  # type: ignore[arg-type]
     assert out == {"a": "flag", "b": "supersede", "c": "supersede"}  # the rules' own stands
+
+
+def test_a_close_second_flags_the_models_pick_instead() -> None:
+    from remnant.core.model import MemoryRecord
+    from remnant.engine.forgetting.contradictions import PairVerdict, one_model_supersession
+
+    def rec(i: str) -> MemoryRecord:
+        return MemoryRecord(id=i, user_id="u", content=f"fact {i}")
+
+    def model(i: str, p: float, action: str) -> tuple[MemoryRecord, PairVerdict, str]:
+        return rec(i), PairVerdict("contradiction", p, f"pair model p={p:.2f}"), action
+
+    close = [model("a", 0.95, "supersede"), model("b", 0.90, "flag")]
+    out = {old.id: a for old, _, a in one_model_supersession(close, margin=0.1)}  # type: ignore[arg-type]
+    assert out == {"a": "flag", "b": "flag"}  # unsure which: flag, don't supersede
+    ahead = [model("a", 0.95, "supersede"), model("b", 0.60, "flag")]
+    out = {old.id: a for old, _, a in one_model_supersession(ahead, margin=0.1)}  # type: ignore[arg-type]
+    assert out == {"a": "supersede", "b": "flag"}
+    # no margin: the likeliest goes, as before
+    out = {old.id: a for old, _, a in one_model_supersession(close)}  # type: ignore[arg-type]
+    assert out == {"a": "supersede", "b": "flag"}
+
+
+def _toy_judge(nearest: int, margin: float = 0.0) -> PairJudge:
+    """A judge over the static embedder whose weights say 'supersede' to every pair (bias only)."""
+    embedder = get_embedder("static")
+    dim = len(FEATURES) + len(BLOCKS) * len(embedder.embed_documents(["x"])[0])
+    weights = PairWeights(
+        embedder.model_id, FEATURES, np.zeros(dim), np.ones(dim), np.zeros(dim), 5.0, 0.9, 0.5, {}, margin, nearest
+    )
+    from remnant.engine.forgetting.attribute_model import AttributeClassifier
+
+    # no attribute centroids for the static embedder: the features go without them
+    classifier = AttributeClassifier(embedder, embedder_name="no-such-model")
+    return PairJudge(embedder, embedder_name="no-such-model", weights=weights, classifier=classifier)
+
+
+def test_the_model_judges_only_the_nearest_candidates() -> None:
+    policy = ContradictionPolicy(pairs=_toy_judge(nearest=1))
+    # statements the rules do not read (those they decide are not the model's to rank)
+    new = "the blue kettle whistles loudly"
+    olds = ["the garden hose is green", "the blue kettle whistles loudly at dawn", "my cat sleeps all day"]
+    out = policy.decide_many(new, olds)
+    judged = [i for i, (_, v) in enumerate(out) if v.reason.startswith("pair model")]
+    assert judged == [1]  # the nearest in meaning; the far ones go to the word detector only
+    assert out[1][0] == "supersede"
+    # without a limit every candidate is the model's to judge
+    every = ContradictionPolicy(pairs=_toy_judge(nearest=0)).decide_many(new, olds)
+    assert all(v.reason.startswith("pair model") for _, v in every)
+
+
+def test_weights_keep_margin_and_nearest() -> None:
+    judge = _toy_judge(nearest=3, margin=0.15)
+    raw = json.loads(json.dumps(judge.weights.to_json()))  # type: ignore[union-attr]
+    again = PairWeights.from_json(raw)
+    assert (again.margin, again.nearest) == (0.15, 3)
+    assert judge.margin == 0.15
+    old = {k: v for k, v in raw.items() if k not in ("margin", "nearest")}
+    assert (PairWeights.from_json(old).margin, PairWeights.from_json(old).nearest) == (0.0, 0)
+
+
+def test_stale_weights_switch_the_model_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from remnant.engine.forgetting import pair_model
+
+    embedder = get_embedder("static")
+    monkeypatch.setattr(pair_model, "DATA_DIR", tmp_path)
+    weights_path(embedder.model_id).write_text(json.dumps({"features": ["cos"], "blocks": []}), encoding="utf-8")
+    judge = PairJudge(embedder, embedder_name="no-such-model")
+    assert judge.weights is None
+    assert judge.decide("Bristol is home now", "I live in Leeds") == (None, "no pair model")
+
+
+def test_fold_groups_keep_near_duplicates_together() -> None:
+    from remnant.extract.supersession_fit import Pair, group_folds, groups_of
+
+    pairs = [
+        Pair("I live in Leeds", "we moved to Bristol", "supersedes", "en", "home_city", "a"),
+        Pair("I live in Leeds now", "we moved to Bristol last year", "supersedes", "en", "residence", "b"),
+        Pair("I drive to work", "I cycle to work these days", "supersedes", "en", "commute", "a"),
+        Pair("I drink tea", "I switched to coffee", "supersedes", "en", "Commute", "a"),
+        Pair("I walk to work", "bought a bike", "supersedes", "en", "commute", "b"),
+        Pair("I'm vegan", "my sister is vegan too", "compatible", "en", "diet", "a"),
+    ]
+    g = groups_of(pairs)
+    assert g[0] == g[1]  # near-duplicate on both sides, under different attribute names
+    assert g[2] == g[3]  # one file's pairs about one attribute (case aside)
+    assert len({g[0], g[2], g[4], g[5]}) == 4  # another file's about it: another author's words
+    folds = group_folds(g, 3, seed=0)
+    assert folds[0] == folds[1] and folds[2] == folds[3]
+
+
+def test_crowd_score_counts_the_likeliest_nearest_candidate() -> None:
+    from remnant.extract.supersession_fit import CrowdRows, crowd_score
+
+    rows = CrowdRows(
+        p=np.asarray([[0.95, 0.20, -1.0], [0.96, 0.93, 0.1], [0.97, 0.1, 0.1], [0.40, 0.99, 0.1]]),
+        own=np.asarray([[True, False, False], [True, False, False], [False, True, False], [True, False, False]]),
+        same_attr=np.asarray([[False] * 3, [False] * 3, [True, False, False], [False] * 3]),
+        y=np.asarray([True, True, True, True]),
+    )
+    # row 0: its own old, right; row 1: a close second, flagged; row 2: another old of the same
+    # attribute, left out; row 3: another old (p 0.99) goes, wrongly
+    assert crowd_score(rows, 0.9, 0.1, 3) == (0.5, 0.25, 1, 1, 1)
+    assert crowd_score(rows, 0.9, 0.1, 2)[2:] == (1, 1, 1)
+    # judging only the nearest: row 1 has no second, row 3's own old is unsure
+    assert crowd_score(rows, 0.9, 0.1, 1)[2:] == (2, 0, 1)

@@ -122,7 +122,7 @@ _SUITE_CHOICES = (
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A case file (JSON Lines, the suite's schema) in place of the held-out cases; expiry, "
     "forget_requests and supersession only, e.g. tests/extract/dev_expiry.jsonl, "
-    "tests/forgetting/dev_forget_requests_3.jsonl, tests/forgetting/dev_supersession_2.jsonl.",
+    "tests/forgetting/dev_forget_requests_3.jsonl, tests/forgetting/dev_supersession_3.jsonl.",
 )
 def eval_cmd(
     suites: tuple[str, ...],

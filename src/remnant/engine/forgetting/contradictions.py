@@ -228,7 +228,7 @@ class PairDecider(Protocol):
     ``("supersede" | "flag" | None, reason)``; it compares by meaning, so the policy also hands it
     the user's most recent facts as candidates when the retriever has no vectors."""
 
-    def decide(self, new: str, old: str) -> tuple[Action | None, str]: ...
+    def decide(self, new: str, old: str, *, crowded: bool = False) -> tuple[Action | None, str]: ...
 
 
 @dataclass(frozen=True)
@@ -290,7 +290,7 @@ class ContradictionPolicy:
         if found is None:
             resolve_on_write(ledger, record, self)
         else:
-            apply_on_write(ledger, record, found)
+            apply_on_write(ledger, record, found, self)
 
     @contextmanager
     def prejudged(
@@ -316,8 +316,35 @@ class ContradictionPolicy:
                 if e in pending:
                     pending.remove(e)
 
-    def decide(self, new: str, old: str) -> tuple[Action | None, PairVerdict]:
-        """What this policy does to ``old`` when ``new`` is written: supersede, flag or nothing."""
+    def pair_margin(self) -> float:
+        """How far the pair model's likeliest candidate must lead the next to be superseded."""
+        margin = getattr(self.pairs, "margin", 0.0) if self.pairs is not None else 0.0
+        return float(margin) if isinstance(margin, int | float) else 0.0
+
+    def decide_many(self, new: str, olds: Sequence[str]) -> list[tuple[Action | None, PairVerdict]]:
+        """:meth:`decide` for each of a write's candidates, where the pair model judges only those
+        nearest in meaning to ``new`` among the ones the rules leave to it (its ``nearest_of``): a
+        user with many facts hands it many candidates, and the far ones are where it errs."""
+        allowed: set[int] | None = None
+        crowded = False
+        nearest_of = getattr(self.pairs, "nearest_of", None)
+        if self.pairs is not None and callable(nearest_of) and len(olds) > 1:
+            left = [i for i, old in enumerate(olds) if not self.attributes or attributes.relation(new, old) is None]
+            crowded = len(left) > 1
+            chosen = nearest_of(new, [olds[i] for i in left]) if crowded else None
+            if chosen is not None:
+                allowed = {left[j] for j in chosen}
+        return [
+            self.decide(new, old, model=allowed is None or i in allowed, crowded=crowded)
+            for i, old in enumerate(olds)
+        ]
+
+    def decide(
+        self, new: str, old: str, *, model: bool = True, crowded: bool = False
+    ) -> tuple[Action | None, PairVerdict]:
+        """What this policy does to ``old`` when ``new`` is written: supersede, flag or nothing
+        (``model=False``: without the pair model, as for a candidate it does not judge;
+        ``crowded``: one of several candidates left to it)."""
         if self.attributes:
             relation = attributes.relation(new, old)
             if relation is not None:
@@ -328,7 +355,12 @@ class ContradictionPolicy:
                 verdict = PairVerdict("contradiction", 1.0, f"same {what}, a new value")
                 return ("flag" if self.mode == "flag" else "supersede"), verdict
         if self.pairs is not None:
-            action, reason = self.pairs.decide(new, old)
+            if not model:
+                action, reason = None, ""
+            elif crowded:
+                action, reason = self.pairs.decide(new, old, crowded=True)
+            else:
+                action, reason = self.pairs.decide(new, old)
             if action is not None:
                 verdict = PairVerdict("contradiction", _probability(reason), reason)
                 return ("flag" if self.mode == "flag" else action), verdict
@@ -374,16 +406,21 @@ def _probability(reason: str) -> float:
 
 
 def one_model_supersession(
-    found: list[tuple[MemoryRecord, PairVerdict, Action]],
+    found: list[tuple[MemoryRecord, PairVerdict, Action]], margin: float = 0.0
 ) -> list[tuple[MemoryRecord, PairVerdict, Action]]:
-    """At most one memory superseded on the pair model's word alone per write: the likeliest; the
-    others it would supersede are flagged. A write states one change; the model, unlike the rules,
-    does not name the attribute, so several candidates over its threshold say it is unsure which."""
-    by_model = [f for f in found if f[2] == "supersede" and f[1].reason.startswith(PAIR_MODEL)]
-    if len(by_model) < 2:
+    """At most one memory superseded on the pair model's word alone per write: the likeliest, and
+    only when no other candidate the model also picked (to supersede or to flag) comes within
+    ``margin`` of its probability; the others, or all when it is that close, are flagged. A write
+    states one change; the model, unlike the rules, does not name the attribute, so two candidates
+    it finds about as likely say it is unsure which (a user with many facts meets many candidates)."""
+    by_model = [f for f in found if f[1].reason.startswith(PAIR_MODEL)]
+    sure = [f for f in by_model if f[2] == "supersede"]
+    if not sure or (len(sure) < 2 and len(by_model) < 2):
         return found
-    best = max(by_model, key=lambda f: f[1].similarity)[0].id
-    demoted = {f[0].id for f in by_model} - {best}
+    ranked = sorted(by_model, key=lambda f: -f[1].similarity)
+    best = ranked[0]
+    keep = best[2] == "supersede" and best[1].similarity - ranked[1][1].similarity >= margin
+    demoted = {f[0].id for f in sure} - ({best[0].id} if keep else set())
     return [(old, v, "flag" if old.id in demoted else a) for old, v, a in found]
 
 
@@ -460,16 +497,16 @@ def judge_on_write(
     ids = _candidate_ids(ledger, record, policy, flt)
     if not ids:
         return []
-    found = []
-    for old in ledger.store.get_many(ids, tenant=ledger.tenant):
-        if old.id == record.id or old.key is not None or old.status != Status.ACTIVE:
-            continue
-        if len(old.content) > policy.max_chars:
-            continue
-        action, verdict = policy.decide(record.content, old.content)
-        if action is not None:
-            found.append((old, verdict, action))
-    return found
+    olds = [
+        old
+        for old in ledger.store.get_many(ids, tenant=ledger.tenant)
+        if old.id != record.id
+        and old.key is None
+        and old.status == Status.ACTIVE
+        and len(old.content) <= policy.max_chars
+    ]
+    decided = policy.decide_many(record.content, [old.content for old in olds])
+    return [(old, verdict, action) for old, (action, verdict) in zip(olds, decided, strict=True) if action is not None]
 
 
 def find_contradictions(
@@ -528,14 +565,20 @@ def _supersede(
 def resolve_on_write(ledger: Ledger, record: MemoryRecord, policy: ContradictionPolicy) -> list[str]:
     """Apply the policy for a memory about to be inserted (inside the engine's write transaction);
     returns the ids flagged or superseded."""
-    return apply_on_write(ledger, record, judge_on_write(ledger, record, policy))
+    return apply_on_write(ledger, record, judge_on_write(ledger, record, policy), policy)
 
 
 def apply_on_write(
-    ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, PairVerdict, Action]]
+    ledger: Ledger,
+    record: MemoryRecord,
+    found: list[tuple[MemoryRecord, PairVerdict, Action]],
+    policy: ContradictionPolicy | None = None,
 ) -> list[str]:
     """Flag or supersede what the check found (inside the write transaction); returns the ids."""
-    found = one_model_supersession(found)
+    if policy is not None and any(v.reason.startswith(PAIR_MODEL) for _, v, _ in found):
+        found = one_model_supersession(found, policy.pair_margin())
+    else:
+        found = one_model_supersession(found)
     flagged = [(old, v) for old, v, action in found if action == "flag"]
     retired = [(old, v) for old, v, action in found if action == "supersede"]
     out: list[str] = []
@@ -622,10 +665,12 @@ def prejudge(
     flt = _scope(ledger, user_id, agent, policy)
     judged: dict[str, tuple[str, Action | None, PairVerdict]] = {}
     ids = _candidate_ids(ledger, probe, policy, flt)
-    for old in ledger.store.get_many(ids, tenant=ledger.tenant) if ids else []:
-        if old.key is not None or old.status != Status.ACTIVE or len(old.content) > policy.max_chars:
-            continue
-        action, verdict = policy.decide(text, old.content)
+    olds = [
+        old
+        for old in (ledger.store.get_many(ids, tenant=ledger.tenant) if ids else [])
+        if old.key is None and old.status == Status.ACTIVE and len(old.content) <= policy.max_chars
+    ]
+    for old, (action, verdict) in zip(olds, policy.decide_many(text, [o.content for o in olds]), strict=True):
         judged[old.id] = (old.content, action, verdict)
     return EarlyJudgement(id(policy), user_id, agent, kind, text, mark, judged)
 
@@ -647,6 +692,7 @@ def revalidate(
     found: list[tuple[MemoryRecord, PairVerdict, Action]] = []
     current = ledger.store.get_many(list(early.judged), tenant=ledger.tenant) if early.judged else []
     seen = {record.id}
+    fresh: list[MemoryRecord] = []
     for old in [*current, *late]:
         if old.id in seen:
             continue
@@ -655,9 +701,12 @@ def revalidate(
             continue
         judged = early.judged.get(old.id)
         if judged is not None and judged[0] == old.content:
-            action, verdict = judged[1], judged[2]
+            if judged[1] is not None:
+                found.append((old, judged[2], judged[1]))
         else:
-            action, verdict = policy.decide(record.content, old.content)
+            fresh.append(old)
+    # the late or changed ones are judged among themselves (the early ones' ranking stands)
+    for old, (action, verdict) in zip(fresh, policy.decide_many(record.content, [o.content for o in fresh]), strict=True):
         if action is not None:
             found.append((old, verdict, action))
     return found

@@ -10,7 +10,7 @@ when the adapter has it, else: is it among the top 5 recalled for its own text.)
 
 The rules were written without reading the file (see its README); this suite is the only reader.
 ``remnant eval --suite supersession --data FILE`` scores another file of the same schema instead
-(the development pairs ``tests/forgetting/dev_supersession_2.jsonl``).
+(the development pairs ``tests/forgetting/dev_supersession_2.jsonl`` and ``dev_supersession_3.jsonl``).
 It can fail both ways: a memory that keeps everything has recall 0, one that drops everything has
 the precision of the label share (0.45).
 """
