@@ -179,7 +179,17 @@ def _toy_judge(nearest: int, margin: float = 0.0) -> PairJudge:
     embedder = get_embedder("static")
     dim = len(FEATURES) + len(BLOCKS) * len(embedder.embed_documents(["x"])[0])
     weights = PairWeights(
-        embedder.model_id, FEATURES, np.zeros(dim), np.ones(dim), np.zeros(dim), 5.0, 0.9, 0.5, {}, margin, nearest
+        embedder.model_id,
+        FEATURES,
+        np.zeros(dim),
+        np.ones(dim),
+        np.zeros(dim),
+        5.0,
+        0.9,
+        0.5,
+        {},
+        margin,
+        nearest,
     )
     from remnant.engine.forgetting.attribute_model import AttributeClassifier
 
@@ -217,7 +227,9 @@ def test_stale_weights_switch_the_model_off(tmp_path: Path, monkeypatch: pytest.
 
     embedder = get_embedder("static")
     monkeypatch.setattr(pair_model, "DATA_DIR", tmp_path)
-    weights_path(embedder.model_id).write_text(json.dumps({"features": ["cos"], "blocks": []}), encoding="utf-8")
+    weights_path(embedder.model_id).write_text(
+        json.dumps({"features": ["cos"], "blocks": []}), encoding="utf-8"
+    )
     judge = PairJudge(embedder, embedder_name="no-such-model")
     assert judge.weights is None
     assert judge.decide("Bristol is home now", "I live in Leeds") == (None, "no pair model")
@@ -247,7 +259,9 @@ def test_crowd_score_counts_the_likeliest_nearest_candidate() -> None:
 
     rows = CrowdRows(
         p=np.asarray([[0.95, 0.20, -1.0], [0.96, 0.93, 0.1], [0.97, 0.1, 0.1], [0.40, 0.99, 0.1]]),
-        own=np.asarray([[True, False, False], [True, False, False], [False, True, False], [True, False, False]]),
+        own=np.asarray(
+            [[True, False, False], [True, False, False], [False, True, False], [True, False, False]]
+        ),
         same_attr=np.asarray([[False] * 3, [False] * 3, [True, False, False], [False] * 3]),
         y=np.asarray([True, True, True, True]),
     )

@@ -140,6 +140,7 @@ def groups_of(pairs: Sequence[Pair], *, overlap: float = 0.5) -> list[int]:
             by_attr[key] = i
     olds = [_words(p.old) for p in pairs]
     news = [_words(p.new) for p in pairs]
+
     def jac(a: frozenset[str], b: frozenset[str]) -> float:
         return len(a & b) / len(a | b) if a and b else 0.0
 
@@ -218,7 +219,11 @@ def build_data(judge: PairJudge, pairs: list[Pair], *, n_cross: int = 4, seed: i
         # the hardest: the old statements nearest in meaning among the file's pairs about another
         # attribute (what a crowded write meets first), and one at random
         attr = _norm_attr(p.attribute)
-        pool = [j for j in members[(p.source, p.lang)] if groups[j] != groups[i] and _norm_attr(pairs[j].attribute) != attr]
+        pool = [
+            j
+            for j in members[(p.source, p.lang)]
+            if groups[j] != groups[i] and _norm_attr(pairs[j].attribute) != attr
+        ]
         near = sorted(pool, key=lambda j: -float(unit[p.new] @ unit[pairs[j].old]))[: max(n_cross - 1, 0)]
         rest = [j for j in pool if j not in near]
         mine = []
@@ -323,7 +328,9 @@ def crowd_probs(
     return CrowdRows.join(parts)
 
 
-def crowd_score(c: CrowdRows, t: float, m: float, k: int, flag_at: float = 0.5) -> tuple[float, float, int, int, int]:
+def crowd_score(
+    c: CrowdRows, t: float, m: float, k: int, flag_at: float = 0.5
+) -> tuple[float, float, int, int, int]:
     """The model judges a write's ``k`` nearest candidates; the likeliest is superseded when p ≥ t
     and no other of them with p ≥ ``flag_at`` is within ``m`` of it. (precision, recall, tp, fp,
     ambiguous): a tp is its own old with the label supersedes; another old of the same attribute is
@@ -412,11 +419,15 @@ def select(data: Data, train: npt.NDArray[np.int64], *, k: int, seed: int, targe
     return best[1]
 
 
-def evaluate(data: Data, train: npt.NDArray[np.int64], test: npt.NDArray[np.int64], choice: Choice) -> dict[str, Any]:
+def evaluate(
+    data: Data, train: npt.NDArray[np.int64], test: npt.NDArray[np.int64], choice: Choice
+) -> dict[str, Any]:
     model = fit(data, train, choice.l2, choice.cross_weight)
     p = prob(model, data.x[test])
     precision, recall, tp, fp = pr(p, data.y[test], choice.supersede_at)
-    c = crowd_score(crowd_probs(model, data, test, olds=train), choice.crowd_at, choice.margin, choice.nearest)
+    c = crowd_score(
+        crowd_probs(model, data, test, olds=train), choice.crowd_at, choice.margin, choice.nearest
+    )
     return {
         "precision": precision,
         "recall": recall,
@@ -467,7 +478,9 @@ def nested_cv(data: Data, *, k: int, repeats: int, target: float) -> dict[str, A
     } | {"folds": rows}
 
 
-def leave_one_set_out(data: Data, held: str, *, k: int, target: float, judge: PairJudge, embedder: Any) -> dict[str, Any]:
+def leave_one_set_out(
+    data: Data, held: str, *, k: int, target: float, judge: PairJudge, embedder: Any
+) -> dict[str, Any]:
     """Select and fit on the other sets, score ``held``: the pairs through the rules-first policy (as
     ``remnant eval --suite supersession --data`` does, one candidate per pair) and its crowd."""
     from remnant.engine.forgetting.contradictions import ContradictionPolicy
@@ -478,7 +491,17 @@ def leave_one_set_out(data: Data, held: str, *, k: int, target: float, judge: Pa
     choice = select(data, train, k=k, seed=7, target=target)
     res = evaluate(data, train, test, choice)
     model = fit(data, train, choice.l2, choice.cross_weight)
-    weights = PairWeights(embedder.model_id, FEATURES, *model, choice.supersede_at, min(0.5, choice.supersede_at), {}, choice.margin, choice.nearest, choice.crowd_at)
+    weights = PairWeights(
+        embedder.model_id,
+        FEATURES,
+        *model,
+        choice.supersede_at,
+        min(0.5, choice.supersede_at),
+        {},
+        choice.margin,
+        choice.nearest,
+        choice.crowd_at,
+    )
     policy = ContradictionPolicy(pairs=PairJudge(embedder, weights=weights, classifier=judge.classifier))
     counts: dict[str, int] = {"tp": 0, "fp": 0, "fn": 0}
     shares: dict[str, list[int]] = {}
@@ -609,7 +632,9 @@ def _print_crowd(files: Sequence[Path], weights: PairWeights | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--embedder", default="e5-small")
-    ap.add_argument("--dev", type=Path, nargs="*", default=list(DEV_FILES), help="development pair files (jsonl)")
+    ap.add_argument(
+        "--dev", type=Path, nargs="*", default=list(DEV_FILES), help="development pair files (jsonl)"
+    )
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument(
@@ -618,12 +643,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0.93,
         help="inner precision the thresholds are chosen at (0.93: at 0.90 the outer folds measured 0.87)",
     )
-    ap.add_argument("--loso", default="dev3", help="the set left out for the leave-one-set-out figure ('' : none)")
-    ap.add_argument("--no-cv", action="store_true", help="skip the nested cross-validation (report LOSO, fit)")
+    ap.add_argument(
+        "--loso", default="dev3", help="the set left out for the leave-one-set-out figure ('' : none)"
+    )
+    ap.add_argument(
+        "--no-cv", action="store_true", help="skip the nested cross-validation (report LOSO, fit)"
+    )
     ap.add_argument("--dry-run", action="store_true", help="report only, write no weights")
-    ap.add_argument("--crowd", action="store_true", help="only the one-user-many-facts check, through the engine")
+    ap.add_argument(
+        "--crowd", action="store_true", help="only the one-user-many-facts check, through the engine"
+    )
     ap.add_argument("--weights", type=Path, help="with --crowd: these weights instead of the shipped ones")
     ap.add_argument("--save-loso", type=Path, help="write the leave-one-set-out model's weights here")
+    ap.add_argument("--out", type=Path, help="write the weights here instead of the shipped file")
     args = ap.parse_args(argv)
     files = [p for p in args.dev if p.exists()]
     if args.crowd:
@@ -661,10 +693,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             "folds": args.folds,
             "repeats": args.repeats,
             "grouped_by": "file and attribute, joined across files and languages with near-duplicate pairs",
-            **{key: [round(v, 4) for v in cv[key]] for key in ("precision", "recall", "crowd_precision", "crowd_recall")},
+            **{
+                key: [round(v, 4) for v in cv[key]]
+                for key in ("precision", "recall", "crowd_precision", "crowd_recall")
+            },
         }
     if args.loso and any(p.source == args.loso for p in pairs):
-        lo = leave_one_set_out(data, args.loso, k=args.folds, target=args.target, judge=judge, embedder=embedder)
+        lo = leave_one_set_out(
+            data, args.loso, k=args.folds, target=args.target, judge=judge, embedder=embedder
+        )
         ch = lo["choice"]
         print(
             f"leave {args.loso} out: chosen l2 {ch.l2:g} cw {ch.cross_weight:g} t {ch.supersede_at:.2f} "
@@ -709,9 +746,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         "target_precision": args.target,
         "command": "python -m remnant.extract.supersession_fit",
     }
-    weights = PairWeights(embedder.model_id, FEATURES, mean, scale, w, b, choice.supersede_at, min(0.5, choice.supersede_at), meta, choice.margin, choice.nearest, choice.crowd_at)
+    weights = PairWeights(
+        embedder.model_id,
+        FEATURES,
+        mean,
+        scale,
+        w,
+        b,
+        choice.supersede_at,
+        min(0.5, choice.supersede_at),
+        meta,
+        choice.margin,
+        choice.nearest,
+        choice.crowd_at,
+    )
     if not args.dry_run:
-        path = weights_path(embedder.model_id)
+        path = args.out or weights_path(embedder.model_id)
         path.write_text(json.dumps(weights.to_json(), ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {path}")
     print(f"took {time.time() - started:.0f} s")

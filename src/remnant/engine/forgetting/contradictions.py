@@ -329,7 +329,11 @@ class ContradictionPolicy:
         crowded = False
         nearest_of = getattr(self.pairs, "nearest_of", None)
         if self.pairs is not None and callable(nearest_of) and len(olds) > 1:
-            left = [i for i, old in enumerate(olds) if not self.attributes or attributes.relation(new, old) is None]
+            left = [
+                i
+                for i, old in enumerate(olds)
+                if not self.attributes or attributes.relation(new, old) is None
+            ]
             crowded = len(left) > 1
             chosen = nearest_of(new, [olds[i] for i in left]) if crowded else None
             if chosen is not None:
@@ -506,7 +510,11 @@ def judge_on_write(
         and len(old.content) <= policy.max_chars
     ]
     decided = policy.decide_many(record.content, [old.content for old in olds])
-    return [(old, verdict, action) for old, (action, verdict) in zip(olds, decided, strict=True) if action is not None]
+    return [
+        (old, verdict, action)
+        for old, (action, verdict) in zip(olds, decided, strict=True)
+        if action is not None
+    ]
 
 
 def find_contradictions(
@@ -706,7 +714,9 @@ def revalidate(
         else:
             fresh.append(old)
     # the late or changed ones are judged among themselves (the early ones' ranking stands)
-    for old, (action, verdict) in zip(fresh, policy.decide_many(record.content, [o.content for o in fresh]), strict=True):
+    for old, (action, verdict) in zip(
+        fresh, policy.decide_many(record.content, [o.content for o in fresh]), strict=True
+    ):
         if action is not None:
             found.append((old, verdict, action))
     return found
