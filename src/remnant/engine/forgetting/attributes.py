@@ -344,8 +344,8 @@ _REL_STATUS = {
     "divorced": "divorced",
     "separated": "separated",
     "widowed": "widowed",
-    "broke up": "single",
-    "split up": "single",
+    "broke up": "broken up",
+    "split up": "broken up",
     "seeing someone": "dating",
     "dating": "dating",
     "in a relationship": "dating",
@@ -356,8 +356,8 @@ _REL_STATUS = {
     "订婚": "engaged",
     "离婚": "divorced",
     "离了": "divorced",
-    "分手": "single",
-    "分了": "single",
+    "分手": "broken up",
+    "分了": "broken up",
     "脱单": "dating",
     "恋爱": "dating",
     "有对象": "dating",
@@ -434,6 +434,18 @@ _ALCOHOL = {
     "drink beer": "drinks",
     "drink wine": "drinks",
 }
+# each lexicon-valued attribute's words for its values (how a text names an old value)
+_LEXICONS: dict[str, dict[str, str]] = {
+    "diet": _DIET,
+    "commute": _COMMUTE,
+    "exercise_habit": _EXERCISE,
+    "drink": _DRINK,
+    "relationship_status": _REL_STATUS,
+    "work_shift": _SHIFT,
+    "work_location": _WORKPLACE,
+    "smoking": _SMOKING,
+    "alcohol": _ALCOHOL,
+}
 _JOBS_EN = (
     "software engineer|software developer|web developer|data scientist|data analyst|product manager|project manager|"
     "engineer|developer|programmer|designer|teacher|professor|lecturer|tutor|nurse|doctor|physician|surgeon|dentist|"
@@ -459,6 +471,14 @@ _TIME_VAL = r"(?P<val>\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midn
 _TIME_VAL_ZH = r"(?P<val>(?:凌晨|早上|上午|中午|下午|晚上|夜里)?[\d一二两三四五六七八九十]{1,3}点(?:半|[\d一二三四五]{1,2}分?)?)"
 _ZH_NUM = "[\\d一二两三四五六七八九十]"
 
+# "moved to" + what is not a place ("moved to apple music", "moved to a standing desk", "moved to
+# a new job at …"): a switch of something else, not a change of home
+_NOT_PLACE = (
+    r"(?!(?:[\w'-]+\s+){0,3}?(?:music|spotify|tidal|deezer|youtube|netflix|podcasts?|apps?|platform|service|"
+    r"plan|tariff|provider|team|role|job|position|department|desk|chair|keyboard|laptop|phone|iphone|android|"
+    r"pixel|mac|linux|windows|tea|coffee|decaf|matcha|bank|account|diet|shifts?|gym|class|course|version|"
+    r"model|brand|browser|editor|ide|notion|obsidian|slack|discord|whatsapp|signal|telegram)\b)"
+)
 R = AttrRule
 _f = re.IGNORECASE
 
@@ -500,6 +520,7 @@ RULES: tuple[AttrRule, ...] = (
         "city",
         _c(
             r"\b(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+|over\s+|out\s+)?(?:to|into)\s+"
+            + _NOT_PLACE
             + _VAL_EN
         ),
         changed=True,
@@ -517,7 +538,7 @@ RULES: tuple[AttrRule, ...] = (
     R(
         "city",
         re.compile(
-            r"(?:现在|目前|如今)(?:在|住)(?P<val>(?:(?!上班|工作|上学|打工|实习|读书)[^，,。！!？?；;、\s]){1,12}?)"
+            r"(?:现在|目前|如今)(?:在|住)(?P<val>(?:(?!上班|工作|上学|打工|实习|读|学|做|当|干|开|公司|店|厂|交|办|买|用)[^，,。！!？?；;、\s]){1,12}?)"
             + r"(?:住|生活|定居)?了?(?=$|[，,。！!？?\s])"
         ),
     ),
@@ -549,6 +570,12 @@ RULES: tuple[AttrRule, ...] = (
             r"\b(?:left|quit|leaving|quitting)\s+(?:my (?:job|position|role) (?:at|with)\s+)?"
             + r"(?-i:(?P<val>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*))"
         ),
+        negated=True,
+    ),
+    # "left my job at the council": the ending names the employer it ends, in any case
+    R(
+        "employer",
+        _c(r"\b(?:quit|left|leaving|quitting)\s+my\s+(?:job|position|role)\s+(?:at|with)\s+" + _VAL_EN),
         negated=True,
     ),
     R(
@@ -590,6 +617,12 @@ RULES: tuple[AttrRule, ...] = (
         "work_location",
         re.compile(r"在家办公|居家办公|远程办公|在家上班|回公司上班|去公司上班|坐班|去办公室上班"),
         value=_lex(_WORKPLACE),
+    ),
+    # 从阿里离职 / 辞去了阿里的工作: the ending names the employer it ends
+    R(
+        "employer",
+        re.compile(r"从(?P<val>[^，,。！!？?；;、\s从]{1,12}?)(?:离职|辞职|跳槽|被裁)|辞去了?(?P<val2>[^，,。！!？?；;、\s]{1,12}?)的(?:工作|职位)"),
+        negated=True,
     ),
     R(
         "employer",
@@ -667,17 +700,31 @@ RULES: tuple[AttrRule, ...] = (
         ),
         value=_lex(_DIET),
     ),
+    # quitting a drink ends that drink, not another one ("quit caffeine" says nothing of "I drink
+    # tea"): negated, with what was quit as the value
+    R(
+        "drink",
+        _c(r"\b(?:quit|gave up|cut out|stopped drinking|no longer drink)\s+(?P<val>coffee|caffeine|tea|decaf|matcha)\b"),
+        value=_lex({**_DRINK, "caffeine": "caffeine"}),
+        negated=True,
+    ),
+    R(
+        "drink",
+        re.compile(r"(?:戒了?|不再喝|不喝)(?:了)?(?:低因)?(?:咖啡|咖啡因|奶茶|绿茶|红茶|茶|豆浆|牛奶)"),
+        value=_lex({**_DRINK, "咖啡因": "caffeine"}),
+        negated=True,
+    ),
     R(
         "drink",
         _c(
-            r"\b(?:switched|switching|moved|changed)\s+(?:over\s+)?to\s+(?P<val>decaf|coffee|tea|green tea|black tea|herbal tea|matcha|espresso|oat lattes?|lattes?)\b|\b(?:drink|drinking|have|having|need)\s+(?:\w+\s+){0,3}?(?P<val2>decaf|coffee|espresso|lattes?|cappuccinos?|green tea|black tea|tea|matcha)\b(?!\s+(?:shop|place|with))|\b(?:quit|gave up|cut out|stopped drinking)\s+(?:coffee|caffeine)\b"
+            r"\b(?:switched|switching|moved|changed)\s+(?:over\s+)?to\s+(?P<val>decaf|coffee|tea|green tea|black tea|herbal tea|matcha|espresso|oat lattes?|lattes?)\b|\b(?:drink|drinking|have|having|need)\s+(?:\w+\s+){0,3}?(?P<val2>decaf|coffee|espresso|lattes?|cappuccinos?|green tea|black tea|tea|matcha)\b(?!\s+(?:shop|place|with))"
         ),
         value=_lex(_DRINK),
     ),
     R(
         "drink",
         re.compile(
-            r"(?:改喝|换成|只喝|每天(?:都)?喝|早上(?:都)?喝|天天喝|戒了?|不喝)(?:了)?(?:低因)?(?:咖啡|奶茶|绿茶|红茶|茶|豆浆|牛奶|白开水)"
+            r"(?:改喝|换成|只喝|每天(?:都)?喝|早上(?:都)?喝|天天喝)(?:了)?(?:低因)?(?:咖啡|奶茶|绿茶|红茶|茶|豆浆|牛奶|白开水)"
         ),
         value=_lex(_DRINK),
     ),
@@ -886,6 +933,17 @@ _ENDED = re.compile(
     r"\bno longer\b|\b(?:don't|dont|doesn't|do not|does not)\b.*\b(?:anymore|any more)\b|不再|不(?:在|去)",
     re.I,
 )
+# an ending anywhere in a statement, for ``Reading.ends_other`` (不…了: 不踢了, 不去了)
+_ENDS_ELSEWHERE = re.compile(
+    r"\b(?:no longer|not (?:\w+ )?any ?more|quit|left|resigned|laid off|let go|fired|moved out of|"
+    r"broke up|split up|gave up|stopped|dropped out)\b|\b(?:don't|dont|doesn't|do not|does not)\b.*\b(?:anymore|any more)\b|"
+    r"不再|离职|辞职|辞了|分手|戒了|不干了|搬走|不[^，,。！!？?\s]{1,3}了(?=$|[，,。！!？?\s])",
+    re.I,
+)
+# what a value ends, where it ends only some of the old ones
+_ENDS_ONLY: dict[tuple[str, str], frozenset[str]] = {
+    ("relationship_status", "broken up"): frozenset({"dating", "engaged"}),
+}
 _CLAUSE = re.compile(r"[.!?;。！？；\n]+\s*|,\s*(?:but|and then|then)\s+|，(?:但是|但|不过|后来)")
 
 
@@ -902,6 +960,10 @@ class Reading:
     context: frozenset[str] = frozenset()
     refinement: bool = False
     hypothetical: bool = False
+    # the statement's text (lower case) when it also ends something outside what the rule read
+    # ("quit Shopify and started at Stripe", 球不踢了，改游泳了): it replaces what it ends, so an
+    # old value it does not name is not known to be replaced
+    ends_other: str | None = None
 
 
 def _value(rule: AttrRule, m: re.Match[str]) -> str | None:
@@ -982,6 +1044,8 @@ def read(text: str) -> Reading | None:
         rule.attribute in _ENDABLE and value is not None and bool(_ENDED.search(window))
     )
     context = frozenset(name for name, pat in _CONTEXT if pat.search(norm))
+    rest = norm.replace(clause, clause[: m.start()].rstrip() + " X " + clause[m.end() :].lstrip(), 1)
+    ends_other = norm.lower() if _ENDS_ELSEWHERE.search(rest) else None
     return Reading(
         attribute=attribute,
         subject=subject,
@@ -992,7 +1056,17 @@ def read(text: str) -> Reading | None:
         context=context,
         refinement=attribute == "city" and bool(_REFINEMENT.search(norm)),
         hypothetical=bool(_HYPOTHETICAL.search(norm)),
+        ends_other=ends_other,
     )
+
+
+def _named(value: str, attribute: str, text: str) -> bool:
+    """Whether ``text`` names ``value`` of ``attribute``: the value itself, or a word of the
+    attribute's lexicon that reads as it ("eat meat" for omnivore, 健身 for gym)."""
+    if _same_value(value, text) or value.lower() in text:
+        return True
+    table = _LEXICONS.get(attribute, {})
+    return any(v == value and k in text for k, v in table.items())
 
 
 def _same_value(a: str, b: str) -> bool:
@@ -1023,6 +1097,11 @@ def relate(new: Reading | None, old: Reading | None) -> Relation | None:
         return "compatible" if new.context and old.context else None
     if new.additive:
         return "compatible"
+    if new.ends_other is not None and old.value is not None and not _named(old.value, old.attribute, new.ends_other):
+        return None  # it ends something, and not this: which old value it replaces is unclear
+    ended = _ENDS_ONLY.get((new.attribute, new.value or ""))
+    if ended is not None and old.value is not None and old.value not in ended:
+        return None  # a breakup ends dating, not a marriage: unclear
     if new.negated:
         if old.negated:
             return "compatible"
