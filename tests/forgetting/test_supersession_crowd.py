@@ -123,3 +123,16 @@ def test_one_user_many_facts_only_the_replaced_memory_goes(db_path: Path, clock:
     gone = [m.content for m in (home, job, coffee, wed) if mem.get(m.id).status == Status.SUPERSEDED]  # type: ignore[union-attr]
     assert gone == [coffee.content]
     mem.close()
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "expected"),
+    [
+        ("switched to day shifts in spring", "I work nights", "supersedes"),
+        ("night shifts at the depot, four on four off", "I work day shifts", None),
+        ("改成晚班了", "我上早班", "supersedes"),
+        ("在急诊科，三班倒", "我是夜班保安", None),
+    ],
+)
+def test_a_shift_replaces_another_only_with_a_change_cue(new: str, old: str, expected: str | None) -> None:
+    assert relation(new, old) == expected

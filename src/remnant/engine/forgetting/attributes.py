@@ -940,6 +940,9 @@ _ENDS_ELSEWHERE = re.compile(
     r"不再|离职|辞职|辞了|分手|戒了|不干了|搬走|不[^，,。！!？?\s]{1,3}了(?=$|[，,。！!？?\s])",
     re.I,
 )
+# a shift is often said as part of the job ("我是夜班保安", "在儿科病房，三班倒"): a new one replaces
+# the old only with a change cue ("switched to days", 改成晚班了)
+_NEEDS_CUE = frozenset({"work_shift"})
 # what a value ends, where it ends only some of the old ones
 _ENDS_ONLY: dict[tuple[str, str], frozenset[str]] = {
     ("relationship_status", "broken up"): frozenset({"dating", "engaged"}),
@@ -1115,10 +1118,10 @@ def relate(new: Reading | None, old: Reading | None) -> Relation | None:
             return "compatible"
         if new.refinement and not old.refinement:
             return "compatible"  # the city, then the neighbourhood
-        return "supersedes"
+        return "supersedes" if new.changed or new.attribute not in _NEEDS_CUE else None
     if new.value is None:
-        return "supersedes" if new.changed else None
-    return "supersedes" if new.changed else None
+        return "supersedes" if new.changed or new.attribute not in _NEEDS_CUE else None
+    return "supersedes" if new.changed or new.attribute not in _NEEDS_CUE else None
 
 
 def relation(new_text: str, old_text: str) -> Relation | None:
