@@ -621,7 +621,9 @@ RULES: tuple[AttrRule, ...] = (
     # 从阿里离职 / 辞去了阿里的工作: the ending names the employer it ends
     R(
         "employer",
-        re.compile(r"从(?P<val>[^，,。！!？?；;、\s从]{1,12}?)(?:离职|辞职|跳槽|被裁)|辞去了?(?P<val2>[^，,。！!？?；;、\s]{1,12}?)的(?:工作|职位)"),
+        re.compile(
+            r"从(?P<val>[^，,。！!？?；;、\s从]{1,12}?)(?:离职|辞职|跳槽|被裁)|辞去了?(?P<val2>[^，,。！!？?；;、\s]{1,12}?)的(?:工作|职位)"
+        ),
         negated=True,
     ),
     R(
@@ -704,7 +706,9 @@ RULES: tuple[AttrRule, ...] = (
     # tea"): negated, with what was quit as the value
     R(
         "drink",
-        _c(r"\b(?:quit|gave up|cut out|stopped drinking|no longer drink)\s+(?P<val>coffee|caffeine|tea|decaf|matcha)\b"),
+        _c(
+            r"\b(?:quit|gave up|cut out|stopped drinking|no longer drink)\s+(?P<val>coffee|caffeine|tea|decaf|matcha)\b"
+        ),
         value=_lex({**_DRINK, "caffeine": "caffeine"}),
         negated=True,
     ),
@@ -1100,7 +1104,11 @@ def relate(new: Reading | None, old: Reading | None) -> Relation | None:
         return "compatible" if new.context and old.context else None
     if new.additive:
         return "compatible"
-    if new.ends_other is not None and old.value is not None and not _named(old.value, old.attribute, new.ends_other):
+    if (
+        new.ends_other is not None
+        and old.value is not None
+        and not _named(old.value, old.attribute, new.ends_other)
+    ):
         return None  # it ends something, and not this: which old value it replaces is unclear
     ended = _ENDS_ONLY.get((new.attribute, new.value or ""))
     if ended is not None and old.value is not None and old.value not in ended:
