@@ -207,6 +207,22 @@ def test_query_order_limit_offset_count_ids(store: Store) -> None:
     assert store.ids(flt, limit=2) == [rs[0].id, rs[1].id]
 
 
+def test_metadata_values_are_the_distinct_strings_of_a_scope(store: Store) -> None:
+    store.insert(rec("hi", metadata={"speaker": "Jon"}))
+    store.insert(rec("hello", metadata={"speaker": "Gina"}))
+    store.insert(rec("hello again", metadata={"speaker": "Jon"}))
+    store.insert(rec("a number", metadata={"speaker": 7}))  # not a string: left out
+    store.insert(rec("no speaker", metadata={"topic": "x"}))
+    store.insert(rec("other user", user="bo", metadata={"speaker": "小明"}))
+    ana = MemoryFilter(user_id="ana", statuses=None)
+    assert sorted(store.metadata_values(ana, "speaker")) == ["Gina", "Jon"]
+    assert store.metadata_values(MemoryFilter(user_id="bo"), "speaker") == ["小明"]
+    assert len(store.metadata_values(ana, "speaker", limit=1)) == 1
+    assert store.metadata_values(ana, "missing") == []
+    with pytest.raises(ValidationError):
+        store.metadata_values(ana, "speaker') OR 1=1 --")
+
+
 def test_set_status_changes_only_rows_not_already_there(store: Store) -> None:
     rs = [rec(f"m{i}", valid_to=None if i else T0 + timedelta(days=1)) for i in range(3)]
     for r in rs:

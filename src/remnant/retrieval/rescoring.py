@@ -19,13 +19,14 @@ cross-validation on LoCoMo (``remnant bench locomo --folds``, docs/benchmarks/re
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
 
 from remnant.core.model import MemoryRecord
+from remnant.core.text.scripts import has_cjk
 from remnant.retrieval.fusion import minmax
 from remnant.retrieval.query import STOPWORDS, content_terms, words
 from remnant.retrieval.timeexpr import MONTHS, WEEKDAYS, TimeRange, has_time_expression, resolve
@@ -50,6 +51,10 @@ class RecallTuning:
     vector_feedback: float = 0.0  # weight of a vector round whose query is the question + the seeds' vectors
     session_cap: int = 0  # at most this many of the top ``limit`` from one session (0: no cap)
     strip_names: bool = False  # the vector half's query leaves out the capitalised words (names)
+    strip_speakers: bool = False  # the vector half's query leaves out the scope's speakers' names
+    speaker_vector_weight: float = (
+        0.0  # the vector half's fusion weight when strip_speakers took a name out (0: the fusion's)
+    )
 
 
 # A capitalised word (a name, mostly: "Caroline", "Caroline's", "LGBTQ"), but not "I", "I'm".
@@ -70,6 +75,55 @@ def without_names(query: str) -> str:
         return ""
 
     out = re.sub(r"\s+", " ", _CAPITALISED.sub(drop, query)).strip()
+    return out if any(w not in STOPWORDS for w in words(out)) else query
+
+
+def speaker_names(speakers: Iterable[str]) -> frozenset[str]:
+    """The words :func:`without_speakers` removes for these speakers: each speaker's name and, for a
+    name of several words ("Caroline Smith"), each of its words that is not a stop word (a question
+    says "Caroline"); case-folded. CJK names are kept whole (no spaces to split at)."""
+    out: set[str] = set()
+    for s in speakers:
+        name = " ".join(s.split()).casefold()
+        if not name:
+            continue
+        out.add(name)
+        if not has_cjk(name):
+            out.update(w for w in words(name) if len(w) > 1 and w not in STOPWORDS)
+    return frozenset(out)
+
+
+def without_speakers(query: str, names: frozenset[str]) -> str:
+    """The question without the names of the people whose words the scope holds (``names``, from
+    :func:`speaker_names`), for the vector half. Every one of their memories starts with their name
+    ("Caroline: ..."), so a name in the query vector pulls it towards everything they said; other
+    names ("Harry Potter", "Gina's store" asked of Jon's memories) are content and stay, unlike
+    :func:`without_names`. A possessive goes with the name ("Jon's" -> ""). A name that is also a
+    stop word, month or weekday ("Will", "May") is removed only where it is capitalised. The
+    query itself when nothing else would be left."""
+    if not names:
+        return query
+    out = query
+    latin = sorted((n for n in names if not has_cjk(n)), key=len, reverse=True)
+    if latin:
+        pattern = re.compile(
+            r"\b(" + "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in latin) + r")(?:['’]s?)?\b",
+            re.IGNORECASE,
+        )
+
+        def drop(m: re.Match[str]) -> str:
+            word = m.group(1).casefold()
+            if (word in STOPWORDS or word in MONTHS or word in WEEKDAYS) and not m.group(1)[:1].isupper():
+                return m.group(0)  # "will", "may" as words, not the names Will and May
+            if m.start() == 0 and word in STOPWORDS:
+                return m.group(0)  # "Will you ...": a question word at the start, not a name
+            return ""
+
+        out = pattern.sub(drop, out)
+    for n in names:
+        if has_cjk(n):
+            out = out.replace(n, "")  # no word boundaries in CJK text
+    out = re.sub(r"\s+([?,.!;:])", r"\1", re.sub(r"\s+", " ", out)).strip()
     return out if any(w not in STOPWORDS for w in words(out)) else query
 
 

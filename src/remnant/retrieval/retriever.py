@@ -52,8 +52,10 @@ from remnant.retrieval.rescoring import (
     merge_scaled,
     query_ranges,
     seed_terms,
+    speaker_names,
     temporal_factor,
     without_names,
+    without_speakers,
 )
 from remnant.store.base import iter_batches
 
@@ -99,6 +101,10 @@ def _with_speaker(content: str, metadata: Mapping[str, Any] | None) -> str:
     speaker = metadata.get("speaker") if isinstance(metadata, Mapping) else None
     return f"{speaker}: {content}" if isinstance(speaker, str) and speaker else content
 
+
+# At most this many speakers' names are read for a scope (RecallTuning.strip_speakers): a
+# conversation has a few; a scope with more is a group whose names are rarely all in one question.
+SPEAKER_LIMIT = 256
 
 # A memory's vector is the embedding of its first EMBED_CHARS characters (with the speaker): the
 # models read at most 512 tokens (about 2,000 characters of English) anyway, so this bounds the work
@@ -184,6 +190,8 @@ class HybridRetriever:
         self.vector_skipped = 0  # queries whose embedding was skipped (confident lexical result)
         self._indexes: dict[tuple[int, str, str | None], VectorIndex] = {}
         self._checked: set[tuple[int, str, str | None]] = set()  # scopes checked on shared indexes
+        # per scope, the names of the speakers its memories hold (RecallTuning.strip_speakers)
+        self._speakers: dict[tuple[int, str, str | None], frozenset[str]] = {}
         self._lock = threading.RLock()
 
     @property
@@ -256,6 +264,13 @@ class HybridRetriever:
             [(r.id, model, v) for r, v in zip(records, vecs, strict=True)], tenant=engine.tenant
         )
         with self._lock:
+            for r in records:
+                speaker = r.metadata.get("speaker") if isinstance(r.metadata, Mapping) else None
+                if isinstance(speaker, str):
+                    for key in ((id(engine.store), r.tenant, r.user_id), (id(engine.store), r.tenant, None)):
+                        known = self._speakers.get(key)
+                        if known is not None:
+                            self._speakers[key] = known | speaker_names([speaker])
             for r, v in zip(records, vecs, strict=True):
                 for key in ((id(engine.store), r.tenant, r.user_id), (id(engine.store), r.tenant, None)):
                     idx = self._indexes.get(key)
@@ -270,6 +285,33 @@ class HybridRetriever:
         with self._lock:
             for idx in self._indexes.values():
                 idx.remove(ids)
+            self._speakers.clear()  # a purged memory may have been a speaker's last: read them again
+
+    def speakers(self, engine: EngineView, flt: MemoryFilter) -> frozenset[str]:
+        """The names of the speakers (``metadata["speaker"]``) of the filter's scope (tenant and
+        user), as :func:`~remnant.retrieval.rescoring.speaker_names` gives them: one DISTINCT query
+        on a scope's first use, then kept current by :meth:`on_write` (a store shared between
+        processes: a speaker another process adds is seen once this one writes or deletes, or
+        restarts)."""
+        key = (id(engine.store), flt.tenant, flt.user_id)
+        with self._lock:
+            known = self._speakers.get(key)
+        if known is not None:
+            return known
+        from remnant.store.base import MemoryFilter
+
+        scope = MemoryFilter(tenant=flt.tenant, user_id=flt.user_id, statuses=None)
+        names = speaker_names(engine.store.metadata_values(scope, "speaker", limit=SPEAKER_LIMIT))
+        with self._lock:
+            return self._speakers.setdefault(key, names)
+
+    def _vector_query(self, engine: EngineView, query: str, flt: MemoryFilter) -> str:
+        """The text the vector half embeds for ``query``: as is, or without the scope's speakers'
+        names (``strip_speakers``) or without every capitalised word (``strip_names``)."""
+        t = self.tuning
+        if t.strip_speakers:
+            return without_speakers(query, self.speakers(engine, flt))
+        return without_names(query) if t.strip_names else query
 
     def _semantic_text(self, r: MemoryRecord) -> str:
         return embedding_text(r.content, r.metadata, speaker=self.policy.speaker)
@@ -475,8 +517,8 @@ class HybridRetriever:
         lexical: list[tuple[str, float]] = []
         vector: list[tuple[str, float]] = []
         t = self.tuning
-        vector_query = without_names(query) if t.strip_names else query
         both = bool(qa.fts) and self.embedder is not None and self.mode == "hybrid"
+        vector_query = self._vector_query(engine, query, flt) if self.embedder is not None else query
         early: Future[list[tuple[str, float]]] | None = None
         if both and self.parallel and t.skip_vector_ratio <= 0 and not engine.store.holds_lock():
             # a transaction's own uncommitted rows are seen by its thread only, and a thread holding
@@ -497,7 +539,14 @@ class HybridRetriever:
                 self.vector_skipped += 1  # the lexical ranking is clear: spare the query embedding
             else:
                 vector = self._vector_candidates(engine, vector_query, flt, n)
-        fused = fuse(lexical, vector, self.fusion)
+        fusion = self.fusion
+        if t.strip_speakers and t.speaker_vector_weight > 0 and vector_query != query:
+            # a question about a speaker: its vector, freed of the name, weighs more (the speaker
+            # boost below still picks that speaker's turns); the total weight stays the same
+            total = fusion.lexical_weight + fusion.vector_weight
+            w = min(t.speaker_vector_weight, total)
+            fusion = replace(fusion, lexical_weight=total - w, vector_weight=w)
+        fused = fuse(lexical, vector, fusion)
         if t.vector_feedback > 0 and vector and fused and self.mode == "hybrid":
             # second vector round: the question moved towards what its first hits are about
             fused = merge_scaled(

@@ -349,6 +349,19 @@ class Store(ABC):
     def compact(self) -> None:
         """Rewrite indexes and logs so that purged bytes leave the files (after erasure)."""
 
+    def metadata_values(self, flt: MemoryFilter, key: str, *, limit: int = 1000) -> list[str]:
+        """The distinct string values of ``metadata[key]`` among the memories matching ``flt`` (at
+        most ``limit``, in no particular order): e.g. the speakers of a user's conversation turns.
+        The default reads the records."""
+        out: dict[str, None] = {}
+        for r in self.query(flt):
+            v = r.metadata.get(key) if isinstance(r.metadata, dict) else None
+            if isinstance(v, str):
+                out[v] = None
+                if len(out) >= limit:
+                    break
+        return list(out)
+
     def id_users(self, flt: MemoryFilter) -> list[tuple[str, str]]:
         """(id, user_id) of the memories in ``flt``, grouped by user (purges audit per user, so a
         batch that follows user order writes one audit entry per user instead of one per user per chunk)."""

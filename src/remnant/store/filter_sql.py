@@ -101,6 +101,14 @@ class Dialect:
         params.append(tag)
         return f"EXISTS (SELECT 1 FROM json_each({a}.metadata, '$.tags') WHERE value = {self.ph})"
 
+    def metadata_text(self, a: str, key: str, params: list[Any]) -> str:
+        """The metadata value at ``key`` where it is a string, else NULL."""
+        params.extend([f"$.{key}", f"$.{key}"])
+        return (
+            f"CASE WHEN json_type({a}.metadata, {self.ph}) = 'text' "
+            f"THEN json_extract({a}.metadata, {self.ph}) END"
+        )
+
 
 BIG = 1e300  # SQLite's stand-in for an infinite fade_at (read back as inf by row_to_record)
 
@@ -168,6 +176,10 @@ class PostgresDialect(Dialect):
             f"(jsonb_typeof({a}.metadata -> 'tags') = 'array' AND ({a}.metadata -> 'tags') ? %s"
             f" OR ({a}.metadata ->> 'tags') = %s AND jsonb_typeof({a}.metadata -> 'tags') = 'string')"
         )
+
+    def metadata_text(self, a: str, key: str, params: list[Any]) -> str:
+        params.extend([key, key])
+        return f"CASE WHEN jsonb_typeof({a}.metadata -> %s) = 'string' THEN {a}.metadata ->> %s END"
 
 
 def build_where(flt: MemoryFilter, dialect: Dialect, alias: str = "m") -> tuple[str, list[Any]]:

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from remnant.core.audit import GENESIS, AuditDraft, AuditEntry, AuditHead, entry_hash, entry_mac
 from remnant.core.clock import from_epoch
-from remnant.core.errors import NotFoundError
+from remnant.core.errors import NotFoundError, ValidationError
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
 from remnant.core.text import index_text as default_index_text
 from remnant.store.base import (
@@ -716,6 +716,19 @@ class SQLStore(Store):
             f"SELECT m.status, COUNT(*) FROM memories m WHERE {where} GROUP BY m.status", params
         )
         return {r[0]: int(r[1]) for r in rows}
+
+    def metadata_values(self, flt: MemoryFilter, key: str, *, limit: int = 1000) -> list[str]:
+        if not key.replace("_", "").isalnum():
+            raise ValidationError(f"metadata key {key!r} must be alphanumeric")
+        params: list[Any] = []
+        value = self.dialect.metadata_text("m", key, params)
+        where, wparams = self.where(flt)
+        rows = self._read(
+            f"SELECT DISTINCT v FROM (SELECT {value} AS v FROM memories m WHERE {where}) s "
+            f"WHERE v IS NOT NULL LIMIT {self.dialect.ph}",
+            [*params, *wparams, limit],
+        )
+        return [r[0] for r in rows]
 
     def id_users(self, flt: MemoryFilter) -> list[tuple[str, str]]:
         where, params = self.where(flt)

@@ -37,6 +37,10 @@ from remnant.retrieval.retriever import DEFAULT_FUSION, DEFAULT_TUNING, RELEVANC
 GRID: list[tuple[str, str, tuple[float, ...]]] = [
     ("vector half", "vector_weight", (0.0, 0.2, 0.3, 0.45)),
     ("names out of the vector query", "strip_names", (0.0, 1.0)),
+    # 0: off; else the speakers' names are out of the vector query and this is the vector half's
+    # weight on such questions (one setting: either change alone loses, so coordinate ascent,
+    # which moves one setting at a time, would never reach the pair)
+    ("speakers out of the vector query", "speakers_out", (0.0, 0.2, 0.3, 0.45)),
     ("speaker boost", "speaker_boost", (0.0, 0.25, 0.5, 0.75)),
     ("temporal ranges", "temporal_boost", (0.0, 0.25, 0.5, 1.0)),
     ("when-questions", "when_boost", (0.0, 0.2, 0.4, 0.6)),
@@ -62,6 +66,7 @@ def baseline_config() -> dict[str, float]:
         "diversity": 0.0,
         "vector_feedback": 0.0,
         "strip_names": 0.0,
+        "speakers_out": 0.0,
         "zscore_fusion": 0.0,
         "floor_shift": 0.0,
         "skip_vector_ratio": 0.0,
@@ -80,6 +85,9 @@ def current_config(speaker_boost: float = 0.5) -> dict[str, float]:
         "diversity": t.diversity,
         "vector_feedback": t.vector_feedback,
         "strip_names": float(t.strip_names),
+        "speakers_out": (t.speaker_vector_weight or DEFAULT_FUSION.vector_weight)
+        if t.strip_speakers
+        else 0.0,
         "zscore_fusion": 1.0 if DEFAULT_FUSION.fusion == "zscore" else 0.0,
         "floor_shift": 0.0,
         "skip_vector_ratio": t.skip_vector_ratio,
@@ -101,6 +109,9 @@ def apply(retriever: HybridRetriever, cfg: dict[str, float]) -> None:
         retriever.min_similarity = floor + cfg.get("floor_shift", 0.0)
     # every other setting is a field of RecallTuning
     given: dict[str, Any] = {k: v for k, v in cfg.items() if k in TUNING_FIELDS}
+    if "speakers_out" in cfg:
+        given["strip_speakers"] = cfg["speakers_out"] > 0
+        given["speaker_vector_weight"] = cfg["speakers_out"]
     retriever.tuning = replace(DEFAULT_TUNING, **given)
 
 
