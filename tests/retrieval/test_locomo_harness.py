@@ -189,6 +189,7 @@ def test_folds_report_every_component_and_the_category_spread(tmp_path):
     }
     text = format_folds(report)
     assert "per category over folds (tuned)" in text and "names out of the vector query" in text
+    assert "speakers out of the vector query" in text
 
 
 def test_a_repeated_turn_maps_to_every_turn_id_it_holds(tmp_path):

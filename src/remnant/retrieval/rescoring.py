@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 import numpy as np
 
@@ -93,23 +94,30 @@ def speaker_names(speakers: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+@lru_cache(maxsize=256)
+def _speaker_pattern(names: frozenset[str]) -> re.Pattern[str] | None:
+    """One regex for the non-CJK names (longest first, so "caroline smith" wins over "caroline"),
+    compiled once per scope's set of names."""
+    latin = sorted((n for n in names if not has_cjk(n)), key=lambda n: (-len(n), n))
+    if not latin:
+        return None
+    alternatives = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in latin)
+    return re.compile(r"\b(" + alternatives + r")(?:['’]s?)?\b", re.IGNORECASE)
+
+
 def without_speakers(query: str, names: frozenset[str]) -> str:
     """The question without the names of the people whose words the scope holds (``names``, from
     :func:`speaker_names`), for the vector half. Every one of their memories starts with their name
     ("Caroline: ..."), so a name in the query vector pulls it towards everything they said; other
-    names ("Harry Potter", "Gina's store" asked of Jon's memories) are content and stay, unlike
+    names ("Harry Potter", "NYC", a friend who never speaks) are content and stay, unlike
     :func:`without_names`. A possessive goes with the name ("Jon's" -> ""). A name that is also a
     stop word, month or weekday ("Will", "May") is removed only where it is capitalised. The
     query itself when nothing else would be left."""
     if not names:
         return query
     out = query
-    latin = sorted((n for n in names if not has_cjk(n)), key=len, reverse=True)
-    if latin:
-        pattern = re.compile(
-            r"\b(" + "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in latin) + r")(?:['’]s?)?\b",
-            re.IGNORECASE,
-        )
+    pattern = _speaker_pattern(names)
+    if pattern is not None:
 
         def drop(m: re.Match[str]) -> str:
             word = m.group(1).casefold()
