@@ -63,3 +63,22 @@ def test_missing_vectors_are_backfilled_and_a_foreign_model_is_refused(pg_url: s
         assert other.recall("vectors", user_id="ana", touch=False).hits
     finally:
         other.close()
+
+
+def test_the_speakers_of_a_scope_are_read_from_postgresql(pg_url: str) -> None:
+    from remnant.retrieval.rescoring import RecallTuning
+    from remnant.store.base import MemoryFilter
+
+    a = make(pg_url, ManualClock(T0))
+    a.remember("my hobby is pottery", user_id="ana", metadata={"speaker": "Ana Lima"})
+    a.remember("mine is rain watching", user_id="ana", metadata={"speaker": "Bo"})
+    a.close()
+    retriever = HybridRetriever(
+        get_embedder("static"), min_similarity=-1.0, tuning=RecallTuning(strip_speakers=True)
+    )
+    b = Memory(store=PostgresStore(pg_url), clock=ManualClock(T0), retriever=retriever)
+    try:
+        assert b.recall("What is Ana's hobby?", user_id="ana", touch=False).hits
+        assert retriever.speakers(b, MemoryFilter(user_id="ana")) == {"ana lima", "ana", "lima", "bo"}
+    finally:
+        b.close()
