@@ -518,7 +518,8 @@ class HybridRetriever:
         vector: list[tuple[str, float]] = []
         t = self.tuning
         both = bool(qa.fts) and self.embedder is not None and self.mode == "hybrid"
-        vector_query = self._vector_query(engine, query, flt) if self.embedder is not None else query
+        vectors = self.embedder is not None and self.mode != "lexical"
+        vector_query = self._vector_query(engine, query, flt) if vectors else query
         early: Future[list[tuple[str, float]]] | None = None
         if both and self.parallel and t.skip_vector_ratio <= 0 and not engine.store.holds_lock():
             # a transaction's own uncommitted rows are seen by its thread only, and a thread holding
