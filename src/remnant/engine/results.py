@@ -169,6 +169,12 @@ class ForgetIntent:
     # the free text is a list ("the lump and biopsy episode", "panic attacks or the therapy"): a memory
     # holding every term of one item matches
     any_of: tuple[tuple[str, ...], ...] = ()
+    # the people the request names (relation words, names: "my daughter", "tasha", 老二): which of
+    # several people's values in one turn is meant
+    people: tuple[str, ...] = ()
+    # the request asks for one value ("which school", "how old", "the digits", 多少, 哪): a turn
+    # holding several values loses only the one in the part the request's words select
+    asks_value: bool = False
 
     @property
     def empty(self) -> bool:

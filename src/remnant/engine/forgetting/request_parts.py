@@ -224,13 +224,14 @@ _COMPANY_ZH = re.compile(
 _SCHOOL_EN = re.compile(
     r"\b((?:[A-Z][\w'.-]*\s+){1,4}(?:School|Primary|Elementary|Academy|College|University|High|Kindergarten|"
     r"Preschool|Nursery|Montessori)(?:\s+School)?)\b"
+    r"|\b((?:University|College|School|Academy)\s+of\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})"
 )
 _SCHOOL_ZH = re.compile(
     rf"[{_H}A-Za-z\d]{{2,10}}?(?:幼儿园|小学|中学|大学|学院|学校|一中|二中|三中|七中|附中)"
 )
 _AGE_EN = re.compile(
     r"\b\d{1,3}\s*(?:years?|yrs?)(?:\s*old)?\b|(?<=\bi'm )\d{1,3}\b(?!\s*(?:%|kg|kilos|cm|m\b|weeks|days))"
-    r"|(?<=\bi am )\d{1,3}\b|\b(?:age|aged)\s+\d{1,3}\b|(?<=\bturn )\d{1,3}\b|(?<=\bturning )\d{1,3}\b",
+    r"|(?<=\bi am )\d{1,3}\b|\b(?:age|aged)\s+\d{1,3}\b|(?<=\bturn )\d{1,3}\b|(?<=\bturning )\d{1,3}\b|(?<=\bturned )\d{1,3}\b",
     re.I,
 )
 _AGE_ZH = re.compile(
@@ -291,6 +292,11 @@ def value_after(text: str, ends: list[int]) -> list[tuple[int, int]]:
     out = []
     for end in ends:
         rest = text[end : end + 80]
+        # an apposition in brackets right after the words is their value: "a studio (unit 3B)"
+        b = re.match(r"^\s*[(（]([^()（）]{1,30})[)）]", rest)
+        if b:
+            out.append((end + b.start(1), end + b.end(1)))
+            continue
         m = (_AFTER_ZH if has_cjk(rest[:4]) or has_cjk(text[max(0, end - 1) : end]) else _AFTER_EN).match(
             rest
         )
@@ -420,3 +426,86 @@ def names_someone_else(clause: str) -> bool:
 def possessive_names(text: str) -> set[str]:
     """The people a request names by a possessive (``"not Greg's"`` -> {"greg"})."""
     return {m.group(1).lower() for m in re.finditer(r"\b([A-Za-z][a-z]+)(?:'s|’s)(?=\W|$)", text)}
+
+
+# -- which part of a turn holds the value: parts said side by side -----------------------------------
+# a turn says several things side by side: clauses, list items, brackets, "and" / 还有 between them
+_PART_SPLIT = re.compile(
+    r"[,;，；。!！?？()（）、…:：]+|\s+-+\s+|\s+(?:and|but|while|whereas|plus|or)\s+|还有|而且|但是|不过|另外"
+)
+_PERSON_WORD_EN = re.compile(rf"\b({_RELATION_EN})s?\b", re.I)
+_PERSON_WORD_ZH = re.compile(rf"({_RELATION_ZH}|老大|老二|老三|老幺|我姐|我哥|我弟|我妹|小舅子|领导|医生|邻居)")
+_SELF_EN = re.compile(r"\b(?:I|I'm|I've|I'd|me)\b")
+
+
+def parts(text: str) -> list[tuple[int, int]]:
+    """The parts of ``text`` said side by side (clauses, list items, brackets), as spans."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for m in [*_PART_SPLIT.finditer(text), None]:
+        end = m.start() if m is not None else len(text)
+        piece = text[start:end]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            out.append((start + lead, start + len(piece.rstrip())))
+        if m is not None:
+            start = m.end()
+    return out
+
+
+def person_words(text: str) -> set[str]:
+    """The relation words a text says (``"my son Leo"`` -> {"son"}, 老二在… -> {"老二"})."""
+    found = {m.group(1).lower() for m in _PERSON_WORD_EN.finditer(text)}
+    found |= {m.group(1).removeprefix("我") for m in _PERSON_WORD_ZH.finditer(text)}
+    return found
+
+
+def says_self(text: str) -> bool:
+    """Whether a part is about the speaker ("I work at …", 我在琴行上班)."""
+    if has_cjk(text):
+        return "我" in text and not person_words(text)
+    return bool(_SELF_EN.search(text))
+
+
+_NUMBER = re.compile(
+    r"(?:[£$€¥]\s?)?(?<![A-Za-z0-9.])[A-Za-z]{0,3}\d[A-Za-z0-9:.,/-]*(?:\s?(?:lbs?|kg|公斤|斤|岁|块|元|k))?(?![A-Za-z0-9])"
+    r"|[A-Z]\d[A-Z\d]*|\d+[A-Z]+\b|[A-Z]区\d+|\d+(?:\.\d+)?\s*(?:岁|公斤|斤|块钱|块|元)"
+)
+_CAPS = re.compile(rf"(?<![\w'])({_CAP_SEQ})")
+# a Chinese value said after 在 / 是 / 叫: 我女朋友在字节跳动, 在阿里上班
+_ZH_AFTER = re.compile(
+    rf"(?:在|是|叫|去|到)([{_H}A-Za-z0-9]{{2,8}}?)(?=上班|工作|实习|读书|读|上学|上课|做|当|$)"
+)
+
+
+def plain_values(text: str, start: int, end: int, skip: set[str]) -> list[tuple[int, int]]:
+    """Values by shape alone in ``text[start:end]``: numbers and codes first, then names by their
+    capital (not the words in ``skip``, not the first word of a sentence, not a name right after a
+    relation word, which says whose the value is), then a Chinese value after 在 / 是 / 叫."""
+    piece = text[start:end]
+    nums = [(start + m.start(), start + m.end()) for m in _NUMBER.finditer(piece)]
+    if nums:
+        return nums
+    whose = {s for s, _ in _group_spans(_NAME_AFTER_RELATION_EN, text)}
+    caps = []
+    for m in _CAPS.finditer(piece):
+        s, e = start + m.start(1), start + m.end(1)
+        words = m.group(1).split()
+        if s in whose or m.group(1).lower() in skip or words[0] in ("I", "I'm", "My", "The", "We", "Our"):
+            continue
+        if s == 0 or text[:s].rstrip().endswith((".", "!", "?")):
+            continue
+        caps.append((s, e))
+    if caps:
+        return caps
+    return [(start + m.start(1), start + m.end(1)) for m in _ZH_AFTER.finditer(piece)]
+
+
+def named_value(text: str, start: int, end: int, term: str) -> list[tuple[int, int]]:
+    """A name that holds the request's own word ("staying at the Hotel Edison" for "the hotel")."""
+    out = []
+    for m in _CAPS.finditer(text[start:end]):
+        words = m.group(1).split()
+        if len(words) > 1 and any(w.lower().rstrip("s'") == term.rstrip("s") for w in words):
+            out.append((start + m.start(1), start + m.end(1)))
+    return out

@@ -22,6 +22,11 @@ from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new
 from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
 from remnant.engine.forgetting.request_parts import (
     VALUE_KINDS,
+    named_value,
+    parts,
+    person_words,
+    plain_values,
+    says_self,
     names_someone_else,
     possessive_names,
     split_request,
@@ -2222,6 +2227,7 @@ _VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nic
 
 # the kind of value a request's facet word names, when the attribute has no value of its own
 _FACET_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("age", re.compile(r"\bhow old\b|多大|几岁|年龄|年纪")),
     ("amount", re.compile(r"\bhow much\b|\bamount\b|\bprice\b|\bcost\b|\bfigure\b|多少|价格|金额|价钱")),
     ("code", re.compile(r"\b(?:number|no|id|code|reference|ref|account)\b|号码?|编号|账号|单号")),
     (
@@ -2279,15 +2285,33 @@ _ABOUT_SELF = re.compile(
 _LITERAL_NUMBER = re.compile(r"(?<![\w])\+?\d[\d ().-]{3,}\d(?![\w])|(?<![\d])\d{5,}(?![\d])")
 
 
+_LITERAL_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
 def _literal_values(text: str) -> tuple[str, ...]:
-    """Numbers the request gives itself ("forget 555-0199"): the memory that holds one loses it."""
+    """Numbers and e-mail addresses the request gives itself ("forget 555-0199", "delete
+    bookings@…"): the memory that holds one loses it."""
+    emails = [m.group(0) for m in _LITERAL_EMAIL.finditer(text)]
+    rest = _LITERAL_EMAIL.sub(" ", text)
     return tuple(
         dict.fromkeys(
-            m.group(0).strip()
-            for m in _LITERAL_NUMBER.finditer(text)
-            if len(re.sub(r"\D", "", m.group(0))) >= 5
+            [
+                *emails,
+                *(
+                    m.group(0).strip()
+                    for m in _LITERAL_NUMBER.finditer(rest)
+                    if len(re.sub(r"\D", "", m.group(0))) >= 5
+                ),
+            ]
         )
     )
+
+
+# the request asks for one value, not everything about a thing
+_ASKS_VALUE = re.compile(
+    r"\b(?:which|where|what|how much|how old|how many|when|number|digits?|name|date|code|address)\b"
+    r"|多少|多大|几岁|几号|哪|号码?|名字|叫啥|叫什么|是谁|后四位|数字|日期"
+)
 
 
 def _normalise_request(norm: str) -> str:
@@ -2493,6 +2517,8 @@ def parse_intent(text: str) -> ForgetIntent:
         about_self=bool(_ABOUT_SELF.search(_TELLING.sub(" ", norm))),
         values=_literal_values(text),
         value_kind=value_kind,
+        people=tuple(sorted(person_words(main))),
+        asks_value=bool(_ASKS_VALUE.search(norm)) or facet or value_kind is not None,
     )
 
 
@@ -2641,7 +2667,105 @@ class _Matcher:
             return None
         if refined is not None and refined != spans:
             reasons.append("only the value asked for" if refined else "")
-        return _Hit(", ".join(r for r in reasons if r), refined or [], topic)
+        hit = _Hit(", ".join(r for r in reasons if r), refined or [], topic, by_key=by_key)
+        return self._which_part(record, text, hit)
+
+    # -- which of several values in one turn -------------------------------------------------------
+    def _which_part(self, record: MemoryRecord, text: _Text, hit: _Hit) -> _Hit:
+        """A turn that says several things side by side ("My son Kwame goes to … and my daughter Ama
+        is at …", "I'm allergic to shellfish, latex and bee stings", 我在琴行上班，我女朋友在字节跳动)
+        loses only the value in the part the request selects: by the person it names when another
+        part is about someone else, else by its own words; in that part, the value of the kind asked
+        for, the value said after its words (a bracket too), a name holding its word ("the Hotel
+        Edison"), the item itself in a list, else a value by its shape. Otherwise the hit stands."""
+        intent = self.intent
+        raw = record.content
+        segs = parts(raw)
+        if len(segs) < 2 or intent.scopes or intent.when or intent.everything:
+            return hit
+        people = set(intent.people)
+        names = {t for t in intent.terms if re.search(rf"\b{re.escape(t[:1].upper() + t[1:])}\b", raw)}
+        whose = [person_words(raw[a:b]) | {w for w in names if w in raw[a:b].lower()} for a, b in segs]
+        chosen: list[int] = []
+        by_person = False
+        wanted = people | names
+        if wanted:
+            chosen = [i for i, w in enumerate(whose) if w & wanted]
+            others = [
+                i
+                for i, w in enumerate(whose)
+                if i not in chosen and ((w and not w & wanted) or says_self(raw[slice(*segs[i])]))
+            ]
+            by_person = 0 < len(chosen) < len(segs) and bool(others)
+        if not by_person:
+            cues = [t for t in intent.terms if t not in names and t not in people and len(t) > 1]
+            chosen = [
+                i
+                for i, (a, b) in enumerate(segs)
+                if any(self._part_has(raw[a:b], t) for t in cues)
+            ]
+            if not 0 < len(chosen) < len(segs):
+                return hit
+        inside = [(s, e) for s, e in hit.spans if any(segs[i][0] <= s < segs[i][1] for i in chosen)]
+        if hit.spans and inside and by_person:
+            return _Hit(hit.why + ", the part about the one named", inside, hit.topic)
+        if hit.spans and not by_person:
+            return hit
+        values = self._part_values(record, segs, chosen, names | people)
+        if not values:
+            return _Hit(hit.why + ", the part about the one named", inside, hit.topic) if inside else hit
+        if not (intent.asks_value or values[1]):
+            return hit  # "everything about Clive", 前女友的事: the subject, not one value of it
+        spans = values[0]
+        # a memory keyed for the attribute, with only a remark besides the value, goes whole
+        if not self._other_info(text, spans, hit.topic, keyed=hit.by_key and not intent.facet, min_words=2):
+            return hit
+        return _Hit(hit.why + ", only the value in its part", spans, hit.topic)
+
+    def _part_has(self, piece: str, term: str) -> bool:
+        if has_cjk(term):
+            return term in piece
+        stems = {_stem(w) for w in _EN_WORD.findall(piece.lower())}
+        return bool({_stem(f) for f in self._forms(term) if not has_cjk(f)} & stems)
+
+    def _part_values(
+        self, record: MemoryRecord, segs: list[tuple[int, int]], chosen: list[int], skip: set[str]
+    ) -> tuple[list[tuple[int, int]], bool] | None:
+        """The value in the chosen parts, and whether it is named by the request's own words (a
+        name holding the word, the item of a list) rather than by a kind or a shape."""
+        raw = record.content
+        intent = self.intent
+        within = [segs[i] for i in chosen]
+
+        def inside(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+            return [(s, e) for s, e in spans if any(a <= s < b for a, b in within)]
+
+        kinds = [intent.value_kind] + [t.value or VALUE_KINDS.get(t.key) for t in self.topics]
+        for kind in dict.fromkeys(k for k in kinds if k):
+            found = inside(value_spans(kind, raw))
+            if found:
+                return found, False
+        terms = [t for t in intent.terms if t not in intent.people]
+        ends = [e for e in self._term_ends(raw) if any(a < e <= b for a, b in within)]
+        after = inside(value_after(raw, ends))
+        if after:
+            return after, False
+        for a, b in within:
+            for t in terms:
+                found = [] if has_cjk(t) else named_value(raw, a, b, t)
+                if found:
+                    return found, True
+            piece = raw[a:b]
+            if (
+                len(segs) > 2
+                and len(piece.split()) <= 3
+                and not has_cjk(piece)
+                and not says_self(piece)
+                and any(self._part_has(piece, t) for t in terms)
+            ):
+                return [(a, b)], True  # an item of a list: "shellfish, latex and bee stings"
+        found = [v for a, b in within for v in plain_values(raw, a, b, skip)]
+        return (found, False) if found else None
 
     # -- exactly what was asked: what stays, and one value of an attribute -------------------------
     def _other_persons(self, text: _Text, i: int) -> bool:
@@ -2776,6 +2900,9 @@ class _Matcher:
         """A memory holding a value the request gives itself ("forget 555-0199") loses that value."""
         spans = []
         for value in self.intent.values:
+            if "@" in value:
+                spans += [m.span() for m in re.finditer(re.escape(value), record.content, re.I)]
+                continue
             digits = re.sub(r"\D", "", value)
             for m in re.finditer(r"\+?\d[\d ().-]*\d", record.content):
                 if re.sub(r"\D", "", m.group(0)) == digits:
