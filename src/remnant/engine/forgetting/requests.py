@@ -2698,7 +2698,10 @@ class _Matcher:
             ]
             by_person = 0 < len(chosen) < len(segs) and bool(others)
         if not by_person:
+            # the request's own words, and the words of the attribute it names (上班 for "在哪家公司上班")
             cues = [t for t in intent.terms if t not in names and t not in people and len(t) > 1]
+            if not cues and hit.topic is not None and not hit.topic.pii_types:
+                cues = [w for w in hit.topic.content_words if w in raw]
             chosen = [
                 i
                 for i, (a, b) in enumerate(segs)
@@ -2707,6 +2710,10 @@ class _Matcher:
             if not 0 < len(chosen) < len(segs):
                 return hit
         inside = [(s, e) for s, e in hit.spans if any(segs[i][0] <= s < segs[i][1] for i in chosen)]
+        if hit.spans and inside and by_person and intent.value_kind is not None:
+            # "how old my son is": the age in his part, not the name the attribute's kind finds
+            typed = self._part_values(record, segs, chosen, names | people, kinds_only=True)
+            inside = typed[0] if typed else inside
         if hit.spans and inside and by_person:
             return _Hit(hit.why + ", the part about the one named", inside, hit.topic)
         if hit.spans and not by_person:
@@ -2729,7 +2736,13 @@ class _Matcher:
         return bool({_stem(f) for f in self._forms(term) if not has_cjk(f)} & stems)
 
     def _part_values(
-        self, record: MemoryRecord, segs: list[tuple[int, int]], chosen: list[int], skip: set[str]
+        self,
+        record: MemoryRecord,
+        segs: list[tuple[int, int]],
+        chosen: list[int],
+        skip: set[str],
+        *,
+        kinds_only: bool = False,
     ) -> tuple[list[tuple[int, int]], bool] | None:
         """The value in the chosen parts, and whether it is named by the request's own words (a
         name holding the word, the item of a list) rather than by a kind or a shape."""
@@ -2745,6 +2758,8 @@ class _Matcher:
             found = inside(value_spans(kind, raw))
             if found:
                 return found, False
+            if kinds_only:
+                return None
         terms = [t for t in intent.terms if t not in intent.people]
         ends = [e for e in self._term_ends(raw) if any(a < e <= b for a, b in within)]
         after = inside(value_after(raw, ends))
