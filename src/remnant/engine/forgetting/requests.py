@@ -2286,12 +2286,15 @@ _LITERAL_NUMBER = re.compile(r"(?<![\w])\+?\d[\d ().-]{3,}\d(?![\w])|(?<![\d])\d
 
 
 _LITERAL_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_QUOTED = re.compile(r"(?<![A-Za-z])['\"‘“「『]([^'\"‘’“”「」『』]{1,40})['\"’”」』](?![A-Za-z])")
 
 
 def _literal_values(text: str) -> tuple[str, ...]:
     """Numbers and e-mail addresses the request gives itself ("forget 555-0199", "delete
     bookings@…"): the memory that holds one loses it."""
     emails = [m.group(0) for m in _LITERAL_EMAIL.finditer(text)]
+    # a value the request quotes ("把'李浩'这个名字删了", forget "Blue Fern"): that exact text
+    emails += [m.group(1).strip() for m in _QUOTED.finditer(text) if m.group(1).strip()]
     rest = _LITERAL_EMAIL.sub(" ", text)
     return tuple(
         dict.fromkeys(
@@ -2612,6 +2615,9 @@ class _Matcher:
             return _Hit("everything", [])
         if intent.values:
             return self._literal_hit(record)
+        spelt = self._spelt_name(record)
+        if spelt is not None:
+            return spelt
         reasons: list[str] = []
         spans: list[tuple[int, int]] | None = None  # None: whole memory
         text = _Text(record.content)
@@ -2911,11 +2917,36 @@ class _Matcher:
             if not self._someone_elses(text, s) and self._named(text, s)
         ]
 
+    def _spelt_name(self, record: MemoryRecord) -> _Hit | None:
+        """A request for a name that spells it ("I don't want Jordan's name anywhere", 李浩这个名字):
+        the name goes from every memory that says it, the rest of each turn stays."""
+        if "name" not in self.intent.topics or self.intent.scopes or self.intent.when:
+            return None
+        raw = record.content
+        spans: list[tuple[int, int]] = []
+        for t in self.intent.terms:
+            if t in self.intent.people or len(t) < 2:
+                continue
+            if has_cjk(t):
+                if len(self.intent.terms) == 1:
+                    spans += [m.span() for m in re.finditer(re.escape(t), raw)]
+            else:
+                # "my Steam name is …": the word names what has the name, it is not the name
+                spans += [
+                    m.span()
+                    for m in re.finditer(rf"\b{re.escape(t[:1].upper() + t[1:])}\b", raw)
+                    if not re.match(r"(?:'s)?\s+(?:name|handle|username|account|id|nickname)\b", raw[m.end() :], re.I)
+                ]
+        if not spans:
+            return None
+        text = _Text(raw)
+        return _Hit("says the name the request spells", spans if self._other_info(text, spans, None) else [])
+
     def _literal_hit(self, record: MemoryRecord) -> _Hit | None:
         """A memory holding a value the request gives itself ("forget 555-0199") loses that value."""
         spans = []
         for value in self.intent.values:
-            if "@" in value:
+            if "@" in value or not re.search(r"\d", value):
                 spans += [m.span() for m in re.finditer(re.escape(value), record.content, re.I)]
                 continue
             digits = re.sub(r"\D", "", value)
