@@ -2730,8 +2730,17 @@ class _Matcher:
         if not (intent.asks_value or values[1]):
             return hit  # "everything about Clive", 前女友的事: the subject, not one value of it
         spans = values[0]
-        # a memory keyed for the attribute, with only a remark besides the value, goes whole
-        if not self._other_info(text, spans, hit.topic, keyed=hit.by_key and not intent.facet, min_words=2):
+        others = [segs[i] for i in range(len(segs)) if i not in chosen]
+        if by_person:
+            # another part is someone else's (or the speaker's) with a value or a person of its own;
+            # "…, in case I ever ask you to remind me" is a remark, and the memory goes whole
+            if not any(plain_values(raw, a, b, set()) or person_words(raw[a:b]) for a, b in others):
+                return hit
+        elif hit.by_key and not intent.facet:
+            # a memory keyed for the attribute, with only a remark besides the value, goes whole
+            if not self._other_info(text, spans, hit.topic, keyed=True):
+                return hit
+        elif not (self._other_info(text, spans, hit.topic, min_words=2) or _says_more(raw, others)):
             return hit
         return _Hit(hit.why + ", only the value in its part", spans, hit.topic)
 
@@ -2939,6 +2948,10 @@ class _Matcher:
                 ]
         if not spans:
             return None
+        # "the gym name" in "Iron Temple Gym": the whole name that holds the word
+        spans = [
+            next(((a, b) for a, b in _cap_names(raw) if a <= s and e <= b), (s, e)) for s, e in spans
+        ]
         text = _Text(raw)
         return _Hit("says the name the request spells", spans if self._other_info(text, spans, None) else [])
 
@@ -3383,6 +3396,23 @@ def relax_terms(intent: ForgetIntent, records: list[MemoryRecord], request: str)
     if not intent.when and len(en_dropped) > len(en_kept) + 1:
         return None  # most of what was asked is stored nowhere: nothing to forget, rather than a guess
     return kept
+
+
+def _cap_names(raw: str) -> list[tuple[int, int]]:
+    """Names of two or more capitalised words ("Iron Temple Gym", "Hotel Edison")."""
+    return [m.span() for m in re.finditer(r"\b[A-Z][\w'&-]*(?:\s+(?:of\s+)?[A-Z][\w'&-]*)+", raw)]
+
+
+def _says_more(raw: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether the parts ``spans`` of ``raw`` say something of their own (two content words, or
+    three Chinese characters besides filler)."""
+    for a, b in spans:
+        piece = raw[a:b]
+        words = {w for w in _EN_WORD.findall(piece.lower()) if len(w) > 2} - _MORE_FILLER - set(_REST_FILLER)
+        han = re.sub(r"[我你他她的了是在就也都很吧呢啊]", "", "".join(ch for ch in piece if is_han(ch)))
+        if len(words) >= 2 or len(han) >= 3:
+            return True
+    return False
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
