@@ -2689,6 +2689,15 @@ class _Matcher:
         segs = parts(raw)
         if len(segs) < 2 or intent.scopes or intent.when or intent.everything:
             return hit
+        if intent.keep_terms and hit.spans:
+            # "个人那个邮箱别存了，饭店的留着": a value in the part that says what stays, stays
+            kept = [
+                (s, e)
+                for s, e in hit.spans
+                if not any(a <= s < b and self._keeps(raw[a:b]) for a, b in segs)
+            ]
+            if kept and len(kept) < len(hit.spans):
+                return _Hit(hit.why + ", not the one kept", kept, hit.topic)
         people = set(intent.people)
         names = {t for t in intent.terms if re.search(rf"\b{re.escape(t[:1].upper() + t[1:])}\b", raw)}
         whose = [person_words(raw[a:b]) | {w for w in names if w in raw[a:b].lower()} for a, b in segs]
@@ -3333,6 +3342,12 @@ class _Matcher:
                 clause_hits.update(hits)
         zh_terms = [t for t in terms if has_cjk(t)]
         need = len(terms)
+        if self.intent.value_kind is not None:
+            # "my work number": "number" says which value goes, not where it is ("work line is …")
+            facet = dict(_FACET_KINDS).get(self.intent.value_kind)
+            said = [t for t in terms if not has_cjk(t) and facet is not None and facet.fullmatch(t)]
+            if said and len(said) < len(terms) and not zh_terms:
+                need -= len([t for t in said if t not in held])
         if zh_terms and len(zh_terms) == len(terms):
             need = max(1, -(-len(terms) * 3 // 5))  # Chinese bigrams: three in five
         if matched < need and not any(all(t in held for t in g) for g in self._groups()):
