@@ -434,7 +434,9 @@ _PART_SPLIT = re.compile(
     r"[,;，；。!！?？()（）、…:：]+|\s+-+\s+|\s+(?:and|but|while|whereas|plus|or)\s+|还有|而且|但是|不过|另外"
 )
 _PERSON_WORD_EN = re.compile(rf"\b({_RELATION_EN})s?\b", re.I)
-_PERSON_WORD_ZH = re.compile(rf"({_RELATION_ZH}|老大|老二|老三|老幺|我姐|我哥|我弟|我妹|小舅子|领导|医生|邻居)")
+_PERSON_WORD_ZH = re.compile(
+    rf"({_RELATION_ZH}|老大|老二|老三|老幺|我姐|我哥|我弟|我妹|小舅子|领导|医生|邻居)"
+)
 _SELF_EN = re.compile(r"\b(?:I|I'm|I've|I'd|me)\b")
 
 
@@ -506,6 +508,8 @@ def named_value(text: str, start: int, end: int, term: str) -> list[tuple[int, i
     out = []
     for m in _CAPS.finditer(text[start:end]):
         words = m.group(1).split()
+        if words and words[0] in ("My", "Our", "The", "I", "We", "His", "Her", "Their"):
+            continue  # "My Monzo": a sentence's first word, not part of the name
         if len(words) > 1 and any(w.lower().rstrip("s'") == term.rstrip("s") for w in words):
             out.append((start + m.start(1), start + m.end(1)))
     return out

@@ -23,12 +23,12 @@ from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
 from remnant.engine.forgetting.request_parts import (
     VALUE_KINDS,
     named_value,
+    names_someone_else,
     parts,
     person_words,
     plain_values,
-    says_self,
-    names_someone_else,
     possessive_names,
+    says_self,
     split_request,
     value_after,
     value_spans,
@@ -2537,6 +2537,7 @@ class _Hit:
     spans: list[tuple[int, int]]  # empty: the whole memory
     topic: Topic | None = None  # the attribute that matched, when one did
     by_key: bool = False  # the memory's key names the attribute: the memory is about it
+    value: bool = False  # one value the request names, chosen among several in the turn
 
     @property
     def part(self) -> bool:
@@ -2692,9 +2693,7 @@ class _Matcher:
         if intent.keep_terms and hit.spans:
             # "个人那个邮箱别存了，饭店的留着": a value in the part that says what stays, stays
             kept = [
-                (s, e)
-                for s, e in hit.spans
-                if not any(a <= s < b and self._keeps(raw[a:b]) for a, b in segs)
+                (s, e) for s, e in hit.spans if not any(a <= s < b and self._keeps(raw[a:b]) for a, b in segs)
             ]
             if kept and len(kept) < len(hit.spans):
                 return _Hit(hit.why + ", not the one kept", kept, hit.topic)
@@ -2714,14 +2713,10 @@ class _Matcher:
             by_person = 0 < len(chosen) < len(segs) and bool(others)
         if not by_person:
             # the request's own words, and the words of the attribute it names (上班 for "在哪家公司上班")
-            cues = [t for t in intent.terms if t not in names and t not in people and len(t) > 1]
+            cues = [t for t in intent.terms if t not in people and len(t) > 1]
             if not cues and hit.topic is not None and not hit.topic.pii_types:
                 cues = [w for w in hit.topic.content_words if w in raw]
-            chosen = [
-                i
-                for i, (a, b) in enumerate(segs)
-                if any(self._part_has(raw[a:b], t) for t in cues)
-            ]
+            chosen = [i for i, (a, b) in enumerate(segs) if any(self._part_has(raw[a:b], t) for t in cues)]
             if not 0 < len(chosen) < len(segs):
                 return hit
         inside = [(s, e) for s, e in hit.spans if any(segs[i][0] <= s < segs[i][1] for i in chosen)]
@@ -2739,19 +2734,21 @@ class _Matcher:
         if not (intent.asks_value or values[1]):
             return hit  # "everything about Clive", 前女友的事: the subject, not one value of it
         spans = values[0]
-        others = [segs[i] for i in range(len(segs)) if i not in chosen]
+        rest = [segs[i] for i in range(len(segs)) if i not in chosen]
         if by_person:
             # another part is someone else's (or the speaker's) with a value or a person of its own;
             # "…, in case I ever ask you to remind me" is a remark, and the memory goes whole
-            if not any(plain_values(raw, a, b, set()) or person_words(raw[a:b]) for a, b in others):
+            if not any(plain_values(raw, a, b, set()) or person_words(raw[a:b]) for a, b in rest):
                 return hit
+        elif values[1]:
+            pass  # a list item or a name the request's word is part of: the other items stay
         elif hit.by_key and not intent.facet:
             # a memory keyed for the attribute, with only a remark besides the value, goes whole
             if not self._other_info(text, spans, hit.topic, keyed=True):
                 return hit
-        elif not (self._other_info(text, spans, hit.topic, min_words=2) or _says_more(raw, others)):
+        elif not (self._other_info(text, spans, hit.topic, min_words=2) or _says_more(raw, rest)):
             return hit
-        return _Hit(hit.why + ", only the value in its part", spans, hit.topic)
+        return _Hit(hit.why + ", only the value in its part", spans, hit.topic, value=True)
 
     def _part_has(self, piece: str, term: str) -> bool:
         if has_cjk(term):
@@ -2953,14 +2950,14 @@ class _Matcher:
                 spans += [
                     m.span()
                     for m in re.finditer(rf"\b{re.escape(t[:1].upper() + t[1:])}\b", raw)
-                    if not re.match(r"(?:'s)?\s+(?:name|handle|username|account|id|nickname)\b", raw[m.end() :], re.I)
+                    if not re.match(
+                        r"(?:'s)?\s+(?:name|handle|username|account|id|nickname)\b", raw[m.end() :], re.I
+                    )
                 ]
         if not spans:
             return None
         # "the gym name" in "Iron Temple Gym": the whole name that holds the word
-        spans = [
-            next(((a, b) for a, b in _cap_names(raw) if a <= s and e <= b), (s, e)) for s, e in spans
-        ]
+        spans = [next(((a, b) for a, b in _cap_names(raw) if a <= s and e <= b), (s, e)) for s, e in spans]
         text = _Text(raw)
         return _Hit("says the name the request spells", spans if self._other_info(text, spans, None) else [])
 
@@ -3638,6 +3635,11 @@ def forget_request(
     # nowhere has nothing to forget: guessing by meaning could only purge the wrong memory
     if not found and not intent.when and not intent.everything and not intent.kinds and not intent.pii_types:
         found = _by_meaning(ledger, text, intent, flt, meaning)
+    if not is_hard and any(h.value for _, h in found):
+        # one value the request names among several in a turn is personal data: purged, since a
+        # part of a memory can be removed, not hidden
+        is_hard = True
+        outcome.action = "purge"
     for record, hit in found:
         if hit.part and not is_hard:
             hit = _Hit(hit.why + "; hidden whole (hiding is reversible, a part cannot be)", [])
