@@ -2728,6 +2728,12 @@ class _Matcher:
             return _Hit(hit.why + ", the part about the one named", inside, hit.topic)
         if hit.spans and not by_person:
             return hit
+        if hit.spans and not any(
+            whose[i] and not whose[i] & wanted and segs[i][0] <= s < segs[i][1]
+            for s, _ in hit.spans
+            for i in range(len(segs))
+        ):
+            return hit  # "Our son Teo is 4 and goes to …": the value continues his part
         values = self._part_values(record, segs, chosen, names | people)
         if not values:
             return _Hit(hit.why + ", the part about the one named", inside, hit.topic) if inside else hit
