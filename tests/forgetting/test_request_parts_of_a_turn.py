@@ -102,3 +102,16 @@ def test_the_kept_part_and_the_facet_word(db_path: Path, clock: ManualClock) -> 
     assert _new(mem, "forget my office number, I quit") == [
         "My mobile is 555-0110 and my office line is [forgotten]."
     ]
+
+
+def test_the_attribute_said_again_without_its_noun(db_path: Path, clock: ManualClock) -> None:
+    mem = Memory(db_path, clock=clock)
+    mem.remember("My brother's birthday is May 2 and my dad's is October 30.", user_id="u", key="family")
+    mem.remember("My dad still drives a taxi.", user_id="u", key="family")
+    assert _new(mem, "forget my dad's birthday") == [
+        "My brother's birthday is May 2 and my dad's is [forgotten]."
+    ]
+    mem.remember("我哥生日是5月2号，我爸的是10月30号。", user_id="z", key="family")
+    mem.remember("我爸还在开出租。", user_id="z", key="family")
+    out = mem.forget("我爸的生日别记了", user_id="z", dry_run=True)
+    assert [m.new_content for m in out.matches] == ["我哥生日是5月2号，我爸的是[forgotten]。"]

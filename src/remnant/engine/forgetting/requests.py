@@ -2285,6 +2285,11 @@ _ABOUT_SELF = re.compile(
 _LITERAL_NUMBER = re.compile(r"(?<![\w])\+?\d[\d ().-]{3,}\d(?![\w])|(?<![\d])\d{5,}(?![\d])")
 
 
+# a clause that leaves the noun out: "and my mom's is August 19", "我妈的是8月19号"
+_ELLIPSIS = re.compile(
+    rf"^(?:and\s+|&\s+)?(?:my\s+|our\s+)?[\w-]+(?:'s|s')\s+(?:is|was|are)\b|^我?[{HAN_CLASS}]{{1,4}}的(?:是|在)",
+    re.I,
+)
 _LITERAL_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _QUOTED = re.compile(r"(?<![A-Za-z])['\"‘“「『]([^'\"‘’“”「」『』]{1,40})['\"’”」』](?![A-Za-z])")
 
@@ -3181,12 +3186,16 @@ class _Matcher:
                         topic,
                     )
             clauses = sorted({i for w in topic.content_words for i in text.clause_hits(w)})
+            hits = list(clauses)
             clauses = [
                 i
                 for i in clauses
                 if not self._foreign_clause(text, text.clauses[i][0], own, pii=bool(topic.pii_types))
                 and self._named(text, text.clauses[i][0])
             ]
+            said_again = self._said_again(record, text, topic, hits)
+            if said_again is not None:
+                return said_again  # the person's own clause, not the one of whoever is said first
             if clauses:
                 why = f"mentions {topic.key.replace('_', ' ')}"
                 # "… with my boyfriend Sam and his brother in a tiny flat": a phrase joined by "and"
@@ -3208,6 +3217,30 @@ class _Matcher:
                 if len(clauses) == len(text.clauses) or rest_words < 3:
                     return _Hit(why, [], topic)
                 return _Hit(why + " (in part)", [text.clauses[i] for i in clauses], topic)
+        return None
+
+    def _said_again(self, record: MemoryRecord, text: _Text, topic: Topic, hits: list[int]) -> _Hit | None:
+        """The attribute said again for the person the request names, with its noun left out
+        ("My husband's birthday is March 3 and my mom's is August 19", 我老公生日是…，我妈的是…): the
+        value in that clause goes."""
+        wanted = self.wanted - _OWN
+        if not wanted or not hits:
+            return None
+        kind = topic.value or VALUE_KINDS.get(topic.key)
+        for i in range(min(hits) + 1, len(text.clauses)):
+            a, b = text.clauses[i]
+            clause = text.raw[a:b]
+            if not _ELLIPSIS.match(clause.strip()):
+                continue
+            found, want = _kin({_MUM_DAD.get(q, q) for q in _qualifiers_in(clause)}, wanted)
+            if not found & want:
+                continue
+            spans = [(s, e) for s, e in value_spans(kind, record.content) if a <= s < b] if kind else []
+            return _Hit(
+                f"mentions {topic.key.replace('_', ' ')} (said again for the one named)",
+                spans or [(a, b)],
+                topic,
+            )
         return None
 
     def _clause_at(self, text: _Text, pos: int) -> str:
