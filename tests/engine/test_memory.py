@@ -291,3 +291,27 @@ def test_a_reader_holding_an_old_snapshot_past_the_timeout_is_reported_and_its_e
         mem.store.scrub()
         blob = b"".join(p.read_bytes() for p in mem.files())
         assert secret.encode() not in blob
+
+
+@pytest.mark.parametrize(
+    ("question", "memory", "reinforces"),
+    [
+        ("Which sport do I do on Saturdays?", "On Saturdays I go rowing with friends.", True),
+        ("What is my job and where do I work?", "I work as a data analyst at Solace Mobility.", True),
+        ("Which town did I grow up in?", "I grew up in the town of Gdansk.", True),
+        ("Which school does my son go to?", "My son goes to Lindqvist Primary School.", True),
+        ("我的狗叫什么？", "我的狗叫旺财", True),
+        ("What is my dog called?", "My cat is called Tom.", False),  # the dog is the subject, not the type
+        ("what does a hotel concierge do", "The team offsite is at the Lakeview hotel.", False),
+        ("which school?", "My son likes football.", False),
+        ("我的猫叫什么？", "我的狗叫旺财", False),
+    ],
+)
+def test_the_noun_a_question_asks_for_is_not_a_word_the_answer_must_share(
+    question: str, memory: str, reinforces: bool
+) -> None:
+    # "which sport …?" is answered by "rowing": the asked-for type is rarely repeated by the answer,
+    # so questions asked about a fact reinforce it, while unrelated ones still do not
+    from remnant.engine.reinforcement import ReinforcementPolicy
+
+    assert ReinforcementPolicy().recall_reinforces(question, memory) is reinforces

@@ -6,7 +6,11 @@
   put the memory to work (+0.2, stability × ``1 + 1·(1 − R)``).
 - ``recall`` (:meth:`Memory.recall` with ``touch``): the weakest (+0.1, × ``1 + 0.5·(1 − R)``), and
   only for hits that clear the relevance bar below: the hit shares more than half of the query's
-  content words (stop words removed, a crude stem; CJK bigrams count). An empty query (the
+  content words (stop words removed, a crude stem; CJK bigrams count). The noun a question asks
+  for ("which *sport* do I do on Saturdays?", "what is my *job*?", 学什么*语言*) names the type of
+  the answer, which the answer seldom repeats ("I go rowing"), so it is not counted when the
+  question has other words; neither are the CJK bigrams made of the question word (什么, 哪个). An
+  empty query (the
   "strongest memories" listing) reinforces nothing, and neither does a hit that merely shares a
   word with an unrelated question: in an agent loop that recalls every turn, whatever keeps
   showing up must still fade unless it is used. The user's id ("where does Ana live?") does not
@@ -30,12 +34,27 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from remnant.core.text import query_terms
+from remnant.core.text.scripts import HAN_CLASS
 
 _SUFFIXES = ("ies", "ing", "ed", "es", "ly", "ic", "y", "s")
 
 
+# irregular forms a question and its answer often differ by ("where did I grow up?" / "I grew up")
+_IRREGULAR = {
+    "goes": "go", "went": "go", "gone": "go", "grew": "grow", "grown": "grow", "drove": "drive",
+    "driven": "drive", "taught": "teach", "bought": "buy", "wrote": "write", "written": "write",
+    "ran": "run", "swam": "swim", "ate": "eat", "eaten": "eat", "met": "meet", "saw": "see",
+    "seen": "see", "took": "take", "taken": "take", "gave": "give", "given": "give", "made": "make",
+    "got": "get", "gotten": "get", "began": "begin", "begun": "begin", "sang": "sing", "sung": "sing",
+    "flew": "fly", "flown": "fly", "spoke": "speak", "spoken": "speak", "studied": "study",
+}  # fmt: skip
+
+
 def _stem(word: str) -> str:
-    """A crude English stem (allergy/allergic, drinks/drink): good enough for "shares a word"."""
+    """A crude English stem (allergy/allergic, drinks/drink, grew/grow): good enough for "shares a
+    word"."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     if not word.isascii() or len(word) <= 4:
         return word
     for suffix in _SUFFIXES:
@@ -46,6 +65,30 @@ def _stem(word: str) -> str:
 
 def _terms(text: str) -> set[str]:
     return {_stem(t) for t in query_terms(text) if not re.fullmatch(r"\d{1,2}", t)}
+
+
+# The noun a question asks for: "which sport do I …", "what kind of car does my …", "what is my job?"
+# (only at the end of its clause: in "what is my dog called?" the dog is the subject, not the type).
+_AUX = r"(?:do|does|did|am|is|are|was|were|have|has|can|could|will|would|should)"
+_ASKED_TYPE = re.compile(
+    rf"\b(?:which|what|whose)\s+(?:(?:kind|type|sort)\s+of\s+)?([a-z]+)\s+{_AUX}\s+(?:i|we|my|our)\b"
+    r"|\bwhat(?:\s+is|\s+are|'s|'re)\s+(?:my|our)\s+([a-z]+)\s*(?:$|[?.,;!]|\band\b|\bnow\b)",
+    re.IGNORECASE,
+)
+_ZH_QUESTION = re.compile(
+    rf"(?:什么|哪(?:个|种|家|所|位|只|门|样|里)?)([{HAN_CLASS}]{{2}})(?=$|[?？。，,!！]|[{HAN_CLASS}]*$)"
+)
+_ZH_QUESTION_CHARS = frozenset("什么哪谁几吗呢")
+
+
+def _question_form(query: str, wanted: set[str]) -> set[str]:
+    """The terms of ``query`` that say what kind of answer it wants rather than what it is about:
+    the asked-for noun, and CJK bigrams holding a question word (no answer contains those)."""
+    form = {t for t in wanted if len(t) == 2 and any(ch in _ZH_QUESTION_CHARS for ch in t)}
+    for m in _ASKED_TYPE.finditer(query):
+        form.add(_stem((m.group(1) or m.group(2)).lower()))
+    form.update(m.group(1) for m in _ZH_QUESTION.finditer(query))
+    return form & wanted
 
 
 @dataclass(frozen=True)
@@ -64,5 +107,10 @@ class ReinforcementPolicy:
         if self.min_coverage <= 0:
             return True
         wanted = _terms(query) - {_stem(w.lower()) for w in ignore}
-        shared = len(wanted & _terms(content))
+        said = _terms(content)
+        # the question's form counts only where the answer repeats it ("which school…" / "… School");
+        # a question that is only its type ("which school?") must share it
+        about = wanted - (_question_form(query, wanted) - said)
+        wanted = about or wanted
+        shared = len(wanted & said)
         return shared >= 1 and shared > self.min_coverage * len(wanted)
