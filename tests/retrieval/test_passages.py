@@ -51,6 +51,17 @@ def test_pair_vectors_score_the_mean_of_the_two_cosines() -> None:
     # a lone text is its own context: the same cosine as the plain model
     lone = pair.embed_documents([own])[0]
     assert cos(q, lone) == pytest.approx(cos(qi, a), rel=1e-4)
+    # another weight: the weighted mean times the recipe's constant (what the floor is scaled by)
+    p3 = ContextPairEmbedder(inner, 0.3)
+    v3, q3 = p3.embed_pairs([own], [ctx])[0], p3.embed_query(query)
+    assert p3.score_scale < 1 and pair.score_scale == pytest.approx(1.0)
+    assert cos(q3, v3) == pytest.approx(p3.score_scale * (0.7 * cos(qi, a) + 0.3 * cos(qi, b)), rel=1e-4)
+    assert (
+        HybridRetriever(
+            inner, index_text=IndexTextPolicy(context_vector=0.3), min_similarity=None
+        ).min_similarity
+        is None
+    )
     with pytest.raises(RetrievalError):
         ContextPairEmbedder(inner, 1.0)
 
@@ -228,3 +239,32 @@ def test_an_elliptical_answer_is_found_through_the_turn_it_answers(
         # first; with the turn's own text only, third in both languages
         top = mem.recall(question, user_id="u", limit=1, touch=False).hits
         assert top and top[0].memory.id == rows[answer].id
+
+
+class LockWatchingEmbedder:
+    """The static model, recording for each document text whether the store's write lock was held."""
+
+    def __init__(self) -> None:
+        self.inner = get_embedder("static")
+        self.model_id, self.dim = self.inner.model_id, self.inner.dim
+        self.store: object | None = None
+        self.under_lock: list[str] = []
+
+    def embed_documents(self, texts):
+        if self.store is not None and self.store.in_transaction():  # type: ignore[attr-defined]
+            self.under_lock.extend(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+def test_a_conversation_batch_is_embedded_before_the_write_lock(tmp_path: Path) -> None:
+    model = LockWatchingEmbedder()
+    with Memory(tmp_path / "l.db", clock=clock(), retriever=HybridRetriever(model)) as mem:
+        model.store = mem.store
+        _conversation(mem, "ana", [("Ana", "we adopted a puppy"), ("Bo", "what breed?"), ("Ana", "a beagle")])
+        assert model.under_lock == []  # both halves of every turn were ready before the lock
+        # the first turn of a later batch needs the stored turn before it: only that half waits
+        _conversation(mem, "ana", [("Bo", "so cute"), ("Ana", "he chews everything")])
+        assert model.under_lock == ["Ana: a beagle\nBo: so cute"]

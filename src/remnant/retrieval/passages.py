@@ -69,6 +69,10 @@ class ContextPairEmbedder:
         self.beta = beta
         self.model_id = recipe_model_id(inner.model_id, beta)
         self._scale = 1.0 / math.sqrt(2.0)
+        # the halves are orthogonal blocks, so a pair vector's length before normalising is this
+        # constant: a search's cosine is the weighted mean of the two cosines times ``score_scale``
+        # (1 at beta 0.5), which is what a similarity floor chosen on plain cosines is scaled by
+        self.score_scale = 1.0 / (math.hypot(1.0 - beta, beta) * math.sqrt(2.0))
 
     @property
     def dim(self) -> int:

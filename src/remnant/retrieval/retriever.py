@@ -103,6 +103,11 @@ def _speaker_text(r: MemoryRecord) -> str:
     return _with_speaker(r.content, r.metadata)
 
 
+def _has_speaker(metadata: Mapping[str, Any] | None) -> bool:
+    speaker = metadata.get("speaker") if isinstance(metadata, Mapping) else None
+    return isinstance(speaker, str) and bool(speaker)
+
+
 def _with_speaker(content: str, metadata: Mapping[str, Any] | None) -> str:
     speaker = metadata.get("speaker") if isinstance(metadata, Mapping) else None
     return f"{speaker}: {content}" if isinstance(speaker, str) and speaker else content
@@ -182,13 +187,14 @@ class HybridRetriever:
         self.mode = mode
         self.speaker_boost = speaker_boost
         floor = RELEVANCE_FLOORS.get(embedder.model_id) if embedder is not None else None
-        self.min_similarity = min_similarity if min_similarity is not None else floor
         self.policy = index_text or IndexTextPolicy()
         # turns embedded with the turn before them: a pair embedder (twice the dimensions)
         self.pairs: ContextPairEmbedder | None = None
         if embedder is not None and self.policy.context_vector > 0:
             self.pairs = ContextPairEmbedder(embedder, self.policy.context_vector)
             embedder = self.pairs
+            floor = floor * self.pairs.score_scale if floor is not None else None
+        self.min_similarity = min_similarity if min_similarity is not None else floor
         self.embedder: Embedder | None = (
             embedder if embedder is None or isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
         )
@@ -391,8 +397,15 @@ class HybridRetriever:
             return
         texts = [embedding_text(c, m, speaker=self.policy.speaker) for c, m in items]
         if self.pairs is not None:
-            # the own-text halves; the context halves need the stored session (on_write)
-            self.pairs.inner.embed_documents(texts)
+            # the own-text halves, and the context halves of consecutive turns (items with a speaker:
+            # a conversation written in order); the batch's first turn needs the stored session,
+            # so its context half is embedded by on_write, under the write lock
+            context = [
+                context_passage(texts[i - 1], t, EMBED_CHARS)
+                for i, t in enumerate(texts)
+                if i > 0 and _has_speaker(items[i][1]) and _has_speaker(items[i - 1][1])
+            ]
+            self.pairs.inner.embed_documents(texts + context)
         else:
             self.embedder.embed_documents(texts)
 

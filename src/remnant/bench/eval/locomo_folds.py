@@ -106,7 +106,8 @@ def apply(retriever: HybridRetriever, cfg: dict[str, float]) -> None:
     retriever.speaker_boost = cfg["speaker_boost"]
     floor = RELEVANCE_FLOORS.get(base_model_id(retriever.model_id or ""))
     if floor is not None:
-        retriever.min_similarity = floor + cfg.get("floor_shift", 0.0)
+        scale = retriever.pairs.score_scale if retriever.pairs is not None else 1.0
+        retriever.min_similarity = (floor + cfg.get("floor_shift", 0.0)) * scale
     # every other setting is a field of RecallTuning
     given: dict[str, Any] = {k: v for k, v in cfg.items() if k in TUNING_FIELDS}
     if "speakers_out" in cfg:
