@@ -56,12 +56,9 @@ def test_pair_vectors_score_the_mean_of_the_two_cosines() -> None:
     v3, q3 = p3.embed_pairs([own], [ctx])[0], p3.embed_query(query)
     assert p3.score_scale < 1 and pair.score_scale == pytest.approx(1.0)
     assert cos(q3, v3) == pytest.approx(p3.score_scale * (0.7 * cos(qi, a) + 0.3 * cos(qi, b)), rel=1e-4)
-    assert (
-        HybridRetriever(
-            inner, index_text=IndexTextPolicy(context_vector=0.3), min_similarity=None
-        ).min_similarity
-        is None
-    )
+    # the model's similarity floor (0.3 for the static model) is scaled the same way
+    scaled = HybridRetriever(inner, index_text=IndexTextPolicy(context_vector=0.3)).min_similarity
+    assert scaled == pytest.approx(0.3 * p3.score_scale)
     with pytest.raises(RetrievalError):
         ContextPairEmbedder(inner, 1.0)
 
