@@ -185,7 +185,9 @@ def _vector_bytes(path: Path, memory_id: str) -> list[bytes]:
     """The purged vector as stored (raw in the table, unit length in the file)."""
     store = SQLiteStore(path)
     try:
-        vec = store.embeddings(MemoryFilter(ids=(memory_id,)), model=HybridRetriever(get_embedder(MODEL)).model_id or "")[1][0]
+        vec = store.embeddings(
+            MemoryFilter(ids=(memory_id,)), model=HybridRetriever(get_embedder(MODEL)).model_id or ""
+        )[1][0]
     finally:
         store.close()
     unit = unit_rows(vec[None, :])[0]
