@@ -72,7 +72,7 @@ class ContextPairEmbedder:
         # the halves are orthogonal blocks, so a pair vector's length before normalising is this
         # constant: a search's cosine is the weighted mean of the two cosines times ``score_scale``
         # (1 at beta 0.5), which is what a similarity floor chosen on plain cosines is scaled by
-        self.score_scale = 1.0 / (math.hypot(1.0 - beta, beta) * math.sqrt(2.0))
+        self.score_scale = 1.0 / math.sqrt(2.0 * ((1.0 - beta) ** 2 + beta**2))  # exactly 1 at 0.5
 
     @property
     def dim(self) -> int:
