@@ -68,7 +68,8 @@ def test_an_embedder_by_name_or_object(tmp_path: Path) -> None:
         assert mem.retriever.embedder is not None  # type: ignore[attr-defined]
     emb = get_embedder("static")
     with Memory(tmp_path / "b.db", embedder=emb, privacy=False) as mem:
-        assert mem.retriever.embedder.inner is emb  # type: ignore[attr-defined]  # wrapped in its cache
+        # wrapped in its cache (the retriever's own embedder pairs each turn with the one before it)
+        assert mem.retriever.text_embedder.inner is emb  # type: ignore[attr-defined]
 
 
 def test_a_missing_embedder_falls_back_to_lexical_with_a_note(

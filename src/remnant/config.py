@@ -327,7 +327,11 @@ class Memory(Engine):
                 redactor = build_redactor(store, privacy)
             if retriever is DEFAULT:
                 retriever = build_retriever(embedder)
-            recall_embedder = getattr(retriever, "embedder", None)  # shared with the models below
+            # shared with the models below: the model itself (a retriever whose vectors pair a turn
+            # with the one before it offers it as ``text_embedder``)
+            recall_embedder = getattr(retriever, "text_embedder", None) or getattr(
+                retriever, "embedder", None
+            )
             if ingestor is DEFAULT:
                 ingestor = build_ingestor(recall_embedder)
             elif ingestor is None:

@@ -27,6 +27,9 @@ from remnant.store.sqlite import SQLiteStore
 from remnant.store.vector_file import unit_rows
 
 MODEL = "static"
+# the stored rows: the static model's 64 dimensions, twice over (a turn's vector pairs it with the
+# turn before it, remnant.retrieval.passages)
+DIM = HybridRetriever(get_embedder(MODEL)).embedder.dim  # type: ignore[union-attr]
 
 
 def make(target: str | Path) -> Memory:
@@ -88,7 +91,7 @@ def _check_every_memory_is_searchable(path: Path) -> int:
     """Every committed memory has its vector in the index, and it is its own nearest neighbour."""
     store = SQLiteStore(path)
     try:
-        model = get_embedder(MODEL).model_id
+        model = HybridRetriever(get_embedder(MODEL)).model_id or ""
         every = store.ids(MemoryFilter(statuses=None))
         got, matrix = store.embeddings(MemoryFilter(statuses=None), model=model)
         assert sorted(got) == sorted(every)  # each memory committed with its vector, or not at all
@@ -182,7 +185,9 @@ def _vector_bytes(path: Path, memory_id: str) -> list[bytes]:
     """The purged vector as stored (raw in the table, unit length in the file)."""
     store = SQLiteStore(path)
     try:
-        vec = store.embeddings(MemoryFilter(ids=(memory_id,)), model=get_embedder(MODEL).model_id)[1][0]
+        vec = store.embeddings(
+            MemoryFilter(ids=(memory_id,)), model=HybridRetriever(get_embedder(MODEL)).model_id or ""
+        )[1][0]
     finally:
         store.close()
     unit = unit_rows(vec[None, :])[0]
@@ -294,7 +299,7 @@ def test_a_big_vector_file_is_not_kept_resident_by_a_search(
     assert _resident_bytes_of("big.db-vectors-") > 0  # small: the scanned pages stay mapped
     mem.close()
 
-    monkeypatch.setattr(vector_file, "RELEASE_ABOVE_BYTES", 64 * 1024)  # 3000 x 64-d = 768 KB
+    monkeypatch.setattr(vector_file, "RELEASE_ABOVE_BYTES", 64 * 1024)  # 3000 x DIM floats, over 64 KB
     monkeypatch.setattr(vector_file, "_CHUNK_BYTES", 64 * 1024)
     mem = make(path)
     assert ids(mem.recall("topic 42", user_id="ana", limit=10, touch=False)) == kept
@@ -329,7 +334,7 @@ def test_compaction_rewrites_a_mostly_purged_file_and_open_maps_survive(tmp_path
     mem.purge([r.id for r in recs[:30]])
     mem.store.compact()
     (after,) = [p for p in path.parent.iterdir() if "-vectors-" in p.name]
-    assert after != before and after.stat().st_size == 10 * 64 * 4  # only the live rows
+    assert after != before and after.stat().st_size == 10 * DIM * 4  # only the live rows
     kept = {r.id for r in recs[30:]}
     assert set(ids(reader.recall("harbour note", user_id="ana", limit=40, touch=False))) == kept
     assert set(ids(mem.recall("harbour note", user_id="ana", limit=40, touch=False))) == kept
@@ -347,19 +352,19 @@ def test_a_large_file_grows_ahead_of_its_rows_and_readers_see_each_append(tmp_pa
     path = tmp_path / "grow.db"
     quiet = ContradictionPolicy(mode="off")  # the filler need not be checked against itself
     mem = Memory(path, contradictions=quiet, retriever=HybridRetriever(get_embedder(MODEL), mode="vector"))
-    n = (1 << 20) // (64 * 4) + 16  # just over 1 MiB of 64-d rows
+    n = (1 << 20) // (DIM * 4) + 16  # just over 1 MiB of rows
     for s in range(0, n, 2000):
         mem.remember_many({"content": f"filler {i}", "user_id": "ana"} for i in range(s, min(n, s + 2000)))
     (vec,) = [p for p in path.parent.iterdir() if "-vectors-" in p.name]
     size = vec.stat().st_size
-    assert size == n * 64 * 4
+    assert size == n * DIM * 4
     reader = make(path)
     assert reader.recall("filler 3", user_id="ana", limit=1, touch=False).hits  # maps the file now
     new = mem.remember("the lighthouse keeper's green lantern", user_id="ana")
     assert vec.stat().st_size == size + size // 8  # room for the next appends
     with open(vec, "rb") as f:
-        f.seek((n + 1) * 64 * 4)
-        assert f.read() == bytes(size + size // 8 - (n + 1) * 64 * 4)  # the headroom is zeros
+        f.seek((n + 1) * DIM * 4)
+        assert f.read() == bytes(size + size // 8 - (n + 1) * DIM * 4)  # the headroom is zeros
     for m in (reader, mem):
         hits = m.recall("the lighthouse keeper's green lantern", user_id="ana", limit=3, touch=False).hits
         assert hits[0].memory.id == new.id

@@ -95,3 +95,13 @@ def check_model(expected: str, got: str, where: str = "") -> None:
     """Raise :class:`EmbeddingModelMismatch` unless both ids name the same model."""
     if expected != got:
         raise EmbeddingModelMismatch(expected, got, where)
+
+
+#: A stored model id may name a passage recipe after this separator ("<model>+prev0.5": the model's
+#: vectors of a turn with the turn before it, remnant.retrieval.passages); the model is the part before.
+RECIPE_SEPARATOR = "+"
+
+
+def base_model_id(model_id: str) -> str:
+    """The embedding model of a stored model id, without its passage recipe."""
+    return model_id.split(RECIPE_SEPARATOR, 1)[0]

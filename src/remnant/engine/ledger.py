@@ -767,11 +767,12 @@ class Ledger:
                 return []
             turns = self.session_turns(present)
             self.store.delete([r.id for r in present], tenant=self.tenant)
-            self.reindex_neighbours(turns, [r.id for r in present])
+            rebuilt = self.reindex_neighbours(turns, [r.id for r in present])
             for user, recs in by_user(present).items():
                 self.audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
                 self._release_placeholders(user, recs)
         self.retriever.on_delete(self, [r.id for r in present])
+        self.reembed_neighbours(rebuilt)
         if scrub:
             self.store.scrub()
         return present
@@ -814,10 +815,10 @@ class Ledger:
             session = next(iter(turns.values()), [current])
             pos = next((i for i, r in enumerate(session) if r.id == mid), 0)
             self.store.delete([mid], tenant=self.tenant)
-            before = session[pos - 1] if pos > 0 else None
+            before = session[max(0, pos - self.neighbour_window()) : pos]
             self.store.insert(current, index_text=self.index_text_for(current, before))
             # the turns around it held the old words as context
-            self.reindex_neighbours(turns, changed=[mid])
+            rebuilt = self.reindex_neighbours(turns, changed=[mid])
             self.audit(
                 action,
                 reason,
@@ -832,6 +833,7 @@ class Ledger:
             self._release_placeholders(current.user_id, [old])
         self.retriever.on_delete(self, [mid])
         self.retriever.on_write(self, [mid])
+        self.reembed_neighbours(rebuilt)
         if scrub:
             self.store.scrub()
         return current.copy()
@@ -851,19 +853,36 @@ class Ledger:
                 )
         return out
 
-    def index_text_for(self, record: MemoryRecord, before: MemoryRecord | None) -> str | None:
-        """A stored memory's lexical index text with ``before`` (the nearest remaining earlier turn
-        of its session) as its context; None when the retriever adds nothing to the content."""
+    def index_text_for(
+        self, record: MemoryRecord, before: MemoryRecord | Sequence[MemoryRecord] | None
+    ) -> str | None:
+        """A stored memory's lexical index text with ``before`` (the nearest remaining earlier turns
+        of its session, oldest first, or the one nearest) as its context; None when the retriever
+        adds nothing to the content."""
         index_text = getattr(self.retriever, "index_text", None)
         if index_text is None:
             return None
         if record.kind != Kind.EPISODE or not record.session_id:
             return str(index_text(self, record, [record]))
-        if before is None:
+        earlier = [before] if isinstance(before, MemoryRecord) else list(before or ())
+        if not earlier:
             # no earlier turn remains: a batch of one without a session, so the retriever does not
             # look up "the session's newest turn" (for a stored turn that is not the one before it)
             return str(index_text(self, record.copy(session_id=None), [record.copy(session_id=None)]))
-        return str(index_text(self, record, [before, record]))
+        return str(index_text(self, record, [*earlier, record]))
+
+    def neighbour_window(self) -> int:
+        """How many turns on each side of a conversation turn its lexical index text holds (the
+        retriever's ``neighbour_window``; 1 when it does not say)."""
+        return max(1, int(getattr(self.retriever, "neighbour_window", 1)))
+
+    def reembed_neighbours(self, ids: Iterable[str]) -> None:
+        """Re-embed the turns whose vector was computed with a purged or rewritten neighbour's text
+        (a retriever with ``vectors_hold_context``: the turn before is part of each turn's vector);
+        call after the change's transaction, with what :meth:`reindex_neighbours` rebuilt."""
+        ids = list(ids)
+        if ids and getattr(self.retriever, "vectors_hold_context", False):
+            self.retriever.on_write(self, ids)
 
     def reindex_neighbours(
         self,
@@ -884,6 +903,7 @@ class Ledger:
         if getattr(self.retriever, "index_text", None) is None:
             return {}  # the store indexes each memory's own content only
         gone, touched = set(removed), set(removed) | set(changed)
+        w = self.neighbour_window()
         rebuilt: dict[str, str] = {}
         for session in turns.values():
             remaining = [r for r in session if r.id not in gone]
@@ -891,11 +911,11 @@ class Ledger:
             targets: set[int] = set()
             for i, r in enumerate(remaining):  # the kept turns next to a touched one
                 j = at[r.id]
-                near = [session[k].id for k in (j - 1, j + 1) if 0 <= k < len(session)]
+                near = [session[k].id for k in range(j - w, j + w + 1) if k != j and 0 <= k < len(session)]
                 if r.id not in touched and touched.intersection(near):
                     targets.add(i)
             for i in sorted(targets):
-                text = self.index_text_for(remaining[i], remaining[i - 1] if i > 0 else None)
+                text = self.index_text_for(remaining[i], remaining[max(0, i - w) : i])
                 if text is not None:
                     rebuilt[remaining[i].id] = text
         if rebuilt:
@@ -980,6 +1000,7 @@ class Ledger:
             if "metadata" in changes and changes.get("redact", True):
                 self.redact_fields(record)  # the same treatment as a new write's free text
             reindex = record.content != old.content or record.metadata != old.metadata
+            rebuilt: dict[str, str] = {}
             if reindex:
                 turns = {
                     k: [record if r.id == memory_id else r for r in v]
@@ -1000,14 +1021,17 @@ class Ledger:
                 self.store.delete([memory_id], tenant=self.tenant)
                 self.store.insert(
                     record,
-                    index_text=self.index_text_for(record, session[pos - 1] if pos > 0 else None)
+                    index_text=self.index_text_for(
+                        record, session[max(0, pos - self.neighbour_window()) : pos]
+                    )
                     if index_text
                     else None,
                 )
                 if kept_digest is not None:
                     self.store.set_digests([(memory_id, kept_digest)], tenant=self.tenant)
-                if record.content != old.content:
-                    self.reindex_neighbours(turns, changed=[memory_id])  # they held the old words
+                if record.content != old.content or record.metadata != old.metadata:
+                    # they held the old words (and the speaker) as context
+                    rebuilt = self.reindex_neighbours(turns, changed=[memory_id])
             else:
                 self.store.update(record)
             self.audit(
@@ -1031,6 +1055,7 @@ class Ledger:
         if reindex:
             self.retriever.on_delete(self, [memory_id])
             self.retriever.on_write(self, [memory_id])
+            self.reembed_neighbours(rebuilt)
         if record.content != old.content:
             self.store.scrub()  # the old text's freed pages
         return self.require(memory_id)

@@ -40,6 +40,7 @@ from remnant.embed.cache import CachedEmbedder
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, build_index
+from remnant.retrieval.passages import ContextPairEmbedder, context_passage, same_family
 from remnant.retrieval.query import analyze
 from remnant.retrieval.rescoring import (
     RecallTuning,
@@ -89,12 +90,22 @@ class IndexTextPolicy:
     speaker: bool = True  # prefix "speaker: " from metadata["speaker"]
     date: bool = True  # when it happened (occurred_at, else valid_from, else created_at), e.g. "8 May 2023"
     neighbours: bool = True  # neighbouring turns of the same session (episodes only)
-    own_repeats: int = 2  # the memory's own text is indexed this many times when context is added
+    own_repeats: int = 3  # the memory's own text is indexed this many times when context is added
     event_dates: bool = True  # the dates its own time expressions resolve to ("yesterday" -> "7 May 2023")
+    window: int = 2  # earlier turns of the session in the lexical text (with ``neighbours``)
+    window_after: int = -1  # later turns of the session (-1: as many as ``window``)
+    # weight of the turn-before-plus-this-turn vector beside the turn's own (0: own text only);
+    # remnant.retrieval.passages
+    context_vector: float = 0.5
 
 
 def _speaker_text(r: MemoryRecord) -> str:
     return _with_speaker(r.content, r.metadata)
+
+
+def _has_speaker(metadata: Mapping[str, Any] | None) -> bool:
+    speaker = metadata.get("speaker") if isinstance(metadata, Mapping) else None
+    return isinstance(speaker, str) and bool(speaker)
 
 
 def _with_speaker(content: str, metadata: Mapping[str, Any] | None) -> str:
@@ -176,13 +187,19 @@ class HybridRetriever:
         self.mode = mode
         self.speaker_boost = speaker_boost
         floor = RELEVANCE_FLOORS.get(embedder.model_id) if embedder is not None else None
+        self.policy = index_text or IndexTextPolicy()
+        # turns embedded with the turn before them: a pair embedder (twice the dimensions)
+        self.pairs: ContextPairEmbedder | None = None
+        if embedder is not None and self.policy.context_vector > 0:
+            self.pairs = ContextPairEmbedder(embedder, self.policy.context_vector)
+            embedder = self.pairs
+            floor = floor * self.pairs.score_scale if floor is not None else None
         self.min_similarity = min_similarity if min_similarity is not None else floor
         self.embedder: Embedder | None = (
             embedder if embedder is None or isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
         )
         self.fusion = fusion
         self.signals = signals or SignalWeights()
-        self.policy = index_text or IndexTextPolicy()
         self.hnsw_threshold = hnsw_threshold
         self.rerank_depth = rerank_depth
         self.tuning = tuning if tuning is not None else DEFAULT_TUNING
@@ -193,6 +210,27 @@ class HybridRetriever:
         # per scope, the names of the speakers its memories hold (RecallTuning.strip_speakers)
         self._speakers: dict[tuple[int, str, str | None], frozenset[str]] = {}
         self._lock = threading.RLock()
+
+    @property
+    def neighbour_window(self) -> int:
+        """How many turns on either side of a conversation turn its lexical index text may hold
+        (the ledger rebuilds that many around a purged or rewritten turn); 0 without neighbours."""
+        if not self.policy.neighbours:
+            return 0
+        return max(1, self.policy.window, self.policy.window_after)
+
+    @property
+    def text_embedder(self) -> Embedder | None:
+        """The embedding model on plain texts (with its cache): ``embedder`` itself, or, when the
+        vectors pair each turn with the one before it, the model inside the pair embedder (what the
+        salience and supersession models, keyed by model id, expect)."""
+        return self.pairs.inner if self.pairs is not None else self.embedder
+
+    @property
+    def vectors_hold_context(self) -> bool:
+        """A turn's vector is computed with the turn before it (re-embed the turn after a purged or
+        rewritten one)."""
+        return self.pairs is not None
 
     @property
     def model_id(self) -> str | None:
@@ -227,11 +265,11 @@ class HybridRetriever:
         pos = next((i for i, r in enumerate(same) if r.id == record.id), None)
         if pos is None:
             return []
-        out: list[str] = []
-        if pos > 0:
-            out.append(_speaker_text(same[pos - 1]))
-        else:
-            # the turn before this batch, if the session already has one in the store
+        w = max(1, self.policy.window)
+        before = [_speaker_text(r) for r in same[max(0, pos - w) : pos]]
+        if pos == 0:
+            # the turns before this batch, if the session already has some in the store (only for
+            # the batch's first turn of the session: a rebuild passes the earlier turns it keeps)
             from remnant.store.base import MemoryFilter
 
             prev = engine.store.query(
@@ -243,13 +281,12 @@ class HybridRetriever:
                     statuses=None,
                 ),
                 order="-created_at",
-                limit=1,
+                limit=w,
             )
-            if prev:
-                out.append(_speaker_text(prev[0]))
-        if pos + 1 < len(same):
-            out.append(_speaker_text(same[pos + 1]))
-        return out
+            before = [_speaker_text(r) for r in reversed(prev)]
+        wa = w if self.policy.window_after < 0 else self.policy.window_after
+        after = [_speaker_text(r) for r in same[pos + 1 : pos + 1 + wa]]
+        return before + after
 
     def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
         """Embed new memories, store their vectors (tagged with the model), update loaded indexes."""
@@ -258,7 +295,17 @@ class HybridRetriever:
         records = engine.store.get_many(list(ids), tenant=engine.tenant)
         if not records:
             return
-        vecs = self.embedder.embed_documents([self._semantic_text(r) for r in records])
+        own = [self._semantic_text(r) for r in records]
+        if self.pairs is not None:
+            before = self._previous_turns(engine, records)
+            prev = [before.get(r.id) for r in records]
+            context = [
+                context_passage(self._semantic_text(p) if p is not None else None, o, EMBED_CHARS)
+                for p, o in zip(prev, own, strict=True)
+            ]
+            vecs = self.pairs.embed_pairs(own, context)
+        else:
+            vecs = self.embedder.embed_documents(own)
         model = self.embedder.model_id
         engine.store.put_embeddings(
             [(r.id, model, v) for r, v in zip(records, vecs, strict=True)], tenant=engine.tenant
@@ -316,12 +363,51 @@ class HybridRetriever:
     def _semantic_text(self, r: MemoryRecord) -> str:
         return embedding_text(r.content, r.metadata, speaker=self.policy.speaker)
 
+    def _previous_turns(self, engine: EngineView, records: Sequence[MemoryRecord]) -> dict[str, MemoryRecord]:
+        """For each conversation turn among ``records``, the stored turn before it in its session
+        (in the order they were written), read once per session."""
+        from remnant.store.base import MemoryFilter
+
+        groups: dict[tuple[str, str, str], list[MemoryRecord]] = {}
+        for r in records:
+            if r.kind == Kind.EPISODE and r.session_id:
+                groups.setdefault((r.tenant, r.user_id, r.session_id), []).append(r)
+        out: dict[str, MemoryRecord] = {}
+        for (tenant, user, session), group in groups.items():
+            flt = MemoryFilter(
+                tenant=tenant, user_id=user, session_id=session, kinds=(Kind.EPISODE,), statuses=None
+            )
+            # new turns are the session's newest: read just those and one more; an older turn
+            # (re-embedded after its neighbour was purged) needs the whole session
+            rows = engine.store.query(flt, order="-created_at", limit=len(group) + 1)
+            if not {r.id for r in group} <= {r.id for r in rows}:
+                rows = engine.store.query(flt, order="-created_at")
+            rows.reverse()
+            at = {r.id: i for i, r in enumerate(rows)}
+            for r in group:
+                i = at.get(r.id)
+                if i:
+                    out[r.id] = rows[i - 1]
+        return out
+
     def prepare_documents(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
         """Embed memories about to be written (``DocumentPreparer`` seam; called before the write
         lock): the vectors wait in the embedder's cache for :meth:`on_write`."""
         if self.embedder is None or self.mode == "lexical" or not items:
             return
-        self.embedder.embed_documents([embedding_text(c, m, speaker=self.policy.speaker) for c, m in items])
+        texts = [embedding_text(c, m, speaker=self.policy.speaker) for c, m in items]
+        if self.pairs is not None:
+            # the own-text halves, and the context halves of consecutive turns (items with a speaker:
+            # a conversation written in order); the batch's first turn needs the stored session,
+            # so its context half is embedded by on_write, under the write lock
+            context = [
+                context_passage(texts[i - 1], t, EMBED_CHARS)
+                for i, t in enumerate(texts)
+                if i > 0 and _has_speaker(items[i][1]) and _has_speaker(items[i - 1][1])
+            ]
+            self.pairs.inner.embed_documents(texts + context)
+        else:
+            self.embedder.embed_documents(texts)
 
     # -- reading ---------------------------------------------------------------------------------
     def _index(self, engine: EngineView, flt: MemoryFilter) -> VectorIndex | None:
@@ -393,7 +479,13 @@ class HybridRetriever:
         before vectors were enabled)."""
         assert self.embedder is not None
         model = self.embedder.model_id
-        others = [m for m in engine.store.embedding_models(tenant=scope.tenant) if m != model]
+        # the same model under another passage recipe is not foreign: re-embedding from the stored
+        # text (below) is the migration to this retriever's recipe
+        others = [
+            m
+            for m in engine.store.embedding_models(tenant=scope.tenant)
+            if m != model and not same_family(m, model)
+        ]
         foreign: set[str] = set()
         for m in others:
             for part in iter_batches(missing, 500):

@@ -28,7 +28,7 @@ from remnant.bench.eval.locomo import (
     latest_session,
     turn_docs,
 )
-from remnant.embed.base import Embedder
+from remnant.embed.base import Embedder, base_model_id
 from remnant.retrieval.hybrid import HybridConfig
 from remnant.retrieval.rescoring import RecallTuning
 from remnant.retrieval.retriever import DEFAULT_FUSION, DEFAULT_TUNING, RELEVANCE_FLOORS, HybridRetriever
@@ -104,9 +104,10 @@ def apply(retriever: HybridRetriever, cfg: dict[str, float]) -> None:
     )
     retriever.mode = "hybrid" if vw > 0 else "lexical"
     retriever.speaker_boost = cfg["speaker_boost"]
-    floor = RELEVANCE_FLOORS.get(retriever.model_id or "")
+    floor = RELEVANCE_FLOORS.get(base_model_id(retriever.model_id or ""))
     if floor is not None:
-        retriever.min_similarity = floor + cfg.get("floor_shift", 0.0)
+        scale = retriever.pairs.score_scale if retriever.pairs is not None else 1.0
+        retriever.min_similarity = (floor + cfg.get("floor_shift", 0.0)) * scale
     # every other setting is a field of RecallTuning
     given: dict[str, Any] = {k: v for k, v in cfg.items() if k in TUNING_FIELDS}
     if "speakers_out" in cfg:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 from remnant.core.errors import ConfirmationRequired, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
 from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
+from remnant.embed.base import base_model_id
 from remnant.engine.forgetting.request_parts import (
     VALUE_KINDS,
     named_value,
@@ -3561,7 +3562,7 @@ def _by_meaning(
     if meaning is None or meaning.threshold is None:
         return []
     model = getattr(getattr(getattr(ledger, "retriever", None), "embedder", None), "model_id", None)
-    if meaning.models and model not in meaning.models:
+    if meaning.models and (not isinstance(model, str) or base_model_id(model) not in meaning.models):
         return []  # an embedder the threshold was not chosen for
     scores = meaning_scores(ledger, text, flt)
     if not scores:
