@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 from remnant.core.errors import ConfirmationRequired, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
 from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
+from remnant.core.text.numerals import ENGLISH_MONTHS
 from remnant.embed.base import base_model_id
 from remnant.engine.forgetting.request_parts import (
     VALUE_KINDS,
@@ -1858,18 +1859,7 @@ _NOT_NAMES = frozenset(
         "friday",
         "saturday",
         "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
+        *ENGLISH_MONTHS,
         "christmas",
         "easter",
     ]
