@@ -20,6 +20,8 @@ Arguments left out come from the environment, so one set of variables configures
   to a SQLite database (``<db>.audit-key``, mode 0600); a PostgreSQL store without one writes an
   unsigned log (hash chain only) and says so in a warning.
 - ``REMNANT_EMBEDDER``: the embedder (``e5-small`` by default; ``none`` for lexical recall).
+- ``REMNANT_CONTEXT_VECTOR``: the weight of each turn's context vector (the turn before it with
+  it; default 0.5); ``off`` stores one vector per turn, a third of the embedding work per write.
 - ``REMNANT_RECALL_THRESHOLD``, ``REMNANT_DECAY_CURVE``, ``REMNANT_DECAY_CLOCK``: the decay model.
 - ``REMNANT_DEDUP``: ``on`` (default: a repeated write reinforces the memory it repeats instead of
   storing a second copy) or ``off``.

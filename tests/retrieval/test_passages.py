@@ -265,3 +265,20 @@ def test_a_conversation_batch_is_embedded_before_the_write_lock(tmp_path: Path) 
         # the first turn of a later batch needs the stored turn before it: only that half waits
         _conversation(mem, "ana", [("Bo", "so cute"), ("Ana", "he chews everything")])
         assert model.under_lock == ["Ana: a beagle\nBo: so cute"]
+
+
+def test_the_context_vector_is_switched_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from remnant.core.errors import ValidationError
+    from remnant.retrieval.retriever import context_vector_from_env
+
+    monkeypatch.delenv("REMNANT_CONTEXT_VECTOR", raising=False)
+    assert context_vector_from_env() == 0.5
+    for off in ("0", "off", "OFF"):
+        monkeypatch.setenv("REMNANT_CONTEXT_VECTOR", off)
+        assert context_vector_from_env() == 0.0
+    monkeypatch.setenv("REMNANT_CONTEXT_VECTOR", "0.3")
+    assert context_vector_from_env() == 0.3
+    for bad in ("1", "-0.1", "half"):
+        monkeypatch.setenv("REMNANT_CONTEXT_VECTOR", bad)
+        with pytest.raises(ValidationError, match="REMNANT_CONTEXT_VECTOR"):
+            context_vector_from_env()

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from remnant.core.errors import ValidationError
 from remnant.core.model import Kind, MemoryRecord
 from remnant.core.text import index_text as store_index_text
 from remnant.core.text import match_expression
@@ -738,6 +739,28 @@ class SearchTrace:
     ranking: list[tuple[str, float]] = field(default_factory=list)
 
 
+CONTEXT_VECTOR_ENV = "REMNANT_CONTEXT_VECTOR"
+
+
+def context_vector_from_env() -> float:
+    """``IndexTextPolicy.context_vector`` from ``REMNANT_CONTEXT_VECTOR``: the weight of a turn's
+    context vector (the previous turn with it), default 0.5; ``0``/``off`` stores one vector per turn,
+    which halves the embedding work of a write (three times the tokens with the context) at the cost
+    of recall on elliptical turns (docs/benchmarks/retrieval.md, "Issue 20, passages")."""
+    raw = os.environ.get(CONTEXT_VECTOR_ENV, "").strip().lower()
+    if not raw:
+        return IndexTextPolicy().context_vector
+    if raw in ("off", "none", "no", "false"):
+        return 0.0
+    try:
+        beta = float(raw)
+    except ValueError:
+        beta = -1.0
+    if not 0.0 <= beta < 1.0:
+        raise ValidationError(f"{CONTEXT_VECTOR_ENV} must be a number from 0 to below 1, or off; not {raw!r}")
+    return beta
+
+
 def default_retriever(name: str | None = None) -> HybridRetriever:
     """The retriever the product (:class:`remnant.Memory`) installs: hybrid with the embedder
     ``name`` or, without one, the one named by ``REMNANT_EMBEDDER`` (default ``e5-small``, then
@@ -750,6 +773,7 @@ def default_retriever(name: str | None = None) -> HybridRetriever:
     if chosen.lower() in ("none", "off", "lexical"):
         return HybridRetriever(None)
     threads = int(os.environ.get("REMNANT_EMBED_THREADS", "2"))
+    policy = IndexTextPolicy(context_vector=context_vector_from_env())
     # An explicit choice is honoured or reported; the default falls back to the lighter model.
     names = [chosen] if chosen else [DEFAULT_EMBEDDER, "minilm"]
     for name in names:
@@ -757,7 +781,7 @@ def default_retriever(name: str | None = None) -> HybridRetriever:
             {"threads": threads} if name in ("minilm", "e5-small", "e5", "arctic") else {}
         )
         try:
-            return HybridRetriever(get_embedder(name, **options))
+            return HybridRetriever(get_embedder(name, **options), index_text=policy)
         except EmbedderUnavailable as exc:
             log.warning("embedder %r unavailable (%s)", name, exc)
     log.warning("no embedder available: recall is lexical only (pip install 'remnant[embed]')")
