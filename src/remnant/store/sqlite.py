@@ -832,16 +832,7 @@ def _own_scoring(
     ``bm25()``.
     """
     budget, window = bounds
-    rare: list[str] = []
-    used = 0
-    if sum(counts) <= budget:
-        rare = list(terms)  # every row of every term fits: no window
-    else:
-        for i in sorted(range(len(terms)), key=lambda i: counts[i]):
-            if used + counts[i] > budget:
-                break
-            rare.append(terms[i])
-            used += counts[i]
+    rare = rarest_terms(terms, counts, budget)  # all of them when every row fits: no window
     common = [t for t in terms if t not in rare]
     scope = f'scope : "{token}"'
     floor_rid = 0
