@@ -136,3 +136,26 @@ def test_one_user_many_facts_only_the_replaced_memory_goes(db_path: Path, clock:
 )
 def test_a_shift_replaces_another_only_with_a_change_cue(new: str, old: str, expected: str | None) -> None:
     assert relation(new, old) == expected
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("王医生退休了，现在找他的徒弟李医生", "我学的是会计"),  # the doctor retired, not the user
+        ("王主任退休了，现在换成李医生给我看", "我在腾讯做运营，天天加班"),
+        ("宝宝上周出生了，七斤二两", "我老家是河南信阳的"),  # a birth is not where the user is from
+        ("got moved to the cardiac ward for a couple of months, same hospital", "i live in berlin"),
+        ("乐刻那张卡到期我就没续了，现在在家跟着帕梅拉练", "我现在住广州，天河"),  # at home, not a city
+        ("繁花追完了，现在在看《漫长的季节》", "我现在住广州，天河"),  # watching, not living
+        ("我们家两个娃，一个五岁一个三岁", "我今年三十二"),  # the children's ages
+    ],
+)
+def test_someone_elses_change_or_a_non_place_retires_nothing(new: str, old: str) -> None:
+    assert relation(new, old) != "supersedes"
+
+
+def test_a_relation_word_without_wo_is_that_person() -> None:
+    assert read("老公在阿里上班").subject == "partner"  # type: ignore[union-attr]
+    assert read("妈妈退休了").subject == "mother"  # type: ignore[union-attr]
+    assert read("我退休了").subject == "user"  # type: ignore[union-attr]
+    assert read("我住在家乐福旁边").attribute == "city"  # type: ignore[union-attr]

@@ -215,6 +215,8 @@ class ForgetMatch:
     content: str | None = None  # shown in dry runs only (the user's own data, never audited)
     part: bool = False  # only part of the memory goes (a value or a clause); the rest stays
     new_content: str | None = None  # dry runs: what a partly forgotten memory would read afterwards
+    # found only by meaning, below the confident bar: hidden (restorable), never purged
+    tentative: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -226,6 +228,7 @@ class ForgetMatch:
             "why": self.why,
         }
         out["part"] = self.part
+        out["tentative"] = self.tentative
         if self.content is not None:
             out["content"] = self.content
         if self.new_content is not None:

@@ -4,7 +4,7 @@ regularisation, thresholds and crowd margin by nested cross-validation:
 
 Training pairs: every hand-written development set, never the held-out file: the rule author's
 106 pairs (``supersession_set.DEV_PAIRS``, ``dev1``) and the files of ``--dev`` (by default
-``tests/forgetting/dev_supersession_2.jsonl`` and ``dev_supersession_3.jsonl``, each by another
+``tests/forgetting/dev_supersession_2.jsonl`` to ``dev_supersession_5.jsonl``, each by another
 author). To each labelled pair it adds *crowd negatives*: the new statement of a pair against the
 old statement of another pair of the same file and language about another attribute ("unrelated"),
 weighted by ``cross_weight`` (a real user's write meets many such candidates, the labelled pairs
@@ -60,6 +60,8 @@ from remnant.engine.forgetting.pair_model import (
 DEV_FILES = (
     Path("tests/forgetting/dev_supersession_2.jsonl"),
     Path("tests/forgetting/dev_supersession_3.jsonl"),
+    Path("tests/forgetting/dev_supersession_4.jsonl"),
+    Path("tests/forgetting/dev_supersession_5.jsonl"),
 )
 L2_GRID = (3.0, 10.0, 30.0, 100.0)
 CROSS_GRID = (0.0, 0.3, 1.0)

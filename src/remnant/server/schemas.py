@@ -353,6 +353,7 @@ class ForgetMatchOut(BaseModel):
     part: bool = False
     content: str | None = None
     new_content: str | None = None
+    tentative: bool = False
 
 
 class ForgetOut(BaseModel):

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from remnant.core.text import has_han
+from remnant.core.text import HAN_CLASS, has_han
 
 Relation = Literal["supersedes", "compatible", "unrelated"]
 
@@ -994,6 +994,24 @@ def _attribute(rule: AttrRule, m: re.Match[str]) -> str:
     return "favorite_" + re.sub(r"\W+", "_", fav).strip("_") if fav else "favorite"
 
 
+# a Chinese clause whose subject, right before the predicate, is someone else: 王医生退休了,
+# 宝宝上周出生了, 我老婆在阿里上班 (a relation word said without 我 is someone else too)
+_OTHER_SUBJECT_ZH = re.compile(
+    rf"(?:(?<!我)(?<!我的)(?<!我家)(?:{_REL_ZH_RE})|[{HAN_CLASS}]{{1,2}}(?:医生|主任|老师|经理|总|师傅|阿姨|叔叔|大夫|教练|老板|同学)"
+    r"|宝宝|孩子|娃|闺女|小孩)(?:上周|昨天|最近|已经|也|都|刚|刚刚|去年|今年|前几天|终于)*$"
+)
+# "got moved to the cardiac ward", "我们家两个娃，一个五岁": not where the user lives, not their age
+_NOT_A_MOVE = re.compile(
+    r"\b(?:got|get|gets|been|was|were|being)\s+moved\b|\bmoved\s+to\s+(?:the\s+)?\w+\s+(?:ward|team|department|unit|floor|shift)\b",
+    re.I,
+)
+# 在 before an activity, not a place: 现在在看《漫长的季节》, 在家跟着帕梅拉练, 在学日语
+_NOT_A_PLACE_ZH = re.compile(
+    r"家(?:$|里|中|跟|练|办|带|待|休|躺)|看|学|追|做|练|读|写|玩|忙|准备|找|吃|喝|听|用|考虑|等"
+)
+_COUNTED_AGE = re.compile(r"(?:一个|另一个|老大|老二|大的|小的|大宝|二宝)\s*$")
+
+
 # the check reads each candidate once per write: the same old texts come back write after write
 @lru_cache(maxsize=8192)
 def read(text: str) -> Reading | None:
@@ -1046,6 +1064,19 @@ def read(text: str) -> Reading | None:
             "Today",
         ):
             subject = "other"
+    if subject == "user" and has_han(prefix) and "我" not in prefix:
+        other = _OTHER_SUBJECT_ZH.search(prefix.strip())
+        if other is not None:
+            rel = next(
+                (w for w in sorted(_REL_ZH, key=len, reverse=True) if other.group(0).startswith(w)), None
+            )
+            subject = _REL_ZH[rel] if rel is not None else "other"
+    if attribute == "city" and (_NOT_A_MOVE.search(clause) or re.match(_NOT_A_PLACE_ZH, value or "")):
+        return None  # reassigned at work; 现在在家练 is at home, 现在在看… is doing, not a new city
+    if attribute == "birthplace" and value and re.search(r"宝宝|孩子|上周|昨天|刚|月|号", value):
+        return None  # 宝宝上周出生了: a birth, not where the user is from
+    if attribute == "age" and _COUNTED_AGE.search(prefix):
+        return None  # 两个娃，一个五岁一个三岁: the children's ages
     window = clause[max(0, m.start() - 24) : m.end() + 16]
     negated = rule.negated or (
         rule.attribute in _ENDABLE and value is not None and bool(_ENDED.search(window))

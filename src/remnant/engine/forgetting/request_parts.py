@@ -25,11 +25,11 @@ _KEEP_EN = re.compile(
     r"|^(?:but\s+)?(?:just|only)\s+(?:the\s+|my\s+)?[\w'-]+(?:\s+one)?$"
     r"|\b(?:is|are|'s|can be|can stay|stays?)\s+(?:fine|ok|okay|alright|good)\b"
     r"|\b(?:fine|ok|okay)\s+to\s+(?:keep|remember|stay)\b"
-    r"|\b(?:can|may)\s+stay\b|\bdoesn'?t\s+matter\b|\bno\s+problem\b"
+    r"|\b(?:can|may)\s+stay\b|\bstays$|\bdoesn'?t\s+matter\b|\bno\s+problem\b"
     r"|\b(?:you\s+can|feel free to)\s+(?:keep|remember)\b"
 )
 _KEEP_ZH = re.compile(
-    r"保留|留着|留下|别删|不要删|不用删|别动|不要动|不用动|可以记|可以留|记着就行|就行|就好|无所谓|没关系|不用管|没事|还在"
+    r"保留|留着|留下|别删|不要删|不用删|别动|不要动|不用动|可以记|可以留|记着就行|就行|就好|无所谓|没关系|不用管|别管|没事|还在"
 )
 _REASON_EN = re.compile(
     r"^(?:because|since|as|so|cause|cuz|coz|i've|i have|i've got|i got|i don'?t|i do not|i'm|i am|that's|"
@@ -46,6 +46,19 @@ _STATEMENT_EN = re.compile(
     r"honestly$|actually$|look$|listen$|um+$|hmm+$|hi$|hello$|yo$|so$|right$|"
     r"[a-z]+'s\s+(?:her|his|their)\b)\b"
 )
+# a later clause that is a statement with its own subject and verb ("my manager is weird about that
+# stuff", "insurance is handling it", "my sister uses this app") or one that starts with a past verb
+# ("had a weird customer follow me", "paid it already"): a reason, not a second thing to forget. A
+# list of things ("alimony, child support, all that") has no verb, so it stays part of the request.
+_LATER_STATEMENT_EN = re.compile(
+    r"^(?!.*\b(?:said|told|mentioned|thing|things|stuff|part|bit)\b.*\b(?:about|regarding)\b)(?:and\s+|but\s+|so\s+|plus\s+)*(?:"
+    r"(?:(?:my|the|his|her|our|their|your|a|an|some|this|that|these|those|[a-z]+'s)\s+)?[a-z'-]+(?:\s+[a-z'-]+)?\s+"
+    r"(?:is|are|was|were|has|have|had|uses|used|does|did|got|gets|keeps|kept|wants|wanted|knows|knew|"
+    r"says|said|told|tells|thinks|thought|can|could|will|would|might|should|must|sometimes|always|"
+    r"never|already|really|still|just|finally|reads|sees|saw|checks|goes|went)\b"
+    r"|(?:had|paid|got|found|went|made|took|sorted|lost|left|quit|finished|did|was|were|thats|theyre|"
+    r"dont|didnt|cant|wont|isnt|wasnt|doesnt|kinda|lowkey|literally)\b)"
+)
 # a verb clause with no object of its own ("please forget it", "could you remove both of those?")
 _BARE_EN = re.compile(
     r"^(?:(?:please|pls|plz|so|and|just|ok|okay|can you|could you|would you|will you|you can|"
@@ -59,14 +72,16 @@ _VERB_ZH = re.compile(
     r"当我没说|当没说|当我没讲|当不知道|别留|不要留|不用留"
 )
 _VERB_EN = re.compile(
-    r"\b(?:forget|forgt|delete|erase|remove|wipe|purge|drop|scrub|scrap|scratch|clear|unlearn|un-?remember|"
+    r"\b(?:forget|forgt|forgte|foget|delete|deleting|erase|remove|wipe|purge|drop|scrub|scrap|scratch|clear|unlearn|un-?remember|"
     r"get rid of|stop remembering|pretend i never said|pretend i didn'?t say|"
     r"(?:don'?t|didn'?t|not|never) (?:need to )?(?:remember|know|keep|store)|"
     r"do not (?:need to )?(?:remember|know|keep)|no need to (?:remember|know))\b"
 )
 _ZH_FILLER_ONLY = re.compile(
-    r"^(?:请|帮我|麻烦|你|就|都|全|把|将|给我|我|的|了|吧|哈|啊|呀|嘛|呢|也|再|以后|赶紧|赶快|快|马上|立刻|直接|全部|通通|统统|一起|"
-    r"忘记|忘掉|忘了|删掉|删除|删了|别记|不要记|不用记|别再记|清除|掉|记|着|去了|当我没说|说过)*$"
+    r"^(?:能不能|可不可以|能否|能|可以|吗|请|帮我|麻烦|你|就|都|全|把|将|给我|我|的|了|吧|哈|啊|呀|嘛|呢|也|再|以后|赶紧|赶快|快|马上|立刻|直接|全部|通通|统统|一起|"
+    r"忘记|忘掉|忘了|删掉|删除|删了|别记|不要记|不用记|别再记|清除|掉|记|着|去了|去掉|当我没说|说过|"
+    # a pointer back ("这个去掉吧", "之前那条去掉"): the clause before says what
+    r"这个|那个|这条|那条|之前那条|之前那个|前面那条|那段|这段|那句|这句)*$"
 )
 
 
@@ -150,7 +165,7 @@ def split_request(norm: str) -> tuple[str, str, str]:
         elif i < verb_at and not zh:
             # "my phone number, please forget it"; "it's all fine now, so please forget …" is a reason
             (reason if _STATEMENT_EN.match(c) else main).append(c)
-        elif not zh and (_REASON_EN.search(c) or _STATEMENT_EN.match(c)):
+        elif not zh and (_REASON_EN.search(c) or _STATEMENT_EN.match(c) or _LATER_STATEMENT_EN.match(c)):
             reason.append(c)
         elif zh:
             reason.append(c)  # "这个别跟别人说": said about the request, not what to forget
@@ -407,13 +422,21 @@ def value_spans(kind: str, text: str) -> list[tuple[int, int]]:
 
 
 # someone else's clause: a named possessive ("Greg's cell is …") or a third person (他/她, his/her)
-_OTHER_EN = re.compile(r"\b(?:[A-Z][a-z]+(?:'s|’s)|his|her|he's|she's|he|she|their|they)\b")
+_OTHER_EN = re.compile(
+    r"\b(?:[A-Z][a-z]+(?:'s|’s)|his|her|he's|she's|he|she|their|they)\b"
+    r"|\bmy\s+[a-z]+(?:'s|’s)(?=\s)"  # "my cofounder's twitter", "my boss's number"
+)
 _OTHER_ZH = re.compile(r"他|她|它")
+# "经理的电话", "张浩妈妈的电话": someone's personal data; 我的, 自己的, 我家的, 公司的 are the user's
+_WHOSE_ZH = re.compile(rf"([{_H}]{{1,4}})的(?:电话|手机|号码|邮箱|地址|微信|身份证|生日|工资|车牌)")
+_SELF_OWNER_ZH = ("我", "我们", "自己", "俺", "家", "公司", "单位")
 
 
 def names_someone_else(clause: str) -> bool:
     """Whether a clause is about another person by a name or a pronoun (``"Greg's cell is …"``)."""
     if _OTHER_ZH.search(clause):
+        return True
+    if any(not m.group(1).endswith(_SELF_OWNER_ZH) for m in _WHOSE_ZH.finditer(clause)):
         return True
     for m in _OTHER_EN.finditer(clause):
         w = m.group(0)

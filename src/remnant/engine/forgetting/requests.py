@@ -633,6 +633,20 @@ TOPICS: tuple[Topic, ...] = (
             "am diabetic",
             "insulin",
             "inhaler",
+            "acl",
+            "tore",
+            "torn",
+            "sprain",
+            "fracture",
+            "c-section",
+            "postpartum",
+            "stroke",
+            "骨折",
+            "韧带",
+            "扭伤",
+            "中风",
+            "中过风",
+            "剖腹产",
             "chemo",
             *_OWN_CONDITION,
             "病情",
@@ -796,7 +810,8 @@ TOPICS: tuple[Topic, ...] = (
 
 _KIND_WORDS: dict[Kind, tuple[str, ...]] = {
     Kind.PREFERENCE: ("preferences", "preference", "likes and dislikes", "偏好", "喜好"),
-    Kind.OPEN_ISSUE: ("open issues", "open issue", "tickets", "ticket", "工单"),
+    # "the ticket thing" is a speeding ticket: only the plural or "open" names the kind
+    Kind.OPEN_ISSUE: ("open issues", "open issue", "open tickets", "support tickets", "tickets", "工单"),
     Kind.EPISODE: ("conversations", "conversation", "chat history", "chats", "对话记录", "聊天记录", "对话"),
     Kind.SUMMARY: ("summaries", "summary", "摘要", "总结"),
     Kind.FACT: ("facts",),
@@ -821,7 +836,7 @@ _FILLER_EN = re.compile(
     r"know|my|mine|me|old|previous|former|past|earlier|the|a|an|of|from|your|remember|it|now)\b"
 )
 _FILLER_ZH = re.compile(
-    r"请|帮我|麻烦|你|忘记|忘掉|忘了|别记|不要记|隐藏|删除|删掉|删了|彻底|永久|清除|抹去|抹掉|销毁|所有|全部|一切|"
+    r"能帮我|能不能|可不可以|可以帮我|能否|请|帮我|麻烦|你|忘记|忘掉|忘了|别记|不要记|隐藏|删除|删掉|删了|彻底|永久|清除|抹去|抹掉|销毁|所有|全部|一切|"
     r"关于|有关|我的|我|的|信息|记录|东西|内容|资料|以前|之前|旧|吧|了|吗|把|掉|都|在|去|和"
 )
 _PLACEHOLDER = re.compile(r"\[([A-Z][A-Z_]*?)_\d+\]")
@@ -945,7 +960,7 @@ class Scope:
 SCOPES: tuple[Scope, ...] = (
     Scope(
         "health",
-        ("my health", "health", "medical", "medical stuff", "健康", "身体", "病情", "看病"),
+        ("my health", "health", "medical", "medical stuff", "health stuff", "健康", "身体", "病情", "看病"),
         (
             "health",
             "medical",
@@ -995,6 +1010,20 @@ SCOPES: tuple[Scope, ...] = (
             "physio",
             "chemo",
             "inhaler",
+            "acl",
+            "tore",
+            "torn",
+            "sprain",
+            "fracture",
+            "c-section",
+            "postpartum",
+            "stroke",
+            "骨折",
+            "韧带",
+            "扭伤",
+            "中风",
+            "中过风",
+            "剖腹产",
             "wheelchair",
             "医院",
             "医生",
@@ -1031,7 +1060,7 @@ SCOPES: tuple[Scope, ...] = (
     ),
     Scope(
         "work",
-        ("work", "work stuff", "my job", "job stuff", "my career", "工作", "上班", "职场"),
+        ("work", "work stuff", "work things", "my job", "job stuff", "my career", "工作", "上班", "职场"),
         (
             "work",
             "job",
@@ -1116,6 +1145,17 @@ SCOPES: tuple[Scope, ...] = (
             "niece",
             "nephew",
             "in-law",
+            "relative",
+            "亲戚",
+            "表姐",
+            "表哥",
+            "表弟",
+            "表妹",
+            "堂哥",
+            "堂姐",
+            "姑姑",
+            "姨",
+            "嫂子",
             "妈",
             "爸",
             "父母",
@@ -1179,6 +1219,11 @@ SCOPES: tuple[Scope, ...] = (
             "欠",
             "工资",
             "存款",
+            "存了",
+            "定期",
+            "退休金",
+            "借给",
+            "借了",
             "理财",
             "股票",
             "基金",
@@ -1323,6 +1368,10 @@ _PERSON_TOPIC = {
 # son and daughter are kids: a key "child_school" is the daughter's when the request says "女儿"
 _KID_WORDS = frozenset({"kid", "son", "daughter"})
 # the speaker as a subject (not "my …", not 我的/我妈…): the clause is about oneself
+# a clause whose subject is someone named ("Rowan is 4 months", "Dana works at …")
+_NAME_SUBJECT = re.compile(
+    r"^(?!I\b|My\b|We\b|Our\b)[A-Z][a-z]+\s+(?:is|was|has|had|goes|works|just|got|gets)\b"
+)
 _SELF_SUBJECT = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|me|we)\b|我(?!的|妈|爸|老|女|儿|哥|姐|弟|妹|家|爷|奶|外|婆|公|媳|对象|男|闺|儿|同事|朋友|室友|导师|表|兄弟|师)"
 )
@@ -1392,6 +1441,10 @@ _WHEN: tuple[tuple[str, str], ...] = (
     ("昨天", "yesterday"),
     ("昨晚", "yesterday"),
     ("昨日", "yesterday"),
+    ("昨儿个", "yesterday"),  # spoken (northern) forms
+    ("昨儿", "yesterday"),
+    ("今儿个", "today"),
+    ("今儿", "today"),
     ("上周", "last_week"),
     ("上星期", "last_week"),
     ("上个星期", "last_week"),
@@ -1412,6 +1465,12 @@ _MORE_FILLER = frozenset(
         "remembering",
         "remember",
         "forgetting",
+        "deleting",
+        "removing",
+        "erasing",
+        "wiping",
+        "forgte",
+        "foget",
         "got",
         "get",
         "was",
@@ -1579,6 +1638,9 @@ _MORE_FILLER = frozenset(
     ]
 )
 _ZH_MORE_FILLER = (
+    "破事",  # "感情上的那些破事": the scope, said with a sigh
+    "全部",
+    "所有东西",
     "别记着了",
     "别记着",
     "抹了",
@@ -1757,7 +1819,8 @@ _CONCEPTS: tuple[tuple[str, ...], ...] = (
     ("fire", "laid off", "let go", "terminat", "dismiss", "开除", "炒鱿鱼", "辞退", "裁员", "被裁", "失业"),
     ("mov", "relocat", "搬家", "搬到", "搬去", "搬了"),
     ("quit", "resign", "辞职", "离职"),
-    ("divorc", "split up", "离婚"),
+    ("divorc", "split up", "离婚", "离的婚", "离了婚", "离过婚"),
+    ("die", "died", "death", "dead", "passed away", "pass", "去世", "过世", "离世", "走了"),
     ("breakup", "broke up", "break up", "dumped", "分手"),
     ("pregnan", "expecting", "怀孕", "有了宝宝"),
     ("marr", "wedding", "wed", "结婚", "婚礼"),
@@ -2062,6 +2125,43 @@ def _concept_forms(term: str) -> set[str]:
     return forms
 
 
+_NEW_WORD_ENDINGS = frozenset({"ant", "ary", "al", "ial", "ure", "ive", "ee", "ic"})
+
+
+def _near_word(asked: str, said: str) -> bool:
+    """Whether a stem the request gives names a stem of the memory beyond what the stemmer joins:
+    the same word in another form (pregnanc-y / pregnant, investig-ation / investigat-ed: a shared
+    start of six letters or more, each going on by three at most), or a typo of one letter
+    left out, added or swapped in a word of five or more ("adress", "medcial"). Substitutions are
+    not typos here: they join real words (lives / loves)."""
+    if asked == said or has_cjk(asked) or has_cjk(said):
+        return asked == said
+    n = 0
+    for x, y in zip(asked, said, strict=False):
+        if x != y:
+            break
+        n += 1
+    tails = (asked[n:], said[n:])
+    # an ending that makes another word (account / accountant, person / personal, secret / secretary)
+    other_word = any(t in _NEW_WORD_ENDINGS for t in tails)
+    if n >= 6 and max(map(len, tails)) <= 3 and not other_word:
+        return True
+    if n >= 5 and min(map(len, tails)) == 0 and max(map(len, tails)) <= 2 and not other_word:
+        return True  # separ-ation / separat-ed
+    if min(len(asked), len(said)) < 5 or abs(len(asked) - len(said)) > 1:
+        return False
+    if len(asked) == len(said):  # one swap of neighbours
+        diff = [i for i in range(len(asked)) if asked[i] != said[i]]
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and asked[diff[0]] == said[diff[1]]
+            and asked[diff[1]] == said[diff[0]]
+        )
+    short, long_ = (asked, said) if len(asked) < len(said) else (said, asked)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
 def _text_has(text: _Text, forms: set[str]) -> list[int]:
     hits: set[int] = set()
     for f in forms:
@@ -2069,7 +2169,11 @@ def _text_has(text: _Text, forms: set[str]) -> list[int]:
             hits.update(text.clause_hits(f))
         else:
             st = _stem(f)
-            hits.update(i for i, stems in enumerate(text.stems) if f in stems or st in stems)
+            hits.update(
+                i
+                for i, stems in enumerate(text.stems)
+                if f in stems or st in stems or any(_near_word(st, w) for w in stems)
+            )
     return sorted(hits)
 
 
@@ -2446,6 +2550,8 @@ def parse_intent(text: str) -> ForgetIntent:
             if has_cjk(w) and w in rest:
                 qualifiers.append(q)
                 rest = rest.replace(w, " ")
+    if when and kinds == [Kind.EPISODE]:
+        kinds = []  # "昨天的聊天记录", "yesterday's chats": everything said then, whatever it became
     hard = bool(_HARD.search(whole))
     everything = bool(_EVERYTHING.search(norm)) and not topics and not kinds and not scopes and not when
 
@@ -2534,6 +2640,7 @@ class _Hit:
     topic: Topic | None = None  # the attribute that matched, when one did
     by_key: bool = False  # the memory's key names the attribute: the memory is about it
     value: bool = False  # one value the request names, chosen among several in the turn
+    tentative: bool = False  # a guess by meaning below the confident bar: hidden, never purged
 
     @property
     def part(self) -> bool:
@@ -3072,7 +3179,7 @@ class _Matcher:
         if self.wanted - _OWN:
             return False
         clause = self._clause_at(text, pos)
-        return names_someone_else(clause) and len(text.clauses) > 1
+        return names_someone_else(clause)
 
     def _value_by_terms(self, record: MemoryRecord, text: _Text, tokens: list[str]) -> _Hit | None:
         """ "Forget which city I fly to": the request's words find the memory, the topic's value kind
@@ -3330,9 +3437,24 @@ class _Matcher:
                 if scope.name == "love":
                     # "我闺蜜最近交了男朋友" is the friend's love life, not the user's
                     hits = [i for i in hits if not self._someone_elses_love(text, i)]
+                elif scope.name in ("health", "work"):
+                    # "my husband works nights at the hospital", "Rowan is finally sleeping": theirs
+                    hits = [i for i in hits if not self._someone_elses_own(text, i)]
                 if hits:
                     return f"about {scope.name} ({w})"
         return None
+
+    def _someone_elses_own(self, text: _Text, i: int) -> bool:
+        """Whether clause ``i`` is about another person's health or job, not the user's."""
+        clause = text.raw[slice(*text.clauses[i])]
+        if _SELF_SUBJECT.search(clause.lower()):
+            return False
+        people = {_MUM_DAD.get(q, q) for q in _qualifiers_in(clause)} & _PEOPLE
+        # "Rowan is 4 months and finally sleeping …": a clause without a subject has the turn's
+        named = _NAME_SUBJECT.match(clause) or (
+            not _SELF_SUBJECT.search(text.norm) and _NAME_SUBJECT.match(text.raw.strip())
+        )
+        return bool(people) or names_someone_else(clause) or bool(named)
 
     def _someone_elses_love(self, text: _Text, i: int) -> bool:
         clause = text.raw[slice(*text.clauses[i])]
@@ -3523,6 +3645,11 @@ class MeaningMatch:
     threshold: float | None = 0.90
     margin: float = 0.01
     max_matches: int = 1
+    # below ``threshold``: the nearest memory is still taken when it clears ``tentative`` and leads
+    # the next by ``tentative_margin``, but only hidden (restorable), never purged, and marked
+    # ``tentative`` in the result; a guess must be undoable. ``None`` turns this tier off.
+    tentative: float | None = 0.80
+    tentative_margin: float = 0.02
     # cosines are not comparable across models: the threshold holds for these models only
     models: tuple[str, ...] = ("multilingual-e5-small-q4",)
 
@@ -3545,6 +3672,51 @@ _VERB_STRIP = re.compile(
 )
 
 
+# words of a request's core that say nothing of what to forget ("what I said about", "that thing")
+_CORE_FILLER = frozenset(
+    [
+        "what",
+        "said",
+        "told",
+        "you",
+        "about",
+        "that",
+        "this",
+        "the",
+        "stuff",
+        "thing",
+        "things",
+        "bit",
+        "part",
+        "and",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "dear",
+        "please",
+        "could",
+        "would",
+        "can",
+        "just",
+        "all",
+        "any",
+        "some",
+    ]
+)
+
+
+def _has_content(core: str) -> bool:
+    """Whether a request without its verb still names something ("my will"; not "it", "that")."""
+    words = re.findall(r"[a-z]{3,}", core.lower())
+    return any(w not in _CORE_FILLER for w in words) or bool(re.search(rf"[{HAN_CLASS}]{{2,}}", core))
+
+
+_GUESS = re.compile(r"^meaning: ")
+_GUESS_SAYS = "meaning: a guess, hidden not purged: "
+
+
 def _by_meaning(
     ledger: Ledger, text: str, intent: ForgetIntent, flt: MemoryFilter, meaning: MeaningMatch | None
 ) -> list[tuple[MemoryRecord, _Hit]]:
@@ -3559,12 +3731,28 @@ def _by_meaning(
         return []
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best, second = ranked[0][1], (ranked[1][1] if len(ranked) > 1 else -1.0)
-    if best < meaning.threshold or best - second < meaning.margin:
+    if best >= meaning.threshold and best - second >= meaning.margin:
+        bar, tentative = meaning.threshold, False
+    elif (
+        meaning.tentative is not None
+        and best >= meaning.tentative
+        and best - second >= meaning.tentative_margin
+    ):
+        bar, tentative = meaning.tentative, True
+    else:
         return []
-    chosen = [mid for mid, sc in ranked[: meaning.max_matches] if sc >= meaning.threshold]
+    chosen = [mid for mid, sc in ranked[: meaning.max_matches] if sc >= bar]
     records = {r.id: r for r in ledger.store.get_many(chosen, tenant=ledger.tenant)}
+    how = _GUESS_SAYS[len("meaning: ") :] if tentative else ""
     return [
-        (records[mid], _Hit(f"meaning: nearest to the request (cosine {scores[mid]:.2f})", []))
+        (
+            records[mid],
+            _Hit(
+                f"meaning: {how}nearest to the request (cosine {scores[mid]:.2f}, next {second:.2f})",
+                [],
+                tentative=tentative,
+            ),
+        )
         for mid in chosen
         if mid in records
     ]
@@ -3638,7 +3826,7 @@ def forget_request(
     outcome.total_memories = ledger.store.count(
         MemoryFilter(tenant=ledger.tenant, user_id=user_id, statuses=None)
     )
-    if intent.empty:
+    if intent.empty and not _has_content(core_request(text)):
         outcome.message = (
             "could not tell what to forget; name it, e.g. 'forget my phone number' or '忘记我的地址'"
         )
@@ -3651,7 +3839,7 @@ def forget_request(
     records = list(ledger.store.query(flt))
     literal = literal_terms(intent.terms, records)
     matcher = _Matcher(ledger, intent, related, literal)
-    found = [(r, h) for r in records if (h := matcher.match(r)) is not None]
+    found = [] if intent.empty else [(r, h) for r in records if (h := matcher.match(r)) is not None]
     if not found and intent.terms:
         # words no memory of the user holds say how the request was put ("I overshared", a typo),
         # not what to forget: try again without them (a name or a number the request gives stays)
@@ -3665,6 +3853,14 @@ def forget_request(
     # nowhere has nothing to forget: guessing by meaning could only purge the wrong memory
     if not found and not intent.when and not intent.everything and not intent.kinds and not intent.pii_types:
         found = _by_meaning(ledger, text, intent, flt, meaning)
+        if intent.empty:  # the rules read nothing at all ("what I said about my will"): only a guess
+            found = [
+                (r, h if h.tentative else replace(h, tentative=True, why=_GUESS.sub(_GUESS_SAYS, h.why, 1)))
+                for r, h in found
+            ]
+        if any(h.tentative for _, h in found):
+            is_hard = False  # a guess is hidden, so it can be undone, whatever the request's verb
+            outcome.action = action = "hide"
     if not is_hard and any(h.value for _, h in found):
         # one value the request names among several in a turn is personal data: purged, since a
         # part of a memory can be removed, not hidden
@@ -3685,6 +3881,7 @@ def forget_request(
                 record.content if dry_run else None,
                 part=hit.part,
                 new_content=_redacted(record.content, hit.spans) if dry_run and hit.part else None,
+                tentative=hit.tentative,
             )
         )
     redactor = ledger.redactor
@@ -3697,6 +3894,8 @@ def forget_request(
             in_part = sum(m.part for m in outcome.matches)
             if in_part:
                 outcome.message += f" ({in_part} in part: only the matching value or clause)"
+            if any(m.tentative for m in outcome.matches):
+                outcome.message += " (found by meaning only: it would be hidden, not purged)"
         if can_forget_pii:
             outcome.message += f"; would also forget vault entries of type {', '.join(intent.pii_types)}"
         return outcome
@@ -3754,6 +3953,11 @@ def forget_request(
     if outcome.forgotten or outcome.vault_entries_forgotten or outcome.matches:
         verb = "purged" if is_hard else "hid"
         outcome.message = f"{verb} {len(outcome.forgotten)} of {outcome.total_memories} memories"
+        if any(m.tentative for m in outcome.matches):
+            outcome.message += (
+                " (found by meaning only: hidden, not purged; unhide it if it was not the one meant,"
+                " or ask again naming it)"
+            )
         if outcome.rewritten:
             outcome.message += f"; removed the matching part from {len(outcome.rewritten)} more"
         if outcome.skipped_pinned:
