@@ -132,3 +132,22 @@ def test_a_guess_by_meaning_is_hidden_never_purged(db_path: Path, clock: ManualC
     mem.unhide(will.id)
     off = MeaningMatch(tentative=None)
     assert forget_request(mem.ledger, request, user_id="u", dry_run=True, meaning=off).count == 0
+
+
+def test_chinese_requests_that_point_back_or_split_a_word(mem: Memory) -> None:
+    mine = mem.remember("我去年离的婚，孩子跟我", user_id="u", key="family")
+    friend = mem.remember("我闺蜜最近也在闹离婚", user_id="u", key="friends")
+    out = mem.forget("我离婚的事你能不能忘了啊 每次提都挺烦的 闺蜜那个你别管", user_id="u", dry_run=True)
+    assert [m.id for m in out.matches] == [mine.id] and friend.id not in [m.id for m in out.matches]
+    coriander = mem.remember("我不吃香菜，一股肥皂味", user_id="u")
+    out = mem.forget("我现在能吃香菜了哈哈，之前那条去掉", user_id="u", dry_run=True)
+    assert [m.id for m in out.matches] == [coriander.id]
+    assert parse_intent("做试管的事全部帮我删了吧").everything is False
+    assert parse_intent("做试管的事全部帮我删了吧").terms == ("试管",)
+    assert parse_intent("全部删了吧").everything
+
+
+def test_a_misspelt_attribute_word_is_read_as_meant() -> None:
+    assert parse_intent("can you forget my home adress?").topics == ("address",)
+    assert parse_intent("plz forgte the medcial thing about me").scopes == ("health",)
+    assert parse_intent("forget the phone numbers").topics == ("phone_number",)  # a plural is no typo

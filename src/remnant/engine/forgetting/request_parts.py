@@ -55,6 +55,7 @@ _LATER_STATEMENT_EN = re.compile(
     r"(?:(?:my|the|his|her|our|their|your|a|an|some|this|that|these|those|[a-z]+'s)\s+)?[a-z'-]+(?:\s+[a-z'-]+)?\s+"
     r"(?:is|are|was|were|has|have|had|uses|used|does|did|got|gets|keeps|kept|wants|wanted|knows|knew|"
     r"says|said|told|tells|thinks|thought|can|could|will|would|might|should|must|sometimes|always|"
+    r"need|needs|needed|like|likes|love|loves|hate|hates|want|call|calls|pay|pays|owes|lives|"
     r"never|already|really|still|just|finally|reads|sees|saw|checks|goes|went)\b"
     r"|(?:had|paid|got|found|went|made|took|sorted|lost|left|quit|finished|did|was|were|thats|theyre|"
     r"dont|didnt|cant|wont|isnt|wasnt|doesnt|kinda|lowkey|literally)\b)"

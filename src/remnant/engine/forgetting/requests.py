@@ -238,8 +238,20 @@ TOPICS: tuple[Topic, ...] = (
     Topic(
         "id_number",
         ("id_number", "id_card", "ssn", "national_id"),
-        ("id number", "id card", "national id", "证件号", "身份证号码", "身份证号", "身份证"),
-        ("id number", "身份证", "证件号"),
+        (
+            "id number",
+            "id card",
+            "national id",
+            "social security number",
+            "social security",
+            "my social",
+            "ssn",
+            "证件号",
+            "身份证号码",
+            "身份证号",
+            "身份证",
+        ),
+        ("id number", "ssn", "social security", "身份证", "证件号"),
         ("CN_ID",),
     ),
     Topic(
@@ -474,6 +486,13 @@ TOPICS: tuple[Topic, ...] = (
             "working at",
             "working as",
             "working for",
+            "work part time",
+            "work full time",
+            "part time at",
+            "part-time at",
+            "work nights",
+            "work night shifts",
+            "work shifts",
             "employed",
             "job",
             "employer",
@@ -484,6 +503,12 @@ TOPICS: tuple[Topic, ...] = (
             "上班",
             "工作",
             "公司",
+            "打工",
+            "兼职",
+            "送快递",
+            "送外卖",
+            "跑外卖",
+            "营业部",
             "辞职",
             "开除",
             "裁员",
@@ -938,6 +963,10 @@ _DESCRIPTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("不吃什么", ("diet",)),
     ("干什么工作", ("job",)),
     ("在哪上班", ("job",)),
+    ("在哪干活", ("job",)),
+    ("在哪儿干活", ("job",)),
+    ("在哪里干活", ("job",)),
+    ("在哪打工", ("job",)),
     ("在哪工作", ("job",)),
     ("干啥的", ("job",)),
     ("做什么的", ("job",)),
@@ -1841,7 +1870,7 @@ _CONCEPTS: tuple[tuple[str, ...], ...] = (
     ("cat", "kitten", "猫"),
     ("allerg", "过敏"),
     ("diet", "vegetarian", "vegan", "吃素", "素食"),
-    ("surgery", "operation", "手术"),
+    ("surgery", "operation", "手术", "开刀", "搭桥", "做了个手术"),
     ("hospital", "医院", "住院"),
     ("salar", "pay", "wage", "income", "工资", "薪水", "收入"),
     ("rent", "lease", "租"),
@@ -2148,7 +2177,12 @@ def _near_word(asked: str, said: str) -> bool:
         return True
     if n >= 5 and min(map(len, tails)) == 0 and max(map(len, tails)) <= 2 and not other_word:
         return True  # separ-ation / separat-ed
-    if min(len(asked), len(said)) < 5 or abs(len(asked) - len(said)) > 1:
+    return _typo_of(asked, said)
+
+
+def _typo_of(asked: str, said: str) -> bool:
+    """One letter left out, added or swapped with its neighbour, in words of five letters or more."""
+    if min(len(asked), len(said)) < 5 or abs(len(asked) - len(said)) > 1 or asked == said:
         return False
     if len(asked) == len(said):  # one swap of neighbours
         diff = [i for i in range(len(asked)) if asked[i] != said[i]]
@@ -2417,11 +2451,15 @@ _ASKS_VALUE = re.compile(
 )
 
 
+# "做手术", "做试管": the light verb 做 before a procedure says nothing of what to forget
+_LIGHT_VERB_ZH = re.compile(r"做(?=手术|试管|检查|化疗|透析|胃镜|肠镜|体检|核磁|CT)")
+
+
 def _normalise_request(norm: str) -> str:
     norm = _TYPO_VERBS.sub(lambda m: _TYPO_FIX.get(m.group(0), "forget"), norm)
     for pattern, repl in _WE:
         norm = re.sub(pattern, repl, norm)
-    return norm
+    return _LIGHT_VERB_ZH.sub("", norm)
 
 
 def _keep_part(keep: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -2453,9 +2491,49 @@ def _keep_part(keep: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(dict.fromkeys(words)), tuple(sorted(quals))
 
 
+# the English words that name an attribute or a scope in a request, for putting a typo right
+_REQUEST_VOCAB: frozenset[str] = frozenset(
+    w
+    for phrases in [t.request_words for t in TOPICS] + [sc.request_words for sc in SCOPES]
+    for p in phrases
+    if not has_cjk(p)
+    for w in p.split()
+    if len(w) >= 5
+)
+
+
+def _spell_fixed(text: str) -> str:
+    """The request with a misspelt word of an attribute's or a scope's name put right ("home adress",
+    "my medcial stuff"): one letter left out, added or swapped, in words of five letters or more."""
+    words = _EN_WORD.findall(text)
+    if not words:
+        return text
+    for w in set(words):
+        if w in _REQUEST_VOCAB or len(w) < 5:
+            continue
+        # a letter more or less at the end is another form (thing / things), not a typo
+        fix = next(
+            (v for v in _REQUEST_VOCAB if _typo_of(w, v) and not (v.startswith(w) or w.startswith(v))),
+            None,
+        )
+        if fix is not None:
+            text = re.sub(rf"(?<![\w]){re.escape(w)}(?![\w])", fix, text)
+    return text
+
+
+def _terms_of_zh(rest: str) -> bool:
+    """Whether a Chinese request still names something once its filler is gone."""
+    for filler in _ZH_MORE_FILLER:
+        rest = rest.replace(filler, " ")
+    rest = _FILLER_ZH.sub(" ", rest)
+    return bool(re.search(rf"[{HAN_CLASS}]{{2,}}", _EVERYTHING.sub(" ", rest)))
+
+
 def parse_intent(text: str) -> ForgetIntent:
     """The rule-based parser (English and Chinese)."""
-    whole = _normalise_request(unicodedata.normalize("NFKC", text).lower().strip().replace("’", "'"))
+    whole = _spell_fixed(
+        _normalise_request(unicodedata.normalize("NFKC", text).lower().strip().replace("’", "'"))
+    )
     main, keep, _reason = split_request(whole)
     norm = _KEEP_TAIL.sub("", main).strip() or main
     keep_terms, keep_quals = _keep_part(keep)
@@ -2554,6 +2632,8 @@ def parse_intent(text: str) -> ForgetIntent:
         kinds = []  # "昨天的聊天记录", "yesterday's chats": everything said then, whatever it became
     hard = bool(_HARD.search(whole))
     everything = bool(_EVERYTHING.search(norm)) and not topics and not kinds and not scopes and not when
+    if everything and has_han(norm) and _terms_of_zh(rest):
+        everything = False  # "做试管的事全部删了": all of that, not all of everything
 
     def _terms_of(piece: str) -> tuple[str, ...]:
         return tuple(t for t in query_terms(piece) if (len(t) > 1 or has_cjk(t)) and t not in _MORE_FILLER)
@@ -3027,7 +3107,14 @@ class _Matcher:
         return [g for g in (tuple(t for t in grp if t in terms) for grp in self.intent.any_of) if g]
 
     def _forms(self, term: str) -> set[str]:
-        return {term, _stem(term)} if term in self.literal else _concept_forms(term)
+        if term not in self.literal:
+            return _concept_forms(term)
+        # a Chinese verb and its object said apart (离婚 / 离的婚, 分手 / 分了手) is the same word,
+        # not a synonym: kept even when some memory holds the term as it is
+        split = (
+            {f"{term[0]}{mid}{term[1:]}" for mid in "的了过完"} if len(term) == 2 and has_cjk(term) else set()
+        )
+        return {term, _stem(term)} | split
 
     def _own_values(self, record: MemoryRecord, text: _Text, topic: Topic) -> list[tuple[int, int]]:
         """The attribute's values in the memory by their shape (an age, a date, a school), in the
@@ -3837,7 +3924,8 @@ def forget_request(
     matcher = _Matcher(ledger, intent, related)
     plans: dict[str, _Hit] = {}
     records = list(ledger.store.query(flt))
-    literal = literal_terms(intent.terms, records)
+    # a memory of someone the request keeps ("老伴的不用删") says nothing of the words' meaning here
+    literal = literal_terms(intent.terms, [r for r in records if not matcher._kept_whose(r.content)])
     matcher = _Matcher(ledger, intent, related, literal)
     found = [] if intent.empty else [(r, h) for r in records if (h := matcher.match(r)) is not None]
     if not found and intent.terms:
