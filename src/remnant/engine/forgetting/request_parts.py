@@ -65,7 +65,7 @@ _BARE_EN = re.compile(
     r"^(?:(?:please|pls|plz|so|and|just|ok|okay|can you|could you|would you|will you|you can|"
     r"i want you to|i'd like you to)\s+)*"
     r"(?:forget|delete|erase|remove|wipe|drop|scrap|scratch|clear|get rid of|stop remembering)\s+"
-    r"(?:it|that|this|them|those|these|both|both of those|both of them|all of it|all of that|all that|"
+    r"(?:it|that|this|them|those|these|about (?:it|that|them)|both|both of those|both of them|all of it|all of that|all that|"
     r"any of (?:it|that))(?:\s+(?:please|pls|for me|now|too|as well|ok))*$"
 )
 _VERB_ZH = re.compile(
@@ -86,6 +86,9 @@ _ZH_FILLER_ONLY = re.compile(
 )
 
 
+_ALL_OF_IT = re.compile(r"\b(?:all of it|all of that|all that|everything about it)\b")
+
+
 def _bare(clause: str) -> bool:
     """A Chinese clause with nothing but the verb and filler in it."""
     return bool(_ZH_FILLER_ONLY.match(clause.replace(" ", "")))
@@ -104,6 +107,10 @@ def _clauses(text: str) -> list[str]:
     return [c.strip() for c in _SPLIT.split(_SYMBOLS.sub(",", text)) if c.strip()]
 
 
+# "that tenant who was behind", "the dog i lost": a noun phrase, though it starts like a statement
+_NOUN_PHRASE_EN = re.compile(r"^(?:that|the|this|my)\s+[a-z]+\s+(?:who|which|that|i|you|from|with|at|in)\b")
+
+
 def _object_before(parts: list[str]) -> dict[int, str]:
     """What a bare English verb clause ("please forget it") refers to among the clauses before it:
     the words after "about" ("I said way too much about my ex"), else the nearest clause that is
@@ -116,7 +123,7 @@ def _object_before(parts: list[str]) -> dict[int, str]:
     }
     if about:
         return about
-    plain = [i for i, c in enumerate(parts) if not _STATEMENT_EN.match(c)]
+    plain = [i for i, c in enumerate(parts) if not _STATEMENT_EN.match(c) or _NOUN_PHRASE_EN.match(c)]
     if plain:
         return {plain[-1]: parts[plain[-1]]}
     return {len(parts) - 1: parts[-1]} if parts else {}
@@ -154,6 +161,8 @@ def split_request(norm: str) -> tuple[str, str, str]:
     before = _object_before(parts[:verb_at]) if bare_verb and not zh else None
     for i, c in enumerate(parts):
         if i == verb_at:
+            if before is not None and not keepish(c):
+                c = _ALL_OF_IT.sub("it", c)  # "wedding's off. forget all of it": all of that, not everything
             (keep if keepish(c) else main).append(c)
         elif keepish(c):
             keep.append(c)
@@ -441,8 +450,8 @@ def names_someone_else(clause: str) -> bool:
         return True
     for m in _OTHER_EN.finditer(clause):
         w = m.group(0)
-        if w[0].isupper() and w.lower().startswith(("i'", "my")):
-            continue
+        if w[0].isupper() and w.lower().startswith(("i'", "my", "user'", "user’")):
+            continue  # "User's phone number: …" is how the assistant's notes name the user
         return True
     return False
 

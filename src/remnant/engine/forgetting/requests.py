@@ -1896,7 +1896,22 @@ _CONCEPTS: tuple[tuple[str, ...], ...] = (
         "教会",
     ),
     ("grade", "mark", "exam", "gpa", "score", "成绩", "挂科", "考试", "分数", "绩点", "挂了"),
-    ("debt", "loan", "owe", "borrow", "credit card debt", "欠", "贷款", "网贷", "借钱", "借了", "欠款"),
+    (
+        "debt",
+        "loan",
+        "owe",
+        "borrow",
+        "credit card debt",
+        "欠",
+        "欠债",
+        "欠钱",
+        "负债",
+        "贷款",
+        "网贷",
+        "借钱",
+        "借了",
+        "欠款",
+    ),
     ("gambl", "betting", "casino", "赌博", "赌", "输了"),
     ("gay", "lesbian", "bisexual", "sexuality", "queer", "coming out", "出柜", "同性恋", "性取向"),
     ("crush", "fancy", "暗恋", "喜欢的人"),
@@ -3377,6 +3392,8 @@ class _Matcher:
                 for i in clauses
                 if not self._foreign_clause(text, text.clauses[i][0], own, pii=bool(topic.pii_types))
                 and self._named(text, text.clauses[i][0])
+                # "My roommate Tasha's email is …": someone else's value of a personal-data topic
+                and not (topic.pii_types and self._someone_elses(text, text.clauses[i][0]))
             ]
             said_again = self._said_again(record, text, topic, hits)
             if said_again is not None:
