@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from remnant.core.text import HAN_CLASS, has_han
+from remnant.core.text import HAN_CLASS, STOPWORDS, has_han
 
 Relation = Literal["supersedes", "compatible", "unrelated"]
 
@@ -785,7 +785,7 @@ RULES: tuple[AttrRule, ...] = (
     R(
         "age",
         _c(
-            r"\b(?:i'm|im|i am|is|turned|turning|turns|she's|he's)\s+(?:now\s+|just\s+)?(?P<val>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s+old)?)?(?![\d:.]|\s*(?:am|pm|%|kg|lbs?|k\b|cm|minutes?|mins?|hours?|days?|weeks?|months?))\b"
+            r"\b(?:i'm|im|i am|is|turned|turning|turns|she's|he's)\s+(?:now\s+|just\s+)?(?P<val>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s+old)?)?(?![\d:.'\u2032\u2033]|\s*(?:am|pm|%|kg|lbs?|k\b|cm|minutes?|mins?|hours?|days?|weeks?|months?))\b"
         ),
     ),
     R("age", re.compile(r"(?:今年|已经|现在|刚满|满)?(?P<val>" + _ZH_NUM + r"{1,3})(?:周)?岁")),
@@ -971,6 +971,8 @@ class Reading:
     # ("quit Shopify and started at Stripe", 球不踢了，改游泳了): it replaces what it ends, so an
     # old value it does not name is not known to be replaced
     ends_other: str | None = None
+    # an exception for a while ("this week I'm staying at my mum's", 这两天只能打车): not a change
+    temporary: bool = False
 
 
 def _value(rule: AttrRule, m: re.Match[str]) -> str | None:
@@ -1009,6 +1011,19 @@ _NOT_A_MOVE = re.compile(
 _NOT_A_PLACE_ZH = re.compile(
     r"家(?:$|里|中|跟|练|办|带|待|休|躺)|看|学|追|做|练|读|写|玩|忙|准备|找|吃|喝|听|用|考虑|等"
 )
+# the past said of the predicate: "used to live in", "back when I worked at", 以前在…, 实习过
+_PAST_BEFORE = re.compile(
+    r"\b(?:used to|back when|when i was (?:a kid|young|little|a student)|years ago|formerly)\b[^,;]{0,12}$|以前|曾经|小时候|之前(?!的)",
+    re.I,
+)
+_PAST_AFTER = re.compile(r"过(?![来去])")
+_DREAM = re.compile(r"\b(?:dreamt|dreamed|had a dream|in my dream)\b|做梦|梦到|梦见|梦里", re.I)
+# a few days' exception, in words _TEMPORARY (the pair model's cue) does not have
+_FOR_A_WHILE = re.compile(r"这两天|这阵子|这段时间|最近几天|\b(?:for a while|for the time being|these few days)\b", re.I)
+# what a person can do otherwise for a few days (not an age turned "today")
+_HABITS = frozenset(
+    {"city", "work_location", "commute", "drink", "diet", "exercise_habit", "work_shift", "wake_time", "bedtime"}
+)
 _COUNTED_AGE = re.compile(r"(?:一个|另一个|老大|老二|大的|小的|大宝|二宝)\s*$")
 
 
@@ -1021,10 +1036,14 @@ def read(text: str) -> Reading | None:
     if not norm:
         return None
     best: tuple[AttrRule, re.Match[str], str] | None = None
+    if _DREAM.search(norm):
+        return None  # a dream or a memory of one sets nothing
     for clause in _CLAUSE.split(norm):
         for rule in RULES:  # the first rule that knows a clause decides it; the first such clause wins
             m = rule.pattern.search(clause)
             if m is not None:
+                if _PAST_BEFORE.search(clause[: m.start()]) or _PAST_AFTER.match(clause[m.end() :]):
+                    break  # "I used to live in Portland", 在小米实习过: the past, not what holds now
                 best = (rule, m, clause)
                 break
         if best is not None:
@@ -1073,6 +1092,8 @@ def read(text: str) -> Reading | None:
             subject = _REL_ZH[rel] if rel is not None else "other"
     if attribute == "city" and (_NOT_A_MOVE.search(clause) or re.match(_NOT_A_PLACE_ZH, value or "")):
         return None  # reassigned at work; 现在在家练 is at home, 现在在看… is doing, not a new city
+    if attribute == "city" and re.search(r"把[^，,。！!？?；;、\s]{1,8}$", prefix):
+        return None  # 把办公桌搬到窗边: a thing moved, not the home
     if attribute == "birthplace" and value and re.search(r"宝宝|孩子|上周|昨天|刚|月|号", value):
         return None  # 宝宝上周出生了: a birth, not where the user is from
     if attribute == "age" and _COUNTED_AGE.search(prefix):
@@ -1095,6 +1116,7 @@ def read(text: str) -> Reading | None:
         refinement=attribute == "city" and bool(_REFINEMENT.search(norm)),
         hypothetical=bool(_HYPOTHETICAL.search(norm)),
         ends_other=ends_other,
+        temporary=attribute in _HABITS and bool(_TEMPORARY.search(norm) or _FOR_A_WHILE.search(norm)),
     )
 
 
@@ -1129,6 +1151,8 @@ def relate(new: Reading | None, old: Reading | None) -> Relation | None:
         return None
     if new.attribute != old.attribute:
         return "unrelated"
+    if new.temporary and not old.temporary:
+        return None
     if new.subject != old.subject:
         return "compatible" if "other" not in (new.subject, old.subject) else None
     if new.context != old.context:
@@ -1164,11 +1188,90 @@ def relate(new: Reading | None, old: Reading | None) -> Relation | None:
 
 
 def relation(new_text: str, old_text: str) -> Relation | None:
-    """:func:`relate` on two statements."""
+    """:func:`relate` on two statements; where the rules cannot tell, an ending that names what
+    the old statement is about ("cancelled Netflix", 可乐戒掉了) supersedes it (:func:`ended_thing`)."""
     new = read(new_text)
-    if new is None or new.hypothetical:
+    if new is not None and new.hypothetical:
         return None  # what relate() answers whatever the old one says: spare reading it
-    return relate(new, read(old_text))
+    rel = relate(new, read(old_text)) if new is not None else None
+    if rel is None and ends_named(new_text, old_text):
+        return "supersedes"
+    return rel
+
+
+# --- an ending that names its object -----------------------------------------------------------------
+# "cancelled Netflix", "kicked the Diet Coke habit", "Greece is off", 可乐戒掉了, 把氨氯地平停了: the
+# thing named is over, whatever attribute it was the value of. Only the thing named is ended, so in
+# a crowd it retires only the statements that name it.
+_END_VERB_EN = (
+    r"quit|quitting|cancel+ed|cancel+ing|ditched|dropped|sold|gave up(?: on)?|given up(?: on)?|got rid of|"
+    r"kicked|turned in|closed|deleted|uninstalled|unsubscribed from|tapered (?:me )?off|came off|"
+    r"stopped (?:using|checking|taking|going to|drinking|eating|playing|seeing|watching)|"
+    r"no longer (?:use|using|take|taking|go to|drink|eat|play|have|check)|"
+    r"(?:don't|dont|do not) (?:use|take|go to|drink|eat|play|have|check) .{0,20}?\b(?=\w+ (?:any ?more))|"
+    r"no more|done with|moved (?:everything )?off(?: of)?|switched (?:away )?from|(?:cut|given|gave) up"
+)
+_ENDS_THING_EN = re.compile(
+    rf"\b(?:{_END_VERB_EN})\s+(?:(?:the|my|our|all|of|both|that|this|those|old)\s+)*(?P<obj>[\w.+&'-]+(?:\s+[\w.+&'-]+){{0,2}})"
+    r"|\b(?:the\s+|my\s+|our\s+)?(?P<obj2>[\w.+&'-]+(?:\s+[\w.+&'-]+)?)\s+(?:is|are|'s)\s+(?:off|over|dead|gone|history|done)\b",
+    re.I,
+)
+# words that frame a thing rather than name it ("the Diet Coke habit", "my Wells accounts")
+_FRAME_WORDS = frozenset(
+    "habit habits account accounts membership memberships subscription subscriptions plan plans night nights "
+    "thing things stuff one ones lot everything anything it them that this altogether completely entirely "
+    "job work place trip idea whole same old new".split()
+)
+_END_VERB_ZH = (
+    r"戒了|戒掉了?|卖了|卖掉了?|送人了|取消了?|停了|停掉了?|不用了|不去了|不戴了|不喝了|不吃了|不玩了|"
+    r"不听了|不看了|不练了|不学了|不打了|不踢了|退役了|放下了|放弃了|没续|不续了|到期了?|散了|退了|退掉了?|注销了?|"
+    r"处理掉了?|扔了|报废了?"
+)
+_ENDS_THING_ZH = re.compile(rf"(?P<obj>[^，,。！!？?；;、\s]{{2,12}}?)(?:{_END_VERB_ZH})")
+_ZH_FILLER = re.compile(r"(?:我们|我|都|也|就|已经|彻底|先|终于|早就|全|给|被|那个|这个|那|这)+$")
+_ZH_LEAD = re.compile(r"^.*?(?:把|跟|和|对)|^(?:我们|我的|我|那个|这个|之前的|以前的|原来的)+")
+
+
+def _ended_things(text: str) -> list[str]:
+    """What ``text`` says is over, as the words or characters that name it (EN/ZH)."""
+    norm = unicodedata.normalize("NFKC", text).replace("’", "'")
+    out: list[str] = []
+    for m in _ENDS_THING_EN.finditer(norm):
+        obj = m.group("obj") or m.group("obj2") or ""
+        words = [
+            w
+            for w in re.findall(r"[\w.+&'-]+", obj.lower())
+            if w not in STOPWORDS and w not in _FRAME_WORDS and len(w) >= 2
+        ]
+        if words:
+            out.append(" ".join(words))
+    for clause in re.split(r"[，,。！!？?；;、\s]+", norm):
+        for m in _ENDS_THING_ZH.finditer(clause):
+            obj = _ZH_LEAD.sub("", _ZH_FILLER.sub("", m.group("obj")))
+            if len(obj) >= 2:
+                out.append(obj)
+    return out
+
+
+def _names_thing(thing: str, old: str) -> bool:
+    if has_han(thing):
+        # the longest run of the thing's characters the old statement has: 2 or more ("电信合约" / 电信)
+        return any(thing[i : i + 2] in old for i in range(len(thing) - 1))
+    words = set(re.findall(r"[\w.+&'-]+", old.lower()))
+    return all(w in words or w.rstrip("s") in words for w in thing.split())
+
+
+def ends_named(new_text: str, old_text: str) -> bool:
+    """Whether ``new_text`` ends something ``old_text`` names, said by the same person (the user,
+    both times), not as a plan, a question or for a while."""
+    things = _ended_things(new_text)
+    if not things:
+        return False
+    cn, co = cues(new_text), cues(old_text)
+    if cn.hypothetical or cn.temporary or cn.subject != co.subject or cn.named_subject or co.named_subject:
+        return False
+    old = unicodedata.normalize("NFKC", old_text).replace("’", "'")
+    return any(_names_thing(t, old) for t in things)
 
 
 # The words an attribute is stated with: a second keyword query finds an old statement that shares
