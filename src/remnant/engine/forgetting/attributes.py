@@ -646,7 +646,13 @@ RULES: tuple[AttrRule, ...] = (
         ),
         changed=True,
     ),
-    R("employer", re.compile(r"在(?!家)(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|打工|实习)")),
+    # 现在在字节上班: the 在 of 现在 is not the preposition
+    R("employer", re.compile(r"(?<!现)在(?!家)(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|打工|实习)")),
+    # 我在腾讯做运营: where one works, said with the job
+    R(
+        "employer",
+        re.compile(r"(?<!现)在(?!家)(?P<val>[^，,。！!？?；;、\s]{2,8}?)(?:做|当)(?:一名|一个|个|名)?(?:" + _JOBS_ZH + r")"),
+    ),
     R(
         "employer",
         re.compile(r"(?:换了?(?:个|份)?(?:新)?工作|找到(?:了)?(?:新)?工作|新工作)"),
@@ -1194,7 +1200,7 @@ def relation(new_text: str, old_text: str) -> Relation | None:
     if new is not None and new.hypothetical:
         return None  # what relate() answers whatever the old one says: spare reading it
     rel = relate(new, read(old_text)) if new is not None else None
-    if rel is None and ends_named(new_text, old_text):
+    if rel is None and (ends_named(new_text, old_text) or next_in_role(new_text, old_text)):
         return "supersedes"
     return rel
 
@@ -1259,6 +1265,51 @@ def _names_thing(thing: str, old: str) -> bool:
         return any(thing[i : i + 2] in old for i in range(len(thing) - 1))
     words = set(re.findall(r"[\w.+&'-]+", old.lower()))
     return all(w in words or w.rstrip("s") in words for w in thing.split())
+
+
+# one person at a time in a role of the user's life: "my landlord is …", 我领导姓刘, "my GP is Dr. …"
+_ROLES_EN = (
+    r"landlord|landlady|manager|boss|supervisor|doctor|gp|dentist|therapist|psychiatrist|counsellor|counselor|"
+    r"girlfriend|boyfriend|partner|fiance|fiancee|husband|wife|coach|trainer|tutor|teacher|hairdresser|barber|"
+    r"accountant|lawyer|vet|dog|cat|puppy|kitten"
+)
+_ROLES_ZH = r"房东|领导|老板|上司|主管|经理|医生|主治医生|大夫|女朋友|男朋友|对象|老公|老婆|教练|老师|班主任|导师|狗|猫|柯基"
+_ROLE_EN = re.compile(rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<role>{_ROLES_EN})s?\b", re.I)
+_ROLE_ZH = re.compile(rf"我(?:的|家|们)?(?:养了?(?:一|两)?(?:只|条)?)?(?P<role>{_ROLES_ZH})")
+# the next holder of a role: "my new landlord", 新来的领导, 现在的女朋友
+_NEW_ROLE = re.compile(
+    rf"\b(?:new|current)\s+(?P<role>{_ROLES_EN})\b|(?:新来的|新的|新|现在的|换了个|换了)(?P<rolezh>{_ROLES_ZH})", re.I
+)
+# someone leaves a role: "Linda left the company", "Dr. Huang retired", 王医生退休了, 豆豆走了
+_LEAVES = re.compile(
+    r"\b(?P<who>(?:dr\.?\s+)?[A-Z][a-z]+)\s+(?:has\s+|just\s+|finally\s+)?(?:left|retired|quit|moved away|passed away|died)\b"
+    rf"|(?:had to |we )?put (?P<who2>[A-Z][a-z]+) down\b"
+    rf"|(?P<whozh>[{HAN_CLASS}]{{2,4}}?)(?:去年|上个月|前阵子|前几天|已经|也)?(?:冬天|夏天)?(?:退休了|离职了|调走了|辞职了|走了|去世了|没了)"
+)
+
+
+def _role_of(old: str) -> str | None:
+    m = _ROLE_EN.search(old) or _ROLE_ZH.search(old)
+    return m.group("role").lower() if m else None
+
+
+def next_in_role(new_text: str, old_text: str) -> bool:
+    """Whether ``new_text`` gives the user's role a new holder ("my new landlord", 新来的领导) or
+    says the old holder named in ``old_text`` left it ("Linda left", 王医生退休了)."""
+    new = unicodedata.normalize("NFKC", new_text).replace("’", "'")
+    old = unicodedata.normalize("NFKC", old_text).replace("’", "'")
+    role = _role_of(old)
+    if role is None or cues(new_text).hypothetical:
+        return False
+    m = _NEW_ROLE.search(new)
+    if m is not None and (m.group("role") or m.group("rolezh") or "").lower() == role:
+        return True
+    for m in _LEAVES.finditer(new):
+        who = m.group("who") or m.group("who2") or m.group("whozh") or ""
+        who = re.sub(r"^(?:dr\.?\s+)", "", who, flags=re.I)
+        if len(who) >= 2 and who.lower() not in _NOT_NAMES and re.search(re.escape(who), old, re.I):
+            return True
+    return False
 
 
 def ends_named(new_text: str, old_text: str) -> bool:
