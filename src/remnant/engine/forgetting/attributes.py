@@ -1200,7 +1200,7 @@ def relation(new_text: str, old_text: str) -> Relation | None:
     if new is not None and new.hypothetical:
         return None  # what relate() answers whatever the old one says: spare reading it
     rel = relate(new, read(old_text)) if new is not None else None
-    if rel is None and (ends_named(new_text, old_text) or next_in_role(new_text, old_text)):
+    if rel != "supersedes" and rel != "compatible" and (ends_named(new_text, old_text) or next_in_role(new_text, old_text)):
         return "supersedes"
     return rel
 
@@ -1214,12 +1214,14 @@ _END_VERB_EN = (
     r"kicked|turned in|closed|deleted|uninstalled|unsubscribed from|tapered (?:me )?off|came off|"
     r"stopped (?:using|checking|taking|going to|drinking|eating|playing|seeing|watching)|"
     r"no longer (?:use|using|take|taking|go to|drink|eat|play|have|check)|"
-    r"(?:don't|dont|do not) (?:use|take|go to|drink|eat|play|have|check) .{0,20}?\b(?=\w+ (?:any ?more))|"
     r"no more|done with|moved (?:everything )?off(?: of)?|switched (?:away )?from|(?:cut|given|gave) up"
 )
 _ENDS_THING_EN = re.compile(
     rf"\b(?:{_END_VERB_EN})\s+(?:(?:the|my|our|all|of|both|that|this|those|old)\s+)*(?P<obj>[\w.+&'-]+(?:\s+[\w.+&'-]+){{0,2}})"
-    r"|\b(?:the\s+|my\s+|our\s+)?(?P<obj2>[\w.+&'-]+(?:\s+[\w.+&'-]+)?)\s+(?:is|are|'s)\s+(?:off|over|dead|gone|history|done)\b",
+    r"|\b(?:the\s+|my\s+|our\s+)?(?P<obj2>[\w.+&'-]+(?:\s+[\w.+&'-]+)?)\s+(?:is|are|'s)\s+(?:off|over|dead|gone|history|done)\b"
+    # "i don't even drink tea anymore", "can't do black coffee any more", "the elm road flat isn't mine anymore"
+    r"|\b(?:don't|dont|do not|can't|cant|can not|won't)\s+(?:even\s+|really\s+)?(?:\w+\s+)(?P<obj3>[\w.+&'-]+(?:\s+[\w.+&'-]+)?)\s+any ?more\b"
+    r"|\b(?:the\s+|my\s+)?(?P<obj4>[\w.+&'-]+(?:\s+[\w.+&'-]+){0,2})\s+(?:isn't|is not|aren't)\s+(?:mine|ours)\s+any ?more\b",
     re.I,
 )
 # words that frame a thing rather than name it ("the Diet Coke habit", "my Wells accounts")
@@ -1228,14 +1230,22 @@ _FRAME_WORDS = frozenset(
     "thing things stuff one ones lot everything anything it them that this altogether completely entirely "
     "job work place trip idea whole same old new".split()
 )
+_CHAT_WORDS = frozenset("tbh lol lmao haha btw fyi rn ngl imo honestly though".split())
 _END_VERB_ZH = (
     r"戒了|戒掉了?|卖了|卖掉了?|送人了|取消了?|停了|停掉了?|不用了|不去了|不戴了|不喝了|不吃了|不玩了|"
-    r"不听了|不看了|不练了|不学了|不打了|不踢了|退役了|放下了|放弃了|没续|不续了|到期了?|散了|退了|退掉了?|注销了?|"
+    r"分了|分手了|不听了|不看了|不练了|不学了|不打了|不踢了|退役了|放下了|放弃了|没续|不续了|到期了?|散了|退了|退掉了?|注销了?|"
     r"处理掉了?|扔了|报废了?"
 )
-_ENDS_THING_ZH = re.compile(rf"(?P<obj>[^，,。！!？?；;、\s]{{2,12}}?)(?:{_END_VERB_ZH})")
-_ZH_FILLER = re.compile(r"(?:我们|我|都|也|就|已经|彻底|先|终于|早就|全|给|被|那个|这个|那|这)+$")
+_ENDS_THING_ZH = re.compile(
+    rf"(?P<obj>[^，,。！!？?；;、\s]{{2,12}}?)(?:{_END_VERB_ZH})"
+    # 不追湖人了, 现在不开车了, 不再去教会: the verb and its object
+    r"|不再?(?P<obj2>(?:追|开|用|喝|吃|去|玩|看|戴|抽|信|听|练|学|打|踢)[^，,。！!？?；;、\s了]{1,6}?)(?:了|$)"
+)
+_ZH_FILLER = re.compile(r"(?:我们|我|都|也|就|已经|彻底|先|终于|早就|全|给|被|基本|现在|再|那个|这个|那张|那|这)+$")
 _ZH_LEAD = re.compile(r"^.*?(?:把|跟|和|对)|^(?:我们|我的|我|那个|这个|之前的|以前的|原来的)+")
+
+
+_A_NOT_A = re.compile(rf"([{HAN_CLASS}])不\1")  # 续不续: a question, not an ending
 
 
 def _ended_things(text: str) -> list[str]:
@@ -1243,17 +1253,18 @@ def _ended_things(text: str) -> list[str]:
     norm = unicodedata.normalize("NFKC", text).replace("’", "'")
     out: list[str] = []
     for m in _ENDS_THING_EN.finditer(norm):
-        obj = m.group("obj") or m.group("obj2") or ""
-        words = [
-            w
-            for w in re.findall(r"[\w.+&'-]+", obj.lower())
-            if w not in STOPWORDS and w not in _FRAME_WORDS and len(w) >= 2
-        ]
+        obj = m.group("obj") or m.group("obj2") or m.group("obj3") or m.group("obj4") or ""
+        words = []
+        for w in re.findall(r"[\w.+&'-]+", obj.lower()):
+            if w in STOPWORDS or w in _CHAT_WORDS:
+                break  # the object ends at the first function word ("japanese tbh", "netflix since")
+            if w not in _FRAME_WORDS and len(w) >= 2:
+                words.append(w)
         if words:
             out.append(" ".join(words))
     for clause in re.split(r"[，,。！!？?；;、\s]+", norm):
         for m in _ENDS_THING_ZH.finditer(clause):
-            obj = _ZH_LEAD.sub("", _ZH_FILLER.sub("", m.group("obj")))
+            obj = m.group("obj2") or _ZH_LEAD.sub("", _ZH_FILLER.sub("", m.group("obj")))
             if len(obj) >= 2:
                 out.append(obj)
     return out
@@ -1261,10 +1272,13 @@ def _ended_things(text: str) -> list[str]:
 
 def _names_thing(thing: str, old: str) -> bool:
     if has_han(thing):
-        # the longest run of the thing's characters the old statement has: 2 or more ("电信合约" / 电信)
-        return any(thing[i : i + 2] in old for i in range(len(thing) - 1))
+        # at least half the thing's characters, in runs of two or more the old statement has
+        # ("电信合约" / 电信, not "腾讯视频会员" / 腾讯)
+        covered = {j for i in range(len(thing) - 1) if thing[i : i + 2] in old for j in (i, i + 1)}
+        return len(covered) * 2 >= len(thing)
     words = set(re.findall(r"[\w.+&'-]+", old.lower()))
-    return all(w in words or w.rstrip("s") in words for w in thing.split())
+    named = [w for w in thing.split() if w in words or w.rstrip("s") in words]
+    return bool(named) and len(named) * 2 >= len(thing.split())
 
 
 # one person at a time in a role of the user's life: "my landlord is …", 我领导姓刘, "my GP is Dr. …"
@@ -1282,7 +1296,7 @@ _NEW_ROLE = re.compile(
 )
 # someone leaves a role: "Linda left the company", "Dr. Huang retired", 王医生退休了, 豆豆走了
 _LEAVES = re.compile(
-    r"\b(?P<who>(?:dr\.?\s+)?[A-Z][a-z]+)\s+(?:has\s+|just\s+|finally\s+)?(?:left|retired|quit|moved away|passed away|died)\b"
+    r"\b(?P<who>(?i:dr\.?\s+\w+)|[A-Z][a-z]+)\s+(?:has\s+|just\s+|finally\s+)?(?:left|retired|quit|moved away|passed away|died)\b"
     rf"|(?:had to |we )?put (?P<who2>[A-Z][a-z]+) down\b"
     rf"|(?P<whozh>[{HAN_CLASS}]{{2,4}}?)(?:去年|上个月|前阵子|前几天|已经|也)?(?:冬天|夏天)?(?:退休了|离职了|调走了|辞职了|走了|去世了|没了)"
 )
@@ -1319,7 +1333,7 @@ def ends_named(new_text: str, old_text: str) -> bool:
     if not things:
         return False
     cn, co = cues(new_text), cues(old_text)
-    if cn.hypothetical or cn.temporary or cn.subject != co.subject or cn.named_subject or co.named_subject:
+    if _A_NOT_A.search(new_text) or cn.hypothetical or cn.temporary or cn.subject != co.subject or cn.named_subject or co.named_subject:
         return False
     old = unicodedata.normalize("NFKC", old_text).replace("’", "'")
     return any(_names_thing(t, old) for t in things)
