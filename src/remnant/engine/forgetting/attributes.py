@@ -95,7 +95,7 @@ _SUBJECT_CUE = re.compile(
     rf"(?P<rel>{_REL_EN_RE})(?:'s)?\b"
     r"|\b(?P<self>i|i'm|im|i've|i'd|me|my|we|we're|we've|our|us)\b"
     r"|\b(?P<other>he|she|they|his|her|their|he's|she's|they're)\b"
-    rf"|我(?:的|家)?(?P<relzh>{_REL_ZH_RE})|(?P<selfzh>我们|咱们|咱|我)|(?P<otherzh>他们|她们|他|她)",
+    rf"|我(?:的|家)?(?P<relzh>{_REL_ZH_RE})|(?P<selfzh>我们|咱们|咱|我)|(?<![吉其])(?P<otherzh>他们|她们|他|她)",
     re.IGNORECASE,
 )
 
