@@ -651,7 +651,7 @@ RULES: tuple[AttrRule, ...] = (
     # 我在腾讯做运营: where one works, said with the job
     R(
         "employer",
-        re.compile(r"(?<!现)在(?!家)(?P<val>[^，,。！!？?；;、\s]{2,8}?)(?:做|当)(?:一名|一个|个|名)?(?:" + _JOBS_ZH + r")"),
+        re.compile(r"(?<!现)在(?!家|一家|一个|某)(?P<val>[^，,。！!？?；;、\s]{2,8}?)(?:做|当)(?:一名|一个|个|名)?(?:" + _JOBS_ZH + r")"),
     ),
     R(
         "employer",
@@ -1230,14 +1230,17 @@ _FRAME_WORDS = frozenset(
     "thing things stuff one ones lot everything anything it them that this altogether completely entirely "
     "job work place trip idea whole same old new".split()
 )
-_CHAT_WORDS = frozenset("tbh lol lmao haha btw fyi rn ngl imo honestly though".split())
+_CHAT_WORDS = frozenset(
+    "tbh lol lmao haha btw fyi rn ngl imo honestly though since because cause cuz after before "
+    "last yesterday today finally completely".split()
+)
 _END_VERB_ZH = (
     r"戒了|戒掉了?|卖了|卖掉了?|送人了|取消了?|停了|停掉了?|不用了|不去了|不戴了|不喝了|不吃了|不玩了|"
     r"分了|分手了|不听了|不看了|不练了|不学了|不打了|不踢了|退役了|放下了|放弃了|没续|不续了|到期了?|散了|退了|退掉了?|注销了?|"
     r"处理掉了?|扔了|报废了?"
 )
 _ENDS_THING_ZH = re.compile(
-    rf"(?P<obj>[^，,。！!？?；;、\s]{{2,12}}?)(?:{_END_VERB_ZH})"
+    rf"(?P<obj>[^，,。！!？?；;、\s]{{2,12}}?)(?:{_END_VERB_ZH})(?=[了啦呀哈嘛呢]*$)"
     # 不追湖人了, 现在不开车了, 不再去教会: the verb and its object
     r"|不再?(?P<obj2>(?:追|开|用|喝|吃|去|玩|看|戴|抽|信|听|练|学|打|踢)[^，,。！!？?；;、\s了]{1,6}?)(?:了|$)"
 )
@@ -1245,6 +1248,12 @@ _ZH_FILLER = re.compile(r"(?:我们|我|都|也|就|已经|彻底|先|终于|早
 _ZH_LEAD = re.compile(r"^.*?(?:把|跟|和|对)|^(?:我们|我的|我|那个|这个|之前的|以前的|原来的)+")
 
 
+_ZH_REL_START = re.compile(rf"(?:{_REL_ZH_RE})")
+_ZH_LONGER = re.compile(r"[师员店馆厅厂商]")
+_QUALIFIED = re.compile(
+    r"\b[\w.+&'-]+\s+(?=(?:insurance|loan|payments?|parking|park|seat|wash|charger|case|cover|repairs?|shop|store|"
+    r"club|fans?|teacher|lessons?|classes|tickets?|dealer|dealership)\b)"
+)
 _A_NOT_A = re.compile(rf"([{HAN_CLASS}])不\1")  # 续不续: a question, not an ending
 
 
@@ -1265,20 +1274,38 @@ def _ended_things(text: str) -> list[str]:
     for clause in re.split(r"[，,。！!？?；;、\s]+", norm):
         for m in _ENDS_THING_ZH.finditer(clause):
             obj = m.group("obj2") or _ZH_LEAD.sub("", _ZH_FILLER.sub("", m.group("obj")))
+            rel = _ZH_REL_START.match(obj)
+            if rel is not None:  # 儿子游泳不学了: the son's swimming, not the user's
+                obj = "\x00" + rel.group(0) + "\x00" + obj[rel.end() :]
             if len(obj) >= 2:
                 out.append(obj)
     return out
 
 
 def _names_thing(thing: str, old: str) -> bool:
+    if thing.startswith("\x00"):  # someone's thing (儿子游泳): the old statement must be about them too
+        _, who, thing = thing.split("\x00", 2)
+        if who not in old:
+            return False
+    elif has_han(thing) and _ZH_REL_START.search(old):
+        return False  # 钢琴不学了 says nothing of 闺女在学钢琴
     if has_han(thing):
         # at least half the thing's characters, in runs of two or more the old statement has
-        # ("电信合约" / 电信, not "腾讯视频会员" / 腾讯)
-        covered = {j for i in range(len(thing) - 1) if thing[i : i + 2] in old for j in (i, i + 1)}
+        # ("电信合约" / 电信, not "腾讯视频会员" / 腾讯); a word inside a longer one is not named
+        # (咖啡 in 咖啡师, a barista)
+        covered: set[int] = set()
+        for k in range(len(thing) - 1):
+            for m in re.finditer(re.escape(thing[k : k + 2]), old):
+                if k + 2 == len(thing) and _ZH_LONGER.match(old, m.end()):
+                    continue
+                covered |= {k, k + 1}
+                break
         return len(covered) * 2 >= len(thing)
-    words = set(re.findall(r"[\w.+&'-]+", old.lower()))
-    named = [w for w in thing.split() if w in words or w.rstrip("s") in words]
-    return bool(named) and len(named) * 2 >= len(thing.split())
+    # "sold the car" does not name "my car insurance": there the word only qualifies another noun
+    words = set(re.findall(r"[\w.+&'-]+", _QUALIFIED.sub(" ", old.lower())))
+    parts = thing.split()
+    named = [w for w in parts if w in words or w.rstrip("s") in words]
+    return parts[0] in named and len(named) * 2 >= len(parts)
 
 
 # one person at a time in a role of the user's life: "my landlord is …", 我领导姓刘, "my GP is Dr. …"
@@ -1321,6 +1348,13 @@ def next_in_role(new_text: str, old_text: str) -> bool:
     for m in _LEAVES.finditer(new):
         who = m.group("who") or m.group("who2") or m.group("whozh") or ""
         who = re.sub(r"^(?:dr\.?\s+)", "", who, flags=re.I)
+        if (
+            who.startswith("我")
+            or re.fullmatch(rf"(?:{_REL_ZH_RE}|{_ROLES_ZH})", who)
+            or who.lower() in _REL_EN
+            or re.fullmatch(_ROLES_EN, who, re.I)
+        ):
+            continue  # 我老婆辞职了: the partner's own job, not a role of the user's life left empty
         if len(who) >= 2 and who.lower() not in _NOT_NAMES and re.search(re.escape(who), old, re.I):
             return True
     return False
