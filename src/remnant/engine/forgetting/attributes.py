@@ -1214,7 +1214,8 @@ _END_VERB_EN = (
     r"kicked|turned in|closed|deleted|uninstalled|unsubscribed from|tapered (?:me )?off|came off|"
     r"stopped (?:using|checking|taking|going to|drinking|eating|playing|seeing|watching)|"
     r"no longer (?:use|using|take|taking|go to|drink|eat|play|have|check)|"
-    r"no more|done with|moved (?:everything )?off(?: of)?|switched (?:away )?from|(?:cut|given|gave) up"
+    r"no more|done with|moved (?:everything )?off(?: of)?|switched (?:away )?from|(?:cut|given|gave) up|"
+    r"swapped|traded in|replaced|upgraded from|moved on from|got off|came off"
 )
 _ENDS_THING_EN = re.compile(
     rf"\b(?:{_END_VERB_EN})\s+(?:(?:the|my|our|all|of|both|that|this|those|old)\s+)*(?P<obj>[\w.+&'-]+(?:\s+[\w.+&'-]+){{0,2}})"
@@ -1242,7 +1243,10 @@ _END_VERB_ZH = (
 _ENDS_THING_ZH = re.compile(
     rf"(?P<obj>[^，,。！!？?；;、\s]{{2,12}}?)(?:{_END_VERB_ZH})(?=[了啦呀哈嘛呢]*$)"
     # 不追湖人了, 现在不开车了, 不再去教会: the verb and its object
-    r"|不再?(?P<obj2>(?:追|开|用|喝|吃|去|玩|看|戴|抽|信|听|练|学|打|踢)[^，,。！!？?；;、\s了]{1,6}?)(?:了|$)"
+    r"|不再?(?P<obj2>(?:追|开|用|喝|吃|去|玩|看|戴|抽|信|听|练|学|打|踢|跑|做|干|送|坐|骑|住)[^，,。！!？?；;、\s了]{1,6}?)(?:了|$)"
+    # 取消大小周了, 把咖啡换成茶, 停了氨氯地平: the verb before what it ends
+    r"|(?:取消了?|停了|停掉了?|戒掉了?|注销了?)(?P<obj3>[^，,。！!？?；;、\s了]{2,8}?)(?:了|$)"
+    r"|把(?P<obj4>[^，,。！!？?；;、\s]{2,8}?)换(?:成|掉)"
 )
 _ZH_FILLER = re.compile(r"(?:我们|我|都|也|就|已经|彻底|先|终于|早就|全|给|被|基本|现在|再|那个|这个|那张|那|这)+$")
 _ZH_LEAD = re.compile(r"^.*?(?:把|跟|和|对)|^(?:我们|我的|我|那个|这个|之前的|以前的|原来的)+")
@@ -1261,7 +1265,10 @@ def _ended_things(text: str) -> list[str]:
     """What ``text`` says is over, as the words or characters that name it (EN/ZH)."""
     norm = unicodedata.normalize("NFKC", text).replace("’", "'")
     out: list[str] = []
-    for m in _ENDS_THING_EN.finditer(norm):
+    # a plan or a question in one clause does not hide an ending in another
+    # ("日语先放下了，现在主攻雅思，打算出国")
+    pieces = [p for p in re.split(r"[,，!?;。！？；\n]+|\.(?:\s|$)", norm) if p and not _HYPOTHETICAL.search(p)]
+    for m in (m for p in pieces for m in _ENDS_THING_EN.finditer(p)):
         obj = m.group("obj") or m.group("obj2") or m.group("obj3") or m.group("obj4") or ""
         words = []
         for w in re.findall(r"[\w.+&'-]+", obj.lower()):
@@ -1271,9 +1278,14 @@ def _ended_things(text: str) -> list[str]:
                 words.append(w)
         if words:
             out.append(" ".join(words))
-    for clause in re.split(r"[，,。！!？?；;、\s]+", norm):
+    for clause in (c for p in pieces for c in re.split(r"[、\s]+", p)):
         for m in _ENDS_THING_ZH.finditer(clause):
-            obj = m.group("obj2") or _ZH_LEAD.sub("", _ZH_FILLER.sub("", m.group("obj")))
+            obj = (
+                m.group("obj2")
+                or m.group("obj3")
+                or m.group("obj4")
+                or _ZH_LEAD.sub("", _ZH_FILLER.sub("", m.group("obj")))
+            )
             rel = _ZH_REL_START.match(obj)
             if rel is not None:  # 儿子游泳不学了: the son's swimming, not the user's
                 obj = "\x00" + rel.group(0) + "\x00" + obj[rel.end() :]
@@ -1305,7 +1317,7 @@ def _names_thing(thing: str, old: str) -> bool:
     words = set(re.findall(r"[\w.+&'-]+", _QUALIFIED.sub(" ", old.lower())))
     parts = thing.split()
     named = [w for w in parts if w in words or w.rstrip("s") in words]
-    return parts[0] in named and len(named) * 2 >= len(parts)
+    return len(named) == len(parts)  # every word: "home pc" does not name "I work from home"
 
 
 # one person at a time in a role of the user's life: "my landlord is …", 我领导姓刘, "my GP is Dr. …"
@@ -1324,7 +1336,10 @@ _NEW_ROLE = re.compile(
 # someone leaves a role: "Linda left the company", "Dr. Huang retired", 王医生退休了, 豆豆走了
 _LEAVES = re.compile(
     r"\b(?P<who>(?i:dr\.?\s+\w+)|[A-Z][a-z]+)\s+(?:has\s+|just\s+|finally\s+)?(?:left|retired|quit|moved away|passed away|died)\b"
-    rf"|(?:had to |we )?put (?P<who2>[A-Z][a-z]+) down\b"
+    rf"|(?:had to |we )?put (?P<who2>[A-Z]?[a-z]+) down\b"
+    r"|\b(?P<who3>[A-Za-z]+) and i (?:broke up|split(?: up)?|separated|divorced)\b"
+    r"|\b(?:broke up|split up|things ended|it's over|it ended) with (?P<who4>[A-Za-z]+)\b"
+    rf"|(?:跟|和)(?P<whozh2>[{HAN_CLASS}]{{2,3}}?)(?:已经|早就)?(?:分手了|分了|掰了|散了)"
     rf"|(?P<whozh>[{HAN_CLASS}]{{2,4}}?)(?:去年|上个月|前阵子|前几天|已经|也)?(?:冬天|夏天)?(?:退休了|离职了|调走了|辞职了|走了|去世了|没了)"
 )
 
@@ -1346,7 +1361,8 @@ def next_in_role(new_text: str, old_text: str) -> bool:
     if m is not None and (m.group("role") or m.group("rolezh") or "").lower() == role:
         return True
     for m in _LEAVES.finditer(new):
-        who = m.group("who") or m.group("who2") or m.group("whozh") or ""
+        who = m.group("who") or m.group("who2") or m.group("who3") or m.group("who4") or ""
+        who = who or m.group("whozh") or m.group("whozh2") or ""
         who = re.sub(r"^(?:dr\.?\s+)", "", who, flags=re.I)
         if (
             who.startswith("我")
@@ -1367,7 +1383,13 @@ def ends_named(new_text: str, old_text: str) -> bool:
     if not things:
         return False
     cn, co = cues(new_text), cues(old_text)
-    if _A_NOT_A.search(new_text) or cn.hypothetical or cn.temporary or cn.subject != co.subject or cn.named_subject or co.named_subject:
+    if (
+        _A_NOT_A.search(new_text)
+        or cn.temporary
+        or cn.subject != co.subject
+        or cn.named_subject
+        or co.named_subject
+    ):
         return False
     old = unicodedata.normalize("NFKC", old_text).replace("’", "'")
     return any(_names_thing(t, old) for t in things)
