@@ -788,6 +788,38 @@ RULES: tuple[AttrRule, ...] = (
         re.compile(r"单身|结婚了|已婚|领证|订婚|离婚|离了婚|分手|分了|脱单|恋爱了|有对象了"),
         value=_lex(_REL_STATUS),
     ),
+    # a weight said with its unit or on the scale, before the age rule reads "i'm 92 kilos" as an age
+    R(
+        "weight",
+        _c(
+            r"\b(?:i'm|im|i am|i'm now|down to|up to)\s+(?:about\s+|around\s+)?(?P<val>\d{2,3}(?:\.\d)?)\s*(?:kg|kgs|kilos|lbs|pounds)\b"
+            r"|\bweigh(?:ed|s)\s+(?:in\s+)?(?:at\s+)?(?:about\s+|around\s+)?(?P<val2>\d{2,3}(?:\.\d)?)"
+            r"|\b(?:on|stepped on) the scales?\b[^\d\n]{0,25}(?P<val3>\d{2,3}(?:\.\d)?)\b"
+        ),
+    ),
+    # 我现在130斤, 称了一下112 (not 瘦了10斤, a change by, nor 一袋50斤的米, a sack's weight)
+    R(
+        "weight",
+        re.compile(
+            r"(?:我(?:现在|目前)?|现在|目前|已经|只有|才|快|都)(?P<val>\d{2,3}(?:\.\d)?)\s*(?:斤|公斤)|称了?(?:一下|下)?(?:是|有)?(?P<val2>\d{2,3}(?:\.\d)?)"
+        ),
+    ),
+    # pay: "I make about 65k", "I'm on 32k", "paid $18 an hour", 月薪一万二, 到手一万五, 一个小时十八块
+    R(
+        "salary",
+        _c(
+            r"\b(?:make|making|earn|earning)\s+(?:about\s+|around\s+|roughly\s+|like\s+)?(?P<val>[$€£]?\d[\d,.]*\s*k)\b"
+            r"|\b(?:i'm on|salary is|base is|base salary is)\s+(?:now\s+)?(?:about\s+|around\s+)?(?P<val2>[$€£]?\d[\d,.]*k?)\b"
+            r"|\bpaid\s+(?P<val3>[$€£]\d[\d,.]*)\s+(?:an|per|a)\s+(?:hour|year|month)\b"
+        ),
+    ),
+    R(
+        "salary",
+        re.compile(
+            r"(?:月薪|年薪|工资|到手|年包|时薪|底薪)(?:是|有|涨到|现在|大概|差不多|才|能有)?(?P<val>[\d一二两三四五六七八九十百千万.]{2,6}(?:块|元|k|w)?)"
+            r"|一个小时(?P<val2>[\d一二两三四五六七八九十]{1,4})块"
+        ),
+    ),
     R(
         "age",
         _c(
@@ -1289,6 +1321,8 @@ def _ended_things(text: str) -> list[str]:
             rel = _ZH_REL_START.match(obj)
             if rel is not None:  # 儿子游泳不学了: the son's swimming, not the user's
                 obj = "\x00" + rel.group(0) + "\x00" + obj[rel.end() :]
+            if m.group("obj2"):
+                obj = "\x01" + obj  # a verb and its object: the old statement must have more than the verb's half
             if len(obj) >= 2:
                 out.append(obj)
     return out
@@ -1301,6 +1335,8 @@ def _names_thing(thing: str, old: str) -> bool:
             return False
     elif has_han(thing) and _ZH_REL_START.search(old):
         return False  # 钢琴不学了 says nothing of 闺女在学钢琴
+    strict = thing.startswith("\x01")
+    thing = thing.lstrip("\x01")
     if has_han(thing):
         # at least half the thing's characters, in runs of two or more the old statement has
         # ("电信合约" / 电信, not "腾讯视频会员" / 腾讯); a word inside a longer one is not named
@@ -1312,7 +1348,7 @@ def _names_thing(thing: str, old: str) -> bool:
                     continue
                 covered |= {k, k + 1}
                 break
-        return len(covered) * 2 >= len(thing)
+        return len(covered) * 2 > len(thing) if strict else len(covered) * 2 >= len(thing)
     # "sold the car" does not name "my car insurance": there the word only qualifies another noun
     words = set(re.findall(r"[\w.+&'-]+", _QUALIFIED.sub(" ", old.lower())))
     parts = thing.split()
@@ -1448,7 +1484,8 @@ CUES: dict[str, tuple[str, ...]] = {
     "car": ("car", "drive", "车"),
     "smoking": ("smoke", "smoking", "cigarettes", "烟"),
     "alcohol": ("drink", "drinking", "alcohol", "sober", "酒"),
-    "weight": ("weigh", "weight", "kg", "体重", "斤"),
+    "weight": ("weigh", "weight", "kg", "kilos", "scale", "体重", "斤"),
+    "salary": ("make", "salary", "paid", "pay", "raise", "月薪", "年薪", "工资", "到手"),
     "rent": ("rent", "房租"),
     "name": ("name", "call", "叫", "名字"),
 }
