@@ -107,3 +107,42 @@ def test_in_the_engine_an_ending_retires_only_the_statement_it_names(tmp_path: P
     mem.remember("Cancelled Hulu, nothing left to watch", user_id="u")
     assert mem.get(hulu.id).status == Status.SUPERSEDED
     assert mem.get(squash.id).status == Status.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("My girlfriend Nadia loves hiking", "Nadia and I broke up over the summer"),
+        ("我女朋友叫小敏", "跟小敏分手了"),
+        ("I use a Dell XPS at home", "finally swapped my Dell for a Framework"),
+        ("我们公司是单休", "公司取消单休了"),
+        ("我每天喝奶茶", "我把奶茶换成柠檬水了"),
+    ],
+)
+def test_breakups_swaps_and_cancellations(old: str, new: str) -> None:
+    assert relation(new, old) == "supersedes"
+
+
+def test_a_breakup_with_someone_else_is_not_the_users_partner() -> None:
+    assert relation("Nadia and I broke up", "My girlfriend Jo loves hiking") != "supersedes"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "attribute"),
+    [
+        ("I'm 88 kilos at the moment", "weighed in at 79 this morning", "weight"),
+        ("我现在150斤", "今天称了一下138", "weight"),
+        ("I make about 52k a year", "with the promotion my base is 61k", "salary"),
+        ("我月薪八千", "涨薪了，现在到手一万", "salary"),
+    ],
+)
+def test_weight_and_pay(old: str, new: str, attribute: str) -> None:
+    r = read(new)
+    assert r is not None and r.attribute == attribute
+    assert relation(new, old) == "supersedes"
+
+
+def test_a_change_by_or_a_sack_is_not_a_weight() -> None:
+    assert relation("瘦了10斤", "我现在150斤") != "supersedes"
+    w = read("买了一袋50斤的米")
+    assert w is None or w.attribute != "weight"

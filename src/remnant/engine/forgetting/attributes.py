@@ -1373,7 +1373,7 @@ _NEW_ROLE = re.compile(
 _LEAVES = re.compile(
     r"\b(?P<who>(?i:dr\.?\s+\w+)|[A-Z][a-z]+)\s+(?:has\s+|just\s+|finally\s+)?(?:left|retired|quit|moved away|passed away|died)\b"
     rf"|(?:had to |we )?put (?P<who2>[A-Z]?[a-z]+) down\b"
-    r"|\b(?P<who3>[A-Za-z]+) and i (?:broke up|split(?: up)?|separated|divorced)\b"
+    r"|\b(?P<who3>[A-Za-z]+) and [iI] (?:broke up|split(?: up)?|separated|divorced)\b"
     r"|\b(?:broke up|split up|things ended|it's over|it ended) with (?P<who4>[A-Za-z]+)\b"
     rf"|(?:跟|和)(?P<whozh2>[{HAN_CLASS}]{{2,3}}?)(?:已经|早就)?(?:分手了|分了|掰了|散了)"
     rf"|(?P<whozh>[{HAN_CLASS}]{{2,4}}?)(?:去年|上个月|前阵子|前几天|已经|也)?(?:冬天|夏天)?(?:退休了|离职了|调走了|辞职了|走了|去世了|没了)"
