@@ -647,11 +647,18 @@ RULES: tuple[AttrRule, ...] = (
         changed=True,
     ),
     # 现在在字节上班: the 在 of 现在 is not the preposition
-    R("employer", re.compile(r"(?<!现)在(?!家)(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|打工|实习)")),
+    R(
+        "employer",
+        re.compile(r"(?<!现)在(?!家)(?P<val>[^，,。！!？?；;、\s]{2,12}?)(?:上班|工作|任职|打工|实习)"),
+    ),
     # 我在腾讯做运营: where one works, said with the job
     R(
         "employer",
-        re.compile(r"(?<!现)在(?!家|一家|一个|某)(?P<val>[^，,。！!？?；;、\s]{2,8}?)(?:做|当)(?:一名|一个|个|名)?(?:" + _JOBS_ZH + r")"),
+        re.compile(
+            r"(?<!现)在(?!家|一家|一个|某)(?P<val>[^，,。！!？?；;、\s]{2,8}?)(?:做|当)(?:一名|一个|个|名)?(?:"
+            + _JOBS_ZH
+            + r")"
+        ),
     ),
     R(
         "employer",
@@ -1057,10 +1064,22 @@ _PAST_BEFORE = re.compile(
 _PAST_AFTER = re.compile(r"过(?![来去])")
 _DREAM = re.compile(r"\b(?:dreamt|dreamed|had a dream|in my dream)\b|做梦|梦到|梦见|梦里", re.I)
 # a few days' exception, in words _TEMPORARY (the pair model's cue) does not have
-_FOR_A_WHILE = re.compile(r"这两天|这阵子|这段时间|最近几天|\b(?:for a while|for the time being|these few days)\b", re.I)
+_FOR_A_WHILE = re.compile(
+    r"这两天|这阵子|这段时间|最近几天|\b(?:for a while|for the time being|these few days)\b", re.I
+)
 # what a person can do otherwise for a few days (not an age turned "today")
 _HABITS = frozenset(
-    {"city", "work_location", "commute", "drink", "diet", "exercise_habit", "work_shift", "wake_time", "bedtime"}
+    {
+        "city",
+        "work_location",
+        "commute",
+        "drink",
+        "diet",
+        "exercise_habit",
+        "work_shift",
+        "wake_time",
+        "bedtime",
+    }
 )
 _COUNTED_AGE = re.compile(r"(?:一个|另一个|老大|老二|大的|小的|大宝|二宝)\s*$")
 
@@ -1232,7 +1251,11 @@ def relation(new_text: str, old_text: str) -> Relation | None:
     if new is not None and new.hypothetical:
         return None  # what relate() answers whatever the old one says: spare reading it
     rel = relate(new, read(old_text)) if new is not None else None
-    if rel != "supersedes" and rel != "compatible" and (ends_named(new_text, old_text) or next_in_role(new_text, old_text)):
+    if (
+        rel != "supersedes"
+        and rel != "compatible"
+        and (ends_named(new_text, old_text) or next_in_role(new_text, old_text))
+    ):
         return "supersedes"
     return rel
 
@@ -1244,7 +1267,7 @@ def relation(new_text: str, old_text: str) -> Relation | None:
 _END_VERB_EN = (
     r"quit|quitting|cancel+ed|cancel+ing|ditched|dropped|sold|gave up(?: on)?|given up(?: on)?|got rid of|"
     r"kicked|turned in|closed|deleted|uninstalled|unsubscribed from|tapered (?:me )?off|came off|"
-    r"stopped (?:using|checking|taking|going to|drinking|eating|playing|seeing|watching)|"
+    r"stopped (?:using|checking|taking|going to|drinking|eating|playing|seeing|watching)|stopped(?= (?:the|my|our) )|"
     r"no longer (?:use|using|take|taking|go to|drink|eat|play|have|check)|"
     r"no more|done with|moved (?:everything )?off(?: of)?|switched (?:away )?from|(?:cut|given|gave) up|"
     r"swapped|traded in|replaced|upgraded from|moved on from|got off|came off"
@@ -1259,13 +1282,70 @@ _ENDS_THING_EN = re.compile(
 )
 # words that frame a thing rather than name it ("the Diet Coke habit", "my Wells accounts")
 _FRAME_WORDS = frozenset(
-    "habit habits account accounts membership memberships subscription subscriptions plan plans night nights "
-    "thing things stuff one ones lot everything anything it them that this altogether completely entirely "
-    "job work place trip idea whole same old new".split()
+    [
+        "habit",
+        "habits",
+        "account",
+        "accounts",
+        "membership",
+        "memberships",
+        "subscription",
+        "subscriptions",
+        "plan",
+        "plans",
+        "night",
+        "nights",
+        "thing",
+        "things",
+        "stuff",
+        "one",
+        "ones",
+        "lot",
+        "everything",
+        "anything",
+        "it",
+        "them",
+        "that",
+        "this",
+        "altogether",
+        "completely",
+        "entirely",
+        "job",
+        "work",
+        "place",
+        "trip",
+        "idea",
+        "whole",
+        "same",
+        "old",
+        "new",
+    ]
 )
 _CHAT_WORDS = frozenset(
-    "tbh lol lmao haha btw fyi rn ngl imo honestly though since because cause cuz after before "
-    "last yesterday today finally completely".split()
+    [
+        "tbh",
+        "lol",
+        "lmao",
+        "haha",
+        "btw",
+        "fyi",
+        "rn",
+        "ngl",
+        "imo",
+        "honestly",
+        "though",
+        "since",
+        "because",
+        "cause",
+        "cuz",
+        "after",
+        "before",
+        "last",
+        "yesterday",
+        "today",
+        "finally",
+        "completely",
+    ]
 )
 _END_VERB_ZH = (
     r"戒了|戒掉了?|卖了|卖掉了?|送人了|取消了?|停了|停掉了?|不用了|不去了|不戴了|不喝了|不吃了|不玩了|"
@@ -1280,7 +1360,9 @@ _ENDS_THING_ZH = re.compile(
     r"|(?:取消了?|停了|停掉了?|戒掉了?|注销了?)(?P<obj3>[^，,。！!？?；;、\s了]{2,8}?)(?:了|$)"
     r"|把(?P<obj4>[^，,。！!？?；;、\s]{2,8}?)换(?:成|掉)"
 )
-_ZH_FILLER = re.compile(r"(?:我们|我|都|也|就|已经|彻底|先|终于|早就|全|给|被|基本|现在|再|那个|这个|那张|那|这)+$")
+_ZH_FILLER = re.compile(
+    r"(?:我们|我|都|也|就|已经|彻底|先|终于|早就|全|给|被|基本|现在|再|那个|这个|那张|那|这)+$"
+)
 _ZH_LEAD = re.compile(r"^.*?(?:把|跟|和|对)|^(?:我们|我的|我|那个|这个|之前的|以前的|原来的)+")
 
 
@@ -1290,17 +1372,22 @@ _QUALIFIED = re.compile(
     r"\b[\w.+&'-]+\s+(?=(?:insurance|loan|payments?|parking|park|seat|wash|charger|case|cover|repairs?|shop|store|"
     r"club|fans?|teacher|lessons?|classes|tickets?|dealer|dealership)\b)"
 )
+_ZH_SPAN = re.compile(r"(?:个月|年|天|星期|礼拜|小时|分钟|阵子)$|^好几")
 _A_NOT_A = re.compile(rf"([{HAN_CLASS}])不\1")  # 续不续: a question, not an ending
 
 
-def _ended_things(text: str) -> list[str]:
-    """What ``text`` says is over, as the words or characters that name it (EN/ZH)."""
+def _ended_things(text: str) -> list[tuple[str, str]]:
+    """What ``text`` says is over, as the words or characters that name it (EN/ZH), each with whose
+    it is (the last subject cue before the ending: "moved to monzo and closed the barclays account,
+    their app …" is the user's)."""
     norm = unicodedata.normalize("NFKC", text).replace("’", "'")
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     # a plan or a question in one clause does not hide an ending in another
     # ("日语先放下了，现在主攻雅思，打算出国")
-    pieces = [p for p in re.split(r"[,，!?;。！？；\n]+|\.(?:\s|$)", norm) if p and not _HYPOTHETICAL.search(p)]
-    for m in (m for p in pieces for m in _ENDS_THING_EN.finditer(p)):
+    pieces = [
+        p for p in re.split(r"[,，!?;。！？；\n]+|\.(?:\s|$)", norm) if p and not _HYPOTHETICAL.search(p)
+    ]
+    for p, m in ((p, m) for p in pieces for m in _ENDS_THING_EN.finditer(p)):
         obj = m.group("obj") or m.group("obj2") or m.group("obj3") or m.group("obj4") or ""
         words = []
         for w in re.findall(r"[\w.+&'-]+", obj.lower()):
@@ -1309,7 +1396,7 @@ def _ended_things(text: str) -> list[str]:
             if w not in _FRAME_WORDS and len(w) >= 2:
                 words.append(w)
         if words:
-            out.append(" ".join(words))
+            out.append((" ".join(words), subject_of(p[: m.start()])))
     for clause in (c for p in pieces for c in re.split(r"[、\s]+", p)):
         for m in _ENDS_THING_ZH.finditer(clause):
             obj = (
@@ -1321,10 +1408,12 @@ def _ended_things(text: str) -> list[str]:
             rel = _ZH_REL_START.match(obj)
             if rel is not None:  # 儿子游泳不学了: the son's swimming, not the user's
                 obj = "\x00" + rel.group(0) + "\x00" + obj[rel.end() :]
-            if m.group("obj2"):
-                obj = "\x01" + obj  # a verb and its object: the old statement must have more than the verb's half
+            if m.group("obj2"):  # a verb and its object: the old statement must name more than half
+                obj = "\x01" + obj
+            if _ZH_SPAN.search(obj):
+                continue  # 好几个月没…了: how long, not what
             if len(obj) >= 2:
-                out.append(obj)
+                out.append((obj, subject_of(clause[: m.start()] + (m.group("obj") or ""))))
     return out
 
 
@@ -1367,7 +1456,8 @@ _ROLE_EN = re.compile(rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<role>{_ROLES_EN})s?\b", r
 _ROLE_ZH = re.compile(rf"我(?:的|家|们)?(?:养了?(?:一|两)?(?:只|条)?)?(?P<role>{_ROLES_ZH})")
 # the next holder of a role: "my new landlord", 新来的领导, 现在的女朋友
 _NEW_ROLE = re.compile(
-    rf"\b(?:new|current)\s+(?P<role>{_ROLES_EN})\b|(?:新来的|新的|新|现在的|换了个|换了)(?P<rolezh>{_ROLES_ZH})", re.I
+    rf"\b(?:new|current)\s+(?P<role>{_ROLES_EN})\b|(?:新来的|新的|新|现在的|换了个|换了)(?P<rolezh>{_ROLES_ZH})",
+    re.I,
 )
 # someone leaves a role: "Linda left the company", "Dr. Huang retired", 王医生退休了, 豆豆走了
 _LEAVES = re.compile(
@@ -1419,16 +1509,10 @@ def ends_named(new_text: str, old_text: str) -> bool:
     if not things:
         return False
     cn, co = cues(new_text), cues(old_text)
-    if (
-        _A_NOT_A.search(new_text)
-        or cn.temporary
-        or cn.subject != co.subject
-        or cn.named_subject
-        or co.named_subject
-    ):
+    if _A_NOT_A.search(new_text) or cn.temporary or cn.named_subject or co.named_subject:
         return False
     old = unicodedata.normalize("NFKC", old_text).replace("’", "'")
-    return any(_names_thing(t, old) for t in things)
+    return any(who == co.subject and _names_thing(t, old) for t, who in things)
 
 
 # The words an attribute is stated with: a second keyword query finds an old statement that shares
