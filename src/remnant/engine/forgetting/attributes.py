@@ -1387,7 +1387,7 @@ def _ended_things(text: str) -> list[tuple[str, str]]:
     pieces = [
         p for p in re.split(r"[,，!?;。！？；\n]+|\.(?:\s|$)", norm) if p and not _HYPOTHETICAL.search(p)
     ]
-    for p, m in ((p, m) for p in pieces for m in _ENDS_THING_EN.finditer(p)):
+    for piece, m in ((p, m) for p in pieces for m in _ENDS_THING_EN.finditer(p)):
         obj = m.group("obj") or m.group("obj2") or m.group("obj3") or m.group("obj4") or ""
         words = []
         for w in re.findall(r"[\w.+&'-]+", obj.lower()):
@@ -1396,7 +1396,7 @@ def _ended_things(text: str) -> list[tuple[str, str]]:
             if w not in _FRAME_WORDS and len(w) >= 2:
                 words.append(w)
         if words:
-            out.append((" ".join(words), subject_of(p[: m.start()])))
+            out.append((" ".join(words), subject_of(piece[: m.start()])))
     for clause in (c for p in pieces for c in re.split(r"[、\s]+", p)):
         for m in _ENDS_THING_ZH.finditer(clause):
             obj = (
