@@ -146,3 +146,10 @@ def test_a_change_by_or_a_sack_is_not_a_weight() -> None:
     assert relation("瘦了10斤", "我现在150斤") != "supersedes"
     w = read("买了一袋50斤的米")
     assert w is None or w.attribute != "weight"
+
+
+def test_a_home_said_with_zhu_alone_and_a_new_place() -> None:
+    assert relation("我现在住拱墅了", "我住萧山，离地铁近") == "supersedes"
+    assert read("我住院了") is None or read("我住院了").attribute != "city"  # type: ignore[union-attr]
+    assert read("我住学校宿舍") is None or read("我住学校宿舍").attribute != "city"  # type: ignore[union-attr]
+    assert relation("post goes to my new place: 7 quay street", "I live at 40 Park Row") == "supersedes"

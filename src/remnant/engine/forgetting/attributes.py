@@ -535,6 +535,22 @@ RULES: tuple[AttrRule, ...] = (
     R("city", _c(r"\b(?:home|home base)\s+is\s+(?:now\s+)?(?:in\s+)?" + _VAL_EN)),
     R("city", re.compile(r"搬(?:家)?(?:到|去|回|来)(?:了)?" + _VAL_ZH), changed=True),
     R("city", re.compile(r"(?:住在|住到|住进|定居(?:在|于)?|安家(?:在)?|落户(?:在)?)" + _VAL_ZH)),
+    # 我住杭州 (住 without 在; not 住院, 住校, 住学校宿舍, 住了…)
+    R(
+        "city",
+        re.compile(
+            r"我(?:现在|目前|一直)?住(?![院校学了着得的过不在进到宿酒])(?P<val>[^，,。！!？?；;、\s]{2,12})"
+        ),
+    ),
+    # "send it to my new place: 220 Harbor Road": a new home's address
+    R(
+        "city",
+        _c(
+            r"\b(?:my|our)\s+new\s+(?:place|flat|apartment|house|home|address)\b(?:\s+is)?(?:\s+(?:at|in|on))?\s*:?\s*"
+            + _VAL_EN
+        ),
+        changed=True,
+    ),
     R(
         "city",
         re.compile(
@@ -1081,6 +1097,7 @@ _HABITS = frozenset(
         "bedtime",
     }
 )
+_NEW_HOME = re.compile(r"\bnew\s+(?:place|flat|apartment|house|home|address)\b", re.I)
 _COUNTED_AGE = re.compile(r"(?:一个|另一个|老大|老二|大的|小的|大宝|二宝)\s*$")
 
 
@@ -1170,7 +1187,8 @@ def read(text: str) -> Reading | None:
         changed=rule.changed or bool(_CHANGE.search(norm)),
         additive=bool(_ADDITIVE.search(norm)),
         context=context,
-        refinement=attribute == "city" and bool(_REFINEMENT.search(norm)),
+        # a street said as a new home's address is a move, not a part of the old city
+        refinement=attribute == "city" and bool(_REFINEMENT.search(norm)) and not _NEW_HOME.search(clause),
         hypothetical=bool(_HYPOTHETICAL.search(norm)),
         ends_other=ends_other,
         temporary=attribute in _HABITS and bool(_TEMPORARY.search(norm) or _FOR_A_WHILE.search(norm)),
