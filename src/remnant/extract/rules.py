@@ -470,8 +470,8 @@ def _about(m: MatchLike, text: str) -> ExtractedFact | None:
     plan = _PLAN_TIME.search(clause)
     reading = attributes.read(clause)
     if reading is not None:
-        if reading.hypothetical or reading.subject == "other" or reading.additive:
-            return None
+        if reading.hypothetical or reading.subject == "other" or reading.additive or reading.temporary:
+            return None  # "this week I'm staying at my mum's in Kent" sets no city
         if reading.value is None and not reading.negated:
             return None
         if (
