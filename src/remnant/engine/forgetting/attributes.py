@@ -1264,7 +1264,8 @@ def relate(new: Reading | None, old: Reading | None) -> Relation | None:
 
 def relation(new_text: str, old_text: str) -> Relation | None:
     """:func:`relate` on two statements; where the rules cannot tell, an ending that names what
-    the old statement is about ("cancelled Netflix", 可乐戒掉了) supersedes it (:func:`ended_thing`)."""
+    the old statement is about ("cancelled Netflix", 可乐戒掉了) or a role's new holder supersedes it
+    (:func:`ends_named`, :func:`next_in_role`)."""
     new = read(new_text)
     if new is not None and new.hypothetical:
         return None  # what relate() answers whatever the old one says: spare reading it
