@@ -175,6 +175,10 @@ class ForgetIntent:
     # the request asks for one value ("which school", "how old", "the digits", 多少, 哪): a turn
     # holding several values loses only the one in the part the request's words select
     asks_value: bool = False
+    # measured attributes the request names to forget and to keep ("my weight", "height is fine"):
+    # a value known by its unit (168 lbs, 一米六) or its label (血压160/95) when the word is not said
+    measures: tuple[str, ...] = ()
+    keep_measures: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -201,6 +205,8 @@ class ForgetIntent:
             "value_kind": self.value_kind,
             "exact": self.exact,
             "any_of": [list(g) for g in self.any_of],
+            "measures": list(self.measures),
+            "keep_measures": list(self.keep_measures),
         }
 
 

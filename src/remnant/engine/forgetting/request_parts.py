@@ -546,3 +546,73 @@ def named_value(text: str, start: int, end: int, term: str) -> list[tuple[int, i
         if len(words) > 1 and any(w.lower().rstrip("s'") == term.rstrip("s") for w in words):
             out.append((start + m.start(1), start + m.end(1)))
     return out
+
+
+# -- measured attributes: a value known by its unit or by the label said before it ------------------
+# "多少斤那个别记了，身高无所谓" names a weight and keeps a height; the memory says 一米六，一百三十斤
+# with neither word: the unit says which value is which. Each entry: the words that name the
+# attribute in a request, and the value's shapes in a memory (a labelled number counts too).
+_ZH_NUM = "0-9一二两三四五六七八九十百千零〇点"
+_MEASURES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "weight": (
+        re.compile(r"\bweigh(?:t|ts|s|ing)?\b|\bhow heavy\b|\blbs\b|\bkilos\b|体重|斤|多重|公斤"),
+        re.compile(
+            rf"\b\d{{2,3}}(?:\.\d+)?\s?(?:lbs?|pounds?|kg|kgs|kilos?)(?![a-z])|[{_ZH_NUM}]{{1,6}}(?:斤|公斤|千克)"
+            r"|(?<=体重)\s*\d{2,3}(?:\.\d+)?|\bweigh(?:s|t is)?\s+(\d{2,3})\b"
+        ),
+    ),
+    "height": (
+        re.compile(r"\bheight\b|\bhow tall\b|\btall\b|身高|多高|个子|个头"),
+        re.compile(
+            r"\b\d\s?'\s?\d{1,2}(?:\"|'')?|\b\d\s?(?:foot|feet|ft)(?:\s?\d{1,2})?(?:\s?(?:in|inches)\b)?"
+            r"|\b\d{3}\s?cm\b|\b1\.\d{1,2}\s?m\b|一米[一二三四五六七八九零〇]{1,2}|1米\d{1,2}|\d{3}(?:厘米|公分)"
+            r"|(?<=身高)\s*\d{3}"
+        ),
+    ),
+    "blood_pressure": (
+        re.compile(r"\bbp\b|\bblood pressure\b|血压"),
+        re.compile(r"(?<![\d/])\d{2,3}/\d{2,3}(?![\d/])"),
+    ),
+    "heart_rate": (
+        re.compile(r"\bheart ?rate\b|\bpulse\b|心率|心跳"),
+        re.compile(r"(?:heart rate|pulse|心率|心跳)\D{0,8}?(\d{2,3})(?![\d/])", re.I),
+    ),
+    "blood_sugar": (
+        re.compile(r"\bblood sugar\b|\bglucose\b|\ba1c\b|血糖"),
+        re.compile(r"(?:blood sugar|glucose|a1c|血糖)\D{0,10}?(\d{1,2}(?:\.\d)?)(?![\d/])", re.I),
+    ),
+    "body_fat": (
+        re.compile(r"\bbody ?fat\b|体脂"),
+        re.compile(r"(?:body ?fat|体脂率?)\D{0,8}?(\d{1,2}(?:\.\d)?\s?%?)", re.I),
+    ),
+    "duration": (
+        re.compile(r"\bhow long\b|多久|多长时间|几年了"),
+        re.compile(
+            rf"\b\d{{1,2}}\s?(?:years?|yrs?|months?)\b|[{_ZH_NUM}]{{1,3}}(?:年多|年|个月)(?=了|$|[，。,])"
+        ),
+    ),
+}
+# "I'm 5'11, 190": a bare number right after a height is the weight
+_WEIGHT_AFTER_HEIGHT = re.compile(r"^\s*(?:,|and)\s*(\d{2,3})\b(?!\s*(?:/|%|cm|years?))")
+
+
+def measures_named(text: str) -> tuple[str, ...]:
+    """The measured attributes a request names (``"my weight"`` -> weight, 身高 -> height)."""
+    return tuple(k for k, (words, _) in _MEASURES.items() if words.search(text))
+
+
+def measure_spans(kind: str, text: str) -> list[tuple[int, int]]:
+    """Where a value of the measured attribute ``kind`` sits in ``text``, by its unit or its label."""
+    spans = [(s, e) for s, e in _group_spans(_MEASURES[kind][1], text) if text[s:e].strip()]
+    spans = [(s + len(text[s:e]) - len(text[s:e].lstrip()), e) for s, e in spans]
+    if kind == "weight":
+        for _s, e in measure_spans("height", text):
+            m = _WEIGHT_AFTER_HEIGHT.match(text[e:])
+            if m:
+                spans.append((e + m.start(1), e + m.end(1)))
+    return sorted(set(spans))
+
+
+def measure_said(kind: str, text: str) -> bool:
+    """Whether ``text`` names the measured attribute ``kind`` by its word ("weighs", 血压)."""
+    return bool(_MEASURES[kind][0].search(text.lower()))

@@ -24,6 +24,9 @@ from remnant.core.text.numerals import ENGLISH_MONTHS
 from remnant.embed.base import base_model_id
 from remnant.engine.forgetting.request_parts import (
     VALUE_KINDS,
+    measure_said,
+    measure_spans,
+    measures_named,
     named_value,
     names_someone_else,
     parts,
@@ -2735,6 +2738,8 @@ def parse_intent(text: str) -> ForgetIntent:
         value_kind=value_kind,
         people=tuple(sorted(person_words(main))),
         asks_value=bool(_ASKS_VALUE.search(norm)) or facet or value_kind is not None,
+        measures=measures_named(norm),
+        keep_measures=measures_named(keep),
     )
 
 
@@ -2802,6 +2807,28 @@ def _foreign(found: set[str], wanted: set[str]) -> bool:
     return bool(other) and not ({q for q in found} & wanted)
 
 
+# words too general to say which part of a turn is meant ("that number", 那个数)
+_GENERIC_CUES = frozenset(
+    {
+        "number",
+        "numbers",
+        "digits",
+        "reading",
+        "part",
+        "one",
+        "thing",
+        "stuff",
+        "take",
+        "数",
+        "数字",
+        "行",
+        "那个",
+    }
+)
+# one word for each measured attribute, to list them all (measures_named over these)
+_MEASURE_WORDS = ("weight", "height", "bp", "heart rate", "blood sugar", "body fat", "how long")
+
+
 class _Matcher:
     """Matches one request against a user's memories (see :func:`forget_request`)."""
 
@@ -2821,6 +2848,9 @@ class _Matcher:
         self._key_people: set[str] = set()
 
     def match(self, record: MemoryRecord) -> _Hit | None:
+        return self._beside_kept(record, self._match_rules(record))
+
+    def _match_rules(self, record: MemoryRecord) -> _Hit | None:
         intent = self.intent
         if self.window is not None:
             created = record.created_at
@@ -2890,6 +2920,97 @@ class _Matcher:
             reasons.append("only the value asked for" if refined else "")
         hit = _Hit(", ".join(r for r in reasons if r), refined or [], topic, by_key=by_key)
         return self._which_part(record, text, hit)
+
+    # -- what stays beside what goes, part by part ---------------------------------------------------
+    def _own_part(self, raw: str, a: int, b: int) -> bool:
+        piece = raw[a:b]
+        return not names_someone_else(piece) and not (person_words(piece) - set(self.intent.people))
+
+    def _beside_kept(self, record: MemoryRecord, hit: _Hit | None) -> _Hit | None:
+        """A turn that holds what goes and what stays side by side loses only the value that goes.
+
+        A measured attribute is known by its unit or label when its word is not said ("多少斤" and
+        一百三十斤, "my weight" and "5'6 and 168 lbs", 血压 and 160/95); a memory holding such a
+        value of the user's own matches, one naming it only of someone else ("my husband weighs
+        himself") does not. With a keep clause ("身高无所谓", "rent you can keep") or another
+        measured value beside it, only the value asked for goes. Without measures, a keep clause
+        selects too: the parts holding the request's words lose the value said there when another
+        part holds what stays ("My stipend is $2,400 a month and rent is $1,650")."""
+        intent = self.intent
+        if intent.scopes or intent.when or intent.everything or intent.values:
+            return hit
+        if hit is not None and (hit.tentative or hit.value):
+            return hit
+        go_kinds = [k for k in intent.measures if k not in intent.keep_measures]
+        keep_said = bool(intent.keep_terms or intent.keep_measures)
+        if not (keep_said or go_kinds):
+            return hit
+        raw = record.content
+        segs = parts(raw)
+
+        def part_of(s: int) -> tuple[int, int] | None:
+            return next(((a, b) for a, b in segs if a <= s < b), None)
+
+        def own(s: int) -> bool:
+            seg = part_of(s)
+            return seg is None or self._own_part(raw, *seg)
+
+        measured = [(s, e) for k in go_kinds for s, e in measure_spans(k, raw) if own(s)]
+        kept = [(s, e) for k in intent.keep_measures for s, e in measure_spans(k, raw)]
+        if go_kinds and not measured:
+            if (
+                hit is not None
+                and any(measure_said(k, raw[a:b]) for k in go_kinds for a, b in segs)
+                and not any(
+                    measure_said(k, raw[a:b]) and self._own_part(raw, a, b) for k in go_kinds for a, b in segs
+                )
+            ):
+                return None  # "my husband weighs himself": the attribute, but someone else's
+            if hit is None:
+                return None
+        if measured:
+            go = [(s, e) for s, e in measured if not any(a < e and s < b for a, b in kept)]
+            others = [
+                (s, e)
+                for k in measures_named(" ".join(_MEASURE_WORDS))
+                if k not in go_kinds
+                for s, e in measure_spans(k, raw)
+                if not any(a < e and s < b for a, b in go)
+            ]
+            stays = kept or others or (keep_said and self._keeps(_redacted(raw, go)))
+            if go and stays:
+                why = hit.why + ", " if hit is not None else ""
+                return _Hit(
+                    why + f"only the {go_kinds[0].replace('_', ' ')} value",
+                    go,
+                    hit.topic if hit else None,
+                    value=True,
+                )
+            if hit is None:
+                return _Hit(f"a {go_kinds[0].replace('_', ' ')} value of the user's", [])
+            return hit
+        if hit is None or not intent.keep_terms or len(segs) < 2:
+            return hit
+        keep_idx = {
+            i for i, (a, b) in enumerate(segs) if self._keeps(raw[a:b]) or any(a <= s < b for s, _ in kept)
+        }
+        cues = [t for t in intent.terms if t not in _GENERIC_CUES and t not in intent.people and len(t) > 1]
+        go_idx = [
+            i
+            for i, (a, b) in enumerate(segs)
+            if i not in keep_idx and any(self._part_has(raw[a:b], t) for t in cues)
+        ]
+        if not keep_idx or not go_idx:
+            return hit
+        within = [segs[i] for i in go_idx]
+        ends = [e for e in self._term_ends(raw) if any(a < e <= b for a, b in within)]
+        go = [(s, e) for s, e in value_after(raw, ends) if any(a <= s < b for a, b in within)]
+        go = go or [v for a, b in within for v in plain_values(raw, a, b, set())]
+        if not go or (hit.spans and set(go) == set(hit.spans)):
+            return hit
+        return _Hit(
+            hit.why + ", only the value in its part, what stays beside it kept", go, hit.topic, value=True
+        )
 
     # -- which of several values in one turn -------------------------------------------------------
     def _which_part(self, record: MemoryRecord, text: _Text, hit: _Hit) -> _Hit:
