@@ -179,6 +179,8 @@ class ForgetIntent:
     # a value known by its unit (168 lbs, 一米六) or its label (血压160/95) when the word is not said
     measures: tuple[str, ...] = ()
     keep_measures: tuple[str, ...] = ()
+    # the attributes the keep clause names ("where I'm from is fine", 老家可以留着): their values stay
+    keep_topics: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -207,6 +209,7 @@ class ForgetIntent:
             "any_of": [list(g) for g in self.any_of],
             "measures": list(self.measures),
             "keep_measures": list(self.keep_measures),
+            "keep_topics": list(self.keep_topics),
         }
 
 

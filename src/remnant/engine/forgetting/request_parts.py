@@ -23,7 +23,7 @@ _KEEP_EN = re.compile(
     r"^(?:please\s+)?(?:but\s+)?(?:you\s+can\s+|can\s+you\s+|just\s+|only\s+)?(?:keep|leave|except)\b"
     r"|^but\s+not\b|^not\s+(?:the|my|his|her|their|our)\b|^(?:but\s+)?not\s+[a-z]+(?:'s|s')(?=\W|$)"
     r"|^(?:but\s+)?(?:just|only)\s+(?:the\s+|my\s+)?[\w'-]+(?:\s+one)?$"
-    r"|\b(?:is|are|'s|can be|can stay|stays?)\s+(?:fine|ok|okay|alright|good)\b"
+    r"|\b(?:is|are|'s|can be|can stay|stays?)\s+(?:fine|ok|okay|alright|good|grand|enough|cool)\b"
     r"|\b(?:fine|ok|okay)\s+to\s+(?:keep|remember|stay)\b"
     r"|\b(?:can|may)\s+stay\b|\bstays$|\bdoesn'?t\s+matter\b|\bno\s+problem\b"
     r"|\b(?:you\s+can|feel free to)\s+(?:keep|remember)\b"
@@ -559,6 +559,8 @@ _MEASURES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(
             rf"\b\d{{2,3}}(?:\.\d+)?\s?(?:lbs?|pounds?|kg|kgs|kilos?)(?![a-z])|[{_ZH_NUM}]{{1,6}}(?:斤|公斤|千克)"
             r"|(?<=体重)\s*\d{2,3}(?:\.\d+)?|\bweigh(?:s|t is)?\s+(\d{2,3})\b"
+            # a goal weight: "get down to 150", 瘦到55
+            rf"|\b(?:get|got|getting|come|go)\s+down\s+to\s+(\d{{2,3}})\b|(?<=[瘦减降]到)[{_ZH_NUM}]{{2,5}}(?![{_ZH_NUM}年月])"
         ),
     ),
     "height": (

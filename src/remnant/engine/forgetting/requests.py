@@ -209,7 +209,7 @@ TOPICS: tuple[Topic, ...] = (
         "birthday",
         ("birthday", "birth", "dob"),
         ("date of birth", "birthday", "birth date", "bday", "b-day", "dob", "出生日期", "出生年月", "生日"),
-        ("birthday", "born on", "date of birth", "生日", "出生"),
+        ("birthday", "born on", "was born", "date of birth", "生日", "出生"),
     ),
     Topic(
         "name",
@@ -2563,6 +2563,33 @@ def _terms_of_zh(rest: str) -> bool:
     return bool(re.search(rf"[{HAN_CLASS}]{{2,}}", _EVERYTHING.sub(" ", rest)))
 
 
+def _keep_topics(keep: str, asked: set[str]) -> tuple[str, ...]:
+    """The attributes a keep clause names by a description or a word ("where I'm from is fine",
+    老家可以留着), with a value kind to know their values by; not one the request asks to forget."""
+    if not keep.strip():
+        return ()
+    found: list[str] = []
+    for phrase, keys in _DESCRIPTIONS:
+        if _has_phrase(keep, phrase):
+            found.extend(keys)
+    for t in TOPICS:
+        if any(_has_phrase(keep, p) for p in t.request_words):
+            found.append(t.key)
+    by_key = {t.key: t for t in TOPICS}
+    return tuple(
+        k
+        for k in dict.fromkeys(found)
+        if k not in asked
+        and k not in _PERSON_KEYS  # "老公的留着" keeps a person's things: whose, not a value kind
+        and (by_key[k].value or VALUE_KINDS.get(k) or _KEPT_KINDS.get(k))
+    )
+
+
+# where one is from has no value kind of its own: its value is a place
+_KEPT_KINDS = {"hometown": "place"}
+_PERSON_KEYS = frozenset({"partner", "children", "pet", "name"})
+
+
 def parse_intent(text: str) -> ForgetIntent:
     """The rule-based parser (English and Chinese)."""
     whole = _spell_fixed(
@@ -2740,6 +2767,7 @@ def parse_intent(text: str) -> ForgetIntent:
         asks_value=bool(_ASKS_VALUE.search(norm)) or facet or value_kind is not None,
         measures=measures_named(norm),
         keep_measures=measures_named(keep),
+        keep_topics=_keep_topics(keep, {t.key for t in topics}),
     )
 
 
@@ -3156,10 +3184,16 @@ class _Matcher:
 
     def _keeps(self, text: str) -> bool:
         """Whether ``text`` holds what the request says stays ("…, the street is fine")."""
-        if not self.intent.keep_terms:
+        if not (self.intent.keep_terms or self.intent.keep_topics):
             return False
         t = _Text(text)
-        return any(_text_has(t, {k}) for k in self.intent.keep_terms)
+        return any(_text_has(t, {k}) for k in self.intent.keep_terms) or bool(self._kept_values(text))
+
+    def _kept_values(self, text: str) -> list[tuple[int, int]]:
+        """Values in ``text`` of an attribute the keep clause names ("where I'm from is fine": a place)."""
+        by_key = {t.key: t for t in TOPICS}
+        kinds = [by_key[k].value or VALUE_KINDS.get(k) or _KEPT_KINDS.get(k) for k in self.intent.keep_topics]
+        return [v for k in dict.fromkeys(k for k in kinds if k) for v in value_spans(k, text)]
 
     def _kept_whose(self, text: str) -> bool:
         kq = set(self.intent.keep_qualifiers)
@@ -3178,7 +3212,7 @@ class _Matcher:
         the request keeps ("…, keep the work one", "宝宝的留着") and the value it names are applied."""
         intent = self.intent
         kq = set(intent.keep_qualifiers)
-        keep_said = bool(intent.keep_terms or kq)
+        keep_said = bool(intent.keep_terms or kq or intent.keep_topics)
         if not (keep_said or intent.facet):
             return spans
         if spans is not None and intent.facet and topic is not None:
@@ -3216,6 +3250,10 @@ class _Matcher:
         ]
         if free and (len(free) < len(values) or self._rest_matters(text, free, topic)):
             return free
+        kept_values = self._kept_values(record.content)
+        if free and any(not any(a < e and s < b for a, b in free) for s, e in kept_values):
+            return free  # "…, where I'm from is fine": the place said beside the date stays
+
         if whose_kept or self._kept_whose(text.norm):
             return False
         if self._keeps(record.content):
