@@ -2943,6 +2943,10 @@ class _Matcher:
             return None
         refined = self._refine(record, text, key_quals, topic, spans, by_key)
         if refined is False:
+            # what stays is in this turn: the value in the part that holds the request's words
+            # goes, when another part holds what stays; else the memory is left alone
+            if topic is None and not self.wanted and not intent.keep_qualifiers:
+                return self._split_by_keep(record, _Hit(", ".join(reasons), [], topic))
             return None
         if refined is not None and refined != spans:
             reasons.append("only the value asked for" if refined else "")
@@ -3017,8 +3021,22 @@ class _Matcher:
             if hit is None:
                 return _Hit(f"a {go_kinds[0].replace('_', ' ')} value of the user's", [])
             return hit
-        if hit is None or not intent.keep_terms or len(segs) < 2:
-            return hit
+        if hit is None:
+            return None
+        return self._split_by_keep(record, hit, kept) or hit
+
+    def _split_by_keep(
+        self, record: MemoryRecord, hit: _Hit, kept: list[tuple[int, int]] | None = None
+    ) -> _Hit | None:
+        """The value said in the parts that hold the request's words, when another part holds what
+        the keep clause says stays ("My stipend is … and rent is …" for "…, rent you can keep");
+        None when the turn does not split that way."""
+        intent = self.intent
+        raw = record.content
+        segs = parts(raw)
+        kept = kept or []
+        if not intent.keep_terms or len(segs) < 2:
+            return None
         keep_idx = {
             i for i, (a, b) in enumerate(segs) if self._keeps(raw[a:b]) or any(a <= s < b for s, _ in kept)
         }
@@ -3029,13 +3047,13 @@ class _Matcher:
             if i not in keep_idx and any(self._part_has(raw[a:b], t) for t in cues)
         ]
         if not keep_idx or not go_idx:
-            return hit
+            return None
         within = [segs[i] for i in go_idx]
         ends = [e for e in self._term_ends(raw) if any(a < e <= b for a, b in within)]
         go = [(s, e) for s, e in value_after(raw, ends) if any(a <= s < b for a, b in within)]
         go = go or [v for a, b in within for v in plain_values(raw, a, b, set())]
         if not go or (hit.spans and set(go) == set(hit.spans)):
-            return hit
+            return None
         return _Hit(
             hit.why + ", only the value in its part, what stays beside it kept", go, hit.topic, value=True
         )
@@ -3215,7 +3233,7 @@ class _Matcher:
         keep_said = bool(intent.keep_terms or kq or intent.keep_topics)
         if not (keep_said or intent.facet):
             return spans
-        if spans is not None and intent.facet and topic is not None:
+        if spans is not None and topic is not None and (intent.facet or self._kept_values(record.content)):
             inside = [
                 (s, e)
                 for s, e in self._value_spans(record, text, topic)
