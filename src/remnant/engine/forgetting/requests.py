@@ -3239,6 +3239,13 @@ class _Matcher:
                 for s, e in self._value_spans(record, text, topic)
                 if any(a <= s and e <= b for a, b in spans)
             ]
+            if not inside and not intent.facet:
+                # "I was born June 3, 1972 in …": a date the clause split cuts in two is still its value
+                inside = [
+                    (s, e)
+                    for s, e in self._value_spans(record, text, topic)
+                    if any(a < e and s < b for a, b in spans)
+                ]
             spans = inside or spans  # the company's name in "I work at … in claims", not the clause
         if spans is not None:
             kept = [
