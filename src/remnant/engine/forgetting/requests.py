@@ -2857,6 +2857,35 @@ _GENERIC_CUES = frozenset(
 _MEASURE_WORDS = ("weight", "height", "bp", "heart rate", "blood sugar", "body fat", "how long")
 
 
+# words that qualify a value without saying anything else ("currently 52k before tax", 现在税前月薪…):
+# a memory that holds only them besides the value is the value, and goes whole
+_QUALIFYING_EN = (
+    "currently",
+    "now",
+    "right",
+    "about",
+    "around",
+    "roughly",
+    "before",
+    "after",
+    "tax",
+    "gross",
+)
+_QUALIFYING_ZH = (
+    "现在",
+    "目前",
+    "税前",
+    "税后",
+    "大概",
+    "差不多",
+    "一个月",
+    "每个月",
+    "每月",
+    "左右",
+    "到手",
+)
+
+
 class _Matcher:
     """Matches one request against a user's memories (see :func:`forget_request`)."""
 
@@ -3707,13 +3736,14 @@ class _Matcher:
                 "it",
                 "new",
                 "old",
+                *_QUALIFYING_EN,
             ]
         }
         content = words - topic_words - filler - {w for w in words if len(w) < 3}
         zh = "".join(ch for ch in rest if is_han(ch))
         for w in topic.request_words + topic.content_words:
             zh = zh.replace(w, "")
-        for f in ("我的", "是", "我", "的", "号码", "打", "给", "联系"):
+        for f in (*_QUALIFYING_ZH, "我的", "是", "我", "的", "号码", "打", "给", "联系"):
             zh = zh.replace(f, "")
         return len(content) >= 2 or len(zh) >= 3
 
