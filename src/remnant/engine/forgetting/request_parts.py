@@ -587,6 +587,15 @@ _MEASURES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(r"\bbody ?fat\b|体脂"),
         re.compile(r"(?:body ?fat|体脂率?)\D{0,8}?(\d{1,2}(?:\.\d)?\s?%?)", re.I),
     ),
+    "pay": (
+        re.compile(
+            r"\b(?:pay|salary|salaries|wage|wages|income|earn|earns|paycheck|make|makes)\b|工资|月薪|年薪|薪水|薪资|收入|挣"
+        ),
+        re.compile(
+            _AMOUNT.pattern + r"|\b\d+(?:\.\d+)?k\b|\b\d+(?:\.\d+)?%(?=\s+(?:bonus|raise|commission))",
+            re.I,
+        ),
+    ),
     "duration": (
         re.compile(r"\bhow long\b|多久|多长时间|几年了"),
         re.compile(
@@ -596,6 +605,11 @@ _MEASURES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 }
 # "I'm 5'11, 190": a bare number right after a height is the weight
 _WEIGHT_AFTER_HEIGHT = re.compile(r"^\s*(?:,|and)\s*(\d{2,3})\b(?!\s*(?:/|%|cm|years?))")
+
+
+# measures whose value alone does not say the attribute (an amount may be rent or pay): they
+# choose the value inside a memory the rules matched, never match a memory by themselves
+BY_LABEL_ONLY = frozenset({"pay", "duration"})
 
 
 def measures_named(text: str) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
 from remnant.core.text.numerals import ENGLISH_MONTHS
 from remnant.embed.base import base_model_id
 from remnant.engine.forgetting.request_parts import (
+    BY_LABEL_ONLY,
     VALUE_KINDS,
     measure_said,
     measure_spans,
@@ -209,7 +210,16 @@ TOPICS: tuple[Topic, ...] = (
         "birthday",
         ("birthday", "birth", "dob"),
         ("date of birth", "birthday", "birth date", "bday", "b-day", "dob", "出生日期", "出生年月", "生日"),
-        ("birthday", "born on", "was born", "date of birth", "生日", "出生"),
+        # "Born March 14 …": born before a month is the date of birth, "born and raised" is not
+        (
+            "birthday",
+            "born on",
+            "was born",
+            "date of birth",
+            "生日",
+            "出生",
+            *(f"born {m}" for m in ENGLISH_MONTHS),
+        ),
     ),
     Topic(
         "name",
@@ -2854,7 +2864,7 @@ _GENERIC_CUES = frozenset(
     }
 )
 # one word for each measured attribute, to list them all (measures_named over these)
-_MEASURE_WORDS = ("weight", "height", "bp", "heart rate", "blood sugar", "body fat", "how long")
+_MEASURE_WORDS = ("weight", "height", "bp", "heart rate", "blood sugar", "body fat", "how long", "pay")
 
 
 # words that qualify a value without saying anything else ("currently 52k before tax", 现在税前月薪…):
@@ -3016,7 +3026,21 @@ class _Matcher:
             seg = part_of(s)
             return seg is None or self._own_part(raw, *seg)
 
-        measured = [(s, e) for k in go_kinds for s, e in measure_spans(k, raw) if own(s)]
+        def labelled(kind: str, s: int) -> bool:
+            # an amount is pay only in a part that says so ("I make 118k", 年薪…), not "rent is …"
+            seg = part_of(s)
+            return kind not in BY_LABEL_ONLY or (seg is not None and measure_said(kind, raw[slice(*seg)]))
+
+        def kept_part(s: int, e: int) -> bool:
+            seg = part_of(s) or (s, e)
+            return keep_said and self._keeps(raw[slice(*seg)])
+
+        measured = [
+            (s, e)
+            for k in go_kinds
+            for s, e in measure_spans(k, raw)
+            if own(s) and labelled(k, s) and not kept_part(s, e)
+        ]
         kept = [(s, e) for k in intent.keep_measures for s, e in measure_spans(k, raw)]
         if go_kinds and not measured:
             if (
@@ -3038,7 +3062,15 @@ class _Matcher:
                 for s, e in measure_spans(k, raw)
                 if not any(a < e and s < b for a, b in go)
             ]
-            stays = kept or others or (keep_said and self._keeps(_redacted(raw, go)))
+            # what stays: a kept measure, another measure, what the keep clause names, or (with a
+            # keep clause) another number said beside the value ("FTP is 245 watts and I'm 59kg")
+            numbers = [v for a, b in segs for v in plain_values(raw, a, b, set()) if raw[v[0]].isdigit()]
+            stays = (
+                kept
+                or others
+                or (keep_said and self._keeps(_redacted(raw, go)))
+                or (keep_said and any(not any(a < e and s < b for a, b in go) for s, e in numbers))
+            )
             if go and stays:
                 why = hit.why + ", " if hit is not None else ""
                 return _Hit(
