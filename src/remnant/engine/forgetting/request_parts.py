@@ -589,7 +589,7 @@ _MEASURES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     ),
     "pay": (
         re.compile(
-            r"\b(?:pay|salary|salaries|wage|wages|income|earn|earns|paycheck|make|makes)\b|工资|月薪|年薪|薪水|薪资|收入|挣"
+            r"\b(?:pay|salary|salaries|wage|wages|income|earn|earns|paycheck|make|makes|bonus|bonuses|commission)\b|工资|月薪|年薪|薪水|薪资|收入|挣"
         ),
         re.compile(
             _AMOUNT.pattern + r"|\b\d+(?:\.\d+)?k\b|\b\d+(?:\.\d+)?%(?=\s+(?:bonus|raise|commission))",
