@@ -128,6 +128,9 @@ def _forget_from(data: Mapping[str, Any]) -> ForgetResult:
         value_kind=i.get("value_kind"),
         exact=bool(i.get("exact", False)),
         any_of=tuple(tuple(g) for g in i.get("any_of", ())),
+        measures=tuple(i.get("measures", ())),
+        keep_measures=tuple(i.get("keep_measures", ())),
+        keep_topics=tuple(i.get("keep_topics", ())),
     )
     matches = [
         ForgetMatch(

@@ -96,3 +96,21 @@ def test_a_keep_clause_naming_an_attribute_keeps_its_value(mem: Memory) -> None:
 def test_a_person_kept_is_not_an_attribute_kept() -> None:
     # "老公的留着" keeps the husband's things (whose), not every name in the turn
     assert parse_intent("我姐的生日别记了，老公的留着").keep_topics == ()
+
+
+def test_pay_is_the_amount_in_a_part_that_says_pay(mem: Memory) -> None:
+    job = mem.remember("I earn 64k plus a 5% bonus, and I've worked there 3 years", user_id="u", key="job")
+    mem.remember("Rent on the flat is $1,400", user_id="u", key="home")
+    dry = mem.forget("drop my pay figures, how long I've been there is fine", user_id="u", dry_run=True)
+    assert [m.id for m in dry.matches] == [job.id]
+    assert (
+        dry.matches[0].new_content
+        == "I earn [forgotten] plus a [forgotten] bonus, and I've worked there 3 years"
+    )
+
+
+def test_someone_elses_pay_is_not_the_users(mem: Memory) -> None:
+    mine = mem.remember("我现在月薪一万二", user_id="u", key="salary")
+    mem.remember("我老公工资比我多一点", user_id="u", key="family")
+    dry = mem.forget("我工资多少别记了", user_id="u", dry_run=True)
+    assert [m.id for m in dry.matches] == [mine.id] and not dry.matches[0].part

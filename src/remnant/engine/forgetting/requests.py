@@ -2869,18 +2869,7 @@ _MEASURE_WORDS = ("weight", "height", "bp", "heart rate", "blood sugar", "body f
 
 # words that qualify a value without saying anything else ("currently 52k before tax", 现在税前月薪…):
 # a memory that holds only them besides the value is the value, and goes whole
-_QUALIFYING_EN = (
-    "currently",
-    "now",
-    "right",
-    "about",
-    "around",
-    "roughly",
-    "before",
-    "after",
-    "tax",
-    "gross",
-)
+_QUALIFYING_EN = ("currently", "now", "right", "about", "around", "roughly", "tax", "gross")
 _QUALIFYING_ZH = (
     "现在",
     "目前",
