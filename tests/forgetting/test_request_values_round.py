@@ -114,3 +114,19 @@ def test_someone_elses_pay_is_not_the_users(mem: Memory) -> None:
     mem.remember("我老公工资比我多一点", user_id="u", key="family")
     dry = mem.forget("我工资多少别记了", user_id="u", dry_run=True)
     assert [m.id for m in dry.matches] == [mine.id] and not dry.matches[0].part
+
+
+def test_deleting_is_all_it_takes_is_not_a_keep_clause() -> None:
+    # "删了就行": the verb clause with 就行 is the request; the clause after it says what stays
+    assert split_request("微信号删了就行，邮箱留着") == ("微信号删了就行", "邮箱留着", "")
+
+
+def test_a_handle_word_without_a_handle_is_not_one(mem: Memory) -> None:
+    mine = mem.remember("我微信是abc_7788，邮箱 li@example.com", user_id="u", key="contact")
+    group = mem.remember("我们部门微信群我是管理员", user_id="u", key="misc")
+    dry = mem.forget("微信号删了就行，邮箱留着", user_id="u", dry_run=True)
+    assert [m.id for m in dry.matches] == [mine.id]
+    assert group.id not in {m.id for m in dry.matches}
+    assert "li@example.com" in (dry.matches[0].new_content or "") and "abc_7788" not in (
+        dry.matches[0].new_content or ""
+    )

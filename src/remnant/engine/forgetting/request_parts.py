@@ -151,7 +151,11 @@ def split_request(norm: str) -> tuple[str, str, str]:
     main: list[str] = []
 
     def keepish(c: str) -> bool:
-        return bool(_KEEP_ZH.search(c)) if has_cjk(c) else bool(_KEEP_EN.search(c))
+        if has_cjk(c):
+            # "QQ号删了就行": deleting is all it takes, a verb clause, not what stays
+            marks = {m.group(0) for m in _KEEP_ZH.finditer(c)}
+            return bool(marks) and not (marks <= {"就行", "就好"} and bool(_VERB_ZH.search(c)))
+        return bool(_KEEP_EN.search(c))
 
     verbs = [i for i, c in enumerate(parts) if (_VERB_ZH.search(c) if zh else _VERB_EN.search(c))]
     verb_at = next((i for i in verbs if not keepish(parts[i])), verbs[0] if verbs else 0)
@@ -277,7 +281,8 @@ _PLATE = re.compile(
 )
 _HANDLE = re.compile(
     r"(?:qq|QQ|微信号?|wechat|discord|instagram|insta|ig|telegram|snapchat|twitter|tiktok|抖音|handle|username)"
-    r"\s*(?:号|id|ID|name)?\s*(?:是|is|:|：)?\s*([\w@.\-]{3,})"
+    # a handle in Chinese characters only after 是 / is / a colon: "QQ群我是群主" holds none
+    r"\s*(?:号|id|ID|name)?\s*(?:(?:是|is|:|：)\s*([\w@.\-]{3,})|([A-Za-z0-9@_.\-][\w@.\-]{2,}))"
 )
 
 

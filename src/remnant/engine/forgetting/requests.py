@@ -3635,6 +3635,7 @@ class _Matcher:
                         found if self._rest_matters(text, found, topic) else [],
                         topic,
                     )
+                continue  # "QQ号删了": no handle in "班级QQ群我是群主", only the word
             clauses = sorted({i for w in topic.content_words for i in text.clause_hits(w)})
             hits = list(clauses)
             clauses = [
