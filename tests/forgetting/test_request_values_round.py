@@ -130,3 +130,13 @@ def test_a_handle_word_without_a_handle_is_not_one(mem: Memory) -> None:
     assert "li@example.com" in (dry.matches[0].new_content or "") and "abc_7788" not in (
         dry.matches[0].new_content or ""
     )
+
+
+def test_kept_dates_stay_beside_the_value_that_goes(mem: Memory) -> None:
+    party = mem.remember(
+        "The reunion is June 14 at the Old Mill, budget is about 6k", user_id="u", key="event"
+    )
+    dry = mem.forget("forget the budget bit, the date and place are fine", user_id="u", dry_run=True)
+    assert [m.id for m in dry.matches] == [party.id]
+    new = dry.matches[0].new_content or ""
+    assert "June 14" in new and "6k" not in new

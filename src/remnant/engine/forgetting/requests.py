@@ -2585,18 +2585,20 @@ def _keep_topics(keep: str, asked: set[str]) -> tuple[str, ...]:
     for t in TOPICS:
         if any(_has_phrase(keep, p) for p in t.request_words):
             found.append(t.key)
+    if re.search(r"\bdates?\b|日子|日期", keep) and "birthday" not in asked:
+        found.append("date")  # "the dates are fine", 日子留着: a date said in the turn stays
     by_key = {t.key: t for t in TOPICS}
     return tuple(
         k
         for k in dict.fromkeys(found)
         if k not in asked
         and k not in _PERSON_KEYS  # "老公的留着" keeps a person's things: whose, not a value kind
-        and (by_key[k].value or VALUE_KINDS.get(k) or _KEPT_KINDS.get(k))
+        and (_KEPT_KINDS.get(k) or by_key[k].value or VALUE_KINDS.get(k))
     )
 
 
 # where one is from has no value kind of its own: its value is a place
-_KEPT_KINDS = {"hometown": "place"}
+_KEPT_KINDS = {"hometown": "place", "date": "date"}
 _PERSON_KEYS = frozenset({"partner", "children", "pet", "name"})
 
 
@@ -3260,7 +3262,10 @@ class _Matcher:
     def _kept_values(self, text: str) -> list[tuple[int, int]]:
         """Values in ``text`` of an attribute the keep clause names ("where I'm from is fine": a place)."""
         by_key = {t.key: t for t in TOPICS}
-        kinds = [by_key[k].value or VALUE_KINDS.get(k) or _KEPT_KINDS.get(k) for k in self.intent.keep_topics]
+        kinds = [
+            _KEPT_KINDS.get(k) or (by_key[k].value or VALUE_KINDS.get(k) if k in by_key else None)
+            for k in self.intent.keep_topics
+        ]
         return [v for k in dict.fromkeys(k for k in kinds if k) for v in value_spans(k, text)]
 
     def _kept_whose(self, text: str) -> bool:
