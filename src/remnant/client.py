@@ -143,6 +143,7 @@ def _forget_from(data: Mapping[str, Any]) -> ForgetResult:
             m.get("content"),
             bool(m.get("part", False)),
             m.get("new_content"),
+            bool(m.get("tentative", False)),
         )
         for m in data["matches"]
     ]
