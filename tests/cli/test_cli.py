@@ -150,3 +150,15 @@ def test_update_changes_a_memory_in_place(tmp_path: Path) -> None:
     bad = run(db, "update", m["id"], ok=False)
     assert bad.returncode != 0 and "at least one change" in bad.stderr
     assert run(db, "update", "mem_missing", "--content", "x", ok=False).returncode != 0
+
+
+def test_reembed_embeds_every_memory_ahead_of_recall(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    run(db, "remember", "I live in Paris", "-u", "ana")
+    run(db, "remember", "I like green tea", "-u", "bob")
+    everyone = json.loads(run(db, "reembed", "--json").stdout)
+    assert everyone["reembedded"] == 2 and everyone["model"]
+    one = run(db, "reembed", "-u", "ana")
+    assert one.stdout.startswith("re-embedded 1 memories with ") and "embedding with" in one.stderr
+    bad = run(db, "reembed", "-u", "x" * 300, ok=False)
+    assert bad.returncode != 0 and "too long" in bad.stderr and "Traceback" not in bad.stderr

@@ -151,3 +151,16 @@ def test_a_misspelt_attribute_word_is_read_as_meant() -> None:
     assert parse_intent("can you forget my home adress?").topics == ("address",)
     assert parse_intent("plz forgte the medcial thing about me").scopes == ("health",)
     assert parse_intent("forget the phone numbers").topics == ("phone_number",)  # a plural is no typo
+
+
+def test_memory_reembed_reports_progress(tmp_path: Path, clock: ManualClock) -> None:
+    from remnant.embed.registry import get_embedder
+    from remnant.retrieval import HybridRetriever
+
+    mem = Memory(tmp_path / "re.db", clock=clock, retriever=HybridRetriever(get_embedder("static")))
+    for i in range(3):
+        mem.remember(f"note number {i} about gardening", user_id="u")
+    seen: list[tuple[int, int]] = []
+    assert mem.reembed("u", progress=lambda done, total: seen.append((done, total))) == 3
+    assert seen == [(3, 3)]
+    assert Memory(tmp_path / "plain.db", clock=clock).reembed() == 0  # lexical recall: nothing to embed

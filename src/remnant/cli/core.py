@@ -686,6 +686,29 @@ def history(obj: Ctx, user_id: str, key: str, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--user", "-u", "user_id", envvar="REMNANT_USER", help="Only this user's memories.")
+@json_option
+@click.pass_obj
+def reembed(obj: Ctx, user_id: str | None, as_json: bool) -> None:
+    """Embed every memory again with recall's embedder (after an upgrade changed how passages are
+    embedded), with a progress bar, instead of on each scope's first recall."""
+    with errors():
+        mem = obj.memory()
+        model = getattr(getattr(mem.retriever, "embedder", None), "model_id", None)
+        if model is None:
+            emit({"reembedded": 0, "model": None}, as_json, "recall has no embedder: nothing to embed")
+            return
+        with click.progressbar(length=1, label=f"embedding with {model}", file=sys.stderr) as bar:
+
+            def step(done: int, total: int) -> None:
+                bar.length = max(total, 1)
+                bar.update(done - bar.pos)
+
+            n = mem.reembed(user_id, progress=step)
+        emit({"reembedded": n, "model": model}, as_json, f"re-embedded {n} memories with {model}")
+
+
+@cli.command()
 @click.option("--user", "-u", "user_id", envvar="REMNANT_USER")
 @json_option
 @click.pass_obj

@@ -635,6 +635,20 @@ class Memory:
             out["remembered_now"] = self.store.count(self.ledger.recall_filter(user_id))
         return out
 
+    def reembed(
+        self, user_id: str | None = None, *, progress: Callable[[int, int], None] | None = None
+    ) -> int:
+        """Embed every memory of ``user_id`` (or of the whole tenant) again with recall's embedder and
+        passage recipe, ahead of time: after an upgrade that changed the recipe (or the model), the
+        first recall of each scope would otherwise do it inline. ``progress(done, total)`` is called
+        per batch. Returns how many memories were embedded; 0 when recall has no embedder."""
+        if user_id is not None:
+            check_identifier(user_id, "user_id")
+        fn = getattr(self.retriever, "reembed", None)
+        if not callable(fn) or getattr(self.retriever, "embedder", None) is None:
+            return 0
+        return int(fn(self.ledger, user_id, progress=progress))
+
     # -- reinforcing -------------------------------------------------------------------------------
     @_retry_conflicts
     def review(self, memory_id: str) -> MemoryRecord:

@@ -26,7 +26,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -443,13 +443,22 @@ class HybridRetriever:
             self._indexes[key] = idx
             return idx
 
-    def reembed(self, engine: EngineView, user_id: str | None = None) -> int:
-        """Re-embed every memory of a user (or tenant) with this retriever's model; returns the count."""
+    def reembed(
+        self,
+        engine: EngineView,
+        user_id: str | None = None,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """Re-embed every memory of a user (or tenant) with this retriever's model; returns the count.
+        ``progress(done, total)`` is called after each batch of 256."""
         from remnant.store.base import MemoryFilter
 
         ids = engine.store.ids(MemoryFilter(tenant=engine.tenant, user_id=user_id, statuses=None))
         for s in range(0, len(ids), 256):
             self.on_write(engine, ids[s : s + 256])
+            if progress is not None:
+                progress(min(s + 256, len(ids)), len(ids))
         with self._lock:
             self._indexes = {k: v for k, v in self._indexes.items() if k[0] != id(engine.store)}
             self._checked = {k for k in self._checked if k[0] != id(engine.store)}
