@@ -212,6 +212,7 @@ def test_sync_and_async_clients_have_the_same_verbs_as_memory() -> None:
     local_only = {
         "close", "axis", "redact", "recall_filter", "files", "now", "touch", "fade_time", "active",
         "strength_of",
+        "reembed",  # maintenance of the store's vectors, run where the store is (`remnant reembed`)
     }  # fmt: skip
     assert verbs(Memory) - local_only <= sync
 
