@@ -74,6 +74,23 @@ _CONDITION_NAMES = (
     "eczema",
     "celiac",
 )
+# injuries and births: health in a request's topic and in its scope alike
+_INJURIES = (
+    "acl",
+    "tore",
+    "torn",
+    "sprain",
+    "fracture",
+    "c-section",
+    "postpartum",
+    "stroke",
+    "骨折",
+    "韧带",
+    "扭伤",
+    "中风",
+    "中过风",
+    "剖腹产",
+)
 _OWN_CONDITION = tuple(f"{lead} {c}" for c in _CONDITION_NAMES for lead in ("my", "have", "with", "had"))
 
 # an occupation marks one's job only when said of oneself ("I'm a nurse", 我是护士)
@@ -671,20 +688,7 @@ TOPICS: tuple[Topic, ...] = (
             "am diabetic",
             "insulin",
             "inhaler",
-            "acl",
-            "tore",
-            "torn",
-            "sprain",
-            "fracture",
-            "c-section",
-            "postpartum",
-            "stroke",
-            "骨折",
-            "韧带",
-            "扭伤",
-            "中风",
-            "中过风",
-            "剖腹产",
+            *_INJURIES,
             "chemo",
             *_OWN_CONDITION,
             "病情",
@@ -1052,20 +1056,7 @@ SCOPES: tuple[Scope, ...] = (
             "physio",
             "chemo",
             "inhaler",
-            "acl",
-            "tore",
-            "torn",
-            "sprain",
-            "fracture",
-            "c-section",
-            "postpartum",
-            "stroke",
-            "骨折",
-            "韧带",
-            "扭伤",
-            "中风",
-            "中过风",
-            "剖腹产",
+            *_INJURIES,
             "wheelchair",
             "医院",
             "医生",
@@ -2519,10 +2510,7 @@ def _keep_part(keep: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         )
     )
     quals = {_MUM_DAD.get(q, q) for q in _qualifiers_in(whose)}
-    rest = _ZH_KEEP_FILLER.sub(" ", keep)
-    for filler in _ZH_MORE_FILLER:
-        rest = rest.replace(filler, " ")
-    rest = _FILLER_ZH.sub(" ", _FILLER_EN.sub(" ", rest))
+    rest = _without_filler(_ZH_KEEP_FILLER.sub(" ", keep))
     words = [
         t
         for t in query_terms(rest)
@@ -2565,12 +2553,16 @@ def _spell_fixed(text: str) -> str:
     return text
 
 
+def _without_filler(text: str) -> str:
+    """A request's words without its filler, English and Chinese."""
+    for filler in _ZH_MORE_FILLER:
+        text = text.replace(filler, " ")
+    return _FILLER_ZH.sub(" ", _FILLER_EN.sub(" ", text))
+
+
 def _terms_of_zh(rest: str) -> bool:
     """Whether a Chinese request still names something once its filler is gone."""
-    for filler in _ZH_MORE_FILLER:
-        rest = rest.replace(filler, " ")
-    rest = _FILLER_ZH.sub(" ", rest)
-    return bool(re.search(rf"[{HAN_CLASS}]{{2,}}", _EVERYTHING.sub(" ", rest)))
+    return bool(re.search(rf"[{HAN_CLASS}]{{2,}}", _EVERYTHING.sub(" ", _without_filler(rest))))
 
 
 def _keep_topics(keep: str, asked: set[str]) -> tuple[str, ...]:
@@ -2713,9 +2705,7 @@ def parse_intent(text: str) -> ForgetIntent:
 
     # a list of things to forget ("the lump and biopsy episode", "惊恐发作和心理咨询"): each item alone
     groups = [g for g in (_terms_of(p) for p in _LIST_SPLIT.split(rest)) if g] if rest.strip() else []
-    for filler in _ZH_MORE_FILLER:
-        rest = rest.replace(filler, " ")
-    rest = _FILLER_ZH.sub(" ", _FILLER_EN.sub(" ", rest))
+    rest = _without_filler(rest)
     terms = _terms_of(rest) if rest.strip() else ()
     groups = [tuple(t for t in g if t in terms) for g in groups]
     any_of = tuple(g for g in groups if g) if sum(1 for g in groups if g) > 1 else ()
