@@ -35,8 +35,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar, Unpack
 
-import httpx
-
 from remnant.core.audit import AuditEntry, ChainVerification
 from remnant.core.errors import (
     AuthenticationError,
@@ -51,6 +49,7 @@ from remnant.core.errors import (
     TransientConflict,
     ValidationError,
 )
+from remnant.core.extras import needs
 from remnant.core.limits import DEFAULT_RECALL_LIMIT
 from remnant.core.model import Kind, MemoryRecord, Status, record_from_fields
 from remnant.engine.options import Message, RecallFilters, UpdateOptions, WriteItem, WriteOptions
@@ -67,6 +66,9 @@ from remnant.engine.results import (
     SweepStep,
 )
 from remnant.store.base import UserSummary
+
+with needs("remnant.Client", "client"):
+    import httpx
 
 __all__ = ["DEFAULT_URL", "AsyncClient", "Client"]
 

@@ -37,7 +37,8 @@ from typing import Any
 
 from remnant.core.clock import Clock
 from remnant.core.decay import DecayConfig
-from remnant.core.errors import StoreError, ValidationError
+from remnant.core.errors import MissingExtraError, StoreError, ValidationError
+from remnant.core.extras import missing_module
 from remnant.embed.base import Embedder
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.memory import Memory as Engine
@@ -181,23 +182,32 @@ def dedup_mode(dedup: bool | None = None) -> bool:
     raise ValidationError(f"{DEDUP_ENV} must be 'on' or 'off', got {mode!r}")
 
 
+# What redaction and the vault import, lazily, deep inside remnant.privacy: checked before a
+# database or a key file is made, so a broken install fails first instead of half-way.
+PRIVACY_MODULES = ("remnant.privacy", "cryptography", "phonenumbers", "stdnum")
+
+
+def check_privacy_installed() -> None:
+    """Raise :class:`MissingExtraError` when the packages redaction and the vault need are missing
+    (they come with ``pip install remnant``). Privacy stays on: switch it off by name
+    (``privacy=False`` / ``REMNANT_PRIVACY=off``) rather than storing personal data unnoticed."""
+    missing = missing_module(*PRIVACY_MODULES)
+    if missing is not None:
+        raise MissingExtraError(
+            "redaction and the vault (REMNANT_PRIVACY=off stores text as given)", "", missing
+        )
+
+
 def build_redactor(store: Store, privacy: bool | str | None = None) -> Redactor | None:
     """The privacy layer for ``store``, or ``None`` when it is switched off or not installed."""
     mode = privacy_mode(privacy)
     if mode == "off":
         return None
-    try:
-        from remnant.privacy import Keyring, PrivacyPolicy
-        from remnant.privacy import Redactor as PrivacyRedactor
-        from remnant.privacy.keys import KEY_ENV, KEY_FILE_ENV, generate_key
-    except ImportError as exc:  # the privacy extra is optional; say so instead of storing silently
-        if mode == "required":
-            raise StoreError(
-                "REMNANT_PRIVACY=required but the privacy layer is not installed: "
-                "pip install 'remnant[privacy]'"
-            ) from exc
-        log.warning("privacy layer not installed (%s): personal data will NOT be redacted", exc)
-        return None
+    check_privacy_installed()
+    from remnant.privacy import Keyring, PrivacyPolicy
+    from remnant.privacy import Redactor as PrivacyRedactor
+    from remnant.privacy.keys import KEY_ENV, KEY_FILE_ENV, generate_key
+
     if os.environ.get(KEY_ENV) or os.environ.get(KEY_FILE_ENV):
         keyring = Keyring.from_env()
     elif _in_memory(store):
@@ -323,6 +333,8 @@ class Memory(Engine):
         **engine_options: Any,
     ) -> None:
         owned = store is None
+        if redactor is DEFAULT and privacy_mode(privacy) != "off":
+            check_privacy_installed()  # before open_store creates the database file
         store = store if store is not None else open_store(db)
         try:
             if redactor is DEFAULT:

@@ -97,6 +97,17 @@ class LazyGroup(click.Group):
             command = self.commands.get(cmd_name)
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """A missing optional part (``remnant serve`` without the server extra) is one line naming
+        the extra to install and exit code 1, not a traceback, wherever in the command it shows."""
+        from remnant.core.errors import MissingExtraError
+
+        try:
+            return super().invoke(ctx)
+        except MissingExtraError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(1)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._plugins()
         for name in list(self.lazy):

@@ -64,10 +64,9 @@ def open_store(url: str | os.PathLike[str] | None = None) -> Store:
     """Open a store by URL or path: ``postgresql://…`` for PostgreSQL, anything else is a SQLite file."""
     target = _target(url)
     if target.startswith(("postgresql://", "postgres://")):
-        try:
-            from remnant.store.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
-        except ImportError as exc:
-            raise StoreError("the PostgreSQL store needs the 'pg' extra: pip install 'remnant[pg]'") from exc
+        # without psycopg: MissingExtraError naming the 'pg' extra, before anything is opened
+        from remnant.store.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
+
         return PostgresStore(target)  # type: ignore[no-any-return,unused-ignore]
     if target.startswith("sqlite:///"):
         target = target[len("sqlite:///") :]
