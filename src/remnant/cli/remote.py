@@ -25,10 +25,10 @@ class Remote:
         self.timeout = timeout
 
     def call(self, method: str, path: str, *, params: dict[str, Any] | None = None, body: Any = None) -> Any:
-        try:
+        from remnant.core.extras import needs
+
+        with needs("remnant --url", "client"):
             import httpx
-        except ImportError:
-            raise StoreError("--url needs httpx: pip install 'remnant[server]'") from None
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         query = {k: v for k, v in (params or {}).items() if v is not None}
         try:
