@@ -706,7 +706,10 @@ def purge(obj: Ctx, memory_ids: tuple[str, ...], force: bool, yes: bool, as_json
 def forget(
     obj: Ctx, target: str, user_id: str | None, hard: bool, dry_run: bool, confirm: bool, as_json: bool
 ) -> None:
-    """Forget a memory by id, or by a request in words: remnant forget "forget my phone number" -u ana."""
+    """Forget a memory by id, or by a request in words: remnant forget "forget my phone number" -u ana.
+
+    Prints what matched and what was done in a few lines; --json prints the whole answer (the
+    request as understood, every match, the vault entries forgotten, the audit entry)."""
     with errors():
         result = obj.engine().forget(target, user_id=user_id, hard=hard, dry_run=dry_run, confirm=confirm)
         emit(result.to_dict(), as_json, lambda: _forget_summary(result))
