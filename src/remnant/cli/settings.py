@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 from click.core import ParameterSource
@@ -25,7 +26,7 @@ def config_cmd(ctx: click.Context, as_json: bool) -> None:
 
     obj: Ctx = ctx.obj
     parent = ctx.parent
-    explicit = {}
+    explicit: dict[str, Any] = {}
     for param, field_name in _GROUP_OPTIONS.items():
         if parent is not None and parent.get_parameter_source(param) == ParameterSource.COMMANDLINE:
             explicit[field_name] = {"db": obj.db, "tenant": obj.tenant, "url": obj.url}[param]
