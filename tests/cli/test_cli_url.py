@@ -74,7 +74,13 @@ def test_writing_verbs_go_to_the_server_and_never_to_the_local_database(
 
 def test_a_verb_that_cannot_go_through_the_server_refuses(live: LiveServer, tmp_path: Path) -> None:
     local = tmp_path / "local.db"
-    for args in (["reembed"], ["audit", "head"], ["kb", "list"], ["export"], ["import", "-"]):
+    for args in (
+        ["reembed"],
+        ["audit", "head"],
+        ["kb", "list"],
+        ["export", "--out", str(tmp_path / "x.jsonl")],
+        ["import", "-"],
+    ):
         res = run(live, local, *args)
         assert res.exit_code == 2 and "unset --url / REMNANT_URL" in res.output, (args, res.output)
     assert not local.exists()
