@@ -13,7 +13,8 @@ Arguments left out come from the environment, so one set of variables configures
 
 - ``REMNANT_DB`` / ``REMNANT_DB_URL``: the store (a SQLite path or a ``postgresql://`` URL).
 - ``REMNANT_PRIVACY``: ``on`` (default: redact personal data into the encrypted vault before it is
-  stored), ``off``, or ``required`` (fail if the privacy layer is not installed).
+  stored), ``off``, or ``required`` (the same as ``on`` now that the privacy layer is part of the
+  install: with its packages missing, either fails before anything is written).
 - ``REMNANT_VAULT_KEY`` / ``REMNANT_VAULT_KEY_FILE``: the vault key. With neither set, a key file is
   created next to a SQLite database (``<db>.vault-key``, mode 0600) on first use; an in-memory
   database (``":memory:"``) gets a key that lives, like its vault, as long as the process.
@@ -205,7 +206,8 @@ def check_privacy_installed() -> None:
 
 
 def build_redactor(store: Store, privacy: bool | str | None = None) -> Redactor | None:
-    """The privacy layer for ``store``, or ``None`` when it is switched off or not installed."""
+    """The privacy layer for ``store``, or ``None`` when it is switched off; its packages missing
+    (a broken install) is a :class:`MissingExtraError`, before any key file is written."""
     mode = privacy_mode(privacy)
     if mode == "off":
         return None

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from remnant.core.errors import ValidationError
-from remnant.core.settings import SWITCHES, Settings, read
+from remnant.core.settings import SWITCHES, Settings, docs_table, read
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "remnant"
@@ -24,6 +24,9 @@ def test_the_docs_table_lists_exactly_the_switches() -> None:
     text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     documented = re.findall(r"^\| `(REMNANT_[A-Z0-9_]+)` \|", text, re.M)
     assert documented == [s.name for s in SWITCHES]
+    assert docs_table() in text, (
+        "regenerate the table: python -c 'from remnant.core.settings import docs_table; print(docs_table())'"
+    )
     assert "configuration.md" in (ROOT / "README.md").read_text(encoding="utf-8")
     assert "configuration.md" in (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
 

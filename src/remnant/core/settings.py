@@ -103,7 +103,8 @@ SWITCHES: tuple[Switch, ...] = (
         "on / off / required",
         "on",
         "Redact personal data into the "
-        "encrypted vault before it is stored; `required` fails when the privacy layer cannot load.",
+        "encrypted vault before it is stored; `required` is kept as a synonym of `on` (both fail, before "
+        "writing, when the privacy layer's packages are missing).",
         group="privacy",
     ),
     _S(
@@ -460,3 +461,13 @@ class Settings:
 assert [f.name for f in fields(Settings) if f.name not in ("sources", "problems")] == [
     s.field for s in SWITCHES
 ], "Settings must have one field per switch, in SWITCHES' order"
+
+
+def docs_table() -> str:
+    """The Markdown table of every switch, as docs/configuration.md holds it (a test compares)."""
+    lines = ["| variable | type | default | what it does |", "|---|---|---|---|"]
+    for s in SWITCHES:
+        default = s.default_text if (s.shown or s.default is None) else f"`{s.default}`"
+        secret = " **Secret**: `remnant config` shows only whether it is set." if s.secret else ""
+        lines.append(f"| `{s.name}` | {s.kind} | {default} | {s.doc}{secret} |")
+    return "\n".join(lines)
