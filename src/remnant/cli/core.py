@@ -40,7 +40,8 @@ class Ctx:
         of leaving a folder, an empty database and a vault key."""
         if self.url:
             # never the local database behind the back of someone who named a server
-            name = click.get_current_context().command_path
+            current = click.get_current_context(silent=True)
+            name = current.command_path if current is not None else "this command"
             raise click.UsageError(
                 f"`{name}` works on a local database only and does not go through --url {self.url} "
                 "(REMNANT_URL); run it on the server's machine, or unset --url / REMNANT_URL"
