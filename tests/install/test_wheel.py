@@ -76,8 +76,15 @@ def test_the_wheel_installs_the_product_and_the_server_extra(tmp_path: Path) -> 
     if why:
         pytest.skip(why)
     started = time.monotonic()
+    # built from a copy, so the checkout gets no build/ or egg-info (and no stale build/ is packed)
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        if (ROOT / name).exists():
+            shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     dist = tmp_path / "dist"
-    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", str(ROOT), "-w", str(dist), "-q"]
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", str(source), "-w", str(dist), "-q"]
     try:
         import setuptools  # noqa: F401  (build here, offline, when the tests' environment has it)
 
