@@ -31,26 +31,28 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from langgraph.store.base import (
-    BaseStore,
-    GetOp,
-    IndexConfig,
-    InvalidNamespaceError,
-    Item,
-    ListNamespacesOp,
-    MatchCondition,
-    Op,
-    PutOp,
-    Result,
-    SearchItem,
-    SearchOp,
-    TTLConfig,
-)
-from langgraph.store.base.embed import get_text_at_path, tokenize_path
-
 from remnant.core.errors import ValidationError
+from remnant.core.extras import needs
 from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT, Kind, MemoryRecord, Status, check_identifier
 from remnant.engine.memory import Memory
+
+with needs("the LangGraph adapter", "langgraph"):
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        IndexConfig,
+        InvalidNamespaceError,
+        Item,
+        ListNamespacesOp,
+        MatchCondition,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+        TTLConfig,
+    )
+    from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
 __all__ = ["RemnantStore"]
 
