@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
+
 from remnant.core import decay as dk
 from remnant.core.audit import AuditDraft, AuditEntry, describe, key_ref
 from remnant.core.clock import Clock, ensure_aware
@@ -704,6 +706,50 @@ class Ledger:
                 )
         return pairs
 
+    # -- writes a policy audits itself -------------------------------------------------------------
+    # The forgetting policies change memories in ways that have no verb of their own (a flag in the
+    # metadata, a closed validity window, a status change audited with the policy's own entry). They
+    # write through these, never through the store: the ledger is the one writer of memories
+    # (tests/test_architecture.py checks it), so index text, neighbours and vectors stay its concern.
+    def save(self, record: MemoryRecord) -> None:
+        """Write back a memory read (and locked) inside the caller's transaction, whose metadata,
+        validity, expiry, links or status fields changed. Not for its content or who said it (they
+        are part of its index text and of its neighbours'): :meth:`update` and :meth:`rewrite` are."""
+        self.store.update(record)
+
+    def set_status(
+        self,
+        flt: MemoryFilter,
+        status: Status,
+        *,
+        reason: str,
+        at: float,
+        superseded_by: str | None = None,
+        close_validity: bool = False,
+    ) -> list[tuple[str, str]]:
+        """A set-based status change (:meth:`Store.set_status`) that the caller audits with its own
+        entry in the same transaction; returns the (id, user) pairs that changed.
+        :meth:`transition` is the one that audits itself."""
+        return self.store.set_status(
+            flt, status, reason=reason, at=at, superseded_by=superseded_by, close_validity=close_validity
+        )
+
+    def remove(self, records: Sequence[MemoryRecord]) -> dict[str, str]:
+        """Delete these memories for good (rows, index rows, vectors) and rebuild the index text of
+        the turns that held their words, in one transaction; the caller audits (an erasure writes
+        one entry for all) and tells the retriever. Returns the rebuilt index text by id."""
+        if not records:
+            return {}
+        with self.store.transaction():
+            turns = self.session_turns(records)
+            self.store.delete([r.id for r in records], tenant=self.tenant)
+            return self.reindex_neighbours(turns, [r.id for r in records])
+
+    def put_embeddings(self, items: Sequence[tuple[str, str, np.ndarray]]) -> None:
+        """Store (memory id, model id, vector) triples of this tenant's memories: the retriever's
+        ``on_write`` and callers that bring their own vectors."""
+        self.store.put_embeddings(items, tenant=self.tenant)
+
     def hide(
         self,
         ids: Sequence[str],
@@ -739,6 +785,30 @@ class Ledger:
                 self.audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
         return [i for i in ids if i in done]
 
+    def unhide(self, memory_id: str, *, actor: str | None = None) -> MemoryRecord:
+        """Restore a hidden memory to the status it had before :meth:`hide` (active, or superseded,
+        expired or faded); audited."""
+        record = self.require(memory_id)
+        if record.status != Status.HIDDEN:
+            raise ConflictError(f"memory {memory_id} is {record.status.value}, not hidden")
+        prior = record.metadata.get(BEFORE_HIDE)
+        target = (
+            Status(prior) if prior in (Status.SUPERSEDED, Status.EXPIRED, Status.FADED) else Status.ACTIVE
+        )
+        with self.store.transaction():
+            changed = self.store.set_status(
+                self.filter(ids=(memory_id,), statuses=(Status.HIDDEN,)),
+                target,
+                reason="restored",
+                at=self.now().timestamp(),
+            )
+            if changed and prior is not None:
+                fresh = self.require(memory_id, lock=True)
+                fresh.metadata.pop(BEFORE_HIDE, None)
+                self.store.update(fresh)
+            self.audit("unhide", f"restored to {target.value}", [record], user_id=record.user_id, actor=actor)
+        return self.require(memory_id)
+
     def purge(
         self,
         records: Sequence[MemoryRecord] | Sequence[str],
@@ -765,9 +835,7 @@ class Ledger:
                 present = [r for r in present if not r.pinned]
             if not present:
                 return []
-            turns = self.session_turns(present)
-            self.store.delete([r.id for r in present], tenant=self.tenant)
-            rebuilt = self.reindex_neighbours(turns, [r.id for r in present])
+            rebuilt = self.remove(present)
             for user, recs in by_user(present).items():
                 self.audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
                 self._release_placeholders(user, recs)
