@@ -55,8 +55,10 @@ from remnant.engine.options import (
 from remnant.engine.results import Hit
 from remnant.engine.seams import (
     DocumentPreparer,
+    IndexText,
     PreparedText,
     PreparingRedactor,
+    QueryPreparer,
     Redactor,
     Retriever,
     vault_of,
@@ -402,9 +404,8 @@ class Ledger:
             and str(o.get("kind", Kind.FACT)) in ("fact", "preference")
             and (p is not None or self.redactor is None or not o.get("redact", True))
         ]
-        prepare_queries = getattr(self.retriever, "prepare_queries", None)
-        if checked and callable(prepare_queries):
-            prepare_queries(checked)
+        if checked and isinstance(self.retriever, QueryPreparer):
+            self.retriever.prepare_queries(checked)
         return out
 
     def stored_text(self, content: object, opts: WriteOptions, prepared: PreparedText | None) -> str | None:
@@ -550,7 +551,7 @@ class Ledger:
         a repeat"), and comes back in the record's place with ``deduplicated`` set. The lookup and the
         reinforcement run in this same transaction."""
         now = self.now()
-        index_text = getattr(self.retriever, "index_text", None)
+        index_text = self.retriever.index_text
         with self.store.transaction():
             kept, repeats, kept_digests = self._split_repeats(records, digests, now)
             stored = self._insert_kept(kept, supersede, now, index_text)
@@ -600,7 +601,7 @@ class Ledger:
         return kept, repeats, kept_digests
 
     def _insert_kept(
-        self, records: list[MemoryRecord], supersede: bool, now: datetime, index_text: Any
+        self, records: list[MemoryRecord], supersede: bool, now: datetime, index_text: IndexText | None
     ) -> dict[str, MemoryRecord]:
         for record in records:
             if supersede and record.key is not None:
@@ -744,6 +745,18 @@ class Ledger:
             turns = self.session_turns(records)
             self.store.delete([r.id for r in records], tenant=self.tenant)
             return self.reindex_neighbours(turns, [r.id for r in records])
+
+    def set_expiry(self, memory_id: str, expires_at: datetime | None) -> MemoryRecord | None:
+        """Move an active memory's expiry (a read that restarts its TTL), unaudited like an access;
+        the memory as written, or None when it is gone or no longer active."""
+        with self.store.transaction():
+            self.store.lock_rows([memory_id], tenant=self.tenant)
+            record = self.store.get(memory_id, tenant=self.tenant)
+            if record is None or record.status != Status.ACTIVE:
+                return None
+            record.expires_at = expires_at
+            self.store.update(record)
+        return record.copy()
 
     def put_embeddings(self, items: Sequence[tuple[str, str, np.ndarray]]) -> None:
         """Store (memory id, model id, vector) triples of this tenant's memories: the retriever's
@@ -911,7 +924,7 @@ class Ledger:
         in the order they were written; read before a purge, so the purged turns' places are known.
         Empty when the retriever indexes each memory's own content only (nothing to rebuild)."""
         out: dict[tuple[str, str], list[MemoryRecord]] = {}
-        if getattr(self.retriever, "index_text", None) is None:
+        if self.retriever.index_text is None:
             return out
         for r in records:
             if r.kind == Kind.EPISODE and r.session_id and (r.user_id, r.session_id) not in out:
@@ -927,7 +940,7 @@ class Ledger:
         """A stored memory's lexical index text with ``before`` (the nearest remaining earlier turns
         of its session, oldest first, or the one nearest) as its context; None when the retriever
         adds nothing to the content."""
-        index_text = getattr(self.retriever, "index_text", None)
+        index_text = self.retriever.index_text
         if index_text is None:
             return None
         if record.kind != Kind.EPISODE or not record.session_id:
@@ -942,14 +955,14 @@ class Ledger:
     def neighbour_window(self) -> int:
         """How many turns on each side of a conversation turn its lexical index text holds (the
         retriever's ``neighbour_window``; 1 when it does not say)."""
-        return max(1, int(getattr(self.retriever, "neighbour_window", 1)))
+        return max(1, int(self.retriever.neighbour_window))
 
     def reembed_neighbours(self, ids: Iterable[str]) -> None:
         """Re-embed the turns whose vector was computed with a purged or rewritten neighbour's text
         (a retriever with ``vectors_hold_context``: the turn before is part of each turn's vector);
         call after the change's transaction, with what :meth:`reindex_neighbours` rebuilt."""
         ids = list(ids)
-        if ids and getattr(self.retriever, "vectors_hold_context", False):
+        if ids and self.retriever.vectors_hold_context:
             self.retriever.on_write(self, ids)
 
     def reindex_neighbours(
@@ -968,7 +981,7 @@ class Ledger:
         rewritten turn's new content); this runs inside the purge's (or rewrite's) transaction, so
         the old text leaves every row of the full-text index in the same commit. Returns the
         rebuilt index text by memory id."""
-        if getattr(self.retriever, "index_text", None) is None:
+        if self.retriever.index_text is None:
             return {}  # the store indexes each memory's own content only
         gone, touched = set(removed), set(removed) | set(changed)
         w = self.neighbour_window()
@@ -1000,7 +1013,7 @@ class Ledger:
         fields = sorted(k for k in changes if k != "redact")
         if not fields:
             raise ValidationError("update needs at least one change")
-        index_text = getattr(self.retriever, "index_text", None)
+        index_text = self.retriever.index_text
         with self.store.transaction():
             current = self.require(memory_id, lock=True)
             if current.status in (Status.SUPERSEDED, Status.EXPIRED):
