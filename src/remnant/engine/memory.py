@@ -50,7 +50,14 @@ from remnant.engine.results import (
     RecallResult,
     SweepReport,
 )
-from remnant.engine.seams import LexicalRetriever, RecordRetriever, Redactor, Retriever, vault_of
+from remnant.engine.seams import (
+    LexicalRetriever,
+    RecordRetriever,
+    Redactor,
+    Reembedder,
+    Retriever,
+    vault_of,
+)
 from remnant.store import open_store
 from remnant.store.base import MemoryFilter, Store, UserSummary
 
@@ -644,10 +651,9 @@ class Memory:
         per batch. Returns how many memories were embedded; 0 when recall has no embedder."""
         if user_id is not None:
             check_identifier(user_id, "user_id")
-        fn = getattr(self.retriever, "reembed", None)
-        if not callable(fn) or getattr(self.retriever, "embedder", None) is None:
+        if not isinstance(self.retriever, Reembedder) or self.retriever.embedder is None:
             return 0
-        return int(fn(self.ledger, user_id, progress=progress))
+        return int(self.retriever.reembed(self.ledger, user_id, progress=progress))
 
     # -- reinforcing -------------------------------------------------------------------------------
     @_retry_conflicts

@@ -65,7 +65,7 @@ class Engines:
         if os.environ.get("REMNANT_EMBED_BATCH", "").strip().lower() in ("0", "off", "no"):
             return
 
-        cached = getattr(engine.retriever, "embedder", None)
+        cached = engine.retriever.embedder
         if not isinstance(cached, CachedEmbedder) or isinstance(cached.inner, MicroBatchEmbedder):
             return
         key = id(cached.inner)
