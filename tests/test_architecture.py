@@ -503,3 +503,37 @@ def test_every_memory_table_is_known() -> None:
             )
         )
     assert created == MEMORY_TABLES | OTHER_MEMORY_MIGRATION_TABLES, sorted(created)
+
+
+def test_a_retriever_without_the_declared_members_is_refused() -> None:
+    """The ledger reads the retriever's declared members (no getattr probes): one that lacks them
+    is refused when the engine is built, with what it lacks, not on its first write."""
+    import pytest
+
+    from remnant.core.clock import ManualClock
+    from remnant.core.decay import DecayConfig
+    from remnant.engine.ledger import Ledger
+    from remnant.engine.seams import LexicalRetriever
+    from remnant.store.sqlite import SQLiteStore
+
+    class Old:  # the protocol before embedder and index_text were declared
+        def search(self, engine: object, query: str, flt: object, limit: int) -> list[tuple[str, float]]:
+            return []
+
+        def on_write(self, engine: object, ids: object) -> None: ...
+
+        def on_delete(self, engine: object, ids: object) -> None: ...
+
+    from datetime import UTC, datetime
+
+    store = SQLiteStore(":memory:")
+    try:
+        kw = {"clock": ManualClock(datetime(2025, 1, 1, tzinfo=UTC)), "decay": DecayConfig(), "tenant": "t"}
+        Ledger(store, retriever=LexicalRetriever(), **kw)  # type: ignore[arg-type]
+        with pytest.raises(
+            TypeError,
+            match="lacks embedder, text_embedder, index_text, neighbour_window, vectors_hold_context ",
+        ):
+            Ledger(store, retriever=Old(), **kw)  # type: ignore[arg-type]
+    finally:
+        store.close()

@@ -157,6 +157,13 @@ class Ledger:
         self.clock = clock
         self.decay = decay
         self.tenant = tenant
+        if not isinstance(retriever, Retriever):  # the ledger reads its declared members directly
+            declared = [n for n in vars(Retriever) if not n.startswith("_")]
+            missing = [n for n in declared if not hasattr(retriever, n)]
+            raise TypeError(
+                f"{type(retriever).__name__} is not a Retriever: it lacks {', '.join(missing)} "
+                "(see remnant.engine.seams.Retriever; LexicalRetriever shows the defaults)"
+            )
         self.retriever = retriever
         self.redactor = redactor
         self.actor = actor
