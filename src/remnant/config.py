@@ -351,8 +351,8 @@ class Memory(Engine):
                 retriever = build_retriever(embedder)
             # shared with the models below: the model itself (a retriever whose vectors pair a turn
             # with the one before it offers it as ``text_embedder``)
-            recall_embedder = getattr(retriever, "text_embedder", None) or getattr(
-                retriever, "embedder", None
+            recall_embedder = (
+                (retriever.text_embedder or retriever.embedder) if retriever is not None else None
             )
             if ingestor is DEFAULT:
                 ingestor = build_ingestor(recall_embedder)

@@ -767,7 +767,8 @@ def reembed(obj: Ctx, user_id: str | None, as_json: bool) -> None:
     embedded), with a progress bar, instead of on each scope's first recall."""
     with errors():
         mem = obj.memory()
-        model = getattr(getattr(mem.retriever, "embedder", None), "model_id", None)
+        embedder = mem.retriever.embedder
+        model = embedder.model_id if embedder is not None else None
         if model is None:
             emit({"reembedded": 0, "model": None}, as_json, "recall has no embedder: nothing to embed")
             return

@@ -180,7 +180,7 @@ class RemnantStorage:
                 if r.embedding
             ]
             if vectors:
-                self.memory.store.put_embeddings(vectors, tenant=self.memory.tenant)
+                self.memory.ledger.put_embeddings(vectors)
 
     def search(
         self,

@@ -292,19 +292,13 @@ class RemnantStore(BaseStore):
     def refresh(self, records: Sequence[MemoryRecord]) -> None:
         """A read that refreshes: the TTL restarts from now, and the memory is reinforced."""
         now = self.memory.now()
-        store = self.memory.store
         for record in records:
             if self.reinforce_on_read:
                 self.memory.touch(record.id)
             ttl = record.metadata[META].get("ttl")
             if ttl is None:
                 continue
-            with store.transaction():
-                store.lock_rows([record.id], tenant=self.memory.tenant)
-                fresh = store.get(record.id, tenant=self.memory.tenant)
-                if fresh is not None and fresh.status == Status.ACTIVE:
-                    fresh.expires_at = now + timedelta(minutes=float(ttl))
-                    store.update(fresh)
+            self.memory.ledger.set_expiry(record.id, now + timedelta(minutes=float(ttl)))
 
     def history(self, namespace: tuple[str, ...], key: str) -> list[Item]:
         """Every value the item had, oldest first (superseded and deleted versions included; purged

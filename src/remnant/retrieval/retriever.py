@@ -308,9 +308,7 @@ class HybridRetriever:
         else:
             vecs = self.embedder.embed_documents(own)
         model = self.embedder.model_id
-        engine.store.put_embeddings(
-            [(r.id, model, v) for r, v in zip(records, vecs, strict=True)], tenant=engine.tenant
-        )
+        engine.put_embeddings([(r.id, model, v) for r, v in zip(records, vecs, strict=True)])
         with self._lock:
             for r in records:
                 speaker = r.metadata.get("speaker") if isinstance(r.metadata, Mapping) else None

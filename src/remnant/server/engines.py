@@ -64,7 +64,7 @@ class Engines:
         if str(read("REMNANT_EMBED_BATCH")).lower() in ("0", "off", "no"):
             return
 
-        cached = getattr(engine.retriever, "embedder", None)
+        cached = engine.retriever.embedder
         if not isinstance(cached, CachedEmbedder) or isinstance(cached.inner, MicroBatchEmbedder):
             return
         key = id(cached.inner)
