@@ -850,13 +850,19 @@ class Memory:
         )
 
     def verify_audit(
-        self, *, anchor: dict[str, Any] | None = None, tenant: str | None = None
+        self,
+        *,
+        anchor: dict[str, Any] | None = None,
+        tenant: str | None = None,
+        hash_chain_only: bool = False,
     ) -> ChainVerification:
         """Re-hash the tenant's audit chain; tampering shows as the first bad entry.
 
         With an audit key (``Memory(audit_key=…)``) the signatures and the signed head are checked
         too; with ``anchor`` (from :meth:`audit_anchor`, kept elsewhere) the chain must still hold
-        the anchored entry unchanged. A tenant the anchor names whose log is gone fails."""
+        the anchored entry unchanged. A tenant the anchor names whose log is gone fails. A log with
+        signed entries fails without the key (``code="audit_key_missing"``) unless
+        ``hash_chain_only`` asks for its hashes alone, on purpose (the key is lost for good)."""
         tenant = tenant or self.tenant
         point = None
         if anchor is not None:
@@ -870,6 +876,7 @@ class Memory:
             key=self.ledger.audit_key,
             head=self.store.audit_head(tenant),
             anchor=point,
+            require_key=not hash_chain_only,
         )
 
     def audit_anchor(self, tenants: Sequence[str] | None = None) -> dict[str, Any]:

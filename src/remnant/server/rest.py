@@ -18,7 +18,8 @@ from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from remnant.core.errors import ValidationError
+from remnant.core.audit import ChainVerification
+from remnant.core.errors import ServiceError, ValidationError
 from remnant.core.limits import MAX_IDEMPOTENCY_KEY_CHARS, MAX_IDENTIFIER_CHARS, MAX_LIMIT
 from remnant.core.model import MemoryRecord, Status
 from remnant.engine.memory import Memory
@@ -530,7 +531,14 @@ def audit(
     response_model=ChainVerificationOut,
 )
 def audit_verify(call: Call = Depends(READ)) -> dict[str, Any]:
-    return call.mem.verify_audit().to_dict()
+    return _signed_audit(call.mem.verify_audit()).to_dict()
+
+
+def _signed_audit(result: ChainVerification) -> ChainVerification:
+    # fail closed: a signed log whose key is missing or wrong is the server's fault, not a verdict
+    if result.code in ("audit_key_missing", "audit_key_wrong"):
+        raise ServiceError(result.problem or "audit key problem", code=result.code or "", status=503)
+    return result
 
 
 @router.get(
@@ -540,6 +548,7 @@ def audit_verify(call: Call = Depends(READ)) -> dict[str, Any]:
     response_model=AuditAnchorOut,
 )
 def audit_anchor(call: Call = Depends(READ)) -> dict[str, Any]:
+    _signed_audit(call.mem.verify_audit())  # an anchor made without the key would be unsigned
     return call.mem.audit_anchor()
 
 

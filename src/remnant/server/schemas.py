@@ -428,6 +428,8 @@ class ChainVerificationOut(BaseModel):
     checked: int
     first_bad_seq: int | None
     problem: str | None
+    signed: bool = False  # signatures and the signed head were checked
+    code: str | None = None  # why it failed: "tampered" (a signed log without its key answers 503)
 
 
 class AnchorHeadOut(BaseModel):
