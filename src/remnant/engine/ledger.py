@@ -491,14 +491,23 @@ class Ledger:
         return record
 
     # -- duplicates --------------------------------------------------------------------------------
-    def digest(self, original: str, record: MemoryRecord) -> str:
-        """The duplicate digest of a new record: an HMAC-SHA256 of its normalised text, never the text.
+    def digest(self, original: str, record: MemoryRecord) -> str | None:
+        """The duplicate digest of a new record: an HMAC-SHA256 of its normalised text, never the text;
+        None (not deduplicated) when the record holds a vaulted value.
+
+        A write that repeats a memory answers with that memory (``deduplicated``), so a digest over
+        a personal value would let any key that can write confirm a guessed value of the user's
+        ("my number is <guess>" answering the victim's own memory): a record with a placeholder in
+        its text or key is stored as written, never matched (the same as without an audit key,
+        where per-write placeholders never repeat).
 
         With an audit key (kept outside the database) the key is derived from it and the text is the
         one the caller wrote, so the same turn matches whatever placeholders the redactor gave it;
         a database reader without the key cannot test guesses of a redacted value against it. Without
         one the key is a random one kept in the store's meta table, and the text is the stored
         (redacted) text: then the digest tells nothing the row itself does not."""
+        if PLACEHOLDER.search(record.content) or PLACEHOLDER.search(record.key or ""):
+            return None
         if self._digest_key is not None:
             key, text = self._digest_key, original
         else:
@@ -645,6 +654,8 @@ class Ledger:
         out = {h.memory.id: h.memory for h in self.reinforce(order, "repeat", at=now)}
         for i, target in repeats.items():
             got, new = out.get(target), records[i]
+            if got is not None and self._merge_repeat_metadata(got, new):
+                self.store.update(got)
             if (
                 got is None
                 or got.pinned
@@ -669,6 +680,20 @@ class Ledger:
                 details={"repeats": len(recs)},
             )
         return out
+
+    @staticmethod
+    def _merge_repeat_metadata(got: MemoryRecord, new: MemoryRecord) -> bool:
+        """A repeat's own metadata is merged into the memory it repeats (its values win: the latest
+        write), and its tags are added to the memory's, rather than dropped; whether anything changed."""
+        own = {k: v for k, v in new.metadata.items() if k not in ENGINE_METADATA}
+        merged = {**got.metadata, **own}
+        old_tags, new_tags = got.metadata.get("tags"), own.get("tags")
+        if isinstance(old_tags, list) and isinstance(new_tags, list):
+            merged["tags"] = list(dict.fromkeys([*old_tags, *new_tags]))
+        if merged == got.metadata:
+            return False
+        got.metadata = check_metadata(merged, allow_reserved=True)  # the merged whole within limits
+        return True
 
     def transition(
         self,

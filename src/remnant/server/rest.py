@@ -28,7 +28,7 @@ from remnant.engine.results import ErasureReport
 from remnant.server.auth import Principal, key_from_headers
 from remnant.server.curve import decay_curve
 from remnant.server.engines import Engines
-from remnant.server.idempotency import Answer, check_key, fingerprint
+from remnant.server.idempotency import Answer, check_key, owned
 from remnant.server.schemas import (
     ERROR_RESPONSES,
     AddOut,
@@ -143,10 +143,12 @@ def once(
         return JSONResponse(done.body, status_code=done.status)
     check_key(key)
     request = call.request
-    print_ = fingerprint(
+    keys = request.app.state.idempotency
+    print_ = keys.fingerprint(
         request.method, request.url.path, body.model_dump(mode="json", exclude_unset=True) if body else None
     )
-    done = request.app.state.idempotency.run(call.principal.tenant, key, print_, answer)
+    # bound to the API key: another key's replay is its own write, not the first one's answer
+    done = keys.run(call.principal.tenant, owned(key, call.principal.key_id), print_, answer)
     headers = {"Idempotent-Replayed": "true"} if done.replayed else None
     return JSONResponse(done.body, status_code=done.status, headers=headers)
 
