@@ -763,10 +763,14 @@ class Memory:
         user_id: str | None = None,
         hard: bool = False,
         dry_run: bool = False,
-        confirm: bool = False,
+        confirm: bool | int = False,
         actor: str | None = None,
     ) -> ForgetResult:
         """Forget a memory by id (hide, or purge with ``hard``), or by a natural-language request.
+
+        ``confirm``: ``True`` for a request taking more than half the user's memories; the number of
+        memories (``confirm=8``, from a dry run or the confirmation error) to purge a sweeping or
+        word-only match for good, or to carry out "forget everything about that".
 
         ``forget("mem_…")`` hides one memory. ``forget("forget my phone number", user_id="ana")``
         parses the request (see :mod:`remnant.engine.forgetting.requests`), finds what matches, and
@@ -776,7 +780,7 @@ class Memory:
         if not isinstance(target, str) or not target.strip():
             raise ValidationError("forget needs a memory id or a request in words")
         if target.startswith("mem_") and " " not in target:
-            return self._forget_id(target, hard=hard, dry_run=dry_run, force=confirm, actor=actor)
+            return self._forget_id(target, hard=hard, dry_run=dry_run, force=bool(confirm), actor=actor)
         if user_id is None:
             raise ValidationError("a natural-language forget request needs user_id")
         return forget_request(
