@@ -4147,6 +4147,11 @@ def _word_only(hit: _Hit) -> bool:
     return not hit.by_key and not hit.value and _SCOPE_WORD.match(hit.why) is not None
 
 
+def _by_value(hit: _Hit) -> bool:
+    """A match on the memory's key or on a value of the type the request names: sure."""
+    return hit.by_key or hit.value or hit.why.startswith(("key ", "contains ", "holds "))
+
+
 def forget_request(
     ledger: Ledger,
     text: str,
@@ -4246,9 +4251,11 @@ def forget_request(
     named = confirm if isinstance(confirm, int) and not isinstance(confirm, bool) else None
     if is_hard and found and named != len(found):
         unsure = {r.id for r, h in found if _word_only(h)}
-        whole = [r.id for r, h in found if not h.part]
-        if len(whole) > max(2, purge_share * outcome.total_memories):
-            unsure |= set(whole)  # a sweeping purge is hidden first: it can be undone
+        # found by key or by a personal value the request names ("my phone number", each version)
+        # is sure however many; the rest of a sweeping purge is hidden first: it can be undone
+        swept = [r.id for r, h in found if not h.part and not _by_value(h)]
+        if len(swept) > max(2, purge_share * outcome.total_memories):
+            unsure |= set(swept)
         if unsure:
             found = [
                 (r, replace(h, tentative=True, why=h.why + "; " + _NOT_SURE, spans=[]) if r.id in unsure else h)
