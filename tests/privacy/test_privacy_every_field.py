@@ -103,7 +103,11 @@ def test_every_field_of_every_route_is_redacted(live: Any, phone: str, card: str
         assert c.post("/v1/memories/batch", json={"items": [{**item, "key": None}]}).status_code == 201
         r = c.post(
             "/v1/ingest",
-            json={"messages": [{"role": "user", "content": f"call {phone}"}], "user_id": user, "metadata": meta},
+            json={
+                "messages": [{"role": "user", "content": f"call {phone}"}],
+                "user_id": user,
+                "metadata": meta,
+            },
         )
         assert r.status_code == 201, r.text
         r = c.patch(
@@ -113,7 +117,11 @@ def test_every_field_of_every_route_is_redacted(live: Any, phone: str, card: str
         assert r.status_code == 200, r.text
         r = c.post(
             "/v1/memories/",
-            json={"messages": [{"role": "user", "content": f"my card {card}"}], "user_id": user, "metadata": meta},
+            json={
+                "messages": [{"role": "user", "content": f"my card {card}"}],
+                "user_id": user,
+                "metadata": meta,
+            },
         )
         assert r.status_code == 200, r.text
         for response in (r,):
@@ -138,7 +146,9 @@ def test_langgraph_values_are_redacted(env: None, tmp_path: Path, phone: str, ca
         store = RemnantStore(mem)
         store.put(("memories", "ana"), "contact", {"note": "hi", "phone": int(phone[1:].replace(" ", ""))})
         store.put(("memories", "ana"), "card", {"n": int(card), email: True, "nested": {phone: 1}})
-    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith(db.name) and "key" not in p.name)
+    raw = b"".join(
+        p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith(db.name) and "key" not in p.name
+    )
     assert_no_leak(raw, _needles(phone, card, local), "the LangGraph store's database")
 
 

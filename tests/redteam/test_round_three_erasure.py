@@ -65,7 +65,10 @@ def test_clean_erasure_of_a_batch_and_adapter_user_verifies(any_db: str, clock: 
                     content="Flat 4B on Rua Augusta", user_id="cai", metadata={"role": "user", "via": "chat"}
                 ),
                 WriteItem(
-                    content="Works as a nurse", user_id="cai", key="job", metadata={"type": "fact", "who": "user"}
+                    content="Works as a nurse",
+                    user_id="cai",
+                    key="job",
+                    metadata={"type": "fact", "who": "user"},
                 ),
             ]
         )
@@ -81,7 +84,9 @@ def test_clean_erasure_of_a_batch_and_adapter_user_verifies(any_db: str, clock: 
 def test_a_planted_leftover_still_fails(any_db: str, clock: ManualClock) -> None:
     """The user's own distinctive metadata value left in an audit entry (a hide reason) is found."""
     with build_memory(any_db, clock=clock) as mem:
-        rec = mem.remember("My desk moved", user_id="eve", metadata={"desk": "Tower 7 room 12", "role": "user"})
+        rec = mem.remember(
+            "My desk moved", user_id="eve", metadata={"desk": "Tower 7 room 12", "role": "user"}
+        )
         other = mem.remember("A note", user_id="eve")
         mem.hide(other.id, reason="moved from Tower 7 room 12")
         assert rec.id
@@ -108,17 +113,23 @@ def test_clean_erasure_over_the_server_routes_verifies(tmp_path: Path) -> None:
             assert c.post("/v1/ingest", json={"messages": CHAT, "user_id": "ana"}).status_code == 201
             r = c.post(
                 "/v1/memories/batch",
-                json={"items": [{"content": "Works as a nurse", "user_id": "cai", "metadata": {"role": "user"}}]},
+                json={
+                    "items": [{"content": "Works as a nurse", "user_id": "cai", "metadata": {"role": "user"}}]
+                },
             )
             assert r.status_code == 201, r.text
             r = c.post(
                 "/v1/memories/",
-                json={"messages": [{"role": "user", "content": "I live in Porto, Rua Augusta 12"}], "user_id": "mo"},
+                json={
+                    "messages": [{"role": "user", "content": "I live in Porto, Rua Augusta 12"}],
+                    "user_id": "mo",
+                },
             )
             assert r.status_code == 200, r.text
             for user in ("ana", "cai", "mo"):
                 f = c.post(
-                    "/v1/forget", json={"request": "forget that I live in Porto", "user_id": user, "confirm": True}
+                    "/v1/forget",
+                    json={"request": "forget that I live in Porto", "user_id": user, "confirm": True},
                 )
                 assert f.status_code == 200, f.text
                 report = c.post("/v1/erasure", json={"user_id": user, "confirm": True}).json()

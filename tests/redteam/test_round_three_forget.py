@@ -104,14 +104,27 @@ def test_server_answers_409_with_the_list(tmp_path: Path) -> None:
     for live in start_live(tmp_path):
         with live.client() as c:
             for text, key in TURNS:
-                assert c.post("/v1/memories", json={"content": text, "user_id": "eve", "key": key}).status_code == 201
-            r = c.post("/v1/forget", json={"request": "forget everything about that", "user_id": "eve", "confirm": True})
-            assert r.status_code == 409, r.text
-            err = r.json()["error"]
-            assert err["code"] == "confirmation_required" and len(err["details"]["ids"]) == err["details"]["matched"]
+                assert (
+                    c.post("/v1/memories", json={"content": text, "user_id": "eve", "key": key}).status_code
+                    == 201
+                )
             r = c.post(
                 "/v1/forget",
-                json={"request": "forget everything about that", "user_id": "eve", "confirm": err["details"]["matched"]},
+                json={"request": "forget everything about that", "user_id": "eve", "confirm": True},
+            )
+            assert r.status_code == 409, r.text
+            err = r.json()["error"]
+            assert (
+                err["code"] == "confirmation_required"
+                and len(err["details"]["ids"]) == err["details"]["matched"]
+            )
+            r = c.post(
+                "/v1/forget",
+                json={
+                    "request": "forget everything about that",
+                    "user_id": "eve",
+                    "confirm": err["details"]["matched"],
+                },
             )
             assert r.status_code == 200, r.text
             assert sorted(r.json()["forgotten"]) == sorted(err["details"]["ids"])

@@ -87,6 +87,8 @@ def _may_hold_pii(key: str) -> bool:
     # a plain ASCII field name ("city", "order_id") is no personal value; one with digits, "@",
     # spaces or punctuation may be ("+1 415 555 0134", "ana@example.com")
     return any(not (c.isalpha() or c == "_") for c in key)
+
+
 _CONFLICT_RETRIES = 5
 _T = TypeVar("_T")
 
@@ -366,13 +368,15 @@ class Ledger:
         record.metadata = meta
 
     def _redact_key(self, key: str, user_id: str) -> str:
-        return self.redact(key, user_id) if key.strip() and not key.isascii() or _may_hold_pii(key) else key
+        return self.redact(key, user_id) if not key.isascii() or _may_hold_pii(key) else key
 
     def _redact_value(self, value: Any, user_id: str) -> Any:
         if isinstance(value, str):
             return self.redact(value, user_id) if value.strip() else value
         if isinstance(value, Mapping):
-            return {self._redact_key(str(k), user_id): self._redact_value(v, user_id) for k, v in value.items()}
+            return {
+                self._redact_key(str(k), user_id): self._redact_value(v, user_id) for k, v in value.items()
+            }
         if isinstance(value, list | tuple):
             return [self._redact_value(v, user_id) for v in value]
         if isinstance(value, int | float) and not isinstance(value, bool):

@@ -79,6 +79,8 @@ def _distinctive(value: str) -> bool:
     if len(v) < 4 or v.lower() in _SYSTEM_WORDS or _PLACEHOLDER.fullmatch(v) or _ID.fullmatch(v):
         return False
     return len(v) >= 8 or any(c.isdigit() or c.isspace() for c in v)
+
+
 _ID = re.compile(r"[a-z]+_[0-9a-z]{26}")  # an engine id (mem_…): in audit entries by design
 
 

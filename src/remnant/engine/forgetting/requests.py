@@ -4258,7 +4258,12 @@ def forget_request(
             unsure |= set(swept)
         if unsure:
             found = [
-                (r, replace(h, tentative=True, why=h.why + "; " + _NOT_SURE, spans=[]) if r.id in unsure else h)
+                (
+                    r,
+                    replace(h, tentative=True, why=h.why + "; " + _NOT_SURE, spans=[])
+                    if r.id in unsure
+                    else h,
+                )
                 for r, h in found
             ]
     for record, hit in found:
