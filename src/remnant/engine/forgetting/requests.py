@@ -4296,10 +4296,10 @@ def forget_request(
                 outcome.message += f" ({in_part} in part: only the matching value or clause)"
             if any(m.tentative and _NOT_SURE not in m.why for m in outcome.matches):
                 outcome.message += " (found by meaning only: it would be hidden, not purged)"
-            unsure = sum(_NOT_SURE in m.why for m in outcome.matches)
-            if unsure:
+            held_back = sum(_NOT_SURE in m.why for m in outcome.matches)
+            if held_back:
                 outcome.message += (
-                    f" ({unsure} {_NOT_SURE} instead; confirm={len(outcome.matches)} purges them)"
+                    f" ({held_back} {_NOT_SURE} instead; confirm={len(outcome.matches)} purges them)"
                 )
         if can_forget_pii:
             outcome.message += f"; would also forget vault entries of type {', '.join(intent.pii_types)}"
