@@ -242,18 +242,20 @@ def test_dedup_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         build_memory(tmp_path / "bad.db", privacy=False, embedder=None, ingestor=None)
 
 
-def test_with_the_audit_key_the_original_text_is_digested(tmp_path: Path) -> None:
-    """With privacy on, the digest is over the text as written (its key derived from the audit
-    key, kept outside the database): the same value matches, another value does not."""
+def test_with_the_audit_key_a_vaulted_value_is_never_matched(tmp_path: Path) -> None:
+    """With privacy on, a text holding a vaulted value is stored as written, never matched: a
+    repeat answering the first memory would confirm a guessed value to any key that can write
+    (issue 29 finding 2). Texts without one still deduplicate (the digest keyed by the audit key)."""
     from remnant.config import build_memory
 
     with build_memory(tmp_path / "p.db", embedder=None, ingestor=None) as mem:
         a = mem.remember("mail me at ana@example.com", user_id="ana")
         assert "ana@example.com" not in a.content
         b = mem.remember("Mail me at ana@example.com!", user_id="ana")
-        assert b.id == a.id and b.deduplicated
-        c = mem.remember("mail me at ana@example.org", user_id="ana")
-        assert c.id != a.id and not c.deduplicated
+        assert b.id != a.id and not b.deduplicated
+        c = mem.remember("I like green tea", user_id="ana")
+        d = mem.remember("I like green tea!", user_id="ana")
+        assert d.id == c.id and d.deduplicated
 
 
 def test_two_writers_of_the_same_text_at_once_store_one_copy_on_postgres(pg_url: str) -> None:

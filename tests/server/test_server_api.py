@@ -265,11 +265,17 @@ def test_idempotency_survives_a_restart(tmp_path: Path) -> None:
     body = {"content": "Ana paid the rent", "user_id": "durable"}
     h = {"Idempotency-Key": "rent-2026-12"}
     for live in start_live(tmp_path):
+        secret = live.keys["a_all"]
         with live.client() as c:
             first = c.post("/v1/memories", json=body, headers=h).json()
     (tmp_path / "again").mkdir()
-    for live in start_live(tmp_path / "again", db=str(tmp_path / "remnant.db")):
-        with live.client() as c:
+    # the same API key after the restart (a record is bound to the key that made it)
+    again_at = start_live(
+        tmp_path / "again", db=str(tmp_path / "remnant.db"), keys_path=str(tmp_path / "keys.db")
+    )
+    for live in again_at:
+        live.keys["same"] = secret
+        with live.client("same") as c:
             again = c.post("/v1/memories", json=body, headers=h)
             assert again.headers.get("idempotent-replayed") == "true" and again.json() == first
             assert c.get("/v1/memories", params={"user_id": "durable"}).json()["total"] == 1

@@ -869,13 +869,24 @@ def audit(ctx: click.Context, user_id: str | None, action: str | None, limit: in
     type=click.Path(exists=True, dir_okay=False, allow_dash=True),
     help="An anchor from `remnant audit head`: every tenant it names must still hold its anchored entry.",
 )
+@click.option(
+    "--hash-chain-only",
+    is_flag=True,
+    help="The audit key is lost for good: check the hashes (and --anchor) only, on purpose. Without it "
+    "a signed log fails when the key is missing.",
+)
 @json_option
 @click.pass_obj
-def verify(obj: Ctx, anchor_path: str | None, as_json: bool) -> None:
-    """Re-hash the audit chain and check its signatures; exit 1 if it was tampered with."""
+def verify(obj: Ctx, anchor_path: str | None, hash_chain_only: bool, as_json: bool) -> None:
+    """Re-hash the audit chain and check its signatures; exit 1 if it was tampered with, or if the
+    log is signed and the audit key is missing or wrong."""
     with errors():
         if anchor_path is None:
-            result = obj.engine(models=False).verify_audit()
+            target = obj.engine(models=False)
+            if hash_chain_only:  # a local decision about a lost key: never asked of a server
+                result = obj.memory(models=False).verify_audit(hash_chain_only=True)
+            else:
+                result = target.verify_audit()
             emit(result.to_dict(), as_json, lambda: _verdict(result))
             if not result.ok:
                 sys.exit(1)
@@ -890,7 +901,9 @@ def verify(obj: Ctx, anchor_path: str | None, as_json: bool) -> None:
             raise ValidationError(f"cannot read the anchor {anchor_path}: {exc}") from exc
         tenants = anchor.get("tenants") if isinstance(anchor, dict) else None
         names = sorted(tenants) if isinstance(tenants, dict) and tenants else [obj.tenant]
-        results = {t: mem.verify_audit(anchor=anchor, tenant=t) for t in names}
+        results = {
+            t: mem.verify_audit(anchor=anchor, tenant=t, hash_chain_only=hash_chain_only) for t in names
+        }
         ok = all(r.ok for r in results.values())
         emit(
             {"ok": ok, "tenants": {t: r.to_dict() for t, r in results.items()}},

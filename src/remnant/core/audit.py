@@ -203,6 +203,9 @@ class ChainVerification:
     problem: str | None = None
     signed: bool = False  # signatures and the signed head were checked (an audit key was given)
     anchored: bool = False  # an anchor was checked
+    # why it failed, for callers that branch on it: "audit_key_missing" (the log is signed but no
+    # key was given), "audit_key_wrong" (no signature verifies under the key given), "tampered"
+    code: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -212,6 +215,7 @@ class ChainVerification:
             "problem": self.problem,
             "signed": self.signed,
             "anchored": self.anchored,
+            "code": self.code,
         }
 
 
@@ -221,17 +225,34 @@ def verify_chain(
     key: bytes | None = None,
     head: AuditHead | None = None,
     anchor: tuple[int, str] | None = None,
+    require_key: bool = True,
 ) -> ChainVerification:
     """Check one tenant's entries, in sequence order, against their hashes and links.
 
     With ``key``: every entry from the head's ``signed_from`` on must carry a valid signature, and
     the signed ``head`` must name the newest entry (a cut tail, a deleted log or an entry appended
     without the key all show). With ``anchor`` (seq, hash from :func:`make_anchor`): the chain must
-    still hold that entry with that hash (a cut or a rewrite of what the anchor covers shows)."""
+    still hold that entry with that hash (a cut or a rewrite of what the anchor covers shows).
+
+    Without ``key``, a log that holds signed entries or a signed head fails (``audit_key_missing``)
+    unless ``require_key=False`` asks on purpose for its hashes only (the key is lost for good)."""
     signed, anchored = key is not None, anchor is not None
 
-    def bad(checked: int, seq: int | None, problem: str) -> ChainVerification:
-        return ChainVerification(False, checked, seq, problem, signed, anchored)
+    def bad(checked: int, seq: int | None, problem: str, code: str = "tampered") -> ChainVerification:
+        return ChainVerification(False, checked, seq, problem, signed, anchored, code)
+
+    entries = list(entries)
+    if key is None and require_key and (head is not None or any(e.mac is not None for e in entries)):
+        # fail closed: a log that was signed cannot fall back to its hashes when the key is gone,
+        # or deleting the key file would be enough to hide a cut tail (recovery: docs/security.md)
+        first = head.seq if head is not None else next(e.seq for e in entries if e.mac is not None)
+        return bad(
+            0,
+            first,
+            "the log is signed but no audit key was given (the key file was deleted or is not "
+            "configured): restore the key; see docs/security.md",
+            "audit_key_missing",
+        )
 
     if (
         key is not None
@@ -240,6 +261,16 @@ def verify_chain(
             head.mac, head_mac(key, head.tenant, head.seq, head.hash, head.signed_from)
         )
     ):
+        signed_entries = [e for e in entries if e.mac is not None and e.seq >= head.signed_from]
+        if signed_entries and not any(
+            hmac.compare_digest(str(e.mac), entry_mac(key, e.tenant, e.hash)) for e in signed_entries[-8:]
+        ):
+            return bad(
+                0,
+                head.seq,
+                "no signature verifies under the audit key given (a wrong or rotated key)",
+                "audit_key_wrong",
+            )
         return bad(0, head.seq, "the signed head does not match its signature (it was edited)")
     prev = GENESIS
     checked = 0

@@ -27,10 +27,13 @@ class ConflictError(RemnantError):
 class ConfirmationRequired(RemnantError):
     """The operation would remove more than the configured share of memories; repeat it with confirm=True."""
 
-    def __init__(self, message: str, *, matched: int = 0, total: int = 0) -> None:
+    def __init__(
+        self, message: str, *, matched: int = 0, total: int = 0, ids: list[str] | None = None
+    ) -> None:
         super().__init__(message)
         self.matched = matched
         self.total = total
+        self.ids = list(ids or [])  # what it would take, when the request must be confirmed by count
 
 
 class StoreError(RemnantError):

@@ -76,6 +76,23 @@ ENGINE_METADATA = RESERVED_METADATA_KEYS | {"derived_from", "from_episode"}
 _IDENTIFIER_PII = frozenset({"EMAIL", "PHONE", "CARD", "IBAN", "CN_ID", "PASSPORT", "IP"})
 _LOG_CACHE = 2048
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")  # the privacy layer's [PHONE_1]
+_ENGINE_ID = re.compile(r"[a-z]+_[0-9a-z]{26}")  # an engine id (mem_…)
+_MIN_PII_DIGITS = 6  # fewer digits than any phone, card, account or id number the detectors know
+
+
+def _ids_only(value: object) -> bool:
+    """Whether an engine-owned metadata value holds only engine ids (what the engine writes there)."""
+    if isinstance(value, str):
+        return _ENGINE_ID.fullmatch(value) is not None
+    return isinstance(value, list) and all(isinstance(v, str) and _ENGINE_ID.fullmatch(v) for v in value)
+
+
+def _may_hold_pii(key: str) -> bool:
+    # a plain ASCII field name ("city", "order_id") is no personal value; one with digits, "@",
+    # spaces or punctuation may be ("+1 415 555 0134", "ana@example.com")
+    return any(not (c.isalpha() or c == "_") for c in key)
+
+
 _CONFLICT_RETRIES = 5
 _T = TypeVar("_T")
 
@@ -341,26 +358,46 @@ class Ledger:
         return value
 
     def redact_fields(self, record: MemoryRecord) -> None:
-        """Run the redactor over the client's free text besides the content: key, source and every
-        string in metadata (except the engine's own keys), so none is stored in plaintext."""
+        """Run the redactor over the client's free text besides the content: key, source, every
+        string, number and object key in metadata, so none is stored in plaintext. The engine's own
+        keys are left as they are only while they hold what the engine writes there (memory ids): a
+        caller's ``derived_from`` / ``from_episode`` of any other shape is redacted too."""
         if self.redactor is None:
             return
         if record.key is not None:
             record.key = self.redact(record.key, record.user_id)
         if record.source is not None:
             record.source = self.redact(record.source, record.user_id)
-        record.metadata = {
-            k: v if k in ENGINE_METADATA else self._redact_value(v, record.user_id)
-            for k, v in record.metadata.items()
-        }
+        meta: dict[str, Any] = {}
+        for k, v in record.metadata.items():
+            if k in RESERVED_METADATA_KEYS or (k in ENGINE_METADATA and _ids_only(v)):
+                meta[k] = v
+            elif k in ENGINE_METADATA:
+                meta[k] = self._redact_value(v, record.user_id)
+            else:
+                meta[self._redact_key(k, record.user_id)] = self._redact_value(v, record.user_id)
+        record.metadata = meta
+
+    def _redact_key(self, key: str, user_id: str) -> str:
+        return self.redact(key, user_id) if not key.isascii() or _may_hold_pii(key) else key
 
     def _redact_value(self, value: Any, user_id: str) -> Any:
         if isinstance(value, str):
             return self.redact(value, user_id) if value.strip() else value
         if isinstance(value, Mapping):
-            return {k: self._redact_value(v, user_id) for k, v in value.items()}
+            return {
+                self._redact_key(str(k), user_id): self._redact_value(v, user_id) for k, v in value.items()
+            }
         if isinstance(value, list | tuple):
             return [self._redact_value(v, user_id) for v in value]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            # a phone or card number sent as a JSON number: redacted like its digits would be (the
+            # placeholder then stands in its place, a string); short numbers hold no such value
+            text = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+            if sum(c.isdigit() for c in text) >= _MIN_PII_DIGITS:
+                redacted = self.redact(text, user_id)
+                if redacted != text:
+                    return redacted
         return value
 
     # -- writing -----------------------------------------------------------------------------------
@@ -501,14 +538,23 @@ class Ledger:
         return record
 
     # -- duplicates --------------------------------------------------------------------------------
-    def digest(self, original: str, record: MemoryRecord) -> str:
-        """The duplicate digest of a new record: an HMAC-SHA256 of its normalised text, never the text.
+    def digest(self, original: str, record: MemoryRecord) -> str | None:
+        """The duplicate digest of a new record: an HMAC-SHA256 of its normalised text, never the text;
+        None (not deduplicated) when the record holds a vaulted value.
+
+        A write that repeats a memory answers with that memory (``deduplicated``), so a digest over
+        a personal value would let any key that can write confirm a guessed value of the user's
+        ("my number is <guess>" answering the victim's own memory): a record with a placeholder in
+        its text or key is stored as written, never matched (the same as without an audit key,
+        where per-write placeholders never repeat).
 
         With an audit key (kept outside the database) the key is derived from it and the text is the
         one the caller wrote, so the same turn matches whatever placeholders the redactor gave it;
         a database reader without the key cannot test guesses of a redacted value against it. Without
         one the key is a random one kept in the store's meta table, and the text is the stored
         (redacted) text: then the digest tells nothing the row itself does not."""
+        if PLACEHOLDER.search(record.content) or PLACEHOLDER.search(record.key or ""):
+            return None
         if self._digest_key is not None:
             key, text = self._digest_key, original
         else:
@@ -655,6 +701,8 @@ class Ledger:
         out = {h.memory.id: h.memory for h in self.reinforce(order, "repeat", at=now)}
         for i, target in repeats.items():
             got, new = out.get(target), records[i]
+            if got is not None and self._merge_repeat_metadata(got, new):
+                self.store.update(got)
             if (
                 got is None
                 or got.pinned
@@ -679,6 +727,20 @@ class Ledger:
                 details={"repeats": len(recs)},
             )
         return out
+
+    @staticmethod
+    def _merge_repeat_metadata(got: MemoryRecord, new: MemoryRecord) -> bool:
+        """A repeat's own metadata is merged into the memory it repeats (its values win: the latest
+        write), and its tags are added to the memory's, rather than dropped; whether anything changed."""
+        own = {k: v for k, v in new.metadata.items() if k not in ENGINE_METADATA}
+        merged = {**got.metadata, **own}
+        old_tags, new_tags = got.metadata.get("tags"), own.get("tags")
+        if isinstance(old_tags, list) and isinstance(new_tags, list):
+            merged["tags"] = list(dict.fromkeys([*old_tags, *new_tags]))
+        if merged == got.metadata:
+            return False
+        got.metadata = check_metadata(merged, allow_reserved=True)  # the merged whole within limits
+        return True
 
     def transition(
         self,
@@ -1085,8 +1147,8 @@ class Ledger:
             elif "expires_at" in changes:
                 exp = changes["expires_at"]
                 record.expires_at = ensure_aware(exp, name="expires_at") if exp is not None else None
-            if "metadata" in changes and changes.get("redact", True):
-                self.redact_fields(record)  # the same treatment as a new write's free text
+            if ("metadata" in changes or "tags" in changes) and changes.get("redact", True):
+                self.redact_fields(record)  # the same treatment as a new write's free text (tags too)
             reindex = record.content != old.content or record.metadata != old.metadata
             rebuilt: dict[str, str] = {}
             if reindex:

@@ -748,10 +748,14 @@ class Memory:
         user_id: str | None = None,
         hard: bool = False,
         dry_run: bool = False,
-        confirm: bool = False,
+        confirm: bool | int = False,
         actor: str | None = None,
     ) -> ForgetResult:
         """Forget a memory by id (hide, or purge with ``hard``), or by a natural-language request.
+
+        ``confirm``: ``True`` for a request taking more than half the user's memories; the number of
+        memories (``confirm=8``, from a dry run or the confirmation error) to purge a sweeping or
+        word-only match for good, or to carry out "forget everything about that".
 
         ``forget("mem_…")`` hides one memory. ``forget("forget my phone number", user_id="ana")``
         parses the request (see :mod:`remnant.engine.forgetting.requests`), finds what matches, and
@@ -761,7 +765,7 @@ class Memory:
         if not isinstance(target, str) or not target.strip():
             raise ValidationError("forget needs a memory id or a request in words")
         if target.startswith("mem_") and " " not in target:
-            return self._forget_id(target, hard=hard, dry_run=dry_run, force=confirm, actor=actor)
+            return self._forget_id(target, hard=hard, dry_run=dry_run, force=bool(confirm), actor=actor)
         if user_id is None:
             raise ValidationError("a natural-language forget request needs user_id")
         return forget_request(
@@ -835,13 +839,19 @@ class Memory:
         )
 
     def verify_audit(
-        self, *, anchor: dict[str, Any] | None = None, tenant: str | None = None
+        self,
+        *,
+        anchor: dict[str, Any] | None = None,
+        tenant: str | None = None,
+        hash_chain_only: bool = False,
     ) -> ChainVerification:
         """Re-hash the tenant's audit chain; tampering shows as the first bad entry.
 
         With an audit key (``Memory(audit_key=…)``) the signatures and the signed head are checked
         too; with ``anchor`` (from :meth:`audit_anchor`, kept elsewhere) the chain must still hold
-        the anchored entry unchanged. A tenant the anchor names whose log is gone fails."""
+        the anchored entry unchanged. A tenant the anchor names whose log is gone fails. A log with
+        signed entries fails without the key (``code="audit_key_missing"``) unless
+        ``hash_chain_only`` asks for its hashes alone, on purpose (the key is lost for good)."""
         tenant = tenant or self.tenant
         point = None
         if anchor is not None:
@@ -855,6 +865,7 @@ class Memory:
             key=self.ledger.audit_key,
             head=self.store.audit_head(tenant),
             anchor=point,
+            require_key=not hash_chain_only,
         )
 
     def audit_anchor(self, tenants: Sequence[str] | None = None) -> dict[str, Any]:

@@ -111,8 +111,8 @@ _COMMON_TLDS = frozenset(
         "tech",
     ]
 )
-# Chinese-script TLDs (the label after the last dot): the known ones, so 用户@例子.中国谢谢 stops
-# before 谢谢.
+# Chinese- and Japanese-script TLDs (the label after the last dot): the known ones, so
+# 用户@例子.中国谢谢 stops before 谢谢.
 _HAN_TLDS = tuple(
     sorted(
         [
@@ -135,11 +135,15 @@ _HAN_TLDS = tuple(
             "企业",
             "购物",
             "新加坡",
+            "日本",
+            "コム",
+            "みんな",
         ],
         key=len,
         reverse=True,
     )
 )
+_CJK_HEADS = frozenset({"CJK", "IDEOGRAPHIC", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HALFWIDTH"})
 _MAX_LOCAL = 64
 _MAX_LABELS = 8
 
@@ -153,7 +157,8 @@ def _script(ch: str) -> str:
     except ValueError:
         return "?"
     head = name.split(" ", 1)[0]
-    return "CJK" if head in ("CJK", "IDEOGRAPHIC") else head
+    # Japanese writes one word in kanji and kana together (山田たろう, 例え): one script here
+    return "CJK" if head in _CJK_HEADS else head
 
 
 def _neutral(ch: str) -> bool:

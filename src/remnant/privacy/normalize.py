@@ -77,6 +77,19 @@ _EN_WORD_RE = re.compile(_EN_WORD, re.IGNORECASE)
 
 # Defanged punctuation: ana@example[.]com, 192(.)168(.)1(.)1, ana[@]example.com
 _DEFANGED = re.compile(r"[\[(（{]\s?([.@])\s?[\])）}]")
+# Percent-encoding as in a URL (ana%40example.com, mailto:ana%40example%2Ecom): only characters
+# an address or a number is made of are decoded
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_PERCENT_OK = frozenset("@.+-_") | frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+# Cyrillic and Greek letters that look like Latin ones. Inside a token that also holds ASCII
+# letters (аna@exаmple.com with a Cyrillic а) they are read as the Latin letter; a token all in
+# Cyrillic or Greek (иван@пример.рф) is left alone.
+_LOOKALIKES = {
+    **dict(zip("аеорсухіјѕԁԛԝАВЕКМНОРСТХІЈЅ", "aeopcyxijsdqwABEKMHOPCTXIJS", strict=True)),
+    **dict(zip("αοριυνκτΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "aopiuvktABEZHIKMNOPTYX", strict=True)),
+}
+_TOKEN = re.compile(r"[\w.%+\-@]+")
 
 
 def _spelled_positions(text: str) -> tuple[dict[int, str], set[int]]:
@@ -96,6 +109,19 @@ def _spelled_positions(text: str) -> tuple[dict[int, str], set[int]]:
         for m in _DEFANGED.finditer(text):
             repl[m.start()] = m.group(1)
             drop.update(range(m.start() + 1, m.end()))
+    if "%" in text:
+        for m in _PERCENT.finditer(text):
+            ch = chr(int(m.group(1), 16))
+            if ch in _PERCENT_OK:
+                repl[m.start()] = ch
+                drop.update(range(m.start() + 1, m.end()))
+    if not text.isascii() and any(ch in _LOOKALIKES for ch in text):
+        for m in _TOKEN.finditer(text):
+            token = m.group()
+            if any(c.isascii() and c.isalpha() for c in token):
+                for k, c in enumerate(token):
+                    if c in _LOOKALIKES:
+                        repl[m.start() + k] = _LOOKALIKES[c]
     return repl, drop
 
 

@@ -18,7 +18,8 @@ from remnant.privacy.entities import Detection, EntityType
 _GROUP = re.compile(r"\d+(?:[Xx](?![A-Za-z0-9]))?")
 # Light separators, plus the ones people use to dodge filters (138_1234_5678, 138~1234~5678,
 # 138,1234,5678): a run joined by those must still look like a phone number's grouping.
-_SEPARATOR_GAP = re.compile(r"[ \-./()\u00b7_~,]{1,3}")
+# One line break (a number wrapped or split across lines to dodge a filter) joins as well.
+_SEPARATOR_GAP = re.compile(r"[ \-./()\u00b7_~,]{1,3}|[ \t]*\r?\n[ \t]*")
 _ODD_SEPARATORS = frozenset("_~,")
 _EXTENSION = re.compile(r"\s*(?:x|ext\.?|extension|#|分机|转)\s*(\d{1,6})(?![0-9])", re.IGNORECASE)
 _MAX_GROUPS = 24

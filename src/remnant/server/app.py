@@ -159,10 +159,16 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
     app.state.config = config
     app.state.sweeper = sweeper
     clock = config.clock
+    from remnant.config import audit_key
+
+    # the fingerprints' secret comes from the audit key (outside the database) when there is one
+    def signing() -> bytes | None:
+        return audit_key(engines.store, create=False)
+
     app.state.idempotency = (
-        IdempotencyKeys(engines.store, now=lambda: clock.now().timestamp())
+        IdempotencyKeys(engines.store, now=lambda: clock.now().timestamp(), audit_key=signing)
         if clock is not None
-        else IdempotencyKeys(engines.store)
+        else IdempotencyKeys(engines.store, audit_key=signing)
     )
     install_error_handlers(app)
 

@@ -100,7 +100,10 @@ def remnant_status(exc: RemnantError) -> tuple[int, str, Any]:
     if isinstance(exc, NotFoundError):
         return 404, "not_found", None
     if isinstance(exc, ConfirmationRequired):
-        return 409, "confirmation_required", {"matched": exc.matched, "total": exc.total}
+        details: dict[str, Any] = {"matched": exc.matched, "total": exc.total}
+        if exc.ids:
+            details["ids"] = exc.ids
+        return 409, "confirmation_required", details
     if isinstance(exc, ConflictError):
         return 409, "conflict", None
     if isinstance(exc, DecayModeMismatch):

@@ -18,7 +18,8 @@ from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from remnant.core.errors import ValidationError
+from remnant.core.audit import ChainVerification
+from remnant.core.errors import ServiceError, ValidationError
 from remnant.core.limits import MAX_IDEMPOTENCY_KEY_CHARS, MAX_IDENTIFIER_CHARS, MAX_LIMIT
 from remnant.core.model import MemoryRecord, Status
 from remnant.engine.memory import Memory
@@ -27,7 +28,7 @@ from remnant.engine.results import ErasureReport
 from remnant.server.auth import Principal, key_from_headers
 from remnant.server.curve import decay_curve
 from remnant.server.engines import Engines
-from remnant.server.idempotency import Answer, check_key, fingerprint
+from remnant.server.idempotency import Answer, check_key, owned
 from remnant.server.schemas import (
     ERROR_RESPONSES,
     AddOut,
@@ -142,10 +143,12 @@ def once(
         return JSONResponse(done.body, status_code=done.status)
     check_key(key)
     request = call.request
-    print_ = fingerprint(
+    keys = request.app.state.idempotency
+    print_ = keys.fingerprint(
         request.method, request.url.path, body.model_dump(mode="json", exclude_unset=True) if body else None
     )
-    done = request.app.state.idempotency.run(call.principal.tenant, key, print_, answer)
+    # bound to the API key: another key's replay is its own write, not the first one's answer
+    done = keys.run(call.principal.tenant, owned(key, call.principal.key_id), print_, answer)
     headers = {"Idempotent-Replayed": "true"} if done.replayed else None
     return JSONResponse(done.body, status_code=done.status, headers=headers)
 
@@ -530,7 +533,14 @@ def audit(
     response_model=ChainVerificationOut,
 )
 def audit_verify(call: Call = Depends(READ)) -> dict[str, Any]:
-    return call.mem.verify_audit().to_dict()
+    return _signed_audit(call.mem.verify_audit()).to_dict()
+
+
+def _signed_audit(result: ChainVerification) -> ChainVerification:
+    # fail closed: a signed log whose key is missing or wrong is the server's fault, not a verdict
+    if result.code in ("audit_key_missing", "audit_key_wrong"):
+        raise ServiceError(result.problem or "audit key problem", code=result.code or "", status=503)
+    return result
 
 
 @router.get(
@@ -540,6 +550,7 @@ def audit_verify(call: Call = Depends(READ)) -> dict[str, Any]:
     response_model=AuditAnchorOut,
 )
 def audit_anchor(call: Call = Depends(READ)) -> dict[str, Any]:
+    _signed_audit(call.mem.verify_audit())  # an anchor made without the key would be unsigned
     return call.mem.audit_anchor()
 
 

@@ -176,7 +176,11 @@ class ForgetRequest(_Body):
     user_id: str | None = Field(default=None, min_length=1, max_length=MAX_IDENTIFIER_CHARS)
     hard: bool = Field(default=False, description="Purge instead of hide.")
     dry_run: bool = Field(default=False, description="Only report what would be forgotten.")
-    confirm: bool = Field(default=False, description="Confirm a large removal or purging pinned memories.")
+    confirm: bool | int = Field(
+        default=False,
+        description="Confirm a large removal or purging pinned memories; the number of memories it "
+        "takes (from a dry run) to purge a sweeping match for good or to carry out 'everything about that'.",
+    )
 
 
 class EraseRequest(_Body):
@@ -428,6 +432,8 @@ class ChainVerificationOut(BaseModel):
     checked: int
     first_bad_seq: int | None
     problem: str | None
+    signed: bool = False  # signatures and the signed head were checked
+    code: str | None = None  # why it failed: "tampered" (a signed log without its key answers 503)
 
 
 class AnchorHeadOut(BaseModel):

@@ -458,7 +458,7 @@ def import_lines(
                 )
         for tenant in tenants:
             # hashes and links (the signatures need the audit key, which the store does not hold)
-            check = verify_chain(store.audit_entries(tenant=tenant))
+            check = verify_chain(store.audit_entries(tenant=tenant), require_key=False)
             report.chain_ok[tenant] = check.ok
             if not check.ok:
                 raise ValidationError(

@@ -9,9 +9,12 @@ queried again: the row count, the recall filter, embeddings, the retriever, deri
 the raw bytes of the database files (searched for distinctive strings of the erased text, which are
 held in memory only for the duration of the call).
 
-The probes are the erased text and the user's own values: every key, source and metadata string
-of the erased memories, and the originals behind their placeholders (read from the vault before it
-is purged). Besides the store's rows, the report checks the tenant's audit log (no entry may hold
+The probes are the erased text and the user's own values: every distinctive key, source and
+metadata string of the erased memories, and the originals behind their placeholders (read from the
+vault before it is purged). A field value is a probe only when it cannot be one of the system's
+own texts: not a role, kind, status, source or field name the engine writes, and distinctive (at
+least eight characters, or holding a digit or a space); otherwise the role ``"user"`` of every
+ingested turn would match the fixed reason "user asked to forget" and fail every clean erasure. Besides the store's rows, the report checks the tenant's audit log (no entry may hold
 one of them), the full-text index text of every remaining memory (a neighbouring turn indexed with
 the erased one), other memories' content (partitions, summaries), the vault, any extra files
 handed in (``log_files``: a server's log file) and any further ``derived_checks`` a layer above
@@ -58,6 +61,26 @@ def _probes(records: list[MemoryRecord]) -> list[str]:
 
 
 _PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")
+#: the engine's own words: roles, kinds, statuses, sources and field names it writes itself, which
+#: fixed audit texts may hold (a user's metadata equal to one of them is no evidence of a leak)
+_SYSTEM_WORDS = frozenset(
+    {"user", "assistant", "system", "tool", "human", "ai", "developer", "function"}
+    | {k.value for k in Kind}
+    | {s.value for s in Status}
+    | set(ENGINE_METADATA)
+    | {"chat", "mem0", "mcp", "llm", "forget", "extractive", "none", "rules", "extract:rules", "extract:llm"}
+    | {"langgraph", "llamaindex", "crewai", "openai_agents", "autogen", "memories", "memory"}
+)
+
+
+def _distinctive(value: str) -> bool:
+    """A stored field value that can only be the user's own (see the module's note on probes)."""
+    v = value.strip()
+    if len(v) < 4 or v.lower() in _SYSTEM_WORDS or _PLACEHOLDER.fullmatch(v) or _ID.fullmatch(v):
+        return False
+    return len(v) >= 8 or any(c.isdigit() or c.isspace() for c in v)
+
+
 _ID = re.compile(r"[a-z]+_[0-9a-z]{26}")  # an engine id (mem_…): in audit entries by design
 
 
@@ -84,12 +107,7 @@ def _value_probes(ledger: Ledger, user_id: str, records: list[MemoryRecord]) -> 
         own = {k: v for k, v in r.metadata.items() if k not in ENGINE_METADATA}
         fields = [r.key, r.source, *_strings(own)]
         for f in fields:
-            if (
-                f
-                and len(f.strip()) >= 4
-                and not _PLACEHOLDER.fullmatch(f.strip())
-                and not _ID.fullmatch(f.strip())
-            ):
+            if f and _distinctive(f):
                 field_values.setdefault(f.strip(), None)
         for text in (r.content, *(f for f in fields if f)):
             placeholders.update(_PLACEHOLDER.findall(text))

@@ -4131,6 +4131,27 @@ def meaning_scores(ledger: Ledger, text: str, flt: MemoryFilter) -> dict[str, fl
         return {}
 
 
+_NOT_SURE = "not sure enough to purge: hidden"
+# "everything about that / it / this": a referent only the conversation knows
+_UNRESOLVED = re.compile(
+    r"\b(?:about|of|regarding|related to|to do with|on)\s+(?:that|it|this|those|these|them)\b\s*[.!?]*\s*$"
+    r"|(?:那个|这个|那件事|这件事|那些|这些|它)(?:的)?(?:一切|所有|全部)",
+    re.IGNORECASE,
+)
+_SCOPE_WORD = re.compile(r"^about [\w ]+ \((?!a card number\)|an amount\))[^)]*\)")
+
+
+def _word_only(hit: _Hit) -> bool:
+    """A match that rests on one word of a broad scope alone ("about health (hospital)"), not on
+    the memory's key, a value or a topic's own words."""
+    return not hit.by_key and not hit.value and _SCOPE_WORD.match(hit.why) is not None
+
+
+def _by_value(hit: _Hit) -> bool:
+    """A match on the memory's key or on a value of the type the request names: sure."""
+    return hit.by_key or hit.value or hit.why.startswith(("key ", "contains ", "holds "))
+
+
 def forget_request(
     ledger: Ledger,
     text: str,
@@ -4138,10 +4159,11 @@ def forget_request(
     user_id: str,
     hard: bool = False,
     dry_run: bool = False,
-    confirm: bool = False,
+    confirm: bool | int = False,
     actor: str | None = None,
     force: bool = False,
     confirm_share: float = 0.5,
+    purge_share: float = 0.25,
     parser: IntentParser | None = None,
     meaning: MeaningMatch | None = DEFAULT_MEANING,
 ) -> ForgetResult:
@@ -4155,6 +4177,14 @@ def forget_request(
     memories are not purged unless ``force``. A request that would take more than ``confirm_share``
     of the user's memories raises :class:`~remnant.core.errors.ConfirmationRequired` unless
     ``confirm`` (dry runs never raise).
+
+    Irreversible only when sure: a purge whose match rests on one word of a broad scope alone
+    ("forget my medical info" finding "hospital" in a job), or one that would take more than
+    ``purge_share`` of the user's memories (and more than two), hides instead (undoable), marks those
+    matches ``tentative`` and says so, unless ``confirm`` is the number of memories it takes (the
+    caller saw the list: ``confirm=8``). "Forget everything about that", with no referent the engine
+    can resolve, asks for confirmation (listing what it would take) even with ``confirm=True``;
+    only ``confirm=<that count>`` carries it out.
     """
     if not isinstance(text, str) or not text.strip():
         raise ValidationError("a forget request must be a non-empty text")
@@ -4218,6 +4248,24 @@ def forget_request(
         # part of a memory can be removed, not hidden
         is_hard = True
         outcome.action = "purge"
+    named = confirm if isinstance(confirm, int) and not isinstance(confirm, bool) else None
+    if is_hard and found and named != len(found):
+        unsure = {r.id for r, h in found if _word_only(h)}
+        # found by key or by a personal value the request names ("my phone number", each version)
+        # is sure however many; the rest of a sweeping purge is hidden first: it can be undone
+        swept = [r.id for r, h in found if not h.part and not _by_value(h)]
+        if len(swept) > max(2, purge_share * outcome.total_memories):
+            unsure |= set(swept)
+        if unsure:
+            found = [
+                (
+                    r,
+                    replace(h, tentative=True, why=h.why + "; " + _NOT_SURE, spans=[])
+                    if r.id in unsure
+                    else h,
+                )
+                for r, h in found
+            ]
     for record, hit in found:
         if hit.part and not is_hard:
             hit = _Hit(hit.why + "; hidden whole (hiding is reversible, a part cannot be)", [])
@@ -4246,12 +4294,28 @@ def forget_request(
             in_part = sum(m.part for m in outcome.matches)
             if in_part:
                 outcome.message += f" ({in_part} in part: only the matching value or clause)"
-            if any(m.tentative for m in outcome.matches):
+            if any(m.tentative and _NOT_SURE not in m.why for m in outcome.matches):
                 outcome.message += " (found by meaning only: it would be hidden, not purged)"
+            held_back = sum(_NOT_SURE in m.why for m in outcome.matches)
+            if held_back:
+                outcome.message += (
+                    f" ({held_back} {_NOT_SURE} instead; confirm={len(outcome.matches)} purges them)"
+                )
         if can_forget_pii:
             outcome.message += f"; would also forget vault entries of type {', '.join(intent.pii_types)}"
         return outcome
     share = len(outcome.matches) / outcome.total_memories if outcome.total_memories else 0.0
+    if outcome.matches and intent.everything and _UNRESOLVED.search(text) and named != len(outcome.matches):
+        # "everything about that": the engine cannot tell what "that" is; list what it would take
+        ids = [m.id for m in outcome.matches]
+        raise ConfirmationRequired(
+            f"'{text.strip()[:80]}' names nothing the engine can resolve, and would take "
+            f"{len(ids)} of {outcome.total_memories} memories of {user_id!r}; name what to forget, "
+            f"or repeat it with confirm={len(ids)} to take these {len(ids)}",
+            matched=len(ids),
+            total=outcome.total_memories,
+            ids=ids,
+        )
     if outcome.matches and share > confirm_share and not confirm:
         raise ConfirmationRequired(
             f"this request matches {len(outcome.matches)} of {outcome.total_memories} memories of "
@@ -4265,6 +4329,12 @@ def forget_request(
     who = actor or f"user:{user_id}"
     whole = [m.id for m in outcome.matches if not m.part]
     parts = [m.id for m in outcome.matches if m.part]
+    held = [m.id for m in outcome.matches if m.tentative and not m.part] if is_hard else []
+    if held:  # not sure enough to purge: hidden, so it can be undone
+        whole = [i for i in whole if i not in set(held)]
+        outcome.forgotten = ledger.hide(
+            held, reason="forget request", actor=who, policy="forget_request", batch_id=batch
+        )
     if whole:
         if is_hard:
             pinned = {m.id for m in outcome.matches if m.pinned and not m.part}
@@ -4275,7 +4345,7 @@ def forget_request(
             done = ledger.purge(
                 records, reason="forget request", actor=who, policy="forget_request", batch_id=batch
             )
-            outcome.forgotten = [r.id for r in done]
+            outcome.forgotten += [r.id for r in done]
         else:
             outcome.forgotten = ledger.hide(
                 whole, reason="forget request", actor=who, policy="forget_request", batch_id=batch
@@ -4304,8 +4374,13 @@ def forget_request(
         )
     if outcome.forgotten or outcome.vault_entries_forgotten or outcome.matches:
         verb = "purged" if is_hard else "hid"
-        outcome.message = f"{verb} {len(outcome.forgotten)} of {outcome.total_memories} memories"
-        if any(m.tentative for m in outcome.matches):
+        outcome.message = f"{verb} {len(outcome.forgotten) - len(held)} of {outcome.total_memories} memories"
+        if held:
+            outcome.message += (
+                f"; hid {len(held)} instead of purging ({_NOT_SURE}: unhide what was not meant, or "
+                f"repeat with confirm={len(outcome.matches)} to purge them)"
+            )
+        if any(m.tentative and _NOT_SURE not in m.why for m in outcome.matches):
             outcome.message += (
                 " (found by meaning only: hidden, not purged; unhide it if it was not the one meant,"
                 " or ask again naming it)"
