@@ -882,11 +882,10 @@ def verify(obj: Ctx, anchor_path: str | None, hash_chain_only: bool, as_json: bo
     log is signed and the audit key is missing or wrong."""
     with errors():
         if anchor_path is None:
-            target = obj.engine(models=False)
             if hash_chain_only:  # a local decision about a lost key: never asked of a server
                 result = obj.memory(models=False).verify_audit(hash_chain_only=True)
             else:
-                result = target.verify_audit()
+                result = obj.engine(models=False).verify_audit()
             emit(result.to_dict(), as_json, lambda: _verdict(result))
             if not result.ok:
                 sys.exit(1)
