@@ -85,7 +85,9 @@ def test_the_turn_that_stated_a_superseded_value_stops_answering(
     # still reachable, and labelled as earlier when shown
     shown = mem.recall(f"{question} {old_word}", user_id="ana", touch=False, include_stale=True).hits
     earlier = [h for h in shown if h.earlier]
-    assert old_turn in {h.memory.id for h in earlier}, [(h.memory.content, h.memory.status, h.earlier) for h in shown]
+    assert old_turn in {h.memory.id for h in earlier}, [
+        (h.memory.content, h.memory.status, h.earlier) for h in shown
+    ]
     assert not shown[0].earlier and new_word in shown[0].memory.content
     assert all(not h.earlier for h in shown[: len(shown) - len(earlier)])  # current ones first
     then = mem.recall(old_word, user_id="ana", touch=False, as_of=before + timedelta(hours=12)).hits

@@ -506,7 +506,10 @@ class Memory:
                         [h.memory for h in seen], "recall", scores=[h.score for h in seen], at=now
                     )
                 }
-                hits = [replace(fresh[h.memory.id], earlier=h.earlier) if h.memory.id in fresh else h for h in hits]
+                hits = [
+                    replace(fresh[h.memory.id], earlier=h.earlier) if h.memory.id in fresh else h
+                    for h in hits
+                ]
         return RecallResult(query, hits, faded)
 
     def _ranked(

@@ -324,9 +324,7 @@ def build_mcp_server(
                 include_stale=bool(include_stale),
             )
             return {
-                "memories": [
-                    {**_compact(mem, h.memory, h.strength), "earlier": h.earlier} for h in res.hits
-                ],
+                "memories": [{**_compact(mem, h.memory, h.strength), "earlier": h.earlier} for h in res.hits],
                 "faded": [f.to_dict() for f in res.faded],
             }
 
