@@ -83,11 +83,12 @@ def current_first(
     kept = _collapse_copies(kept)[:limit]
     if len(kept) < 2 and not any(h.memory.status == Status.SUPERSEDED for h in kept):
         return kept
+    have = {h.memory.id for h in kept}
     wanted = [
         f
         for h in kept
         for f in (h.memory.metadata.get("facts") or [])
-        if isinstance(f, str) and f not in {x.memory.id for x in kept}
+        if isinstance(f, str) and f not in have
     ]
     keys_of = {r.id: r.key for r in fetch(list(dict.fromkeys(wanted)))} if wanted else {}
     keys_of.update({h.memory.id: h.memory.key for h in kept})
@@ -96,7 +97,7 @@ def current_first(
         for slot in _slots(h.memory, keys_of):
             slots.setdefault(slot, []).append(i)
     earlier = [h.memory.status == Status.SUPERSEDED for h in kept]
-    order = list(range(len(kept)))
+    order = list(range(len(kept)))  # position -> hit
     for members in slots.values():
         turns = {turn_of(kept[i].memory) for i in members}
         if len(turns) < 2:
@@ -105,11 +106,13 @@ def current_first(
         for i in members:
             if turn_of(kept[i].memory) != newest:
                 earlier[i] = True
+    where = list(range(len(kept)))  # hit -> its position in order
     for members in slots.values():
-        positions = sorted(order.index(i) for i in members)
-        ranked = sorted((order[p] for p in positions), key=lambda i: (earlier[i], order.index(i)))
+        positions = sorted(where[i] for i in members)
+        ranked = sorted((order[p] for p in positions), key=lambda i: (earlier[i], where[i]))
         for p, i in zip(positions, ranked, strict=True):
             order[p] = i
+            where[i] = p
     return [replace(kept[i], earlier=earlier[i]) if earlier[i] else kept[i] for i in order]
 
 
