@@ -20,7 +20,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from remnant.core.text import has_han
+from remnant.core.text import HAN_CLASS, has_han
 from remnant.engine.forgetting import attributes
 from remnant.extract.keys import CANONICAL, normalise_key, slug
 from remnant.extract.model import ExtractedFact, FactKind
@@ -326,7 +326,7 @@ def _not_names(lang: str) -> frozenset[str]:
 
 
 _NAME_TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|['’.-](?=[^\W\d_]))*\.?")
-_HAN_NAME = re.compile(r"[\u4e00-\u9fff·]{1,5}")
+_HAN_NAME = re.compile(f"[{HAN_CLASS}·]{{1,5}}")
 
 
 def name_value(raw: str, text: str) -> str | None:
