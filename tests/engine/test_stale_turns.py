@@ -161,3 +161,17 @@ def test_a_generic_fact_and_its_turn_take_one_slot(open_mem: Open) -> None:
     mem.add([{"role": "user", "content": turn}], user_id="ed")
     got = texts(mem, "what's my job? product manager", "ed")
     assert sum("product manager as of this week" in t for t in got) == 1, got
+
+
+def test_the_same_value_again_leaves_its_turn_current(open_mem: Open) -> None:
+    """An agent's turn said the city; a later unscoped write says the same city again and supersedes the
+    agent's fact by key, but a superseded memory that says what the new one says leaves its turn
+    current."""
+    clock = ManualClock(NOW)
+    mem = open_mem(clock)
+    first = mem.add([{"role": "user", "content": "I live in Paris."}], user_id="fi", agent_id="a1")
+    clock.advance(timedelta(hours=1))
+    again = mem.remember("User lives in Paris", user_id="fi", key="city")
+    assert not again.deduplicated
+    assert mem.get(first.facts[0].id).status == Status.SUPERSEDED
+    assert mem.get(first.episodes[0].id).status == Status.ACTIVE

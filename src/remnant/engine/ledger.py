@@ -656,7 +656,11 @@ class Ledger:
         gone = set(superseded)
         old = self.store.get_many(list(gone), tenant=self.tenant)
         own = {by.id, *provenance(by)}
-        sources = [s for s in dict.fromkeys(link for r in old for link in provenance(r)) if s not in own]
+        said = normalised_text(by.content)
+        # a replaced memory that says what the new one says (the same value again, kept apart by an
+        # agent or a fade) leaves its turn as current as it was
+        changed = [r for r in old if normalised_text(r.content) != said]
+        sources = [s for s in dict.fromkeys(link for r in changed for link in provenance(r)) if s not in own]
         if not sources:
             return []
         turns = [t for t in self.store.get_many(sources, tenant=self.tenant) if t.status in _LIVE]
