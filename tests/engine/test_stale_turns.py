@@ -175,3 +175,17 @@ def test_the_same_value_again_leaves_its_turn_current(open_mem: Open) -> None:
     assert not again.deduplicated
     assert mem.get(first.facts[0].id).status == Status.SUPERSEDED
     assert mem.get(first.episodes[0].id).status == Status.ACTIVE
+
+
+def test_a_value_derived_from_a_turn_retires_that_turn(open_mem: Open) -> None:
+    """Provenance through ``derived_from`` (a summarizer's or an integration's fact) counts as well as
+    ``from_episode``."""
+    clock = ManualClock(NOW)
+    mem = open_mem(clock)
+    turn = mem.remember("we finally settled in Berlin last spring", user_id="gi", kind="episode")
+    mem.remember("User lives in Berlin", user_id="gi", key="city", metadata={"derived_from": [turn.id]})
+    clock.advance(timedelta(days=1))
+    paris = mem.remember("User lives in Paris", user_id="gi", key="city")
+    retired = mem.get(turn.id)
+    assert retired.status == Status.SUPERSEDED and retired.superseded_by == paris.id
+    assert [h.memory.id for h in mem.recall("Berlin", user_id="gi", touch=False)] == []
