@@ -91,7 +91,10 @@ def record_from(data: Mapping[str, Any]) -> MemoryRecord:
 
 
 def _recall_from(data: Mapping[str, Any]) -> RecallResult:
-    hits = [Hit(record_from(h["memory"]), float(h["score"]), float(h["strength"])) for h in data["hits"]]
+    hits = [
+        Hit(record_from(h["memory"]), float(h["score"]), float(h["strength"]), bool(h.get("earlier", False)))
+        for h in data["hits"]
+    ]
     faded = [
         FadedHint(f["id"], f["kind"], f["key"], f["reason"], _time(f["since"]), float(f["strength"]))
         for f in data["faded"]
@@ -420,8 +423,11 @@ class _Calls:
         return _Req("GET", req.path, lambda d: int(d["total"]), params=req.params)
 
     @staticmethod
-    def history(key: str, user_id: str) -> _Req[list[MemoryRecord]]:
-        return _Req("GET", "/v1/history", _records, params={"key": key, "user_id": user_id})
+    def history(key: str, user_id: str, turns: bool = False) -> _Req[list[MemoryRecord]]:
+        params: dict[str, Any] = {"key": key, "user_id": user_id}
+        if turns:
+            params["turns"] = "true"
+        return _Req("GET", "/v1/history", _records, params=params)
 
     @staticmethod
     def used(ids: str | Sequence[str], key_: str | None) -> _Req[list[MemoryRecord]]:
@@ -702,8 +708,8 @@ class Client:
     ) -> int:
         return self._run(_Calls.count_memories(user_id, statuses, kinds, key))
 
-    def history(self, key: str, *, user_id: str) -> list[MemoryRecord]:
-        return self._run(_Calls.history(key, user_id))
+    def history(self, key: str, *, user_id: str, turns: bool = False) -> list[MemoryRecord]:
+        return self._run(_Calls.history(key, user_id, turns))
 
     def current(self, key: str, *, user_id: str) -> MemoryRecord | None:
         """The user's active memory under ``key``, if any."""
@@ -932,8 +938,8 @@ class AsyncClient:
     ) -> int:
         return await self._run(_Calls.count_memories(user_id, statuses, kinds, key))
 
-    async def history(self, key: str, *, user_id: str) -> list[MemoryRecord]:
-        return await self._run(_Calls.history(key, user_id))
+    async def history(self, key: str, *, user_id: str, turns: bool = False) -> list[MemoryRecord]:
+        return await self._run(_Calls.history(key, user_id, turns))
 
     async def current(self, key: str, *, user_id: str) -> MemoryRecord | None:
         return _current(await self._run(_Calls.history(key, user_id)))

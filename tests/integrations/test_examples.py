@@ -77,4 +77,5 @@ def test_llamaindex_example() -> None:
     assert "912" not in phone and "phone" not in phone
     assert "- User's favourite color: green" in out
     assert "city history: User lives in Lisbon -> User lives in Porto" in out
-    assert "audit: forget_part, forget_request, purge, supersede" in out  # personal data is purged
+    # personal data is purged; the first turn (name and city) keeps its name, its city marked stale
+    assert "audit: forget_part, forget_request, purge, stale, supersede" in out

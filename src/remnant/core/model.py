@@ -202,6 +202,7 @@ RESERVED_METADATA_KEYS: frozenset[str] = frozenset(
         "contradicted_by",  # ... and the other side of that flag
         "supersedes",  # engine/forgetting/contradictions.py: what an unkeyed memory superseded
         "facts",  # engine/memory.py: the facts extracted from an episode
+        "stale_keys",  # engine/ledger.py: slots an active turn stated an earlier value of
     }
 )
 """Top-level metadata keys the engine writes itself and reads back as state. No caller may write

@@ -67,6 +67,9 @@ from remnant.store.base import DIGEST_KEY_META, MemoryFilter, Store
 
 _MAX_AUDIT_IDS = 5000
 BEFORE_HIDE = "status_before_hide"  # metadata key: the status a hidden memory returns to
+STALE_KEYS = "stale_keys"  # metadata key: slots a still-active turn stated an earlier value of
+CONSOLIDATED_INTO = "consolidated_into"  # metadata key: the fact an episode was consolidated into
+_LIVE = (Status.ACTIVE, Status.FADED)  # what a stale turn can still be (hidden ones stay hidden)
 #: metadata keys whose values the engine writes (memory ids, a status): never redacted
 # the engine's own keys (state it reads back, which no caller may write: RESERVED_METADATA_KEYS)
 # and the provenance links (ids) that callers may set too; none of them is free text to redact
@@ -226,6 +229,9 @@ class Ledger:
             # a point-in-time query sees facts that were valid then, even if superseded or expired
             # since (expiry and validity are checked at as_of by the filter's now/valid_at)
             statuses = (Status.ACTIVE, Status.SUPERSEDED, Status.EXPIRED)
+        if f.get("include_stale") and Status.SUPERSEDED not in statuses:
+            # earlier values on request: superseded facts and the turns that stated them
+            statuses = (*statuses, Status.SUPERSEDED)
         if include_faded:
             statuses = (*statuses, Status.FADED)
         return self.filter(
@@ -240,7 +246,9 @@ class Ledger:
             statuses=statuses,
             remembered_at=None if include_faded else self.axis(user_id, now),
             now=at.timestamp(),
-            valid_at=at.timestamp(),
+            # a superseded memory's validity closed when it was replaced: include_stale looks past
+            # the window (recall drops what is outside it and not superseded: engine/current.py)
+            valid_at=None if f.get("include_stale") and as_of is None else at.timestamp(),
             created_after=ensure_aware(created_after).timestamp() if created_after else None,
             created_before=ensure_aware(created_before).timestamp() if created_before else None,
         )
@@ -658,7 +666,7 @@ class Ledger:
     ) -> dict[str, MemoryRecord]:
         for record in records:
             if supersede and record.key is not None:
-                self.transition(
+                replaced = self.transition(
                     self.filter(
                         record.user_id,
                         keys=(record.key,),
@@ -677,6 +685,7 @@ class Ledger:
                     at=now,
                     status_reason=f"superseded by {record.id}",
                 )
+                self.retire_stale([i for i, _ in replaced], record, at=now)
             elif supersede:
                 for hook in self.hooks:
                     hook.before_insert(self, record)
@@ -684,6 +693,94 @@ class Ledger:
             # only the stored records are neighbours (a repeat left out holds no words of its own)
             self.store.insert(record, index_text=index_text(self, record, records) if index_text else None)
         return {r.id: r.copy() for r in records}
+
+    def retire_stale(self, superseded: Sequence[str], by: MemoryRecord, *, at: datetime) -> list[str]:
+        """Stop offering as current the memories that stated a value ``by`` has just replaced.
+
+        ``superseded`` are the ids of the memories ``by`` superseded by key. What stated their value
+        are their source turns (``from_episode``/``derived_from``) and the turns' consolidated copies
+        (``consolidated_into``); ``by``'s own turn is never among them ("I moved from Berlin to
+        Paris" states both). A source whose every claim is now superseded is superseded itself
+        (``superseded_by`` the new memory, its validity closed: ``as_of``, ``history(turns=True)``
+        and ``include_stale`` still reach it); one that still carries another current claim stays
+        active, for that claim, and records the stale slot under ``metadata["stale_keys"]``
+        (key -> the replacing memory's id), so recall ranks it behind the current value and labels
+        it earlier (:mod:`remnant.engine.current`). Audited (``supersede``, policy ``stale_turn``).
+        Returns the ids of the memories marked."""
+        if not superseded or by.key is None:
+            return []
+        gone = set(superseded)
+        old = self.store.get_many(list(gone), tenant=self.tenant)
+        own = {by.id, *provenance(by)}
+        said = normalised_text(by.content)
+        # a replaced memory that says what the new one says (the same value again, kept apart by an
+        # agent or a fade) leaves its turn as current as it was
+        changed = [r for r in old if normalised_text(r.content) != said]
+        sources = [s for s in dict.fromkeys(link for r in changed for link in provenance(r)) if s not in own]
+        if not sources:
+            return []
+        turns = [t for t in self.store.get_many(sources, tenant=self.tenant) if t.status in _LIVE]
+        copies = [
+            c
+            for t in turns
+            for c in [t.metadata.get(CONSOLIDATED_INTO)]
+            if isinstance(c, str) and c not in gone and c not in own
+        ]
+        claims = {
+            f
+            for t in turns
+            for f in (t.metadata.get("facts") or [])
+            if isinstance(f, str) and f not in gone and f != by.id
+        }
+        live_claims = {
+            r.id for r in self.store.get_many(sorted(claims), tenant=self.tenant) if r.status == Status.ACTIVE
+        }
+        retire: list[str] = []
+        marked: list[str] = []
+        for turn in turns:
+            others = [f for f in (turn.metadata.get("facts") or []) if f in live_claims]
+            if not others:
+                retire.append(turn.id)
+                continue
+            stale = dict(turn.metadata.get(STALE_KEYS) or {})
+            stale[by.key] = by.id
+            turn.metadata[STALE_KEYS] = stale
+            self.store.update(turn)
+            marked.append(turn.id)
+        for copy in self.store.get_many(copies, tenant=self.tenant):
+            if copy.status in _LIVE and copy.key is None:
+                retire.append(copy.id)
+        reason = f"it stated the value of {key_ref(by.key)} that {by.id} replaced"
+        done: list[str] = []
+        if retire:
+            done = [
+                i
+                for i, _ in self.transition(
+                    self.filter(by.user_id, ids=tuple(dict.fromkeys(retire)), statuses=_LIVE),
+                    Transition(
+                        Status.SUPERSEDED,
+                        "supersede",
+                        reason,
+                        policy="stale_turn",
+                        superseded_by=by.id,
+                        close_validity=True,
+                        summary="memories that stated a replaced value superseded",
+                    ),
+                    at=at,
+                    status_reason=f"stale: superseded by {by.id}",
+                )
+            ]
+        if marked:
+            self.audit(
+                "stale",
+                reason + "; kept active for its other claims",
+                ids=marked,
+                user_id=by.user_id,
+                policy="stale_turn",
+                summary=_counted(len(marked), "memories marked as stating an earlier value"),
+                details={"key": key_ref(by.key), "superseded_by": by.id},
+            )
+        return done + marked
 
     def _reinforce_repeats(
         self, repeats: Mapping[int, str], records: Sequence[MemoryRecord], now: datetime
@@ -1280,6 +1377,17 @@ class Ledger:
                 record.status = Status.ACTIVE
             self.store.update(record)
         return record.copy()
+
+
+def provenance(record: MemoryRecord) -> list[str]:
+    """The ids a memory says it came from: ``from_episode`` (a fact drawn from a turn) and
+    ``derived_from`` (a consolidated fact or a summary; one id or a list)."""
+    out: list[str] = []
+    for name in ("from_episode", "derived_from"):
+        value = record.metadata.get(name)
+        values = value if isinstance(value, list) else [value]
+        out.extend(v for v in values if isinstance(v, str) and v)
+    return out
 
 
 def state_of(record: MemoryRecord) -> DecayState:

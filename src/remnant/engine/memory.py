@@ -24,11 +24,12 @@ from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
 from remnant.core.limits import MAX_LIMIT, MAX_QUERY_CHARS
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier
+from remnant.engine.current import current_first
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
 from remnant.engine.forgetting.requests import forget_request
 from remnant.engine.forgetting.sweep import SweepPolicy, run_sweep
-from remnant.engine.ledger import Ledger, retrying
+from remnant.engine.ledger import STALE_KEYS, Ledger, provenance, retrying
 from remnant.engine.options import (
     Ingestor,
     Message,
@@ -486,12 +487,20 @@ class Memory:
         now = self.now()
         axis = self.axis(user_id, now)
         faded: list[FadedHint] = []
+        # a few more than asked: a copy collapsed into its turn leaves its place to the next hit
+        wide = min(MAX_LIMIT, limit + max(2, limit))
         if query.strip():
             want_hints = hints and not include_faded
-            hits, faded = self._one_pass(query, flt, limit, axis, now, want_hints)
+            hits, faded = self._one_pass(query, flt, wide, axis, now, want_hints)
         else:
-            hits = [Hit(r, 0.0, s) for r, s in self._strongest(flt, axis, limit)]
-        hits = hits[:limit]
+            hits = [Hit(r, 0.0, s) for r, s in self._strongest(flt, axis, wide)]
+        hits = current_first(
+            hits,
+            lambda ids: self.store.get_many(ids, tenant=self.tenant),
+            limit=limit,
+            now=now if as_of is None else as_of,
+            stale_shown=bool(filters.get("include_stale")) and as_of is None,
+        )
         if touch and hits and as_of is None:
             self.ledger.mark_active(user_id, now)
             bar = self.reinforcement.recall_reinforces
@@ -504,7 +513,10 @@ class Memory:
                         [h.memory for h in seen], "recall", scores=[h.score for h in seen], at=now
                     )
                 }
-                hits = [fresh.get(h.memory.id, h) for h in hits]
+                hits = [
+                    replace(fresh[h.memory.id], earlier=h.earlier) if h.memory.id in fresh else h
+                    for h in hits
+                ]
         return RecallResult(query, hits, faded)
 
     def _ranked(
@@ -620,9 +632,25 @@ class Memory:
         """The tenant's users with their memory counts."""
         return self.store.users(tenant=self.tenant, limit=limit)
 
-    def history(self, key: str, *, user_id: str) -> list[MemoryRecord]:
-        """Every memory the user had under ``key``, oldest first, superseded ones included."""
-        return self.store.query(self.ledger.filter(user_id, keys=(key,), statuses=None), order="created_at")
+    def history(self, key: str, *, user_id: str, turns: bool = False) -> list[MemoryRecord]:
+        """Every memory the user had under ``key``, oldest first, superseded ones included. With
+        ``turns``, also the turns the values came from that now state an earlier value (superseded,
+        or still active for another claim with the key under ``metadata["stale_keys"]``)."""
+        facts = self.store.query(self.ledger.filter(user_id, keys=(key,), statuses=None), order="created_at")
+        if not turns:
+            return facts
+        ids = {f.id for f in facts}
+        sources = [s for f in facts for s in provenance(f) if s not in ids]
+        stale = [
+            t
+            for t in self.store.get_many(list(dict.fromkeys(sources)), tenant=self.tenant)
+            if t.user_id == user_id
+            and (
+                (t.status == Status.SUPERSEDED and t.superseded_by in ids)
+                or key in (t.metadata.get(STALE_KEYS) or {})
+            )
+        ]
+        return sorted([*facts, *stale], key=lambda r: (r.created_at or from_epoch(0), r.id))
 
     def current(self, key: str, *, user_id: str) -> MemoryRecord | None:
         """The user's active memory under ``key``, if any."""

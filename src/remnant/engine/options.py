@@ -60,7 +60,8 @@ UPDATE_OPTIONS = frozenset(UpdateOptions.__annotations__)
 class RecallFilters(TypedDict, total=False):
     """The strict filters of :meth:`Memory.recall` (and of ``recall_filter``): scope beyond the
     user (agent, session), kinds, keys, sources, tags, metadata equality, a point in time
-    (``as_of``: what was valid then), ``include_faded``, and a creation-time range."""
+    (``as_of``: what was valid then), ``include_faded``, ``include_stale`` (superseded memories
+    too, labelled ``Hit.earlier``), and a creation-time range."""
 
     kinds: Sequence[Kind | str] | None
     keys: Sequence[str] | None
@@ -71,6 +72,7 @@ class RecallFilters(TypedDict, total=False):
     metadata: Mapping[str, Any] | None
     as_of: datetime | None
     include_faded: bool
+    include_stale: bool
     created_after: datetime | None
     created_before: datetime | None
 

@@ -17,12 +17,16 @@ class Hit:
     memory: MemoryRecord
     score: float
     strength: float
+    # an earlier value: superseded (shown through as_of or include_stale), or a turn older than
+    # another hit on the same slot (key); recall puts such hits behind the current one
+    earlier: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "memory": self.memory.to_dict(),
             "score": round(self.score, 6),
             "strength": round(self.strength, 6),
+            "earlier": self.earlier,
         }
 
 

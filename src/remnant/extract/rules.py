@@ -11,16 +11,21 @@ and undelivered orders (open issues with a suggested expiry), and orders that ha
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, Protocol
 
-from remnant.core.text import has_han
+from remnant.core.text import HAN_CLASS, has_han
 from remnant.engine.forgetting import attributes
 from remnant.extract.keys import CANONICAL, normalise_key, slug
 from remnant.extract.model import ExtractedFact, FactKind
+
+_DATA = Path(__file__).resolve().parent / "data"
 
 # --- value clean-up ---------------------------------------------------------------------------
 
@@ -180,6 +185,22 @@ def _order_key(order_id: str) -> str:
     return "order_" + slug(order_id.replace("-", "_"), max_words=3)
 
 
+# a phone number's exact shape: digits with the separators people type inside one (spaces, dashes,
+# dots, brackets, a leading +), full-width digits included; it ends at the last digit
+_PHONE = re.compile(r"\+?[(（]?\d(?:[\d\s().（）-]*\d)?")
+
+
+def phone_value(raw: str) -> str | None:
+    """The whole phone number at the start of ``raw`` ("138 1234 5678", "+1 (415) 555-0134"), or None
+    when none starts there. A value of an exact shape takes its whole shape, not its first word."""
+    m = _PHONE.match(raw.lstrip(" \t:："))
+    if m is None:
+        return None
+    value = re.sub(r"\s+", " ", m.group(0)).strip()
+    digits = sum(c.isdigit() for c in value)
+    return value if 3 <= digits <= 20 else None
+
+
 def _attr_en(m: MatchLike, text: str) -> ExtractedFact | None:
     attr = m.group("attr").strip()
     value = _clean_en(m.group("val"))
@@ -194,12 +215,16 @@ def _attr_en(m: MatchLike, text: str) -> ExtractedFact | None:
     if _RELATION_ATTR.match(attr):
         return None  # "my sister is a nurse" is about the sister: the attribute rule reads it
     key = normalise_key(attr)
-    if key == "phone_number" and not re.search(r"\d", value):
-        return None  # "my phone is broken" is not a phone number
+    if key in SHAPED:
+        value = SHAPED[key](m.group("val"), text) or ""
+        if not value:
+            return None  # "my phone is broken" is not a phone number, "my name is spelled …" no name
     kind: FactKind = "preference" if key.startswith("preferred_") else "fact"
     if kind == "fact" and key not in KNOWN_ATTRIBUTES:
-        if _PASSING_VALUE.match(value):
-            return None  # "my coffee is cold", "my week is crazy": a remark, not an attribute
+        if _PASSING_VALUE.match(value) or _PROGRESSIVE.match(value):
+            # "my coffee is cold", "my week is crazy", "my laptop is being slow": a remark about a
+            # state of the moment (an adjective or a verb in -ing), not the value of an attribute
+            return None
         # an attribute we do not know: kept, but as a weak, short-lived fact
         return ExtractedFact(
             kind,
@@ -274,23 +299,84 @@ _PASSING_VALUE = re.compile(
 )
 
 
+_PROGRESSIVE = re.compile(r"^[a-z]+ing\b", re.I)
+
+
 def _attr_zh(m: MatchLike, text: str) -> ExtractedFact | None:
     attr = m.group("attr").strip()
     value = _clean_zh(m.group("val"))
     if not value or ("订单" in attr and "号" not in attr) or len(value) > 40 or _is_question(m.group("val")):
         return None
     key = normalise_key(attr)
-    if key == "phone_number" and not re.search(r"\d", value):
-        return None
+    if key in SHAPED:
+        value = SHAPED[key](m.group("val"), text) or ""
+        if not value:
+            return None
     kind: FactKind = "preference" if key.startswith("preferred_") else "fact"
     return ExtractedFact(
         kind, key, value, f"用户的{attr}：{value}", 0.9, 0.7 if kind == "fact" else 0.6, evidence=m.group(0)
     )
 
 
+@functools.cache
+def _not_names(lang: str) -> frozenset[str]:
+    """The words that follow "my name is" / 我叫 without being a name (extract/data/not_names.*)."""
+    data = json.loads((_DATA / f"not_names.{lang}.json").read_text(encoding="utf-8"))
+    return frozenset(w.casefold() for w in data["words"])
+
+
+_NAME_TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|['’.-](?=[^\W\d_]))*\.?")
+_HAN_NAME = re.compile(f"[{HAN_CLASS}·]{{1,5}}")
+
+
+def name_value(raw: str, text: str) -> str | None:
+    """The name at the start of ``raw`` (what follows "my name is", "call me", 我叫), or None when it
+    does not look like one. A name is a run of word tokens: the first not a function word, time,
+    place or adjective of the language's list (extract/data/not_names.*); in English, capitalised
+    unless the writer types in lower case (a turn with no capital letter), and a further token joins
+    only when capitalised and not in the list ("Ana Lopez", not "Ana tomorrow"). A Chinese name is
+    one to four Han characters not starting with a listed word (我叫了外卖, 我叫你)."""
+    raw = raw.lstrip(" \t:：'\"“")
+    if _has_cjk(raw[:1]):
+        m = _HAN_NAME.match(raw)
+        if m is None or len(m.group(0)) > 4:
+            return None
+        value = m.group(0)
+        if any(value.startswith(w) for w in _not_names("zh")):
+            return None
+        return value
+    lowercase_writer = not any(c.isupper() for c in text)
+    stop = _not_names("en")
+    tokens: list[str] = []
+    pos = 0
+    while len(tokens) < 4:
+        m = _NAME_TOKEN.match(raw, pos)
+        if m is None:
+            break
+        token = m.group(0)
+        word = token.rstrip(".").casefold()
+        capital = token[:1].isupper()
+        if word in stop or not (capital or (lowercase_writer and not tokens)):
+            break
+        tokens.append(token.rstrip(".") if len(word) > 2 else token)
+        pos = m.end()
+        if raw[pos : pos + 1] != " ":
+            break
+        pos += 1
+    return " ".join(tokens) or None
+
+
+def _phone(raw: str, text: str) -> str | None:
+    return phone_value(raw)
+
+
+# keys whose value has a shape of its own: the value is that shape read from the text, or nothing
+SHAPED: dict[str, Callable[[str, str], str | None]] = {"name": name_value, "phone_number": _phone}
+
+
 def _name(m: MatchLike, text: str) -> ExtractedFact | None:
-    value = _clean_zh(m.group("val")) if _has_cjk(m.group("val")) else _clean_en(m.group("val"))
-    if not value or len(value) > 40:
+    value = name_value(m.group("val"), text)
+    if not value:
         return None
     return ExtractedFact("fact", "name", value, f"User's name: {value}", 0.9, 0.7, evidence=m.group(0))
 
@@ -358,12 +444,17 @@ def _prefer(m: MatchLike, text: str) -> ExtractedFact | None:
     return ExtractedFact("preference", key, value, content, 0.8, 0.6, evidence=m.group(0))
 
 
+# "remind me what/who/how …": a wh-clause object asks for something said ("remind me when …" is a
+# time and sets a reminder)
+_ASKS_WHAT = re.compile(r"(?:what|which|who|whom|whose|how|why|where)\b", re.I)
+
+
 def _reminder(m: MatchLike, text: str) -> ExtractedFact | None:
     raw = m.group("what")
     zh = _has_cjk(raw)
     value = _ZH_STOP.sub("", raw.strip()) if zh else re.sub(r"^(?:to|about|that)\s+|[.!?]+$", "", raw.strip())
-    if not value:
-        return None
+    if not value or (not zh and _ASKS_WHAT.match(value)):
+        return None  # "remind me what we talked about?" asks for something said, sets no reminder
     topic = slug(_TIME_WORDS.sub(" ", re.sub(r"^(?:to|about|that)\s+", "", value, flags=re.I)), max_words=4)
     task = re.sub(r"^(?:to|about|that)\s+", "", value, flags=re.I)
     content = f"提醒用户：{value}" if zh else f"Remind the user to {task}"
@@ -483,6 +574,13 @@ def _about(m: MatchLike, text: str) -> ExtractedFact | None:
             return None  # English place and company names are capitalised: "I live in fear of …"
         key = reading.attribute if reading.subject == "user" else f"{reading.subject}_{reading.attribute}"
         value = reading.value or ("没有" if zh else "none")
+        if key in SHAPED:
+            # the value's own shape decides, not the attribute reader's span ("call me there")
+            start = clause.find(value) if reading.value else -1
+            shaped = SHAPED[key](clause[start:], text) if start >= 0 else None
+            if not shaped:
+                return None
+            value = shaped
         return ExtractedFact("fact", key, value, content, 0.75, 0.6, evidence=clause)
     if not _SPEAKER.search(clause):
         return None  # "the trains run every hour": not about the user

@@ -60,7 +60,9 @@ the old one (the old one is kept as history). ttl (optional): expire after e.g. 
 
 RECALL_DOC = """Recall what is still remembered about the user that matches the query, strongest and most
 relevant first. Recalling a memory strengthens it. Faded or expired matches come back as hints in
-"faded" (without content) so you can ask the user again instead of guessing."""
+"faded" (without content) so you can ask the user again instead of guessing. A memory marked
+"earlier": true states a value that has since changed (the current one comes first); superseded
+memories come back only with include_stale=true."""
 
 FORGET_DOC = """Forget a memory by its id ("mem_…"), or by a request in plain words ("forget my phone
 number"), for the given user. Use dry_run=true first to see what would go; hard=true purges for
@@ -311,11 +313,18 @@ def build_mcp_server(
         return await run(ctx, "write", do)  # type: ignore[no-any-return]
 
     @tool("read", RECALL_DOC)
-    async def recall(query: str, ctx: Context, user_id: str, limit: int = 5) -> dict[str, Any]:
+    async def recall(
+        query: str, ctx: Context, user_id: str, limit: int = 5, include_stale: bool = False
+    ) -> dict[str, Any]:
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
-            res = mem.recall(query, user_id=user_id, limit=max(1, min(int(limit), MAX_LIMIT)))
+            res = mem.recall(
+                query,
+                user_id=user_id,
+                limit=max(1, min(int(limit), MAX_LIMIT)),
+                include_stale=bool(include_stale),
+            )
             return {
-                "memories": [_compact(mem, h.memory, h.strength) for h in res.hits],
+                "memories": [{**_compact(mem, h.memory, h.strength), "earlier": h.earlier} for h in res.hits],
                 "faded": [f.to_dict() for f in res.faded],
             }
 
@@ -407,7 +416,8 @@ def build_mcp_server(
             res = mem.recall(query, user_id=user_id, limit=max(1, min(int(limit), MAX_LIMIT)))
             return {
                 "results": [
-                    {**_compact(mem, h.memory, h.strength), "score": round(h.score, 4)} for h in res.hits
+                    {**_compact(mem, h.memory, h.strength), "score": round(h.score, 4), "earlier": h.earlier}
+                    for h in res.hits
                 ],
                 "faded": [f.to_dict() for f in res.faded],
             }

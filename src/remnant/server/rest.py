@@ -271,8 +271,10 @@ def history(
     call: Call = Depends(READ),
     user_id: str = Query(min_length=1, max_length=MAX_IDENTIFIER_CHARS),
     key: str = Query(min_length=1, max_length=MAX_IDENTIFIER_CHARS),
+    turns: bool = Query(default=False, description="Also the turns that stated an earlier value."),
 ) -> dict[str, Any]:
-    return {"items": [memory_out(call.mem, r) for r in call.mem.history(key, user_id=user_id)]}
+    found = call.mem.history(key, user_id=user_id, turns=turns)
+    return {"items": [memory_out(call.mem, r) for r in found]}
 
 
 @router.get(

@@ -153,6 +153,9 @@ class RecallRequest(_Body):
     )
     as_of: datetime | None = Field(default=None, description="What was valid then (point-in-time).")
     include_faded: bool = False
+    include_stale: bool = Field(
+        default=False, description="Superseded memories too (earlier values, labelled earlier)."
+    )
     created_after: datetime | None = None
     created_before: datetime | None = None
     touch: bool = Field(default=True, description="Reinforce what is recalled (a use strengthens a memory).")
@@ -255,6 +258,10 @@ class HitOut(BaseModel):
     memory: MemoryRecordOut
     score: float
     strength: float
+    earlier: bool = Field(
+        default=False,
+        description="An earlier value: superseded, or older than another hit on the same slot (key).",
+    )
 
 
 class FadedHintOut(BaseModel):

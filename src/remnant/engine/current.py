@@ -1,0 +1,150 @@
+"""Recall answers the current state: the last step of :meth:`Memory.recall` over the ranked hits.
+
+Three things, each bounded by the hits in hand (one ``get_many`` for the keys of the turns' facts):
+
+- **One slot per turn.** A fact that only copies its source turn's words ("User: so i guess i'm a
+  product manager", drawn from that very turn) and the turn itself are one thing said once: when
+  both are hits, the lower ranked of the two is dropped and the next hit takes its place.
+- **Newest first on a slot.** A hit speaks of a slot when it is a keyed memory (its key), a turn
+  whose facts are keyed (their keys) or a turn that stated an earlier value of a slot
+  (``metadata["stale_keys"]``, set by :meth:`Ledger.retire_stale`). When hits from several turns
+  speak of one slot, those of the newest turn (by ``occurred_at``, else ``created_at``) take the
+  group's first places; the others follow them and are labelled ``Hit.earlier``.
+- **Superseded is earlier.** A superseded memory that comes back (through ``as_of`` or
+  ``include_stale``) is labelled ``Hit.earlier``.
+
+A turn marked stale for one slot but still carrying another current claim stays a normal hit
+unless a newer hit on its stale slot is in the same answer: it is then ranked behind that hit and
+labelled earlier (it is found for its other content as before).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from remnant.core.model import MemoryRecord, Status
+from remnant.engine.ledger import STALE_KEYS
+from remnant.engine.results import Hit
+
+_COPY_PREFIXES = ("user:", "用户：", "用户:")
+_MIN_COPY_SHARE = 0.6  # a fact whose text is this share of its turn's (or more) and inside it
+
+
+def _norm(text: str) -> str:
+    return "".join(c for c in text.casefold() if unicodedata.category(c)[0] in "LN")
+
+
+def _body(fact: MemoryRecord) -> str:
+    text = fact.content.strip()
+    low = text.casefold()
+    for prefix in _COPY_PREFIXES:
+        if low.startswith(prefix):
+            return text[len(prefix) :]
+    return text
+
+
+def copies_turn(fact: MemoryRecord, turn: MemoryRecord) -> bool:
+    """True when ``fact`` was drawn from ``turn`` and its text is (nearly all of) the turn's words."""
+    if fact.metadata.get("from_episode") != turn.id:
+        return False
+    body, said = _norm(_body(fact)), _norm(turn.content)
+    return bool(body) and body in said and len(body) >= _MIN_COPY_SHARE * len(said)
+
+
+def turn_of(record: MemoryRecord) -> str:
+    """The turn a memory came from: a fact's ``from_episode``, else the memory itself."""
+    source = record.metadata.get("from_episode")
+    return source if isinstance(source, str) and source else record.id
+
+
+def _when(record: MemoryRecord) -> tuple[float, str]:
+    at: datetime | None = record.occurred_at or record.created_at
+    return (at.timestamp() if at else 0.0, record.id)
+
+
+def current_first(
+    hits: Sequence[Hit],
+    fetch: Callable[[list[str]], list[MemoryRecord]],
+    *,
+    limit: int,
+    now: datetime | None = None,
+    stale_shown: bool = False,
+) -> list[Hit]:
+    """The hits, copies collapsed, newest first on each slot, earlier ones labelled; at most
+    ``limit``. ``fetch`` reads memories by id (any status). ``stale_shown``: the recall asked for
+    superseded memories past their validity (``include_stale``), so what is outside its validity at
+    ``now`` and not superseded is dropped here (the store's filter could not)."""
+    kept = list(hits)
+    if stale_shown and now is not None:
+        kept = [h for h in kept if _valid_or_superseded(h.memory, now)]
+    kept = _collapse_copies(kept)[:limit]
+    if len(kept) < 2 and not any(h.memory.status == Status.SUPERSEDED for h in kept):
+        return kept
+    have = {h.memory.id for h in kept}
+    wanted = [
+        f
+        for h in kept
+        for f in (h.memory.metadata.get("facts") or [])
+        if isinstance(f, str) and f not in have
+    ]
+    keys_of = {r.id: r.key for r in fetch(list(dict.fromkeys(wanted)))} if wanted else {}
+    keys_of.update({h.memory.id: h.memory.key for h in kept})
+    slots: dict[str, list[int]] = {}
+    for i, h in enumerate(kept):
+        for slot in _slots(h.memory, keys_of):
+            slots.setdefault(slot, []).append(i)
+    earlier = [h.memory.status == Status.SUPERSEDED for h in kept]
+    order = list(range(len(kept)))  # position -> hit
+    for members in slots.values():
+        turns = {turn_of(kept[i].memory) for i in members}
+        if len(turns) < 2:
+            continue
+        newest = turn_of(max((kept[i].memory for i in members), key=_when))
+        for i in members:
+            if turn_of(kept[i].memory) != newest:
+                earlier[i] = True
+    where = list(range(len(kept)))  # hit -> its position in order
+    for members in slots.values():
+        positions = sorted(where[i] for i in members)
+        ranked = sorted((order[p] for p in positions), key=lambda i: (earlier[i], where[i]))
+        for p, i in zip(positions, ranked, strict=True):
+            order[p] = i
+            where[i] = p
+    return [replace(kept[i], earlier=earlier[i]) if earlier[i] else kept[i] for i in order]
+
+
+def _slots(record: MemoryRecord, keys_of: dict[str, str | None]) -> set[str]:
+    out: set[str] = set()
+    if record.key:
+        out.add(record.key)
+    for f in record.metadata.get("facts") or []:
+        key = keys_of.get(f) if isinstance(f, str) else None
+        if key:
+            out.add(key)
+    stale = record.metadata.get(STALE_KEYS)
+    if isinstance(stale, dict):
+        out.update(k for k in stale if isinstance(k, str))
+    return out
+
+
+def _collapse_copies(hits: list[Hit]) -> list[Hit]:
+    by_id = {h.memory.id: i for i, h in enumerate(hits)}
+    drop: set[int] = set()
+    for i, h in enumerate(hits):
+        j = by_id.get(str(h.memory.metadata.get("from_episode")))
+        if j is None or i in drop or j in drop:
+            continue
+        if copies_turn(h.memory, hits[j].memory):
+            drop.add(max(i, j))  # the lower ranked of the two goes; the next hit takes its place
+    return [h for i, h in enumerate(hits) if i not in drop]
+
+
+def _valid_or_superseded(record: MemoryRecord, now: datetime) -> bool:
+    if record.status == Status.SUPERSEDED:
+        return True
+    if record.valid_from is not None and record.valid_from > now:
+        return False
+    return record.valid_to is None or record.valid_to > now
