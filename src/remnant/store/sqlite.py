@@ -370,7 +370,7 @@ class SQLiteStore(SQLStore):
         self, match: str, flt: MemoryFilter, *, limit: int = 20
     ) -> list[tuple[str, float]]:
         """Memories sharing words with ``match``, for a check that judges them (contradictions):
-        the exact ranking while the terms' rows fit ``lexical_budget``; beyond it only the rows of
+        the exact ranking while the terms' rows fit ``candidate_budget``; beyond it only the rows of
         the rarest terms (up to ``candidate_budget`` rows, ranked by their BM25) and then the
         newest rows of the scope holding any term (score 0). Bounded work at any scope size."""
         return self._lexical(match, flt, limit, candidates=True)
@@ -381,7 +381,9 @@ class SQLiteStore(SQLStore):
         where, params = self.where(flt)
         token = scope_token(flt.tenant, flt.user_id)
         terms = fts_phrases(match)
-        budget = self.lexical_budget
+        # candidates are judged one by one, not ranked for a reader: past the rows a candidate
+        # search may read, counting on (up to the ranking's budget) only costs time on every write
+        budget = self.candidate_budget if candidates else self.lexical_budget
         with self._reader() as c:
             try:
                 table_rows = self._fts_size(c) if terms and not candidates else 0
