@@ -22,7 +22,9 @@ def _defaults(tmp_path: Path) -> dict[str, object]:
 
 
 def test_engine_bench_runs_the_product_defaults(tmp_path: Path) -> None:
-    res = run_engine_bench(None, [40], 10, 7, progress=False, check_writes=2, faded_scaling=False)
+    res = run_engine_bench(
+        None, [40], 10, 7, progress=False, check_writes=2, faded_scaling=False, ingest_at=20
+    )
     defaults = _defaults(tmp_path)
     assert default_options() == defaults
     assert res["options"] == defaults, switched(res["options"], defaults)
@@ -44,6 +46,7 @@ def test_engine_bench_says_each_switch_it_turns(tmp_path: Path) -> None:
         embedder="none",
         dedup=False,
         contradictions="off",
+        ingest_at=0,
     )
     assert res["options"]["dedup"] is False and res["options"]["contradictions"] == "off"
     assert res["options"]["embedder"] is None

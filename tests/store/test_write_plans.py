@@ -48,7 +48,9 @@ def _words(i: int) -> str:
 
 
 def _fill(mem: Memory) -> None:
-    """FILL memories in one scope, fast: the fill is not what is checked (no dedup, no check)."""
+    """FILL memories in one scope, fast: the fill is not what is checked (no dedup, no check).
+    Mostly conversation turns, a few facts, as an imported history is: the contradiction check
+    looks for facts among them."""
     bulk = Memory(
         store=mem.store,
         clock=mem.clock,
@@ -63,7 +65,7 @@ def _fill(mem: Memory) -> None:
             {
                 "content": _words(i),
                 "user_id": "ana",
-                "kind": "fact" if i % 2 else "episode",
+                "kind": "fact" if i % 10 == 0 else "episode",
                 "session_id": f"s{i // 50}",
             }
             for i in range(s, min(s + 1000, FILL))

@@ -66,6 +66,8 @@ def synthetic_texts(rng: random.Random, memories: int, queries: int) -> tuple[li
 
 
 LEXICAL = ("none", "off", "lexical")
+#: items of the timed batch written into each size's full scope (ingest rate at that size)
+INGEST_AT = 1000
 
 
 def bench_memory(
@@ -179,6 +181,7 @@ def run_engine_bench(
     reuse: bool = False,
     dedup: bool = True,
     contradictions: str | None = None,
+    ingest_at: int = INGEST_AT,
 ) -> dict[str, Any]:
     """The figures of ``remnant bench engine`` on ``remnant.Memory`` as shipped; ``embedder``,
     ``dedup`` and ``contradictions`` are the only switches (see :func:`bench_memory`), and the
@@ -270,6 +273,20 @@ def run_engine_bench(
                 t0 = time.perf_counter()
                 mem.remember(_sentence(wrng), user_id=pick(), kind="episode")
                 episodes.append(time.perf_counter() - t0)
+            # default bulk ingest at this size: a batch of INGEST_AT new items into the full scope
+            # (with --reuse, the rate at a size without writing it all again)
+            t0 = time.perf_counter()
+            for s in range(0, ingest_at, 500):
+                mem.remember_many(
+                    {
+                        "content": _sentence(wrng),
+                        "user_id": names[(s + i) % users],
+                        "importance": wrng.random(),
+                        "kind": "episode" if wrng.random() < 0.5 else "fact",
+                    }
+                    for i in range(min(500, ingest_at - s))
+                )
+            ingest_at_s = max(time.perf_counter() - t0, 1e-9)
             # the first search may build a per-process vector index (SQLite with an embedder)
             t0 = time.perf_counter()
             first_user = pick()
@@ -306,6 +323,7 @@ def run_engine_bench(
                 "bulk_writes_per_s": None if reused else round(size / write_s, 1),
                 "index_build_s": None if reused else round(index_s, 3),
                 "stored_after_bulk": stored,
+                "ingest_at_size_items_per_s": round(ingest_at / ingest_at_s, 1) if ingest_at else None,
                 "single_write_ms_p50": round(percentile(single, 0.5) * 1000, 3),
                 "single_write_cpu_ms_p50": round(percentile(single_cpu, 0.5) * 1000, 3),
                 "episode_write_ms_p50": (
@@ -429,6 +447,13 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
     "--seed and --users) instead of writing it again (skips the bulk write); never sweeps, so that the "
     "database a first --reuse run builds stays reusable.",
 )
+@click.option(
+    "--ingest-at",
+    type=click.IntRange(0),
+    default=INGEST_AT,
+    show_default=True,
+    help="Also time a default remember_many of this many new items into each size's full scope.",
+)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
 def bench_engine(
     db: str | None,
@@ -443,6 +468,7 @@ def bench_engine(
     faded_scaling: bool,
     fresh_process: bool,
     reuse: bool,
+    ingest_at: int,
     json_path: str | None,
 ) -> None:
     """Writes per second, recall p50/p95 and "still remembered" query time at each size, and the cost
@@ -481,6 +507,7 @@ def bench_engine(
         reuse=reuse,
         dedup=dedup,
         contradictions=contradictions,
+        ingest_at=ingest_at,
     )
     click.echo(render_options(res["options"], res["switched"]))
     click.echo(
@@ -500,6 +527,14 @@ def bench_engine(
             f"{r['still_remembered_count_ms_p50']:>9.2f}ms {f'{swept:.2f}s' if swept is not None else '-':>8}"
         )
     click.echo("write p50: a fact, as remember() writes by default (dedup and the contradiction check)")
+    if ingest_at:
+        click.echo(
+            f"ingest at each size (remember_many of {ingest_at:,} new items, half facts, into the full "
+            "scope): "
+            + ", ".join(
+                f"{int(k):,}: {r['ingest_at_size_items_per_s']:,.0f} items/s" for k, r in res["sizes"].items()
+            )
+        )
     click.echo("CPU time per operation (the process's, every thread; the load distorts it less):")
     for size, r in res["sizes"].items():
         click.echo(
