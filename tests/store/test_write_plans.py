@@ -65,7 +65,7 @@ def _fill(mem: Memory) -> None:
             {
                 "content": _words(i),
                 "user_id": "ana",
-                "kind": "fact" if i % 10 == 0 else "episode",
+                "kind": "fact" if i % 50 == 0 else "episode",
                 "session_id": f"s{i // 50}",
             }
             for i in range(s, min(s + 1000, FILL))
@@ -119,6 +119,15 @@ def _sqlite_problems(plan: Sequence[str]) -> list[str]:
             columns = set(re.findall(r"(\w+)\s*[=<>]", search.group(3)))
             if not columns & set(SELECTIVE):
                 bad.append(f"walks the scope: {line}")
+        # the vectors: by slot or row (a few), never a walk of every slot of the model
+        search = re.match(r"SEARCH (\w+) USING (?:COVERING )?INDEX (\w+) \((.*)\)", line)
+        scan = re.match(r"SCAN (\w+)\b", line)
+        if (scan and scan.group(1) in ("embeddings", "e")) or (
+            search
+            and search.group(1) in ("embeddings", "e")
+            and not re.search(r"\b(slot|rid|rowid)=", search.group(3))
+        ):
+            bad.append(f"walks the vectors: {line}")
     return bad
 
 

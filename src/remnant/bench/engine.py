@@ -275,7 +275,7 @@ def run_engine_bench(
                 episodes.append(time.perf_counter() - t0)
             # default bulk ingest at this size: a batch of INGEST_AT new items into the full scope
             # (with --reuse, the rate at a size without writing it all again)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             for s in range(0, ingest_at, 500):
                 mem.remember_many(
                     {
@@ -287,6 +287,7 @@ def run_engine_bench(
                     for i in range(min(500, ingest_at - s))
                 )
             ingest_at_s = max(time.perf_counter() - t0, 1e-9)
+            ingest_at_cpu = time.process_time() - c0
             # the first search may build a per-process vector index (SQLite with an embedder)
             t0 = time.perf_counter()
             first_user = pick()
@@ -324,6 +325,9 @@ def run_engine_bench(
                 "index_build_s": None if reused else round(index_s, 3),
                 "stored_after_bulk": stored,
                 "ingest_at_size_items_per_s": round(ingest_at / ingest_at_s, 1) if ingest_at else None,
+                "ingest_at_size_cpu_ms_per_item": round(ingest_at_cpu / ingest_at * 1000, 3)
+                if ingest_at
+                else None,
                 "single_write_ms_p50": round(percentile(single, 0.5) * 1000, 3),
                 "single_write_cpu_ms_p50": round(percentile(single_cpu, 0.5) * 1000, 3),
                 "episode_write_ms_p50": (
@@ -532,7 +536,9 @@ def bench_engine(
             f"ingest at each size (remember_many of {ingest_at:,} new items, half facts, into the full "
             "scope): "
             + ", ".join(
-                f"{int(k):,}: {r['ingest_at_size_items_per_s']:,.0f} items/s" for k, r in res["sizes"].items()
+                f"{int(k):,}: {r['ingest_at_size_items_per_s']:,.0f} items/s "
+                f"({r['ingest_at_size_cpu_ms_per_item']:.2f} ms CPU an item)"
+                for k, r in res["sizes"].items()
             )
         )
     click.echo("CPU time per operation (the process's, every thread; the load distorts it less):")

@@ -692,9 +692,16 @@ class PostgresStore(SQLStore):
         return [r[0] for r in rows], matrix
 
     def vector_search(
-        self, query_vec: np.ndarray, flt: MemoryFilter, *, model: str, limit: int = 50
+        self,
+        query_vec: np.ndarray,
+        flt: MemoryFilter,
+        *,
+        model: str,
+        limit: int = 50,
+        exhaustive: bool = True,
     ) -> list[tuple[str, float]]:
-        """Nearest memories by cosine similarity: (id, score), best first.
+        """Nearest memories by cosine similarity: (id, score), best first. Every search here is
+        bounded (``exhaustive`` changes nothing): exact below ``exact_below`` vectors, else HNSW.
 
         Across a tenant this walks the HNSW index (``ORDER BY embedding <=> q``), the filter applied
         during the scan (pgvector's iterative scan reads on until ``limit`` rows pass it). Within one

@@ -543,7 +543,13 @@ class SQLiteStore(SQLStore):
             self._sync_vectors(tenant, m)
 
     def vector_search(
-        self, query_vec: np.ndarray, flt: MemoryFilter, *, model: str, limit: int = 50
+        self,
+        query_vec: np.ndarray,
+        flt: MemoryFilter,
+        *,
+        model: str,
+        limit: int = 50,
+        exhaustive: bool = True,
     ) -> list[tuple[str, float]]:
         """Nearest memories by cosine similarity, exact, from the memory-mapped vector file: the
         best slots first, the recall filter then applied to them in SQL; when a narrow filter (one
@@ -572,7 +578,9 @@ class SQLiteStore(SQLStore):
         want = min(rows, limit + max(limit // 2, 20))
         slots, scores = mat.top(q, want)
         hits = self._slot_hits(flt, model, slots, scores)
-        if len(hits) < limit and want < rows:
+        # a probe (not exhaustive) keeps what the nearest slots gave: the fallback below walks
+        # every slot the filter allows, which grows with the scope
+        if exhaustive and len(hits) < limit and want < rows:
             where, params = self.where(flt)
             allowed = self._read(
                 f"SELECT e.slot FROM embeddings e JOIN memories m ON m.rid = e.rid "
