@@ -20,7 +20,7 @@ def test_reuse_builds_once_then_measures_the_same_database(tmp_path: Path) -> No
 
     def run() -> dict[str, Any]:
         res = run_engine_bench(
-            str(db), [60], 10, 7, progress=False, check_writes=0, faded_scaling=False, reuse=True
+            str(db), [60], 10, 7, progress=False, check_writes=0, faded_scaling=False, reuse=True, ingest_at=0
         )
         return dict(res["sizes"]["60"])
 

@@ -65,14 +65,68 @@ def synthetic_texts(rng: random.Random, memories: int, queries: int) -> tuple[li
     return [_sentence(rng) for _ in range(memories)], [_query(rng) for _ in range(queries)]
 
 
-def _retriever(embedder: str | None) -> Any:
-    """``None``: the engine's default lexical recall; a name: hybrid recall with that embedder."""
-    if embedder is None:
-        return None
-    from remnant.embed import get_embedder
-    from remnant.retrieval import HybridRetriever
+LEXICAL = ("none", "off", "lexical")
+#: items of the timed batch written into each size's full scope (ingest rate at that size)
+INGEST_AT = 1000
 
-    return HybridRetriever(get_embedder(embedder))
+
+def bench_memory(
+    target: str | Path,
+    clock: Any,
+    *,
+    embedder: str | None = None,
+    dedup: bool = True,
+    contradictions: str | None = None,
+) -> Any:
+    """The product as shipped, ``remnant.Memory(target)``, with only the switches asked for:
+    ``embedder`` (None: the default model; ``"none"``: lexical recall), ``dedup=False``,
+    ``contradictions`` (a :class:`ContradictionPolicy` mode; None: the default policy)."""
+    from remnant.config import Memory
+    from remnant.engine.forgetting.contradictions import ContradictionPolicy
+
+    options: dict[str, Any] = {}
+    if embedder is not None:
+        options["embedder"] = None if embedder.lower() in LEXICAL else embedder
+    if not dedup:
+        options["dedup"] = False
+    if contradictions is not None:
+        options["contradictions"] = ContradictionPolicy(mode=contradictions)  # type: ignore[arg-type]
+    return Memory(target, clock=clock, **options)
+
+
+def product_options(mem: Any) -> dict[str, Any]:
+    """The switches of a :class:`remnant.Memory` a benchmark could turn, as that object has them
+    (what a bench reports, and a test compares with ``Memory(path)``'s)."""
+    retriever = mem.retriever
+    model = getattr(retriever, "model_id", None)
+    policy = getattr(retriever, "policy", None)
+    return {
+        "dedup": bool(mem.dedup),
+        "contradictions": mem.contradictions.mode,
+        "embedder": model,
+        "context_vector": float(getattr(policy, "context_vector", 0.0)) if model is not None else 0.0,
+        "recall": getattr(retriever, "mode", type(retriever).__name__),
+        "privacy": mem.redactor is not None,
+        "ingestor": type(mem.ingestor).__name__,
+    }
+
+
+def default_options() -> dict[str, Any]:
+    """:func:`product_options` of ``remnant.Memory(path)`` with every default (in this environment:
+    ``REMNANT_EMBEDDER`` and the like are part of the defaults)."""
+    with tempfile.TemporaryDirectory(prefix="remnant-defaults-") as tmp:
+        from remnant.config import Memory
+
+        with Memory(Path(tmp) / "defaults.db") as mem:
+            return product_options(mem)
+
+
+def switched(options: dict[str, Any], defaults: dict[str, Any]) -> list[str]:
+    """Each switch of ``options`` that differs from the product's ``defaults``, as ``name=value
+    (default value)``: what a bench prints, so no figure silently comes from another setup."""
+    return [
+        f"{k}={options.get(k)!r} (default {v!r})" for k, v in sorted(defaults.items()) if options.get(k) != v
+    ]
 
 
 #: what a fresh process runs: open the database, one recall, its wall time and peak memory
@@ -80,21 +134,12 @@ _FRESH = """
 import json, sys, time
 from remnant.bench import peak_rss_mib
 t0 = time.perf_counter()
-from remnant.engine.memory import Memory
-from remnant.engine.forgetting.contradictions import ContradictionPolicy
-embedder = sys.argv[2] or None
-retriever = None
-if embedder:
-    from remnant.embed import get_embedder
-    from remnant.retrieval import HybridRetriever
-    retriever = HybridRetriever(get_embedder(embedder))
-    retriever.embedder.embed_query("warm up the model")  # model loading is not the index's cost
 from datetime import UTC, datetime
+from remnant.bench.engine import bench_memory
 from remnant.core.clock import ManualClock
-model_rss = peak_rss_mib()  # imports and the model: not the store's
+model_rss = peak_rss_mib()  # imports: not the store's
 t1 = time.perf_counter()
-mem = Memory(sys.argv[1], clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)),
-             contradictions=ContradictionPolicy(mode="off"), retriever=retriever)
+mem = bench_memory(sys.argv[1], ManualClock(datetime(2026, 1, 1, tzinfo=UTC)), embedder=sys.argv[2] or None)
 t2 = time.perf_counter()
 mem.recall(sys.argv[4], user_id=sys.argv[3], limit=10, touch=False, hints=False)
 t3 = time.perf_counter()
@@ -104,8 +149,9 @@ print(json.dumps({"startup_s": t1 - t0, "open_s": t2 - t1, "first_recall_s": t3 
 
 
 def fresh_process_recall(db: str, embedder: str | None, user_id: str, query: str) -> dict[str, float]:
-    """The first recall of a new process on ``db``: open, one recall, and that process's peak RSS
-    (model loading is timed apart, as ``startup_s``)."""
+    """The first recall of a new process on ``db`` through the product (``remnant.Memory``, the
+    same embedder): open (the embedder loads with it), one recall, and that process's peak RSS,
+    the embedder's included; ``model_rss_mib`` is the imports' share."""
     import subprocess
 
     out = subprocess.run(
@@ -133,32 +179,38 @@ def run_engine_bench(
     faded_scaling: bool = True,
     fresh_process: bool = False,
     reuse: bool = False,
+    dedup: bool = True,
+    contradictions: str | None = None,
+    ingest_at: int = INGEST_AT,
 ) -> dict[str, Any]:
+    """The figures of ``remnant bench engine`` on ``remnant.Memory`` as shipped; ``embedder``,
+    ``dedup`` and ``contradictions`` are the only switches (see :func:`bench_memory`), and the
+    result says which differ from the defaults (``options``, ``switched``)."""
     from contextlib import nullcontext
 
     from remnant.bench import percentile
     from remnant.core.clock import ManualClock
-    from remnant.engine.forgetting.contradictions import ContradictionPolicy
-    from remnant.engine.memory import Memory
 
     rng = random.Random(seed)
-    results: dict[str, Any] = {"sizes": {}, "embedder": embedder, "users": users}
+    defaults = default_options()
+    results: dict[str, Any] = {
+        "sizes": {},
+        "embedder": embedder,
+        "users": users,
+        "defaults": defaults,
+        "options": {},
+        "switched": [],
+    }
+    switches = {"embedder": embedder, "dedup": dedup, "contradictions": contradictions}
     tmp = tempfile.TemporaryDirectory(prefix="remnant-bench-")
     try:
         for size in sizes:
             target = db or str(Path(tmp.name) / f"bench-{size}.db")
             clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
-            retriever = _retriever(embedder)
-            # bulk writes measure the storage path; the contradiction check is measured apart below
-            # dedup off: the synthetic sentences repeat (a seeded Zipf vocabulary), and a size must
-            # hold that many memories
-            mem = Memory(
-                target,
-                clock=clock,
-                contradictions=ContradictionPolicy(mode="off"),
-                retriever=retriever,
-                dedup=False,
-            )
+            # the product's write path: dedup, the contradiction check, the paired context vectors
+            mem = bench_memory(target, clock, **switches)  # type: ignore[arg-type]
+            results["options"] = product_options(mem)
+            results["switched"] = switched(results["options"], defaults)
             # one user is the worst case for per-user indexes; several spread the memories round-robin
             names = (
                 [f"bench-{size}-{seed}"]
@@ -199,25 +251,43 @@ def run_engine_bench(
                     written += n
                     bar.update(n)
                 write_s = time.perf_counter() - start
+            stored = sum(mem.count_memories(name) for name in names)  # dedup keeps a repeat once
             if reused:
                 write_s = float("nan")
             index_s = time.perf_counter() - start - write_s  # the deferred HNSW build, if any
-            single = []
+            # a single write as the product does it: a fact (kind's default), so dedup and the
+            # contradiction check run; CPU time of the process (every thread) is less distorted by load
+            # new texts, never the bulk write's nor an earlier run's on a reused database (those
+            # would be repeats: dedup's path, not a write's)
+            wrng = random.Random(f"{seed}:{size}:{stored}")
+            single: list[float] = []
+            single_cpu: list[float] = []
             for _ in range(200):
-                t0 = time.perf_counter()
-                mem.remember(_sentence(rng), user_id=pick())
+                t0, c0 = time.perf_counter(), time.process_time()
+                mem.remember(_sentence(wrng), user_id=pick())
                 single.append(time.perf_counter() - t0)
-            flagged: list[float] = []
-            flagged_cpu: list[float] = []  # CPU time of the process (every thread), less distorted by load
-            if check_writes:
-                # default policy (flag contradictions on write), same retriever: no second vector index
-                checked = Memory(target, clock=clock, retriever=retriever, dedup=False)
-                for _ in range(check_writes):
-                    t0, c0 = time.perf_counter(), time.process_time()
-                    checked.remember(_sentence(rng), user_id=pick())
-                    flagged.append(time.perf_counter() - t0)
-                    flagged_cpu.append(time.process_time() - c0)
-                checked.close()
+                single_cpu.append(time.process_time() - c0)
+            # conversation turns: the same write path without the contradiction check (episodes)
+            episodes: list[float] = []
+            for _ in range(check_writes):
+                t0 = time.perf_counter()
+                mem.remember(_sentence(wrng), user_id=pick(), kind="episode")
+                episodes.append(time.perf_counter() - t0)
+            # default bulk ingest at this size: a batch of INGEST_AT new items into the full scope
+            # (with --reuse, the rate at a size without writing it all again)
+            t0, c0 = time.perf_counter(), time.process_time()
+            for s in range(0, ingest_at, 500):
+                mem.remember_many(
+                    {
+                        "content": _sentence(wrng),
+                        "user_id": names[(s + i) % users],
+                        "importance": wrng.random(),
+                        "kind": "episode" if wrng.random() < 0.5 else "fact",
+                    }
+                    for i in range(min(500, ingest_at - s))
+                )
+            ingest_at_s = max(time.perf_counter() - t0, 1e-9)
+            ingest_at_cpu = time.process_time() - c0
             # the first search may build a per-process vector index (SQLite with an embedder)
             t0 = time.perf_counter()
             first_user = pick()
@@ -253,16 +323,19 @@ def run_engine_bench(
                 "reused": reused,
                 "bulk_writes_per_s": None if reused else round(size / write_s, 1),
                 "index_build_s": None if reused else round(index_s, 3),
+                "stored_after_bulk": stored,
+                "ingest_at_size_items_per_s": round(ingest_at / ingest_at_s, 1) if ingest_at else None,
+                "ingest_at_size_cpu_ms_per_item": round(ingest_at_cpu / ingest_at * 1000, 3)
+                if ingest_at
+                else None,
                 "single_write_ms_p50": round(percentile(single, 0.5) * 1000, 3),
-                "single_write_with_contradiction_check_ms_p50": (
-                    round(percentile(flagged, 0.5) * 1000, 3) if flagged else None  # --check-writes 0
+                "single_write_cpu_ms_p50": round(percentile(single_cpu, 0.5) * 1000, 3),
+                "episode_write_ms_p50": (
+                    round(percentile(episodes, 0.5) * 1000, 3) if episodes else None  # --episode-writes 0
                 ),
                 "first_recall_s": round(first_recall_s, 3),
                 "recall_ms_p50": round(percentile(lat, 0.5) * 1000, 3),
                 "recall_cpu_ms_p50": round(percentile(lat_cpu, 0.5) * 1000, 3),
-                "single_write_with_contradiction_check_cpu_ms_p50": (
-                    round(percentile(flagged_cpu, 0.5) * 1000, 3) if flagged_cpu else None
-                ),
                 "load_average": round(os.getloadavg()[0], 1),
                 "recall_ms_p95": round(percentile(lat, 0.95) * 1000, 3),
                 "recall_with_touch_ms_p50": round(percentile(lat_touch, 0.5) * 1000, 3),
@@ -284,22 +357,20 @@ def _holds(mem: Any, names: list[str], size: int) -> bool:
     return sum(mem.count_memories(name) for name in names) >= size
 
 
+#: how the faded-scaling databases are filled (100k writes: not with the check and a model)
+FADED_SWITCHES = {"embedder": "none", "dedup": False, "contradictions": "off"}
+
+
 def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dict[str, Any]]:
     """Listing what is remembered must not get slower as faded memories pile up."""
     from remnant.bench import percentile
     from remnant.core.clock import ManualClock
-    from remnant.engine.forgetting.contradictions import ContradictionPolicy
-    from remnant.engine.memory import Memory
 
     rows = []
     for faded in (0, 10_000, 100_000):
         clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
-        mem = Memory(
-            folder / f"faded-{faded}.db",
-            clock=clock,
-            contradictions=ContradictionPolicy(mode="off"),
-            dedup=False,
-        )
+        # the product, lexical: the fill is the setup (FADED_SWITCHES, printed), active() the figure
+        mem = bench_memory(folder / f"faded-{faded}.db", clock, **FADED_SWITCHES)  # type: ignore[arg-type]
         done = 0
         while done < faded:
             n = min(5000, faded - done)
@@ -333,7 +404,16 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
 @click.option("--seed", type=int, default=7, show_default=True)
 @click.option(
     "--embedder",
-    help="Hybrid recall with this embedder (e.g. static, minilm, e5-small); default: lexical recall only.",
+    help="The embedder (e.g. static, minilm, e5-small; none: lexical recall); default: the product's "
+    "(REMNANT_EMBEDDER, else e5-small), with its paired context vectors.",
+)
+@click.option(
+    "--dedup/--no-dedup", default=True, show_default=True, help="Deduplicate repeated writes (the default)."
+)
+@click.option(
+    "--contradictions",
+    type=click.Choice(["auto", "supersede", "flag", "off"]),
+    help="The contradiction check's mode; default: the product's policy.",
 )
 @click.option(
     "--users",
@@ -343,11 +423,13 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
     help="Spread the memories over this many users (1: all in one scope, the worst case for recall).",
 )
 @click.option(
+    "--episode-writes",
     "--check-writes",
+    "check_writes",
     type=click.IntRange(0),
     default=100,
     show_default=True,
-    help="Single writes timed with the default contradiction check (slow in a huge single-user scope).",
+    help="Also time this many single conversation-turn writes (kind episode: no contradiction check).",
 )
 @click.option(
     "--faded-scaling/--no-faded-scaling",
@@ -369,6 +451,13 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
     "--seed and --users) instead of writing it again (skips the bulk write); never sweeps, so that the "
     "database a first --reuse run builds stays reusable.",
 )
+@click.option(
+    "--ingest-at",
+    type=click.IntRange(0),
+    default=INGEST_AT,
+    show_default=True,
+    help="Also time a default remember_many of this many new items into each size's full scope.",
+)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
 def bench_engine(
     db: str | None,
@@ -376,26 +465,31 @@ def bench_engine(
     queries: int,
     seed: int,
     embedder: str | None,
+    dedup: bool,
+    contradictions: str | None,
     users: int,
     check_writes: int,
     faded_scaling: bool,
     fresh_process: bool,
     reuse: bool,
+    ingest_at: int,
     json_path: str | None,
 ) -> None:
     """Writes per second, recall p50/p95 and "still remembered" query time at each size, and the cost
-    of listing active memories as faded ones pile up (it should stay flat).
+    of listing active memories as faded ones pile up (it should stay flat), all through
+    ``remnant.Memory(path)`` as shipped: dedup, the contradiction check, hybrid recall with the
+    default embedder and its paired context vectors. Each switch that differs from the product's
+    defaults is printed with the figures.
 
-    With --db postgresql://… the same figures come from PostgreSQL; with --embedder, recall is hybrid
-    and PostgreSQL searches vectors through its HNSW index (SQLite through a per-process index built
-    on the first recall, reported as "first recall")."""
+    With --db postgresql://… the same figures come from PostgreSQL (PostgreSQL searches vectors
+    through its HNSW index, SQLite through the vector file beside the database)."""
     from remnant.bench import header
 
     try:
         size_list = [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]
     except ValueError:
         raise click.BadParameter("sizes must be comma-separated integers", param_hint="--sizes") from None
-    if embedder is not None:
+    if embedder is not None and embedder.lower() not in LEXICAL:
         from remnant.embed import get_embedder
         from remnant.embed.base import EmbeddingError
 
@@ -415,44 +509,70 @@ def bench_engine(
         faded_scaling=faded_scaling,
         fresh_process=fresh_process,
         reuse=reuse,
+        dedup=dedup,
+        contradictions=contradictions,
+        ingest_at=ingest_at,
     )
+    click.echo(render_options(res["options"], res["switched"]))
     click.echo(
-        f"\n{'memories':>10} {'writes/s':>10} {'index':>8} {'write p50':>10} {'+check p50':>11} "
+        f"\n{'memories':>10} {'stored':>9} {'writes/s':>10} {'index':>8} {'write p50':>10} {'episode p50':>12} "
         f"{'1st recall':>11} {'recall p50':>11} {'recall p95':>11} {'+touch p50':>11} {'remembered':>11} "
         f"{'sweep':>8}"
     )
     for size, r in res["sizes"].items():
-        check = r["single_write_with_contradiction_check_ms_p50"]
+        episode = r["episode_write_ms_p50"]
         rate, built, swept = r["bulk_writes_per_s"], r["index_build_s"], r["sweep_s_after_45_days"]
         click.echo(
-            f"{int(size):>10,} {f'{rate:,.0f}' if rate is not None else 'reused':>10} "
+            f"{int(size):>10,} {r['stored_after_bulk']:>9,} {f'{rate:,.0f}' if rate is not None else 'reused':>10} "
             f"{f'{built:.1f}s' if built is not None else '-':>8} "
             f"{r['single_write_ms_p50']:>8.2f}ms "
-            f"{f'{check:.2f}ms' if check is not None else '-':>11} {r['first_recall_s']:>10.2f}s "
+            f"{f'{episode:.2f}ms' if episode is not None else '-':>12} {r['first_recall_s']:>10.2f}s "
             f"{r['recall_ms_p50']:>9.2f}ms {r['recall_ms_p95']:>9.2f}ms {r['recall_with_touch_ms_p50']:>9.2f}ms "
             f"{r['still_remembered_count_ms_p50']:>9.2f}ms {f'{swept:.2f}s' if swept is not None else '-':>8}"
         )
+    click.echo("write p50: a fact, as remember() writes by default (dedup and the contradiction check)")
+    if ingest_at:
+        click.echo(
+            f"ingest at each size (remember_many of {ingest_at:,} new items, half facts, into the full "
+            "scope): "
+            + ", ".join(
+                f"{int(k):,}: {r['ingest_at_size_items_per_s']:,.0f} items/s "
+                f"({r['ingest_at_size_cpu_ms_per_item']:.2f} ms CPU an item)"
+                for k, r in res["sizes"].items()
+            )
+        )
     click.echo("CPU time per operation (the process's, every thread; the load distorts it less):")
     for size, r in res["sizes"].items():
-        check_cpu = r["single_write_with_contradiction_check_cpu_ms_p50"]
         click.echo(
-            f"{int(size):>10,}: recall p50 {r['recall_cpu_ms_p50']:.2f} ms, +check p50 "
-            f"{f'{check_cpu:.2f} ms' if check_cpu is not None else '-'} (load average {r['load_average']})"
+            f"{int(size):>10,}: recall p50 {r['recall_cpu_ms_p50']:.2f} ms, write p50 "
+            f"{r['single_write_cpu_ms_p50']:.2f} ms (load average {r['load_average']})"
         )
     for size, r in res["sizes"].items():
         f = r["fresh_process"]
         if f is not None:
             click.echo(
-                f"fresh process at {int(size):,}: open {f['open_s'] * 1000:.0f} ms, first recall "
-                f"{f['first_recall_s'] * 1000:.0f} ms, peak RSS {f['peak_rss_mib']:.0f} MiB, of which "
-                f"{f['model_rss_mib']:.0f} MiB before the store opened (imports and the model, "
-                f"loaded in {f['startup_s']:.2f} s, not counted)"
+                f"fresh process at {int(size):,}: open (the embedder with it) {f['open_s'] * 1000:.0f} ms, "
+                f"first recall {f['first_recall_s'] * 1000:.0f} ms, peak RSS "
+                f"{f['peak_rss_mib']:.0f} MiB with the embedder, of which {f['model_rss_mib']:.0f} MiB "
+                f"the imports (in {f['startup_s']:.2f} s)"
             )
     if res["faded_scaling"]:
-        click.echo("\nlisting what is remembered (1,000 active) as faded memories pile up:")
+        click.echo(
+            "\nlisting what is remembered (1,000 active) as faded memories pile up (filled with "
+            + ", ".join(f"{k}={v}" for k, v in FADED_SWITCHES.items())
+            + "; the fill is the setup, not the figure):"
+        )
     for row in res["faded_scaling"]:
         click.echo(
             f"  faded {row['faded']:>7,}: active() p50 {row['active_list_ms_p50']:.2f} ms ({row['active']} rows)"
         )
     if json_path:
         Path(json_path).write_text(json.dumps(res, indent=2))
+
+
+def render_options(options: dict[str, Any], changed: list[str]) -> str:
+    """The engine's effective switches, and those that differ from ``remnant.Memory(path)``'s."""
+    line = "options: " + ", ".join(f"{k}={v}" for k, v in sorted(options.items()))
+    if not changed:
+        return line + "\nevery switch is the product's default"
+    return line + "\nswitches that differ from remnant.Memory(path)'s defaults: " + "; ".join(changed)

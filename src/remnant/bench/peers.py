@@ -79,21 +79,17 @@ def _recall_at_10(got: list[list[str]], exact: list[list[str]]) -> float:
 _FRESH_REMNANT = """
 import json, sys, time
 from remnant.bench import peak_rss_mib
-import numpy as np
 t0 = time.perf_counter()
 from datetime import UTC, datetime
+from remnant.config import Memory
 from remnant.core.clock import ManualClock
-from remnant.engine.forgetting.contradictions import ContradictionPolicy
-from remnant.engine.memory import Memory
-from remnant.bench.peers import LookupEmbedder
+from remnant.embed import get_embedder
 from remnant.retrieval import HybridRetriever
-q = np.frombuffer(bytes.fromhex(sys.argv[3]), dtype=np.float32)
-emb = LookupEmbedder(sys.argv[2], {"the query": q})
 t1 = time.perf_counter()
-mem = Memory(sys.argv[1], clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)),
-             contradictions=ContradictionPolicy(mode="off"),
-             retriever=HybridRetriever(emb, mode="vector", min_similarity=-1.0))
-hits = mem.recall("the query", user_id=sys.argv[4], limit=10, touch=False, hints=False).hits
+# the real model embeds the query, as in a user's process: its memory counts
+retriever = HybridRetriever(get_embedder(sys.argv[2]), mode="vector", min_similarity=-1.0)
+mem = Memory(sys.argv[1], clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)), retriever=retriever)
+hits = mem.recall(sys.argv[3], user_id=sys.argv[4], limit=10, touch=False, hints=False).hits
 t2 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "first_query_s": t2 - t1, "hits": len(hits),
                   "peak_rss_mib": peak_rss_mib()}))
@@ -124,15 +120,105 @@ def _fresh(code: str, *args: str) -> dict[str, float]:
     return {k: round(v, 3) for k, v in got.items()}
 
 
-def run_peers(size: int, queries: int, seed: int, folder: Path, progress: bool = True) -> dict[str, Any]:
+def remnant_side(
+    docs: Sequence[str],
+    qs: Sequence[str],
+    emb: LookupEmbedder,
+    folder: Path,
+    *,
+    dedup: bool = True,
+    contradictions: str | None = None,
+    fresh_model: str | None = "static",
+    say: Callable[[str], None] = lambda msg: None,
+) -> tuple[dict[str, Any], list[str], float]:
+    """Remnant's half of the run: ``remnant.Memory`` as shipped (dedup, the contradiction check,
+    the paired context vectors), with the peers' vectors through ``emb``; its figures, the memory
+    ids in document order, and the ingest time. ``fresh_model``: the model a fresh process embeds
+    its query with (the one ``emb`` looks vectors up for; None: no fresh process)."""
+    from remnant.bench.engine import product_options
+    from remnant.config import Memory
+    from remnant.core.clock import ManualClock
+    from remnant.engine.forgetting.contradictions import ContradictionPolicy
+    from remnant.retrieval import HybridRetriever
+    from remnant.retrieval.retriever import IndexTextPolicy, context_vector_from_env
+
+    db = folder / "remnant.db"
+    policy = IndexTextPolicy(context_vector=context_vector_from_env())  # the product's recipe
+
+    def memory(mode: str) -> Any:
+        extra: dict[str, Any] = {} if dedup else {"dedup": False}
+        if contradictions is not None:
+            extra["contradictions"] = ContradictionPolicy(mode=contradictions)  # type: ignore[arg-type]
+        retriever = HybridRetriever(emb, mode=mode, min_similarity=-1.0, index_text=policy)
+        return Memory(db, clock=ManualClock(T0), retriever=retriever, **extra)
+
+    say("Remnant: ingest")
+    mem = memory("hybrid")
+    options = product_options(mem)
+    t0 = time.perf_counter()
+    ids: list[str] = []
+    for s in range(0, len(docs), 2000):
+        recs = mem.remember_many({"content": d, "user_id": USER} for d in docs[s : s + 2000])
+        ids.extend(r.id for r in recs)
+    ingest = time.perf_counter() - t0
+    hybrid = _time_each(
+        lambda i: mem.recall(qs[i], user_id=USER, limit=10, touch=False, hints=False), len(qs)
+    )
+    mem.close()
+    vmem = memory("vector")
+    vmem.recall(qs[0], user_id=USER, limit=10, touch=False, hints=False)  # map the file once
+    got_r: list[list[str]] = []
+    vector = _time_each(
+        lambda i: got_r.append(
+            [h.memory.id for h in vmem.recall(qs[i], user_id=USER, limit=10, touch=False, hints=False).hits]
+        ),
+        len(qs),
+    )
+    # the store's own search, under the name the vectors are stored by (the paired model's) and
+    # with the query as the retriever embeds it (both halves): the plain model's name has no vectors
+    model = vmem.retriever.model_id
+    paired = np.stack([vmem.retriever.embedder.embed_query(q) for q in qs])
+    flt = vmem.recall_filter(USER)
+    store_hits: list[int] = []
+    store_only = _time_each(
+        lambda i: store_hits.append(len(vmem.store.vector_search(paired[i], flt, model=model, limit=10))),
+        len(qs),
+    )
+    vmem.close()
+    fresh = None
+    if fresh_model is not None:
+        say("Remnant: a fresh process")
+        fresh = _fresh(_FRESH_REMNANT, str(db), fresh_model, qs[0], USER)
+    out = {
+        "options": options,
+        "hybrid_p50_ms": _ms(hybrid),
+        "vector_p50_ms": _ms(vector),
+        "vector_store_p50_ms": _ms(store_only),
+        "vector_store_model": model,
+        "vector_store_hits_min": min(store_hits),
+        "filtered_p50_ms": _ms(vector),  # Remnant's every query is scoped to a user: the same query
+        "got": got_r,
+        "fresh": fresh,
+    }
+    return out, ids, ingest
+
+
+def run_peers(
+    size: int,
+    queries: int,
+    seed: int,
+    folder: Path,
+    progress: bool = True,
+    *,
+    dedup: bool = True,
+    contradictions: str | None = None,
+) -> dict[str, Any]:
     try:
         import chromadb
     except ImportError:
         raise click.ClickException(f"bench peers needs Chroma: {INSTALL}") from None
+    from remnant.bench.engine import default_options, switched
     from remnant.embed import get_embedder
-    from remnant.engine.forgetting.contradictions import ContradictionPolicy
-    from remnant.engine.memory import Memory
-    from remnant.retrieval import HybridRetriever
 
     def say(msg: str) -> None:
         if progress:
@@ -150,58 +236,16 @@ def run_peers(size: int, queries: int, seed: int, folder: Path, progress: bool =
     res: dict[str, Any] = {"size": size, "queries": queries, "dim": int(dvec.shape[1])}
 
     # -- Remnant -----------------------------------------------------------------------------------
-    db = folder / "remnant.db"
-    clock_start = T0
-    from remnant.core.clock import ManualClock
-
-    def memory(mode: str) -> Memory:
-        return Memory(
-            db,
-            clock=ManualClock(clock_start),
-            contradictions=ContradictionPolicy(mode="off"),
-            retriever=HybridRetriever(emb, mode=mode, min_similarity=-1.0),
-            dedup=False,  # the ids map to the documents by position, a repeated one included
-        )
-
-    say("Remnant: ingest")
-    mem = memory("hybrid")
-    t0 = time.perf_counter()
-    ids: list[str] = []
-    for s in range(0, size, 2000):
-        recs = mem.remember_many({"content": d, "user_id": USER} for d in docs[s : s + 2000])
-        ids.extend(r.id for r in recs)
-    ingest = {"remnant": time.perf_counter() - t0}
-    pos = {memory_id: i for i, memory_id in enumerate(ids)}
+    remnant, ids, remnant_ingest = remnant_side(
+        docs, qs, emb, folder, dedup=dedup, contradictions=contradictions, say=say
+    )
+    ingest = {"remnant": remnant_ingest}
     exact = [[ids[j] for j in row] for row in exact_rows]
-    hybrid = _time_each(
-        lambda i: mem.recall(qs[i], user_id=USER, limit=10, touch=False, hints=False), queries
-    )
-    mem.close()
-    vmem = memory("vector")
-    vmem.recall(qs[0], user_id=USER, limit=10, touch=False, hints=False)  # map the file once
-    got_r: list[list[str]] = []
-    vector = _time_each(
-        lambda i: got_r.append(
-            [h.memory.id for h in vmem.recall(qs[i], user_id=USER, limit=10, touch=False, hints=False).hits]
-        ),
-        queries,
-    )
-    flt = vmem.recall_filter(USER)
-    store_only = _time_each(
-        lambda i: vmem.store.vector_search(qvec[i], flt, model=emb.model_id, limit=10), queries
-    )
-    vmem.close()
-    say("Remnant: a fresh process")
-    fresh_r = _fresh(_FRESH_REMNANT, str(db), static.model_id, qvec[0].tobytes().hex(), USER)
-    res["remnant"] = {
-        "hybrid_p50_ms": _ms(hybrid),
-        "vector_p50_ms": _ms(vector),
-        "vector_store_p50_ms": _ms(store_only),
-        "filtered_p50_ms": _ms(vector),  # Remnant's every query is scoped to a user: the same query
-        "recall_at_10": _recall_at_10(got_r, exact),
-        "fresh": fresh_r,
-    }
-    del pos
+    got_r = remnant.pop("got")
+    remnant["recall_at_10"] = _recall_at_10(got_r, exact)
+    # the lookup embedder stands in for the static model (the same vectors); the rest is the product
+    remnant["switched"] = switched(remnant["options"], default_options())
+    res["remnant"] = remnant
 
     # -- Chroma --------------------------------------------------------------------------------------
     say("Chroma: ingest")
@@ -310,9 +354,15 @@ def render(res: dict[str, Any]) -> str:
         ("fresh process: peak RSS (MiB)", r["fresh"]["peak_rss_mib"], c["fresh"]["peak_rss_mib"], None),
         ("recall@10 vs exact", r["recall_at_10"], c["recall_at_10"], v and v["recall_at_10"]),
     ]
+    from remnant.bench.engine import render_options
+
     out = [
         f"\n{res['size']:,} memories, one scope, {res['dim']}-d vectors, {res['queries']} queries "
         "(Remnant's recalls run the whole engine and are compared with the peers' vector query)",
+        render_options(r["options"], r["switched"]),
+        f"Remnant's store search: {r['vector_store_model']} (the paired vectors as stored), at least "
+        f"{r['vector_store_hits_min']} hits a query; its fresh process loads the embedder "
+        f"(the peers' get the query vector)",
         f"{'':32} {'remnant':>10} {'chroma':>10} {'sqlite-vec':>10} {'r/chroma':>9} {'r/sqlite-vec':>12}",
     ]
     for name, a, b, d in rows:
@@ -326,12 +376,24 @@ def render(res: dict[str, Any]) -> str:
 @click.option("--sizes", default="10000,100000", show_default=True, help="Comma-separated memory counts.")
 @click.option("--queries", type=click.IntRange(10), default=200, show_default=True)
 @click.option("--seed", type=int, default=7, show_default=True)
+@click.option(
+    "--dedup/--no-dedup", default=True, show_default=True, help="Deduplicate repeated writes (the default)."
+)
+@click.option(
+    "--contradictions",
+    type=click.Choice(["auto", "supersede", "flag", "off"]),
+    help="The contradiction check's mode; default: the product's policy.",
+)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
-def bench_peers(sizes: str, queries: int, seed: int, json_path: str | None) -> None:
+def bench_peers(
+    sizes: str, queries: int, seed: int, dedup: bool, contradictions: str | None, json_path: str | None
+) -> None:
     """Remnant against Chroma and sqlite-vec (brute force) in one run, with the same memories, the
     same 64-d vectors and the same queries: ingest, vector query p50, hybrid recall p50 (against
     their vector query), a query filtered by user, the first query of a fresh process (and its
     memory), recall@10 against exact search. Ratios are Remnant / peer (under 1: Remnant faster).
+    Remnant is ``remnant.Memory`` as shipped (dedup, the contradiction check, paired context
+    vectors); each switch that differs from its defaults is printed.
 
     The peers are not dependencies of Remnant: pip install 'remnant[bench-peers]'."""
     try:
@@ -346,7 +408,7 @@ def bench_peers(sizes: str, queries: int, seed: int, json_path: str | None) -> N
     results = []
     for size in size_list:
         with tempfile.TemporaryDirectory(prefix="remnant-peers-") as tmp:
-            res = run_peers(size, queries, seed, Path(tmp))
+            res = run_peers(size, queries, seed, Path(tmp), dedup=dedup, contradictions=contradictions)
         results.append(res)
         click.echo(render(res))
     if json_path:

@@ -510,12 +510,14 @@ class HybridRetriever:
             self.on_write(engine, list(part))
 
     def _shared_candidates(
-        self, engine: EngineView, q: Any, flt: MemoryFilter, n: int
+        self, engine: EngineView, q: Any, flt: MemoryFilter, n: int, *, exhaustive: bool = True
     ) -> list[tuple[str, float]]:
         """Vector candidates from the store's own index (pgvector HNSW), the filter applied in SQL."""
         assert self.embedder is not None
         self._check_shared_scope(engine, flt)
-        hits = engine.store.vector_search(q, flt, model=self.embedder.model_id, limit=n)
+        hits = engine.store.vector_search(
+            q, flt, model=self.embedder.model_id, limit=n, exhaustive=exhaustive
+        )
         if self.min_similarity is not None:
             hits = [(h, s) for h, s in hits if s >= self.min_similarity]
         return hits[:n]
@@ -525,21 +527,31 @@ class HybridRetriever:
         return self.embedder.embed_documents([text])[0] if as_document else self.embedder.embed_query(text)
 
     def _vector_candidates(
-        self, engine: EngineView, query: str, flt: MemoryFilter, n: int, *, as_document: bool = False
+        self,
+        engine: EngineView,
+        query: str,
+        flt: MemoryFilter,
+        n: int,
+        *,
+        as_document: bool = False,
+        exhaustive: bool = True,
     ) -> list[tuple[str, float]]:
         if not engine.store.shared_vector_index:
             idx = self._index(engine, flt)
             if idx is None or len(idx) == 0:
                 return []  # nothing to compare with: spare the embedding
-        return self._vector_candidates_of(engine, self._vector_of(query, as_document), flt, n)
+        q = self._vector_of(query, as_document)
+        return self._vector_candidates_of(engine, q, flt, n, exhaustive=exhaustive)
 
     def _vector_candidates_of(
-        self, engine: EngineView, q: Any, flt: MemoryFilter, n: int
+        self, engine: EngineView, q: Any, flt: MemoryFilter, n: int, *, exhaustive: bool = True
     ) -> list[tuple[str, float]]:
-        """The ``n`` nearest memories to the vector ``q`` that pass the filter, above the floor."""
+        """The ``n`` nearest memories to the vector ``q`` that pass the filter, above the floor
+        (``exhaustive=False``: only those among the nearest probed, never a pass over every vector
+        the filter allows)."""
         assert self.embedder is not None
         if engine.store.shared_vector_index:
-            return self._shared_candidates(engine, q, flt, n)
+            return self._shared_candidates(engine, q, flt, n, exhaustive=exhaustive)
         idx = self._index(engine, flt)
         if idx is None or len(idx) == 0:
             return []
@@ -553,7 +565,7 @@ class HybridRetriever:
             hits = [(h, s) for h, s in hits if s >= floor]
         allowed = set(engine.store.ids(replace(flt, ids=tuple(h for h, _ in hits)))) if hits else set()
         kept = [(h, s) for h, s in hits if h in allowed]
-        if len(kept) < n and len(hits) == want < len(idx):
+        if exhaustive and len(kept) < n and len(hits) == want < len(idx):
             # a narrow filter removed most candidates: search exactly within what it allows
             every = engine.store.ids(flt)
             with self._lock:
@@ -571,8 +583,16 @@ class HybridRetriever:
             return []
         # Statement against statement: the text's own document vector, the one the write just
         # computed for the index (cached), so a checked write costs one model call, not two.
+        # A bounded probe: the nearest vectors, then the filter (the check's facts among a
+        # history of conversation turns may be few of them); never a pass over every vector the
+        # filter allows, which grows with the scope. The keyword candidates come beside it.
         return self._vector_candidates(
-            engine, embedding_text(text, None, speaker=False), flt, limit, as_document=True
+            engine,
+            embedding_text(text, None, speaker=False),
+            flt,
+            limit,
+            as_document=True,
+            exhaustive=False,
         )
 
     def prepare_queries(self, texts: Sequence[str]) -> None:

@@ -285,12 +285,21 @@ class Store(ABC):
     shared_vector_index: bool = False
 
     def vector_search(
-        self, query_vec: np.ndarray, flt: MemoryFilter, *, model: str, limit: int = 50
+        self,
+        query_vec: np.ndarray,
+        flt: MemoryFilter,
+        *,
+        model: str,
+        limit: int = 50,
+        exhaustive: bool = True,
     ) -> list[tuple[str, float]]:
         """The ``limit`` memories nearest to ``query_vec`` by cosine similarity: (id, score), best first.
 
         This default is exact (every vector of ``model`` in ``flt``, scored with numpy); stores with a
         vector index (PostgreSQL + pgvector HNSW) override it with an approximate index scan.
+        ``exhaustive=False``: a probe for a check that needs some near neighbours, not all (the
+        contradiction check): a store may return fewer than ``limit`` rather than score every vector
+        the filter allows when its nearest ones mostly fail the filter.
         """
         ids, matrix = self.embeddings(flt, model=model)
         if not ids:

@@ -104,6 +104,25 @@ def _lock_id(*parts: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
+def _traced_cursor(callback: Callable[[str, Sequence[Any] | None], object]) -> type[psycopg.Cursor[Any]]:
+    """A cursor class that tells ``callback`` each statement (as text) and its parameters first."""
+
+    class Traced(psycopg.Cursor[Any]):
+        def execute(self, query: Any, params: Any = None, **kw: Any) -> Any:
+            text = query if isinstance(query, str) else query.as_string(self.connection)
+            callback(text, params)
+            return super().execute(query, params, **kw)
+
+        def executemany(self, query: Any, params_seq: Any, **kw: Any) -> Any:
+            rows = list(params_seq)
+            text = query if isinstance(query, str) else query.as_string(self.connection)
+            for row in rows:
+                callback(text, row)
+            return super().executemany(query, rows, **kw)
+
+    return Traced
+
+
 def _hnsw_index_name(model: str, dim: int) -> str:
     return f"ix_embeddings_hnsw_{hashlib.sha1(model.encode()).hexdigest()[:12]}_{dim}"
 
@@ -146,6 +165,7 @@ class PostgresStore(SQLStore):
         self._lexeme_reads = 0
         self._stats_lock = threading.Lock()
         self._conn_kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": connect_timeout}
+        self._cursor_class: type[psycopg.Cursor[Any]] = psycopg.Cursor  # see set_trace_callback
         try:
             first = psycopg.connect(url, **self._conn_kwargs)
         except psycopg.OperationalError as exc:
@@ -250,9 +270,17 @@ class PostgresStore(SQLStore):
         if locks:
             self._write(lambda c: [c.execute("SELECT pg_advisory_xact_lock(%s)", (k,)) for k in locks])
 
+    def set_trace_callback(self, callback: Callable[[str, Sequence[Any] | None], object] | None) -> None:
+        """Hand every statement this store's connections run, with its parameters, to ``callback``
+        (``None``: stop); for tests that read the plan of each statement a verb runs, as the SQLite
+        store's ``set_trace_callback`` does (there the parameters are already in the text)."""
+        self._cursor_class = psycopg.Cursor if callback is None else _traced_cursor(callback)
+
     def _getconn(self) -> Conn:
         try:
-            return self._pool.getconn(timeout=self._timeout)
+            conn = self._pool.getconn(timeout=self._timeout)
+            conn.cursor_factory = self._cursor_class
+            return conn
         except PoolClosed as exc:
             raise StoreError(f"the store for {self._safe_url} is closed") from exc
         except PoolTimeout as exc:
@@ -667,9 +695,16 @@ class PostgresStore(SQLStore):
         return [r[0] for r in rows], matrix
 
     def vector_search(
-        self, query_vec: np.ndarray, flt: MemoryFilter, *, model: str, limit: int = 50
+        self,
+        query_vec: np.ndarray,
+        flt: MemoryFilter,
+        *,
+        model: str,
+        limit: int = 50,
+        exhaustive: bool = True,
     ) -> list[tuple[str, float]]:
-        """Nearest memories by cosine similarity: (id, score), best first.
+        """Nearest memories by cosine similarity: (id, score), best first. Every search here is
+        bounded (``exhaustive`` changes nothing): exact below ``exact_below`` vectors, else HNSW.
 
         Across a tenant this walks the HNSW index (``ORDER BY embedding <=> q``), the filter applied
         during the scan (pgvector's iterative scan reads on until ``limit`` rows pass it). Within one

@@ -315,12 +315,16 @@ class SQLStore(Store):
 
     def by_digest(self, digest: str, *, tenant: str, user_id: str) -> list[MemoryRecord]:
         p = self.dialect.ph
+        # No ORDER BY in SQL: with one, SQLite walks the user's whole scope on ix_memories_created
+        # (24 ms at 10k memories) instead of taking the few rows of the digest index (0.01 ms).
+        # A digest's rows are the copies of one text, a handful: sorted here, oldest first.
         rows = self._read(
-            f"SELECT {SELECT} FROM memories m WHERE m.tenant = {p} AND m.user_id = {p} AND m.digest = {p} "
-            f"ORDER BY {ORDERS['created_at']}",
+            f"SELECT {SELECT}, m.rid FROM memories m "
+            f"WHERE m.tenant = {p} AND m.user_id = {p} AND m.digest = {p}",
             (tenant, user_id, digest),
         )
-        return [row_to_record(r) for r in rows]
+        rows.sort(key=lambda r: (r[COLUMNS.index("created_at")], r[-1]))
+        return [row_to_record(r[:-1]) for r in rows]
 
     def digests_of(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
         p, out = self.dialect.ph, {}

@@ -370,7 +370,7 @@ class SQLiteStore(SQLStore):
         self, match: str, flt: MemoryFilter, *, limit: int = 20
     ) -> list[tuple[str, float]]:
         """Memories sharing words with ``match``, for a check that judges them (contradictions):
-        the exact ranking while the terms' rows fit ``lexical_budget``; beyond it only the rows of
+        the exact ranking while the terms' rows fit ``candidate_budget``; beyond it only the rows of
         the rarest terms (up to ``candidate_budget`` rows, ranked by their BM25) and then the
         newest rows of the scope holding any term (score 0). Bounded work at any scope size."""
         return self._lexical(match, flt, limit, candidates=True)
@@ -381,7 +381,9 @@ class SQLiteStore(SQLStore):
         where, params = self.where(flt)
         token = scope_token(flt.tenant, flt.user_id)
         terms = fts_phrases(match)
-        budget = self.lexical_budget
+        # candidates are judged one by one, not ranked for a reader: past the rows a candidate
+        # search may read, counting on (up to the ranking's budget) only costs time on every write
+        budget = self.candidate_budget if candidates else self.lexical_budget
         with self._reader() as c:
             try:
                 table_rows = self._fts_size(c) if terms and not candidates else 0
@@ -541,7 +543,13 @@ class SQLiteStore(SQLStore):
             self._sync_vectors(tenant, m)
 
     def vector_search(
-        self, query_vec: np.ndarray, flt: MemoryFilter, *, model: str, limit: int = 50
+        self,
+        query_vec: np.ndarray,
+        flt: MemoryFilter,
+        *,
+        model: str,
+        limit: int = 50,
+        exhaustive: bool = True,
     ) -> list[tuple[str, float]]:
         """Nearest memories by cosine similarity, exact, from the memory-mapped vector file: the
         best slots first, the recall filter then applied to them in SQL; when a narrow filter (one
@@ -570,7 +578,9 @@ class SQLiteStore(SQLStore):
         want = min(rows, limit + max(limit // 2, 20))
         slots, scores = mat.top(q, want)
         hits = self._slot_hits(flt, model, slots, scores)
-        if len(hits) < limit and want < rows:
+        # a probe (not exhaustive) keeps what the nearest slots gave: the fallback below walks
+        # every slot the filter allows, which grows with the scope
+        if exhaustive and len(hits) < limit and want < rows:
             where, params = self.where(flt)
             allowed = self._read(
                 f"SELECT e.slot FROM embeddings e JOIN memories m ON m.rid = e.rid "

@@ -1395,7 +1395,9 @@ _ZH_SPAN = re.compile(r"(?:个月|年|天|星期|礼拜|小时|分钟|阵子)$|^
 _A_NOT_A = re.compile(rf"([{HAN_CLASS}])不\1")  # 续不续: a question, not an ending
 
 
-def _ended_things(text: str) -> list[tuple[str, str]]:
+# a write's own text is asked once per candidate (twenty a write): read it once
+@lru_cache(maxsize=1024)
+def _ended_things(text: str) -> tuple[tuple[str, str], ...]:
     """What ``text`` says is over, as the words or characters that name it (EN/ZH), each with whose
     it is (the last subject cue before the ending: "moved to monzo and closed the barclays account,
     their app …" is the user's)."""
@@ -1433,7 +1435,7 @@ def _ended_things(text: str) -> list[tuple[str, str]]:
                 continue  # 好几个月没…了: how long, not what
             if len(obj) >= 2:
                 out.append((obj, subject_of(clause[: m.start()] + (m.group("obj") or ""))))
-    return out
+    return tuple(out)
 
 
 def _names_thing(thing: str, old: str) -> bool:

@@ -435,7 +435,12 @@ def _candidate_ids(
     sources: list[list[str]] = []
     retriever = ledger.retriever
     near: Future[list[tuple[str, float]]] | None = None
-    nearest = policy.neighbours and isinstance(retriever, NeighbourSource)
+    # a retriever without a model has no vectors to search: no thread for an empty answer
+    nearest = (
+        policy.neighbours
+        and isinstance(retriever, NeighbourSource)
+        and getattr(retriever, "model_id", "") is not None
+    )
     if nearest and not ledger.store.holds_lock():
         # the vector search runs beside the keyword searches (outside a transaction only: one
         # sees its own uncommitted rows on its own thread); the sources' order is kept below
