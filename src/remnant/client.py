@@ -37,6 +37,7 @@ from typing import Any, Generic, TypeVar, Unpack
 
 import httpx
 
+from remnant.core import wire
 from remnant.core.audit import AuditEntry, ChainVerification
 from remnant.core.errors import (
     AuthenticationError,
@@ -52,20 +53,9 @@ from remnant.core.errors import (
     ValidationError,
 )
 from remnant.core.limits import DEFAULT_RECALL_LIMIT
-from remnant.core.model import Kind, MemoryRecord, Status, record_from_fields
+from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.engine.options import Message, RecallFilters, UpdateOptions, WriteItem, WriteOptions
-from remnant.engine.results import (
-    AddResult,
-    ErasureReport,
-    FadedHint,
-    ForgetIntent,
-    ForgetMatch,
-    ForgetResult,
-    Hit,
-    RecallResult,
-    SweepReport,
-    SweepStep,
-)
+from remnant.engine.results import AddResult, ErasureReport, ForgetResult, RecallResult, SweepReport
 from remnant.store.base import UserSummary
 
 __all__ = ["DEFAULT_URL", "AsyncClient", "Client"]
@@ -80,130 +70,25 @@ def _time(value: Any) -> datetime | None:
     return datetime.fromisoformat(value) if isinstance(value, str) else None
 
 
-_RECORD_FIELDS = frozenset(MemoryRecord.__slots__)  # type: ignore[attr-defined]
-
-
 def record_from(data: Mapping[str, Any]) -> MemoryRecord:
     """A :class:`MemoryRecord` from the server's JSON (a memory, or a hit's memory)."""
-    return record_from_fields({k: v for k, v in data.items() if k in _RECORD_FIELDS}, _time)
+    return wire.load(MemoryRecord, data)  # type: ignore[no-any-return]
 
 
-def _recall_from(data: Mapping[str, Any]) -> RecallResult:
-    hits = [Hit(record_from(h["memory"]), float(h["score"]), float(h["strength"])) for h in data["hits"]]
-    faded = [
-        FadedHint(f["id"], f["kind"], f["key"], f["reason"], _time(f["since"]), float(f["strength"]))
-        for f in data["faded"]
-    ]
-    return RecallResult(data["query"], hits, faded)
+def _reader(cls: type[T]) -> Callable[[Any], T]:
+    """How to read an answer that is one of the engine's result types: field by field from its
+    type hints (:func:`remnant.core.wire.load`), so a field the engine adds needs no edit here."""
+    return lambda data: wire.load(cls, data)  # type: ignore[no-any-return]
 
 
-def _add_from(data: Mapping[str, Any]) -> AddResult:
-    return AddResult(
-        episodes=[record_from(r) for r in data["episodes"]],
-        facts=[record_from(r) for r in data["facts"]],
-        reasons={k: list(v) for k, v in data["reasons"].items()},
-        duplicates=[str(i) for i in data.get("duplicates") or []],
-    )
-
-
-def _forget_from(data: Mapping[str, Any]) -> ForgetResult:
-    i = data["intent"]
-    intent = ForgetIntent(
-        hard=i["hard"],
-        topics=tuple(i["topics"]),
-        kinds=tuple(Kind(k) for k in i["kinds"]),
-        pii_types=tuple(i["pii_types"]),
-        terms=tuple(i["terms"]),
-        everything=i["everything"],
-        lang=i["lang"],
-        scopes=tuple(i["scopes"]),
-        when=i["when"],
-        qualifiers=tuple(i["qualifiers"]),
-        keep_terms=tuple(i.get("keep_terms", ())),
-        keep_qualifiers=tuple(i.get("keep_qualifiers", ())),
-        version=i.get("version"),
-        facet=bool(i.get("facet", False)),
-        about_self=bool(i.get("about_self", False)),
-        values=tuple(i.get("values", ())),
-        value_kind=i.get("value_kind"),
-        exact=bool(i.get("exact", False)),
-        any_of=tuple(tuple(g) for g in i.get("any_of", ())),
-        measures=tuple(i.get("measures", ())),
-        keep_measures=tuple(i.get("keep_measures", ())),
-        keep_topics=tuple(i.get("keep_topics", ())),
-    )
-    matches = [
-        ForgetMatch(
-            m["id"],
-            m["kind"],
-            m["key"],
-            m["status"],
-            m["pinned"],
-            m["why"],
-            m.get("content"),
-            bool(m.get("part", False)),
-            m.get("new_content"),
-            bool(m.get("tentative", False)),
-        )
-        for m in data["matches"]
-    ]
-    return ForgetResult(
-        data["user_id"],
-        intent,
-        data["action"],
-        data["dry_run"],
-        matches=matches,
-        forgotten=list(data["forgotten"]),
-        rewritten=list(data["rewritten"]),
-        skipped_pinned=list(data["skipped_pinned"]),
-        vault_entries_forgotten=data["vault_entries_forgotten"],
-        total_memories=data["total_memories"],
-        message=data["message"],
-        batch_id=data["batch_id"],
-        audit_seq=data["audit_seq"],
-    )
-
-
-def _sweep_from(data: Mapping[str, Any]) -> SweepReport:
-    steps = [SweepStep(s["action"], s["policy"], s["count"], list(s["ids"])) for s in data["steps"]]
-    at = _time(data["at"])
-    assert at is not None
-    return SweepReport(data["batch_id"], at, data["dry_run"], steps, data["skipped"])
-
-
-def _erasure_from(data: Mapping[str, Any]) -> ErasureReport:
-    at = _time(data["at"])
-    assert at is not None
-    return ErasureReport(
-        data["tenant"],
-        data["user_id"],
-        at,
-        dict(data["removed"]),
-        data["vault_entries_removed"],
-        dict(data["checks"]),
-        data["audit_seq"],
-    )
-
-
-def _audit_from(e: Mapping[str, Any]) -> AuditEntry:
-    at = _time(e["at"])
-    assert at is not None
-    return AuditEntry(
-        e["seq"],
-        e["tenant"],
-        at,
-        e["actor"],
-        e["action"],
-        e["reason"],
-        e["user_id"],
-        e["policy"],
-        e["batch_id"],
-        tuple(e["memory_ids"]),
-        e["summary"],
-        dict(e["details"]),
-        e["prev_hash"],
-        e["hash"],
-    )
+_recall_from = _reader(RecallResult)
+_add_from = _reader(AddResult)
+_forget_from = _reader(ForgetResult)
+_sweep_from = _reader(SweepReport)
+_erasure_from = _reader(ErasureReport)
+_audit_from = _reader(AuditEntry)
+_verification_from = _reader(ChainVerification)
+_user_from = _reader(UserSummary)
 
 
 def _current(history: list[MemoryRecord]) -> MemoryRecord | None:
@@ -459,7 +344,7 @@ class _Calls:
         return _Req(
             "GET",
             "/v1/audit/verify",
-            lambda d: ChainVerification(d["ok"], d["checked"], d["first_bad_seq"], d["problem"]),
+            _verification_from,
         )
 
     @staticmethod
@@ -481,7 +366,7 @@ class _Calls:
         return _Req(
             "GET",
             "/v1/users",
-            lambda d: [UserSummary(u["user_id"], u["total"], u["active"]) for u in d["items"]],
+            lambda d: [_user_from(u) for u in d["items"]],
             params={"limit": limit},
         )
 
