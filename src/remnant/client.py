@@ -1,6 +1,6 @@
 """Clients for a Remnant server: :class:`Client` and :class:`AsyncClient` (httpx).
 
-They mirror :class:`remnant.engine.Memory`'s verbs over the REST API (``/v1``), return the same
+They mirror :class:`remnant.engine.Engine`'s verbs over the REST API (``/v1``), return the same
 result types (:class:`~remnant.core.model.MemoryRecord`, :class:`~remnant.engine.results.RecallResult`,
 …) and raise the same errors (:mod:`remnant.core.errors`), mapped from the server's error codes::
 
@@ -30,6 +30,7 @@ import asyncio
 import os
 import random
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -53,7 +54,7 @@ from remnant.core.errors import (
     ValidationError,
 )
 from remnant.core.limits import DEFAULT_RECALL_LIMIT
-from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.core.model import Kind, MemoryRecord, Status, is_memory_id
 from remnant.engine.options import Message, RecallFilters, UpdateOptions, WriteItem, WriteOptions
 from remnant.engine.results import AddResult, ErasureReport, ForgetResult, RecallResult, SweepReport
 from remnant.store.base import UserSummary
@@ -313,11 +314,28 @@ class _Calls:
 
     @staticmethod
     def forget(
-        target: str, user_id: str | None, hard: bool, dry_run: bool, confirm: bool
+        request: str, user_id: str | None, hard: bool, dry_run: bool, confirm: bool
     ) -> _Req[ForgetResult]:
-        body: dict[str, Any] = {"request": target, "hard": hard, "dry_run": dry_run, "confirm": confirm}
+        if isinstance(request, str) and is_memory_id(request):
+            warnings.warn(
+                "Client.forget(memory_id) is deprecated: use forget_ids([memory_id])",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            return _Calls.forget_ids([request], hard, dry_run, confirm)
+        body: dict[str, Any] = {"request": request, "hard": hard, "dry_run": dry_run, "confirm": confirm}
         if user_id is not None:
             body["user_id"] = user_id
+        return _Req("POST", "/v1/forget", _forget_from, body)
+
+    @staticmethod
+    def forget_ids(ids: str | Sequence[str], hard: bool, dry_run: bool, confirm: bool) -> _Req[ForgetResult]:
+        body = {
+            "ids": [ids] if isinstance(ids, str) else list(ids),
+            "hard": hard,
+            "dry_run": dry_run,
+            "confirm": confirm,
+        }
         return _Req("POST", "/v1/forget", _forget_from, body)
 
     @staticmethod
@@ -448,7 +466,7 @@ def _unreachable(base: str, exc: httpx.HTTPError) -> ServiceError:
 
 
 class Client:
-    """A Remnant server's memory, with :class:`~remnant.engine.Memory`'s verbs (synchronous)."""
+    """A Remnant server's memory, with :class:`~remnant.engine.Engine`'s verbs (synchronous)."""
 
     def __init__(
         self,
@@ -650,15 +668,26 @@ class Client:
 
     def forget(
         self,
-        target: str,
+        request: str,
         *,
         user_id: str | None = None,
         hard: bool = False,
         dry_run: bool = False,
         confirm: bool = False,
     ) -> ForgetResult:
-        """Forget by id or by a request in words (see :meth:`Memory.forget`)."""
-        return self._run(_Calls.forget(target, user_id, hard, dry_run, confirm))
+        """Forget what a request in words asks (see :meth:`Memory.forget`)."""
+        return self._run(_Calls.forget(request, user_id, hard, dry_run, confirm))
+
+    def forget_ids(
+        self,
+        memory_ids: str | Sequence[str],
+        *,
+        hard: bool = False,
+        dry_run: bool = False,
+        confirm: bool = False,
+    ) -> ForgetResult:
+        """Forget memories by id (see :meth:`Memory.forget_ids`)."""
+        return self._run(_Calls.forget_ids(memory_ids, hard, dry_run, confirm))
 
     def sweep(self, *, dry_run: bool = False) -> SweepReport:
         return self._run(_Calls.sweep(dry_run))
@@ -682,12 +711,12 @@ class Client:
         return self._run(_Calls.verify_audit())
 
     def audit_anchor(self) -> dict[str, Any]:
-        """The tenant's audit head (see :meth:`remnant.engine.Memory.audit_anchor`)."""
+        """The tenant's audit head (see :meth:`remnant.engine.Engine.audit_anchor`)."""
         return self._run(_Calls.audit_anchor())
 
 
 class AsyncClient:
-    """A Remnant server's memory, with :class:`~remnant.engine.Memory`'s verbs (``async``)."""
+    """A Remnant server's memory, with :class:`~remnant.engine.Engine`'s verbs (``async``)."""
 
     def __init__(
         self,
@@ -877,14 +906,24 @@ class AsyncClient:
 
     async def forget(
         self,
-        target: str,
+        request: str,
         *,
         user_id: str | None = None,
         hard: bool = False,
         dry_run: bool = False,
         confirm: bool = False,
     ) -> ForgetResult:
-        return await self._run(_Calls.forget(target, user_id, hard, dry_run, confirm))
+        return await self._run(_Calls.forget(request, user_id, hard, dry_run, confirm))
+
+    async def forget_ids(
+        self,
+        memory_ids: str | Sequence[str],
+        *,
+        hard: bool = False,
+        dry_run: bool = False,
+        confirm: bool = False,
+    ) -> ForgetResult:
+        return await self._run(_Calls.forget_ids(memory_ids, hard, dry_run, confirm))
 
     async def sweep(self, *, dry_run: bool = False) -> SweepReport:
         return await self._run(_Calls.sweep(dry_run))
@@ -906,5 +945,5 @@ class AsyncClient:
         return await self._run(_Calls.verify_audit())
 
     async def audit_anchor(self) -> dict[str, Any]:
-        """The tenant's audit head (see :meth:`remnant.engine.Memory.audit_anchor`)."""
+        """The tenant's audit head (see :meth:`remnant.engine.Engine.audit_anchor`)."""
         return await self._run(_Calls.audit_anchor())

@@ -16,7 +16,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from remnant.core import wire
 from remnant.core.audit import AuditEntry, ChainVerification
@@ -189,15 +189,28 @@ class HideRequest(_Body):
 
 
 class ForgetRequest(_Body):
-    request: str = Field(
+    """Either ``request`` (a sentence) or ``ids`` (memory ids), not both."""
+
+    request: str | None = Field(
+        default=None,
         min_length=1,
         max_length=2000,
-        description="A memory id (mem_…) or a natural-language request ('forget my phone number').",
+        description="A request in words ('forget my phone number'). A memory id here (mem_…) still "
+        "works but is deprecated: give ids.",
+    )
+    ids: list[Tag] | None = Field(
+        default=None, min_length=1, max_length=MAX_LIMIT, description="Memory ids to forget."
     )
     user_id: str | None = Field(default=None, min_length=1, max_length=MAX_IDENTIFIER_CHARS)
     hard: bool = Field(default=False, description="Purge instead of hide.")
     dry_run: bool = Field(default=False, description="Only report what would be forgotten.")
     confirm: bool = Field(default=False, description="Confirm a large removal or purging pinned memories.")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> ForgetRequest:
+        if (self.request is None) == (self.ids is None):
+            raise ValueError("give either request (words) or ids (memory ids)")
+        return self
 
 
 class EraseRequest(_Body):
