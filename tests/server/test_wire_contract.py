@@ -172,7 +172,7 @@ def pair(tmp_path: Path) -> Iterator[Pair]:
 
 def test_the_client_answers_as_memory_does_for_every_verb(pair: Pair) -> None:
     p = pair
-    tea, _ = p.same(
+    p.same(
         "remember",
         lambda m: m.remember(
             "Ana prefers green tea", user_id="ana", kind="preference", key="drink", importance=0.8
