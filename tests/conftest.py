@@ -41,9 +41,15 @@ os.environ.setdefault("REMNANT_SALIENCE", "rules")
 _counter = itertools.count(1)
 
 
+CLOCK_START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+
+
 @pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(datetime(2026, 1, 1, 9, 0, tzinfo=UTC))
+def clock(request: pytest.FixtureRequest) -> ManualClock:
+    """A manual clock (a fresh one per test: it is mutable) at :data:`CLOCK_START`, or at the time a
+    ``@pytest.mark.clock_start(datetime)`` mark on the test or its module gives."""
+    mark = request.node.get_closest_marker("clock_start")
+    return ManualClock(mark.args[0] if mark else CLOCK_START)
 
 
 @pytest.fixture

@@ -19,12 +19,8 @@ from remnant.llm import OpenAICompatibleLLM
 from .conftest import ChatServer, Scripted
 
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+pytestmark = pytest.mark.clock_start(START)  # the shared clock fixture, started here
 CHANGE = datetime(2025, 3, 15, tzinfo=UTC)
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(START)
 
 
 @pytest.fixture
