@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -148,3 +149,32 @@ def pg_url(pg_server: PgServer, pg_database: str) -> str:
     schema = f"t{next(_counter)}"
     pg_server.execute(f"CREATE SCHEMA {schema}", database=pg_database)
     return pg_server.uri(pg_database, schema)
+
+
+# -- lanes and the skip report -----------------------------------------------------------------------
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that uses the PostgreSQL server is a ``pg`` test wherever it lives, so the fast lane
+    (``scripts/test --fast``: not slow, pg, browser or llm) never starts one."""
+    for item in items:
+        if "pg_server" in getattr(item, "fixturenames", ()) and item.get_closest_marker("pg") is None:
+            item.add_marker(pytest.mark.pg)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Where ``REMNANT_SKIP_REPORT`` names a file, write the skip reasons there with their counts:
+    ``scripts/test`` shows them in its closing banner, so a check skipped for a missing tool (no
+    Chromium, no node) is said loudly, not left in the scroll-back."""
+    target = os.environ.get("REMNANT_SKIP_REPORT")
+    if not target:
+        return
+    reasons: dict[str, int] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    deselected = len(terminalreporter.stats.get("deselected", []))
+    lines = [f"{n:5d}  {why}" for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])]
+    if deselected:
+        lines.append(f"{deselected:5d}  deselected by the lane's -m expression (run scripts/test for all)")
+    Path(target).write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
