@@ -16,7 +16,7 @@ import dataclasses
 import math
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from datetime import datetime
 from enum import Enum
 from functools import cache
@@ -42,9 +42,13 @@ def dump(value: Any) -> Any:
     return value
 
 
-@cache
 def hints(cls: type) -> dict[str, Any]:
     """The resolved type hints of a dataclass's fields (annotations are strings in this package)."""
+    return _hints(cls)
+
+
+@cache
+def _hints(cls: Hashable) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
