@@ -214,6 +214,7 @@ def test_sync_and_async_clients_have_the_same_verbs_as_memory() -> None:
         "close", "axis", "redact", "recall_filter", "files", "now", "touch", "fade_time", "active",
         "strength_of",
         "reembed",  # maintenance of the store's vectors, run where the store is (`remnant reembed`)
+        "sync_knowledge",  # an operator's import job of versioned documents, run beside the store
     }  # fmt: skip
     assert verbs(Memory) - local_only <= sync
 
