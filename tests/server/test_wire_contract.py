@@ -311,3 +311,28 @@ def test_mcp_forget_and_erasure_answer_as_memory_does(pair: Pair) -> None:
         ],
     )
     assert _canon(mcp, _Names()) == _canon(py, _Names())
+
+
+def test_the_async_client_reads_the_same_results(pair: Pair) -> None:
+    from remnant import AsyncClient
+
+    p = pair
+    p.py.remember("My phone number is 555-0199", user_id="al", key="phone")
+    p.cl.remember("My phone number is 555-0199", user_id="al", key="phone")
+
+    async def main() -> list[Any]:
+        async with AsyncClient(p.live.base, api_key=p.live.keys["a_all"]) as cl:
+            return [
+                await cl.forget("forget my phone number", user_id="al", dry_run=True),
+                await cl.recall("phone", user_id="al", touch=False),
+                await cl.stats("al"),
+            ]
+
+    remote = anyio.run(main)
+    local = [
+        p.py.forget("forget my phone number", user_id="al", dry_run=True),
+        p.py.recall("phone", user_id="al", touch=False),
+        p.py.stats("al"),
+    ]
+    assert [type(r) for r in remote] == [type(r) for r in local]
+    assert _canon(remote, _Names()) == _canon(local, _Names())
