@@ -91,6 +91,7 @@ def test_report_is_written_even_when_everything_failed(tmp_path: Path) -> None:
     assert "FAIL" in html and "http" not in html.replace("http-equiv", "")  # offline: nothing fetched
 
 
+@pytest.mark.slow
 def test_cli_quick_run_writes_json_html_and_charts(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         eval_cmd,

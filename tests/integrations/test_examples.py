@@ -68,6 +68,7 @@ def test_langgraph_example() -> None:
     assert "912" not in out.split("day 6")[1]  # the number is never said back after the request
 
 
+@pytest.mark.slow
 def test_llamaindex_example() -> None:
     pytest.importorskip("llama_index.core.memory")
     out = run_readme_command("llamaindex")

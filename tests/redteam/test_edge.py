@@ -526,6 +526,7 @@ def test_help_has_no_side_effects(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 # -- Schemathesis over every operation, auth on ------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_schemathesis_every_operation_no_server_error_and_conformant(live: Any, tmp_path: Path) -> None:
     """Issue 16 acceptance: Schemathesis over every operation of the OpenAPI document against the

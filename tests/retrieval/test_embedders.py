@@ -25,6 +25,7 @@ def assert_unit_rows(v, n, dim):
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["static", "minilm"])
 def test_local_embedders_shapes_and_normalisation(name):
     e = get_embedder(name)

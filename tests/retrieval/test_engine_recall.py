@@ -43,6 +43,7 @@ def backend(request, tmp_path):
     return lambda: PostgresStore(url, exact_below=exact_below)
 
 
+@pytest.mark.slow
 def test_strict_filters_hold_for_lexical_and_vector_candidates(backend, mode):
     clock = ManualClock(T0)
     target = backend()

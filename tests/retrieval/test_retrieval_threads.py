@@ -10,6 +10,7 @@ import pytest
 from remnant.config import build_memory
 
 
+@pytest.mark.slow
 def test_concurrent_writes_and_recalls_finish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REMNANT_PRIVACY", "off")
     mem = build_memory(str(tmp_path / "t.db"))
