@@ -153,10 +153,16 @@ def pg_url(pg_server: PgServer, pg_database: str) -> str:
 
 # -- lanes and the skip report -----------------------------------------------------------------------
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that uses the PostgreSQL server is a ``pg`` test wherever it lives, so the fast lane
-    (``scripts/test --fast``: not slow, pg, browser or llm) never starts one."""
+    """A test that uses the PostgreSQL server (its fixture, or a ``postgres`` store parameter) is a
+    ``pg`` test wherever it lives, so the fast lane (``scripts/test --fast``: not slow, pg, browser
+    or llm) never starts one."""
     for item in items:
-        if "pg_server" in getattr(item, "fixturenames", ()) and item.get_closest_marker("pg") is None:
+        if item.get_closest_marker("pg") is not None:
+            continue
+        callspec = getattr(item, "callspec", None)
+        backends = callspec.params.values() if callspec is not None else ()
+        # a store-parametrised test's PostgreSQL half asks for the server only when it runs
+        if "pg_server" in getattr(item, "fixturenames", ()) or "postgres" in backends:
             item.add_marker(pytest.mark.pg)
 
 

@@ -34,6 +34,7 @@ def run(db: Path, *args: str, ok: bool = True, stdin: str | None = None) -> subp
     return proc
 
 
+@pytest.mark.slow
 def test_remember_recall_show_and_history(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
     first = json.loads(run(db, "remember", "I live in Paris", "-u", "ana", "--key", "city", "--json").stdout)

@@ -82,6 +82,7 @@ def test_unknown_names_are_clear_errors() -> None:
         run_eval(["retention"], ["nope"], quick=True)
 
 
+@pytest.mark.slow
 def test_report_is_written_even_when_everything_failed(tmp_path: Path) -> None:
     run = run_eval(["conflict", "retention_curve"], ["raises"], quick=True, timeout_s=10, factories=BROKEN)
     paths = write_report(run, tmp_path)

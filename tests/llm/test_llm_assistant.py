@@ -245,6 +245,7 @@ def test_assistant_rejects_bad_settings(memory: Memory) -> None:
         Assistant(memory).reply("ana", "  ")
 
 
+@pytest.mark.slow
 def test_bench_keeps_current_values_and_admits_faded_ones() -> None:
     from remnant.bench.assistant import run_bench
 

@@ -62,6 +62,7 @@ def test_a_local_server_through_the_openai_compatible_provider(
     assert memory_strength_below_rules(facts)
 
 
+@pytest.mark.slow
 def test_a_model_fact_never_replaces_what_the_user_said(
     chat_server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -194,6 +194,7 @@ def test_openai_provider_against_loopback_server(server):
     e.close()
 
 
+@pytest.mark.slow
 def test_openai_provider_errors_and_registry(server):
     with pytest.raises(EmbeddingError, match="HTTP 500"):
         OpenAIEmbedder("broken", base_url=server).embed_documents(["x"])

@@ -218,6 +218,7 @@ def test_relevance_floor_keeps_unrelated_memories_out(tmp_path):
     m.close()
 
 
+@pytest.mark.slow
 def test_the_relevance_floor_does_not_trigger_a_filtered_rescan(tmp_path):
     """The exact within-filter rescan is for a narrow filter; when the similarity floor is what cut
     the page of candidates, nothing further can pass it, so the scope's ids must not be listed."""

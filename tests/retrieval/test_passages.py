@@ -195,6 +195,7 @@ def e5():
         pytest.skip(f"e5-small not installed: {exc}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "turns,question,answer",
     [

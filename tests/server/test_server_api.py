@@ -341,6 +341,7 @@ def test_a_failing_redactor_is_a_5xx_with_a_code(live: LiveServer) -> None:
         mem.redactor = before
 
 
+@pytest.mark.slow
 def test_concurrent_retries_with_one_key_write_once(live: LiveServer) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
