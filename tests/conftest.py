@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -41,9 +42,15 @@ os.environ.setdefault("REMNANT_SALIENCE", "rules")
 _counter = itertools.count(1)
 
 
+CLOCK_START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+
+
 @pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(datetime(2026, 1, 1, 9, 0, tzinfo=UTC))
+def clock(request: pytest.FixtureRequest) -> ManualClock:
+    """A manual clock (a fresh one per test: it is mutable) at :data:`CLOCK_START`, or at the time a
+    ``@pytest.mark.clock_start(datetime)`` mark on the test or its module gives."""
+    mark = request.node.get_closest_marker("clock_start")
+    return ManualClock(mark.args[0] if mark else CLOCK_START)
 
 
 @pytest.fixture
@@ -142,3 +149,38 @@ def pg_url(pg_server: PgServer, pg_database: str) -> str:
     schema = f"t{next(_counter)}"
     pg_server.execute(f"CREATE SCHEMA {schema}", database=pg_database)
     return pg_server.uri(pg_database, schema)
+
+
+# -- lanes and the skip report -----------------------------------------------------------------------
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that uses the PostgreSQL server (its fixture, or a ``postgres`` store parameter) is a
+    ``pg`` test wherever it lives, so the fast lane (``scripts/test --fast``: not slow, pg, browser
+    or llm) never starts one."""
+    for item in items:
+        if item.get_closest_marker("pg") is not None:
+            continue
+        callspec = getattr(item, "callspec", None)
+        backends = callspec.params.values() if callspec is not None else ()
+        # a store-parametrised test's PostgreSQL half asks for the server only when it runs
+        if "pg_server" in getattr(item, "fixturenames", ()) or "postgres" in backends:
+            item.add_marker(pytest.mark.pg)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Where ``REMNANT_SKIP_REPORT`` names a file, write the skip reasons there with their counts:
+    ``scripts/test`` shows them in its closing banner, so a check skipped for a missing tool (no
+    Chromium, no node) is said loudly, not left in the scroll-back."""
+    target = os.environ.get("REMNANT_SKIP_REPORT")
+    if not target:
+        return
+    reasons: dict[str, int] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    deselected = len(terminalreporter.stats.get("deselected", []))
+    lines = [f"{n:5d}  {why}" for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])]
+    if deselected:
+        lines.append(f"{deselected:5d}  deselected by the lane's -m expression (run scripts/test for all)")
+    Path(target).write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")

@@ -23,7 +23,7 @@ os.environ.setdefault("CREWAI_TESTING", "true")
 
 from crewai import Memory as CrewMemory
 
-from remnant.engine import Memory  # the bare engine: the crewai environment has no privacy extra
+from remnant.engine import Engine as Memory  # the bare engine: the crewai environment has no privacy extra
 from remnant.integrations.crewai import RemnantStorage
 
 

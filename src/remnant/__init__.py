@@ -2,7 +2,7 @@
 
 The public API lives here; everything else is an implementation detail that may move.
 ``Memory`` is the product (:class:`remnant.config.Memory`: privacy layer, hybrid recall, the offline
-ingestor); the bare engine is :class:`remnant.engine.Memory`.
+ingestor); the bare engine it builds on is :class:`remnant.engine.Engine`.
 """
 
 from typing import TYPE_CHECKING, Any

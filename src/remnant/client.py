@@ -1,6 +1,6 @@
 """Clients for a Remnant server: :class:`Client` and :class:`AsyncClient` (httpx).
 
-They mirror :class:`remnant.engine.Memory`'s verbs over the REST API (``/v1``), return the same
+They mirror :class:`remnant.engine.Engine`'s verbs over the REST API (``/v1``), return the same
 result types (:class:`~remnant.core.model.MemoryRecord`, :class:`~remnant.engine.results.RecallResult`,
 …) and raise the same errors (:mod:`remnant.core.errors`), mapped from the server's error codes::
 
@@ -29,11 +29,13 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar, Unpack
 
+from remnant.core import wire
 from remnant.core.audit import AuditEntry, ChainVerification
 from remnant.core.errors import (
     AuthenticationError,
@@ -50,21 +52,10 @@ from remnant.core.errors import (
 )
 from remnant.core.extras import needs
 from remnant.core.limits import DEFAULT_RECALL_LIMIT
-from remnant.core.model import Kind, MemoryRecord, Status, record_from_fields
+from remnant.core.model import Kind, MemoryRecord, Status, is_memory_id
 from remnant.core.settings import read
 from remnant.engine.options import Message, RecallFilters, UpdateOptions, WriteItem, WriteOptions
-from remnant.engine.results import (
-    AddResult,
-    ErasureReport,
-    FadedHint,
-    ForgetIntent,
-    ForgetMatch,
-    ForgetResult,
-    Hit,
-    RecallResult,
-    SweepReport,
-    SweepStep,
-)
+from remnant.engine.results import AddResult, ErasureReport, ForgetResult, RecallResult, SweepReport
 from remnant.store.base import UserSummary
 
 with needs("remnant.Client", "client"):
@@ -82,133 +73,25 @@ def _time(value: Any) -> datetime | None:
     return datetime.fromisoformat(value) if isinstance(value, str) else None
 
 
-_RECORD_FIELDS = frozenset(MemoryRecord.__slots__)  # type: ignore[attr-defined]
-
-
 def record_from(data: Mapping[str, Any]) -> MemoryRecord:
     """A :class:`MemoryRecord` from the server's JSON (a memory, or a hit's memory)."""
-    return record_from_fields({k: v for k, v in data.items() if k in _RECORD_FIELDS}, _time)
+    return wire.load(MemoryRecord, data)  # type: ignore[no-any-return]
 
 
-def _recall_from(data: Mapping[str, Any]) -> RecallResult:
-    hits = [
-        Hit(record_from(h["memory"]), float(h["score"]), float(h["strength"]), bool(h.get("earlier", False)))
-        for h in data["hits"]
-    ]
-    faded = [
-        FadedHint(f["id"], f["kind"], f["key"], f["reason"], _time(f["since"]), float(f["strength"]))
-        for f in data["faded"]
-    ]
-    return RecallResult(data["query"], hits, faded)
+def _reader(cls: type[T]) -> Callable[[Any], T]:
+    """How to read an answer that is one of the engine's result types: field by field from its
+    type hints (:func:`remnant.core.wire.load`), so a field the engine adds needs no edit here."""
+    return lambda data: wire.load(cls, data)  # type: ignore[no-any-return]
 
 
-def _add_from(data: Mapping[str, Any]) -> AddResult:
-    return AddResult(
-        episodes=[record_from(r) for r in data["episodes"]],
-        facts=[record_from(r) for r in data["facts"]],
-        reasons={k: list(v) for k, v in data["reasons"].items()},
-        duplicates=[str(i) for i in data.get("duplicates") or []],
-    )
-
-
-def _forget_from(data: Mapping[str, Any]) -> ForgetResult:
-    i = data["intent"]
-    intent = ForgetIntent(
-        hard=i["hard"],
-        topics=tuple(i["topics"]),
-        kinds=tuple(Kind(k) for k in i["kinds"]),
-        pii_types=tuple(i["pii_types"]),
-        terms=tuple(i["terms"]),
-        everything=i["everything"],
-        lang=i["lang"],
-        scopes=tuple(i["scopes"]),
-        when=i["when"],
-        qualifiers=tuple(i["qualifiers"]),
-        keep_terms=tuple(i.get("keep_terms", ())),
-        keep_qualifiers=tuple(i.get("keep_qualifiers", ())),
-        version=i.get("version"),
-        facet=bool(i.get("facet", False)),
-        about_self=bool(i.get("about_self", False)),
-        values=tuple(i.get("values", ())),
-        value_kind=i.get("value_kind"),
-        exact=bool(i.get("exact", False)),
-        any_of=tuple(tuple(g) for g in i.get("any_of", ())),
-        measures=tuple(i.get("measures", ())),
-        keep_measures=tuple(i.get("keep_measures", ())),
-        keep_topics=tuple(i.get("keep_topics", ())),
-    )
-    matches = [
-        ForgetMatch(
-            m["id"],
-            m["kind"],
-            m["key"],
-            m["status"],
-            m["pinned"],
-            m["why"],
-            m.get("content"),
-            bool(m.get("part", False)),
-            m.get("new_content"),
-            bool(m.get("tentative", False)),
-        )
-        for m in data["matches"]
-    ]
-    return ForgetResult(
-        data["user_id"],
-        intent,
-        data["action"],
-        data["dry_run"],
-        matches=matches,
-        forgotten=list(data["forgotten"]),
-        rewritten=list(data["rewritten"]),
-        skipped_pinned=list(data["skipped_pinned"]),
-        vault_entries_forgotten=data["vault_entries_forgotten"],
-        total_memories=data["total_memories"],
-        message=data["message"],
-        batch_id=data["batch_id"],
-        audit_seq=data["audit_seq"],
-    )
-
-
-def _sweep_from(data: Mapping[str, Any]) -> SweepReport:
-    steps = [SweepStep(s["action"], s["policy"], s["count"], list(s["ids"])) for s in data["steps"]]
-    at = _time(data["at"])
-    assert at is not None
-    return SweepReport(data["batch_id"], at, data["dry_run"], steps, data["skipped"])
-
-
-def _erasure_from(data: Mapping[str, Any]) -> ErasureReport:
-    at = _time(data["at"])
-    assert at is not None
-    return ErasureReport(
-        data["tenant"],
-        data["user_id"],
-        at,
-        dict(data["removed"]),
-        data["vault_entries_removed"],
-        dict(data["checks"]),
-        data["audit_seq"],
-    )
-
-
-def _audit_from(e: Mapping[str, Any]) -> AuditEntry:
-    at = _time(e["at"])
-    assert at is not None
-    return AuditEntry(
-        e["seq"],
-        e["tenant"],
-        at,
-        e["actor"],
-        e["action"],
-        e["reason"],
-        e["user_id"],
-        e["policy"],
-        e["batch_id"],
-        tuple(e["memory_ids"]),
-        e["summary"],
-        dict(e["details"]),
-        e["prev_hash"],
-        e["hash"],
-    )
+_recall_from = _reader(RecallResult)
+_add_from = _reader(AddResult)
+_forget_from = _reader(ForgetResult)
+_sweep_from = _reader(SweepReport)
+_erasure_from = _reader(ErasureReport)
+_audit_from = _reader(AuditEntry)
+_verification_from = _reader(ChainVerification)
+_user_from = _reader(UserSummary)
 
 
 def _current(history: list[MemoryRecord]) -> MemoryRecord | None:
@@ -436,11 +319,28 @@ class _Calls:
 
     @staticmethod
     def forget(
-        target: str, user_id: str | None, hard: bool, dry_run: bool, confirm: bool
+        request: str, user_id: str | None, hard: bool, dry_run: bool, confirm: bool
     ) -> _Req[ForgetResult]:
-        body: dict[str, Any] = {"request": target, "hard": hard, "dry_run": dry_run, "confirm": confirm}
+        if isinstance(request, str) and is_memory_id(request):
+            warnings.warn(
+                "Client.forget(memory_id) is deprecated: use forget_ids([memory_id])",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            return _Calls.forget_ids([request], hard, dry_run, confirm)
+        body: dict[str, Any] = {"request": request, "hard": hard, "dry_run": dry_run, "confirm": confirm}
         if user_id is not None:
             body["user_id"] = user_id
+        return _Req("POST", "/v1/forget", _forget_from, body)
+
+    @staticmethod
+    def forget_ids(ids: str | Sequence[str], hard: bool, dry_run: bool, confirm: bool) -> _Req[ForgetResult]:
+        body = {
+            "ids": [ids] if isinstance(ids, str) else list(ids),
+            "hard": hard,
+            "dry_run": dry_run,
+            "confirm": confirm,
+        }
         return _Req("POST", "/v1/forget", _forget_from, body)
 
     @staticmethod
@@ -467,7 +367,7 @@ class _Calls:
         return _Req(
             "GET",
             "/v1/audit/verify",
-            lambda d: ChainVerification(d["ok"], d["checked"], d["first_bad_seq"], d["problem"]),
+            _verification_from,
         )
 
     @staticmethod
@@ -489,7 +389,7 @@ class _Calls:
         return _Req(
             "GET",
             "/v1/users",
-            lambda d: [UserSummary(u["user_id"], u["total"], u["active"]) for u in d["items"]],
+            lambda d: [_user_from(u) for u in d["items"]],
             params={"limit": limit},
         )
 
@@ -571,7 +471,7 @@ def _unreachable(base: str, exc: httpx.HTTPError) -> ServiceError:
 
 
 class Client:
-    """A Remnant server's memory, with :class:`~remnant.engine.Memory`'s verbs (synchronous)."""
+    """A Remnant server's memory, with :class:`~remnant.engine.Engine`'s verbs (synchronous)."""
 
     def __init__(
         self,
@@ -773,15 +673,26 @@ class Client:
 
     def forget(
         self,
-        target: str,
+        request: str,
         *,
         user_id: str | None = None,
         hard: bool = False,
         dry_run: bool = False,
         confirm: bool = False,
     ) -> ForgetResult:
-        """Forget by id or by a request in words (see :meth:`Memory.forget`)."""
-        return self._run(_Calls.forget(target, user_id, hard, dry_run, confirm))
+        """Forget what a request in words asks (see :meth:`Memory.forget`)."""
+        return self._run(_Calls.forget(request, user_id, hard, dry_run, confirm))
+
+    def forget_ids(
+        self,
+        memory_ids: str | Sequence[str],
+        *,
+        hard: bool = False,
+        dry_run: bool = False,
+        confirm: bool = False,
+    ) -> ForgetResult:
+        """Forget memories by id (see :meth:`Memory.forget_ids`)."""
+        return self._run(_Calls.forget_ids(memory_ids, hard, dry_run, confirm))
 
     def sweep(self, *, dry_run: bool = False) -> SweepReport:
         return self._run(_Calls.sweep(dry_run))
@@ -805,12 +716,12 @@ class Client:
         return self._run(_Calls.verify_audit())
 
     def audit_anchor(self) -> dict[str, Any]:
-        """The tenant's audit head (see :meth:`remnant.engine.Memory.audit_anchor`)."""
+        """The tenant's audit head (see :meth:`remnant.engine.Engine.audit_anchor`)."""
         return self._run(_Calls.audit_anchor())
 
 
 class AsyncClient:
-    """A Remnant server's memory, with :class:`~remnant.engine.Memory`'s verbs (``async``)."""
+    """A Remnant server's memory, with :class:`~remnant.engine.Engine`'s verbs (``async``)."""
 
     def __init__(
         self,
@@ -1000,14 +911,24 @@ class AsyncClient:
 
     async def forget(
         self,
-        target: str,
+        request: str,
         *,
         user_id: str | None = None,
         hard: bool = False,
         dry_run: bool = False,
         confirm: bool = False,
     ) -> ForgetResult:
-        return await self._run(_Calls.forget(target, user_id, hard, dry_run, confirm))
+        return await self._run(_Calls.forget(request, user_id, hard, dry_run, confirm))
+
+    async def forget_ids(
+        self,
+        memory_ids: str | Sequence[str],
+        *,
+        hard: bool = False,
+        dry_run: bool = False,
+        confirm: bool = False,
+    ) -> ForgetResult:
+        return await self._run(_Calls.forget_ids(memory_ids, hard, dry_run, confirm))
 
     async def sweep(self, *, dry_run: bool = False) -> SweepReport:
         return await self._run(_Calls.sweep(dry_run))
@@ -1029,5 +950,5 @@ class AsyncClient:
         return await self._run(_Calls.verify_audit())
 
     async def audit_anchor(self) -> dict[str, Any]:
-        """The tenant's audit head (see :meth:`remnant.engine.Memory.audit_anchor`)."""
+        """The tenant's audit head (see :meth:`remnant.engine.Engine.audit_anchor`)."""
         return await self._run(_Calls.audit_anchor())

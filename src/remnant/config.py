@@ -5,7 +5,7 @@ encrypted vault, the key beside a SQLite database), hybrid recall with the defau
 with a logged note when no model is installed), the offline rule ingestor and the default policies.
 The CLI, the server, MCP and the assistant open it the same way. Each layer has a named opt-out
 (``privacy=False``, ``embedder=None``, ``ingestor=None``); the bare engine is
-:class:`remnant.engine.Memory` (also ``Memory.minimal(...)``).
+:class:`remnant.engine.Engine` (also ``Memory.minimal(...)``).
 
 Arguments left out come from the environment, so one set of variables configures every entry point
 (every switch, typed and documented, is in :mod:`remnant.core.settings`, re-exported here as
@@ -317,10 +317,10 @@ class Memory(Engine):
     instead of reinforcing the memory it repeats; default ``REMNANT_DEDUP``). ``redactor=`` and ``retriever=`` replace a layer
     outright. Every other keyword (``clock``, ``decay``, ``tenant``, ``store``, ``contradictions``,
     ``reinforcement``, ``actor``) is the engine's. ``Memory.minimal(...)`` is the bare engine
-    (:class:`remnant.engine.Memory`): no privacy layer, lexical recall, no extraction.
+    (:class:`remnant.engine.Engine`): no privacy layer, lexical recall, no extraction.
 
     The verbs (``remember``, ``add``, ``recall``, ``used``, ``forget``, ``sweep``, ``erase_user`` …)
-    are the engine's: see :class:`remnant.engine.Memory`.
+    are the engine's: see :class:`remnant.engine.Engine`.
     """
 
     def __init__(

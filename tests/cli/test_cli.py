@@ -34,6 +34,7 @@ def run(db: Path, *args: str, ok: bool = True, stdin: str | None = None) -> subp
     return proc
 
 
+@pytest.mark.slow
 def test_remember_recall_show_and_history(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
     first = json.loads(run(db, "remember", "I live in Paris", "-u", "ana", "--key", "city", "--json").stdout)
@@ -53,6 +54,7 @@ def test_remember_recall_show_and_history(tmp_path: Path) -> None:
     assert "audit chain ok" in run(db, "audit", "verify").stdout
 
 
+@pytest.mark.slow
 def test_lifecycle_commands(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
     mid = json.loads(run(db, "remember", "-", "-u", "ana", "--json", stdin="from stdin").stdout)["id"]
@@ -66,6 +68,7 @@ def test_lifecycle_commands(tmp_path: Path) -> None:
     assert actions == ["hide", "unhide", "purge"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args,message",
     [
@@ -92,6 +95,7 @@ def test_corrupt_database_is_reported(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "corrupt" in proc.stderr
 
 
+@pytest.mark.slow
 def test_personal_data_is_redacted_on_the_cli_write_path(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
     text = "Call me at +1 415 555 0134 or mail ana.lopez@example.com"
@@ -105,6 +109,7 @@ def test_personal_data_is_redacted_on_the_cli_write_path(tmp_path: Path) -> None
     assert b"ana.lopez" not in raw and b"555 0134" not in raw
 
 
+@pytest.mark.slow
 def test_add_takes_a_conversation_from_a_file_stdin_or_flags(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
     convo = tmp_path / "chat.json"
@@ -132,6 +137,7 @@ def test_add_takes_a_conversation_from_a_file_stdin_or_flags(tmp_path: Path) -> 
     assert bad.returncode == 2 and "content" in bad.stderr
 
 
+@pytest.mark.slow
 def test_update_changes_a_memory_in_place(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
     m = json.loads(run(db, "remember", "I live in Paris", "-u", "ana", "--meta", '{"a": 1}', "--json").stdout)
@@ -152,6 +158,7 @@ def test_update_changes_a_memory_in_place(tmp_path: Path) -> None:
     assert run(db, "update", "mem_missing", "--content", "x", ok=False).returncode != 0
 
 
+@pytest.mark.slow
 def test_reembed_embeds_every_memory_ahead_of_recall(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
     run(db, "remember", "I live in Paris", "-u", "ana")

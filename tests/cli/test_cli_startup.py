@@ -66,6 +66,7 @@ def db(tmp_path: Path) -> tuple[Path, str]:
     return path, memory_id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [
@@ -96,6 +97,7 @@ def test_version_imports_neither_the_engine_nor_numpy(tmp_path: Path) -> None:
     assert "numpy" not in modules and "remnant.engine" not in modules
 
 
+@pytest.mark.slow
 def test_commands_go_through_a_running_server_without_loading_anything(tmp_path: Path) -> None:
     pytest.importorskip("fastapi")
     from tests.server.conftest import start_live

@@ -106,6 +106,7 @@ def test_a_third_party_plugin_adds_its_command_and_a_broken_one_is_reported(
     assert "remnant_hello:broken failed to load: RuntimeError: boom" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_no_product_module_imports_the_benchmarks() -> None:
     """The layering: only remnant/bench/ imports remnant.bench (the fallback is a name string)."""
     src = ROOT / "src" / "remnant"

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -34,6 +36,7 @@ def test_the_first_python_example_prints_what_it_claims(tmp_path: Path) -> None:
     assert run.stdout.splitlines()[: len(claimed)] == [c.strip() for c in claimed]
 
 
+@pytest.mark.slow
 def test_the_conversation_example_runs(tmp_path: Path) -> None:
     block = _python_blocks()[1]
     subprocess.run(
@@ -53,6 +56,7 @@ def test_the_conversation_example_runs(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_scripts_run_starts_the_service_the_readme_names(tmp_path: Path) -> None:
     """The README's first command, as written (with a free port and a scratch database): it answers
     /readyz, stores a memory over REST and recalls it."""

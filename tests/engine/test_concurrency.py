@@ -5,6 +5,8 @@ from __future__ import annotations
 import multiprocessing as mp
 from pathlib import Path
 
+import pytest
+
 from remnant.engine import Memory
 
 
@@ -16,6 +18,7 @@ def _writer(path: str, user: str, n: int) -> None:
                 m.recall("note", user_id=user, limit=3)
 
 
+@pytest.mark.slow
 def test_two_processes_writing_one_file_lose_nothing(tmp_path: Path) -> None:
     path = str(tmp_path / "shared.db")
     Memory(path).close()  # create and migrate once

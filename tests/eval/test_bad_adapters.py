@@ -82,6 +82,7 @@ def test_unknown_names_are_clear_errors() -> None:
         run_eval(["retention"], ["nope"], quick=True)
 
 
+@pytest.mark.slow
 def test_report_is_written_even_when_everything_failed(tmp_path: Path) -> None:
     run = run_eval(["conflict", "retention_curve"], ["raises"], quick=True, timeout_s=10, factories=BROKEN)
     paths = write_report(run, tmp_path)
@@ -91,6 +92,7 @@ def test_report_is_written_even_when_everything_failed(tmp_path: Path) -> None:
     assert "FAIL" in html and "http" not in html.replace("http-equiv", "")  # offline: nothing fetched
 
 
+@pytest.mark.slow
 def test_cli_quick_run_writes_json_html_and_charts(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         eval_cmd,

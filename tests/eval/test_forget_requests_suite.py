@@ -41,6 +41,7 @@ def test_the_extremes_fail(adapter: str, found: float, clean: float) -> None:
     assert r.metrics["clean (no kept memory touched)"] == clean
 
 
+@pytest.mark.slow
 def test_remnant_passes_the_second_dev_set() -> None:
     # tests/forgetting/dev_forget_requests_2.jsonl: ordinary wordings (synonyms, descriptions,
     # possessives, 别记/不要记住…) written to broaden the rules; quick mode samples 24 of them

@@ -134,6 +134,7 @@ def test_vector_baseline_ranks_by_embedding() -> None:
     v.close()
 
 
+@pytest.mark.slow
 def test_private_adapter_rehydrates_and_exposes_the_vault() -> None:
     pytest.importorskip("presidio_analyzer")
     a = RemnantAdapter(privacy=True)

@@ -52,6 +52,7 @@ def test_baseline_honours_explicit_deletes() -> None:
     assert r.passed is True
 
 
+@pytest.mark.slow
 def test_remnant_resolves_conflicts_and_keeps_history() -> None:
     r = run("conflict", "remnant")
     assert r.passed is True
@@ -59,6 +60,7 @@ def test_remnant_resolves_conflicts_and_keeps_history() -> None:
     assert r.metrics["history lists every version"] == 1.0
 
 
+@pytest.mark.slow
 def test_remnant_keeps_early_dialogue_facts() -> None:
     r = run("long_dialogue", "remnant")
     assert r.passed is True
@@ -118,6 +120,7 @@ def test_same_seed_same_scores_other_seed_other_scenario() -> None:
     assert [f.fact.text for f in s1.facts] != [f.fact.text for f in s2.facts]
 
 
+@pytest.mark.slow
 def test_remnant_is_deterministic_for_a_seed() -> None:
     a = run("conflict", "remnant", seed=11)
     b = run("conflict", "remnant", seed=11)

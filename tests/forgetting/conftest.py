@@ -1,32 +1,9 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime
-from pathlib import Path
+from tests.conftest import CLOCK_START
 
-import pytest
-
-from remnant.core.clock import ManualClock
-from remnant.engine.memory import Memory
-
-START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(START)
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "remnant.db"
-
-
-@pytest.fixture
-def mem(db_path: Path, clock: ManualClock) -> Iterator[Memory]:
-    m = Memory(db_path, clock=clock)
-    yield m
-    m.close()
+# the shared clock's start (tests/conftest.py holds the clock, db_path and mem fixtures)
+START = CLOCK_START
 
 
 class VaultRedactor:

@@ -55,6 +55,7 @@ def test_without_a_model_the_classifier_answers_nothing() -> None:
     assert clf.decide("Bristol is home now", "I live in Leeds") == (None, "no attribute model")
 
 
+@pytest.mark.slow
 def test_the_policy_supersedes_what_only_the_classifier_reads() -> None:
     try:
         get_embedder("e5-small", threads=1)

@@ -8,6 +8,8 @@ from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from remnant.core.clock import ManualClock
 from remnant.engine.forgetting.sweep import SweepPolicy
 from remnant.engine.memory import Memory
@@ -51,6 +53,7 @@ def _sweep(db: str, lock: bool, out: list[object] | None = None) -> int:
         return report.total
 
 
+@pytest.mark.slow
 def test_threads_with_and_without_the_lease_never_double_apply(tmp_path: Path) -> None:
     for lock in (True, False):
         db = tmp_path / f"t{lock}.db"
@@ -75,6 +78,7 @@ def _proc(db: str, start: mp.synchronize.Event, q: mp.Queue) -> None:  # type: i
     q.put(_sweep(db, True))
 
 
+@pytest.mark.slow
 def test_two_processes_on_one_file(tmp_path: Path) -> None:
     db = tmp_path / "p.db"
     _populate(db)

@@ -82,7 +82,7 @@ def test_a_candidate_forgotten_meanwhile_is_left_alone(db_path: Path, clock: Man
     policy = RacedPolicy(mode="flag")
     mem = Memory(db_path, clock=clock, contradictions=policy)
     old = mem.remember("I live in Berlin", user_id="ana")
-    policy.racers.append(lambda: mem.forget(old.id))
+    policy.racers.append(lambda: mem.forget_ids([old.id]))
     new = mem.remember("I live in Paris", user_id="ana")
     assert "contradicts" not in new.metadata
     assert "contradicted_by" not in mem.store.get(old.id, tenant=mem.ledger.tenant).metadata  # type: ignore[union-attr]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from remnant.core.clock import ManualClock
 from remnant.engine import Memory
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
@@ -19,6 +21,7 @@ def _fill(path: Path, clock: ManualClock, texts: list[str]) -> None:
             bulk.remember_many({"content": t, "user_id": "ana"} for t in texts[s : s + 2000])
 
 
+@pytest.mark.slow
 def test_a_rare_shared_word_finds_an_old_memory_among_10k(tmp_path: Path, clock: ManualClock) -> None:
     path = tmp_path / "scale.db"
     with Memory(path, clock=clock, contradictions=ContradictionPolicy(mode="off")) as first:
@@ -31,6 +34,7 @@ def test_a_rare_shared_word_finds_an_old_memory_among_10k(tmp_path: Path, clock:
         assert new.metadata["contradicts"] == [old.id]
 
 
+@pytest.mark.slow
 def test_a_recent_memory_of_common_words_is_found_among_10k(tmp_path: Path, clock: ManualClock) -> None:
     path = tmp_path / "recent.db"
     _fill(path, clock, [f"we watched a live concert {i}" for i in range(FILLERS)])

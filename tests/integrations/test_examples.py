@@ -56,6 +56,7 @@ def test_the_mem0_example_says_what_to_run_without_its_dependencies(tmp_path: Pa
     assert out.returncode == 1 and "is not installed" in out.stderr and "scripts/bootstrap" in out.stderr
 
 
+@pytest.mark.slow
 def test_langgraph_example() -> None:
     pytest.importorskip("langgraph.graph")
     out = run_readme_command("langgraph")
@@ -68,6 +69,7 @@ def test_langgraph_example() -> None:
     assert "912" not in out.split("day 6")[1]  # the number is never said back after the request
 
 
+@pytest.mark.slow
 def test_llamaindex_example() -> None:
     pytest.importorskip("llama_index.core.memory")
     out = run_readme_command("llamaindex")

@@ -25,6 +25,7 @@ def run_example(name: str, tmp_path: Path) -> str:
     ).stdout
 
 
+@pytest.mark.slow
 def test_the_openai_agents_example(tmp_path: Path) -> None:
     pytest.importorskip("agents")
     out = run_example("openai_agents", tmp_path)

@@ -19,12 +19,8 @@ from remnant.llm import OpenAICompatibleLLM
 from .conftest import ChatServer, Scripted
 
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+pytestmark = pytest.mark.clock_start(START)  # the shared clock fixture, started here
 CHANGE = datetime(2025, 3, 15, tzinfo=UTC)
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(START)
 
 
 @pytest.fixture
@@ -249,6 +245,7 @@ def test_assistant_rejects_bad_settings(memory: Memory) -> None:
         Assistant(memory).reply("ana", "  ")
 
 
+@pytest.mark.slow
 def test_bench_keeps_current_values_and_admits_faded_ones() -> None:
     from remnant.bench.assistant import run_bench
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -29,6 +31,7 @@ def run(args: list[str], db: Path, input: str | None = None) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_kb_import_list_search(tmp_path: Path) -> None:
     db = tmp_path / "r.db"
     docs = tmp_path / "kb.jsonl"
@@ -54,6 +57,7 @@ def test_kb_import_list_search(tmp_path: Path) -> None:
     assert "12 hours" in found and "10 hours" not in found
 
 
+@pytest.mark.slow
 def test_kb_import_bad_file_exits_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"content": "no id"}\n')
@@ -61,6 +65,7 @@ def test_kb_import_bad_file_exits_2(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "'id' is required" in proc.stderr
 
 
+@pytest.mark.slow
 def test_chat_remembers_across_sessions(tmp_path: Path) -> None:
     db = tmp_path / "r.db"
     out = run(["chat", "--user", "ana"], db, input="I moved to Berlin.\n/memories\n/quit\n")
@@ -69,6 +74,7 @@ def test_chat_remembers_across_sessions(tmp_path: Path) -> None:
     assert "User lives in Berlin" in out  # from the SQLite file, in a new process-level session
 
 
+@pytest.mark.slow
 def test_bench_assistant_short(tmp_path: Path) -> None:
     out_json = tmp_path / "b.json"
     out = run(["bench", "assistant", "--turns", "40", "--json", str(out_json)], tmp_path / "unused.db")

@@ -62,6 +62,7 @@ def test_a_local_server_through_the_openai_compatible_provider(
     assert memory_strength_below_rules(facts)
 
 
+@pytest.mark.slow
 def test_a_model_fact_never_replaces_what_the_user_said(
     chat_server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -134,6 +135,7 @@ def _remnant(
     )
 
 
+@pytest.mark.slow
 def test_remnant_chat_against_the_local_server(chat_server: ChatServer, tmp_path: Path) -> None:
     _serve_like_ollama(chat_server)
     db = str(tmp_path / "chat.db")
@@ -153,6 +155,7 @@ def test_remnant_chat_against_the_local_server(chat_server: ChatServer, tmp_path
     assert {m["key"] for m in listed if m["key"]} == {"city", "pet"}
 
 
+@pytest.mark.slow
 def test_help_and_chat_label_the_bundled_model_a_demo(tmp_path: Path) -> None:
     help_text = " ".join(_remnant("chat", "--help").stdout.split())
     assert "SmolLM2-135M, a demo" in help_text and "Ollama" in help_text

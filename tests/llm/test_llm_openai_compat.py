@@ -98,6 +98,7 @@ def test_client_error_is_not_retried(chat_server: ChatServer) -> None:
 HANG_S = 60.0
 
 
+@pytest.mark.slow
 def test_slow_endpoint_times_out_and_is_retried(chat_server: ChatServer) -> None:
     chat_server.script = [Scripted(delay_s=HANG_S), Scripted(delay_s=HANG_S)]
     with (

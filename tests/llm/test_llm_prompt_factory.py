@@ -50,6 +50,7 @@ def test_token_counting_and_truncation() -> None:
     assert truncate_to_tokens("short", 20) == "short"
 
 
+@pytest.mark.slow
 def test_factory_parses_config_strings() -> None:
     assert llm_from_config("none") is None
     assert llm_from_config(None, env={}) is None

@@ -52,6 +52,7 @@ mem.close()
 """
 
 
+@pytest.mark.slow
 def test_servers_opening_a_fresh_database_together_share_one_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from remnant.bench.privacy import evaluate
 from remnant.privacy import Detector, EntityType
 from remnant.privacy.corpus import GoldSpan, LabelledSentence, generate_corpus
 
 
+@pytest.mark.slow
 def test_corpus_is_seeded_and_labelled() -> None:
     a = generate_corpus(120, 30, seed=3)
     b = generate_corpus(120, 30, seed=3)
@@ -19,6 +22,7 @@ def test_corpus_is_seeded_and_labelled() -> None:
     assert any(s.variant != "plain" for s in a)  # some disguised numbers
 
 
+@pytest.mark.slow
 def test_default_corpus_size() -> None:
     corpus = generate_corpus()
     assert len(corpus) >= 2000 and sum(s.has_pii for s in corpus) >= 2000

@@ -14,6 +14,7 @@ from remnant.cli.privacy import privacy
 from remnant.privacy import Detector, Keyring, Redactor, SqliteVaultStorage, Vault, VaultKey, generate_key
 
 
+@pytest.mark.slow
 def test_scan_text(detector: Detector) -> None:
     res = CliRunner().invoke(privacy, ["scan", "我叫张伟, mail zhang@example.com"])
     assert res.exit_code == 0, res.output
@@ -61,6 +62,7 @@ def test_rotate_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plain_d
     assert res.exit_code != 0 and "not configured" in res.output
 
 
+@pytest.mark.slow
 def test_bench_command_small(detector: Detector) -> None:
     res = CliRunner().invoke(bench_privacy, ["--n", "60", "--clean", "20", "--json"])
     assert res.exit_code == 0, res.output

@@ -54,6 +54,7 @@ def test_code_identifiers_are_not_names() -> None:
     assert not _looks_like_code("Anna Smith")
 
 
+@pytest.mark.slow
 def test_works_without_presidio_installed(tmp_path: Path) -> None:
     """Block the presidio import in a fresh interpreter: built-in recognizers still redact."""
     script = textwrap.dedent(

@@ -61,6 +61,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return values
 
 
+@pytest.mark.slow
 def test_no_write_path_stores_plaintext(tmp_path: Path, env: dict[str, str]) -> None:
     from remnant.assistant import Assistant, KnowledgeDoc
     from remnant.config import build_memory

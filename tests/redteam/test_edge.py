@@ -436,6 +436,7 @@ def test_database_and_key_files_are_private(tmp_path: Path, monkeypatch: pytest.
         os.umask(old)
 
 
+@pytest.mark.slow
 def test_no_auth_checks_the_origin_port(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Finding 9: ``--no-auth`` compared the Origin's hostname only, so a page on another local
     port (a dev server at localhost:3000) could make cross-site requests."""
@@ -526,6 +527,7 @@ def test_help_has_no_side_effects(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 # -- Schemathesis over every operation, auth on ------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_schemathesis_every_operation_no_server_error_and_conformant(live: Any, tmp_path: Path) -> None:
     """Issue 16 acceptance: Schemathesis over every operation of the OpenAPI document against the

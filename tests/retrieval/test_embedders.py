@@ -25,6 +25,7 @@ def assert_unit_rows(v, n, dim):
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["static", "minilm"])
 def test_local_embedders_shapes_and_normalisation(name):
     e = get_embedder(name)
@@ -193,6 +194,7 @@ def test_openai_provider_against_loopback_server(server):
     e.close()
 
 
+@pytest.mark.slow
 def test_openai_provider_errors_and_registry(server):
     with pytest.raises(EmbeddingError, match="HTTP 500"):
         OpenAIEmbedder("broken", base_url=server).embed_documents(["x"])

@@ -43,6 +43,7 @@ def backend(request, tmp_path):
     return lambda: PostgresStore(url, exact_below=exact_below)
 
 
+@pytest.mark.slow
 def test_strict_filters_hold_for_lexical_and_vector_candidates(backend, mode):
     clock = ManualClock(T0)
     target = backend()
@@ -217,6 +218,7 @@ def test_relevance_floor_keeps_unrelated_memories_out(tmp_path):
     m.close()
 
 
+@pytest.mark.slow
 def test_the_relevance_floor_does_not_trigger_a_filtered_rescan(tmp_path):
     """The exact within-filter rescan is for a narrow filter; when the similarity floor is what cut
     the page of candidates, nothing further can pass it, so the scope's ids must not be listed."""

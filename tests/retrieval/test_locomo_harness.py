@@ -107,6 +107,7 @@ def test_evaluate_in_memory_and_engine_agree_on_shape(data_file, tmp_path):
         assert r["timing"]["queries"] == 4
 
 
+@pytest.mark.slow
 def test_cli_runs_through_the_engine(data_file, tmp_path):
     from remnant.bench.locomo import bench_locomo
 
@@ -139,6 +140,7 @@ def test_cli_runs_through_the_engine(data_file, tmp_path):
     assert "turn recall@5" in res.output
 
 
+@pytest.mark.slow
 def test_real_clock_dump_and_answer_hit_on_retrieved_turns(data_file, tmp_path):
     """The default clock learns the turns now (nothing faded), each said at its session date; the
     dump has one line per question and system; answer-hit reads the turns retrieved, not summaries."""
@@ -170,6 +172,7 @@ def test_real_clock_dump_and_answer_hit_on_retrieved_turns(data_file, tmp_path):
     assert replay.exit_code == 0, replay.output
 
 
+@pytest.mark.slow
 def test_folds_report_every_component_and_the_category_spread(tmp_path):
     from remnant.bench.eval.locomo_folds import GRID, format_folds, run_folds
     from remnant.embed import get_embedder

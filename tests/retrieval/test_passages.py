@@ -20,8 +20,8 @@ from remnant.store.base import MemoryFilter
 T0 = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 
 
-def clock() -> ManualClock:
-    # a fresh clock per test (ManualClock is mutable)
+def clock_at_t0() -> ManualClock:
+    # a fresh clock per call (ManualClock is mutable); not the shared fixture: one test needs two
     return ManualClock(T0)
 
 
@@ -92,7 +92,7 @@ def _conversation(mem: Memory, user: str, turns: list[tuple[str, str]], session:
 def test_a_turn_vector_is_its_text_with_the_turn_before(tmp_path: Path) -> None:
     retriever = HybridRetriever(get_embedder("static"))
     assert retriever.vectors_hold_context and retriever.model_id == "tokenlearn-static-64d-int8+prev0.5"
-    with Memory(tmp_path / "p.db", clock=clock(), retriever=retriever) as mem:
+    with Memory(tmp_path / "p.db", clock=clock_at_t0(), retriever=retriever) as mem:
         rows = _conversation(
             mem, "ana", [("Bo", "Did you go swimming with the kids?"), ("Ana", "yes, twice last week")]
         )
@@ -118,7 +118,7 @@ def test_a_turn_vector_is_its_text_with_the_turn_before(tmp_path: Path) -> None:
 
 def test_a_purge_re_embeds_the_next_turn_without_the_purged_text(tmp_path: Path) -> None:
     retriever = HybridRetriever(get_embedder("static"))
-    c = clock()
+    c = clock_at_t0()
     with Memory(tmp_path / "p.db", clock=c, retriever=retriever) as mem:
         rows = []
         for who, text in [
@@ -145,7 +145,7 @@ def test_a_purge_re_embeds_the_next_turn_without_the_purged_text(tmp_path: Path)
 def test_the_lexical_window_and_a_purge_two_turns_back(tmp_path: Path) -> None:
     retriever = HybridRetriever(None, index_text=IndexTextPolicy(window=2))
     assert retriever.neighbour_window == 2
-    with Memory(tmp_path / "w.db", clock=clock(), retriever=retriever) as mem:
+    with Memory(tmp_path / "w.db", clock=clock_at_t0(), retriever=retriever) as mem:
         rows = _conversation(
             mem,
             "ana",
@@ -164,19 +164,19 @@ def test_the_lexical_window_and_a_purge_two_turns_back(tmp_path: Path) -> None:
 def test_a_store_written_with_another_recipe_is_re_embedded_not_refused(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     plain = HybridRetriever(get_embedder("static"), index_text=IndexTextPolicy(context_vector=0.0))
-    with Memory(path, clock=clock(), retriever=plain) as mem:
+    with Memory(path, clock=clock_at_t0(), retriever=plain) as mem:
         rows = _conversation(
             mem, "ana", [("Bo", "Where did you move?"), ("Ana", "to a flat near the harbour")]
         )
         assert set(stored_vectors(mem, "ana", plain.model_id or "")) == {r.id for r in rows}
     paired = HybridRetriever(get_embedder("static"))
-    with Memory(path, clock=clock(), retriever=paired) as mem:
+    with Memory(path, clock=clock_at_t0(), retriever=paired) as mem:
         hits = mem.recall("harbour flat", user_id="ana", touch=False).hits
         assert hits and hits[0].memory.id == rows[1].id
         # every vector is now the new recipe's (one per memory: the old ones were replaced)
         assert set(stored_vectors(mem, "ana", paired.model_id or "")) == {r.id for r in rows}
         assert stored_vectors(mem, "ana", plain.model_id or "") == {}
-    with Memory(path, clock=clock(), retriever=plain) as mem:  # and back
+    with Memory(path, clock=clock_at_t0(), retriever=plain) as mem:  # and back
         assert mem.recall("harbour flat", user_id="ana", touch=False).hits
         assert set(stored_vectors(mem, "ana", plain.model_id or "")) == {r.id for r in rows}
 
@@ -195,6 +195,7 @@ def e5():
         pytest.skip(f"e5-small not installed: {exc}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "turns,question,answer",
     [
@@ -231,7 +232,7 @@ def test_an_elliptical_answer_is_found_through_the_turn_it_answers(
     answers, so the dense half alone ranks it first (invented sentences, English and Chinese; the
     turn's own vector alone ranks it third)."""
     retriever = HybridRetriever(e5, mode="vector", min_similarity=-1.0)
-    with Memory(tmp_path / "e.db", clock=clock(), retriever=retriever) as mem:
+    with Memory(tmp_path / "e.db", clock=clock_at_t0(), retriever=retriever) as mem:
         rows = _conversation(mem, "u", turns)
         # first; with the turn's own text only, third in both languages
         top = mem.recall(question, user_id="u", limit=1, touch=False).hits
@@ -258,7 +259,7 @@ class LockWatchingEmbedder:
 
 def test_a_conversation_batch_is_embedded_before_the_write_lock(tmp_path: Path) -> None:
     model = LockWatchingEmbedder()
-    with Memory(tmp_path / "l.db", clock=clock(), retriever=HybridRetriever(model)) as mem:
+    with Memory(tmp_path / "l.db", clock=clock_at_t0(), retriever=HybridRetriever(model)) as mem:
         model.store = mem.store
         _conversation(mem, "ana", [("Ana", "we adopted a puppy"), ("Bo", "what breed?"), ("Ana", "a beagle")])
         assert model.under_lock == []  # both halves of every turn were ready before the lock

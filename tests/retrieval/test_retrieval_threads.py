@@ -10,6 +10,7 @@ import pytest
 from remnant.config import build_memory
 
 
+@pytest.mark.slow
 def test_concurrent_writes_and_recalls_finish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REMNANT_PRIVACY", "off")
     mem = build_memory(str(tmp_path / "t.db"))
@@ -40,6 +41,7 @@ def test_concurrent_writes_and_recalls_finish(tmp_path: Path, monkeypatch: pytes
     mem.close()
 
 
+@pytest.mark.slow
 def test_the_vector_half_beside_the_lexical_half_ranks_the_same(tmp_path: Path) -> None:
     """``HybridRetriever(parallel=True)`` (the default) runs the vector half on another thread; the
     ranking is the one-thread ranking, and a recall inside a transaction sees its own uncommitted

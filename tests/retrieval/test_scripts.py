@@ -279,6 +279,7 @@ def target(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], str]:
     return lambda: url
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("embedder", ["static", "none"])
 def test_product_retriever_finds_every_script(
     target: Callable[[], str], embedder: str, monkeypatch: pytest.MonkeyPatch

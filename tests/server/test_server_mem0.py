@@ -192,6 +192,7 @@ def test_slash_and_no_slash_routes_coexist(live: LiveServer) -> None:
         assert raw.delete(f"/v1/memories/{mid}?force=true").json()["purged"] == 1
 
 
+@pytest.mark.slow
 def test_example_runs_as_its_readme_says() -> None:
     """examples/mem0_switch: `python examples/mem0_switch/run.py` from the repository root."""
     import subprocess

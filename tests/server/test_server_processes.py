@@ -23,6 +23,7 @@ def _check(result: dict) -> None:  # type: ignore[type-arg]
     assert result["server_exit_code"] in (0, -15)
 
 
+@pytest.mark.slow
 def test_two_servers_on_one_sqlite_file(tmp_path: Path) -> None:
     _check(run_bench(clients=6, duration=3, db=str(tmp_path / "shared.db"), processes=2))
 

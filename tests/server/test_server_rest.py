@@ -276,6 +276,7 @@ def test_occurred_at_is_the_time_of_the_event_not_of_learning(live: LiveServer) 
         )
 
 
+@pytest.mark.slow
 def test_concurrent_recalls_each_get_their_own_users_memories(live: LiveServer) -> None:
     """Requests answered together (their texts embedded in one model call) get their own answers."""
     from concurrent.futures import ThreadPoolExecutor

@@ -26,6 +26,7 @@ def test_the_committed_openapi_document_is_fresh() -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_live_server_serves_the_same_document(live: object) -> None:
     import httpx
 

@@ -79,6 +79,7 @@ def _another_process_write_is_found(target: str) -> None:
     mem.close()
 
 
+@pytest.mark.slow
 def test_another_process_write_is_found_by_meaning_at_once_sqlite(tmp_path: Path) -> None:
     _another_process_write_is_found(str(tmp_path / "shared.db"))
 
@@ -120,6 +121,7 @@ KILL_IN_APPEND = """
 """
 
 
+@pytest.mark.slow
 def test_a_writer_killed_between_the_file_and_the_commit_loses_nothing(tmp_path: Path) -> None:
     path = tmp_path / "crash.db"
     out = child(KILL_IN_APPEND, str(path))
@@ -150,6 +152,7 @@ LOOP = """
 """
 
 
+@pytest.mark.slow
 def test_a_writer_killed_at_a_random_moment_loses_nothing(tmp_path: Path) -> None:
     path = tmp_path / "loop.db"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
@@ -239,6 +242,7 @@ DIE_BEFORE_ZEROING = """
 """
 
 
+@pytest.mark.slow
 def test_a_purge_killed_before_erasing_the_file_is_finished_on_open(tmp_path: Path) -> None:
     path = tmp_path / "late.db"
     mem = make(path)
@@ -282,6 +286,7 @@ def _resident_bytes_of(path_fragment: str) -> int:
     return total
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc/self/smaps")
 def test_a_big_vector_file_is_not_kept_resident_by_a_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

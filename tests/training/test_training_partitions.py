@@ -27,6 +27,10 @@ from remnant.partitions.engine_backend import EngineAudit, EngineBackend, Partit
 from remnant.store.base import MemoryFilter
 from remnant.training.synthetic import manual_dataset
 
+pytestmark = pytest.mark.clock_start(
+    datetime(2025, 1, 1, tzinfo=UTC)
+)  # the shared clock fixture, started here
+
 BASIC = [
     "Water boils at 100 degrees Celsius at sea level.",
     "Paris is the capital of France.",
@@ -76,11 +80,6 @@ def snapshot(
         for q in QUERIES
         for p in partitions
     }
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(datetime(2025, 1, 1, tzinfo=UTC))
 
 
 @pytest.fixture

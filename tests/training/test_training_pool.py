@@ -207,6 +207,7 @@ def test_defaults_for_missing_time_and_source_are_noted(
     assert report.items[0].created_at == now and report.items[1].source == "unknown"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("half_life", [30.0, 182.625, 365.0])
 def test_sampled_ages_follow_the_half_life(tmp_path, now: datetime, half_life: float) -> None:  # type: ignore[no-untyped-def]
     horizon = 6 * half_life

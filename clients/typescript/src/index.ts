@@ -198,12 +198,23 @@ export class RemnantClient {
     }).then((r) => r.purged);
   }
 
-  /** Forget by id or by a request in words ("forget my phone number"). */
-  forget(request: string, options: Partial<Omit<ForgetRequest, "request">> & { userId?: string } = {}): Promise<ForgetResult> {
+  /** Forget what a request in words asks ("forget my phone number"); `forgetIds` takes memory ids. */
+  forget(
+    request: string,
+    options: Partial<Omit<ForgetRequest, "request" | "ids">> & { userId?: string } = {},
+  ): Promise<ForgetResult> {
     const { userId, ...rest } = options;
     const body: Json = { ...rest, request };
     if (userId !== undefined) body["user_id"] = userId;
     return this.call("POST", "/v1/forget", body);
+  }
+
+  /** Forget memories by id: hide them, or purge them with `hard` (the same answer as `forget`). */
+  forgetIds(
+    ids: string | string[],
+    options: Partial<Pick<ForgetRequest, "hard" | "dry_run" | "confirm">> = {},
+  ): Promise<ForgetResult> {
+    return this.call("POST", "/v1/forget", { ...options, ids: typeof ids === "string" ? [ids] : ids });
   }
 
   /** Right to be forgotten: everything of the user, for good. */

@@ -93,9 +93,12 @@ test("batch, ingest, used, review, pin, hide, purge", async () => {
 
 test("forget, sweep, audit, stats, erase", async () => {
   const m = await client.remember("a thing to forget", "fo");
-  const dry = await client.forget(m.id, { dry_run: true });
+  const dry = await client.forgetIds([m.id], { dry_run: true });
   assert.equal(dry.matched, 1);
-  assert.deepEqual((await client.forget(m.id)).forgotten, [m.id]);
+  assert.equal(dry.intent.people.length, 0); // every field of the intent is on the wire
+  assert.deepEqual((await client.forgetIds(m.id)).forgotten, [m.id]);
+  const byWords = await client.forget("forget the thing", { userId: "fo", dry_run: true });
+  assert.equal(byWords.dry_run, true);
   assert.equal((await client.sweep(true)).dry_run, true);
   const audit = await client.audit({ userId: "fo" });
   assert.ok(audit.items.some((e) => e.action === "hide"));

@@ -339,3 +339,8 @@ def new_id(prefix: str = "mem") -> str:
         chars.append(_CROCKFORD[value & 31])
         value >>= 5
     return f"{prefix}_{''.join(reversed(chars)).lower()}"
+
+
+def is_memory_id(text: str) -> bool:
+    """Whether ``text`` reads as a memory id (``mem_…``, one word) rather than a request in words."""
+    return text.startswith("mem_") and " " not in text

@@ -1,9 +1,9 @@
-"""The memory engine: the :class:`Memory` facade, its write seam (:class:`Ledger`), the forgetting
-policies and what they return."""
+"""The memory engine: the :class:`Engine` facade (``Memory``, its former name, is an alias), its
+write seam (:class:`Ledger`), the forgetting policies and what they return."""
 
 from remnant.engine.forgetting import ContradictionPolicy, EvictionPolicy, SweepPolicy
 from remnant.engine.ledger import Ledger, Transition, WriteHook
-from remnant.engine.memory import Memory
+from remnant.engine.memory import Engine, Memory
 from remnant.engine.options import (
     Draft,
     Ingestor,
@@ -31,6 +31,7 @@ __all__ = [
     "AddResult",
     "ContradictionPolicy",
     "Draft",
+    "Engine",
     "EngineView",
     "ErasureReport",
     "EvictionPolicy",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -23,10 +24,11 @@ from remnant.core.clock import Clock, SystemClock, from_epoch
 from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
 from remnant.core.limits import MAX_LIMIT, MAX_QUERY_CHARS
-from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier
+from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier, is_memory_id
 from remnant.engine.current import current_first
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
+from remnant.engine.forgetting.knowledge import DEFAULT_OWNER, KnowledgeDoc, SyncReport, sync_knowledge
 from remnant.engine.forgetting.requests import forget_request
 from remnant.engine.forgetting.sweep import SweepPolicy, run_sweep
 from remnant.engine.ledger import STALE_KEYS, Ledger, provenance, retrying
@@ -93,10 +95,11 @@ def check_limit(limit: object, name: str = "limit") -> int:
     return limit
 
 
-class Memory:
-    """A user-scoped memory with biological forgetting.
+class Engine:
+    """The bare memory engine: user-scoped memories with biological forgetting, no privacy layer,
+    lexical recall, the plain ingestor (:class:`remnant.Memory` is the product built on it).
 
-    >>> mem = Memory(":memory:")
+    >>> mem = Engine(":memory:")
     >>> m = mem.remember("I prefer green tea", user_id="ana", kind="preference", key="drink")
     >>> [h.memory.content for h in mem.recall("tea", user_id="ana")]
     ['I prefer green tea']
@@ -771,7 +774,7 @@ class Memory:
     @_retry_conflicts
     def forget(
         self,
-        target: str,
+        request: str,
         *,
         user_id: str | None = None,
         hard: bool = False,
@@ -779,63 +782,95 @@ class Memory:
         confirm: bool | int = False,
         actor: str | None = None,
     ) -> ForgetResult:
-        """Forget a memory by id (hide, or purge with ``hard``), or by a natural-language request.
+        """Forget what a request in words asks (``"forget my phone number"``): hide it, or purge it
+        with ``hard``; with ``dry_run`` only report what would go.
+
+        The request is parsed (see :mod:`remnant.engine.forgetting.requests`) and matched against
+        ``user_id``'s memories. To forget memories by id, use :meth:`forget_ids`; an id given here
+        still works, with a :class:`DeprecationWarning`.
 
         ``confirm``: ``True`` for a request taking more than half the user's memories; the number of
         memories (``confirm=8``, from a dry run or the confirmation error) to purge a sweeping or
         word-only match for good, or to carry out "forget everything about that".
-
-        ``forget("mem_…")`` hides one memory. ``forget("forget my phone number", user_id="ana")``
-        parses the request (see :mod:`remnant.engine.forgetting.requests`), finds what matches, and
-        with ``dry_run=True`` only reports what would go. Either way the answer is a
-        :class:`~remnant.engine.results.ForgetResult`.
         """
-        if not isinstance(target, str) or not target.strip():
-            raise ValidationError("forget needs a memory id or a request in words")
-        if target.startswith("mem_") and " " not in target:
-            return self._forget_id(target, hard=hard, dry_run=dry_run, force=bool(confirm), actor=actor)
+        if not isinstance(request, str) or not request.strip():
+            raise ValidationError("forget needs a request in words (forget_ids takes memory ids)")
+        if is_memory_id(request):
+            warnings.warn(
+                "Memory.forget(memory_id) is deprecated: use forget_ids([memory_id])",
+                DeprecationWarning,
+                stacklevel=3,  # the caller, past the retry wrapper
+            )
+            return self.forget_ids([request], hard=hard, dry_run=dry_run, confirm=bool(confirm), actor=actor)
         if user_id is None:
             raise ValidationError("a natural-language forget request needs user_id")
         return forget_request(
-            self.ledger, target, user_id=user_id, hard=hard, dry_run=dry_run, confirm=confirm, actor=actor
+            self.ledger, request, user_id=user_id, hard=hard, dry_run=dry_run, confirm=confirm, actor=actor
         )
 
-    def _forget_id(
-        self, memory_id: str, *, hard: bool, dry_run: bool, force: bool, actor: str | None
+    @_retry_conflicts
+    def forget_ids(
+        self,
+        memory_ids: str | Sequence[str],
+        *,
+        hard: bool = False,
+        dry_run: bool = False,
+        confirm: bool = False,
+        actor: str | None = None,
     ) -> ForgetResult:
-        record = self.ledger.require(memory_id)
+        """Forget memories by id: hide them (reversible), or purge them with ``hard`` (pinned ones only
+        with ``confirm``); with ``dry_run`` only report what would go. Audited.
+
+        The answer is the :class:`~remnant.engine.results.ForgetResult` a request in words gets (its
+        intent empty but for ``hard``), so every forget reads alike; its ``user_id`` is the owner of
+        the memories ("" when they belong to several users)."""
+        ids = [memory_ids] if isinstance(memory_ids, str) else list(dict.fromkeys(memory_ids))
+        if not ids:
+            raise ValidationError("forget_ids needs at least one memory id")
+        records = [self.ledger.require(i) for i in ids]
+        owners = {r.user_id for r in records}
         result = ForgetResult(
-            record.user_id,
+            owners.pop() if len(owners) == 1 else "",
             ForgetIntent(hard=hard),
             "purge" if hard else "hide",
             dry_run,
             matches=[
                 ForgetMatch(
-                    record.id,
-                    record.kind.value,
-                    record.key,
-                    record.status.value,
-                    record.pinned,
-                    "id",
-                    record.content if dry_run else None,
+                    r.id, r.kind.value, r.key, r.status.value, r.pinned, "id", r.content if dry_run else None
                 )
+                for r in records
             ],
-            total_memories=1,
+            total_memories=len(records),
         )
+        noun = "memory" if len(records) == 1 else "memories"
         if dry_run:
-            result.message = f"would {result.action} 1 memory"
+            result.message = f"would {result.action} {len(records)} {noun}"
         elif hard:
-            result.forgotten = [memory_id] if self.purge(memory_id, force=force, actor=actor) else []
-            result.message = f"purged {len(result.forgotten)} memory"
+            purged = self.purge(ids, force=confirm, actor=actor)
+            result.forgotten = ids if purged else []
+            result.message = f"purged {purged} {noun}"
         else:
-            result.forgotten = self.hide(memory_id, actor=actor)
-            result.message = f"hid {len(result.forgotten)} memory"
+            result.forgotten = self.hide(ids, actor=actor)
+            result.message = f"hid {len(result.forgotten)} {noun}"
         return result
 
     @_retry_conflicts
     def sweep(self, *, dry_run: bool = False, policy: SweepPolicy | None = None) -> SweepReport:
         """Run every forgetting policy once (expiry, fading, purges after grace periods, eviction)."""
         return run_sweep(self.ledger, policy or SweepPolicy(), dry_run=dry_run)
+
+    def sync_knowledge(
+        self,
+        docs: Iterable[KnowledgeDoc],
+        *,
+        owner: str = DEFAULT_OWNER,
+        actor: str | None = None,
+        pin: bool = True,
+    ) -> SyncReport:
+        """Import versioned knowledge (manuals, policies): new editions in, old ones closed and
+        retired, ended ones soft-expired; idempotent and audited (see
+        :func:`remnant.engine.forgetting.knowledge.sync_knowledge`)."""
+        return sync_knowledge(self.ledger, docs, owner=owner, actor=actor, pin=pin)
 
     @_retry_conflicts
     def erase_user(self, user_id: str, *, actor: str | None = None, scan_bytes: bool = True) -> ErasureReport:
@@ -909,3 +944,8 @@ class Memory:
 
     def files(self) -> list[Path]:
         return self.store.files()
+
+
+# the engine's former name, kept so ``from remnant.engine import Memory`` goes on working; the product
+# a user holds is remnant.Memory (remnant.config.Memory), which builds on this class
+Memory = Engine

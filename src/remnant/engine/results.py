@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from remnant.core.model import Kind, MemoryRecord
+from remnant.core.wire import dump
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +38,7 @@ class FadedHint:
     id: str
     kind: str
     key: str | None
-    reason: str  # "faded" or "expired"
+    reason: Literal["faded", "expired"]
     since: datetime | None
     strength: float
 
@@ -191,30 +192,8 @@ class ForgetIntent:
         return not (self.topics or self.kinds or self.terms or self.everything or self.scopes or self.when)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "hard": self.hard,
-            "topics": list(self.topics),
-            "kinds": [k.value for k in self.kinds],
-            "pii_types": list(self.pii_types),
-            "terms": list(self.terms),
-            "everything": self.everything,
-            "lang": self.lang,
-            "scopes": list(self.scopes),
-            "when": self.when,
-            "qualifiers": list(self.qualifiers),
-            "keep_terms": list(self.keep_terms),
-            "keep_qualifiers": list(self.keep_qualifiers),
-            "version": self.version,
-            "facet": self.facet,
-            "about_self": self.about_self,
-            "values": list(self.values),
-            "value_kind": self.value_kind,
-            "exact": self.exact,
-            "any_of": [list(g) for g in self.any_of],
-            "measures": list(self.measures),
-            "keep_measures": list(self.keep_measures),
-            "keep_topics": list(self.keep_topics),
-        }
+        # every field, by the one rule of remnant.core.wire (the REST schema is derived from them)
+        return dump(self)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -232,20 +211,11 @@ class ForgetMatch:
     tentative: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        out = {
-            "id": self.id,
-            "kind": self.kind,
-            "key": self.key,
-            "status": self.status,
-            "pinned": self.pinned,
-            "why": self.why,
-        }
-        out["part"] = self.part
-        out["tentative"] = self.tentative
-        if self.content is not None:
-            out["content"] = self.content
-        if self.new_content is not None:
-            out["new_content"] = self.new_content
+        out: dict[str, Any] = dump(self)
+        # the texts only in a dry run's answer (they are the user's own data)
+        for name in ("content", "new_content"):
+            if out[name] is None:
+                del out[name]
         return out
 
 

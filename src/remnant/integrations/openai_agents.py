@@ -464,7 +464,7 @@ def remnant_tools(
                     owner = None
                 if owner != user_id:
                     return f"error: no memory {target} for this user"
-                result = memory.forget(target)
+                result = memory.forget_ids([target])
             else:
                 result = memory.forget(target, user_id=user_id)
         except RemnantError as exc:

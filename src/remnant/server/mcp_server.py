@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from remnant.core.errors import NotFoundError, RemnantError
 from remnant.core.limits import MAX_LIMIT
-from remnant.core.model import Status
+from remnant.core.model import Status, is_memory_id
 from remnant.engine.memory import Memory
 from remnant.server import graph, versions
 from remnant.server.auth import KeyStore, Principal, key_from_headers
@@ -341,15 +341,17 @@ def build_mcp_server(
     ) -> dict[str, Any]:
 
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
+            target, actor = request.strip(), f"mcp:{p.actor}"
             with Engines.exclusive(mem):
-                result = mem.forget(
-                    request.strip(),
-                    user_id=user_id,
-                    dry_run=dry_run,
-                    hard=hard,
-                    confirm=confirm,
-                    actor=f"mcp:{p.actor}",
-                )
+                if is_memory_id(target):  # an agent names the memory it was shown
+                    owned(mem, target, user_id)
+                    result = mem.forget_ids(
+                        [target], dry_run=dry_run, hard=hard, confirm=confirm, actor=actor
+                    )
+                else:
+                    result = mem.forget(
+                        target, user_id=user_id, dry_run=dry_run, hard=hard, confirm=confirm, actor=actor
+                    )
             return result.to_dict()
 
         return await run(ctx, "forget", do)  # type: ignore[no-any-return]

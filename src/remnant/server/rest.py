@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from remnant.core.audit import ChainVerification
 from remnant.core.errors import ServiceError, ValidationError
 from remnant.core.limits import MAX_IDEMPOTENCY_KEY_CHARS, MAX_IDENTIFIER_CHARS, MAX_LIMIT
-from remnant.core.model import MemoryRecord, Status
+from remnant.core.model import MemoryRecord, Status, is_memory_id
 from remnant.engine.memory import Memory
 from remnant.engine.options import RecallFilters, UpdateOptions, WriteItem
 from remnant.engine.results import ErasureReport
@@ -453,24 +453,31 @@ def purge(
 @router.post(
     "/forget",
     tags=["forgetting"],
-    summary="Forget by id or by a natural-language request",
+    summary="Forget by a natural-language request, or memories by id",
     response_model=ForgetOut,
     responses={501: {"description": "Natural-language forget requests are not installed"}},
 )
 def forget(body: ForgetRequest, call: Call = Depends(FORGET)) -> JSONResponse:
-    target = body.request.strip()
-    if not target:
+    target = (body.request or "").strip()
+    if body.request is not None and not target:
         raise ValidationError("request must not be blank")
+    ids = body.ids if body.ids is not None else ([target] if is_memory_id(target) else None)
+    actor = call.principal.actor
     try:
         with Engines.exclusive(call.mem):
-            result = call.mem.forget(
-                target,
-                user_id=body.user_id,
-                hard=body.hard,
-                dry_run=body.dry_run,
-                confirm=body.confirm,
-                actor=call.principal.actor,
-            )
+            if ids is not None:
+                result = call.mem.forget_ids(
+                    ids, hard=body.hard, dry_run=body.dry_run, confirm=body.confirm, actor=actor
+                )
+            else:
+                result = call.mem.forget(
+                    target,
+                    user_id=body.user_id,
+                    hard=body.hard,
+                    dry_run=body.dry_run,
+                    confirm=body.confirm,
+                    actor=actor,
+                )
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("remnant"):
             raise

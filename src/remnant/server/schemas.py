@@ -7,11 +7,19 @@ limits are :mod:`remnant.core.limits`, the engine's own.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import operator
+import types
+import typing
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from enum import Enum
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
+from remnant.core import wire
+from remnant.core.audit import AuditEntry, ChainVerification
 from remnant.core.errors import MetadataError
 from remnant.core.limits import (
     DEFAULT_RECALL_LIMIT,
@@ -24,7 +32,20 @@ from remnant.core.limits import (
     MAX_QUERY_CHARS,
     MAX_TAGS,
 )
-from remnant.core.model import check_metadata
+from remnant.core.model import Kind, MemoryRecord, Status, check_metadata
+from remnant.engine.results import (
+    AddResult,
+    ErasureReport,
+    FadedHint,
+    ForgetIntent,
+    ForgetMatch,
+    ForgetResult,
+    Hit,
+    RecallResult,
+    SweepReport,
+    SweepStep,
+)
+from remnant.store.base import UserSummary
 
 KindName = Literal["fact", "preference", "open_issue", "episode", "summary", "knowledge"]
 StatusName = Literal["active", "hidden", "superseded", "expired", "faded"]
@@ -171,10 +192,17 @@ class HideRequest(_Body):
 
 
 class ForgetRequest(_Body):
-    request: str = Field(
+    """Either ``request`` (a sentence) or ``ids`` (memory ids), not both."""
+
+    request: str | None = Field(
+        default=None,
         min_length=1,
         max_length=2000,
-        description="A memory id (mem_…) or a natural-language request ('forget my phone number').",
+        description="A request in words ('forget my phone number'). A memory id here (mem_…) still "
+        "works but is deprecated: give ids.",
+    )
+    ids: list[Tag] | None = Field(
+        default=None, min_length=1, max_length=MAX_LIMIT, description="Memory ids to forget."
     )
     user_id: str | None = Field(default=None, min_length=1, max_length=MAX_IDENTIFIER_CHARS)
     hard: bool = Field(default=False, description="Purge instead of hide.")
@@ -184,6 +212,12 @@ class ForgetRequest(_Body):
         description="Confirm a large removal or purging pinned memories; the number of memories it "
         "takes (from a dry run) to purge a sweeping match for good or to carry out 'everything about that'.",
     )
+
+    @model_validator(mode="after")
+    def _one_target(self) -> ForgetRequest:
+        if (self.request is None) == (self.ids is None):
+            raise ValueError("give either request (words) or ids (memory ids)")
+        return self
 
 
 class EraseRequest(_Body):
@@ -196,101 +230,134 @@ class SweepRequest(_Body):
 
 
 # -- responses -------------------------------------------------------------------------------------
-class MemoryRecordOut(BaseModel):
-    """A stored memory (:class:`remnant.core.model.MemoryRecord`); ``fade_at`` is null for never."""
+# -- responses derived from the engine's types -------------------------------------------------------
+# The answers that carry an engine result are not written out here: each model is built from the
+# fields of the dataclass the engine returns (remnant.core.wire writes and reads the same fields),
+# so a field added to a result reaches the wire, the OpenAPI document, the TypeScript types and
+# remnant.Client with no edit here. tests/server/test_wire_contract.py holds the two to each other.
+_DERIVED: dict[type, type[BaseModel]] = {}
 
-    id: str
-    user_id: str
-    content: str
-    kind: KindName
-    tenant: str
-    agent_id: str | None
-    session_id: str | None
-    key: str | None
-    source: str | None
-    confidence: float
-    importance: float
-    pinned: bool
-    created_at: Timestamp | None
-    last_accessed_at: Timestamp | None
-    access_count: int
-    review_count: int
-    expires_at: Timestamp | None
-    valid_from: Timestamp | None
-    valid_to: Timestamp | None
-    occurred_at: Timestamp | None = None
-    status: StatusName
-    status_reason: str | None
-    status_changed_at: Timestamp | None
-    superseded_by: str | None
-    strength0: float
-    stability: float
-    anchor: float
-    fade_at: float | None
-    metadata: dict[str, Any]
-    deduplicated: bool = Field(
-        default=False,
-        description="A write's answer only: the write repeated this existing memory (the same text in "
-        "the same scope), which it reinforced instead of storing a second copy.",
+
+def _wire_type(tp: Any) -> Any:
+    """The JSON type of an engine field's type hint, as Pydantic declares it."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Union or origin is types.UnionType:
+        mapped = tuple(_wire_type(a) for a in args)
+        return functools.reduce(operator.or_, mapped)
+    if origin is Literal or tp is Any:
+        return tp
+    if origin is tuple:
+        return list[_wire_type(args[0]) if args and args[-1] is Ellipsis else Any]  # type: ignore[misc]
+    if origin is list:
+        return list[_wire_type(args[0])]  # type: ignore[misc]
+    if origin is dict:
+        return dict[str, _wire_type(args[1])]  # type: ignore[misc]
+    if tp is Kind:
+        return KindName
+    if tp is Status:
+        return StatusName
+    if isinstance(tp, type):
+        if issubclass(tp, Enum):
+            return Literal[tuple(m.value for m in tp)]
+        if issubclass(tp, datetime):
+            return Timestamp
+        if dataclasses.is_dataclass(tp):
+            return _DERIVED.get(tp) or wire_model(tp)
+    return tp
+
+
+def wire_model(
+    cls: type,
+    name: str | None = None,
+    *,
+    computed: dict[str, Any] | None = None,
+    optional: frozenset[str] = frozenset(),
+    types_: dict[str, Any] | None = None,
+    descriptions: dict[str, str] | None = None,
+    doc: str | None = None,
+    nested: bool = True,
+) -> type[BaseModel]:
+    """The response model of an engine dataclass: one field per dataclass field (required, so the
+    generated clients' types are not optional), plus ``computed`` ones its ``to_dict`` adds (a
+    ``total``, a ``verified``); ``optional`` fields may be left out of an answer (null when so). With ``nested``, the model
+    stands for ``cls`` where another derived model holds one (a hit's memory)."""
+    hinted = wire.hints(cls)
+    spec: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        field_name = f.name
+        tp = (types_ or {}).get(field_name) or _wire_type(hinted[field_name])
+        desc = (descriptions or {}).get(field_name)
+        if field_name in optional:
+            default = None if f.default is dataclasses.MISSING else f.default
+            spec[field_name] = (tp, Field(default=default, description=desc))
+        else:
+            spec[field_name] = (tp, Field(description=desc))
+    for field_name, tp in (computed or {}).items():
+        spec[field_name] = (tp, Field(description=(descriptions or {}).get(field_name)))
+    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        name or f"{cls.__name__}Out", __doc__=doc or (cls.__doc__ or "").strip() or None, **spec
     )
+    if nested:
+        _DERIVED[cls] = model
+    return model
 
 
-class MemoryOut(MemoryRecordOut):
-    """A memory with its strength now and whether recall would return it."""
-
-    strength: float
-    remembered: bool
+_RECORD_DOCS = {
+    "fade_at": "Decay-axis days at which the memory fades below the recall threshold (null: never).",
+    "deduplicated": "A write's answer only: the write repeated this existing memory (the same text in "
+    "the same scope), which it reinforced instead of storing a second copy.",
+    "strength": "The memory's strength now.",
+    "remembered": "Whether recall would return it now (active, not expired, strong enough or pinned).",
+}
+MemoryRecordOut = wire_model(
+    MemoryRecord,
+    "MemoryRecordOut",
+    optional=frozenset({"deduplicated"}),
+    types_={"fade_at": float | None, "deduplicated": bool},
+    descriptions=_RECORD_DOCS,
+    doc="A stored memory (:class:`remnant.core.model.MemoryRecord`); ``fade_at`` is null for never.",
+)
+MemoryOut = wire_model(
+    MemoryRecord,
+    "MemoryOut",
+    computed={"strength": float, "remembered": bool},
+    optional=frozenset({"deduplicated"}),
+    types_={"fade_at": float | None, "deduplicated": bool},
+    descriptions=_RECORD_DOCS,
+    doc="A memory with its strength now and whether recall would return it.",
+    nested=False,
+)
 
 
 class MemoryList(BaseModel):
-    items: list[MemoryOut]
+    items: list[MemoryOut]  # type: ignore[valid-type]
 
 
 class MemoryPage(BaseModel):
-    items: list[MemoryOut]
+    items: list[MemoryOut]  # type: ignore[valid-type]
     total: int
     limit: int
     offset: int
     next_offset: int | None
 
 
-class HitOut(BaseModel):
-    memory: MemoryRecordOut
-    score: float
-    strength: float
-    earlier: bool = Field(
-        default=False,
-        description="An earlier value: superseded, or older than another hit on the same slot (key).",
-    )
-
-
-class FadedHintOut(BaseModel):
-    id: str
-    kind: str
-    key: str | None
-    reason: Literal["faded", "expired"]
-    since: Timestamp | None
-    strength: float
-
-
-class RecallOut(BaseModel):
-    query: str
-    hits: list[HitOut]
-    faded: list[FadedHintOut]
-
-
-class AddOut(BaseModel):
-    """What an ingest stored: one episode per message, the facts drawn from them, and why each
-    message scored as it did."""
-
-    episodes: list[MemoryRecordOut]
-    facts: list[MemoryRecordOut]
-    reasons: dict[str, list[str]]
-    duplicates: list[str] = Field(
-        default_factory=list,
-        description="Ids of the existing memories that messages repeated: reinforced and returned in "
-        "their place (deduplicated), not stored twice.",
-    )
+HitOut = wire_model(
+    Hit,
+    "HitOut",
+    descriptions={
+        "earlier": "An earlier value: superseded, or older than another hit on the same slot (key)."
+    },
+)
+FadedHintOut = wire_model(FadedHint, "FadedHintOut")
+RecallOut = wire_model(RecallResult, "RecallOut", doc="What a recall found, and the matches that faded.")
+AddOut = wire_model(
+    AddResult,
+    "AddOut",
+    descriptions={
+        "duplicates": "Ids of the existing memories that messages repeated: reinforced and returned "
+        "in their place (deduplicated), not stored twice."
+    },
+)
 
 
 class WhoAmI(BaseModel):
@@ -341,106 +408,19 @@ class PurgeOut(BaseModel):
     id: str
 
 
-class ForgetIntentOut(BaseModel):
-    hard: bool
-    topics: list[str]
-    kinds: list[str]
-    pii_types: list[str]
-    terms: list[str]
-    everything: bool
-    lang: str
-    scopes: list[str]
-    when: str | None
-    qualifiers: list[str]
-
-
-class ForgetMatchOut(BaseModel):
-    id: str
-    kind: str
-    key: str | None
-    status: str
-    pinned: bool
-    why: str
-    part: bool = False
-    content: str | None = None
-    new_content: str | None = None
-    tentative: bool = False
-
-
-class ForgetOut(BaseModel):
-    user_id: str
-    intent: ForgetIntentOut
-    action: Literal["hide", "purge"]
-    dry_run: bool
-    matched: int
-    total_memories: int
-    matches: list[ForgetMatchOut]
-    forgotten: list[str]
-    rewritten: list[str]
-    skipped_pinned: list[str]
-    vault_entries_forgotten: int
-    message: str
-    batch_id: str | None
-    audit_seq: int | None
-
-
-class ErasureOut(BaseModel):
-    tenant: str
-    user_id: str
-    at: Timestamp
-    removed: dict[str, int]
-    removed_total: int
-    vault_entries_removed: int
-    checks: dict[str, int]
-    verified: bool
-    audit_seq: int | None
-
-
-class SweepStepOut(BaseModel):
-    action: str
-    policy: str
-    count: int
-    ids: list[str]
-
-
-class SweepOut(BaseModel):
-    batch_id: str
-    at: Timestamp
-    dry_run: bool
-    total: int
-    skipped: str | None
-    steps: list[SweepStepOut]
-
-
-class AuditEntryOut(BaseModel):
-    seq: int
-    tenant: str
-    at: Timestamp
-    actor: str
-    action: str
-    reason: str
-    user_id: str | None
-    policy: str | None
-    batch_id: str | None
-    memory_ids: list[str]
-    summary: str
-    details: dict[str, Any]
-    prev_hash: str
-    hash: str
+ForgetIntentOut = wire_model(ForgetIntent, "ForgetIntentOut")
+ForgetMatchOut = wire_model(ForgetMatch, "ForgetMatchOut", optional=frozenset({"content", "new_content"}))
+ForgetOut = wire_model(ForgetResult, "ForgetOut", computed={"matched": int})
+ErasureOut = wire_model(ErasureReport, "ErasureOut", computed={"removed_total": int, "verified": bool})
+SweepStepOut = wire_model(SweepStep, "SweepStepOut")
+SweepOut = wire_model(SweepReport, "SweepOut", computed={"total": int})
+AuditEntryOut = wire_model(AuditEntry, "AuditEntryOut", optional=frozenset({"mac"}))
+ChainVerificationOut = wire_model(ChainVerification, "ChainVerificationOut")
 
 
 class AuditPage(BaseModel):
-    items: list[AuditEntryOut]
+    items: list[AuditEntryOut]  # type: ignore[valid-type]
     next_since_seq: int | None
-
-
-class ChainVerificationOut(BaseModel):
-    ok: bool
-    checked: int
-    first_bad_seq: int | None
-    problem: str | None
-    signed: bool = False  # signatures and the signed head were checked
-    code: str | None = None  # why it failed: "tampered" (a signed log without its key answers 503)
 
 
 class AnchorHeadOut(BaseModel):
@@ -467,14 +447,11 @@ class StatsOut(BaseModel):
     remembered_now: int | None = None
 
 
-class UserOut(BaseModel):
-    user_id: str
-    total: int
-    active: int
+UserOut = wire_model(UserSummary, "UserOut")
 
 
 class UsersOut(BaseModel):
-    items: list[UserOut]
+    items: list[UserOut]  # type: ignore[valid-type]
 
 
 class HealthOut(BaseModel):

@@ -251,7 +251,7 @@ class RemnantAdapter:
         request: str | None = None,
     ) -> int:
         if memory_id is not None:
-            return len(self.mem.forget(memory_id, hard=True, confirm=True).forgotten)
+            return len(self.mem.forget_ids([memory_id], hard=True, confirm=True).forgotten)
         if key is not None:
             ids = [r.id for r in self.mem.history(key, user_id=user_id)]
             return self.mem.purge(ids, force=True) if ids else 0

@@ -1,4 +1,4 @@
-"""Forget requests, values beside what stays (issue 15, after dev sets 5-7): measured attributes known
+"""Forget requests, values beside what stays: measured attributes known
 by their unit or label, a keep clause that names an attribute whose value sits in the same turn, the
 part of a turn a keep clause protects. Every sentence here is invented for the test; none is taken
 from a dev or held-out file."""

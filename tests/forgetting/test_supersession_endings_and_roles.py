@@ -1,4 +1,5 @@
-"""This round's supersession rules, one mechanism per test (sentences invented for the tests, not
+"""Supersession rules: endings that name the old thing, a role's new holder, breakups, swaps and
+cancellations, weight and pay, one mechanism per test (sentences invented for the tests, not
 taken from the development files)."""
 
 from __future__ import annotations
