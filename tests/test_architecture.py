@@ -18,6 +18,7 @@ every offence is printed as ``file:line  expr``.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -250,7 +251,6 @@ def test_the_cycle_finder_finds_cycles() -> None:
 
 def test_one_cjk_table() -> None:
     """CJK script ranges live in core/text/scripts.py only: every other rule uses its helpers."""
-    import re
 
     found = []
     for path in sorted(SRC.rglob("*.py")):
@@ -260,3 +260,280 @@ def test_one_cjk_table() -> None:
             if re.search(r"\\u(?:4e00|3400|3040|30a0|ac00|9fff)", line, re.I):
                 found.append(f"{path.relative_to(SRC)}:{n}")
     assert not found, "CJK ranges outside remnant.core.text: " + ", ".join(found)
+
+
+# -- one writer of memories ---------------------------------------------------------------------------
+# Every change to a memory (status, content, metadata, reinforcement, links, digests, index text,
+# vectors) goes through remnant.engine.ledger.Ledger, so the audit, redaction, index text and the
+# neighbours' index text stay right by construction. Outside the ledger no module calls a store's
+# memory-writing methods or writes the memory tables in SQL. Allowed besides the ledger: the store
+# package itself (the backends, their migrations, export/import in store/transfer.py) and the
+# store-level benchmarks, which load fixture rows straight into a store to time the store.
+
+#: the store methods that write memories, their index rows, vectors or digests
+MEMORY_WRITES = frozenset(
+    {
+        "insert",
+        "insert_many",
+        "update",
+        "set_index_texts",
+        "set_status",
+        "touch",
+        "delete",
+        "put_embeddings",
+        "set_digests",
+        "rebuild_vectors",
+    }
+)
+#: every other public method of the stores: reads, locks and transactions, the audit chain, the
+#: activity clock, the meta table, maintenance (a new store method must be sorted into one of the two)
+OTHER_STORE_METHODS = frozenset(
+    {
+        "active_day_count",
+        "activity",
+        "append_audit",
+        "audit_entries",
+        "audit_head",
+        "audit_heads",
+        "bulk_load",
+        "by_digest",
+        "claim_meta",
+        "close",
+        "compact",
+        "connection",
+        "count",
+        "count_many",
+        "digests_of",
+        "embedding_count",
+        "embedding_models",
+        "embeddings",
+        "exclusive",
+        "execute",
+        "execute_returning",
+        "fetch",
+        "files",
+        "forget_activity",
+        "get",
+        "get_many",
+        "get_meta",
+        "holds_lock",
+        "id_users",
+        "ids",
+        "import_audit",
+        "import_audit_heads",
+        "in_transaction",
+        "index_texts",
+        "lexical_candidates",
+        "lexical_search",
+        "lock_digests",
+        "lock_rows",
+        "low_importance",
+        "mark_active",
+        "meta",
+        "metadata_values",
+        "over_capacity",
+        "query",
+        "record_row",
+        "schema_version",
+        "scrub",
+        "set_meta",
+        "set_trace_callback",
+        "status_counts",
+        "tenants",
+        "transaction",
+        "unembedded_ids",
+        "users",
+        "vector_search",
+        "vectors_complete",
+        "where",
+        "write_mark",
+        "written_since",
+    }
+)
+#: the memory tables and their side tables (full-text index, vectors, vector files)
+MEMORY_TABLES = frozenset({"memories", "memory_fts", "embeddings", "vector_files", "vector_tombstones"})
+#: what else the memories migrations create: the audit chain, the activity clock, the meta table
+OTHER_MEMORY_MIGRATION_TABLES = frozenset({"activity", "audit_heads", "audit_log", "remnant_meta"})
+LEDGER = "src/remnant/engine/ledger.py"
+WRITERS_ALLOWED = (
+    "src/remnant/store/",  # the backends, their migrations, export and import
+    LEDGER,
+    "src/remnant/bench/forgetting.py",  # loads a million fixture rows to time the sweep's SQL
+    "src/remnant/bench/postgres.py",  # loads fixture rows and vectors to time vector search
+)
+_WRITE_SQL = re.compile(
+    r"\b(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|REPLACE\s+INTO|UPDATE(?:\s+ONLY)?|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)"
+    r"\s+[\"`]?(" + "|".join(sorted(MEMORY_TABLES)) + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _is_store(expr: ast.expr, aliases: set[str]) -> bool:
+    """``store``, ``x.store``, ``self._store``, ``pg_store`` … or a name bound to one of them."""
+    if isinstance(expr, ast.Name):
+        name = expr.id
+    elif isinstance(expr, ast.Attribute):
+        name = expr.attr
+    else:
+        return False
+    return name.lower().rstrip("_").endswith("store") or name in aliases
+
+
+def _store_aliases(tree: ast.AST) -> set[str]:
+    """Names assigned a store expression (``s = ledger.store``), so an alias is no way around."""
+    out: set[str] = set()
+    for _ in range(2):  # an alias of an alias
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                value = node.value
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if value is not None and _is_store(value, out):
+                    out.update(t.id for t in targets if isinstance(t, ast.Name))
+    return out
+
+
+def _strings(tree: ast.AST) -> list[tuple[int, str]]:
+    """Every string literal (and the literal parts of an f-string), with its line."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.append((node.lineno, node.value))
+        elif isinstance(node, ast.JoinedStr):
+            text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+            out.append((node.lineno, text))
+    return out
+
+
+def find_memory_writes(src: Path = SRC, allowed: tuple[str, ...] = WRITERS_ALLOWED) -> list[Offence]:
+    """Calls of the stores' memory-writing methods, and SQL that writes the memory tables, outside
+    the ledger and the store package."""
+    offences: list[Offence] = []
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src.parents[1]).as_posix()
+        if any(rel == a or (a.endswith("/") and rel.startswith(a)) for a in allowed):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        aliases = _store_aliases(tree)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in MEMORY_WRITES
+                and _is_store(node.func.value, aliases)
+            ):
+                offences.append(Offence(rel, node.lineno, ast.unparse(node.func)))
+        for line, text in _strings(tree):
+            m = _WRITE_SQL.search(text)
+            if m:
+                offences.append(Offence(rel, line, f"SQL {m.group(0)!r}"))
+    return sorted(set(offences), key=lambda o: (o.path, o.line, o.expr))
+
+
+def test_the_writer_check_flags_what_it_should(tmp_path: Path) -> None:
+    pkg = tmp_path / "src" / "remnant"
+    (pkg / "store").mkdir(parents=True)
+    (pkg / "engine").mkdir()
+    (pkg / "store" / "sqlite.py").write_text(
+        "def f(store, c):\n    store.delete([])\n    c.execute('DELETE FROM memories')\n"
+    )
+    (pkg / "engine" / "ledger.py").write_text("def f(self):\n    self.store.update(r)\n")
+    (pkg / "engine" / "policy.py").write_text(
+        "def f(ledger, engine, rows, t):\n"
+        "    ledger.store.update(rows)\n"
+        "    s = ledger.store\n"
+        "    s.set_status(None)\n"
+        "    engine.store.put_embeddings([])\n"
+        "    rows.update({})\n"  # a dict
+        "    ledger.save(rows)\n"  # the ledger's own verb
+        "    ledger.store.get_many([])\n"  # a read
+        "    rows.execute(f'UPDATE memories SET status = {t}')\n"
+        "    rows.execute('insert into memory_fts (rowid) values (1)')\n"
+        "    rows.execute('DELETE FROM vault_entries')\n"  # not a memory table
+    )
+    got = [str(o) for o in find_memory_writes(pkg, ("src/remnant/store/", "src/remnant/engine/ledger.py"))]
+    assert got == [
+        "src/remnant/engine/policy.py:2  ledger.store.update",
+        "src/remnant/engine/policy.py:4  s.set_status",
+        "src/remnant/engine/policy.py:5  engine.store.put_embeddings",
+        "src/remnant/engine/policy.py:9  SQL 'UPDATE memories'",
+        "src/remnant/engine/policy.py:10  SQL 'insert into memory_fts'",
+    ], got
+
+
+def test_only_the_ledger_writes_memories() -> None:
+    """No module but the ledger (and the store package) changes a memory: see the block comment."""
+    offences = find_memory_writes()
+    assert not offences, "\n".join(
+        ["memory writes outside remnant.engine.ledger (add a Ledger method instead):", *map(str, offences)]
+    )
+
+
+def _store_methods() -> set[str]:
+    out: set[str] = set()
+    for name in ("base.py", "sql.py", "sqlite.py", "postgres.py"):
+        tree = ast.parse((SRC / "store" / name).read_text(encoding="utf-8"))
+        for cls in tree.body:
+            if isinstance(cls, ast.ClassDef) and cls.name.endswith("Store"):
+                out.update(
+                    f.name
+                    for f in cls.body
+                    if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and not f.name.startswith("_")
+                )
+    return out
+
+
+def test_every_store_method_is_sorted_into_writes_or_not() -> None:
+    """The list of memory-writing methods cannot fall behind the stores: a new public method of a
+    store is either one of them or named among the others."""
+    methods = _store_methods()
+    unsorted = methods - MEMORY_WRITES - OTHER_STORE_METHODS
+    assert not unsorted, f"store methods in neither MEMORY_WRITES nor OTHER_STORE_METHODS: {sorted(unsorted)}"
+    assert methods >= MEMORY_WRITES, sorted(MEMORY_WRITES - methods)
+    assert not MEMORY_WRITES & OTHER_STORE_METHODS
+
+
+def test_every_memory_table_is_known() -> None:
+    """The memory tables the SQL check looks for are the ones the memories migrations create."""
+    created: set[str] = set()
+    for sql in (SRC / "store" / "migrations" / "memories").rglob("*.sql"):
+        created.update(
+            m.lower()
+            for m in re.findall(
+                r"CREATE\s+(?:VIRTUAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", sql.read_text(), re.I
+            )
+        )
+    assert created == MEMORY_TABLES | OTHER_MEMORY_MIGRATION_TABLES, sorted(created)
+
+
+def test_a_retriever_without_the_declared_members_is_refused() -> None:
+    """The ledger reads the retriever's declared members (no getattr probes): one that lacks them
+    is refused when the engine is built, with what it lacks, not on its first write."""
+    import pytest
+
+    from remnant.core.clock import ManualClock
+    from remnant.core.decay import DecayConfig
+    from remnant.engine.ledger import Ledger
+    from remnant.engine.seams import LexicalRetriever
+    from remnant.store.sqlite import SQLiteStore
+
+    class Old:  # the protocol before embedder and index_text were declared
+        def search(self, engine: object, query: str, flt: object, limit: int) -> list[tuple[str, float]]:
+            return []
+
+        def on_write(self, engine: object, ids: object) -> None: ...
+
+        def on_delete(self, engine: object, ids: object) -> None: ...
+
+    from datetime import UTC, datetime
+
+    store = SQLiteStore(":memory:")
+    try:
+        kw = {"clock": ManualClock(datetime(2025, 1, 1, tzinfo=UTC)), "decay": DecayConfig(), "tenant": "t"}
+        Ledger(store, retriever=LexicalRetriever(), **kw)  # type: ignore[arg-type]
+        with pytest.raises(
+            TypeError,
+            match="lacks embedder, text_embedder, index_text, neighbour_window, vectors_hold_context ",
+        ):
+            Ledger(store, retriever=Old(), **kw)  # type: ignore[arg-type]
+    finally:
+        store.close()

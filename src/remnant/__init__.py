@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from remnant.core.errors import (
         ConfirmationRequired,
         ConflictError,
+        MissingExtraError,
         NotFoundError,
         RemnantError,
         SchemaTooNewError,
@@ -64,6 +65,7 @@ _EXPORTS = {
     "Memory": "remnant.config",
     "MemoryFilter": "remnant.store",
     "MemoryRecord": "remnant.core.model",
+    "MissingExtraError": "remnant.core.errors",
     "NotFoundError": "remnant.core.errors",
     "RecallResult": "remnant.engine",
     "RemnantError": "remnant.core.errors",
@@ -115,6 +117,7 @@ __all__ = [
     "Memory",
     "MemoryFilter",
     "MemoryRecord",
+    "MissingExtraError",
     "NotFoundError",
     "RecallResult",
     "RemnantError",

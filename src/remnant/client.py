@@ -27,15 +27,12 @@ This module speaks HTTP only: it imports no server code.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar, Unpack
-
-import httpx
 
 from remnant.core.audit import AuditEntry, ChainVerification
 from remnant.core.errors import (
@@ -51,8 +48,10 @@ from remnant.core.errors import (
     TransientConflict,
     ValidationError,
 )
+from remnant.core.extras import needs
 from remnant.core.limits import DEFAULT_RECALL_LIMIT
 from remnant.core.model import Kind, MemoryRecord, Status, record_from_fields
+from remnant.core.settings import read
 from remnant.engine.options import Message, RecallFilters, UpdateOptions, WriteItem, WriteOptions
 from remnant.engine.results import (
     AddResult,
@@ -67,6 +66,9 @@ from remnant.engine.results import (
     SweepStep,
 )
 from remnant.store.base import UserSummary
+
+with needs("remnant.Client", "client"):
+    import httpx
 
 __all__ = ["DEFAULT_URL", "AsyncClient", "Client"]
 
@@ -510,7 +512,7 @@ def _seg(memory_id: str) -> str:
 
 
 def _headers(api_key: str | None, extra: Mapping[str, str] | None) -> dict[str, str]:
-    key = api_key if api_key is not None else os.environ.get("REMNANT_API_KEY") or None
+    key = api_key if api_key is not None else read("REMNANT_API_KEY")
     headers = {"Accept": "application/json", "User-Agent": "remnant-python-client"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
@@ -581,7 +583,7 @@ class Client:
         transport: httpx.BaseTransport | None = None,
         retries: int = 2,
     ) -> None:
-        self.base_url = (base_url or os.environ.get("REMNANT_URL") or DEFAULT_URL).rstrip("/")
+        self.base_url = (base_url or read("REMNANT_URL") or DEFAULT_URL).rstrip("/")
         self.retries = _check_retries(retries)
         self._http = httpx.Client(
             base_url=self.base_url, headers=_headers(api_key, headers), timeout=timeout, transport=transport
@@ -820,7 +822,7 @@ class AsyncClient:
         transport: httpx.AsyncBaseTransport | None = None,
         retries: int = 2,
     ) -> None:
-        self.base_url = (base_url or os.environ.get("REMNANT_URL") or DEFAULT_URL).rstrip("/")
+        self.base_url = (base_url or read("REMNANT_URL") or DEFAULT_URL).rstrip("/")
         self.retries = _check_retries(retries)
         self._http = httpx.AsyncClient(
             base_url=self.base_url, headers=_headers(api_key, headers), timeout=timeout, transport=transport

@@ -7,11 +7,14 @@ The CLI, the server, MCP and the assistant open it the same way. Each layer has 
 (``privacy=False``, ``embedder=None``, ``ingestor=None``); the bare engine is
 :class:`remnant.engine.Memory` (also ``Memory.minimal(...)``).
 
-Arguments left out come from the environment, so one set of variables configures every entry point:
+Arguments left out come from the environment, so one set of variables configures every entry point
+(every switch, typed and documented, is in :mod:`remnant.core.settings`, re-exported here as
+:class:`Settings` / :data:`SWITCHES`; ``remnant config`` shows what is in force; docs/configuration.md):
 
 - ``REMNANT_DB`` / ``REMNANT_DB_URL``: the store (a SQLite path or a ``postgresql://`` URL).
 - ``REMNANT_PRIVACY``: ``on`` (default: redact personal data into the encrypted vault before it is
-  stored), ``off``, or ``required`` (fail if the privacy layer is not installed).
+  stored), ``off``, or ``required`` (the same as ``on`` now that the privacy layer is part of the
+  install: with its packages missing, either fails before anything is written).
 - ``REMNANT_VAULT_KEY`` / ``REMNANT_VAULT_KEY_FILE``: the vault key. With neither set, a key file is
   created next to a SQLite database (``<db>.vault-key``, mode 0600) on first use; an in-memory
   database (``":memory:"``) gets a key that lives, like its vault, as long as the process.
@@ -37,7 +40,12 @@ from typing import Any
 
 from remnant.core.clock import Clock
 from remnant.core.decay import DecayConfig
-from remnant.core.errors import StoreError, ValidationError
+from remnant.core.errors import MissingExtraError, StoreError, ValidationError
+from remnant.core.extras import missing_module
+from remnant.core.settings import SWITCHES as SWITCHES  # re-exported: the settings live in core
+from remnant.core.settings import Settings as Settings
+from remnant.core.settings import Switch as Switch
+from remnant.core.settings import is_set, read
 from remnant.embed.base import Embedder
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.memory import Memory as Engine
@@ -51,12 +59,12 @@ log = logging.getLogger("remnant.config")
 
 def decay_from_env() -> DecayConfig:
     kwargs: dict[str, Any] = {}
-    if os.environ.get("REMNANT_RECALL_THRESHOLD"):
-        kwargs["recall_threshold"] = float(os.environ["REMNANT_RECALL_THRESHOLD"])
-    if os.environ.get("REMNANT_DECAY_CURVE"):
-        kwargs["curve"] = os.environ["REMNANT_DECAY_CURVE"]
-    if os.environ.get("REMNANT_DECAY_CLOCK"):
-        kwargs["clock_mode"] = os.environ["REMNANT_DECAY_CLOCK"]
+    if (threshold := read("REMNANT_RECALL_THRESHOLD")) is not None:
+        kwargs["recall_threshold"] = threshold
+    if (curve := read("REMNANT_DECAY_CURVE")) is not None:
+        kwargs["curve"] = curve
+    if (clock_mode := read("REMNANT_DECAY_CLOCK")) is not None:
+        kwargs["clock_mode"] = clock_mode
     return DecayConfig(**kwargs)
 
 
@@ -90,10 +98,10 @@ def _key_lines(path: Path, what: str) -> list[str]:
 def audit_key(store: Store, *, create: bool = True) -> bytes | None:
     """The audit-signing key: ``REMNANT_AUDIT_KEY``, ``REMNANT_AUDIT_KEY_FILE``, else ``<db>.audit-key``
     beside a SQLite database (created with ``create``); None for a server database without one."""
-    value = os.environ.get(AUDIT_KEY_ENV, "").strip()
+    value = read(AUDIT_KEY_ENV)
     if value:
-        return value.encode("utf-8")
-    path = os.environ.get(AUDIT_KEY_FILE_ENV, "").strip()
+        return str(value).encode("utf-8")
+    path = read(AUDIT_KEY_FILE_ENV)
     if path:
         return _key_lines(Path(path), "audit key")[0].encode("utf-8")
     key_file = audit_key_file(store)
@@ -119,7 +127,7 @@ def vault_key_ids(store: Store) -> set[str]:
     from remnant.privacy import Keyring
     from remnant.privacy.keys import KEY_ENV, KEY_FILE_ENV
 
-    if os.environ.get(KEY_ENV) or os.environ.get(KEY_FILE_ENV):
+    if is_set(KEY_ENV, KEY_FILE_ENV):
         return set(Keyring.from_env().keys)
     key_file = vault_key_file(store)
     if key_file is None or not key_file.exists():
@@ -139,7 +147,7 @@ def carry_key_files(source: Store, target: Store) -> list[Path]:
         (audit_key_file(source), audit_key_file(target), (AUDIT_KEY_ENV, AUDIT_KEY_FILE_ENV), "audit key")
     )
     for src, dst, env, what in pairs:
-        if any(os.environ.get(e) for e in env) or src is None or dst is None:
+        if is_set(*env) or src is None or dst is None:
             continue
         if src.exists() and not dst.exists():
             _create_key_file(dst, _key_lines(src, what)[0], what=what)
@@ -153,7 +161,7 @@ PRIVACY_MODES = ("on", "off", "required")
 def privacy_mode(privacy: bool | str | None = None) -> str:
     """``on``, ``off`` or ``required``: ``privacy`` if given, else ``REMNANT_PRIVACY`` (default on)."""
     if privacy is None:
-        privacy = os.environ.get("REMNANT_PRIVACY", "on")
+        privacy = str(read("REMNANT_PRIVACY"))
     if isinstance(privacy, bool):
         return "on" if privacy else "off"
     mode = str(privacy).strip().lower()
@@ -173,7 +181,7 @@ def dedup_mode(dedup: bool | None = None) -> bool:
     """Whether repeated writes are deduplicated: ``dedup`` if given, else ``REMNANT_DEDUP`` (default on)."""
     if dedup is not None:
         return bool(dedup)
-    mode = os.environ.get(DEDUP_ENV, "on").strip().lower()
+    mode = str(read(DEDUP_ENV)).lower()
     if mode in ("on", "1", "true", "yes", ""):
         return True
     if mode in ("off", "0", "false", "no"):
@@ -181,24 +189,34 @@ def dedup_mode(dedup: bool | None = None) -> bool:
     raise ValidationError(f"{DEDUP_ENV} must be 'on' or 'off', got {mode!r}")
 
 
+# What redaction and the vault import, lazily, deep inside remnant.privacy: checked before a
+# database or a key file is made, so a broken install fails first instead of half-way.
+PRIVACY_MODULES = ("remnant.privacy", "cryptography", "phonenumbers", "stdnum")
+
+
+def check_privacy_installed() -> None:
+    """Raise :class:`MissingExtraError` when the packages redaction and the vault need are missing
+    (they come with ``pip install remnant``). Privacy stays on: switch it off by name
+    (``privacy=False`` / ``REMNANT_PRIVACY=off``) rather than storing personal data unnoticed."""
+    missing = missing_module(*PRIVACY_MODULES)
+    if missing is not None:
+        raise MissingExtraError(
+            "redaction and the vault (REMNANT_PRIVACY=off stores text as given)", "", missing
+        )
+
+
 def build_redactor(store: Store, privacy: bool | str | None = None) -> Redactor | None:
-    """The privacy layer for ``store``, or ``None`` when it is switched off or not installed."""
+    """The privacy layer for ``store``, or ``None`` when it is switched off; its packages missing
+    (a broken install) is a :class:`MissingExtraError`, before any key file is written."""
     mode = privacy_mode(privacy)
     if mode == "off":
         return None
-    try:
-        from remnant.privacy import Keyring, PrivacyPolicy
-        from remnant.privacy import Redactor as PrivacyRedactor
-        from remnant.privacy.keys import KEY_ENV, KEY_FILE_ENV, generate_key
-    except ImportError as exc:  # the privacy extra is optional; say so instead of storing silently
-        if mode == "required":
-            raise StoreError(
-                "REMNANT_PRIVACY=required but the privacy layer is not installed: "
-                "pip install 'remnant[privacy]'"
-            ) from exc
-        log.warning("privacy layer not installed (%s): personal data will NOT be redacted", exc)
-        return None
-    if os.environ.get(KEY_ENV) or os.environ.get(KEY_FILE_ENV):
+    check_privacy_installed()
+    from remnant.privacy import Keyring, PrivacyPolicy
+    from remnant.privacy import Redactor as PrivacyRedactor
+    from remnant.privacy.keys import KEY_ENV, KEY_FILE_ENV, generate_key
+
+    if is_set(KEY_ENV, KEY_FILE_ENV):
         keyring = Keyring.from_env()
     elif _in_memory(store):
         # the vault lives and dies with the process's in-memory database: so does its key
@@ -262,7 +280,7 @@ def _create_key_file(key_file: Path, key: str, *, what: str = "vault key") -> No
 def default_audit_key(store: Store) -> bytes | None:
     """The product's audit-signing key (:func:`audit_key`); an in-memory database gets one for the
     process's lifetime, and a server database without one says that its log is unsigned."""
-    if _in_memory(store) and not (os.environ.get(AUDIT_KEY_ENV) or os.environ.get(AUDIT_KEY_FILE_ENV)):
+    if _in_memory(store) and not is_set(AUDIT_KEY_ENV, AUDIT_KEY_FILE_ENV):
         return secrets.token_urlsafe(32).encode("utf-8")
     key = audit_key(store)
     if key is None:
@@ -323,6 +341,8 @@ class Memory(Engine):
         **engine_options: Any,
     ) -> None:
         owned = store is None
+        if redactor is DEFAULT and privacy_mode(privacy) != "off":
+            check_privacy_installed()  # before open_store creates the database file
         store = store if store is not None else open_store(db)
         try:
             if redactor is DEFAULT:
@@ -331,8 +351,8 @@ class Memory(Engine):
                 retriever = build_retriever(embedder)
             # shared with the models below: the model itself (a retriever whose vectors pair a turn
             # with the one before it offers it as ``text_embedder``)
-            recall_embedder = getattr(retriever, "text_embedder", None) or getattr(
-                retriever, "embedder", None
+            recall_embedder = (
+                (retriever.text_embedder or retriever.embedder) if retriever is not None else None
             )
             if ingestor is DEFAULT:
                 ingestor = build_ingestor(recall_embedder)
@@ -358,7 +378,7 @@ class Memory(Engine):
             if owned:  # a store we were handed (the server's shared one) stays open for its other users
                 store.close()
             raise
-        pool = os.environ.get("REMNANT_POOL", "").strip()
+        pool = read("REMNANT_POOL")
         if pool and Path(pool).is_file():
             self.derived_checks["training_pool"] = lambda probes: _pool_rows_holding(pool, probes)
 
@@ -396,8 +416,8 @@ SALIENCE_ENV = "REMNANT_SALIENCE"
 ATTRIBUTES_ENV = "REMNANT_ATTRIBUTES"
 
 
-def _model_or_rules(env: str, default: str = "model") -> str:
-    mode = os.environ.get(env, default).strip().lower() or default
+def _model_or_rules(env: str) -> str:
+    mode = str(read(env)).lower()
     if mode not in ("model", "rules"):
         raise ValidationError(f"{env} must be 'model' or 'rules', got {mode!r}")
     return mode
@@ -417,12 +437,12 @@ def build_contradictions(embedder: Any = None) -> ContradictionPolicy:
     from remnant.engine.forgetting.attribute_model import AttributeClassifier
     from remnant.engine.forgetting.pair_model import PairJudge
 
-    mode = os.environ.get(ATTRIBUTES_ENV, "rules").strip().lower() or "rules"
+    mode = str(read(ATTRIBUTES_ENV)).lower()
     if mode not in ("rules", "model", "pairs"):
         raise ValidationError(f"{ATTRIBUTES_ENV} must be 'rules', 'model' or 'pairs', got {mode!r}")
     if mode == "rules":
         return ContradictionPolicy()
-    threads = int(os.environ.get("REMNANT_EMBED_THREADS", "2"))
+    threads = int(read("REMNANT_EMBED_THREADS"))
     classifier = AttributeClassifier(embedder, threads=threads)
     if mode == "pairs":
         return ContradictionPolicy(pairs=PairJudge(embedder, threads=threads, classifier=classifier))
@@ -440,7 +460,7 @@ def build_ingestor(embedder: Any = None) -> Ingestor:
 
     if _model_or_rules(SALIENCE_ENV) == "rules":
         return RuleIngestor()
-    threads = int(os.environ.get("REMNANT_EMBED_THREADS", "2"))
+    threads = int(read("REMNANT_EMBED_THREADS"))
     return RuleIngestor(embedder=embedder, salience_embedders=("e5-small", "minilm"), threads=threads)
 
 

@@ -111,7 +111,7 @@ def test_model_mismatch_is_refused_and_missing_vectors_are_backfilled(tmp_path):
     other = make(path, ManualClock(T0), "hybrid", "minilm")
     with pytest.raises(EmbeddingModelMismatch, match="expected vectors from 'all-MiniLM"):
         other.recall("vectors", user_id="ana", touch=False)
-    assert other.retriever.reembed(other, "ana") == 1
+    assert other.reembed("ana") == 1
     assert contents(other.recall("vectors", user_id="ana", touch=False))
     other.close()
 

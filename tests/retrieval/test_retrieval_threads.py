@@ -71,6 +71,6 @@ def test_the_vector_half_beside_the_lexical_half_ranks_the_same(tmp_path: Path) 
                 id=new_id(), user_id="ana", content="sourdough bread starter", created_at=clock.now()
             )
             mem.store.insert(own)
-            retriever.on_write(mem, [own.id])
+            retriever.on_write(mem.ledger, [own.id])
             inside = mem.recall("sourdough", user_id="ana", touch=False, hints=False).hits
             assert [h.memory.id for h in inside] == [own.id]

@@ -59,7 +59,7 @@ def test_missing_vectors_are_backfilled_and_a_foreign_model_is_refused(pg_url: s
     try:
         with pytest.raises(EmbeddingModelMismatch, match="expected vectors from 'all-MiniLM"):
             other.recall("vectors", user_id="ana", touch=False)
-        assert other.retriever.reembed(other, "ana") == 1
+        assert other.reembed("ana") == 1
         assert other.recall("vectors", user_id="ana", touch=False).hits
     finally:
         other.close()

@@ -213,7 +213,7 @@ def test_purge_and_erase_leave_no_vector_byte_beside_the_database(tmp_path: Path
     # re-embedding moves a vector to a new slot: the old slot is erased as well
     bob = [r for r in recs if r.user_id == "bob"]
     old = _vector_bytes(path, bob[0].id)
-    mem.retriever.reembed(mem, "bob")  # type: ignore[attr-defined]
+    mem.reembed("bob")
     report = mem.erase_user("ana")
     assert report.checks.get("file_bytes", 0) == 0
     blob = _file_bytes(path)

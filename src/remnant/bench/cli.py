@@ -70,6 +70,7 @@ _SUITE_CHOICES = (
     "paraphrase",
     "expiry",
     "duplicates",
+    "timelines",
 )
 
 
@@ -112,7 +113,7 @@ _SUITE_CHOICES = (
     default="auto",
     show_default=True,
     help="Embedder for Remnant's recall (REMNANT_EMBEDDER): 'none' is lexical recall. 'auto': the product's "
-    "embedder (e5-small) for the suites that measure its meaning match (forget_requests), lexical for the "
+    "embedder (e5-small) for the suites that measure its meaning match (forget_requests, timelines), lexical for the "
     "others, which measure forgetting (recall quality is `remnant bench locomo`; e5-small embeds every "
     "simulated write, much slower).",
 )
@@ -121,7 +122,7 @@ _SUITE_CHOICES = (
     "data",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A case file (JSON Lines, the suite's schema) in place of the held-out cases; expiry, "
-    "forget_requests and supersession only, e.g. tests/extract/dev_expiry.jsonl, "
+    "forget_requests, supersession and timelines only, e.g. tests/extract/dev_expiry.jsonl, "
     "tests/forgetting/dev_forget_requests_3.jsonl, tests/forgetting/dev_supersession_3.jsonl.",
 )
 def eval_cmd(

@@ -204,6 +204,7 @@ def run_bench(
     users: int = 20,
     processes: int = 1,
 ) -> dict[str, Any]:
+    from remnant.core.settings import is_set
     from remnant.privacy.keys import KEY_ENV, KEY_FILE_ENV, generate_key
     from remnant.server.auth import KeyStore
 
@@ -214,7 +215,7 @@ def run_bench(
     key = ks.create("bench", ["read", "write"], "bench").secret
     ks.close()
     env: dict[str, str] = {}
-    if "://" in db and not (os.environ.get(KEY_ENV) or os.environ.get(KEY_FILE_ENV)):
+    if "://" in db and not is_set(KEY_ENV, KEY_FILE_ENV):
         env[KEY_ENV] = generate_key()  # a server database has no file to keep a generated key beside
     procs: list[subprocess.Popen[bytes]] = []
     codes: list[int] = []

@@ -26,6 +26,7 @@ _LAYERS = {
     "export": "remnant.cli.transfer:export_cmd",
     "import": "remnant.cli.transfer:import_cmd",
     "migrate": "remnant.cli.transfer:migrate",
+    "config": "remnant.cli.settings:config_cmd",
 }
 
 # Plug-ins (the ``bench`` and ``eval`` commands, third-party commands) are found through this

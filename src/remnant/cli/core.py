@@ -18,6 +18,7 @@ from remnant.core.model import Kind, MemoryRecord, Status
 
 if TYPE_CHECKING:
     from remnant.cli.remote import Remote
+    from remnant.client import Client
     from remnant.engine.memory import Memory
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -30,12 +31,21 @@ class Ctx:
         self.url = url
         self._memory: Memory | None = None
         self._remote: Remote | None = None
+        self._client: Client | None = None
 
     def memory(self, *, models: bool = True, create: bool = False) -> Memory:
         """The engine on --db. ``models=False`` (commands that only read or show what is stored)
         loads no embedder, no PII detector and no ingestor: startup stays a fraction of a second.
         Only commands that write pass ``create``: a read of a mistyped path fails clearly instead
         of leaving a folder, an empty database and a vault key."""
+        if self.url:
+            # never the local database behind the back of someone who named a server
+            current = click.get_current_context(silent=True)
+            name = current.command_path if current is not None else "this command"
+            raise click.UsageError(
+                f"`{name}` works on a local database only and does not go through --url {self.url} "
+                "(REMNANT_URL); run it on the server's machine, or unset --url / REMNANT_URL"
+            )
         if self._memory is None:
             from remnant.config import Memory as Product
             from remnant.store import check_target
@@ -44,6 +54,26 @@ class Ctx:
             check_target(self.db, create=create)
             self._memory = Product(self.db, tenant=self.tenant, **light)
         return self._memory
+
+    def engine(self, *, models: bool = True, create: bool = False) -> Memory | Client:
+        """What a verb acts on: the server at --url through :class:`remnant.Client` (the same verbs
+        as the engine's) when one is given, else the local database (:meth:`memory`)."""
+        if not self.url:
+            return self.memory(models=models, create=create)
+        if self._client is None:
+            from remnant.core.extras import require
+
+            require("remnant --url", "client", "httpx")
+            from remnant.client import Client
+
+            self._client = Client(self.url)
+        return self._client
+
+    def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+        if self._client is not None:
+            self._client.close()
 
     def remote(self) -> Remote | None:
         """The server at --url / REMNANT_URL, when one is given: commands go through its REST API
@@ -97,6 +127,17 @@ class LazyGroup(click.Group):
             command = self.commands.get(cmd_name)
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """A missing optional part (``remnant serve`` without the server extra) is one line naming
+        the extra to install and exit code 1, not a traceback, wherever in the command it shows."""
+        from remnant.core.errors import MissingExtraError
+
+        try:
+            return super().invoke(ctx)
+        except MissingExtraError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(1)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._plugins()
         for name in list(self.lazy):
@@ -121,9 +162,9 @@ class LazyGroup(click.Group):
     "--url",
     envvar="REMNANT_URL",
     metavar="URL",
-    help="A running `remnant serve` (e.g. http://127.0.0.1:8420): remember, recall, list, show, stats "
-    "and audit go through its REST API, loading nothing here; the key from REMNANT_API_KEY "
-    "[env REMNANT_URL].",
+    help="A running `remnant serve` (e.g. http://127.0.0.1:8420): every command that reads or changes "
+    "memories goes through its REST API, loading nothing here and never touching a local database; "
+    "the others refuse. The key from REMNANT_API_KEY [env REMNANT_URL].",
 )
 @click.version_option(package_name="remnant")
 @click.pass_context
@@ -135,7 +176,7 @@ def cli(ctx: click.Context, db: str | None, tenant: str, url: str | None) -> Non
     and every act of forgetting is audited.
     """
     ctx.obj = Ctx(db, tenant, url)
-    ctx.call_on_close(lambda: ctx.obj._memory.close() if ctx.obj._memory else None)
+    ctx.call_on_close(ctx.obj.close)
 
 
 def json_option(f: F) -> F:
@@ -179,6 +220,12 @@ def _fmt_time(value: datetime | None) -> str:
 def bar(strength: float, width: int = 20) -> str:
     filled = max(0, min(width, round(strength * width)))
     return "█" * filled + "░" * (width - filled)
+
+
+def strength_of(mem: Memory | Client, r: MemoryRecord) -> float | None:
+    """A memory's strength now: the engine computes it; a server's answer is printed without one."""
+    measure = getattr(mem, "strength_of", None)
+    return float(measure(r)) if measure is not None else None
 
 
 def describe_record(r: MemoryRecord, strength: float | None = None) -> str:
@@ -316,7 +363,7 @@ def add(
             messages.extend(_read_messages(file.read()))
         if not messages:
             raise ValidationError("give messages in FILE (or - for stdin) or with --content")
-        mem = obj.memory(create=True)
+        mem = obj.engine(create=True)
         res = mem.add(
             messages,
             user_id=user_id,
@@ -331,7 +378,7 @@ def add(
             for r in res.episodes:
                 why = ", ".join(res.reasons.get(r.id, [])) or "-"
                 lines.append(f"episode {r.id}  importance {r.importance:.2f} ({why})\n    {r.content}")
-            lines.extend(f"fact    {describe_record(r, mem.strength_of(r))}" for r in res.facts)
+            lines.extend(f"fact    {describe_record(r, strength_of(mem, r))}" for r in res.facts)
             lines.append(f"stored {len(res.episodes)} episode(s) and {len(res.facts)} fact(s)")
             return "\n".join(lines)
 
@@ -415,7 +462,7 @@ def update(
             changes["ttl"] = ttl
         if no_expiry:
             changes["expires_at"] = None
-        mem = obj.memory()
+        mem = obj.engine()
         r = mem.update(memory_id, **changes)
         emit(r.to_dict(), as_json, lambda: f"updated {r.id} ({', '.join(sorted(changes))})")
 
@@ -605,9 +652,10 @@ def _simple(name: str, method: str, help_text: str) -> None:
     @click.pass_obj
     def command(obj: Ctx, memory_id: str, as_json: bool) -> None:
         with errors():
-            mem = obj.memory()
+            mem = obj.engine()
             r = getattr(mem, method)(memory_id)
-            emit(r.to_dict(), as_json, lambda: f"{name}: {r.id} (strength {mem.strength_of(r):.2f})")
+            s = strength_of(mem, r)
+            emit(r.to_dict(), as_json, f"{name}: {r.id}" + (f" (strength {s:.2f})" if s is not None else ""))
 
     command.__doc__ = help_text
     cli.command(name=name)(command)
@@ -627,7 +675,7 @@ _simple("unhide", "unhide", "Restore a hidden memory.")
 def hide(obj: Ctx, memory_ids: tuple[str, ...], reason: str, as_json: bool) -> None:
     """Hide memories (reversible with unhide)."""
     with errors():
-        ids = obj.memory().hide(list(memory_ids), reason=reason)
+        ids = obj.engine().hide(list(memory_ids), reason=reason)
         emit({"hidden": ids}, as_json, f"hidden {len(ids)}")
 
 
@@ -642,7 +690,7 @@ def purge(obj: Ctx, memory_ids: tuple[str, ...], force: bool, yes: bool, as_json
     with errors():
         if not yes and sys.stdin.isatty():
             click.confirm(f"Purge {len(memory_ids)} memories for good?", abort=True)
-        n = obj.memory().purge(list(memory_ids), force=force)
+        n = obj.engine().purge(list(memory_ids), force=force)
         emit({"purged": n}, as_json, f"purged {n}")
 
 
@@ -659,11 +707,36 @@ def purge(obj: Ctx, memory_ids: tuple[str, ...], force: bool, yes: bool, as_json
 def forget(
     obj: Ctx, target: str, user_id: str | None, hard: bool, dry_run: bool, confirm: bool, as_json: bool
 ) -> None:
-    """Forget a memory by id, or by a request in words: remnant forget "forget my phone number" -u ana."""
+    """Forget a memory by id, or by a request in words: remnant forget "forget my phone number" -u ana.
+
+    Prints what matched and what was done in a few lines; --json prints the whole answer (the
+    request as understood, every match, the vault entries forgotten, the audit entry)."""
     with errors():
-        result = obj.memory().forget(target, user_id=user_id, hard=hard, dry_run=dry_run, confirm=confirm)
-        data = result.to_dict()
-        emit(data, as_json, lambda: json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        result = obj.engine().forget(target, user_id=user_id, hard=hard, dry_run=dry_run, confirm=confirm)
+        emit(result.to_dict(), as_json, lambda: _forget_summary(result))
+
+
+def _forget_summary(result: Any) -> str:
+    """A few lines: what matched and what was done (``--json`` prints the whole answer)."""
+    verb = (
+        "would " + result.action if result.dry_run else {"hide": "hidden", "purge": "purged"}[result.action]
+    )
+    lines = [result.message] if result.message else []
+    for m in result.matches[:10]:
+        what = f"  {m.content}" if m.content else ""
+        lines.append(f"  {m.id}  {m.kind}{f' [{m.key}]' if m.key else ''}  ({m.why}){what}")
+    if len(result.matches) > 10:
+        lines.append(f"  … and {len(result.matches) - 10} more (--json lists them all)")
+    done = len(result.matches) if result.dry_run else len(result.forgotten)
+    tail = f"{'matched' if result.dry_run else verb} {done} of {result.total_memories} memories"
+    if result.dry_run:
+        tail += f" ({verb}; nothing changed)"
+    if result.rewritten:
+        tail += f", {len(result.rewritten)} rewritten"
+    if result.skipped_pinned:
+        tail += f", {len(result.skipped_pinned)} pinned kept"
+    lines.append(tail)
+    return "\n".join(lines)
 
 
 @cli.command()
@@ -674,7 +747,7 @@ def forget(
 def history(obj: Ctx, user_id: str, key: str, as_json: bool) -> None:
     """Every value a key has had for a user, superseded ones included, oldest first."""
     with errors():
-        records = obj.memory(models=False).history(key, user_id=user_id)
+        records = obj.engine(models=False).history(key, user_id=user_id)
         emit(
             [r.to_dict() for r in records],
             as_json,
@@ -694,7 +767,8 @@ def reembed(obj: Ctx, user_id: str | None, as_json: bool) -> None:
     embedded), with a progress bar, instead of on each scope's first recall."""
     with errors():
         mem = obj.memory()
-        model = getattr(getattr(mem.retriever, "embedder", None), "model_id", None)
+        embedder = mem.retriever.embedder
+        model = embedder.model_id if embedder is not None else None
         if model is None:
             emit({"reembedded": 0, "model": None}, as_json, "recall has no embedder: nothing to embed")
             return
@@ -736,7 +810,7 @@ def stats(obj: Ctx, user_id: str | None, as_json: bool) -> None:
 def sweep(obj: Ctx, dry_run: bool, as_json: bool) -> None:
     """Run every forgetting policy once (expiry, fading, purges after grace, eviction)."""
     with errors():
-        report = obj.memory().sweep(dry_run=dry_run)
+        report = obj.engine().sweep(dry_run=dry_run)
         emit(
             report.to_dict(),
             as_json,
@@ -800,15 +874,15 @@ def audit(ctx: click.Context, user_id: str | None, action: str | None, limit: in
 def verify(obj: Ctx, anchor_path: str | None, as_json: bool) -> None:
     """Re-hash the audit chain and check its signatures; exit 1 if it was tampered with."""
     with errors():
-        mem = obj.memory(models=False)
         if anchor_path is None:
-            result = mem.verify_audit()
+            result = obj.engine(models=False).verify_audit()
             emit(result.to_dict(), as_json, lambda: _verdict(result))
             if not result.ok:
                 sys.exit(1)
             return
         from remnant.core.errors import ValidationError
 
+        mem = obj.memory(models=False)
         try:
             with click.open_file(anchor_path, encoding="utf-8") as fh:
                 anchor = json.load(fh)
@@ -865,7 +939,7 @@ def erase_user(obj: Ctx, user_id: str, yes: bool, as_json: bool) -> None:
     with errors():
         if not yes and sys.stdin.isatty():
             click.confirm(f"Erase every memory of {user_id!r} for good?", abort=True)
-        report = obj.memory().erase_user(user_id)
+        report = obj.engine().erase_user(user_id)
         emit(report.to_dict(), as_json, lambda: json.dumps(report.to_dict(), indent=2))
 
 
@@ -876,5 +950,5 @@ def erase_user(obj: Ctx, user_id: str, yes: bool, as_json: bool) -> None:
 def rehydrate(obj: Ctx, memory_id: str, as_json: bool) -> None:
     """Privileged: show a memory with its personal data restored from the vault (needs the key; audited)."""
     with errors():
-        text = obj.memory().rehydrate(memory_id)
+        text = obj.engine().rehydrate(memory_id)
         emit({"id": memory_id, "content": text}, as_json, text)

@@ -29,6 +29,9 @@ def render() -> str:
         "",
         "Generated from `--help` by `scripts/gen-cli-docs`; do not edit by hand.",
         "",
+        "The environment variables every command reads (`REMNANT_DB`, `REMNANT_URL`, the keys …) are "
+        "in one table in [configuration.md](configuration.md); `remnant config` shows what is in force.",
+        "",
     ]
     root = cli.make_context("remnant", [], resilient_parsing=True)
     for path, command in _walk(cli, ["remnant"]):

@@ -8,7 +8,6 @@ ValidationError, an unreachable server or a 5xx as StoreError.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from remnant.core.errors import NotFoundError, StoreError, ValidationError
@@ -21,14 +20,16 @@ class Remote:
         if not url.startswith(("http://", "https://")):
             raise ValidationError(f"--url must be an http:// or https:// address, not {url!r}")
         self.url = url.rstrip("/")
-        self.api_key = api_key if api_key is not None else os.environ.get(KEY_ENV)
+        from remnant.core.settings import read
+
+        self.api_key = api_key if api_key is not None else read(KEY_ENV)
         self.timeout = timeout
 
     def call(self, method: str, path: str, *, params: dict[str, Any] | None = None, body: Any = None) -> Any:
-        try:
+        from remnant.core.extras import needs
+
+        with needs("remnant --url", "client"):
             import httpx
-        except ImportError:
-            raise StoreError("--url needs httpx: pip install 'remnant[server]'") from None
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         query = {k: v for k, v in (params or {}).items() if v is not None}
         try:

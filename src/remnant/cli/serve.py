@@ -87,6 +87,10 @@ def serve(
     Create a key first with `remnant keys create --tenant NAME --scope read,write`, or run
     `remnant serve --no-auth` for a local single-user setup. The forgetting sweep runs inside.
     """
+    from remnant.core.extras import require
+
+    # before anything is opened or written: the one-line error names the extra to install
+    require("remnant serve", "server", "fastapi", "uvicorn", "mcp", load=True)
     db = db_opt or (obj.db if obj else None)
     tenant = obj.tenant if obj else "default"
     if mcp_stdio:
@@ -169,6 +173,9 @@ def openapi(output: str | None) -> None:
     The TypeScript client's copy is clients/typescript/openapi.json (a test checks it is fresh):
     remnant openapi -o clients/typescript/openapi.json
     """
+    from remnant.core.extras import require
+
+    require("remnant openapi", "server", "fastapi", load=True)
     from remnant.server.app import openapi_document
 
     with errors():

@@ -25,8 +25,10 @@ def data_dir() -> Path:
 
 
 def _default_file(env: str, name: str) -> str:
-    if os.environ.get(env):
-        return os.environ[env]
+    from remnant.core.settings import read
+
+    if value := read(env):
+        return str(value)
     path = data_dir() / name
     path.parent.mkdir(parents=True, exist_ok=True)
     return str(path)

@@ -20,6 +20,12 @@ def _db(ctx: click.Context, db: str | None) -> str | None:
     if db:
         return db
     obj = ctx.find_root().obj
+    if getattr(obj, "url", None):
+        # a server was named: never the local database behind its back
+        raise click.UsageError(
+            f"`{ctx.command_path}` works on a database, not through --url {obj.url} (REMNANT_URL): "
+            "name the database with its --db, or unset --url / REMNANT_URL"
+        )
     return getattr(obj, "db", None)
 
 

@@ -67,3 +67,22 @@ class ServiceError(RemnantError):
         super().__init__(message)
         self.code = code
         self.status = status
+
+
+class MissingExtraError(RemnantError, ImportError):
+    """An optional part of Remnant is used but its packages are not installed. The message names the
+    extra that installs them (``pip install 'remnant[server]'``); ``extra`` is that name (empty for
+    a package the base install should have brought) and ``missing`` the module that failed to import.
+    It is also an ``ImportError``, so code that falls back when an optional import fails still does."""
+
+    def __init__(self, what: str, extra: str, missing: str | None = None) -> None:
+        if extra:
+            message = f"{what} needs the '{extra}' extra: pip install 'remnant[{extra}]'"
+        else:
+            message = f"{what} needs packages that `pip install remnant` installs: reinstall remnant"
+        if missing:
+            message += f" (missing: {missing})"
+        super().__init__(message)
+        self.what = what
+        self.extra = extra
+        self.missing = missing

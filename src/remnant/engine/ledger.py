@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
+
 from remnant.core import decay as dk
 from remnant.core.audit import AuditDraft, AuditEntry, describe, key_ref
 from remnant.core.clock import Clock, ensure_aware
@@ -53,8 +55,10 @@ from remnant.engine.options import (
 from remnant.engine.results import Hit
 from remnant.engine.seams import (
     DocumentPreparer,
+    IndexText,
     PreparedText,
     PreparingRedactor,
+    QueryPreparer,
     Redactor,
     Retriever,
     vault_of,
@@ -156,6 +160,13 @@ class Ledger:
         self.clock = clock
         self.decay = decay
         self.tenant = tenant
+        if not isinstance(retriever, Retriever):  # the ledger reads its declared members directly
+            declared = [n for n in vars(Retriever) if not n.startswith("_")]
+            missing = [n for n in declared if not hasattr(retriever, n)]
+            raise TypeError(
+                f"{type(retriever).__name__} is not a Retriever: it lacks {', '.join(missing)} "
+                "(see remnant.engine.seams.Retriever; LexicalRetriever shows the defaults)"
+            )
         self.retriever = retriever
         self.redactor = redactor
         self.actor = actor
@@ -408,9 +419,8 @@ class Ledger:
             and str(o.get("kind", Kind.FACT)) in ("fact", "preference")
             and (p is not None or self.redactor is None or not o.get("redact", True))
         ]
-        prepare_queries = getattr(self.retriever, "prepare_queries", None)
-        if checked and callable(prepare_queries):
-            prepare_queries(checked)
+        if checked and isinstance(self.retriever, QueryPreparer):
+            self.retriever.prepare_queries(checked)
         return out
 
     def stored_text(self, content: object, opts: WriteOptions, prepared: PreparedText | None) -> str | None:
@@ -556,7 +566,7 @@ class Ledger:
         a repeat"), and comes back in the record's place with ``deduplicated`` set. The lookup and the
         reinforcement run in this same transaction."""
         now = self.now()
-        index_text = getattr(self.retriever, "index_text", None)
+        index_text = self.retriever.index_text
         with self.store.transaction():
             kept, repeats, kept_digests = self._split_repeats(records, digests, now)
             stored = self._insert_kept(kept, supersede, now, index_text)
@@ -606,7 +616,7 @@ class Ledger:
         return kept, repeats, kept_digests
 
     def _insert_kept(
-        self, records: list[MemoryRecord], supersede: bool, now: datetime, index_text: Any
+        self, records: list[MemoryRecord], supersede: bool, now: datetime, index_text: IndexText | None
     ) -> dict[str, MemoryRecord]:
         for record in records:
             if supersede and record.key is not None:
@@ -801,6 +811,62 @@ class Ledger:
                 )
         return pairs
 
+    # -- writes a policy audits itself -------------------------------------------------------------
+    # The forgetting policies change memories in ways that have no verb of their own (a flag in the
+    # metadata, a closed validity window, a status change audited with the policy's own entry). They
+    # write through these, never through the store: the ledger is the one writer of memories
+    # (tests/test_architecture.py checks it), so index text, neighbours and vectors stay its concern.
+    def save(self, record: MemoryRecord) -> None:
+        """Write back a memory read (and locked) inside the caller's transaction, whose metadata,
+        validity, expiry, links or status fields changed. Not for its content or who said it (they
+        are part of its index text and of its neighbours'): :meth:`update` and :meth:`rewrite` are."""
+        self.store.update(record)
+
+    def set_status(
+        self,
+        flt: MemoryFilter,
+        status: Status,
+        *,
+        reason: str,
+        at: float,
+        superseded_by: str | None = None,
+        close_validity: bool = False,
+    ) -> list[tuple[str, str]]:
+        """A set-based status change (:meth:`Store.set_status`) that the caller audits with its own
+        entry in the same transaction; returns the (id, user) pairs that changed.
+        :meth:`transition` is the one that audits itself."""
+        return self.store.set_status(
+            flt, status, reason=reason, at=at, superseded_by=superseded_by, close_validity=close_validity
+        )
+
+    def remove(self, records: Sequence[MemoryRecord]) -> dict[str, str]:
+        """Delete these memories for good (rows, index rows, vectors) and rebuild the index text of
+        the turns that held their words, in one transaction; the caller audits (an erasure writes
+        one entry for all) and tells the retriever. Returns the rebuilt index text by id."""
+        if not records:
+            return {}
+        with self.store.transaction():
+            turns = self.session_turns(records)
+            self.store.delete([r.id for r in records], tenant=self.tenant)
+            return self.reindex_neighbours(turns, [r.id for r in records])
+
+    def set_expiry(self, memory_id: str, expires_at: datetime | None) -> MemoryRecord | None:
+        """Move an active memory's expiry (a read that restarts its TTL), unaudited like an access;
+        the memory as written, or None when it is gone or no longer active."""
+        with self.store.transaction():
+            self.store.lock_rows([memory_id], tenant=self.tenant)
+            record = self.store.get(memory_id, tenant=self.tenant)
+            if record is None or record.status != Status.ACTIVE:
+                return None
+            record.expires_at = expires_at
+            self.store.update(record)
+        return record.copy()
+
+    def put_embeddings(self, items: Sequence[tuple[str, str, np.ndarray]]) -> None:
+        """Store (memory id, model id, vector) triples of this tenant's memories: the retriever's
+        ``on_write`` and callers that bring their own vectors."""
+        self.store.put_embeddings(items, tenant=self.tenant)
+
     def hide(
         self,
         ids: Sequence[str],
@@ -836,6 +902,30 @@ class Ledger:
                 self.audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
         return [i for i in ids if i in done]
 
+    def unhide(self, memory_id: str, *, actor: str | None = None) -> MemoryRecord:
+        """Restore a hidden memory to the status it had before :meth:`hide` (active, or superseded,
+        expired or faded); audited."""
+        record = self.require(memory_id)
+        if record.status != Status.HIDDEN:
+            raise ConflictError(f"memory {memory_id} is {record.status.value}, not hidden")
+        prior = record.metadata.get(BEFORE_HIDE)
+        target = (
+            Status(prior) if prior in (Status.SUPERSEDED, Status.EXPIRED, Status.FADED) else Status.ACTIVE
+        )
+        with self.store.transaction():
+            changed = self.store.set_status(
+                self.filter(ids=(memory_id,), statuses=(Status.HIDDEN,)),
+                target,
+                reason="restored",
+                at=self.now().timestamp(),
+            )
+            if changed and prior is not None:
+                fresh = self.require(memory_id, lock=True)
+                fresh.metadata.pop(BEFORE_HIDE, None)
+                self.store.update(fresh)
+            self.audit("unhide", f"restored to {target.value}", [record], user_id=record.user_id, actor=actor)
+        return self.require(memory_id)
+
     def purge(
         self,
         records: Sequence[MemoryRecord] | Sequence[str],
@@ -862,9 +952,7 @@ class Ledger:
                 present = [r for r in present if not r.pinned]
             if not present:
                 return []
-            turns = self.session_turns(present)
-            self.store.delete([r.id for r in present], tenant=self.tenant)
-            rebuilt = self.reindex_neighbours(turns, [r.id for r in present])
+            rebuilt = self.remove(present)
             for user, recs in by_user(present).items():
                 self.audit(action, reason, recs, user_id=user, actor=actor, policy=policy, batch_id=batch_id)
                 self._release_placeholders(user, recs)
@@ -940,7 +1028,7 @@ class Ledger:
         in the order they were written; read before a purge, so the purged turns' places are known.
         Empty when the retriever indexes each memory's own content only (nothing to rebuild)."""
         out: dict[tuple[str, str], list[MemoryRecord]] = {}
-        if getattr(self.retriever, "index_text", None) is None:
+        if self.retriever.index_text is None:
             return out
         for r in records:
             if r.kind == Kind.EPISODE and r.session_id and (r.user_id, r.session_id) not in out:
@@ -956,7 +1044,7 @@ class Ledger:
         """A stored memory's lexical index text with ``before`` (the nearest remaining earlier turns
         of its session, oldest first, or the one nearest) as its context; None when the retriever
         adds nothing to the content."""
-        index_text = getattr(self.retriever, "index_text", None)
+        index_text = self.retriever.index_text
         if index_text is None:
             return None
         if record.kind != Kind.EPISODE or not record.session_id:
@@ -971,14 +1059,14 @@ class Ledger:
     def neighbour_window(self) -> int:
         """How many turns on each side of a conversation turn its lexical index text holds (the
         retriever's ``neighbour_window``; 1 when it does not say)."""
-        return max(1, int(getattr(self.retriever, "neighbour_window", 1)))
+        return max(1, int(self.retriever.neighbour_window))
 
     def reembed_neighbours(self, ids: Iterable[str]) -> None:
         """Re-embed the turns whose vector was computed with a purged or rewritten neighbour's text
         (a retriever with ``vectors_hold_context``: the turn before is part of each turn's vector);
         call after the change's transaction, with what :meth:`reindex_neighbours` rebuilt."""
         ids = list(ids)
-        if ids and getattr(self.retriever, "vectors_hold_context", False):
+        if ids and self.retriever.vectors_hold_context:
             self.retriever.on_write(self, ids)
 
     def reindex_neighbours(
@@ -997,7 +1085,7 @@ class Ledger:
         rewritten turn's new content); this runs inside the purge's (or rewrite's) transaction, so
         the old text leaves every row of the full-text index in the same commit. Returns the
         rebuilt index text by memory id."""
-        if getattr(self.retriever, "index_text", None) is None:
+        if self.retriever.index_text is None:
             return {}  # the store indexes each memory's own content only
         gone, touched = set(removed), set(removed) | set(changed)
         w = self.neighbour_window()
@@ -1029,7 +1117,7 @@ class Ledger:
         fields = sorted(k for k in changes if k != "redact")
         if not fields:
             raise ValidationError("update needs at least one change")
-        index_text = getattr(self.retriever, "index_text", None)
+        index_text = self.retriever.index_text
         with self.store.transaction():
             current = self.require(memory_id, lock=True)
             if current.status in (Status.SUPERSEDED, Status.EXPIRED):

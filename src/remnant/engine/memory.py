@@ -29,7 +29,7 @@ from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
 from remnant.engine.forgetting.requests import forget_request
 from remnant.engine.forgetting.sweep import SweepPolicy, run_sweep
-from remnant.engine.ledger import BEFORE_HIDE, STALE_KEYS, Ledger, provenance, retrying
+from remnant.engine.ledger import STALE_KEYS, Ledger, provenance, retrying
 from remnant.engine.options import (
     Ingestor,
     Message,
@@ -51,7 +51,14 @@ from remnant.engine.results import (
     RecallResult,
     SweepReport,
 )
-from remnant.engine.seams import LexicalRetriever, RecordRetriever, Redactor, Retriever, vault_of
+from remnant.engine.seams import (
+    LexicalRetriever,
+    RecordRetriever,
+    Redactor,
+    Reembedder,
+    Retriever,
+    vault_of,
+)
 from remnant.store import open_store
 from remnant.store.base import MemoryFilter, Store, UserSummary
 
@@ -672,10 +679,9 @@ class Memory:
         per batch. Returns how many memories were embedded; 0 when recall has no embedder."""
         if user_id is not None:
             check_identifier(user_id, "user_id")
-        fn = getattr(self.retriever, "reembed", None)
-        if not callable(fn) or getattr(self.retriever, "embedder", None) is None:
+        if not isinstance(self.retriever, Reembedder) or self.retriever.embedder is None:
             return 0
-        return int(fn(self.ledger, user_id, progress=progress))
+        return int(self.retriever.reembed(self.ledger, user_id, progress=progress))
 
     # -- reinforcing -------------------------------------------------------------------------------
     @_retry_conflicts
@@ -737,28 +743,7 @@ class Memory:
     @_retry_conflicts
     def unhide(self, memory_id: str, *, actor: str | None = None) -> MemoryRecord:
         """Restore a hidden memory to the status it had (active, or superseded/expired/faded); audited."""
-        record = self.ledger.require(memory_id)
-        if record.status != Status.HIDDEN:
-            raise ConflictError(f"memory {memory_id} is {record.status.value}, not hidden")
-        prior = record.metadata.get(BEFORE_HIDE)
-        target = (
-            Status(prior) if prior in (Status.SUPERSEDED, Status.EXPIRED, Status.FADED) else Status.ACTIVE
-        )
-        with self.store.transaction():
-            changed = self.store.set_status(
-                self.ledger.filter(ids=(memory_id,), statuses=(Status.HIDDEN,)),
-                target,
-                reason="restored",
-                at=self.now().timestamp(),
-            )
-            if changed and prior is not None:
-                fresh = self.ledger.require(memory_id, lock=True)
-                fresh.metadata.pop(BEFORE_HIDE, None)
-                self.store.update(fresh)
-            self.ledger.audit(
-                "unhide", f"restored to {target.value}", [record], user_id=record.user_id, actor=actor
-            )
-        return self.ledger.require(memory_id)
+        return self.ledger.unhide(memory_id, actor=actor)
 
     @_retry_conflicts
     def purge(

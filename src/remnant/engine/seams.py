@@ -6,20 +6,24 @@ importing them (and so tests can plug in the real thing, small).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from datetime import datetime
 
+    import numpy as np
+
     from remnant.core.model import MemoryRecord
+    from remnant.embed.base import Embedder
     from remnant.store.base import MemoryFilter, Store
 
 
 class EngineView(Protocol):
-    """What a seam may see of the engine: the store and the tenant it works in (the engine's
-    :class:`~remnant.engine.ledger.Ledger` and the :class:`~remnant.engine.memory.Memory` facade
-    both are one)."""
+    """What a seam may see of the engine: the store and the tenant it works in, to read, and the one
+    write a retriever makes, its vectors. The engine's :class:`~remnant.engine.ledger.Ledger` is
+    one (the :class:`~remnant.engine.memory.Memory` facade hands its ledger to the retriever): every
+    change to a memory goes through the ledger, never through ``store``."""
 
     @property
     def store(self) -> Store: ...
@@ -32,6 +36,17 @@ class EngineView(Protocol):
     def strength_of(self, record: MemoryRecord) -> float:
         """The memory's strength now, on its user's decay axis."""
         ...
+
+    def put_embeddings(self, items: Sequence[tuple[str, str, np.ndarray]]) -> None:
+        """Store (memory id, model id, vector) triples of the tenant's memories."""
+        ...
+
+
+class IndexText(Protocol):
+    """A retriever's lexical index text of a memory about to be stored: ``batch`` is the records
+    written with it (its neighbouring turns), in order."""
+
+    def __call__(self, engine: EngineView, record: MemoryRecord, batch: Sequence[MemoryRecord]) -> str: ...
 
 
 @runtime_checkable
@@ -48,8 +63,34 @@ class Retriever(Protocol):
     def on_delete(self, engine: EngineView, ids: Sequence[str]) -> None:
         """Called after memories are purged (to drop them from any index outside the store)."""
 
-    # Optional: ``index_text(engine, record, batch) -> str`` gives the lexical index text of a new
-    # memory (the engine passes it to ``Store.insert``); without it the content is indexed.
+    @property
+    def embedder(self) -> Embedder | None:
+        """The model of the vectors it stores and searches (None: lexical recall only). The engine
+        uses it beyond recall: a forget request's meaning match, ``reembed``, the server's batcher."""
+        ...
+
+    @property
+    def text_embedder(self) -> Embedder | None:
+        """The same model on plain texts, for the models keyed by model id (salience, supersession):
+        ``embedder`` itself unless its vectors pair each turn with the one before it."""
+        ...
+
+    @property
+    def index_text(self) -> IndexText | None:
+        """The lexical index text of a new memory (the ledger passes it to ``Store.insert`` and
+        rebuilds it around a purged or rewritten turn); None: the store indexes the content."""
+        ...
+
+    @property
+    def neighbour_window(self) -> int:
+        """How many turns on either side of a conversation turn its index text may hold."""
+        ...
+
+    @property
+    def vectors_hold_context(self) -> bool:
+        """A turn's vector is computed with the turn before it (the ledger re-embeds the turn after a
+        purged or rewritten one)."""
+        ...
 
 
 @runtime_checkable
@@ -131,6 +172,27 @@ class PreparingRedactor(Protocol):
 
 
 @runtime_checkable
+class QueryPreparer(Protocol):
+    """Optional on a retriever: embed texts that will be searched with soon (the write hooks'
+    nearest-neighbour check), before the write lock is taken."""
+
+    def prepare_queries(self, texts: Sequence[str]) -> None: ...
+
+
+@runtime_checkable
+class Reembedder(Protocol):
+    """Optional on a retriever: embed every memory of a user (or the tenant) again; the count."""
+
+    def reembed(
+        self,
+        engine: EngineView,
+        user_id: str | None = None,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int: ...
+
+
+@runtime_checkable
 class DocumentPreparer(Protocol):
     """Optional on a retriever: the CPU work of indexing new memories (embedding), done before the
     write lock is taken, for ``(content, metadata)`` as they will be stored (``on_write`` then finds
@@ -150,6 +212,12 @@ class Redactor(Protocol):
 
 class LexicalRetriever:
     """The store's full-text search (BM25 in SQLite FTS5); the baseline every store provides."""
+
+    embedder: Embedder | None = None
+    text_embedder: Embedder | None = None
+    index_text: IndexText | None = None  # each memory's own content
+    neighbour_window = 0
+    vectors_hold_context = False
 
     def search(
         self, engine: EngineView, query: str, flt: MemoryFilter, limit: int

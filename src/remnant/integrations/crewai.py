@@ -37,14 +37,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from crewai.memory.types import MemoryRecord as CrewRecord
-from crewai.memory.types import ScopeInfo
 
 from remnant.core.errors import NotFoundError
+from remnant.core.extras import needs
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier
 from remnant.engine.memory import Memory
 from remnant.engine.options import WriteOptions
 from remnant.store.base import MemoryFilter
+
+with needs("the CrewAI adapter", "crewai"):
+    from crewai.memory.types import MemoryRecord as CrewRecord
+    from crewai.memory.types import ScopeInfo
 
 __all__ = ["EMBEDDING_MODEL", "RemnantStorage", "normalise_scope"]
 
@@ -177,7 +180,7 @@ class RemnantStorage:
                 if r.embedding
             ]
             if vectors:
-                self.memory.store.put_embeddings(vectors, tenant=self.memory.tenant)
+                self.memory.ledger.put_embeddings(vectors)
 
     def search(
         self,

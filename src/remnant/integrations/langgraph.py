@@ -31,26 +31,28 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from langgraph.store.base import (
-    BaseStore,
-    GetOp,
-    IndexConfig,
-    InvalidNamespaceError,
-    Item,
-    ListNamespacesOp,
-    MatchCondition,
-    Op,
-    PutOp,
-    Result,
-    SearchItem,
-    SearchOp,
-    TTLConfig,
-)
-from langgraph.store.base.embed import get_text_at_path, tokenize_path
-
 from remnant.core.errors import ValidationError
+from remnant.core.extras import needs
 from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT, Kind, MemoryRecord, Status, check_identifier
 from remnant.engine.memory import Memory
+
+with needs("the LangGraph adapter", "langgraph"):
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        IndexConfig,
+        InvalidNamespaceError,
+        Item,
+        ListNamespacesOp,
+        MatchCondition,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+        TTLConfig,
+    )
+    from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
 __all__ = ["RemnantStore"]
 
@@ -290,19 +292,13 @@ class RemnantStore(BaseStore):
     def refresh(self, records: Sequence[MemoryRecord]) -> None:
         """A read that refreshes: the TTL restarts from now, and the memory is reinforced."""
         now = self.memory.now()
-        store = self.memory.store
         for record in records:
             if self.reinforce_on_read:
                 self.memory.touch(record.id)
             ttl = record.metadata[META].get("ttl")
             if ttl is None:
                 continue
-            with store.transaction():
-                store.lock_rows([record.id], tenant=self.memory.tenant)
-                fresh = store.get(record.id, tenant=self.memory.tenant)
-                if fresh is not None and fresh.status == Status.ACTIVE:
-                    fresh.expires_at = now + timedelta(minutes=float(ttl))
-                    store.update(fresh)
+            self.memory.ledger.set_expiry(record.id, now + timedelta(minutes=float(ttl)))
 
     def history(self, namespace: tuple[str, ...], key: str) -> list[Item]:
         """Every value the item had, oldest first (superseded and deleted versions included; purged

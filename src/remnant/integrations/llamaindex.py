@@ -28,17 +28,19 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from llama_index.core.base.llms.types import ChatMessage, MessageRole
-from llama_index.core.bridge.pydantic import Field
-from llama_index.core.memory import BaseMemoryBlock
-from llama_index.core.utils import get_tokenizer
-
 from remnant.core.errors import ConfirmationRequired
+from remnant.core.extras import needs
 from remnant.core.model import Kind, MemoryRecord
 from remnant.engine.memory import Memory
 from remnant.engine.options import PlainIngestor, WriteItem
 from remnant.engine.results import AddResult, Hit
 from remnant.extract import RuleExtractor
+
+with needs("the LlamaIndex adapter", "llamaindex"):
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole
+    from llama_index.core.bridge.pydantic import Field
+    from llama_index.core.memory import BaseMemoryBlock
+    from llama_index.core.utils import get_tokenizer
 
 __all__ = ["RemnantMemoryBlock", "is_forget_request"]
 
@@ -59,6 +61,7 @@ _FORGET = re.compile(
     r"(?:forget|delete|erase|remove|drop)\b.*\b(?:my|me|i|about)\b",
     re.IGNORECASE | re.DOTALL,
 )
+
 _FORGET_ZH = re.compile(r"^\s*(?:请|麻烦你?)?\s*(?:忘记|忘掉|删除|删掉|清除)")
 
 

@@ -29,14 +29,16 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agents import FunctionTool, function_tool
-from agents.memory.session_settings import SessionSettings
-
 from remnant.core.errors import NotFoundError, RemnantError
+from remnant.core.extras import needs
 from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT, Kind, MemoryRecord, Status, check_identifier
 from remnant.engine.forgetting.attributes import read, relate
 from remnant.engine.memory import Memory
 from remnant.store.base import MemoryFilter
+
+with needs("the OpenAI Agents adapter", "openai-agents"):
+    from agents import FunctionTool, function_tool
+    from agents.memory.session_settings import SessionSettings
 
 __all__ = ["ITEM_SOURCE", "RECALL_KINDS", "RemnantSession", "remnant_tools"]
 

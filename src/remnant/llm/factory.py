@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
+from remnant.core.settings import read
 from remnant.llm.base import LLM
 from remnant.llm.local import LocalLLM
 from remnant.llm.openai_compat import DEFAULT_BASE_URL, OpenAICompatibleLLM
@@ -54,7 +55,7 @@ def llm_from_config(spec: str | None = None, env: Mapping[str, str] | None = Non
     models load lazily and HTTP providers connect on the first call.
     """
     environ = os.environ if env is None else env
-    raw = (spec if spec is not None else environ.get("REMNANT_LLM", "")).strip()
+    raw = (spec if spec is not None else read("REMNANT_LLM", environ) or "").strip()
     if raw.lower() in ("", "none", "off", "rules"):
         return None
     name, _, arg = raw.partition(":")

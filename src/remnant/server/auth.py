@@ -123,7 +123,9 @@ def parse_scopes(scopes: Iterable[str]) -> tuple[str, ...]:
 
 def default_keys_path(db: str | os.PathLike[str] | None) -> Path:
     """``remnant.keys.db`` next to a SQLite database; under the data folder for PostgreSQL or memory."""
-    env = os.environ.get("REMNANT_KEYS_DB")
+    from remnant.core.settings import read
+
+    env = read("REMNANT_KEYS_DB")
     if env:
         return Path(env)
     from remnant.store import default_db_path

@@ -57,23 +57,21 @@ class Engines:
     def _batch(self, engine: Memory) -> None:
         """Route the engine's model calls through one micro-batcher per model, shared by every
         tenant's engine, so concurrent requests are embedded together (see :mod:`remnant.server.batcher`)."""
-        import os
-
+        from remnant.core.settings import read
         from remnant.embed.cache import CachedEmbedder
         from remnant.server.batcher import MicroBatchEmbedder
 
-        if os.environ.get("REMNANT_EMBED_BATCH", "").strip().lower() in ("0", "off", "no"):
+        if str(read("REMNANT_EMBED_BATCH")).lower() in ("0", "off", "no"):
             return
 
-        cached = getattr(engine.retriever, "embedder", None)
+        cached = engine.retriever.embedder
         if not isinstance(cached, CachedEmbedder) or isinstance(cached.inner, MicroBatchEmbedder):
             return
         key = id(cached.inner)
         batcher = self._batchers.get(key)
         if batcher is None:
-            lanes = os.environ.get("REMNANT_EMBED_LANES", "").strip()
             batcher = self._batchers[key] = MicroBatchEmbedder(
-                cached.inner, lanes=int(lanes) if lanes else None
+                cached.inner, lanes=read("REMNANT_EMBED_LANES")
             )
         cached.inner = batcher
 

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from remnant.core.errors import StoreError
+from remnant.core.settings import read
 from remnant.store.base import MemoryFilter, Store, UserSummary
 
 __all__ = ["MemoryFilter", "Store", "UserSummary", "check_target", "default_db_path", "open_store"]
@@ -14,7 +15,7 @@ __all__ = ["MemoryFilter", "Store", "UserSummary", "check_target", "default_db_p
 
 def default_db_path() -> Path:
     """``$REMNANT_DB``, else ``$XDG_DATA_HOME/remnant/remnant.db`` (``~/.local/share/remnant/remnant.db``)."""
-    env = os.environ.get("REMNANT_DB") or os.environ.get("REMNANT_DB_URL")
+    env = read("REMNANT_DB") or read("REMNANT_DB_URL")
     if env:
         return Path(env)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -26,7 +27,7 @@ _SCHEMES = ("postgresql", "postgres", "sqlite")
 
 
 def _target(url: str | os.PathLike[str] | None) -> str:
-    target = str(url) if url is not None else os.environ.get("REMNANT_DB_URL") or str(default_db_path())
+    target = str(url) if url is not None else read("REMNANT_DB_URL") or str(default_db_path())
     m = _SCHEME.match(target)
     if m and m.group(1).lower() not in _SCHEMES:
         raise StoreError(
@@ -64,10 +65,9 @@ def open_store(url: str | os.PathLike[str] | None = None) -> Store:
     """Open a store by URL or path: ``postgresql://…`` for PostgreSQL, anything else is a SQLite file."""
     target = _target(url)
     if target.startswith(("postgresql://", "postgres://")):
-        try:
-            from remnant.store.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
-        except ImportError as exc:
-            raise StoreError("the PostgreSQL store needs the 'pg' extra: pip install 'remnant[pg]'") from exc
+        # without psycopg: MissingExtraError naming the 'pg' extra, before anything is opened
+        from remnant.store.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
+
         return PostgresStore(target)  # type: ignore[no-any-return,unused-ignore]
     if target.startswith("sqlite:///"):
         target = target[len("sqlite:///") :]

@@ -35,9 +35,6 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
-import psycopg
-from psycopg import sql
-from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from remnant.core.errors import (
     NotFoundError,
@@ -46,11 +43,17 @@ from remnant.core.errors import (
     TransientConflict,
     ValidationError,
 )
+from remnant.core.extras import needs
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
 from remnant.store.base import MemoryFilter
 from remnant.store.filter_sql import PostgresDialect
 from remnant.store.migrations import MEMORIES, migrate
 from remnant.store.sql import COLUMNS, SQLStore, rarest_terms
+
+with needs("the PostgreSQL store", "pg"):
+    import psycopg
+    from psycopg import sql
+    from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 T = TypeVar("T")
 Conn = psycopg.Connection[Any]

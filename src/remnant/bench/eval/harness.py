@@ -13,6 +13,7 @@ from remnant.bench.eval.adapters import AdapterFactory, EvalError, adapter_facto
 from remnant.bench.eval.report import EvalRun
 from remnant.bench.eval.runner import CaseOutcome, SuiteResult
 from remnant.bench.eval.suites import DATA_SUITES, SUITE_NAMES, SuiteContext, suite_module
+from remnant.core.settings import read
 
 
 def resolve_suites(names: Sequence[str]) -> list[str]:
@@ -67,7 +68,7 @@ def run_eval(
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()}, Python {platform.python_version()}",
     }
-    product_embedder = os.environ.get("REMNANT_EMBEDDER")
+    product_embedder = read("REMNANT_EMBEDDER")
     for suite in names:
         module = suite_module(suite)
         run.results[suite] = {}

@@ -91,7 +91,7 @@ def run_consolidation(
             )
             ledger.insert([fact])
             episode.metadata[CONSOLIDATED] = fact.id
-            ledger.store.update(episode)
+            ledger.save(episode)
             made.append(fact.id)
             done.append(episode)
         for user, episodes in by_user(done).items():

@@ -532,7 +532,7 @@ def _flag(ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, 
     for old in ledger.store.get_many(sorted(ids), tenant=ledger.tenant):
         prior = old.metadata.get("contradicted_by")
         old.metadata["contradicted_by"] = [*(prior if isinstance(prior, list) else []), record.id]
-        ledger.store.update(old)
+        ledger.save(old)
     ledger.audit(
         "flag_contradiction",
         f"likely contradicted by {record.id}",
@@ -548,7 +548,7 @@ def _supersede(
     ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, PairVerdict]]
 ) -> list[str]:
     ids = [old.id for old, _ in found]
-    changed = ledger.store.set_status(
+    changed = ledger.set_status(
         MemoryFilter(tenant=ledger.tenant, ids=tuple(ids), statuses=(Status.ACTIVE,)),
         Status.SUPERSEDED,
         reason=f"likely contradicted by {record.id}",

@@ -204,15 +204,11 @@ def erase_user(
             values.update(dict.fromkeys(originals))
             fields.update(dict.fromkeys(stored))
         all_ids.extend(r.id for r in batch)
-        with ledger.store.transaction():
-            turns = ledger.session_turns(batch)
-            ledger.store.delete([r.id for r in batch], tenant=ledger.tenant)
-            ledger.reindex_neighbours(turns, [r.id for r in batch])
+        ledger.remove(batch)
     derived = _derived_summaries(ledger, set(all_ids))
     if derived:
         probes.extend(_probes(derived))
-        with ledger.store.transaction():
-            ledger.store.delete([s.id for s in derived], tenant=ledger.tenant)
+        ledger.remove(derived)
         removed["summary_derived"] = len(derived)
     gone = all_ids + [s.id for s in derived]
     ledger.retriever.on_delete(ledger, gone)

@@ -149,14 +149,14 @@ def sync_knowledge(
                 if older.valid_to is None or older.valid_to > newer.valid_from:
                     older.valid_to = newer.valid_from  # one edition at a time: the next one closes it
                     older.superseded_by = newer.id
-                    ledger.store.update(older)
+                    ledger.save(older)
                     report.windows_closed.append(older.id)
                 if (
                     older.status == Status.ACTIVE
                     and older.valid_to is not None
                     and older.valid_to.timestamp() <= at
                 ):
-                    changed = ledger.store.set_status(
+                    changed = ledger.set_status(
                         MemoryFilter(tenant=ledger.tenant, ids=(older.id,), statuses=(Status.ACTIVE,)),
                         Status.SUPERSEDED,
                         reason=f"replaced by edition {newer.metadata.get('version')} ({newer.id})",
@@ -184,7 +184,7 @@ def sync_knowledge(
             if r.valid_to is not None and r.valid_to.timestamp() <= at
         ]
         if ended:
-            changed = ledger.store.set_status(
+            changed = ledger.set_status(
                 MemoryFilter(tenant=ledger.tenant, ids=tuple(ended), statuses=(Status.ACTIVE,)),
                 Status.EXPIRED,
                 reason="validity window ended",

@@ -4074,7 +4074,8 @@ def _by_meaning(
     """The memory nearest the request by the retriever's embedder, when it is clearly nearest."""
     if meaning is None or meaning.threshold is None:
         return []
-    model = getattr(getattr(getattr(ledger, "retriever", None), "embedder", None), "model_id", None)
+    embedder = ledger.retriever.embedder
+    model = embedder.model_id if embedder is not None else None
     if meaning.models and (not isinstance(model, str) or base_model_id(model) not in meaning.models):
         return []  # an embedder the threshold was not chosen for
     scores = meaning_scores(ledger, text, flt)
@@ -4112,8 +4113,7 @@ def _by_meaning(
 def meaning_scores(ledger: Ledger, text: str, flt: MemoryFilter) -> dict[str, float]:
     """Cosine of the request (without its verb) to each of the user's stored memory vectors; empty
     without an embedder. Uses the vectors recall already stored: one model call per request."""
-    retriever = getattr(ledger, "retriever", None)
-    embedder = getattr(retriever, "embedder", None)
+    embedder = ledger.retriever.embedder
     if embedder is None:
         return {}
     try:

@@ -29,7 +29,7 @@ class SuiteContext:
 
 
 # suites whose cases come from a file that ``--data`` may replace
-DATA_SUITES: tuple[str, ...] = ("expiry", "forget_requests", "supersession")
+DATA_SUITES: tuple[str, ...] = ("expiry", "forget_requests", "supersession", "timelines")
 
 SuiteFn = Callable[[AdapterFactory, SuiteContext], SuiteResult]
 
@@ -48,6 +48,7 @@ SUITE_NAMES: tuple[str, ...] = (
     "paraphrase",
     "expiry",
     "duplicates",
+    "timelines",
 )
 
 
