@@ -37,6 +37,10 @@ MAX_CHARS = 2000
 #: the most words (Latin) or characters (CJK) a value without a shape may have
 _MAX_WORDS = 4
 _MAX_CJK = 8
+#: how far a value's clause reaches from its "not", and how many "not"s and values are tried: so
+#: a turn of 2,000 "not"s costs what a turn of a few does
+_WINDOW = 80
+_MAX_TRIES = 8
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _PUNCT = ",.;:!，。；：！、\n()（）\"“”"
 _WORD = re.compile(r"[0-9a-z\u00c0-\u024f'’\-]+|[\u3400-\u9fff\uf900-\ufaff]")
@@ -188,16 +192,26 @@ def _limit(low: str, start: int, end: int, *, from_end: bool) -> tuple[int, int]
     return kept[0].start(), kept[-1].end()
 
 
+def _boundary(low: str, i: int) -> bool:
+    """A clause ends at punctuation, except a ':' or '.' inside a number (10:30, 3.5)."""
+    if low[i] not in _PUNCT:
+        return False
+    inside = 0 < i < len(low) - 1 and low[i - 1].isdigit() and low[i + 1].isdigit()
+    return not (inside and low[i] in ":.")
+
+
 def _clause_start(low: str, at: int, floor: int) -> int:
     i = at
-    while i > floor and low[i - 1] not in _PUNCT:
+    stop = max(floor, at - _WINDOW)
+    while i > stop and not _boundary(low, i - 1):
         i -= 1
     return i
 
 
 def _clause_end(low: str, at: int) -> int:
     i = at
-    while i < len(low) and low[i] not in _PUNCT:
+    stop = min(len(low), at + _WINDOW)
+    while i < stop and not _boundary(low, i):
         i += 1
     return i
 
@@ -266,7 +280,9 @@ class CorrectionReader:
         self, turn: str, low: str, floor: int, marked: bool, strong: bool, memories: list[_Memory]
     ) -> Correction | None:
         lex = lexicon()
-        for m in lex.pairs.finditer(low, floor):
+        for tried, m in enumerate(lex.pairs.finditer(low, floor)):
+            if tried >= _MAX_TRIES:
+                break
             word = m.group()
             xs, xe = _strip(low, _clause_start(low, m.start(), floor), m.start())
             if xs < xe:  # X not Y / X instead of Y
@@ -335,8 +351,11 @@ class CorrectionReader:
         self, turn: str, low: str, marker: re.Match[str], strong: bool, memories: list[_Memory]
     ) -> Correction | None:
         values = _values(low)
-        after = [v for v in values if v.start >= marker.end()]
+        after = [v for v in values if v.start >= marker.end()][:_MAX_TRIES]
         before = [v for v in values if v.end <= marker.start()][-1:]
+        seen: dict[str | None, set[str]] = {}
+        for o in values:
+            seen.setdefault(o.shape, set()).add(o.canonical)
         for v in [*after, *before]:
             if v.start >= marker.end():
                 gap = _strip(low, marker.end(), v.start)
@@ -345,7 +364,7 @@ class CorrectionReader:
             words = len(_WORD.findall(low[gap[0] : gap[1]])) if gap[0] < gap[1] else 0
             if words > (_MAX_WORDS if strong else 1):
                 continue
-            if any(o.shape == v.shape and o.canonical != v.canonical for o in values):
+            if len(seen[v.shape]) > 1:
                 continue  # two values of one shape and no "not": which one is meant is unclear
             for mem in memories:
                 hit = next((o for o in mem.values if o.shape == v.shape), None)
