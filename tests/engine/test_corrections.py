@@ -72,7 +72,13 @@ def corrected_fact(mem: Memory, user: str, wrong_id: str) -> str:
 @pytest.mark.parametrize(
     ("first", "fix", "question", "wrong", "right"),
     [
-        ("the meeting with Sam is on Thursday", "I meant Tuesday not Thursday", "when is the meeting with Sam?", "Thursday", "Tuesday"),
+        (
+            "the meeting with Sam is on Thursday",
+            "I meant Tuesday not Thursday",
+            "when is the meeting with Sam?",
+            "Thursday",
+            "Tuesday",
+        ),
         ("我们周四和老王开会", "说错了，是周二", "什么时候和老王开会", "周四", "周二"),
     ],
 )
@@ -101,7 +107,7 @@ def test_a_corrected_day_answers_and_the_wrong_one_is_superseded(
 
 def test_a_correction_of_a_correction_restores_the_right_value(open_mem: Open) -> None:
     mem = open_mem()
-    green, blue, back = said(
+    _, blue, back = said(
         mem, "bo", "my favourite colour is green", "actually blue", "scratch that, green was right after all"
     )
     current = mem.current("preferred_color", user_id="bo")
@@ -109,7 +115,9 @@ def test_a_correction_of_a_correction_restores_the_right_value(open_mem: Open) -
     history = mem.history("preferred_color", user_id="bo")
     assert ["green" in h.content for h in history] == [True, False, True]
     assert [h.status for h in history] == [Status.SUPERSEDED, Status.SUPERSEDED, Status.ACTIVE]
-    assert history[1].metadata["corrects"] == history[0].id and history[2].metadata["corrects"] == history[1].id
+    assert (
+        history[1].metadata["corrects"] == history[0].id and history[2].metadata["corrects"] == history[1].id
+    )
     # the turn that said blue no longer answers; the one that restored green does
     assert mem.get(blue).status == Status.SUPERSEDED
     assert mem.get(back).status == Status.ACTIVE

@@ -29,7 +29,9 @@ def load() -> list[dict[str, Any]]:
 def memories(said: list[str]) -> list[MemoryRecord]:
     """The turns said before, as the engine hands them to the reader: newest first."""
     out = [
-        MemoryRecord(id=f"m{i}", user_id="u", content=text, kind=Kind.EPISODE, created_at=NOW + timedelta(hours=i))
+        MemoryRecord(
+            id=f"m{i}", user_id="u", content=text, kind=Kind.EPISODE, created_at=NOW + timedelta(hours=i)
+        )
         for i, text in enumerate(said)
     ]
     return out[::-1]
@@ -68,7 +70,9 @@ def test_precision_and_recall_on_the_cases(capsys: pytest.CaptureFixture[str]) -
             fn += want is not None
         else:
             fn += want is not None
-        if got != want and not (got and want and got[1].lower() == want[1].lower() and got[2].lower() == want[2].lower()):
+        if got != want and not (
+            got and want and got[1].lower() == want[1].lower() and got[2].lower() == want[2].lower()
+        ):
             misses.append(f"{case['id']}: {case['turn']!r} -> {got} (want {want})")
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
@@ -96,7 +100,8 @@ def test_the_reader_is_bounded_on_the_documented_maximum(text: str) -> None:
     the turn and of each of 20 memories as large; budget 2 s on the shared 2-core machine."""
     reader = CorrectionReader()
     recent = [
-        MemoryRecord(id=f"m{i}", user_id="u", content=text, kind=Kind.EPISODE, created_at=NOW) for i in range(20)
+        MemoryRecord(id=f"m{i}", user_id="u", content=text, kind=Kind.EPISODE, created_at=NOW)
+        for i in range(20)
     ]
     start = time.perf_counter()
     reader.might_correct(text)

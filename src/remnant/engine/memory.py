@@ -420,7 +420,9 @@ class Memory:
                 ]
                 # a correction ("I meant Tuesday not Thursday"): the corrected value, a fact of its own
                 fix = (
-                    read_correction(self.ledger, self.ingestor, message.content, user_id=user_id, agent_id=agent_id)
+                    read_correction(
+                        self.ledger, self.ingestor, message.content, user_id=user_id, agent_id=agent_id
+                    )
                     if infer and message.role == "user"
                     else None
                 )

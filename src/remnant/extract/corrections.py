@@ -42,7 +42,7 @@ _MAX_CJK = 8
 _WINDOW = 80
 _MAX_TRIES = 8
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_PUNCT = ",.;:!，。；：！、\n()（）\"“”"
+_PUNCT = ',.;:!，。；：！、\n()（）"“”'
 _WORD = re.compile(r"[0-9a-z\u00c0-\u024f'’\-]+|[\u3400-\u9fff\uf900-\ufaff]")
 
 
@@ -82,7 +82,9 @@ def languages() -> list[str]:
 
 @cache
 def lexicon() -> Lexicon:
-    data = [json.loads((_DATA / lang / "corrections.json").read_text(encoding="utf-8")) for lang in languages()]
+    data = [
+        json.loads((_DATA / lang / "corrections.json").read_text(encoding="utf-8")) for lang in languages()
+    ]
 
     def merged(field: str) -> list[str]:
         return [w.lower() for d in data for w in d.get(field, [])]
@@ -175,7 +177,9 @@ def _strip(low: str, start: int, end: int) -> tuple[int, int]:
             ):
                 start, changed = start + len(f), True
                 break
-            if low.endswith(f, start, end) and (cjk or end - len(f) == start or not low[end - len(f) - 1].isalnum()):
+            if low.endswith(f, start, end) and (
+                cjk or end - len(f) == start or not low[end - len(f) - 1].isalnum()
+            ):
                 end, changed = end - len(f), True
                 break
     return start, end
@@ -263,9 +267,7 @@ class CorrectionReader:
                 weak = m
         marker = strong or weak
         memories = [
-            _Memory(r, mlow, _values(mlow))
-            for r in recent
-            for mlow in [_lower(r.content[:MAX_CHARS])]
+            _Memory(r, mlow, _values(mlow)) for r in recent for mlow in [_lower(r.content[:MAX_CHARS])]
         ]
         floor = marker.end() if marker is not None else 0
         pair = self._pair(turn, low, floor, marker is not None, strong is not None, memories)
@@ -323,7 +325,9 @@ class CorrectionReader:
     ) -> Correction | None:
         xv = [Value(x[0] + v.start, x[0] + v.end, v.shape, v.canonical) for v in _values(low[x[0] : x[1]])]
         yv = [Value(y[0] + v.start, y[0] + v.end, v.shape, v.canonical) for v in _values(low[y[0] : y[1]])]
-        shaped = next(((a, b) for a in xv for b in yv if a.shape == b.shape and a.canonical != b.canonical), None)
+        shaped = next(
+            ((a, b) for a in xv for b in yv if a.shape == b.shape and a.canonical != b.canonical), None
+        )
         if shaped is not None:
             right, wrong = shaped
             for mem in memories:
@@ -333,7 +337,9 @@ class CorrectionReader:
                 if hit is not None:
                     target, span = self._prefer_keyed(mem, low[wrong.start : wrong.end], memories, hit)
                     conf = 0.9 if marked else 0.75
-                    return Correction(target.id, span, turn[right.start : right.end], (right.start, right.end), conf)
+                    return Correction(
+                        target.id, span, turn[right.start : right.end], (right.start, right.end), conf
+                    )
             return None
         if not marked or low[x[0] : x[1]] == low[y[0] : y[1]]:
             return None
@@ -373,7 +379,9 @@ class CorrectionReader:
                 if hit.canonical == v.canonical:
                     break  # the newest value of this shape is this one already: nothing to correct
                 target, span = self._prefer_keyed(mem, mem.low[hit.start : hit.end], memories, hit)
-                return Correction(target.id, span, turn[v.start : v.end], (v.start, v.end), 0.8 if strong else 0.65)
+                return Correction(
+                    target.id, span, turn[v.start : v.end], (v.start, v.end), 0.8 if strong else 0.65
+                )
         return None
 
     @staticmethod
@@ -387,7 +395,9 @@ class CorrectionReader:
             for other in memories:
                 if other.record.key is None:
                     continue
-                linked = other.record.id in facts or other.record.metadata.get("from_episode") == mem.record.id
+                linked = (
+                    other.record.id in facts or other.record.metadata.get("from_episode") == mem.record.id
+                )
                 if not linked:
                     continue
                 at = next(_occurrences(other.low, wrong), None)

@@ -22,9 +22,9 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
+from remnant.core.model import MemoryRecord
 from remnant.embed.base import Embedder, EmbeddingError
 from remnant.embed.registry import get_embedder
-from remnant.core.model import MemoryRecord
 from remnant.engine.options import Correction, Draft, Message, Observation
 from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import expiry_in_words
