@@ -29,6 +29,7 @@ from functools import cache
 from pathlib import Path
 
 from remnant.core.model import MemoryRecord
+from remnant.core.text import CJK_CLASS
 from remnant.engine.options import Correction
 
 _DATA = Path(__file__).with_name("data")
@@ -41,9 +42,9 @@ _MAX_CJK = 8
 #: a turn of 2,000 "not"s costs what a turn of a few does
 _WINDOW = 80
 _MAX_TRIES = 8
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(f"[{CJK_CLASS}]")
 _PUNCT = ',.;:!，。；：！、\n()（）"“”'
-_WORD = re.compile(r"[0-9a-z\u00c0-\u024f'’\-]+|[\u3400-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(f"[{CJK_CLASS}]|[^\\W{CJK_CLASS}]+")
 
 
 @dataclass(frozen=True)
