@@ -109,8 +109,9 @@ def lexicon() -> Lexicon:
                     names.setdefault(shape, {})[word.lower()] = group[0].lower()
     for shape, words in sorted(names.items()):
         shapes.append((shape, re.compile(_alternation(list(words))), words))
-    # digit groups joined by one separator each: no two ways to match the same text
-    shapes.append(("number", re.compile(r"(?<![0-9a-z])\+?\d{1,12}(?:[\-. ]\d{1,12}){0,6}(?![0-9a-z])"), {}))
+    # digit groups joined by one separator each: no two ways to match the same text (and not the
+    # digits of a placeholder such as [PHONE_1])
+    shapes.append(("number", re.compile(r"(?<![0-9a-z_])\+?\d{1,12}(?:[\-. ]\d{1,12}){0,6}(?![0-9a-z])"), {}))
     return Lexicon(
         strong=frozenset(merged("strong")),
         weak=frozenset(merged("weak")),
@@ -329,6 +330,12 @@ class CorrectionReader:
         shaped = next(
             ((a, b) for a in xv for b in yv if a.shape == b.shape and a.canonical != b.canonical), None
         )
+        if shaped is not None and not marked:
+            # no marker: only "X not Y" said of one value, X right before the "not"
+            # ("open Monday to Friday, not Saturday" corrects nothing)
+            first = shaped[0]
+            if sum(1 for a in xv if a.shape == first.shape) > 1 or first.end != x[1]:
+                shaped = None
         if shaped is not None:
             right, wrong = shaped
             for mem in memories:
