@@ -70,8 +70,10 @@ def _alternation(words: Sequence[str]) -> str:
     parts = []
     for w in sorted(set(words), key=lambda s: (-len(s), s)):
         body = re.escape(w)
-        if not _CJK.search(w):  # a Latin phrase matches whole words only
-            body = rf"(?<![0-9a-z]){body}(?![0-9a-z])"
+        if not _CJK.search(w):  # a Latin phrase matches whole words only ("*" before a word too)
+            head = r"(?<![0-9a-z])" if w[:1].isalnum() else ""
+            tail = r"(?![0-9a-z])" if w[-1:].isalnum() else ""
+            body = f"{head}{body}{tail}"
         parts.append(body)
     return "|".join(parts) or r"(?!x)x"
 
@@ -287,33 +289,45 @@ class CorrectionReader:
         for tried, m in enumerate(lex.pairs.finditer(low, floor)):
             if tried >= _MAX_TRIES:
                 break
-            word = m.group()
-            xs, xe = _strip(low, _clause_start(low, m.start(), floor), m.start())
-            if xs < xe:  # X not Y / X instead of Y
-                ys, ye = _strip(low, m.end(), _clause_end(low, m.end()))
-                but = lex.buts.search(low, ys, ye) if word in lex.negators else None
-                if but is not None and but.start() > ys:
-                    ye = _strip(low, ys, but.start())[1]
-            elif word in lex.negators:  # not Y, (it's) X / 不是Y，是X / not Y but X
-                end = _clause_end(low, m.end())
-                but = lex.buts.search(low, m.end(), end)
-                if but is not None and but.start() > m.end():
-                    ys, ye = _strip(low, m.end(), but.start())
-                    xs, xe = _strip(low, but.end(), end)
-                else:
-                    ys, ye = _strip(low, m.end(), end)
-                    nxt = end + 1
-                    xs, xe = _strip(low, nxt, _clause_end(low, nxt)) if nxt < len(low) else (nxt, nxt)
-            else:
-                continue
-            if not (xs < xe and ys < ye):
-                continue
-            xs, xe = _limit(low, xs, xe, from_end=True)
-            ys, ye = _limit(low, ys, ye, from_end=False)
-            found = self._resolve_pair(turn, low, (xs, xe), (ys, ye), marked, strong, memories)
-            if found is not None:
-                return found
+            for x, y in self._slots(low, m, floor):
+                if not (x[0] < x[1] and y[0] < y[1]):
+                    continue
+                x = _limit(low, *x, from_end=True)
+                y = _limit(low, *y, from_end=False)
+                found = self._resolve_pair(turn, low, x, y, marked, strong, memories)
+                if found is not None:
+                    return found
         return None
+
+    @staticmethod
+    def _slots(low: str, m: re.Match[str], floor: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """The (X, Y) spans a "not"/"instead of" may pair, most likely first."""
+        lex = lexicon()
+        negator = m.group() in lex.negators
+        out = []
+        begin = _clause_start(low, m.start(), floor)
+        x = _strip(low, begin, m.start())
+        if x[0] < x[1]:  # X not Y / X instead of Y
+            y = _strip(low, m.end(), _clause_end(low, m.end()))
+            but = lex.buts.search(low, y[0], y[1]) if negator else None
+            if but is not None and but.start() > y[0]:
+                y = (y[0], _strip(low, y[0], but.start())[1])
+            return [(x, y)]
+        end = _clause_end(low, m.end())
+        y = _strip(low, m.end(), end)
+        if negator:  # not Y, (it's) X / 不是Y，是X / not Y but X
+            but = lex.buts.search(low, m.end(), end)
+            if but is not None and but.start() > m.end():
+                out.append((_strip(low, m.end(), but.start()), _strip(low, but.end(), end)))
+                y = out[0][0]
+                out[0] = (out[0][1], out[0][0])
+            elif end + 1 < len(low):
+                out.append((_strip(low, end + 1, _clause_end(low, end + 1)), y))
+        # X, not Y / 是X，不是Y: the clause before, when the "not" opens its own
+        if begin > floor:
+            before = _strip(low, _clause_start(low, begin - 1, floor), begin - 1)
+            out.append((before, y))
+        return out
 
     def _resolve_pair(
         self,
@@ -367,9 +381,10 @@ class CorrectionReader:
         values = _values(low)
         after = [v for v in values if v.start >= marker.end()][:_MAX_TRIES]
         before = [v for v in values if v.end <= marker.start()][-1:]
-        seen: dict[str | None, set[str]] = {}
+        # "I said Friday but I meant Saturday": the value after the marker is the one meant
+        seen: dict[tuple[bool, str | None], set[str]] = {}
         for o in values:
-            seen.setdefault(o.shape, set()).add(o.canonical)
+            seen.setdefault((o.start >= marker.end(), o.shape), set()).add(o.canonical)
         for v in [*after, *before]:
             if v.start >= marker.end():
                 gap = _strip(low, marker.end(), v.start)
@@ -378,7 +393,7 @@ class CorrectionReader:
             words = len(_WORD.findall(low[gap[0] : gap[1]])) if gap[0] < gap[1] else 0
             if words > (_MAX_WORDS if strong else 1):
                 continue
-            if len(seen[v.shape]) > 1:
+            if len(seen[(v.start >= marker.end(), v.shape)]) > 1:
                 continue  # two values of one shape and no "not": which one is meant is unclear
             for mem in memories:
                 hit = next((o for o in mem.values if o.shape == v.shape), None)
