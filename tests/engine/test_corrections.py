@@ -93,6 +93,8 @@ def test_a_corrected_day_answers_and_the_wrong_one_is_superseded(
     assert stated.metadata["from_episode"] == turn
     before = mem.get(old)
     assert before.status == Status.SUPERSEDED and before.superseded_by == new
+    # the correcting turn says nothing else: it would offer the wrong value again
+    assert mem.get(turn).status == Status.SUPERSEDED and mem.get(turn).superseded_by == new
 
     got = texts(mem, question, "ana")
     assert got and right in got[0] and wrong not in got[0], got
@@ -102,6 +104,7 @@ def test_a_corrected_day_answers_and_the_wrong_one_is_superseded(
     assert any(h.memory.id == old and h.earlier for h in shown)
     audit = mem.audit_log(user_id="ana", action="correct")
     assert [e.policy for e in audit] == ["correction"] and set(audit[0].memory_ids) == {old, new}
+    assert {e.policy for e in mem.audit_log(user_id="ana", action="supersede")} == {"correction"}
     assert all(wrong not in (e.reason or "") and right not in (e.reason or "") for e in audit)
 
 
@@ -118,12 +121,13 @@ def test_a_correction_of_a_correction_restores_the_right_value(open_mem: Open) -
     assert (
         history[1].metadata["corrects"] == history[0].id and history[2].metadata["corrects"] == history[1].id
     )
-    # the turn that said blue no longer answers; the one that restored green does
+    # the turn that said blue no longer answers, nor the one that only corrected it back (the
+    # current fact states what it meant); both stay in the history of turns
     assert mem.get(blue).status == Status.SUPERSEDED
-    assert mem.get(back).status == Status.ACTIVE
+    assert mem.get(back).status == Status.SUPERSEDED and mem.get(back).superseded_by == current.id
+    assert {blue, back} <= {r.id for r in mem.history("preferred_color", user_id="bo", turns=True)}
     got = texts(mem, "what is my favourite colour?", "bo")
     assert got and "green" in got[0] and not any("blue" in t for t in got), got
-    assert blue in {r.id for r in mem.history("preferred_color", user_id="bo", turns=True)}
     assert len(mem.audit_log(user_id="bo", action="correct")) == 2
 
 
@@ -172,6 +176,20 @@ def test_what_only_looks_like_a_correction_changes_nothing(open_mem: Open, turn:
     assert not any(f.metadata.get("corrects") for f in result.facts)
     assert mem.get(old).status == Status.ACTIVE
     assert mem.audit_log(user_id="ed", action="correct") == []
+
+
+def test_a_correction_that_says_more_keeps_its_turn(open_mem: Open) -> None:
+    mem = open_mem()
+    old, turn = said(
+        mem,
+        "gu",
+        "dinner with Priya is on Friday",
+        "sorry, I meant Saturday not Friday, and I'm bringing the dessert",
+    )
+    assert mem.get(old).status == Status.SUPERSEDED
+    assert mem.get(turn).status == Status.ACTIVE  # the dessert is still said only there
+    got = texts(mem, "when is dinner with Priya?", "gu")
+    assert got and "Saturday" in got[0] and "dinner with Priya is on Friday" not in got
 
 
 def test_a_correction_inside_one_add_call(open_mem: Open) -> None:

@@ -428,7 +428,7 @@ class Memory:
                 )
                 corrected: list[MemoryRecord] = []
                 if fix is not None:
-                    wrong, content, options = fix
+                    wrong, content, options, _only = fix
                     corrected.append(
                         self.ledger.build(
                             content,
@@ -453,7 +453,13 @@ class Memory:
                     else None,
                 )
                 if fix is not None:
-                    apply_correction(self.ledger, fix[0].id, stored[-1], at=self.ledger.now())
+                    apply_correction(
+                        self.ledger,
+                        fix[0].id,
+                        stored[-1],
+                        at=self.ledger.now(),
+                        turn=stored[0].id if fix[3] else None,
+                    )
                     out.reasons.setdefault(stored[0].id, []).append("correction")
                 out.episodes.append(stored[0])
                 out.facts.extend(stored[1:])

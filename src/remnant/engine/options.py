@@ -154,6 +154,9 @@ class Correction:
     right: str
     right_span: tuple[int, int]
     confidence: float
+    # the turn says nothing but the correction ("I meant Tuesday not Thursday"): once the corrected
+    # fact states the value, the turn only repeats the wrong one
+    only: bool = False
 
 
 @runtime_checkable

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -42,6 +42,8 @@ _MAX_CJK = 8
 #: a turn of 2,000 "not"s costs what a turn of a few does
 _WINDOW = 80
 _MAX_TRIES = 8
+#: a turn with at most this many other words is only the correction (the engine retires it)
+_LEFTOVER = 2
 _CJK = re.compile(f"[{CJK_CLASS}]")
 _PUNCT = ',.;:!，。；：！、\n()（）"“”'
 _WORD = re.compile(f"[{CJK_CLASS}]|[^\\W{CJK_CLASS}]+")
@@ -63,6 +65,7 @@ class Lexicon:
     phrases: re.Pattern[str]  # markers and vetoes, longest first
     pairs: re.Pattern[str]  # negators and "instead of"
     buts: re.Pattern[str]
+    covers: re.Pattern[str]  # what a turn that is only a correction holds besides its values
     shapes: tuple[tuple[str, re.Pattern[str], dict[str, str]], ...]  # (shape, pattern, word -> canonical)
 
 
@@ -127,6 +130,17 @@ def lexicon() -> Lexicon:
         phrases=re.compile(_alternation(merged("strong") + merged("weak") + merged("veto"))),
         pairs=re.compile(_alternation(merged("negators") + merged("instead"))),
         buts=re.compile(_alternation(merged("but"))),
+        covers=re.compile(
+            _alternation(
+                merged("strong")
+                + merged("weak")
+                + merged("negators")
+                + merged("instead")
+                + merged("but")
+                + merged("restore")
+                + merged("filler")
+            )
+        ),
         shapes=tuple(shapes),
     )
 
@@ -244,6 +258,17 @@ def _occurrences(low: str, needle: str) -> Iterator[int]:
         i = low.find(needle, i + 1)
 
 
+def _leftover(low: str, right: tuple[int, int], wrong: str) -> int:
+    """How many words (a CJK character counting as one) of the turn are neither the two values nor
+    correction words nor filler: 0 for "I meant Tuesday not Thursday", many when the turn says more."""
+    covered = bytearray(len(low))
+    spans = [right, *((i, i + len(wrong)) for i in _occurrences(low, wrong))]
+    spans += [(m.start(), m.end()) for m in lexicon().covers.finditer(low)]
+    for a, b in spans:
+        covered[a:b] = b"\x01" * (b - a)
+    return sum(1 for w in _WORD.finditer(low) if not all(covered[w.start() : w.end()]))
+
+
 class CorrectionReader:
     """Reads a correction from a user turn against the user's recent memories (newest first)."""
 
@@ -274,12 +299,14 @@ class CorrectionReader:
             _Memory(r, mlow, _values(mlow)) for r in recent for mlow in [_lower(r.content[:MAX_CHARS])]
         ]
         floor = marker.end() if marker is not None else 0
-        pair = self._pair(turn, low, floor, marker is not None, strong is not None, memories)
-        if pair is not None:
-            return pair
-        if marker is None:
+        fix = self._pair(turn, low, floor, marker is not None, strong is not None, memories)
+        if fix is None and marker is not None:
+            fix = self._value_alone(turn, low, marker, strong is not None, memories)
+        if fix is None:
             return None
-        return self._value_alone(turn, low, marker, strong is not None, memories)
+        wrong = next(m for m in memories if m.record.id == fix.memory_id)
+        only = _leftover(low, fix.right_span, wrong.low[fix.wrong[0] : fix.wrong[1]]) <= _LEFTOVER
+        return replace(fix, only=only)
 
     # -- X not Y, not Y (but) X, X instead of Y ----------------------------------------------------
     def _pair(

@@ -10,6 +10,8 @@ this module writes what follows, through the ledger:
   ``from_episode`` the correcting turn;
 - the wrong memory superseded (``superseded_by`` the corrected fact, policy ``correction``) when
   its key did not already do it, and the turns and copies that stated it with it;
+- the correcting turn superseded by the corrected fact when it says nothing else (the reader's
+  ``Correction.only``): it would offer the wrong value again;
 - one audit entry, action ``correct`` (ids only, never a value).
 
 A correction of a correction is the same step again: the memory corrected is then the earlier
@@ -45,10 +47,10 @@ def recent_memories(ledger: Ledger, user_id: str, agent_id: str | None) -> list[
 
 def read_correction(
     ledger: Ledger, reader: object, text: str, *, user_id: str, agent_id: str | None
-) -> tuple[MemoryRecord, str, WriteOptions] | None:
-    """The memory a user turn corrects, the corrected fact's content and options; None when the
-    ingestor reads no corrections or the turn corrects nothing (the cheap test first, so an
-    ordinary turn reads no memory)."""
+) -> tuple[MemoryRecord, str, WriteOptions, bool] | None:
+    """The memory a user turn corrects, the corrected fact's content and options, and whether the
+    turn says nothing but the correction; None when the ingestor reads no corrections or the turn
+    corrects nothing (the cheap test first, so an ordinary turn reads no memory)."""
     if not isinstance(reader, CorrectionReading) or not reader.might_correct(text):
         return None
     recent = recent_memories(ledger, user_id, agent_id)
@@ -59,7 +61,7 @@ def read_correction(
     if fix is None or wrong is None:
         return None
     statement = corrected_statement(wrong, fix)
-    return (wrong, *statement) if statement is not None else None
+    return (wrong, *statement, fix.only) if statement is not None else None
 
 
 def corrected_statement(wrong: MemoryRecord, fix: Correction) -> tuple[str, WriteOptions] | None:
@@ -86,8 +88,13 @@ def corrected_statement(wrong: MemoryRecord, fix: Correction) -> tuple[str, Writ
     return content, options
 
 
-def apply_correction(ledger: Ledger, wrong_id: str, by: MemoryRecord, *, at: datetime) -> list[str]:
+def apply_correction(
+    ledger: Ledger, wrong_id: str, by: MemoryRecord, *, at: datetime, turn: str | None = None
+) -> list[str]:
     """Supersede what stated the wrong value (unless its key already did), audit the correction.
+    ``turn``: the correcting turn, when it says nothing but the correction ("I meant Tuesday not
+    Thursday"): the corrected fact states what it meant, and the turn itself would offer the wrong
+    value again, so it is superseded by the fact too (``history(turns=True)`` still lists it).
     Returns the ids superseded here."""
     found = ledger.store.get_many([wrong_id], tenant=ledger.tenant)
     if not found:
@@ -100,13 +107,15 @@ def apply_correction(ledger: Ledger, wrong_id: str, by: MemoryRecord, *, at: dat
     # the turn that stated it (when every claim it carried is now replaced) and its consolidated copy
     claims = {wrong.id}
     sources = [s for s in provenance(wrong) if s not in own]
-    for turn in ledger.store.get_many(sources, tenant=ledger.tenant):
-        if turn.status not in _LIVE or wrong.key is not None:
+    for source in ledger.store.get_many(sources, tenant=ledger.tenant):
+        if source.status not in _LIVE or wrong.key is not None:
             continue  # a keyed value's turn was retired by the key's supersession (stale turns)
-        others = [f for f in (turn.metadata.get("facts") or []) if isinstance(f, str) and f not in claims]
+        others = [f for f in (source.metadata.get("facts") or []) if isinstance(f, str) and f not in claims]
         live = [r for r in ledger.store.get_many(others, tenant=ledger.tenant) if r.status == Status.ACTIVE]
         if not live:
-            retire.append(turn.id)
+            retire.append(source.id)
+    if turn is not None and turn != wrong.id:
+        retire.append(turn)
     copy = wrong.metadata.get(CONSOLIDATED_INTO)
     if isinstance(copy, str) and copy not in own:
         retire.append(copy)
