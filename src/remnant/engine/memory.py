@@ -27,6 +27,7 @@ from remnant.core.limits import MAX_LIMIT, MAX_QUERY_CHARS
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier, is_memory_id
 from remnant.engine.current import current_first
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
+from remnant.engine.forgetting.correction import CORRECTS, apply_correction, read_correction
 from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
 from remnant.engine.forgetting.knowledge import DEFAULT_OWNER, KnowledgeDoc, SyncReport, sync_knowledge
 from remnant.engine.forgetting.requests import forget_request
@@ -420,20 +421,54 @@ class Engine:
                     )
                     for d in drafts
                 ]
-                if facts:  # what the turn carried is already kept: consolidation skips it
-                    episode.metadata["facts"] = [f.id for f in facts]
+                # a correction ("I meant Tuesday not Thursday"): the corrected value, a fact of its own
+                fix = (
+                    read_correction(
+                        self.ledger, self.ingestor, message.content, user_id=user_id, agent_id=agent_id
+                    )
+                    if infer and message.role == "user"
+                    else None
+                )
+                corrected: list[MemoryRecord] = []
+                if fix is not None:
+                    wrong, content, options, _only = fix
+                    corrected.append(
+                        self.ledger.build(
+                            content,
+                            user_id=user_id,
+                            options={
+                                **scope,
+                                **options,
+                                "metadata": {**metadata, "from_episode": parent, CORRECTS: wrong.id},
+                            },
+                        )
+                    )
+                    # the turn's own reading of the same slot would compete with the correction
+                    keep = [i for i, f in enumerate(facts) if wrong.key is None or f.key != wrong.key]
+                    drafts, facts = [drafts[i] for i in keep], [facts[i] for i in keep]
+                if facts or corrected:  # what the turn carried is already kept: consolidation skips it
+                    episode.metadata["facts"] = [f.id for f in (*facts, *corrected)]
                 fact_digests = self._digests([(d.content, f) for d, f in zip(drafts, facts, strict=True)])
                 stored = self.ledger.insert(
-                    [episode, *facts],
-                    digests=[*digest, *fact_digests]
+                    [episode, *facts, *corrected],
+                    digests=[*digest, *fact_digests, *([None] * len(corrected))]
                     if digest is not None and fact_digests is not None
                     else None,
                 )
+                if fix is not None:
+                    apply_correction(
+                        self.ledger,
+                        fix[0].id,
+                        stored[-1],
+                        at=self.ledger.now(),
+                        turn=stored[0].id if fix[3] else None,
+                    )
+                    out.reasons.setdefault(stored[0].id, []).append("correction")
                 out.episodes.append(stored[0])
                 out.facts.extend(stored[1:])
                 out.duplicates.extend(r.id for r in stored if r.deduplicated)
                 if seen.reasons:
-                    out.reasons[stored[0].id] = list(seen.reasons)
+                    out.reasons[stored[0].id] = [*seen.reasons, *out.reasons.get(stored[0].id, [])]
                 recent.append(message.content)
         return out
 

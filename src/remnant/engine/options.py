@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, runtime_checkable
 
 from remnant.core.errors import ValidationError
 from remnant.core.model import Kind
+
+if TYPE_CHECKING:
+    from remnant.core.model import MemoryRecord
 
 
 class WriteOptions(TypedDict, total=False):
@@ -138,6 +141,33 @@ class Ingestor(Protocol):
     or with an LLM; ``recent`` holds the texts of the messages just before it, oldest first."""
 
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation: ...
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A turn that corrects a value one of the user's recent memories stated ("I meant Tuesday not
+    Thursday", 说错了，是周二): that memory, the wrong value's span in its content, the corrected
+    value as the turn says it and its span in the turn, and how sure the reader is."""
+
+    memory_id: str
+    wrong: tuple[int, int]
+    right: str
+    right_span: tuple[int, int]
+    confidence: float
+    # the turn says nothing but the correction ("I meant Tuesday not Thursday"): once the corrected
+    # fact states the value, the turn only repeats the wrong one
+    only: bool = False
+
+
+@runtime_checkable
+class CorrectionReading(Protocol):
+    """Optional on an ingestor: reads a correction from a user turn against the user's recent
+    memories (newest first). ``might_correct`` is the cheap test that decides whether the engine
+    reads those memories at all."""
+
+    def might_correct(self, text: str) -> bool: ...
+
+    def read_correction(self, text: str, recent: Sequence[MemoryRecord]) -> Correction | None: ...
 
 
 class PlainIngestor:

@@ -10,6 +10,9 @@ expiry said in words, for each conversation message, offline.
 - **Expiry in words** (:mod:`remnant.extract.expiry`): "this code is valid for ten minutes",
   "expires in 2 hours", "I'm staying in Osaka for 10 days", 十分钟内有效, 两小时后过期, 我要出差三天
   set the episode's TTL (and its facts'); a period in passing ("I waited ten minutes") does not.
+- **Corrections** (:mod:`remnant.extract.corrections`): "I meant Tuesday not Thursday", 说错了，是周二
+  name the recent memory whose value was wrong; the engine writes the corrected value and
+  supersedes the wrong one (:mod:`remnant.engine.forgetting.correction`).
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
+from remnant.core.model import MemoryRecord
 from remnant.embed.base import Embedder, EmbeddingError
 from remnant.embed.registry import get_embedder
-from remnant.engine.options import Draft, Message, Observation
+from remnant.engine.options import Correction, Draft, Message, Observation
+from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import expiry_in_words
 from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor
@@ -60,6 +65,7 @@ class RuleIngestor:
         self._resolved = False
         self._model: tuple[Embedder, SalienceModel] | None = None
         self._lock = threading.Lock()
+        self.corrections = CorrectionReader()
 
     @property
     def model(self) -> SalienceModel | None:
@@ -105,6 +111,12 @@ class RuleIngestor:
             log.warning("salience model skipped, embedding failed (%s): rule salience used", exc)
             return sal.score, (*sal.cues, "model_unavailable")
         return model.importance(vector, sal.score), (*sal.cues, "model")
+
+    def might_correct(self, text: str) -> bool:
+        return self.corrections.might_correct(text)
+
+    def read_correction(self, text: str, recent: Sequence[MemoryRecord]) -> Correction | None:
+        return self.corrections.read(text, recent)
 
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
         score, cues = self._importance(message)

@@ -1,0 +1,150 @@
+"""The correction policy: a turn that corrects a value makes the corrected value current.
+
+The ingestor's correction reader (:class:`~remnant.engine.options.CorrectionReading`, in the
+product :mod:`remnant.extract.corrections`) names the recent memory that stated the wrong value;
+this module writes what follows, through the ledger:
+
+- the corrected statement, a fact: the wrong memory's text with the corrected value in place of
+  the wrong one, its key when it had one (so it supersedes it by key, and e's stale-turn step
+  retires the turn that stated it), ``metadata["corrects"]`` the wrong memory's id and
+  ``from_episode`` the correcting turn;
+- the wrong memory superseded (``superseded_by`` the corrected fact, policy ``correction``) when
+  its key did not already do it, and the turns and copies that stated it with it;
+- the correcting turn superseded by the corrected fact when it says nothing else (the reader's
+  ``Correction.only``): it would offer the wrong value again;
+- one audit entry, action ``correct`` (ids only, never a value).
+
+A correction of a correction is the same step again: the memory corrected is then the earlier
+corrected fact. What is read is bounded: :data:`RECENT_LIMIT` memories of the last
+:data:`RECENT_WINDOW`, on the (user, created_at) index.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.engine.ledger import CONSOLIDATED_INTO, Ledger, Transition, provenance
+from remnant.engine.options import Correction, CorrectionReading, WriteOptions
+
+#: how many of the user's newest memories a correction is read against, and how far back
+RECENT_LIMIT = 20
+RECENT_WINDOW = timedelta(days=7)
+CORRECTS = "corrects"  # metadata key: the memory a corrected fact replaces
+_LIVE = (Status.ACTIVE, Status.FADED)
+
+
+def recent_memories(ledger: Ledger, user_id: str, agent_id: str | None) -> list[MemoryRecord]:
+    """The user's newest active turns and facts, newest first (what a correction may correct)."""
+    flt = ledger.filter(
+        user_id,
+        agent_id=agent_id,
+        kinds=(Kind.EPISODE, Kind.FACT, Kind.PREFERENCE),
+        created_after=(ledger.now() - RECENT_WINDOW).timestamp(),
+    )
+    return ledger.store.query(flt, order="-created_at", limit=RECENT_LIMIT)
+
+
+def read_correction(
+    ledger: Ledger, reader: object, text: str, *, user_id: str, agent_id: str | None
+) -> tuple[MemoryRecord, str, WriteOptions, bool] | None:
+    """The memory a user turn corrects, the corrected fact's content and options, and whether the
+    turn says nothing but the correction; None when the ingestor reads no corrections or the turn
+    corrects nothing (the cheap test first, so an ordinary turn reads no memory)."""
+    if not isinstance(reader, CorrectionReading) or not reader.might_correct(text):
+        return None
+    recent = recent_memories(ledger, user_id, agent_id)
+    if not recent:
+        return None
+    fix = reader.read_correction(text, recent)
+    wrong = next((r for r in recent if fix is not None and r.id == fix.memory_id), None)
+    if fix is None or wrong is None:
+        return None
+    statement = corrected_statement(wrong, fix)
+    return (wrong, *statement, fix.only) if statement is not None else None
+
+
+def corrected_statement(wrong: MemoryRecord, fix: Correction) -> tuple[str, WriteOptions] | None:
+    """The corrected fact's content and options (without scope and provenance), or None when the
+    span does not fit the memory."""
+    start, end = fix.wrong
+    right = fix.right.strip()
+    if not (0 <= start < end <= len(wrong.content)) or not right:
+        return None
+    old = wrong.content[start:end]
+    if old[:1].isupper() and right[:1].islower():  # "Thursday" → "Tuesday", as the memory wrote it
+        right = right[:1].upper() + right[1:]
+    content = wrong.content[:start] + right + wrong.content[end:]
+    if content == wrong.content:
+        return None
+    kind = wrong.kind if wrong.kind in (Kind.FACT, Kind.PREFERENCE) else Kind.FACT
+    options: WriteOptions = {
+        "kind": kind,
+        "key": wrong.key,
+        "importance": max(wrong.importance, 0.6),
+        "confidence": round(min(wrong.confidence, fix.confidence), 4),
+        "source": "extract:correction",
+    }
+    return content, options
+
+
+def apply_correction(
+    ledger: Ledger, wrong_id: str, by: MemoryRecord, *, at: datetime, turn: str | None = None
+) -> list[str]:
+    """Supersede what stated the wrong value (unless its key already did), audit the correction.
+    ``turn``: the correcting turn, when it says nothing but the correction ("I meant Tuesday not
+    Thursday"): the corrected fact states what it meant, and the turn itself would offer the wrong
+    value again, so it is superseded by the fact too (``history(turns=True)`` still lists it).
+    Returns the ids superseded here."""
+    found = ledger.store.get_many([wrong_id], tenant=ledger.tenant)
+    if not found:
+        return []
+    wrong = found[0]
+    own = {by.id, *provenance(by)}
+    retire: list[str] = []
+    if wrong.status in _LIVE:
+        retire.append(wrong.id)
+    # the turn that stated it (when every claim it carried is now replaced) and its consolidated copy
+    claims = {wrong.id}
+    sources = [s for s in provenance(wrong) if s not in own]
+    for source in ledger.store.get_many(sources, tenant=ledger.tenant):
+        if source.status not in _LIVE or wrong.key is not None:
+            continue  # a keyed value's turn was retired by the key's supersession (stale turns)
+        others = [f for f in (source.metadata.get("facts") or []) if isinstance(f, str) and f not in claims]
+        live = [r for r in ledger.store.get_many(others, tenant=ledger.tenant) if r.status == Status.ACTIVE]
+        if not live:
+            retire.append(source.id)
+    if turn is not None and turn != wrong.id:
+        retire.append(turn)
+    copy = wrong.metadata.get(CONSOLIDATED_INTO)
+    if isinstance(copy, str) and copy not in own:
+        retire.append(copy)
+    done: list[str] = []
+    if retire:
+        done = [
+            i
+            for i, _ in ledger.transition(
+                ledger.filter(wrong.user_id, ids=tuple(dict.fromkeys(retire)), statuses=_LIVE),
+                Transition(
+                    Status.SUPERSEDED,
+                    "supersede",
+                    f"corrected by {by.id}",
+                    policy="correction",
+                    superseded_by=by.id,
+                    close_validity=True,
+                    summary="memories that stated a corrected value superseded",
+                ),
+                at=at,
+                status_reason=f"corrected by {by.id}",
+            )
+        ]
+    ledger.audit(
+        "correct",
+        f"{by.id} corrects a value {wrong.id} stated",
+        ids=[wrong.id, by.id],
+        user_id=wrong.user_id,
+        policy="correction",
+        summary="a corrected value written, the wrong one superseded",
+        details={CORRECTS: wrong.id, "by": by.id},
+    )
+    return done

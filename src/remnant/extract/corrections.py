@@ -1,0 +1,456 @@
+"""The correction reader: a turn that corrects a value the user gave a moment ago.
+
+"I meant Tuesday not Thursday", "typo, it's 0412 not 0421", "scratch that, green was right after
+all", 说错了，是周二, 不是周四，是周二 each correct a value of one of the user's recent memories. The
+reader returns a :class:`~remnant.engine.options.Correction`: the memory that stated the wrong
+value, the wrong value's span in it, the corrected value's span in the turn, and a confidence.
+
+The words are data (``extract/data/<lang>/corrections.json``: markers, vetoes, negators, fillers,
+the exact value shapes' word lists); this module holds only the mechanism:
+
+1. a veto phrase ("I meant to", "not bad", "never mind", 对不对) or a question: no correction;
+2. an explicit pair: ``X not Y``, ``not Y, (it's) X``, ``X instead of Y``, 是X不是Y, 不是Y，是X,
+   X而不是Y. ``Y`` must occur in a recent memory; without a marker both must have the same exact
+   shape (a weekday, a time, a number, a colour, a month);
+3. a marker and a value alone ("scratch that, green", "actually 5pm", 说错了，是周二): the newest
+   recent memory holding a different value of the same shape is the one corrected.
+
+Every step is linear in its input: the turn and each memory are read up to :data:`MAX_CHARS`, the
+patterns are literal alternations and digit groups with a bounded count, no nested quantifier.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+
+from remnant.core.model import MemoryRecord
+from remnant.core.text import CJK_CLASS
+from remnant.engine.options import Correction
+
+_DATA = Path(__file__).with_name("data")
+#: the characters of a turn, and of each recent memory, the reader looks at
+MAX_CHARS = 2000
+#: the most words (Latin) or characters (CJK) a value without a shape may have
+_MAX_WORDS = 4
+_MAX_CJK = 8
+#: how far a value's clause reaches from its "not", and how many "not"s and values are tried: so
+#: a turn of 2,000 "not"s costs what a turn of a few does
+_WINDOW = 80
+_MAX_TRIES = 8
+#: a turn with at most this many other words is only the correction (the engine retires it)
+_LEFTOVER = 2
+_CJK = re.compile(f"[{CJK_CLASS}]")
+_PUNCT = ',.;:!，。；：！、\n()（）"“”'
+_WORD = re.compile(f"[{CJK_CLASS}]|[^\\W{CJK_CLASS}]+")
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The words of every language folder, merged (a turn may mix languages)."""
+
+    strong: frozenset[str]
+    weak: frozenset[str]
+    veto: frozenset[str]
+    negators: frozenset[str]
+    but: frozenset[str]
+    instead: frozenset[str]
+    filler: tuple[str, ...]  # longest first
+    question: tuple[str, ...]
+    question_final: tuple[str, ...]
+    phrases: re.Pattern[str]  # markers and vetoes, longest first
+    pairs: re.Pattern[str]  # negators and "instead of"
+    buts: re.Pattern[str]
+    covers: re.Pattern[str]  # what a turn that is only a correction holds besides its values
+    shapes: tuple[tuple[str, re.Pattern[str], dict[str, str]], ...]  # (shape, pattern, word -> canonical)
+
+
+def _alternation(words: Sequence[str]) -> str:
+    parts = []
+    for w in sorted(set(words), key=lambda s: (-len(s), s)):
+        body = re.escape(w)
+        if not _CJK.search(w):  # a Latin phrase matches whole words only ("*" before a word too)
+            head = r"(?<![0-9a-z])" if w[:1].isalnum() else ""
+            tail = r"(?![0-9a-z])" if w[-1:].isalnum() else ""
+            body = f"{head}{body}{tail}"
+        parts.append(body)
+    return "|".join(parts) or r"(?!x)x"
+
+
+def languages() -> list[str]:
+    """The language folders that hold correction words."""
+    return sorted(p.parent.name for p in _DATA.glob("*/corrections.json"))
+
+
+@cache
+def lexicon() -> Lexicon:
+    data = [
+        json.loads((_DATA / lang / "corrections.json").read_text(encoding="utf-8")) for lang in languages()
+    ]
+
+    def merged(field: str) -> list[str]:
+        return [w.lower() for d in data for w in d.get(field, [])]
+
+    shapes: list[tuple[str, re.Pattern[str], dict[str, str]]] = []
+    suffixes = merged("time_suffix")
+    latin = [re.escape(s) for s in suffixes if not _CJK.search(s)]
+    cjk = [re.escape(s) for s in suffixes if _CJK.search(s)]
+    times = [r"(?<![0-9])\d{1,2}:\d{2}(?![0-9])"]
+    if latin:
+        times.insert(0, rf"(?<![0-9])\d{{1,2}}(?::\d{{2}})?\s?(?:{'|'.join(latin)})(?![a-z])")
+    if cjk:
+        num = "[0-9一二三四五六七八九十两]"
+        times.insert(0, rf"{num}{{1,3}}(?:{'|'.join(cjk)})(?:半|{num}{{1,3}}分?)?")
+    shapes.append(("time", re.compile("|".join(times)), {}))
+    names: dict[str, dict[str, str]] = {}
+    for d in data:
+        for shape, groups in d.get("shapes", {}).items():
+            for group in groups:
+                for word in group:
+                    names.setdefault(shape, {})[word.lower()] = group[0].lower()
+    for shape, words in sorted(names.items()):
+        shapes.append((shape, re.compile(_alternation(list(words))), words))
+    # digit groups joined by one separator each: no two ways to match the same text (and not the
+    # digits of a placeholder such as [PHONE_1])
+    shapes.append(("number", re.compile(r"(?<![0-9a-z_])\+?\d{1,12}(?:[\-. ]\d{1,12}){0,6}(?![0-9a-z])"), {}))
+    return Lexicon(
+        strong=frozenset(merged("strong")),
+        weak=frozenset(merged("weak")),
+        veto=frozenset(merged("veto")),
+        negators=frozenset(merged("negators")),
+        but=frozenset(merged("but")),
+        instead=frozenset(merged("instead")),
+        filler=tuple(sorted(set(merged("filler")), key=len, reverse=True)),
+        question=tuple(merged("question")),
+        question_final=tuple(merged("question_final")),
+        phrases=re.compile(_alternation(merged("strong") + merged("weak") + merged("veto"))),
+        pairs=re.compile(_alternation(merged("negators") + merged("instead"))),
+        buts=re.compile(_alternation(merged("but"))),
+        covers=re.compile(
+            _alternation(
+                merged("strong")
+                + merged("weak")
+                + merged("negators")
+                + merged("instead")
+                + merged("but")
+                + merged("restore")
+                + merged("filler")
+            )
+        ),
+        shapes=tuple(shapes),
+    )
+
+
+def _lower(text: str) -> str:
+    """Lower case, one character for one (so spans index the original text)."""
+    return "".join(c if len(low := c.lower()) != 1 else low for c in text)
+
+
+@dataclass(frozen=True)
+class Value:
+    start: int
+    end: int
+    shape: str | None = None
+    canonical: str = ""
+
+
+def _values(low: str) -> list[Value]:
+    """The exact-shaped values of a text, left to right, the first shape winning an overlap."""
+    found: list[Value] = []
+    taken = bytearray(len(low))
+    for shape, pattern, words in lexicon().shapes:
+        for m in pattern.finditer(low):
+            if any(taken[m.start() : m.end()]):
+                continue
+            taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+            text = m.group()
+            if shape == "number":
+                canonical = re.sub(r"\D", "", text)
+            elif shape == "time":
+                canonical = re.sub(r"[\s.]", "", text)
+            else:
+                canonical = words.get(text, text)
+            found.append(Value(m.start(), m.end(), shape, canonical))
+    return sorted(found, key=lambda v: v.start)
+
+
+def _strip(low: str, start: int, end: int) -> tuple[int, int]:
+    """Narrow [start, end) past spaces, punctuation and filler words at either edge."""
+    filler = lexicon().filler
+    changed = True
+    while changed and start < end:
+        changed = False
+        while start < end and (low[start].isspace() or low[start] in _PUNCT):
+            start, changed = start + 1, True
+        while start < end and (low[end - 1].isspace() or low[end - 1] in _PUNCT):
+            end, changed = end - 1, True
+        for f in filler:
+            cjk = bool(_CJK.search(f))
+            if low.startswith(f, start, end) and (
+                cjk or start + len(f) == end or not low[start + len(f)].isalnum()
+            ):
+                start, changed = start + len(f), True
+                break
+            if low.endswith(f, start, end) and (
+                cjk or end - len(f) == start or not low[end - len(f) - 1].isalnum()
+            ):
+                end, changed = end - len(f), True
+                break
+    return start, end
+
+
+def _limit(low: str, start: int, end: int, *, from_end: bool) -> tuple[int, int]:
+    """At most _MAX_WORDS words (a CJK character counting as a word up to _MAX_CJK) of [start, end)."""
+    words = list(_WORD.finditer(low, start, end))
+    cjk = sum(1 for w in words if _CJK.match(w.group()))
+    cap = _MAX_CJK if cjk > len(words) / 2 else _MAX_WORDS
+    if len(words) <= cap:
+        return start, end
+    kept = words[-cap:] if from_end else words[:cap]
+    return kept[0].start(), kept[-1].end()
+
+
+def _boundary(low: str, i: int) -> bool:
+    """A clause ends at punctuation, except a ':' or '.' inside a number (10:30, 3.5)."""
+    if low[i] not in _PUNCT:
+        return False
+    inside = 0 < i < len(low) - 1 and low[i - 1].isdigit() and low[i + 1].isdigit()
+    return not (inside and low[i] in ":.")
+
+
+def _clause_start(low: str, at: int, floor: int) -> int:
+    i = at
+    stop = max(floor, at - _WINDOW)
+    while i > stop and not _boundary(low, i - 1):
+        i -= 1
+    return i
+
+
+def _clause_end(low: str, at: int) -> int:
+    i = at
+    stop = min(len(low), at + _WINDOW)
+    while i < stop and not _boundary(low, i):
+        i += 1
+    return i
+
+
+@dataclass(frozen=True)
+class _Memory:
+    record: MemoryRecord
+    low: str
+    values: list[Value]
+
+
+def _occurrences(low: str, needle: str) -> Iterator[int]:
+    if not needle:
+        return
+    cjk = bool(_CJK.search(needle))
+    i = low.find(needle)
+    while i >= 0:
+        before = low[i - 1] if i else " "
+        after = low[i + len(needle)] if i + len(needle) < len(low) else " "
+        if cjk or (not before.isalnum() and not after.isalnum()):
+            yield i
+        i = low.find(needle, i + 1)
+
+
+def _leftover(low: str, right: tuple[int, int], wrong: str) -> int:
+    """How many words (a CJK character counting as one) of the turn are neither the two values nor
+    correction words nor filler: 0 for "I meant Tuesday not Thursday", many when the turn says more."""
+    covered = bytearray(len(low))
+    spans = [right, *((i, i + len(wrong)) for i in _occurrences(low, wrong))]
+    spans += [(m.start(), m.end()) for m in lexicon().covers.finditer(low)]
+    for a, b in spans:
+        covered[a:b] = b"\x01" * (b - a)
+    return sum(1 for w in _WORD.finditer(low) if not all(covered[w.start() : w.end()]))
+
+
+class CorrectionReader:
+    """Reads a correction from a user turn against the user's recent memories (newest first)."""
+
+    def might_correct(self, text: str) -> bool:
+        """Cheap test, before any memory is read: a marker or a negator/"instead" word is present."""
+        low = _lower(text[:MAX_CHARS])
+        lex = lexicon()
+        return bool(lex.phrases.search(low) or lex.pairs.search(low))
+
+    def read(self, text: str, recent: Sequence[MemoryRecord]) -> Correction | None:
+        lex = lexicon()
+        turn = text[:MAX_CHARS]
+        low = _lower(turn)
+        stripped = low.rstrip(" \t\n" + _PUNCT)
+        if any(q in low for q in lex.question) or any(stripped.endswith(q) for q in lex.question_final):
+            return None
+        strong = weak = None
+        for m in lex.phrases.finditer(low):
+            phrase = m.group()
+            if phrase in lex.veto:
+                return None
+            if phrase in lex.strong and strong is None:
+                strong = m
+            elif phrase in lex.weak and weak is None and phrase not in lex.strong:
+                weak = m
+        marker = strong or weak
+        memories = [
+            _Memory(r, mlow, _values(mlow)) for r in recent for mlow in [_lower(r.content[:MAX_CHARS])]
+        ]
+        floor = marker.end() if marker is not None else 0
+        fix = self._pair(turn, low, floor, marker is not None, strong is not None, memories)
+        if fix is None and marker is not None:
+            fix = self._value_alone(turn, low, marker, strong is not None, memories)
+        if fix is None:
+            return None
+        wrong = next(m for m in memories if m.record.id == fix.memory_id)
+        only = _leftover(low, fix.right_span, wrong.low[fix.wrong[0] : fix.wrong[1]]) <= _LEFTOVER
+        return replace(fix, only=only)
+
+    # -- X not Y, not Y (but) X, X instead of Y ----------------------------------------------------
+    def _pair(
+        self, turn: str, low: str, floor: int, marked: bool, strong: bool, memories: list[_Memory]
+    ) -> Correction | None:
+        lex = lexicon()
+        for tried, m in enumerate(lex.pairs.finditer(low, floor)):
+            if tried >= _MAX_TRIES:
+                break
+            for x, y in self._slots(low, m, floor):
+                if not (x[0] < x[1] and y[0] < y[1]):
+                    continue
+                x = _limit(low, *x, from_end=True)
+                y = _limit(low, *y, from_end=False)
+                found = self._resolve_pair(turn, low, x, y, marked, strong, memories)
+                if found is not None:
+                    return found
+        return None
+
+    @staticmethod
+    def _slots(low: str, m: re.Match[str], floor: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """The (X, Y) spans a "not"/"instead of" may pair, most likely first."""
+        lex = lexicon()
+        negator = m.group() in lex.negators
+        out = []
+        begin = _clause_start(low, m.start(), floor)
+        x = _strip(low, begin, m.start())
+        if x[0] < x[1]:  # X not Y / X instead of Y
+            y = _strip(low, m.end(), _clause_end(low, m.end()))
+            but = lex.buts.search(low, y[0], y[1]) if negator else None
+            if but is not None and but.start() > y[0]:
+                y = (y[0], _strip(low, y[0], but.start())[1])
+            return [(x, y)]
+        end = _clause_end(low, m.end())
+        y = _strip(low, m.end(), end)
+        if negator:  # not Y, (it's) X / 不是Y，是X / not Y but X
+            but = lex.buts.search(low, m.end(), end)
+            if but is not None and but.start() > m.end():
+                out.append((_strip(low, m.end(), but.start()), _strip(low, but.end(), end)))
+                y = out[0][0]
+                out[0] = (out[0][1], out[0][0])
+            elif end + 1 < len(low):
+                out.append((_strip(low, end + 1, _clause_end(low, end + 1)), y))
+        # X, not Y / 是X，不是Y: the clause before, when the "not" opens its own
+        if begin > floor:
+            before = _strip(low, _clause_start(low, begin - 1, floor), begin - 1)
+            out.append((before, y))
+        return out
+
+    def _resolve_pair(
+        self,
+        turn: str,
+        low: str,
+        x: tuple[int, int],
+        y: tuple[int, int],
+        marked: bool,
+        strong: bool,
+        memories: list[_Memory],
+    ) -> Correction | None:
+        xv = [Value(x[0] + v.start, x[0] + v.end, v.shape, v.canonical) for v in _values(low[x[0] : x[1]])]
+        yv = [Value(y[0] + v.start, y[0] + v.end, v.shape, v.canonical) for v in _values(low[y[0] : y[1]])]
+        shaped = next(
+            ((a, b) for a in xv for b in yv if a.shape == b.shape and a.canonical != b.canonical), None
+        )
+        if shaped is not None and not marked:
+            # no marker: only "X not Y" said of one value, X right before the "not"
+            # ("open Monday to Friday, not Saturday" corrects nothing)
+            first = shaped[0]
+            if sum(1 for a in xv if a.shape == first.shape) > 1 or first.end != x[1]:
+                shaped = None
+        if shaped is not None:
+            right, wrong = shaped
+            for mem in memories:
+                hit = next(
+                    (v for v in mem.values if v.shape == wrong.shape and v.canonical == wrong.canonical), None
+                )
+                if hit is not None:
+                    target, span = self._prefer_keyed(mem, low[wrong.start : wrong.end], memories, hit)
+                    conf = 0.9 if marked else 0.75
+                    return Correction(
+                        target.id, span, turn[right.start : right.end], (right.start, right.end), conf
+                    )
+            return None
+        if not marked or low[x[0] : x[1]] == low[y[0] : y[1]]:
+            return None
+        needle = low[y[0] : y[1]]
+        for mem in memories:
+            at = next(_occurrences(mem.low, needle), None)
+            if at is not None:
+                target, span = self._prefer_keyed(mem, needle, memories, Value(at, at + len(needle)))
+                conf = 0.75 if strong else 0.6
+                return Correction(target.id, span, turn[x[0] : x[1]], x, conf)
+        return None
+
+    # -- a marker and a value alone ------------------------------------------------------------------
+    def _value_alone(
+        self, turn: str, low: str, marker: re.Match[str], strong: bool, memories: list[_Memory]
+    ) -> Correction | None:
+        values = _values(low)
+        after = [v for v in values if v.start >= marker.end()][:_MAX_TRIES]
+        before = [v for v in values if v.end <= marker.start()][-1:]
+        # "I said Friday but I meant Saturday": the value after the marker is the one meant
+        seen: dict[tuple[bool, str | None], set[str]] = {}
+        for o in values:
+            seen.setdefault((o.start >= marker.end(), o.shape), set()).add(o.canonical)
+        for v in [*after, *before]:
+            if v.start >= marker.end():
+                gap = _strip(low, marker.end(), v.start)
+            else:
+                gap = _strip(low, v.end, marker.start())
+            words = len(_WORD.findall(low[gap[0] : gap[1]])) if gap[0] < gap[1] else 0
+            if words > (_MAX_WORDS if strong else 1):
+                continue
+            if len(seen[(v.start >= marker.end(), v.shape)]) > 1:
+                continue  # two values of one shape and no "not": which one is meant is unclear
+            for mem in memories:
+                hit = next((o for o in mem.values if o.shape == v.shape), None)
+                if hit is None:
+                    continue
+                if hit.canonical == v.canonical:
+                    break  # the newest value of this shape is this one already: nothing to correct
+                target, span = self._prefer_keyed(mem, mem.low[hit.start : hit.end], memories, hit)
+                return Correction(
+                    target.id, span, turn[v.start : v.end], (v.start, v.end), 0.8 if strong else 0.65
+                )
+        return None
+
+    @staticmethod
+    def _prefer_keyed(
+        mem: _Memory, wrong: str, memories: list[_Memory], hit: Value
+    ) -> tuple[MemoryRecord, tuple[int, int]]:
+        """The turn's keyed fact that states the same wrong value, when there is one (correcting the
+        fact supersedes it by key and retires the turn); else the memory itself."""
+        if mem.record.key is None:
+            facts = set(mem.record.metadata.get("facts") or [])
+            for other in memories:
+                if other.record.key is None:
+                    continue
+                linked = (
+                    other.record.id in facts or other.record.metadata.get("from_episode") == mem.record.id
+                )
+                if not linked:
+                    continue
+                at = next(_occurrences(other.low, wrong), None)
+                if at is not None:
+                    return other.record, (at, at + len(wrong))
+        return mem.record, (hit.start, hit.end)

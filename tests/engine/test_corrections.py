@@ -1,0 +1,207 @@
+"""Corrections are claims of their own (issue 27), through the product (``remnant.Memory``) on
+SQLite and PostgreSQL: the corrected value is current (a fact with ``metadata["corrects"]``), the
+wrong one is superseded with the turn that stated it, audited as a correction; recall answers the
+corrected value and ``history`` shows both; a correction of a correction restores the right value;
+turns that only look like corrections change nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from remnant import Memory
+from remnant.core.clock import ManualClock
+from remnant.core.model import Status
+from remnant.privacy import generate_key
+from remnant.store.postgres import PostgresStore
+
+NOW = datetime(2026, 3, 2, 9, tzinfo=UTC)
+Open = Callable[[], Memory]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
+def open_mem(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Open]:
+    opened: list[Memory] = []
+    if request.param == "postgres":  # a server database keeps its vault key outside it
+        monkeypatch.setenv("REMNANT_VAULT_KEY", generate_key())
+        monkeypatch.delenv("REMNANT_VAULT_KEY_FILE", raising=False)
+
+    def make() -> Memory:
+        clock = ManualClock(NOW)
+        if request.param == "sqlite":
+            mem = Memory(tmp_path / "m.db", clock=clock)
+        else:
+            mem = Memory(store=PostgresStore(request.getfixturevalue("pg_url")), clock=clock)
+        opened.append(mem)
+        return mem
+
+    yield make
+    for mem in opened:
+        mem.close()
+
+
+def said(mem: Memory, user: str, *turns: str) -> list[str]:
+    ids = []
+    for text in turns:
+        ids.append(mem.add([{"role": "user", "content": text}], user_id=user).episodes[0].id)
+        clock = mem.clock
+        assert isinstance(clock, ManualClock)
+        clock.advance(timedelta(hours=3))
+    return ids
+
+
+def texts(mem: Memory, query: str, user: str) -> list[str]:
+    return [h.memory.content for h in mem.recall(query, user_id=user, touch=False)]
+
+
+def corrected_fact(mem: Memory, user: str, wrong_id: str) -> str:
+    fixes = [
+        r
+        for r in mem.list_memories(user_id=user, limit=100)
+        if r.metadata.get("corrects") == wrong_id and r.status == Status.ACTIVE
+    ]
+    assert len(fixes) == 1, fixes
+    return fixes[0].id
+
+
+@pytest.mark.parametrize(
+    ("first", "fix", "question", "wrong", "right"),
+    [
+        (
+            "the meeting with Sam is on Thursday",
+            "I meant Tuesday not Thursday",
+            "when is the meeting with Sam?",
+            "Thursday",
+            "Tuesday",
+        ),
+        ("我们周四和老王开会", "说错了，是周二", "什么时候和老王开会", "周四", "周二"),
+    ],
+)
+def test_a_corrected_day_answers_and_the_wrong_one_is_superseded(
+    open_mem: Open, first: str, fix: str, question: str, wrong: str, right: str
+) -> None:
+    mem = open_mem()
+    old, turn = said(mem, "ana", first, fix)
+    new = corrected_fact(mem, "ana", old)
+    stated = mem.get(new)
+    assert stated.content == first.replace(wrong, right)
+    assert stated.metadata["from_episode"] == turn
+    before = mem.get(old)
+    assert before.status == Status.SUPERSEDED and before.superseded_by == new
+    # the correcting turn says nothing else: it would offer the wrong value again
+    assert mem.get(turn).status == Status.SUPERSEDED and mem.get(turn).superseded_by == new
+
+    got = texts(mem, question, "ana")
+    assert got and right in got[0] and wrong not in got[0], got
+    assert first not in got
+    # still reachable, labelled earlier
+    shown = mem.recall(question, user_id="ana", touch=False, include_stale=True).hits
+    assert any(h.memory.id == old and h.earlier for h in shown)
+    audit = mem.audit_log(user_id="ana", action="correct")
+    assert [e.policy for e in audit] == ["correction"] and set(audit[0].memory_ids) == {old, new}
+    assert {e.policy for e in mem.audit_log(user_id="ana", action="supersede")} == {"correction"}
+    assert all(wrong not in (e.reason or "") and right not in (e.reason or "") for e in audit)
+
+
+def test_a_correction_of_a_correction_restores_the_right_value(open_mem: Open) -> None:
+    mem = open_mem()
+    _, blue, back = said(
+        mem, "bo", "my favourite colour is green", "actually blue", "scratch that, green was right after all"
+    )
+    current = mem.current("preferred_color", user_id="bo")
+    assert current is not None and "green" in current.content and current.metadata.get("corrects")
+    history = mem.history("preferred_color", user_id="bo")
+    assert ["green" in h.content for h in history] == [True, False, True]
+    assert [h.status for h in history] == [Status.SUPERSEDED, Status.SUPERSEDED, Status.ACTIVE]
+    assert (
+        history[1].metadata["corrects"] == history[0].id and history[2].metadata["corrects"] == history[1].id
+    )
+    # the turn that said blue no longer answers, nor the one that only corrected it back (the
+    # current fact states what it meant); both stay in the history of turns
+    assert mem.get(blue).status == Status.SUPERSEDED
+    assert mem.get(back).status == Status.SUPERSEDED and mem.get(back).superseded_by == current.id
+    assert {blue, back} <= {r.id for r in mem.history("preferred_color", user_id="bo", turns=True)}
+    got = texts(mem, "what is my favourite colour?", "bo")
+    assert got and "green" in got[0] and not any("blue" in t for t in got), got
+    assert len(mem.audit_log(user_id="bo", action="correct")) == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "fix", "key", "wrong", "right"),
+    [
+        ("my door code is 0421", "typo, it's 0412 not 0421", "door_code", "0421", "0412"),
+        ("我最喜欢的颜色是绿色", "不对不对，是蓝色", "preferred_color", "绿色", "蓝色"),
+    ],
+)
+def test_a_typo_of_a_keyed_value_is_corrected_by_key(
+    open_mem: Open, first: str, fix: str, key: str, wrong: str, right: str
+) -> None:
+    mem = open_mem()
+    old_turn, _ = said(mem, "cy", first, fix)
+    current = mem.current(key, user_id="cy")
+    assert current is not None and right in current.content and wrong not in current.content
+    history = mem.history(key, user_id="cy")
+    assert len(history) == 2 and wrong in history[0].content and history[0].status == Status.SUPERSEDED
+    assert current.metadata["corrects"] == history[0].id
+    assert mem.get(old_turn).status == Status.SUPERSEDED  # the turn that stated it stops answering
+
+
+def test_a_correction_of_a_correction_in_chinese(open_mem: Open) -> None:
+    mem = open_mem()
+    said(mem, "di", "我们周四开会", "说错了，是周二", "不对，还是周四")
+    got = texts(mem, "什么时候开会", "di")
+    assert got and "周四" in got[0] and not any(t == "我们周二开会" for t in got), got
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "I meant to call you",
+        "not bad",
+        "that's not what I meant, never mind",
+        "is the meeting with Sam on Tuesday or Thursday?",
+        "actually I love hiking",
+        "你是说周二？",
+    ],
+)
+def test_what_only_looks_like_a_correction_changes_nothing(open_mem: Open, turn: str) -> None:
+    mem = open_mem()
+    (old,) = said(mem, "ed", "the meeting with Sam is on Thursday")
+    result = mem.add([{"role": "user", "content": turn}], user_id="ed")
+    assert not any(f.metadata.get("corrects") for f in result.facts)
+    assert mem.get(old).status == Status.ACTIVE
+    assert mem.audit_log(user_id="ed", action="correct") == []
+
+
+def test_a_correction_that_says_more_keeps_its_turn(open_mem: Open) -> None:
+    mem = open_mem()
+    old, turn = said(
+        mem,
+        "gu",
+        "dinner with Priya is on Friday",
+        "sorry, I meant Saturday not Friday, and I'm bringing the dessert",
+    )
+    assert mem.get(old).status == Status.SUPERSEDED
+    assert mem.get(turn).status == Status.ACTIVE  # the dessert is still said only there
+    got = texts(mem, "when is dinner with Priya?", "gu")
+    assert got and "Saturday" in got[0] and "dinner with Priya is on Friday" not in got
+
+
+def test_a_correction_inside_one_add_call(open_mem: Open) -> None:
+    mem = open_mem()
+    out = mem.add(
+        [
+            {"role": "user", "content": "my door code is 0421"},
+            {"role": "assistant", "content": "Noted."},
+            {"role": "user", "content": "typo, it's 0412 not 0421"},
+        ],
+        user_id="fa",
+    )
+    current = mem.current("door_code", user_id="fa")
+    assert current is not None and "0412" in current.content
+    assert mem.get(out.episodes[0].id).status == Status.SUPERSEDED
