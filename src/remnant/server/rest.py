@@ -467,7 +467,7 @@ def forget(body: ForgetRequest, call: Call = Depends(FORGET)) -> JSONResponse:
         with Engines.exclusive(call.mem):
             if ids is not None:
                 result = call.mem.forget_ids(
-                    ids, hard=body.hard, dry_run=body.dry_run, confirm=body.confirm, actor=actor
+                    ids, hard=body.hard, dry_run=body.dry_run, confirm=bool(body.confirm), actor=actor
                 )
             else:
                 result = call.mem.forget(
