@@ -36,12 +36,18 @@ half", compound periods ("2 hours and 30 minutes"); Chinese 两, 俩, 仨, 半, 
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 from remnant.core.text.numerals import ZH_DIGITS
+from remnant.extract.salience import salience
 
 _MINUTE, _HOUR, _DAY = 60, 3600, 86400
+_DATA = Path(__file__).resolve().parent / "data"
 
 # -- English ---------------------------------------------------------------------------------------
 _ONES = {
@@ -627,3 +633,91 @@ def expiry_in_words(text: str) -> timedelta | None:
     "I waited ten minutes" sets nothing.
     """
     return _english(text) or _chinese(text)
+
+
+# -- the part of a turn that expires ---------------------------------------------------------------
+# a clause ends at its punctuation
+# (ASCII punctuation only before a space or the end, so "Kettle!92" and "4.5 hours" stay whole)
+_CLAUSE_SPLIT = re.compile(r"(?<=[，。！？；\n])|(?<=[,;!?.])(?=\s)")
+_FILLER_FLOOR = 0.3  # a remainder scored as filler below this is not worth keeping on its own
+
+
+@dataclass(frozen=True)
+class ExpirySplit:
+    """A turn whose expiry bounds only part of it: ``temporary`` (the clauses the period attaches
+    to, with the value said to expire) holds for ``ttl``; ``lasting`` (the rest) holds on."""
+
+    ttl: timedelta
+    temporary: str
+    lasting: str
+
+
+def _has_subject(clause: str) -> bool:
+    return bool(_EN_INFO.search(clause) or _ZH_INFO.search(clause))
+
+
+def _alternation(words: list[str]) -> str:
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
+
+@functools.cache
+def _tied() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """What makes a clause follow from the temporary one (extract/data/expiry.*.json): an opener
+    ("so ...", 所以…) or a word anywhere ("for now", 暂时)."""
+    en, zh = (
+        json.loads((_DATA / f"expiry.{lang}.json").read_text(encoding="utf-8")) for lang in ("en", "zh")
+    )
+    opener = re.compile(
+        rf"^\s*(?:(?:{_alternation(en['tied_openers'])})\b|(?:{_alternation(zh['tied_openers'])}))", re.I
+    )
+    anywhere = re.compile(
+        rf"\b(?:{_alternation(en['tied_anywhere'])})\b|{_alternation(zh['tied_anywhere'])}", re.I
+    )
+    return opener, anywhere
+
+
+def _lasting(clause: str) -> bool:
+    """A clause that holds on its own: not a question, nor one that follows from the temporary part."""
+    text = clause.strip(" \t\n,;，；、")
+    opener, anywhere = _tied()
+    if not text or text.endswith(("?", "？")) or text.endswith("吗") or opener.match(text):
+        return False
+    return not anywhere.search(text)
+
+
+def split_expiry(text: str) -> ExpirySplit | None:
+    """The temporary and lasting parts of a turn that states an expiry, or ``None`` when the
+    period bounds the whole turn (one clause, or the rest is filler) or nothing.
+
+    The period attaches to the clause it is read in alone ("good for 15 minutes"), or to the pair
+    that ends with it; a clause without the thing it is said of ("it's good for a day", 十分钟内有效)
+    takes the clause before it too ("the code is 4471,"). Linear: each clause is read once or twice."""
+    ttl = expiry_in_words(text)
+    if ttl is None:
+        return None
+    clauses = [c for c in _CLAUSE_SPLIT.split(text) if c]
+    if len(clauses) < 2:
+        return None
+    span: tuple[int, int] | None = None
+    for i, clause in enumerate(clauses):
+        if expiry_in_words(clause) == ttl:
+            span = (i, i)
+            break
+        if i and expiry_in_words(clauses[i - 1] + clause) == ttl:
+            span = (i - 1, i)
+            break
+    if span is None:
+        return None
+    lo, hi = span
+    if lo > 0 and not _has_subject("".join(clauses[lo : hi + 1])):
+        lo -= 1
+    if not _has_subject("".join(clauses[lo : hi + 1])):
+        return None  # a state ("I'm in Osaka for 10 days, so ..."): the whole turn holds for the period
+    rest = [*clauses[:lo], *clauses[hi + 1 :]]
+    if not all(_lasting(c) for c in rest):
+        return None  # a clause that follows from the temporary one expires with it: keep the turn whole
+    lasting = "".join(rest).strip(" \t\n,;，；、")
+    if not lasting or salience(lasting).score < _FILLER_FLOOR:
+        return None
+    temporary = "".join(clauses[lo : hi + 1]).strip(" \t\n,;，；、")
+    return ExpirySplit(ttl, temporary, lasting)

@@ -22,7 +22,7 @@ from typing import Protocol
 from remnant.embed.base import Embedder, EmbeddingError
 from remnant.embed.registry import get_embedder
 from remnant.engine.options import Draft, Message, Observation
-from remnant.extract.expiry import expiry_in_words
+from remnant.extract.expiry import expiry_in_words, split_expiry
 from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor
 from remnant.extract.salience import salience
@@ -108,8 +108,13 @@ class RuleIngestor:
 
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
         score, cues = self._importance(message)
-        ttl = expiry_in_words(message.content)
-        facts = self.extractor.extract(message.content, role=message.role)
+        split = split_expiry(message.content)
+        ttl = split.ttl if split is not None else expiry_in_words(message.content)
+        if split is None:
+            facts = [(f, ttl) for f in self.extractor.extract(message.content, role=message.role)]
+        else:  # only what the temporary clauses say expires; the lasting part's facts hold on
+            facts = [(f, ttl) for f in self.extractor.extract(split.temporary, role=message.role)]
+            facts += [(f, None) for f in self.extractor.extract(split.lasting, role=message.role)]
         drafts = [
             Draft(
                 f.content,
@@ -120,12 +125,30 @@ class RuleIngestor:
                     "confidence": f.confidence,
                     "source": f"extract:{f.source}",
                     # no bare value in metadata: only content passes the redactor
-                    "ttl": ttl if ttl is not None else f.expires_in,
+                    "ttl": f_ttl if f_ttl is not None else f.expires_in,
                 },
             )
-            for f in facts
+            for f, f_ttl in facts
         ]
-        reasons = cues + (("expiry_in_words",) if ttl is not None else ())
+        if split is not None:
+            # the turn expires with the value it carries; what else it said is kept as its own
+            # memory (from_episode to the turn), as consolidation would have kept it
+            drafts.append(
+                Draft(
+                    split.lasting,
+                    {
+                        "kind": "fact",
+                        "importance": round(max(salience(split.lasting, role=message.role).score, 0.5), 4),
+                        "source": "extract:expiry_split",
+                        "ttl": None,
+                    },
+                )
+            )
+        reasons = (
+            cues
+            + (("expiry_in_words",) if ttl is not None else ())
+            + (("expiry_split",) if split is not None else ())
+        )
         # a turn that yielded a fact carried something: never score it as filler
         importance = max(score, 0.5) if facts else score
         return Observation(importance=round(importance, 4), facts=drafts, ttl=ttl, reasons=reasons)
