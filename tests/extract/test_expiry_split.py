@@ -102,3 +102,22 @@ def test_the_split_names_both_parts() -> None:
     assert got is not None and got.ttl == timedelta(minutes=15)
     assert "4471" in got.temporary and "good for 15 minutes" in got.temporary
     assert got.lasting == "the account is under my work email"
+
+
+def test_a_turn_consolidated_before_its_expiry_makes_a_fact_that_ends_with_it(
+    product: Memory, clock: ManualClock
+) -> None:
+    ep = product.remember(
+        "the gate code is 9921 for the week",
+        user_id="ana",
+        kind="episode",
+        importance=0.8,
+        ttl=timedelta(days=7),
+    )
+    clock.advance(timedelta(days=4))  # it fades after ~5.6 days: consolidated on this sweep
+    product.sweep()
+    facts = product.list_memories("ana", kinds=["fact"])
+    assert len(facts) == 1 and facts[0].metadata["derived_from"] == [ep.id]
+    assert facts[0].expires_at == ep.expires_at
+    clock.advance(timedelta(days=3, minutes=1))
+    assert not any("9921" in h.memory.content for h in product.recall("gate code", user_id="ana").hits)

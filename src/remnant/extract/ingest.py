@@ -10,6 +10,10 @@ expiry said in words, for each conversation message, offline.
 - **Expiry in words** (:mod:`remnant.extract.expiry`): "this code is valid for ten minutes",
   "expires in 2 hours", "I'm staying in Osaka for 10 days", 十分钟内有效, 两小时后过期, 我要出差三天
   set the episode's TTL (and its facts'); a period in passing ("I waited ten minutes") does not.
+  An end point ("good until friday", 只在今天有效) sets the time left until it, on ``clock``. When
+  the turn also says something lasting ("the code is 4471, good for 15 minutes, the account is
+  under my work email"), the turn still expires with the value, and the lasting clauses are kept
+  as their own fact (``from_episode`` to the turn, no TTL): :func:`remnant.extract.expiry.split_expiry`.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
+from remnant.core.clock import Clock, SystemClock
 from remnant.embed.base import Embedder, EmbeddingError
 from remnant.embed.registry import get_embedder
 from remnant.engine.options import Draft, Message, Observation
-from remnant.extract.expiry import expiry_in_words, split_expiry
+from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
+from remnant.extract.expiry import expiry_of, split_expiry
 from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor
 from remnant.extract.salience import salience
@@ -52,6 +58,7 @@ class RuleIngestor:
         embedder: Embedder | None = None,
         salience_embedders: Sequence[str] = (),
         threads: int = 2,
+        clock: Clock | None = None,
     ) -> None:
         self.extractor: FactExtractor = extractor or RuleExtractor()
         self._given = embedder
@@ -60,6 +67,8 @@ class RuleIngestor:
         self._resolved = False
         self._model: tuple[Embedder, SalienceModel] | None = None
         self._lock = threading.Lock()
+        # an end point said in words ("good until friday") is read against the memory's clock
+        self.clock: Clock = clock or SystemClock()
 
     @property
     def model(self) -> SalienceModel | None:
@@ -108,8 +117,9 @@ class RuleIngestor:
 
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
         score, cues = self._importance(message)
-        split = split_expiry(message.content)
-        ttl = split.ttl if split is not None else expiry_in_words(message.content)
+        now = self.clock.now()
+        split = split_expiry(message.content, now)
+        ttl = split.ttl if split is not None else expiry_of(message.content, now)
         if split is None:
             facts = [(f, ttl) for f in self.extractor.extract(message.content, role=message.role)]
         else:  # only what the temporary clauses say expires; the lasting part's facts hold on
