@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+from remnant.core.text import HAN_CLASS
 from remnant.core.text.calendar import WEEKDAYS, ZH_WEEKDAYS, coming_weekday, end_of_day
 from remnant.core.text.numerals import ZH_DIGITS
 from remnant.extract.salience import salience
@@ -771,7 +772,7 @@ def _zh_until() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 # the verb ends its clause (能用了, 有效。), not a verb of something else (可以用电脑, 有效率)
-_ZH_VERB_END = r"(?=[了啦的哦喔呢]|$|[^\u4e00-\u9fff])"
+_ZH_VERB_END = rf"(?=[了啦的哦喔呢]|$|[^{HAN_CLASS}])"
 _ZH_WEEKDAY = re.compile(r"(?:下|这|本)?个?(?:周|星期|礼拜)[一二三四五六日天]")
 _ZH_NOT_SAID = re.compile(
     r"吗|[？?]|如果|要是|假如|假设|万一|的话|听说|据说|已经|上周|上个?星期|上个?礼拜|去年"
