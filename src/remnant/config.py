@@ -355,7 +355,7 @@ class Memory(Engine):
                 (retriever.text_embedder or retriever.embedder) if retriever is not None else None
             )
             if ingestor is DEFAULT:
-                ingestor = build_ingestor(recall_embedder)
+                ingestor = build_ingestor(recall_embedder, clock=clock)
             elif ingestor is None:
                 ingestor = PlainIngestor()
             if "contradictions" not in engine_options:
@@ -449,19 +449,22 @@ def build_contradictions(embedder: Any = None) -> ContradictionPolicy:
     return ContradictionPolicy(classifier=classifier)
 
 
-def build_ingestor(embedder: Any = None) -> Ingestor:
+def build_ingestor(embedder: Any = None, *, clock: Clock | None = None) -> Ingestor:
     """How conversation messages are read on :meth:`Memory.add`: offline salience, rule-extracted
     facts and expiries said in words (:class:`remnant.extract.ingest.RuleIngestor`).
 
     Salience is the trained model (over ``embedder``'s vectors when the project ships weights for
     it, else over e5-small's or MiniLM's, whichever is installed, loaded on the first message) unless
-    ``REMNANT_SALIENCE=rules``; with no such embedder installed the rule cues decide."""
+    ``REMNANT_SALIENCE=rules``; with no such embedder installed the rule cues decide. ``clock`` is
+    the memory's, against which an end point said in words ("good until friday") is read."""
     from remnant.extract.ingest import RuleIngestor
 
     if _model_or_rules(SALIENCE_ENV) == "rules":
-        return RuleIngestor()
+        return RuleIngestor(clock=clock)
     threads = int(read("REMNANT_EMBED_THREADS"))
-    return RuleIngestor(embedder=embedder, salience_embedders=("e5-small", "minilm"), threads=threads)
+    return RuleIngestor(
+        embedder=embedder, salience_embedders=("e5-small", "minilm"), threads=threads, clock=clock
+    )
 
 
 def build_retriever(embedder: str | Embedder | None = DEFAULT) -> Retriever | None:

@@ -36,12 +36,20 @@ half", compound periods ("2 hours and 30 minutes"); Chinese 两, 俩, 仨, 半, 
 
 from __future__ import annotations
 
+import functools
+import json
 import re
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
 
+from remnant.core.text import HAN_CLASS
+from remnant.core.text.calendar import WEEKDAYS, ZH_WEEKDAYS, coming_weekday, end_of_day
 from remnant.core.text.numerals import ZH_DIGITS
+from remnant.extract.salience import salience
 
 _MINUTE, _HOUR, _DAY = 60, 3600, 86400
+_DATA = Path(__file__).resolve().parent / "data"
 
 # -- English ---------------------------------------------------------------------------------------
 _ONES = {
@@ -627,3 +635,217 @@ def expiry_in_words(text: str) -> timedelta | None:
     "I waited ten minutes" sets nothing.
     """
     return _english(text) or _chinese(text)
+
+
+# -- the part of a turn that expires ---------------------------------------------------------------
+# a clause ends at its punctuation
+# (ASCII punctuation only before a space or the end, so "Kettle!92" and "4.5 hours" stay whole)
+_CLAUSE_SPLIT = re.compile(r"(?<=[，。！？；\n])|(?<=[,;!?.])(?=\s)")
+_FILLER_FLOOR = 0.3  # a remainder scored as filler below this is not worth keeping on its own
+
+
+@dataclass(frozen=True)
+class ExpirySplit:
+    """A turn whose expiry bounds only part of it: ``temporary`` (the clauses the period attaches
+    to, with the value said to expire) holds for ``ttl``; ``lasting`` (the rest) holds on."""
+
+    ttl: timedelta
+    temporary: str
+    lasting: str
+
+
+def _has_subject(clause: str) -> bool:
+    return bool(_EN_INFO.search(clause) or _ZH_INFO.search(clause))
+
+
+def _alternation(words: list[str]) -> str:
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
+
+@functools.cache
+def _tied() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """What makes a clause follow from the temporary one (extract/data/expiry.*.json): an opener
+    ("so ...", 所以…) or a word anywhere ("for now", 暂时)."""
+    en, zh = (
+        json.loads((_DATA / f"expiry.{lang}.json").read_text(encoding="utf-8")) for lang in ("en", "zh")
+    )
+    opener = re.compile(
+        rf"^\s*(?:(?:{_alternation(en['tied_openers'])})\b|(?:{_alternation(zh['tied_openers'])}))", re.I
+    )
+    anywhere = re.compile(
+        rf"\b(?:{_alternation(en['tied_anywhere'])})\b|{_alternation(zh['tied_anywhere'])}", re.I
+    )
+    return opener, anywhere
+
+
+def _lasting(clause: str) -> bool:
+    """A clause that holds on its own: not a question, nor one that follows from the temporary part."""
+    text = clause.strip(" \t\n,;，；、")
+    opener, anywhere = _tied()
+    if not text or text.endswith(("?", "？")) or text.endswith("吗") or opener.match(text):
+        return False
+    return not anywhere.search(text)
+
+
+def split_expiry(text: str, now: datetime | None = None) -> ExpirySplit | None:
+    """The temporary and lasting parts of a turn that states an expiry, or ``None`` when the
+    period bounds the whole turn (one clause, or the rest is filler) or nothing.
+
+    The period attaches to the clause it is read in alone ("good for 15 minutes"), or to the pair
+    that ends with it; a clause without the thing it is said of ("it's good for a day", 十分钟内有效)
+    takes the clause before it too ("the code is 4471,"). Given ``now``, an end point counts too
+    (:func:`expiry_of`). Linear: each clause is read once or twice."""
+    ttl = expiry_of(text, now)
+    if ttl is None:
+        return None
+    clauses = [c for c in _CLAUSE_SPLIT.split(text) if c]
+    if len(clauses) < 2:
+        return None
+    span: tuple[int, int] | None = None
+    for i, clause in enumerate(clauses):
+        if expiry_of(clause, now) == ttl:
+            span = (i, i)
+            break
+        if i and expiry_of(clauses[i - 1] + clause, now) == ttl:
+            span = (i - 1, i)
+            break
+    if span is None:
+        return None
+    lo, hi = span
+    if lo > 0 and not _has_subject("".join(clauses[lo : hi + 1])):
+        lo -= 1
+    if not _has_subject("".join(clauses[lo : hi + 1])):
+        return None  # a state ("I'm in Osaka for 10 days, so ..."): the whole turn holds for the period
+    rest = [*clauses[:lo], *clauses[hi + 1 :]]
+    if not all(_lasting(c) for c in rest):
+        return None  # a clause that follows from the temporary one expires with it: keep the turn whole
+    lasting = "".join(rest).strip(" \t\n,;，；、")
+    if not lasting or salience(lasting).score < _FILLER_FLOOR:
+        return None
+    temporary = "".join(clauses[lo : hi + 1]).strip(" \t\n,;，；、")
+    return ExpirySplit(ttl, temporary, lasting)
+
+
+# -- an end point: "good until friday", 只在今天有效 ---------------------------------------------
+@functools.cache
+def _lang(lang: str) -> dict[str, list[str]]:
+    data: dict[str, list[str]] = json.loads((_DATA / f"expiry.{lang}.json").read_text(encoding="utf-8"))
+    return data
+
+
+@functools.cache
+def _en_until() -> re.Pattern[str]:
+    d = _lang("en")
+    verbs = _alternation(d["valid_until_verbs_strong"] + d["valid_until_verbs_weak"])
+    days = _alternation([*WEEKDAYS, *d["today_words"]])
+    # up to four words between the cue and the day ("till we check out sunday"): bounded
+    return re.compile(
+        rf"\b(?P<verb>{verbs})\s+(?:only\s+|just\s+)?(?:{_alternation(d['until_words'])})\s+"
+        rf"(?:(?P<this>this|on)\s+)?(?:[\w']+\s+){{0,4}}?(?P<day>{days})\b",
+        re.I,
+    )
+
+
+@functools.cache
+def _zh_until() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    d = _lang("zh")
+    today, valid, end = (
+        _alternation(d["today_words"]),
+        _alternation(d["valid_words"]),
+        _alternation(d["end_words"]),
+    )
+    weekday = _ZH_WEEKDAY.pattern
+    # 只在今天有效, 仅限当天, 今天之内有效, 有效期到今天
+    on_today = re.compile(
+        rf"(?:只|仅)?(?:在|限)?(?:{today})(?:之内|以内|内)?(?:都|才)?(?:{valid}){_ZH_VERB_END}|仅限(?:{today})"
+        rf"|有效期?(?:{_alternation(d['until_before'])})(?:{today})"
+    )
+    # 到周五就不能用了, 只能用到周五, 周五之前有效, 有效期到周五, 到周五为止有效
+    on_weekday = re.compile(
+        rf"(?:{_alternation(d['until_before'])}){weekday}(?:{_alternation(d['until_after'])})?"
+        rf"(?:都|就|会|便|将)*(?:{valid}|{end}){_ZH_VERB_END}"
+        rf"|用(?:{_alternation(d['until_before'])}){weekday}"
+        rf"|(?<![到至止]){weekday}(?:{_alternation(d['until_after'])})(?:都|就|会)*(?:{valid}){_ZH_VERB_END}"
+        rf"|有效期?(?:{_alternation(d['until_before'])}){weekday}"
+    )
+    return on_today, on_weekday
+
+
+# the verb ends its clause (能用了, 有效。), not a verb of something else (可以用电脑, 有效率)
+_ZH_VERB_END = rf"(?=[了啦的哦喔呢]|$|[^{HAN_CLASS}])"
+_ZH_WEEKDAY = re.compile(r"(?:下|这|本)?个?(?:周|星期|礼拜)[一二三四五六日天]")
+_ZH_NOT_SAID = re.compile(
+    r"吗|[？?]|如果|要是|假如|假设|万一|的话|听说|据说|已经|上周|上个?星期|上个?礼拜|去年"
+)
+
+
+def _until(day: date | None, now: datetime) -> timedelta | None:
+    if day is None:
+        return None
+    left = end_of_day(day, now) - now
+    return left if left > timedelta(0) else None
+
+
+def _english_until(sentence: str, now: datetime) -> timedelta | None:
+    m = _en_until().search(sentence)
+    if (
+        m is None
+        or sentence.rstrip().endswith("?")
+        or _EN_IF.match(sentence)
+        or _EN_RECURRING.search(sentence)
+    ):
+        return None
+    strong = {w.casefold() for w in _lang("en")["valid_until_verbs_strong"]}
+    if m.group("verb").casefold() not in strong and not (
+        _EN_INFO.search(sentence) or re.search(r"\b(?:only|just)\b", sentence, re.I)
+    ):
+        return None  # "the store is open till friday": a thing's hours, not a validity
+    if _EN_PAST_VALID.search(sentence[: m.start()]) or re.search(
+        r"\b(?:was|were|used\s+to)\b", sentence, re.I
+    ):
+        return None
+    day = m.group("day").casefold()
+    if day in WEEKDAYS:
+        return _until(
+            coming_weekday(now.date(), WEEKDAYS[day], week=0 if m.group("this") == "this" else None), now
+        )
+    return _until(now.date(), now)
+
+
+def _chinese_until(text: str, now: datetime) -> timedelta | None:
+    if _ZH_NOT_SAID.search(text) or _ZH_RECURRING.search(text):
+        return None
+    on_today, on_weekday = _zh_until()
+    if on_today.search(text):
+        return _until(now.date(), now)
+    m = on_weekday.search(text)
+    if m is None:
+        return None
+    said = _ZH_WEEKDAY.search(m.group(0))
+    if said is None:
+        return None
+    week = {"下": 1, "这": 0, "本": 0}.get(said.group(0)[0])
+    return _until(coming_weekday(now.date(), ZH_WEEKDAYS[said.group(0)[-1]], week=week), now)
+
+
+def expiry_until(text: str, now: datetime) -> timedelta | None:
+    """The time left, from ``now``, until the end point a message gives a validity, or ``None``:
+    "good until friday", "only works till we check out sunday", 只在今天有效, 到周五就不能用了.
+
+    A day named as an end point lasts through that day, to the midnight that ends it in ``now``'s
+    zone (the later reading: a memory that disappears early is the worse failure). A bare weekday
+    is the next one on or after today; "this friday" / 这周五 once passed, and anything asked,
+    supposed, past or recurring, set nothing."""
+    for sentence in _SENTENCE_END.split(text):
+        got = _english_until(sentence, now)
+        if got is not None:
+            return got
+    return _chinese_until(text, now)
+
+
+def expiry_of(text: str, now: datetime | None = None) -> timedelta | None:
+    """A period said (:func:`expiry_in_words`) or, given ``now``, an end point (:func:`expiry_until`)."""
+    got = expiry_in_words(text)
+    if got is None and now is not None:
+        got = expiry_until(text, now)
+    return got

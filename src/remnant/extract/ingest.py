@@ -10,6 +10,10 @@ expiry said in words, for each conversation message, offline.
 - **Expiry in words** (:mod:`remnant.extract.expiry`): "this code is valid for ten minutes",
   "expires in 2 hours", "I'm staying in Osaka for 10 days", 十分钟内有效, 两小时后过期, 我要出差三天
   set the episode's TTL (and its facts'); a period in passing ("I waited ten minutes") does not.
+  An end point ("good until friday", 只在今天有效) sets the time left until it, on ``clock``. When
+  the turn also says something lasting ("the code is 4471, good for 15 minutes, the account is
+  under my work email"), the turn still expires with the value, and the lasting clauses are kept
+  as their own fact (``from_episode`` to the turn, no TTL): :func:`remnant.extract.expiry.split_expiry`.
 - **Corrections** (:mod:`remnant.extract.corrections`): "I meant Tuesday not Thursday", 说错了，是周二
   name the recent memory whose value was wrong; the engine writes the corrected value and
   supersedes the wrong one (:mod:`remnant.engine.forgetting.correction`).
@@ -22,12 +26,14 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
+from remnant.core.clock import Clock, SystemClock
 from remnant.core.model import MemoryRecord
 from remnant.embed.base import Embedder, EmbeddingError
 from remnant.embed.registry import get_embedder
 from remnant.engine.options import Correction, Draft, Message, Observation
 from remnant.extract.corrections import CorrectionReader
-from remnant.extract.expiry import expiry_in_words
+from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
+from remnant.extract.expiry import expiry_of, split_expiry
 from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor
 from remnant.extract.salience import salience
@@ -57,6 +63,7 @@ class RuleIngestor:
         embedder: Embedder | None = None,
         salience_embedders: Sequence[str] = (),
         threads: int = 2,
+        clock: Clock | None = None,
     ) -> None:
         self.extractor: FactExtractor = extractor or RuleExtractor()
         self._given = embedder
@@ -66,6 +73,8 @@ class RuleIngestor:
         self._model: tuple[Embedder, SalienceModel] | None = None
         self._lock = threading.Lock()
         self.corrections = CorrectionReader()
+        # an end point said in words ("good until friday") is read against the memory's clock
+        self.clock: Clock = clock or SystemClock()
 
     @property
     def model(self) -> SalienceModel | None:
@@ -120,8 +129,14 @@ class RuleIngestor:
 
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
         score, cues = self._importance(message)
-        ttl = expiry_in_words(message.content)
-        facts = self.extractor.extract(message.content, role=message.role)
+        now = self.clock.now()
+        split = split_expiry(message.content, now)
+        ttl = split.ttl if split is not None else expiry_of(message.content, now)
+        if split is None:
+            facts = [(f, ttl) for f in self.extractor.extract(message.content, role=message.role)]
+        else:  # only what the temporary clauses say expires; the lasting part's facts hold on
+            facts = [(f, ttl) for f in self.extractor.extract(split.temporary, role=message.role)]
+            facts += [(f, None) for f in self.extractor.extract(split.lasting, role=message.role)]
         drafts = [
             Draft(
                 f.content,
@@ -132,12 +147,30 @@ class RuleIngestor:
                     "confidence": f.confidence,
                     "source": f"extract:{f.source}",
                     # no bare value in metadata: only content passes the redactor
-                    "ttl": ttl if ttl is not None else f.expires_in,
+                    "ttl": f_ttl if f_ttl is not None else f.expires_in,
                 },
             )
-            for f in facts
+            for f, f_ttl in facts
         ]
-        reasons = cues + (("expiry_in_words",) if ttl is not None else ())
+        if split is not None:
+            # the turn expires with the value it carries; what else it said is kept as its own
+            # memory (from_episode to the turn), as consolidation would have kept it
+            drafts.append(
+                Draft(
+                    split.lasting,
+                    {
+                        "kind": "fact",
+                        "importance": round(max(salience(split.lasting, role=message.role).score, 0.5), 4),
+                        "source": "extract:expiry_split",
+                        "ttl": None,
+                    },
+                )
+            )
+        reasons = (
+            cues
+            + (("expiry_in_words",) if ttl is not None else ())
+            + (("expiry_split",) if split is not None else ())
+        )
         # a turn that yielded a fact carried something: never score it as filler
         importance = max(score, 0.5) if facts else score
         return Observation(importance=round(importance, 4), facts=drafts, ttl=ttl, reasons=reasons)

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from remnant.core.text.calendar import WEEKDAYS, ZH_WEEKDAYS
 from remnant.core.text.numerals import MONTH_NUMBER, ZH_DIGITS
 
 __all__ = ["TimeRange", "has_time_expression", "resolve"]
@@ -66,10 +67,6 @@ def _month_overlap(a: TimeRange, b: TimeRange) -> bool:
 MONTHS = dict(MONTH_NUMBER)
 MONTHS.update({k[:3]: v for k, v in list(MONTHS.items()) if k != "may"})
 MONTHS["sept"] = 9
-WEEKDAYS = {
-    name: i
-    for i, name in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
-}
 _NUMBER_WORDS = {
     "a": 1,
     "an": 1,
@@ -90,7 +87,7 @@ _NUMBER_WORDS = {
     "a couple": 2,
 }
 _ZH_DIGITS = ZH_DIGITS
-_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_ZH_WEEKDAYS = ZH_WEEKDAYS
 
 
 def _day(ref: date | datetime) -> date:

@@ -86,6 +86,8 @@ def run_consolidation(
                     "agent_id": episode.agent_id,
                     "session_id": episode.session_id,
                     "metadata": {"derived_from": [episode.id]},
+                    # a turn said to hold for a while (a code, a stay) makes a fact that ends with it
+                    "expires_at": episode.expires_at,
                     "redact": False,  # the episode's text was redacted when it was written
                 },
             )
