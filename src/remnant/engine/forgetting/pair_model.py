@@ -494,6 +494,8 @@ class PairJudge:
     def decide(self, new: str, old: str, *, crowded: bool = False) -> tuple[Action | None, str]:
         """Supersede, flag or nothing, with a reason naming the probability; ``crowded``: one of a
         write's several candidates (the weights' ``crowd_at`` threshold)."""
+        if tokens(new) == tokens(old):  # the same words again say nothing new (an exact shape, not a guess)
+            return None, "the same statement again"
         pair = self._load()
         p = self.probability(new, old) if pair is not None else None
         if pair is None or p is None or math.isnan(p):
