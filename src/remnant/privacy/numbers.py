@@ -20,8 +20,11 @@ _GROUP = re.compile(r"\d+(?:[Xx](?![A-Za-z0-9]))?")
 # 138,1234,5678): a run joined by those must still look like a phone number's grouping.
 _SEPARATOR_GAP = re.compile(r"[ \-./()\u00b7_~,]{1,3}")
 _ODD_SEPARATORS = frozenset("_~,")
-_EXTENSION = re.compile(r"\s*(?:x|ext\.?|extension|#|分机|转)\s*(\d{1,6})(?![0-9])", re.IGNORECASE)
+_EXTENSION = re.compile(r"\s{0,16}(?:x|ext\.?|extension|#|分机|转)\s{0,16}(\d{1,6})(?![0-9])", re.IGNORECASE)
 _MAX_GROUPS = 24
+# the digits a phone number (7 to 17 written with "+" or "00", else 10 to 12), a card (12 to 19)
+# or a resident ID (18) has
+_MIN_DIGITS, _MIN_NATIONAL_DIGITS, _MAX_DIGITS = 7, 10, 19
 
 # Issuer prefixes of the major card schemes: a Luhn-valid number must also start like a card.
 _CARD_PREFIX = re.compile(
@@ -115,6 +118,9 @@ class NumberRecognizer:
         out: list[Detection] = []
         i = 0
         n = len(run)
+        digits_upto = [0]
+        for g in run:
+            digits_upto.append(digits_upto[-1] + len(g.digits))
         while i < n:
             # A number glued to a preceding letter (``K63416858``, ``A1``) is a code, not ours.
             before = text[run[i].start - 1] if run[i].start > 0 else ""
@@ -122,7 +128,15 @@ class NumberRecognizer:
                 i += 1
                 continue
             hit: Detection | None = None
+            # only a slice of 10 to 19 digits (7 after a "+") can be a phone, card or ID:
+            # classifying the others (a run of 24 groups has 300 slices) made long runs slow
+            lead = run[i].start
+            while lead > 0 and text[lead - 1] in "+(":
+                lead -= 1
+            fewest = _MIN_DIGITS if "+" in text[lead : run[i].start] else _MIN_NATIONAL_DIGITS
             for j in range(n, i, -1):
+                if not fewest <= digits_upto[j] - digits_upto[i] <= _MAX_DIGITS:
+                    continue
                 hit = self._classify(text, run[i:j])
                 if hit is not None:
                     break
