@@ -22,7 +22,7 @@ from remnant.core.audit import AuditEntry, ChainVerification, check_anchor, make
 from remnant.core.clock import Clock, SystemClock, from_epoch
 from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
-from remnant.core.limits import MAX_LIMIT, MAX_QUERY_CHARS
+from remnant.core.limits import MAX_LIMIT, MAX_MESSAGES, MAX_QUERY_CHARS, MAX_REQUEST_CHARS
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
@@ -330,6 +330,8 @@ class Memory:
         """
         if isinstance(messages, (str, Message, Mapping)):
             messages = [messages]
+        if len(messages) > MAX_MESSAGES:
+            raise ValidationError(f"add takes at most {MAX_MESSAGES} messages, got {len(messages)}")
         parsed = [Message.parse(m) for m in messages]
         if not parsed:
             raise ValidationError("add needs at least one message")
@@ -779,6 +781,10 @@ class Memory:
             return self._forget_id(target, hard=hard, dry_run=dry_run, force=confirm, actor=actor)
         if user_id is None:
             raise ValidationError("a natural-language forget request needs user_id")
+        if len(target) > MAX_REQUEST_CHARS:
+            raise ValidationError(
+                f"a forget request is at most {MAX_REQUEST_CHARS} characters, got {len(target)}"
+            )
         return forget_request(
             self.ledger, target, user_id=user_id, hard=hard, dry_run=dry_run, confirm=confirm, actor=actor
         )

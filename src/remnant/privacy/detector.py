@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-
 from typing import Any
 
 from remnant.privacy.entities import PRIORITY, Detection, EntityType

@@ -22,6 +22,7 @@ from remnant.core.limits import (
     MAX_LIMIT,
     MAX_MESSAGES,
     MAX_QUERY_CHARS,
+    MAX_REQUEST_CHARS,
     MAX_TAGS,
 )
 from remnant.core.model import check_metadata
@@ -170,7 +171,7 @@ class HideRequest(_Body):
 class ForgetRequest(_Body):
     request: str = Field(
         min_length=1,
-        max_length=2000,
+        max_length=MAX_REQUEST_CHARS,
         description="A memory id (mem_…) or a natural-language request ('forget my phone number').",
     )
     user_id: str | None = Field(default=None, min_length=1, max_length=MAX_IDENTIFIER_CHARS)

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from remnant.core.errors import ConfirmationRequired, ValidationError
+from remnant.core.limits import MAX_REQUEST_CHARS
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
 from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
 from remnant.core.text.numerals import ENGLISH_MONTHS
@@ -4360,6 +4361,8 @@ _ASKS_TO_FORGET = re.compile(
 def is_forget_request(text: str) -> bool:
     """Whether a chat message asks the assistant to forget something ("please forget my address",
     "把我的手机号删了"), as opposed to talking about deleting ("how do I delete my account?")."""
+    if len(text) > MAX_REQUEST_CHARS:
+        return False  # a long message is talk, not a request; Memory.forget refuses one this long
     norm = unicodedata.normalize("NFKC", text).lower().strip().replace("’", "'")
     if not norm or norm.startswith(("how ", "why ", "what ", "when ", "where ", "怎么", "如何", "为什么")):
         return False
