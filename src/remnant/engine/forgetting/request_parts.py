@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from remnant.core.text import HAN_CLASS, has_cjk
 
@@ -450,6 +451,9 @@ _WHOSE_ZH = re.compile(rf"([{_H}]{{1,4}})的(?:电话|手机|号码|邮箱|地�
 _SELF_OWNER_ZH = ("我", "我们", "自己", "俺", "家", "公司", "单位")
 
 
+# the matcher asks this of the clause around each value it finds, and a turn without punctuation
+# is one clause: without the cache a long turn with many values was read once per value
+@lru_cache(maxsize=256)
 def names_someone_else(clause: str) -> bool:
     """Whether a clause is about another person by a name or a pronoun (``"Greg's cell is …"``)."""
     if _OTHER_ZH.search(clause):
