@@ -1293,7 +1293,7 @@ _END_VERB_EN = (
     r"swapped|traded in|replaced|upgraded from|moved on from|got off|came off"
 )
 _ENDS_THING_EN = re.compile(
-    rf"\b(?:{_END_VERB_EN})\s+(?:(?:the|my|our|all|of|both|that|this|those|old)\s+)*(?P<obj>[\w.+&'-]{1, 64}(?:\s+[\w.+&'-]{1, 64}){{0,2}})"
+    rf"\b(?:{_END_VERB_EN})\s+(?:(?:the|my|our|all|of|both|that|this|those|old)\s+)*(?P<obj>[\w.+&'-]{{1,64}}(?:\s+[\w.+&'-]{{1,64}}){{0,2}})"
     r"|\b(?:the\s+|my\s+|our\s+)?(?P<obj2>[\w.+&'-]{1,64}(?:\s+[\w.+&'-]{1,64})?)\s+(?:is|are|'s)\s+(?:off|over|dead|gone|history|done)\b"
     # "i don't even drink tea anymore", "can't do black coffee any more", "the elm road flat isn't mine anymore"
     r"|\b(?:don't|dont|do not|can't|cant|can not|won't)\s+(?:even\s+|really\s+)?(?:\w+\s+)(?P<obj3>[\w.+&'-]{1,64}(?:\s+[\w.+&'-]{1,64})?)\s+any ?more\b"
