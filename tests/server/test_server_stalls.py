@@ -5,6 +5,10 @@ text: a 100,000-character memory of digits, spaces and CJK numerals (``POST /v1/
 ``/v1/ingest``, mem0's add), a dry-run forget request at its limit over those memories, and a
 recall with the longest query. Meanwhile tenant B calls ``GET /healthz`` and a small recall.
 
+The server runs with lexical recall (``REMNANT_EMBEDDER=none``): the readers are what is
+measured; the default embedder's cost on a 100,000-character text (it embeds every token) is
+an open item of its own (docs/security.md, round three).
+
 Budget: tenant B's p99 under attack stays within **2x its quiet p99 plus 0.75 s** (the allowance
 is for this shared 2-core machine, where the attacker's CPU-bound request and the test's own
 client share the cores and the GIL). Before the readers were made linear, one dry-run forget
@@ -39,17 +43,17 @@ def _worst(run: str, size: int) -> str:
     return head + (run * (body // len(run) + 1))[:body] + tail
 
 
-# the writes and the recall embed their text: the embedder's cost on a long run of CJK numerals
-# (every token, about 0.8 tokens a character) is not bounded yet (docs/security.md, round three),
-# so those runs go to the forget route only, where the readers are what costs
-EMBEDDED_RUNS = ("1", " ", "12 345  6 ")
-RUNS = (*EMBEDDED_RUNS, "一二三四五六七八九十百千万两", "1 一 23 二十 $4,5.6 三百 7k ")
+RUNS = ("1", " ", "一二三四五六七八九十百千万两", "12 345  6 ", "1 一 23 二十 $4,5.6 三百 7k ")
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    # bodies at the content limit: the default 1 MiB body limit, not the test suite's 64 KiB
-    yield from start_live(Path(tmp_path_factory.mktemp("stalls")), max_body_bytes=1 << 20)
+    # Lexical recall (REMNANT_EMBEDDER=none, a documented setting): what is measured is the
+    # readers; the embedder's cost on a 100,000-character text is its own open item.
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("REMNANT_EMBEDDER", "none")
+        # bodies at the content limit: the default 1 MiB body limit, not the test suite's 64 KiB
+        yield from start_live(Path(tmp_path_factory.mktemp("stalls")), max_body_bytes=1 << 20)
 
 
 def _p99(samples: list[float]) -> float:
@@ -75,19 +79,6 @@ def _attack(server: LiveServer, done: threading.Event, codes: list[int]) -> None
     with server.client("a_all", timeout=300) as c:
         for run in RUNS:
             text = _worst(run, MAX_CONTENT_CHARS)
-            if run not in EMBEDDED_RUNS:
-                codes.append(
-                    c.post(
-                        "/v1/forget",
-                        json={
-                            "request": "forget how much I paid for the car "
-                            + _worst(run, MAX_REQUEST_CHARS - 40),
-                            "user_id": "eve",
-                            "dry_run": True,
-                        },
-                    ).status_code
-                )
-                continue
             codes.append(c.post("/v1/memories", json={"content": text, "user_id": "eve"}).status_code)
             codes.append(c.post("/v1/ingest", json={"messages": [text], "user_id": "eve"}).status_code)
             codes.append(
@@ -142,6 +133,7 @@ def test_one_tenants_worst_inputs_do_not_stall_another(server: LiveServer) -> No
     assert codes and all(code < 500 for code in codes), codes
     quiet_p99, loud_p99 = _p99(quiet), _p99(loud)
     budget = 2 * quiet_p99 + ALLOWANCE_S
+    print(f"tenant B p99: quiet {quiet_p99:.3f} s, under attack {loud_p99:.3f} s over {len(loud)} probes")
     assert loud_p99 <= budget, (
         f"tenant B p99 {loud_p99:.3f} s under attack vs {quiet_p99:.3f} s quiet (budget {budget:.3f} s); "
         f"median {statistics.median(loud):.3f} s over {len(loud)} probes"
