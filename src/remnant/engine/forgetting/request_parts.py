@@ -503,9 +503,15 @@ def parts(text: str) -> list[tuple[int, int]]:
 
 def person_words(text: str) -> set[str]:
     """The relation words a text says (``"my son Leo"`` -> {"son"}, 老二在… -> {"老二"})."""
+    return set(_person_words(text))
+
+
+# asked of the part around each value the matcher finds (see names_someone_else)
+@lru_cache(maxsize=256)
+def _person_words(text: str) -> frozenset[str]:
     found = {m.group(1).lower() for m in _PERSON_WORD_EN.finditer(text)}
     found |= {m.group(1).removeprefix("我") for m in _PERSON_WORD_ZH.finditer(text)}
-    return found
+    return frozenset(found)
 
 
 def says_self(text: str) -> bool:
