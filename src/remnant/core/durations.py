@@ -33,9 +33,8 @@ def parse_duration(text: str | int | float | timedelta) -> timedelta:
         else:
             pos, total = 0, 0.0
             compact = s.replace(" ", "")
-            for match in _PART.finditer(compact):
-                if match.start() != pos:
-                    break
+            # each part where the last ended (a scan from every position is quadratic on digits)
+            while (match := _PART.match(compact, pos)) is not None and match.end() > pos:
                 total += float(match.group(1)) * _UNITS[match.group(2)]
                 pos = match.end()
             if pos != len(compact) or pos == 0:

@@ -25,7 +25,10 @@ MAX_BATCH_ITEMS = 500
 """The most memories one batch add writes (one transaction)."""
 
 MAX_MESSAGES = 200
-"""The most chat messages one ingest (``Memory.add``) takes."""
+"""The most chat messages one ingest (``Memory.add``, mem0's add) takes."""
+
+MAX_REQUEST_CHARS = 2000
+"""The longest forget request in words (``Memory.forget``); a longer chat message is not one."""
 
 MAX_TAGS = 64
 """The most tags one memory or one recall filter carries."""
@@ -46,5 +49,6 @@ __all__ = [
     "MAX_LIMIT",
     "MAX_MESSAGES",
     "MAX_QUERY_CHARS",
+    "MAX_REQUEST_CHARS",
     "MAX_TAGS",
 ]

@@ -23,7 +23,7 @@ from remnant.core.audit import AuditEntry, ChainVerification, check_anchor, make
 from remnant.core.clock import Clock, SystemClock, from_epoch
 from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
-from remnant.core.limits import MAX_LIMIT, MAX_QUERY_CHARS
+from remnant.core.limits import MAX_LIMIT, MAX_MESSAGES, MAX_QUERY_CHARS, MAX_REQUEST_CHARS
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier, is_memory_id
 from remnant.engine.current import current_first
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
@@ -342,6 +342,8 @@ class Engine:
         """
         if isinstance(messages, (str, Message, Mapping)):
             messages = [messages]
+        if len(messages) > MAX_MESSAGES:
+            raise ValidationError(f"add takes at most {MAX_MESSAGES} messages, got {len(messages)}")
         parsed = [Message.parse(m) for m in messages]
         if not parsed:
             raise ValidationError("add needs at least one message")
@@ -839,6 +841,10 @@ class Engine:
             return self.forget_ids([request], hard=hard, dry_run=dry_run, confirm=bool(confirm), actor=actor)
         if user_id is None:
             raise ValidationError("a natural-language forget request needs user_id")
+        if len(request) > MAX_REQUEST_CHARS:
+            raise ValidationError(
+                f"a forget request is at most {MAX_REQUEST_CHARS} characters, got {len(request)}"
+            )
         return forget_request(
             self.ledger, request, user_id=user_id, hard=hard, dry_run=dry_run, confirm=confirm, actor=actor
         )

@@ -202,7 +202,7 @@ _EN_BEFORE_SKIP = re.compile(
     r"\b(?:every|each|per|once|twice|a|an|the|my|our|your|his|her|their)\s+(?:other\s+)?$", re.I
 )
 # "2-3 days", "two or three days", "a day or two", "a week or so": vague
-_EN_RANGE_BEFORE = re.compile(r"(?:\d+|\b(?:" + _EN_WORD_NUM + r"))\s*(?:-|–|to|or)\s*$", re.I)
+_EN_RANGE_BEFORE = re.compile(r"(?:\d{1,20}|\b(?:" + _EN_WORD_NUM + r"))\s*(?:-|–|to|or)\s*$", re.I)
 _EN_RANGE_AFTER = re.compile(r"^\s*(?:or\s+(?:two|three|so|more|less|longer|\d+)|-ish|ish)\b", re.I)
 _EN_PAST = re.compile(
     r"\b(?:was|were|been|had|did|took|waited|ran|stayed|slept|spent|lived|went|sat|lasted|thought|felt|"
@@ -386,7 +386,8 @@ _ZH_UNITS = {
     "年": 365 * _DAY,
 }  # fmt: skip
 _ZH_COUNT = {"俩": 2, "仨": 3}
-_ZH_NUM = r"\d+(?:\.\d+)?|[零一二两三四五六七八九十百俩仨]+|半"
+# bounded runs: an unbounded number before a unit is read again from each of its digits
+_ZH_NUM = r"\d{1,20}(?:\.\d{1,20})?|[零一二两三四五六七八九十百俩仨]{1,20}|半"
 _ZH_UNIT = "|".join(sorted(_ZH_UNITS, key=len, reverse=True)) + "|晚(?!上)"
 # 一刻钟, 十分钟, 一个半小时, 一天半, 三个星期, 两个钟, 俩月, 一个半月; 晚 not 晚上 (an evening)
 _ZH_DURATION = re.compile(
@@ -431,7 +432,7 @@ _ZH_RECURRING = re.compile(
 # a later start: a plan, a date to come
 _ZH_LATER = re.compile(
     r"下周|下个?星期|下个?礼拜|下个?月|明年|后年|明天|后天|明早|明晚|下次|以后|将来|到时候|暑假|寒假|假期|"
-    r"国庆|春节|过年|元旦|周末|(?:周|星期|礼拜)[一二三四五六日天]|[一二三四五六七八九十\d]+月(?!内)|年底|月底|"
+    r"国庆|春节|过年|元旦|周末|(?:周|星期|礼拜)[一二三四五六日天]|[一二三四五六七八九十\d]{1,20}月(?!内)|年底|月底|"
     r"下半年|打算|计划|准备|想|希望|考虑|如果|要是|假如|等到|可能|也许|或许"
 )
 # an event's, a process's or a thing's length: capacity, cooking, products, journeys

@@ -42,6 +42,10 @@ from remnant.extract.salience_model import SalienceModel, load_model
 log = logging.getLogger(__name__)
 
 
+SALIENCE_CHARS = 2000
+"""How much of a turn the salience model reads."""
+
+
 class FactExtractor(Protocol):
     def extract(self, text: str, *, role: str = "user") -> list[ExtractedFact]: ...
 
@@ -115,7 +119,9 @@ class RuleIngestor:
             return sal.score, sal.cues
         embedder, model = pair
         try:
-            vector = embedder.embed_documents([message.content])[0]
+            # a turn's opening says how much it matters (the model learned on chat turns, far
+            # shorter): the embedder reads every token, so a 100,000-character turn took minutes
+            vector = embedder.embed_documents([message.content[:SALIENCE_CHARS]])[0]
         except EmbeddingError as exc:
             log.warning("salience model skipped, embedding failed (%s): rule salience used", exc)
             return sal.score, (*sal.cues, "model_unavailable")

@@ -31,7 +31,7 @@ _DATA = Path(__file__).resolve().parent / "data"
 
 # An English value ends at clause punctuation, a sentence-final period, or a joining word.
 _EN_STOP = re.compile(
-    r"\s*(?:[,;!?()]|\.(?:\s|$)|\s(?:and|but|because|so|since|though|although|which|when|while)\s"
+    r"\s{0,64}(?:[,;!?()]|\.(?:\s|$)|\s(?:and|but|because|so|since|though|although|which|when|while)\s"
     r"|\s(?:anymore|any more|now|these days|nowadays|last|this|next|recently|yesterday|today|"
     r"tomorrow|already|please|thanks|thank you)\b).*$",
     re.IGNORECASE | re.DOTALL,
@@ -140,7 +140,7 @@ def _reminder_expiry(text: str) -> timedelta:
 
 _TIME_WORDS = re.compile(
     r"\b(?:tomorrow|today|tonight|next (?:week|month)|in \d+ days?|on \w+day|at \d{1,2}(?::\d\d)?\s*(?:am|pm)?)\b"
-    r"|明天|今天|今晚|下周|下星期|下个月|\d+天(?:后|之后|以后)",
+    r"|明天|今天|今晚|下周|下星期|下个月|\d{1,20}天(?:后|之后|以后)",
     re.I,
 )
 

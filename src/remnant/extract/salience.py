@@ -58,7 +58,7 @@ _CUES: tuple[tuple[str, float, str, str], ...] = (
         r"january|february|march|april|may|june|july|august|september|october|november|december|"
         r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{1,2}(?:st|nd|rd|th)\b)\b",
         r"下(?:周|个?月|学期|星期|礼拜)|明天|后天|明年|今年|打算|计划|准备|要去|预约|面试|出差|"
-        r"旅行|航班|婚礼|生日|纪念日|[一二三四五六七八九十\d]+月|周[一二三四五六日末]|星期[一二三四五六日天]",
+        r"旅行|航班|婚礼|生日|纪念日|[一二三四五六七八九十\d]{1,20}月|周[一二三四五六日末]|星期[一二三四五六日天]",
     ),
     (
         "people",
@@ -83,7 +83,7 @@ _CUES: tuple[tuple[str, float, str, str], ...] = (
         0.6,
         r"\b\d[\d,.:]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
         r"thirty|forty|fifty|hundred|thousand)\b",
-        r"[\d０-９]+|[一二两三四五六七八九十百千万]+(?:岁|块|元|公斤|斤|米|公里|点|号|个|年)",
+        r"[\d０-９]+|[一二两三四五六七八九十百千万]{1,20}(?:岁|块|元|公斤|斤|米|公里|点|号|个|年)",
     ),
     (
         "name",

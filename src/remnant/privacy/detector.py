@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 from remnant.privacy.entities import PRIORITY, Detection, EntityType
@@ -68,10 +69,18 @@ class Detector:
 def _resolve(found: list[Detection]) -> list[Detection]:
     """Greedy overlap resolution: higher-priority type first, then longer span, then earlier."""
     ranked = sorted(found, key=lambda d: (PRIORITY[d.entity_type], -d.length, d.start))
+    # the spans taken are disjoint, so kept in order of start one neighbour on each side decides
+    # an overlap (a scan of every span taken was quadratic in the detections of a long text)
+    starts: list[int] = []
     taken: list[Detection] = []
     for d in ranked:
         if d.length <= 0:
             continue
-        if all(d.end <= t.start or d.start >= t.end for t in taken):
-            taken.append(d)
-    return sorted(taken, key=lambda d: d.start)
+        at = bisect.bisect_right(starts, d.start)
+        if at > 0 and taken[at - 1].end > d.start:
+            continue
+        if at < len(taken) and taken[at].start < d.end:
+            continue
+        starts.insert(at, d.start)
+        taken.insert(at, d)
+    return taken

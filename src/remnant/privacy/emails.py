@@ -19,11 +19,12 @@ import unicodedata
 
 from remnant.privacy.entities import Detection, EntityType
 
+# runs of spaces are bounded ({0,16}): an unbounded one is tried from every space of a long run
 _AT = re.compile(
     r"[ ]?@[ ]?"
-    r"|[ ]*[\[(（{<][ ]*at[ ]*[\])）}>][ ]*"
+    r"|[ ]{0,16}[\[(（{<][ ]*at[ ]*[\])）}>][ ]*"
     r"|(?<=[^\s@])[ ]+at[ ]+(?=\S)"
-    r"|[ ]*艾特[ ]*",
+    r"|[ ]{0,16}艾特[ ]*",
     re.IGNORECASE,
 )
 _DOT = re.compile(

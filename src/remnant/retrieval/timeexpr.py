@@ -345,7 +345,8 @@ def _en_match(kind: str, m: re.Match[str], text: str, ref: date) -> TimeRange | 
 
 
 # -- Chinese -------------------------------------------------------------------------------------
-_ZN = r"([0-9]+|[零〇一二两三四五六七八九十]+)"
+# bounded runs: an unbounded number before a unit is read again from each of its digits
+_ZN = r"([0-9]{1,20}|[零〇一二两三四五六七八九十]{1,20})"
 _ZH_RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"{_ZN}\s*(天|日|周|个星期|星期|个礼拜|礼拜|个月|月|年)(?:以)?前"), "ago"),
     (re.compile(r"(\d{4}|[零〇一二三四五六七八九]{4})年" + rf"(?:{_ZN}月(?:{_ZN}[日号])?)?"), "ymd"),
@@ -450,7 +451,7 @@ _CUE = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|ago|last|next|weekend|week|month|year|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?:19|20)\d\d|"
     r"january|february|march|april|may|june|july|august|september|october|november|december)\b|"
-    r"[昨今明前后去]天|[上下本这]周|星期|礼拜|[去今明前]年|个?月|[0-9一二三四五六七八九十两]+天前",
+    r"[昨今明前后去]天|[上下本这]周|星期|礼拜|[去今明前]年|个?月|[0-9一二三四五六七八九十两]{1,20}天前",
     re.IGNORECASE,
 )
 

@@ -31,13 +31,13 @@ import threading
 import uuid
 from collections import OrderedDict
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from remnant.core.errors import NotFoundError, ValidationError
-from remnant.core.limits import MAX_CONTENT_CHARS, MAX_LIMIT, MAX_QUERY_CHARS
+from remnant.core.limits import MAX_CONTENT_CHARS, MAX_LIMIT, MAX_MESSAGES, MAX_QUERY_CHARS
 from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.engine.memory import Memory
 from remnant.server import versions
@@ -58,7 +58,12 @@ class _Body(BaseModel):
 
 
 class AddBody(_Body):
-    messages: list[dict[str, Any]] | dict[str, Any] | str = Field(max_length=1000)
+    # the one limit of core.limits (it was 1,000 messages here, five times the engine's)
+    messages: (
+        Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_MESSAGES)]
+        | dict[str, Any]
+        | Annotated[str, Field(max_length=MAX_CONTENT_CHARS)]
+    )
     user_id: str | None = Id
     agent_id: str | None = Id
     app_id: str | None = Id

@@ -30,6 +30,7 @@ from remnant.core.limits import (
     MAX_LIMIT,
     MAX_MESSAGES,
     MAX_QUERY_CHARS,
+    MAX_REQUEST_CHARS,
     MAX_TAGS,
 )
 from remnant.core.model import Kind, MemoryRecord, Status, check_metadata
@@ -197,7 +198,7 @@ class ForgetRequest(_Body):
     request: str | None = Field(
         default=None,
         min_length=1,
-        max_length=2000,
+        max_length=MAX_REQUEST_CHARS,
         description="A request in words ('forget my phone number'). A memory id here (mem_…) still "
         "works but is deprecated: give ids.",
     )

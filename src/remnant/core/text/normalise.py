@@ -25,7 +25,9 @@ from remnant.core.text.stopwords import STOPWORDS
 
 _C = CJK_CLASS
 # A CJK run, or a non-CJK word touching one (the tokenizer would keep it inside the run's token).
-_SEGMENT = re.compile(rf"(?P<run>[{_C}]+)|(?<=[{_C}])[^\W_{_C}]+|[^\W_{_C}]+(?=[{_C}])")
+# a word before a run starts at a word's start and is taken whole (possessive): tried from every
+# letter of a long word, the lookahead made this quadratic
+_SEGMENT = re.compile(rf"(?P<run>[{_C}]+)|(?<=[{_C}])[^\W_{_C}]+|(?<![^\W_{_C}])[^\W_{_C}]++(?=[{_C}])")
 _RUN = re.compile(f"[{_C}]+")
 _WORD = re.compile(r"[^\W_]+")  # letters and digits; "_" separates, as in unicode61
 _WORD_UNDERSCORE = re.compile(r"\w+")  # snake_case stays one term (an FTS5 phrase)

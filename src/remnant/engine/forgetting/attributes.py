@@ -119,7 +119,7 @@ def subject_of(prefix: str) -> str:
 
 # --- value clean-up --------------------------------------------------------------------------------
 _EN_END = re.compile(
-    r"\s*(?:[,;!?()~]|:\s|\.(?:\s|$)|\s[-–]\s|\s(?:and|but|because|cause|cuz|so|since|though|which|when|while|"
+    r"\s{0,64}(?:[,;!?()~]|:\s|\.(?:\s|$)|\s[-–]\s|\s(?:and|but|because|cause|cuz|so|since|though|which|when|while|"
     r"where|with|for|after|before|until|till|if|as|to|from|instead|rather|lol|lmao|haha|tbh|btw|fyi|"
     r"now|anymore|any more|these days|nowadays|again|already|last|this|next|recently|since|starting|"
     r"from now|yesterday|today|tomorrow|in (?:january|february|march|april|may|june|july|august|september|"
@@ -494,7 +494,7 @@ RULES: tuple[AttrRule, ...] = (
         "phone_number",
         re.compile(r"(?:手机号?(?:码)?|电话(?:号码)?|号码)[^\d\n]{0,8}(?P<val>\+?\d[\d\s-]{5,}\d)"),
     ),
-    R("email", _c(r"(?P<val>[\w.+-]+@[\w-]+\.[\w.]+)")),
+    R("email", _c(r"(?<![\w.+-])(?P<val>[\w.+-]++@[\w-]+\.[\w.]+)")),
     # -- where one lives -----------------------------------------------------------------------------
     R(
         "birthplace",
@@ -939,7 +939,8 @@ RULES: tuple[AttrRule, ...] = (
             r"\bfavou?rite\s+(?P<fav>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are)\s+(?:now\s+)?"
             + _VAL_EN
             + r"|"
-            + r"(?P<val2>[\w' -]{1,30}?)\s+is\s+(?:now\s+)?my\s+(?:new\s+)?favou?rite\s+(?P<fav2>[a-z]+)"
+            # the value starts at a word, not at any space of a run (every start read the whole run)
+            + r"(?P<val2>[\w'-][\w' -]{0,29}?)\s+is\s+(?:now\s+)?my\s+(?:new\s+)?favou?rite\s+(?P<fav2>[a-z]+)"
         ),
     ),
     R("favorite", re.compile(r"最喜欢的(?P<fav>[^，,。！!？?是]{1,6})(?:是|变成了?|换成了?)" + _VAL_ZH)),
@@ -1292,11 +1293,11 @@ _END_VERB_EN = (
     r"swapped|traded in|replaced|upgraded from|moved on from|got off|came off"
 )
 _ENDS_THING_EN = re.compile(
-    rf"\b(?:{_END_VERB_EN})\s+(?:(?:the|my|our|all|of|both|that|this|those|old)\s+)*(?P<obj>[\w.+&'-]+(?:\s+[\w.+&'-]+){{0,2}})"
-    r"|\b(?:the\s+|my\s+|our\s+)?(?P<obj2>[\w.+&'-]+(?:\s+[\w.+&'-]+)?)\s+(?:is|are|'s)\s+(?:off|over|dead|gone|history|done)\b"
+    rf"\b(?:{_END_VERB_EN})\s+(?:(?:the|my|our|all|of|both|that|this|those|old)\s+)*(?P<obj>[\w.+&'-]{{1,64}}(?:\s+[\w.+&'-]{{1,64}}){{0,2}})"
+    r"|\b(?:the\s+|my\s+|our\s+)?(?P<obj2>[\w.+&'-]{1,64}(?:\s+[\w.+&'-]{1,64})?)\s+(?:is|are|'s)\s+(?:off|over|dead|gone|history|done)\b"
     # "i don't even drink tea anymore", "can't do black coffee any more", "the elm road flat isn't mine anymore"
-    r"|\b(?:don't|dont|do not|can't|cant|can not|won't)\s+(?:even\s+|really\s+)?(?:\w+\s+)(?P<obj3>[\w.+&'-]+(?:\s+[\w.+&'-]+)?)\s+any ?more\b"
-    r"|\b(?:the\s+|my\s+)?(?P<obj4>[\w.+&'-]+(?:\s+[\w.+&'-]+){0,2})\s+(?:isn't|is not|aren't)\s+(?:mine|ours)\s+any ?more\b",
+    r"|\b(?:don't|dont|do not|can't|cant|can not|won't)\s+(?:even\s+|really\s+)?(?:\w+\s+)(?P<obj3>[\w.+&'-]{1,64}(?:\s+[\w.+&'-]{1,64})?)\s+any ?more\b"
+    r"|\b(?:the\s+|my\s+)?(?P<obj4>[\w.+&'-]{1,64}(?:\s+[\w.+&'-]{1,64}){0,2})\s+(?:isn't|is not|aren't)\s+(?:mine|ours)\s+any ?more\b",
     re.I,
 )
 # words that frame a thing rather than name it ("the Diet Coke habit", "my Wells accounts")
@@ -1388,7 +1389,7 @@ _ZH_LEAD = re.compile(r"^.*?(?:把|跟|和|对)|^(?:我们|我的|我|那个|这
 _ZH_REL_START = re.compile(rf"(?:{_REL_ZH_RE})")
 _ZH_LONGER = re.compile(r"[师员店馆厅厂商]")
 _QUALIFIED = re.compile(
-    r"\b[\w.+&'-]+\s+(?=(?:insurance|loan|payments?|parking|park|seat|wash|charger|case|cover|repairs?|shop|store|"
+    r"\b[\w.+&'-]{1,64}\s+(?=(?:insurance|loan|payments?|parking|park|seat|wash|charger|case|cover|repairs?|shop|store|"
     r"club|fans?|teacher|lessons?|classes|tickets?|dealer|dealership)\b)"
 )
 _ZH_SPAN = re.compile(r"(?:个月|年|天|星期|礼拜|小时|分钟|阵子)$|^好几")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from remnant.core.text import HAN_CLASS, has_cjk
 
@@ -94,8 +95,10 @@ def _bare(clause: str) -> bool:
     return bool(_ZH_FILLER_ONLY.match(clause.replace(" ", "")))
 
 
+# a run of spaces starts a separator only at its first space, taken whole (possessive): tried from
+# every space of a long run, the separators made the readers quadratic
 _SPLIT = re.compile(
-    r"[,;，；。!！?？()（）…~～]+|\s+-+\s+|(?<!\bdr)(?<!\bst)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bprof)\.(?:\s+|$)"
+    r"[,;，；。!！?？()（）…~～]+|(?<!\s)\s++-+\s+|(?<!\bdr)(?<!\bst)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bprof)\.(?:\s+|$)"
     rf"|(?<=[{_H}])\s+(?=[{_H}])"
 )
 
@@ -138,7 +141,7 @@ def split_request(norm: str) -> tuple[str, str, str]:
     ("昨天说的那两件事，帮我忘掉") takes the clause before it as its object.
     """
     text = norm.strip()
-    m = re.search(r"\s+but\s+(?=not\b|keep\b|leave\b|you can\b|please keep\b)", text)
+    m = re.search(r"(?<!\s)\s++but\s+(?=not\b|keep\b|leave\b|you can\b|please keep\b)", text)
     tail_but = ""
     if m:
         text, tail_but = text[: m.start()], text[m.end() :]
@@ -289,11 +292,12 @@ _HANDLE = re.compile(
 # codes (a flight, an employee or a booking number, an ID): letters and digits, or a long number
 _CODE = re.compile(r"(?<![\w@.])(?:[A-Z]{1,4}[ -]?\d{2,}[A-Z\d]*|\d*[A-Z]+\d[A-Z\d]*|\d{5,})(?![\w@])")
 # amounts of money: £38,000, $1.4 million, 52k, 一万八, 八万块, 两百
+# an amount's digits are bounded (40): an unbounded run is read again from each of its digits
 _AMOUNT = re.compile(
-    r"(?:[£$€¥]|rmb\s?|usd\s?)\s?\d[\d,.]*(?:\s?(?:k|m|million|grand|bn))?\b"
-    r"|\b\d[\d,.]*\s?(?:grand|quid|bucks|dollars|pounds|euros)\b"
-    r"|[\d一二三四五六七八九十两]+(?:\.\d+)?\s*[万千百](?:[一二三四五六七八九])?(?:块钱|块|元|多)?"
-    r"|\d+(?:\.\d+)?\s*(?:块钱|块|元)",
+    r"(?:[£$€¥]|rmb\s?|usd\s?)\s?\d[\d,.]{0,40}(?:\s?(?:k|m|million|grand|bn))?\b"
+    r"|\b\d[\d,.]{0,40}\s?(?:grand|quid|bucks|dollars|pounds|euros)\b"
+    r"|[\d一二三四五六七八九十两]{1,40}(?:\.\d{1,40})?\s*[万千百](?:[一二三四五六七八九])?(?:块钱|块|元|多)?"
+    r"|\d{1,40}(?:\.\d{1,40})?\s*(?:块钱|块|元)",
     re.I,
 )
 # medicines: "put me on metformin and lisinopril", "吃一片氨氯地平"
@@ -447,6 +451,9 @@ _WHOSE_ZH = re.compile(rf"([{_H}]{{1,4}})的(?:电话|手机|号码|邮箱|地�
 _SELF_OWNER_ZH = ("我", "我们", "自己", "俺", "家", "公司", "单位")
 
 
+# the matcher asks this of the clause around each value it finds, and a turn without punctuation
+# is one clause: without the cache a long turn with many values was read once per value
+@lru_cache(maxsize=256)
 def names_someone_else(clause: str) -> bool:
     """Whether a clause is about another person by a name or a pronoun (``"Greg's cell is …"``)."""
     if _OTHER_ZH.search(clause):
@@ -469,7 +476,8 @@ def possessive_names(text: str) -> set[str]:
 # -- which part of a turn holds the value: parts said side by side -----------------------------------
 # a turn says several things side by side: clauses, list items, brackets, "and" / 还有 between them
 _PART_SPLIT = re.compile(
-    r"[,;，；。!！?？()（）、…:：]+|\s+-+\s+|\s+(?:and|but|while|whereas|plus|or)\s+|还有|而且|但是|不过|另外"
+    r"[,;，；。!！?？()（）、…:：]+|(?<!\s)\s++-+\s+|(?<!\s)\s++(?:and|but|while|whereas|plus|or)\s+"
+    r"|还有|而且|但是|不过|另外"
 )
 _PERSON_WORD_EN = re.compile(rf"\b({_RELATION_EN})s?\b", re.I)
 _PERSON_WORD_ZH = re.compile(
@@ -495,9 +503,15 @@ def parts(text: str) -> list[tuple[int, int]]:
 
 def person_words(text: str) -> set[str]:
     """The relation words a text says (``"my son Leo"`` -> {"son"}, 老二在… -> {"老二"})."""
+    return set(_person_words(text))
+
+
+# asked of the part around each value the matcher finds (see names_someone_else)
+@lru_cache(maxsize=256)
+def _person_words(text: str) -> frozenset[str]:
     found = {m.group(1).lower() for m in _PERSON_WORD_EN.finditer(text)}
     found |= {m.group(1).removeprefix("我") for m in _PERSON_WORD_ZH.finditer(text)}
-    return found
+    return frozenset(found)
 
 
 def says_self(text: str) -> bool:

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from remnant.core.errors import ConfirmationRequired, ValidationError
+from remnant.core.limits import MAX_REQUEST_CHARS
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
 from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
 from remnant.core.text.numerals import ENGLISH_MONTHS
@@ -1776,7 +1777,7 @@ _ZH_MORE_FILLER = (
 _KEEP_TAIL = re.compile(
     r"(?:[,;]|\bbut\b|\band\b)\s*(?:please\s+)?(?:you\s+can\s+|can\s+you\s+)?(?:keep|leave|except)\b.*$"
     r"|\bexcept\b.*$"
-    r"|[，,；;]?\s*(?:但是?|不过)?(?:请|可以)?(?:保留|留着|留下|别删|不要删).*$"
+    r"|[，,；;]?\s{0,64}(?:但是?|不过)?(?:请|可以)?(?:保留|留着|留下|别删|不要删).*$"
 )
 
 # word forms: a few irregular ones, then suffixes (allergy/allergic/allergies -> allerg)
@@ -1954,7 +1955,9 @@ for _i, _line in enumerate(_CONCEPTS):
 _EN_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _CLAUSE = re.compile(
     r"((?:[.;!?](?=\s|$)|,(?=\s)|[\n。；！？，、])+\s*"
-    r"|\s+(?:and|but|also|plus|while|though|although|then)\s+|\s+-+\s+|(?:而且|但是|不过|另外|还有))"
+    # a run of spaces is a separator from its first space only (every space of a long run was a start)
+    r"|(?<!\s)\s++(?:and|but|also|plus|while|though|although|then)\s+|(?<!\s)\s++-+\s+"
+    r"|(?:而且|但是|不过|另外|还有))"
 )
 # the words that name the one a key is about ("child_school": my daughter …), by key person
 _KEY_SUBJECT_WORDS: dict[str, tuple[str, ...]] = {
@@ -2041,7 +2044,7 @@ FORGOTTEN = "[forgotten]"  # what a forgotten value or clause reads as afterward
 
 # personal data in plain text (memories stored without the privacy layer): simple shapes
 _PII_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("EMAIL", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")),
+    ("EMAIL", re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]++@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")),
     ("CN_ID", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)")),
     ("CARD", re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")),
     ("PASSPORT", re.compile(r"(?<![A-Za-z0-9])[A-Z]{1,2}\d{6,9}(?![A-Za-z0-9])")),
@@ -2454,7 +2457,8 @@ _ELLIPSIS = re.compile(
     rf"^(?:and\s+|&\s+)?(?:my\s+|our\s+)?[\w-]+(?:'s|s')\s+(?:is|was|are)\b|^我?[{HAN_CLASS}]{{1,4}}的(?:是|在)",
     re.I,
 )
-_LITERAL_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# the local part starts where its run starts (from every digit of a long run it was quadratic)
+_LITERAL_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+")
 _QUOTED = re.compile(r"(?<![A-Za-z])['\"‘“「『]([^'\"‘’“”「」『』]{1,40})['\"’”」』](?![A-Za-z])")
 
 
@@ -4432,6 +4436,8 @@ _ASKS_TO_FORGET = re.compile(
 def is_forget_request(text: str) -> bool:
     """Whether a chat message asks the assistant to forget something ("please forget my address",
     "把我的手机号删了"), as opposed to talking about deleting ("how do I delete my account?")."""
+    if len(text) > MAX_REQUEST_CHARS:
+        return False  # a long message is talk, not a request; Memory.forget refuses one this long
     norm = unicodedata.normalize("NFKC", text).lower().strip().replace("’", "'")
     if not norm or norm.startswith(("how ", "why ", "what ", "when ", "where ", "怎么", "如何", "为什么")):
         return False
