@@ -694,6 +694,37 @@ class Ledger:
             self.store.insert(record, index_text=index_text(self, record, records) if index_text else None)
         return {r.id: r.copy() for r in records}
 
+    def supersede_live(
+        self,
+        ids: Sequence[str],
+        by: MemoryRecord,
+        reason: str,
+        *,
+        policy: str,
+        summary: str,
+        at: datetime | None,
+        status_reason: str,
+    ) -> list[str]:
+        """Supersede those of ``ids`` still live by ``by`` (validity closed), audited as one entry;
+        the ids it changed. Stale turns and corrections retire what stated an old value with it."""
+        return [
+            i
+            for i, _ in self.transition(
+                self.filter(by.user_id, ids=tuple(dict.fromkeys(ids)), statuses=_LIVE),
+                Transition(
+                    Status.SUPERSEDED,
+                    "supersede",
+                    reason,
+                    policy=policy,
+                    superseded_by=by.id,
+                    close_validity=True,
+                    summary=summary,
+                ),
+                at=at,
+                status_reason=status_reason,
+            )
+        ]
+
     def retire_stale(self, superseded: Sequence[str], by: MemoryRecord, *, at: datetime) -> list[str]:
         """Stop offering as current the memories that stated a value ``by`` has just replaced.
 
@@ -753,23 +784,15 @@ class Ledger:
         reason = f"it stated the value of {key_ref(by.key)} that {by.id} replaced"
         done: list[str] = []
         if retire:
-            done = [
-                i
-                for i, _ in self.transition(
-                    self.filter(by.user_id, ids=tuple(dict.fromkeys(retire)), statuses=_LIVE),
-                    Transition(
-                        Status.SUPERSEDED,
-                        "supersede",
-                        reason,
-                        policy="stale_turn",
-                        superseded_by=by.id,
-                        close_validity=True,
-                        summary="memories that stated a replaced value superseded",
-                    ),
-                    at=at,
-                    status_reason=f"stale: superseded by {by.id}",
-                )
-            ]
+            done = self.supersede_live(
+                retire,
+                by,
+                reason,
+                policy="stale_turn",
+                summary="memories that stated a replaced value superseded",
+                at=at,
+                status_reason=f"stale: superseded by {by.id}",
+            )
         if marked:
             self.audit(
                 "stale",

@@ -24,7 +24,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from remnant.core.model import Kind, MemoryRecord, Status
-from remnant.engine.ledger import CONSOLIDATED_INTO, Ledger, Transition, provenance
+from remnant.engine.ledger import CONSOLIDATED_INTO, Ledger, provenance
 from remnant.engine.options import Correction, CorrectionReading, WriteOptions
 
 #: how many of the user's newest memories a correction is read against, and how far back
@@ -121,23 +121,15 @@ def apply_correction(
         retire.append(copy)
     done: list[str] = []
     if retire:
-        done = [
-            i
-            for i, _ in ledger.transition(
-                ledger.filter(wrong.user_id, ids=tuple(dict.fromkeys(retire)), statuses=_LIVE),
-                Transition(
-                    Status.SUPERSEDED,
-                    "supersede",
-                    f"corrected by {by.id}",
-                    policy="correction",
-                    superseded_by=by.id,
-                    close_validity=True,
-                    summary="memories that stated a corrected value superseded",
-                ),
-                at=at,
-                status_reason=f"corrected by {by.id}",
-            )
-        ]
+        done = ledger.supersede_live(
+            retire,
+            by,
+            f"corrected by {by.id}",
+            policy="correction",
+            summary="memories that stated a corrected value superseded",
+            at=at,
+            status_reason=f"corrected by {by.id}",
+        )
     ledger.audit(
         "correct",
         f"{by.id} corrects a value {wrong.id} stated",
