@@ -150,6 +150,10 @@ class NormalizedText:
         return self.origin[start], last
 
 
+def _beside_digit(text: str, i: int) -> bool:
+    return (i > 0 and text[i - 1].isdigit()) or (i + 1 < len(text) and text[i + 1].isdigit())
+
+
 def normalize(text: str) -> NormalizedText:
     """Normalize character by character so every output character has a single origin."""
     out: list[str] = []
@@ -172,7 +176,8 @@ def normalize(text: str) -> NormalizedText:
             norm = ch
         elif i in cn:
             norm = cn[i]
-        elif ch in _DASHES:
+        elif ch in _DASHES and (ch != "\u30fc" or _beside_digit(text, i)):
+            # ー is the kana prolonged sound mark (メール, 京ー.jp); a dash only inside a number
             norm = "-"
         elif unicodedata.category(ch) == "Nd":
             norm = str(unicodedata.decimal(ch))  # Arabic-Indic ٣, Persian ۳, Devanagari ३, ...
