@@ -6,43 +6,16 @@ turns that only look like corrections change nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
+from tests.engine.conftest import OpenMemory
 
 from remnant import Memory
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
-from remnant.privacy import generate_key
-from remnant.store.postgres import PostgresStore
 
 NOW = datetime(2026, 3, 2, 9, tzinfo=UTC)
-Open = Callable[[], Memory]
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
-def open_mem(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Open]:
-    opened: list[Memory] = []
-    if request.param == "postgres":  # a server database keeps its vault key outside it
-        monkeypatch.setenv("REMNANT_VAULT_KEY", generate_key())
-        monkeypatch.delenv("REMNANT_VAULT_KEY_FILE", raising=False)
-
-    def make() -> Memory:
-        clock = ManualClock(NOW)
-        if request.param == "sqlite":
-            mem = Memory(tmp_path / "m.db", clock=clock)
-        else:
-            mem = Memory(store=PostgresStore(request.getfixturevalue("pg_url")), clock=clock)
-        opened.append(mem)
-        return mem
-
-    yield make
-    for mem in opened:
-        mem.close()
 
 
 def said(mem: Memory, user: str, *turns: str) -> list[str]:
@@ -83,9 +56,9 @@ def corrected_fact(mem: Memory, user: str, wrong_id: str) -> str:
     ],
 )
 def test_a_corrected_day_answers_and_the_wrong_one_is_superseded(
-    open_mem: Open, first: str, fix: str, question: str, wrong: str, right: str
+    open_mem: OpenMemory, first: str, fix: str, question: str, wrong: str, right: str
 ) -> None:
-    mem = open_mem()
+    mem = open_mem(ManualClock(NOW))
     old, turn = said(mem, "ana", first, fix)
     new = corrected_fact(mem, "ana", old)
     stated = mem.get(new)
@@ -108,8 +81,8 @@ def test_a_corrected_day_answers_and_the_wrong_one_is_superseded(
     assert all(wrong not in (e.reason or "") and right not in (e.reason or "") for e in audit)
 
 
-def test_a_correction_of_a_correction_restores_the_right_value(open_mem: Open) -> None:
-    mem = open_mem()
+def test_a_correction_of_a_correction_restores_the_right_value(open_mem: OpenMemory) -> None:
+    mem = open_mem(ManualClock(NOW))
     _, blue, back = said(
         mem, "bo", "my favourite colour is green", "actually blue", "scratch that, green was right after all"
     )
@@ -139,9 +112,9 @@ def test_a_correction_of_a_correction_restores_the_right_value(open_mem: Open) -
     ],
 )
 def test_a_typo_of_a_keyed_value_is_corrected_by_key(
-    open_mem: Open, first: str, fix: str, key: str, wrong: str, right: str
+    open_mem: OpenMemory, first: str, fix: str, key: str, wrong: str, right: str
 ) -> None:
-    mem = open_mem()
+    mem = open_mem(ManualClock(NOW))
     old_turn, _ = said(mem, "cy", first, fix)
     current = mem.current(key, user_id="cy")
     assert current is not None and right in current.content and wrong not in current.content
@@ -151,8 +124,8 @@ def test_a_typo_of_a_keyed_value_is_corrected_by_key(
     assert mem.get(old_turn).status == Status.SUPERSEDED  # the turn that stated it stops answering
 
 
-def test_a_correction_of_a_correction_in_chinese(open_mem: Open) -> None:
-    mem = open_mem()
+def test_a_correction_of_a_correction_in_chinese(open_mem: OpenMemory) -> None:
+    mem = open_mem(ManualClock(NOW))
     said(mem, "di", "我们周四开会", "说错了，是周二", "不对，还是周四")
     got = texts(mem, "什么时候开会", "di")
     assert got and "周四" in got[0] and not any(t == "我们周二开会" for t in got), got
@@ -169,8 +142,8 @@ def test_a_correction_of_a_correction_in_chinese(open_mem: Open) -> None:
         "你是说周二？",
     ],
 )
-def test_what_only_looks_like_a_correction_changes_nothing(open_mem: Open, turn: str) -> None:
-    mem = open_mem()
+def test_what_only_looks_like_a_correction_changes_nothing(open_mem: OpenMemory, turn: str) -> None:
+    mem = open_mem(ManualClock(NOW))
     (old,) = said(mem, "ed", "the meeting with Sam is on Thursday")
     result = mem.add([{"role": "user", "content": turn}], user_id="ed")
     assert not any(f.metadata.get("corrects") for f in result.facts)
@@ -178,8 +151,8 @@ def test_what_only_looks_like_a_correction_changes_nothing(open_mem: Open, turn:
     assert mem.audit_log(user_id="ed", action="correct") == []
 
 
-def test_a_correction_that_says_more_keeps_its_turn(open_mem: Open) -> None:
-    mem = open_mem()
+def test_a_correction_that_says_more_keeps_its_turn(open_mem: OpenMemory) -> None:
+    mem = open_mem(ManualClock(NOW))
     old, turn = said(
         mem,
         "gu",
@@ -192,8 +165,8 @@ def test_a_correction_that_says_more_keeps_its_turn(open_mem: Open) -> None:
     assert got and "Saturday" in got[0] and "dinner with Priya is on Friday" not in got
 
 
-def test_a_correction_inside_one_add_call(open_mem: Open) -> None:
-    mem = open_mem()
+def test_a_correction_inside_one_add_call(open_mem: OpenMemory) -> None:
+    mem = open_mem(ManualClock(NOW))
     out = mem.add(
         [
             {"role": "user", "content": "my door code is 0421"},

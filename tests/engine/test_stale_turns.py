@@ -8,42 +8,16 @@ carries another current claim, stays active with the slot under ``metadata["stal
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
+from tests.engine.conftest import OpenMemory
 
 from remnant import Memory
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
-from remnant.privacy import generate_key
-from remnant.store.postgres import PostgresStore
 
 NOW = datetime(2026, 3, 2, 9, tzinfo=UTC)
-Open = Callable[[ManualClock], Memory]
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
-def open_mem(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Open]:
-    opened: list[Memory] = []
-    if request.param == "postgres":  # a server database keeps its vault key outside it
-        monkeypatch.setenv("REMNANT_VAULT_KEY", generate_key())
-        monkeypatch.delenv("REMNANT_VAULT_KEY_FILE", raising=False)
-
-    def make(clock: ManualClock) -> Memory:
-        if request.param == "sqlite":
-            mem = Memory(tmp_path / "m.db", clock=clock)
-        else:
-            mem = Memory(store=PostgresStore(request.getfixturevalue("pg_url")), clock=clock)
-        opened.append(mem)
-        return mem
-
-    yield make
-    for mem in opened:
-        mem.close()
 
 
 def said(mem: Memory, clock: ManualClock, user: str, *turns: str) -> list[str]:
@@ -66,7 +40,7 @@ def texts(mem: Memory, query: str, user: str, **kw: object) -> list[str]:
     ],
 )
 def test_the_turn_that_stated_a_superseded_value_stops_answering(
-    open_mem: Open, old: str, new: str, question: str, old_word: str, new_word: str
+    open_mem: OpenMemory, old: str, new: str, question: str, old_word: str, new_word: str
 ) -> None:
     clock = ManualClock(NOW)
     mem = open_mem(clock)
@@ -99,7 +73,7 @@ def test_the_turn_that_stated_a_superseded_value_stops_answering(
     assert any(e.policy == "stale_turn" and old_turn in e.memory_ids for e in mem.audit_log(user_id="ana"))
 
 
-def test_an_email_change_retires_the_turn_with_the_old_address(open_mem: Open) -> None:
+def test_an_email_change_retires_the_turn_with_the_old_address(open_mem: OpenMemory) -> None:
     clock = ManualClock(NOW)
     mem = open_mem(clock)
     old_turn, _ = said(mem, clock, "bo", "my email is bob@oldmail.com", "my new email is bob@newmail.org")
@@ -108,7 +82,7 @@ def test_an_email_change_retires_the_turn_with_the_old_address(open_mem: Open) -
         assert "oldmail" not in mem.rehydrate(hit.memory.id)
 
 
-def test_a_turn_with_other_current_claims_stays_findable_for_them(open_mem: Open) -> None:
+def test_a_turn_with_other_current_claims_stays_findable_for_them(open_mem: OpenMemory) -> None:
     clock = ManualClock(NOW)
     mem = open_mem(clock)
     both, _ = said(mem, clock, "cy", "I live in Berlin and I work as a nurse.", "I moved to Paris.")
@@ -124,7 +98,7 @@ def test_a_turn_with_other_current_claims_stays_findable_for_them(open_mem: Open
     assert both in {r.id for r in mem.history("city", user_id="cy", turns=True)}
 
 
-def test_the_new_turn_of_a_change_is_never_retired(open_mem: Open) -> None:
+def test_the_new_turn_of_a_change_is_never_retired(open_mem: OpenMemory) -> None:
     clock = ManualClock(NOW)
     mem = open_mem(clock)
     (a, b, c) = said(mem, clock, "di", "I live in Rome.", "I moved to Oslo.", "I moved to Lima.")
@@ -132,7 +106,7 @@ def test_the_new_turn_of_a_change_is_never_retired(open_mem: Open) -> None:
 
 
 @pytest.mark.parametrize("question", ["where does the user live?", "where does Ana live?"])
-def test_where_does_the_user_live_answers_the_first_person_move(open_mem: Open, question: str) -> None:
+def test_where_does_the_user_live_answers_the_first_person_move(open_mem: OpenMemory, question: str) -> None:
     clock = ManualClock(NOW)
     mem = open_mem(clock)
     said(mem, clock, "ana", "I live in Rome.", "I moved to Berlin")
@@ -141,7 +115,7 @@ def test_where_does_the_user_live_answers_the_first_person_move(open_mem: Open, 
     assert not any("Rome" in t for t in got), got
 
 
-def test_same_slot_newest_first_and_older_labelled(open_mem: Open) -> None:
+def test_same_slot_newest_first_and_older_labelled(open_mem: OpenMemory) -> None:
     """Two live memories on one slot (two agents each keep their own "city"): the newest first, the
     older labelled earlier, whatever the scores."""
     clock = ManualClock(NOW)
@@ -154,7 +128,7 @@ def test_same_slot_newest_first_and_older_labelled(open_mem: Open) -> None:
     assert [h.earlier for h in hits][:2] == [False, True]
 
 
-def test_a_generic_fact_and_its_turn_take_one_slot(open_mem: Open) -> None:
+def test_a_generic_fact_and_its_turn_take_one_slot(open_mem: OpenMemory) -> None:
     clock = ManualClock(NOW)
     mem = open_mem(clock)
     turn = "so i guess i'm a product manager as of this week"
@@ -163,7 +137,7 @@ def test_a_generic_fact_and_its_turn_take_one_slot(open_mem: Open) -> None:
     assert sum("product manager as of this week" in t for t in got) == 1, got
 
 
-def test_the_same_value_again_leaves_its_turn_current(open_mem: Open) -> None:
+def test_the_same_value_again_leaves_its_turn_current(open_mem: OpenMemory) -> None:
     """An agent's turn said the city; a later unscoped write says the same city again and supersedes the
     agent's fact by key, but a superseded memory that says what the new one says leaves its turn
     current."""
@@ -177,7 +151,7 @@ def test_the_same_value_again_leaves_its_turn_current(open_mem: Open) -> None:
     assert mem.get(first.episodes[0].id).status == Status.ACTIVE
 
 
-def test_a_value_derived_from_a_turn_retires_that_turn(open_mem: Open) -> None:
+def test_a_value_derived_from_a_turn_retires_that_turn(open_mem: OpenMemory) -> None:
     """Provenance through ``derived_from`` (a summarizer's or an integration's fact) counts as well as
     ``from_episode``."""
     clock = ManualClock(NOW)
