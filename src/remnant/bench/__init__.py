@@ -7,14 +7,34 @@ import platform
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 # Every bench command's own -h/--help, the same as the root group's. Click builds a command's help
 # option once, at its first use: a command first used on its own (the tests invoke them directly)
 # would otherwise keep a bare --help, even later under `remnant`.
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+
+def product_switches(fn: F) -> F:
+    """The defaults of ``Memory(path)`` a bench may turn off, each printed when it differs:
+    ``--dedup/--no-dedup`` and ``--contradictions``."""
+    fn = click.option(
+        "--contradictions",
+        type=click.Choice(["auto", "supersede", "flag", "off"]),
+        help="The contradiction check's mode; default: the product's policy.",
+    )(fn)
+    return click.option(  # type: ignore[no-any-return]
+        "--dedup/--no-dedup",
+        default=True,
+        show_default=True,
+        help="Deduplicate repeated writes (the default).",
+    )(fn)
 
 
 def machine() -> dict[str, str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from remnant.bench import CONTEXT_SETTINGS
+from remnant.bench import CONTEXT_SETTINGS, product_switches
 
 _SYLLABLES = (
     "ka",
@@ -407,14 +407,7 @@ def _faded_scaling(folder: Path, rng: random.Random, progress: bool) -> list[dic
     help="The embedder (e.g. static, minilm, e5-small; none: lexical recall); default: the product's "
     "(REMNANT_EMBEDDER, else e5-small), with its paired context vectors.",
 )
-@click.option(
-    "--dedup/--no-dedup", default=True, show_default=True, help="Deduplicate repeated writes (the default)."
-)
-@click.option(
-    "--contradictions",
-    type=click.Choice(["auto", "supersede", "flag", "off"]),
-    help="The contradiction check's mode; default: the product's policy.",
-)
+@product_switches
 @click.option(
     "--users",
     type=click.IntRange(1),

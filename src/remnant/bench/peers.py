@@ -26,7 +26,7 @@ from typing import Any
 import click
 import numpy as np
 
-from remnant.bench import CONTEXT_SETTINGS, header, percentile
+from remnant.bench import CONTEXT_SETTINGS, header, percentile, product_switches
 
 INSTALL = "pip install 'remnant[bench-peers]'  (chromadb, sqlite-vec, sqlean-py)"
 USER = "ana"
@@ -376,14 +376,7 @@ def render(res: dict[str, Any]) -> str:
 @click.option("--sizes", default="10000,100000", show_default=True, help="Comma-separated memory counts.")
 @click.option("--queries", type=click.IntRange(10), default=200, show_default=True)
 @click.option("--seed", type=int, default=7, show_default=True)
-@click.option(
-    "--dedup/--no-dedup", default=True, show_default=True, help="Deduplicate repeated writes (the default)."
-)
-@click.option(
-    "--contradictions",
-    type=click.Choice(["auto", "supersede", "flag", "off"]),
-    help="The contradiction check's mode; default: the product's policy.",
-)
+@product_switches
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
 def bench_peers(
     sizes: str, queries: int, seed: int, dedup: bool, contradictions: str | None, json_path: str | None
