@@ -45,7 +45,8 @@ class LiveServer:
 
     def client(self, key: str | None = "a_all", **kw: object) -> httpx.Client:
         headers = {"Authorization": f"Bearer {self.keys[key]}"} if key else {}
-        return httpx.Client(base_url=self.base, headers=headers, timeout=30, **kw)  # type: ignore[arg-type]
+        kw.setdefault("timeout", 30)
+        return httpx.Client(base_url=self.base, headers=headers, **kw)  # type: ignore[arg-type]
 
 
 def bound_socket() -> socket.socket:

@@ -14,6 +14,9 @@ from remnant.core.limits import MAX_EMBED_CHARS
 from remnant.embed.base import EmbedderUnavailable, Vectors, check_texts, empty, l2_normalize
 
 MODEL_ID = "multilingual-e5-small-q4"
+# the model's window: BERT positions, specials included. Cut to it here, because the engine reads
+# every token it is given (a 2,000-character run of CJK numerals is ~1,600 tokens: seconds of CPU)
+MAX_TOKENS = 512
 
 
 class E5SmallEmbedder:
@@ -42,7 +45,7 @@ class E5SmallEmbedder:
         self.batch_size = max(1, batch_size)
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        items = [t[:MAX_EMBED_CHARS] for t in check_texts(texts)]  # the model's window, not the whole text
+        items = [self._window(t) for t in check_texts(texts)]
         if not items:
             return empty(self.dim)
         parts = [
@@ -53,8 +56,17 @@ class E5SmallEmbedder:
         return l2_normalize(np.concatenate(parts, axis=0))
 
     def embed_query(self, text: str) -> Vectors:
-        return l2_normalize(self._model.query([text[:MAX_EMBED_CHARS]])[0])
+        return l2_normalize(self._model.query([self._window(text, query=True)])[0])
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         """Several queries in one model call (the server's micro-batcher uses it)."""
-        return l2_normalize(self._model.query([t[:MAX_EMBED_CHARS] for t in check_texts(texts)]))
+        return l2_normalize(self._model.query([self._window(t, query=True) for t in check_texts(texts)]))
+
+    def _window(self, text: str, *, query: bool = False) -> str:
+        """The opening of ``text`` that fits the model's window (what it would read of it anyway)."""
+        text = text[:MAX_EMBED_CHARS]
+        count = self._model.token_count(text, query)
+        while count > MAX_TOKENS and len(text) > 1:  # tokens per character vary: shrink by the ratio
+            text = text[: max(1, len(text) * MAX_TOKENS // count - 1)]
+            count = self._model.token_count(text, query)
+        return text

@@ -379,11 +379,26 @@ class Engine:
             else [None] * len(kept)
         )
         prepared_for = {id(m): r for m, r in zip(kept, ready, strict=True)}
+        # reading the turns (salience, expiry, facts) is CPU work too: done before the write lock,
+        # so a long turn holds no other request (issue 29); each turn sees the four before it
+        observed = {}
+        for message in kept:
+            observed[id(message)] = self.ingestor.observe(message, recent=recent[-4:])
+            recent.append(message.content)
+        outside = not self.store.in_transaction()
+        drafted = [d for m in kept for d in (observed[id(m)].facts if infer else ())]
+        fact_ready = dict(
+            zip(
+                (id(d) for d in drafted),
+                self.ledger.prepare([(d.content, d.options) for d in drafted]) if outside else [],
+                strict=False,
+            )
+        )
         with self.store.transaction():
             for message in messages:
                 if not message.content.strip() or message.role in ("system", "tool"):
                     continue
-                seen = self.ingestor.observe(message, recent=recent[-4:])
+                seen = observed[id(message)]
                 importance = seen.importance if infer else PlainIngestor().observe(message).importance
                 meta = {**metadata, "role": message.role}
                 if message.name:
@@ -410,6 +425,7 @@ class Engine:
                     self.ledger.build(
                         d.content,
                         user_id=user_id,
+                        prepared=fact_ready.get(id(d)),
                         options={
                             **scope,
                             **d.options,
@@ -471,7 +487,6 @@ class Engine:
                 out.duplicates.extend(r.id for r in stored if r.deduplicated)
                 if seen.reasons:
                     out.reasons[stored[0].id] = [*seen.reasons, *out.reasons.get(stored[0].id, [])]
-                recent.append(message.content)
         return out
 
     # -- reading -----------------------------------------------------------------------------------

@@ -342,16 +342,16 @@ def build_mcp_server(
 
         def do(mem: Memory, p: Principal) -> dict[str, Any]:
             target, actor = request.strip(), f"mcp:{p.actor}"
-            with Engines.exclusive(mem):
-                if is_memory_id(target):  # an agent names the memory it was shown
-                    owned(mem, target, user_id)
+            if is_memory_id(target):  # an agent names the memory it was shown
+                owned(mem, target, user_id)
+                with Engines.exclusive(mem):
                     result = mem.forget_ids(
                         [target], dry_run=dry_run, hard=hard, confirm=confirm, actor=actor
                     )
-                else:
-                    result = mem.forget(
-                        target, user_id=user_id, dry_run=dry_run, hard=hard, confirm=confirm, actor=actor
-                    )
+            else:  # the engine holds the store for the changes only, not the parsing
+                result = mem.forget(
+                    target, user_id=user_id, dry_run=dry_run, hard=hard, confirm=confirm, actor=actor
+                )
             return result.to_dict()
 
         return await run(ctx, "forget", do)  # type: ignore[no-any-return]

@@ -464,20 +464,22 @@ def forget(body: ForgetRequest, call: Call = Depends(FORGET)) -> JSONResponse:
     ids = body.ids if body.ids is not None else ([target] if is_memory_id(target) else None)
     actor = call.principal.actor
     try:
-        with Engines.exclusive(call.mem):
-            if ids is not None:
+        if ids is not None:
+            with Engines.exclusive(call.mem):
                 result = call.mem.forget_ids(
                     ids, hard=body.hard, dry_run=body.dry_run, confirm=bool(body.confirm), actor=actor
                 )
-            else:
-                result = call.mem.forget(
-                    target,
-                    user_id=body.user_id,
-                    hard=body.hard,
-                    dry_run=body.dry_run,
-                    confirm=body.confirm,
-                    actor=actor,
-                )
+        else:
+            # parsing and matching run without the store's hold; the engine takes it for the
+            # changes only, so one long request does not hold every tenant (issue 29)
+            result = call.mem.forget(
+                target,
+                user_id=body.user_id,
+                hard=body.hard,
+                dry_run=body.dry_run,
+                confirm=body.confirm,
+                actor=actor,
+            )
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("remnant"):
             raise

@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
@@ -3003,22 +3005,35 @@ class _Matcher:
             return hit
         raw = record.content
         segs = parts(raw)
+        starts = [a for a, _b in segs]
+        # every reading of a part is kept: a text of one long part holds thousands of values, and
+        # reading the part again for each was quadratic (issue 29)
+        memo: dict[tuple[str, int, int], bool] = {}
+
+        def once(what: str, seg: tuple[int, int], read: Callable[[], bool]) -> bool:
+            key = (what, *seg)
+            if key not in memo:
+                memo[key] = read()
+            return memo[key]
 
         def part_of(s: int) -> tuple[int, int] | None:
-            return next(((a, b) for a, b in segs if a <= s < b), None)
+            i = bisect_right(starts, s) - 1
+            return segs[i] if i >= 0 and segs[i][0] <= s < segs[i][1] else None
 
         def own(s: int) -> bool:
             seg = part_of(s)
-            return seg is None or self._own_part(raw, *seg)
+            return seg is None or once("own", seg, lambda: self._own_part(raw, *seg))
 
         def labelled(kind: str, s: int) -> bool:
             # an amount is pay only in a part that says so ("I make 118k", 年薪…), not "rent is …"
             seg = part_of(s)
-            return kind not in BY_LABEL_ONLY or (seg is not None and measure_said(kind, raw[slice(*seg)]))
+            return kind not in BY_LABEL_ONLY or (
+                seg is not None and once(kind, seg, lambda: measure_said(kind, raw[slice(*seg)]))
+            )
 
         def kept_part(s: int, e: int) -> bool:
             seg = part_of(s) or (s, e)
-            return keep_said and self._keeps(raw[slice(*seg)])
+            return keep_said and once("keep", seg, lambda: self._keeps(raw[slice(*seg)]))
 
         measured = [
             (s, e)
@@ -4221,6 +4236,7 @@ def forget_request(
     related = _related(ledger, text, flt) if intent.terms and not intent.topics else set()
     matcher = _Matcher(ledger, intent, related)
     plans: dict[str, _Hit] = {}
+    seen: dict[str, str] = {}  # the content each plan was made on
     records = list(ledger.store.query(flt))
     # a memory of someone the request keeps ("老伴的不用删") says nothing of the words' meaning here
     literal = literal_terms(intent.terms, [r for r in records if not matcher._kept_whose(r.content)])
@@ -4274,6 +4290,7 @@ def forget_request(
         if hit.part and not is_hard:
             hit = _Hit(hit.why + "; hidden whole (hiding is reversible, a part cannot be)", [])
         plans[record.id] = hit
+        seen[record.id] = record.content
         outcome.matches.append(
             ForgetMatch(
                 record.id,
@@ -4328,6 +4345,29 @@ def forget_request(
             matched=len(outcome.matches),
             total=outcome.total_memories,
         )
+    # planning (parsing, matching every memory of the user) ran above without the store's hold;
+    # only the changes below hold it, so other tenants' requests wait for writes, not for reading
+    with ledger.store.exclusive():
+        return _apply_forget(
+            ledger, outcome, plans, seen, intent, text, user_id, is_hard, action, actor, force, can_forget_pii
+        )
+
+
+def _apply_forget(
+    ledger: Ledger,
+    outcome: ForgetResult,
+    plans: dict[str, _Hit],
+    seen: dict[str, str],
+    intent: ForgetIntent,
+    text: str,
+    user_id: str,
+    is_hard: bool,
+    action: str,
+    actor: str | None,
+    force: bool,
+    can_forget_pii: bool,
+) -> ForgetResult:
+    redactor = ledger.redactor
     batch = new_id("forget")
     outcome.batch_id = batch
     who = actor or f"user:{user_id}"
@@ -4356,8 +4396,8 @@ def forget_request(
             )
     for mid in parts:
         current = ledger.store.get(mid, tenant=ledger.tenant)
-        if current is None:
-            continue
+        if current is None or current.content != seen[mid]:
+            continue  # gone or changed since it was matched: its spans no longer fit
         new = _redacted(current.content, plans[mid].spans)
         done_rec = ledger.rewrite(
             current,
