@@ -75,42 +75,29 @@ def _probe(c: httpx.Client) -> list[float]:
     return took
 
 
-def _attack(server: LiveServer, done: threading.Event, codes: list[int]) -> None:
+def _attack(server: LiveServer, done: threading.Event, codes: list[tuple[int, str]]) -> None:
     with server.client("a_all", timeout=300) as c:
+
+        def post(path: str, body: dict[str, object]) -> None:
+            r = c.post(path, json=body)
+            codes.append((r.status_code, r.json().get("error", {}).get("code", "") if r.is_error else ""))
+
         for run in RUNS:
             text = _worst(run, MAX_CONTENT_CHARS)
-            codes.append(c.post("/v1/memories", json={"content": text, "user_id": "eve"}).status_code)
-            codes.append(c.post("/v1/ingest", json={"messages": [text], "user_id": "eve"}).status_code)
-            codes.append(
-                c.post(
-                    "/v1/memories/", json={"messages": [{"role": "user", "content": text}], "user_id": "eve"}
-                ).status_code
+            post("/v1/memories", {"content": text, "user_id": "eve"})
+            post("/v1/ingest", {"messages": [text], "user_id": "eve"})
+            post("/v1/memories/", {"messages": [{"role": "user", "content": text}], "user_id": "eve"})
+            request = "forget how much I paid for the car "
+            post(
+                "/v1/forget",
+                {"request": request + _worst(run, MAX_REQUEST_CHARS - 40), "user_id": "eve", "dry_run": True},
             )
-            codes.append(
-                c.post(
-                    "/v1/forget",
-                    json={
-                        "request": "forget how much I paid for the car "
-                        + _worst(run, MAX_REQUEST_CHARS - 40),
-                        "user_id": "eve",
-                        "dry_run": True,
-                    },
-                ).status_code
-            )
-            codes.append(
-                c.post(
-                    "/v1/forget",
-                    json={"request": "forget how much I paid for the car", "user_id": "eve", "dry_run": True},
-                ).status_code
-            )
-            codes.append(
-                c.post(
-                    "/v1/recall", json={"query": _worst(run, MAX_QUERY_CHARS), "user_id": "eve"}
-                ).status_code
-            )
+            post("/v1/forget", {"request": request.strip(), "user_id": "eve", "dry_run": True})
+            post("/v1/recall", {"query": _worst(run, MAX_QUERY_CHARS), "user_id": "eve"})
     done.set()
 
 
+@pytest.mark.slow  # the attack at the limits takes one to two minutes on 2 cores
 def test_one_tenants_worst_inputs_do_not_stall_another(server: LiveServer) -> None:
     with server.client("b_all") as b:
         assert (
@@ -120,7 +107,7 @@ def test_one_tenants_worst_inputs_do_not_stall_another(server: LiveServer) -> No
         _probe(b)  # warm: the engine, the embedder, the connection
         quiet = _probe(b)
 
-        done, codes = threading.Event(), []
+        done, codes = threading.Event(), list[tuple[int, str]]()
         attacker = threading.Thread(target=_attack, args=(server, done, codes), daemon=True)
         attacker.start()
         loud: list[float] = []
@@ -130,7 +117,8 @@ def test_one_tenants_worst_inputs_do_not_stall_another(server: LiveServer) -> No
         attacker.join(timeout=60)
 
     assert done.is_set(), "the attack did not finish in 10 minutes"
-    assert codes and all(code < 500 for code in codes), codes
+    # a request given up at its time budget (503 time_budget_exceeded, nothing written) is an answer
+    assert codes and all(code < 500 or err == "time_budget_exceeded" for code, err in codes), codes
     quiet_p99, loud_p99 = _p99(quiet), _p99(loud)
     budget = 2 * quiet_p99 + ALLOWANCE_S
     print(f"tenant B p99: quiet {quiet_p99:.3f} s, under attack {loud_p99:.3f} s over {len(loud)} probes")

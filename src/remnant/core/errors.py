@@ -89,3 +89,9 @@ class MissingExtraError(RemnantError, ImportError):
         self.what = what
         self.extra = extra
         self.missing = missing
+
+
+class BudgetExceeded(RemnantError):
+    """A request ran past its time budget (``REMNANT_REQUEST_BUDGET``) before it changed anything:
+    the work was given up so that it holds no one else; nothing was written. HTTP 503
+    ``time_budget_exceeded``; a smaller input, or a larger budget, gets through."""

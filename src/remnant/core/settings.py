@@ -300,6 +300,16 @@ SWITCHES: tuple[Switch, ...] = (
         shown="`remnant.keys.db` next to the database",
         group="server",
     ),
+    _S(
+        "REMNANT_REQUEST_BUDGET",
+        "request_budget",
+        "seconds",
+        30.0,
+        "The server's time budget per request: past it, CPU-heavy reading is given up before "
+        "anything is written, with 503 `time_budget_exceeded` (0: none).",
+        parse=_float,
+        group="server",
+    ),
     _S("REMNANT_USER", "user", "id", None, "The CLI's `--user`, when a command needs one.", group="server"),
     # -- the assistant, training and partitions
     _S(
@@ -393,6 +403,7 @@ class Settings:
     url: str | None = None
     api_key: str | None = None
     keys_db: str | None = None
+    request_budget: float = 30.0
     user: str | None = None
     llm: str | None = None
     llm_threads: int = 1

@@ -28,6 +28,7 @@ import numpy as np
 
 from remnant.core import decay as dk
 from remnant.core.audit import AuditDraft, AuditEntry, describe, key_ref
+from remnant.core.budget import checkpoint
 from remnant.core.clock import Clock, ensure_aware
 from remnant.core.decay import DecayConfig, DecayState
 from remnant.core.durations import parse_duration
@@ -426,6 +427,7 @@ class Ledger:
         out: list[PreparedText | None] = []
         docs: list[tuple[str, Mapping[str, Any]]] = []
         for content, opts in items:
+            checkpoint("reading the text to store")
             prepared = None
             if (
                 isinstance(content, str)

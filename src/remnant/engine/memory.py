@@ -20,6 +20,7 @@ from typing import Any, TypeVar, Unpack, cast
 
 from remnant.core import decay as dk
 from remnant.core.audit import AuditEntry, ChainVerification, check_anchor, make_anchor, verify_chain
+from remnant.core.budget import checkpoint
 from remnant.core.clock import Clock, SystemClock, from_epoch
 from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
@@ -383,6 +384,7 @@ class Engine:
         # so a long turn holds no other request (issue 29); each turn sees the four before it
         observed = {}
         for message in kept:
+            checkpoint("reading the turns")
             observed[id(message)] = self.ingestor.observe(message, recent=recent[-4:])
             recent.append(message.content)
         outside = not self.store.in_transaction()

@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from remnant.core.budget import time_budget
 from remnant.core.clock import Clock
 from remnant.core.errors import RemnantError
 from remnant.server.auth import SCOPES, AuthError, KeyStore, Principal, key_from_headers
@@ -57,6 +58,9 @@ class ServerConfig:
     mcp: bool = True
     tenant: str = "default"  # the tenant of --no-auth mode
     clock: Clock | None = None
+    # seconds of CPU-heavy reading a request may take before it is given up, unwritten (503);
+    # None: REMNANT_REQUEST_BUDGET (30 s by default); 0: no budget
+    request_budget: float | None = None
 
 
 def web_dir() -> Path:
@@ -251,12 +255,32 @@ def create_app(config: ServerConfig | None = None, *, engines: Engines | None = 
 
     app.openapi = openapi  # type: ignore[method-assign]
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(RequestBudget, seconds=config.request_budget)
     if not config.auth:
         from remnant.server.guard import LocalOnly
 
         app.add_middleware(LocalOnly, bound_host=config.host)
     app.add_middleware(AccessLog)
     return app
+
+
+class RequestBudget:
+    """Each request's time budget (:mod:`remnant.core.budget`): a deadline the CPU-heavy steps
+    check before anything is written. Plain ASGI; the deadline is a context variable, which the
+    worker thread a route runs in inherits."""
+
+    def __init__(self, app: ASGIApp, seconds: float | None = None) -> None:
+        from remnant.core.settings import read
+
+        self.app = app
+        self.seconds = float(read("REMNANT_REQUEST_BUDGET") if seconds is None else seconds)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.seconds <= 0:
+            await self.app(scope, receive, send)
+            return
+        with time_budget(self.seconds):
+            await self.app(scope, receive, send)
 
 
 class SecurityHeaders:

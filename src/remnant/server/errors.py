@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from remnant.core.errors import (
+    BudgetExceeded,
     ConfirmationRequired,
     ConflictError,
     DecayModeMismatch,
@@ -89,6 +90,8 @@ def remnant_status(exc: RemnantError) -> tuple[int, str, Any]:
         return 503, "privacy_unavailable", None
     if isinstance(exc, EmbeddingError):
         return 503, "embedder_failed", None
+    if isinstance(exc, BudgetExceeded):
+        return 503, "time_budget_exceeded", None
     if isinstance(exc, ServiceError):
         return exc.status, exc.code, None
     if isinstance(exc, AuthError):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
+from remnant.core.budget import checkpoint
 from remnant.core.errors import ConfirmationRequired, ValidationError
 from remnant.core.limits import MAX_REQUEST_CHARS
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
@@ -4171,6 +4172,17 @@ def _by_value(hit: _Hit) -> bool:
     return hit.by_key or hit.value or hit.why.startswith(("key ", "contains ", "holds "))
 
 
+def _match_all(matcher: _Matcher, records: list[MemoryRecord]) -> list[tuple[MemoryRecord, _Hit]]:
+    """Every record the request matches; the request's time budget is checked between records."""
+    found = []
+    for record in records:
+        checkpoint("matching the forget request")
+        hit = matcher.match(record)
+        if hit is not None:
+            found.append((record, hit))
+    return found
+
+
 def forget_request(
     ledger: Ledger,
     text: str,
@@ -4241,7 +4253,7 @@ def forget_request(
     # a memory of someone the request keeps ("老伴的不用删") says nothing of the words' meaning here
     literal = literal_terms(intent.terms, [r for r in records if not matcher._kept_whose(r.content)])
     matcher = _Matcher(ledger, intent, related, literal)
-    found = [] if intent.empty else [(r, h) for r in records if (h := matcher.match(r)) is not None]
+    found = [] if intent.empty else _match_all(matcher, records)
     if not found and intent.terms:
         # words no memory of the user holds say how the request was put ("I overshared", a typo),
         # not what to forget: try again without them (a name or a number the request gives stays)
@@ -4249,7 +4261,7 @@ def forget_request(
         if relaxed is not None:
             intent = replace(intent, terms=relaxed)
             matcher = _Matcher(ledger, intent, related, literal)
-            found = [(r, h) for r in records if (h := matcher.match(r)) is not None]
+            found = _match_all(matcher, records)
     found = _narrow(found, intent)
     # a request naming a type of personal data ("forget my phone number") that the detectors find
     # nowhere has nothing to forget: guessing by meaning could only purge the wrong memory
