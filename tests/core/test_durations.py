@@ -35,10 +35,15 @@ def test_sweep_reasons_read_naturally(tmp_path) -> None:
 
     clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
     mem = Memory(tmp_path / "m.db", clock=clock)
+    from datetime import timedelta
+
+    from remnant.engine.forgetting.sweep import SweepPolicy
+
+    kept_a_week = SweepPolicy(expired_grace=timedelta(days=7))  # the default purges at expiry
     mem.remember("locker code 4471", user_id="ana", ttl="1d")
     clock.advance(days=2)
-    mem.sweep()
+    mem.sweep(policy=kept_a_week)
     clock.advance(days=8)
-    mem.sweep()
+    mem.sweep(policy=kept_a_week)
     reasons = [e.reason for e in mem.audit_log(user_id="ana")]
     assert "expired more than 7 days ago" in reasons, reasons

@@ -43,6 +43,20 @@ def _stored(mem: Memory) -> str:
             "where does Ana live?",
             60,
         ),
+        (  # the value names the thing; the question after it goes with it, the bank stays
+            "i bank w Northshore Credit Union. just got a text w code 882901 valid 10 min, is this a scam??",
+            "882901",
+            "Northshore",
+            "which bank am I with?",
+            10,
+        ),
+        (  # filler beside what holds: the clause that matters is kept
+            "验证码 917364，五分钟内有效，帮我记一下我马上要输。另外我在曼彻斯特大学读硕士",
+            "917364",
+            "曼彻斯特大学",
+            "我在哪个大学读书",
+            5,
+        ),
         (
             "验证码是4471，十分钟内有效，账号绑定的是我的工作邮箱",
             "4471",
@@ -64,9 +78,7 @@ def test_only_the_temporary_part_expires(
     assert not any(code in h.memory.content for h in product.recall("what is the code?", user_id="ana").hits)
     hits = product.recall(question, user_id="ana").hits
     assert hits and lasting in hits[0].memory.content
-    product.sweep()
-    clock.advance(timedelta(days=8))  # past the expired grace: the turn with the value is purged
-    product.sweep()
+    product.sweep()  # what was said to expire is purged at its end: the turn with the value goes
     assert code not in _stored(product)
     assert lasting in _stored(product)
 

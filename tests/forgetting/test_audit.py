@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from remnant.cli import cli
 from remnant.core.clock import ManualClock
 from remnant.core.errors import ConflictError, NotFoundError
 from remnant.core.model import Status
+from remnant.engine.forgetting.sweep import SweepPolicy
 from remnant.engine.memory import Memory
 
 
@@ -95,8 +97,8 @@ def test_hidden_can_be_restored_purged_cannot(mem: Memory) -> None:
 def test_recall_says_when_something_faded_or_expired(mem: Memory, clock: ManualClock) -> None:
     faded = mem.remember("Her dog is called Biscuit", user_id="ana", kind="episode", importance=0.1)
     expired = mem.remember("Parking code for the garage is 4711", user_id="ana", ttl="1d")
-    clock.advance(days=3)  # inside the 7-day grace: the expired one is still there to hint at
-    mem.sweep()
+    clock.advance(days=3)  # inside a 7-day grace: the expired one is still there to hint at
+    mem.sweep(policy=SweepPolicy(expired_grace=timedelta(days=7)))
     result = mem.recall("dog called Biscuit", user_id="ana")
     assert result.hits == []
     assert [(f.id, f.reason) for f in result.faded] == [(faded.id, "faded")]
@@ -104,6 +106,8 @@ def test_recall_says_when_something_faded_or_expired(mem: Memory, clock: ManualC
     assert garage.hits == [] and [(f.id, f.reason) for f in garage.faded] == [(expired.id, "expired")]
     assert garage.to_dict()["faded"][0]["reason"] == "expired"
     assert "Biscuit" not in json.dumps(result.to_dict()["faded"])  # a hint, not the content
+    mem.sweep()  # by default what expired is purged: nothing left to hint at
+    assert mem.recall("garage parking code", user_id="ana").faded == []
 
 
 def test_unhide_restores_history_as_history(mem: Memory, clock: ManualClock) -> None:

@@ -9,6 +9,7 @@ import pytest
 from remnant.core.clock import ManualClock
 from remnant.core.decay import DecayConfig
 from remnant.engine import Memory
+from remnant.engine.forgetting.sweep import SweepPolicy
 from remnant.server import overview as ov
 
 T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)
@@ -55,7 +56,9 @@ def test_status_at_reads_past_moments(tmp_path) -> None:
     mem = Memory(tmp_path / "p.db", clock=clock)
     code = mem.remember("locker 4471", user_id="ana", ttl="1d")
     clock.advance(days=2)
-    mem.sweep()  # expired, status changed now
+    mem.sweep(
+        policy=SweepPolicy(expired_grace=timedelta(days=7))
+    )  # expired (kept a week), status changed now
     scope = ov.scope_of(mem, "ana")
     assert ov.status_at(mem, "ana", T0 + timedelta(hours=12), fading_days=7).active == 1
     later = ov.status_at(mem, "ana", T0 + timedelta(hours=36), fading_days=7)

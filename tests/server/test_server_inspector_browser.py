@@ -52,7 +52,7 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServe
     for live in start_live(tmp_path_factory.mktemp("inspector"), clock=clock):
         with live.client("a_all") as c:
             ids = seed(c, clock)
-            # eight days on, the locker code has been expired for more than the 7-day grace: purged
+            # eight days on, the locker code has expired: purged (what was said to expire is kept nowhere)
             clock.advance(days=8)
             assert c.post("/v1/sweep", json={}).status_code == 200
             hide = c.post(f"/v1/memories/{ids['bug']}/hide", json={"reason": "fixed"})
@@ -130,7 +130,7 @@ def test_recall_box_and_overview(seeded: tuple[LiveServer, dict[str, str]], devi
         no_overflow(page, "user view")
         page.get_by_test_id("tab-audit").click()
         audit = page.get_by_test_id("auditlist").inner_text()
-        assert "expired more than 7 days ago" in audit
+        assert "expired" in audit
         assert "0:00:00" not in audit and " ago" in audit
         no_overflow(page, "audit")
         shot(page, f"inspector-audit-{device}.png", docs=False)

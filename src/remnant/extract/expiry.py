@@ -655,8 +655,13 @@ class ExpirySplit:
     lasting: str
 
 
+# a value's shape: a token of three or more characters with a digit in it (4471, SZ88QX, ab7-kq2)
+_VALUE = re.compile(r"(?<![A-Za-z0-9-])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{3,}")
+
+
 def _has_subject(clause: str) -> bool:
-    return bool(_EN_INFO.search(clause) or _ZH_INFO.search(clause))
+    """The clause names the thing it says expires: a word for it, or the value itself."""
+    return bool(_EN_INFO.search(clause) or _ZH_INFO.search(clause) or _VALUE.search(clause))
 
 
 def _alternation(words: list[str]) -> str:
@@ -717,11 +722,14 @@ def split_expiry(text: str, now: datetime | None = None) -> ExpirySplit | None:
         lo -= 1
     if not _has_subject("".join(clauses[lo : hi + 1])):
         return None  # a state ("I'm in Osaka for 10 days, so ..."): the whole turn holds for the period
-    rest = [*clauses[:lo], *clauses[hi + 1 :]]
-    if not all(_lasting(c) for c in rest):
-        return None  # a clause that follows from the temporary one expires with it: keep the turn whole
+    # a clause that follows from the temporary one (a question about it, "so ...") expires with it;
+    # each other clause holds on its own, so a turn loses only what was said to expire
+    rest = [c for c in (*clauses[:lo], *clauses[hi + 1 :]) if _lasting(c)]
     lasting = "".join(rest).strip(" \t\n,;，；、")
-    if not lasting or salience(lasting).score < _FILLER_FLOOR:
+    if lasting and salience(lasting).score < _FILLER_FLOOR:
+        # filler beside what holds ("帮我记一下…。另外我的邮箱是…"): keep the clauses that matter
+        lasting = "".join(c for c in rest if salience(c).score >= _FILLER_FLOOR).strip(" \t\n,;，；、")
+    if not lasting:
         return None
     temporary = "".join(clauses[lo : hi + 1]).strip(" \t\n,;，；、")
     return ExpirySplit(ttl, temporary, lasting)

@@ -26,12 +26,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SweepPolicy:
-    """What a sweep does. Defaults: expire and mark faded; purge expired after 7 days; keep faded;
+    """What a sweep does. Defaults: expire and mark faded; purge what expired (its end was said:
+    a one-time code, a door code "good till Friday" is stored nowhere after it); keep faded;
     evict low-importance memories unused for 30 days (the service runs eviction weekly, see
     :mod:`remnant.engine.forgetting.schedule`); no capacity cap; one sweep per tenant at a time."""
 
     expire: bool = True
-    expired_grace: timedelta | None = timedelta(days=7)  # None: keep expired memories forever
+    # how long an expired memory is kept (not recalled) before it is purged: none by default, since
+    # what was said to expire should be stored nowhere after; None: keep expired memories forever
+    expired_grace: timedelta | None = timedelta(0)
     fade: bool = True
     fade_action: Literal["keep", "purge"] = "keep"
     faded_grace: timedelta = timedelta(days=30)
@@ -148,7 +151,9 @@ def _run_steps(ledger: Ledger, policy: SweepPolicy, report: SweepReport, batch: 
         purge(
             "purge_expired",
             replace(base, statuses=(Status.EXPIRED,), expired_by=cutoff),
-            f"expired more than {format_duration(policy.expired_grace)} ago",
+            f"expired more than {format_duration(policy.expired_grace)} ago"
+            if policy.expired_grace
+            else "expired",
             "ttl_grace",
         )
     if policy.fade and policy.fade_action == "purge":

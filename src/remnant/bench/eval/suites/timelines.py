@@ -134,6 +134,7 @@ def run_cases(factory: AdapterFactory, ctx: SuiteContext, cases: list[dict[str, 
     }
     passed = 0
     misses: list[str] = []
+    why: dict[str, list[str]] = {}  # each failed case's checks, so a report says what went wrong
     for case in cases:
 
         def body(a: MemoryAdapter, c: dict[str, Any] = case) -> dict[str, Any]:
@@ -149,6 +150,7 @@ def run_cases(factory: AdapterFactory, ctx: SuiteContext, cases: list[dict[str, 
         passed += ok
         if not ok:
             misses.append(str(case["id"]))
+            why[str(case["id"])] = list(v.get("failed") or [outcome.error or "the case did not finish"])
         for axis in ("group", "lang", "author"):
             t = tallies[axis][str(case.get(axis, "?"))]
             t[0] += ok
@@ -166,6 +168,7 @@ def run_cases(factory: AdapterFactory, ctx: SuiteContext, cases: list[dict[str, 
             for label, t in sorted(tallies[axis].items())
         },
         "cases that failed": misses,
+        "why they failed": why,
     }
     return result
 
