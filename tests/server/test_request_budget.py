@@ -42,7 +42,9 @@ def test_a_request_past_its_budget_answers_503_and_writes_nothing(server: LiveSe
             assert r.json()["error"]["code"] == "time_budget_exceeded"
         assert c.get("/v1/stats", params={"user_id": "eve"}).json() == before
         # small requests fit the budget
-        assert c.post("/v1/memories", json={"content": "I drive a Volvo", "user_id": "eve"}).status_code == 201
+        assert (
+            c.post("/v1/memories", json={"content": "I drive a Volvo", "user_id": "eve"}).status_code == 201
+        )
         assert c.get("/healthz").status_code == 200
 
 
