@@ -108,3 +108,14 @@ def test_the_end_point_reader_is_linear() -> None:
         started = time.perf_counter()
         expiry_until(text[:100_000], THU)
         assert time.perf_counter() - started < 2.0
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "这个优惠券码SZ88QX只在今天有效，记一下。我每周一都去山姆进货",  # a habit in another sentence
+        "the wifi voucher is good until friday. I go to the gym every monday",
+    ],
+)
+def test_another_sentence_does_not_cancel_an_end_point(turn: str) -> None:
+    assert expiry_until(turn, THU) is not None

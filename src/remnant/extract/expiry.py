@@ -259,6 +259,7 @@ _EN_TOMORROW_VALID = re.compile(
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+_ANY_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")  # Chinese sentence ends too
 
 
 def _en_seconds(m: re.Match[str]) -> float:
@@ -845,11 +846,15 @@ def expiry_until(text: str, now: datetime) -> timedelta | None:
     zone (the later reading: a memory that disappears early is the worse failure). A bare weekday
     is the next one on or after today; "this friday" / 这周五 once passed, and anything asked,
     supposed, past or recurring, set nothing."""
-    for sentence in _SENTENCE_END.split(text):
+    # each sentence is read alone: a habit or a question in another sentence ("我每周一都去…")
+    # says nothing of the validity said in this one
+    for sentence in _ANY_SENTENCE_END.split(text):
         got = _english_until(sentence, now)
+        if got is None:
+            got = _chinese_until(sentence, now)
         if got is not None:
             return got
-    return _chinese_until(text, now)
+    return None
 
 
 def expiry_of(text: str, now: datetime | None = None) -> timedelta | None:
