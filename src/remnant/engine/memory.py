@@ -68,6 +68,10 @@ from remnant.store.base import MemoryFilter, Store, UserSummary
 _F = TypeVar("_F", bound=Callable[..., Any])
 _HINT_STATUSES = (Status.ACTIVE, Status.FADED, Status.EXPIRED)
 _HINT_DEPTH = 10  # faded hints are the faded or expired memories among the top ten matches
+# A conversation turn is recallable for at least this long after it is learned, whatever its
+# salience: a turn judged filler fades within hours, but is never stored already faded (a turn the
+# salience model misreads, an answer to the turn before it, would otherwise never be found).
+TURN_GRACE_DAYS = 0.5
 
 
 def _admits(flt: MemoryFilter, r: MemoryRecord) -> bool:
@@ -370,6 +374,7 @@ class Engine:
         if occurred_at is not None:
             scope["occurred_at"] = occurred_at
         kept = [m for m in messages if m.content.strip() and m.role not in ("system", "tool")]
+        floor = dk.importance_lasting(TURN_GRACE_DAYS, Kind.EPISODE, self.decay)
         # the turns' detection and embedding run before the write lock, as in remember()
         ready = (
             self.ledger.prepare(
@@ -385,6 +390,7 @@ class Engine:
                     continue
                 seen = self.ingestor.observe(message, recent=recent[-4:])
                 importance = seen.importance if infer else PlainIngestor().observe(message).importance
+                importance = max(importance, floor)
                 meta = {**metadata, "role": message.role}
                 if message.name:
                     meta["speaker"] = message.name

@@ -764,12 +764,10 @@ class ProductBackend:
             f.unlink(missing_ok=True)
         self.path = path
         # the shipped retriever (default_retriever's recipe), on the bench's cached copy of the model
-        retriever = (
-            HybridRetriever(self._embedder, index_text=IndexTextPolicy(context_vector=context_vector_from_env()))
-            if self._embedder is not None
-            else None
+        policy = IndexTextPolicy(context_vector=context_vector_from_env())
+        self.memory = Memory(
+            path, clock=self.clock, retriever=HybridRetriever(self._embedder, index_text=policy)
         )
-        self.memory = Memory(path, clock=self.clock, **({"retriever": retriever} if retriever else {}))
         self._dia: dict[str, list[str]] = {}
         self._index_s = 0.0
         self._queries: list[float] = []
