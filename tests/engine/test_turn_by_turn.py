@@ -1,0 +1,136 @@
+"""A conversation written one turn at a time (``Memory.add`` of each message, as a chat app writes
+it) is found as well as one written a session at a time: each turn gets the turns after it as index
+context once they arrive, and no turn is stored already faded. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from remnant import Memory
+from remnant.core import decay as dk
+from remnant.core.clock import ManualClock
+from remnant.core.model import Kind
+from remnant.engine.memory import TURN_GRACE_DAYS
+from remnant.engine.options import Message, Observation
+from remnant.privacy import generate_key
+from remnant.store.postgres import PostgresStore
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+SESSION = [
+    ("Melanie", "Last night we celebrated my daughter's birthday with a concert in the park."),
+    ("Caroline", "Wow, sounds wonderful! Who was playing?"),
+    ("Melanie", "It was Matt Patterson, he is so talented!"),
+    ("Caroline", "I went to a pride parade on Friday."),
+]
+
+
+class Filler:
+    """An ingestor that judges every turn to be filler (importance 0), as the salience model does
+    with some answers to the turn before ("It was a poetry reading where ...")."""
+
+    def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
+        return Observation(importance=0.0)
+
+
+Open = Callable[..., Memory]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
+def open_mem(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Open]:
+    """The product with lexical recall (the index text is what is under test) on either backend."""
+    opened: list[Memory] = []
+    if request.param == "postgres":
+        monkeypatch.setenv("REMNANT_VAULT_KEY", generate_key())
+        monkeypatch.delenv("REMNANT_VAULT_KEY_FILE", raising=False)
+
+    def make(clock: ManualClock, **options: object) -> Memory:
+        if request.param == "sqlite":
+            mem = Memory(tmp_path / "m.db", clock=clock, embedder=None, **options)  # type: ignore[arg-type]
+        else:
+            store = PostgresStore(request.getfixturevalue("pg_url"))
+            mem = Memory(store=store, clock=clock, embedder=None, **options)  # type: ignore[arg-type]
+        opened.append(mem)
+        return mem
+
+    yield make
+    for mem in opened:
+        mem.close()
+
+
+def _add_one_by_one(mem: Memory, user: str) -> list[str]:
+    ids = []
+    for speaker, text in SESSION:
+        out = mem.add([{"role": "user", "content": text, "name": speaker}], user_id=user, session_id="s1")
+        ids.append(out.episodes[0].id)
+    return ids
+
+
+def test_a_turn_written_alone_gets_the_turns_after_it_as_context(open_mem: Open) -> None:
+    mem = open_mem(ManualClock(T0))
+    ids = _add_one_by_one(mem, "ana")
+    # the birthday turn names no performer: the answer after it is its context, as in a batch
+    hits = [h.memory.id for h in mem.recall("Patterson concert", user_id="ana", limit=5, touch=False).hits]
+    assert ids[0] in hits and ids[2] in hits
+    # each turn is indexed as when the whole session is written at once
+    batch = mem.remember_many(
+        [
+            {
+                "content": text,
+                "user_id": "al",
+                "kind": "episode",
+                "session_id": "s1",
+                "metadata": {"speaker": who},
+            }
+            for who, text in SESSION
+        ],
+        supersede=False,
+    )
+    alone = mem.store.index_texts(ids, tenant=mem.tenant)
+    together = mem.store.index_texts([r.id for r in batch], tenant=mem.tenant)
+    assert [alone[i] for i in ids] == [together[r.id] for r in batch]
+    assert "pride parade" in alone[ids[1]] and "pride parade" not in alone[ids[0]]  # a window of two
+
+
+def test_forgetting_a_turn_takes_its_words_out_of_the_turns_before_it(open_mem: Open) -> None:
+    mem = open_mem(ManualClock(T0))
+    ids = _add_one_by_one(mem, "bo")
+    mem.purge([ids[2]], reason="the user asked")
+    assert not mem.recall("Patterson", user_id="bo", limit=5, touch=False).hits
+    texts = mem.store.index_texts(ids[:2], tenant=mem.tenant)
+    assert all("Patterson" not in t for t in texts.values())
+    # the turns around the purged one are still found by their own words and keep their context
+    hits = [h.memory.id for h in mem.recall("birthday concert", user_id="bo", limit=5, touch=False).hits]
+    assert ids[0] in hits
+
+
+def test_a_turn_judged_filler_is_found_right_after_and_fades_within_a_day(open_mem: Open) -> None:
+    clock = ManualClock(T0)
+    mem = open_mem(clock, ingestor=Filler())
+    out = mem.add(
+        [{"role": "user", "content": "It was a transgender poetry reading", "name": "Caroline"}],
+        user_id="cy",
+        session_id="s1",
+    )
+    episode = out.episodes[0]
+    floor = dk.importance_lasting(TURN_GRACE_DAYS, Kind.EPISODE, mem.decay)
+    assert 0.0 < episode.importance == floor < 0.5  # still filler: never consolidated, fades soon
+    hits = mem.recall("what was the poetry reading", user_id="cy", touch=False).hits
+    assert [h.memory.id for h in hits] == [episode.id]
+    clock.advance(timedelta(days=1))
+    mem.sweep()
+    assert not mem.recall("what was the poetry reading", user_id="cy", touch=False).hits
+
+
+def test_the_least_importance_that_lasts() -> None:
+    config = dk.DecayConfig()
+    least = dk.importance_lasting(0.5, Kind.EPISODE, config)
+    assert dk.fade_at(dk.new_state(Kind.EPISODE, least, 0.0, config), config) >= 0.5
+    assert dk.fade_at(dk.new_state(Kind.EPISODE, least - 0.01, 0.0, config), config) < 0.5
+    assert dk.importance_lasting(0.0, Kind.EPISODE, config) == 0.0
+    assert dk.importance_lasting(10_000.0, Kind.EPISODE, config) == 1.0
