@@ -134,3 +134,44 @@ def test_the_least_importance_that_lasts() -> None:
     assert dk.fade_at(dk.new_state(Kind.EPISODE, least - 0.01, 0.0, config), config) < 0.5
     assert dk.importance_lasting(0.0, Kind.EPISODE, config) == 0.0
     assert dk.importance_lasting(10_000.0, Kind.EPISODE, config) == 1.0
+
+
+def test_a_named_speakers_value_replaces_only_that_speakers(open_mem: Open) -> None:
+    """Two people in one scope (an imported chat): Joanna's diet does not retire Nate's, nor the
+    turn he said it in; his own new value does."""
+    mem = open_mem(ManualClock(T0))
+
+    def say(who: str, text: str) -> tuple[str, list[str]]:
+        out = mem.add([{"role": "user", "content": text, "name": who}], user_id="chat", session_id="s1")
+        assert all(f.metadata.get("speaker") == who for f in out.facts)
+        return out.episodes[0].id, [f.id for f in out.facts if f.key == "diet"]
+
+    nate_turn, (nate_diet,) = say("Nate", "I'm vegan now")
+    joanna_turn, (joanna_diet,) = say("Joanna", "I'm vegetarian now")
+    assert {mem.get(i).status.value for i in (nate_turn, nate_diet, joanna_turn, joanna_diet)} == {"active"}
+    _, (nate_keto,) = say("Nate", "I'm keto now")
+    assert mem.get(nate_diet).status.value == "superseded" and mem.get(nate_diet).superseded_by == nate_keto
+    assert mem.get(joanna_diet).status.value == "active" and mem.get(joanna_turn).status.value == "active"
+    # a value said without a speaker (a one-to-one chat) replaces whatever the scope held, as before
+    out = mem.add([{"role": "user", "content": "I'm pescatarian now"}], user_id="chat", session_id="s1")
+    assert [f.key for f in out.facts] == ["diet"]
+    assert (
+        mem.get(joanna_diet).status.value == "superseded" and mem.get(nate_keto).status.value == "superseded"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Got any favorite flavors for dairy-free desserts?",
+        "I made vegan ice cream last Friday and shared it with my vegan diet group.",
+        "You can use dairy-free margarine instead of butter.",
+        "I even made dairy-free chocolate coconut cupcakes.",
+    ],
+)
+def test_a_food_described_as_vegan_is_no_diet(text: str) -> None:
+    from remnant.engine.forgetting import attributes
+
+    reading = attributes.read(text)
+    assert reading is None or reading.attribute != "diet"
+    assert attributes.read("I'm dairy-free these days").attribute == "diet"  # type: ignore[union-attr]

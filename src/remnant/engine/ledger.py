@@ -667,12 +667,16 @@ class Ledger:
     ) -> dict[str, MemoryRecord]:
         for record in records:
             if supersede and record.key is not None:
+                speaker = record.metadata.get("speaker")
                 replaced = self.transition(
                     self.filter(
                         record.user_id,
                         keys=(record.key,),
                         statuses=(Status.ACTIVE, Status.FADED),
                         agent_id=record.agent_id,
+                        # a value said by a named speaker replaces that speaker's (a group chat, an
+                        # imported conversation: one person's job is not another's)
+                        metadata={"speaker": speaker} if isinstance(speaker, str) and speaker else {},
                     ),
                     Transition(
                         Status.SUPERSEDED,

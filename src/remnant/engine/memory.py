@@ -392,8 +392,10 @@ class Engine:
                 importance = seen.importance if infer else PlainIngestor().observe(message).importance
                 importance = max(importance, floor)
                 meta = {**metadata, "role": message.role}
-                if message.name:
-                    meta["speaker"] = message.name
+                # who said it, on the turn and on what is drawn from it (a named speaker's facts
+                # replace only that speaker's)
+                said = {"speaker": message.name} if message.name else {}
+                meta.update(said)
                 episode = self.ledger.build(
                     message.content,
                     user_id=user_id,
@@ -422,6 +424,7 @@ class Engine:
                             # the caller's metadata (channel, app) describes the turn: its facts too
                             "metadata": {
                                 **metadata,
+                                **said,
                                 **(d.options.get("metadata") or {}),
                                 "from_episode": parent,
                             },
@@ -447,7 +450,7 @@ class Engine:
                             options={
                                 **scope,
                                 **options,
-                                "metadata": {**metadata, "from_episode": parent, CORRECTS: wrong.id},
+                                "metadata": {**metadata, **said, "from_episode": parent, CORRECTS: wrong.id},
                             },
                         )
                     )
