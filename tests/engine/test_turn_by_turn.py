@@ -118,8 +118,11 @@ def test_a_turn_judged_filler_is_found_right_after_and_fades_within_a_day(open_m
         session_id="s1",
     )
     episode = out.episodes[0]
+    assert episode.importance == 0.0  # as judged: filler, never consolidated
     floor = dk.importance_lasting(TURN_GRACE_DAYS, Kind.EPISODE, mem.decay)
-    assert 0.0 < episode.importance == floor < 0.5  # still filler: never consolidated, fades soon
+    lasting = dk.new_state(Kind.EPISODE, floor, episode.anchor, mem.decay)
+    assert episode.fade_at == pytest.approx(dk.fade_at(lasting, mem.decay))
+    assert episode.fade_at - episode.anchor == pytest.approx(TURN_GRACE_DAYS, abs=0.01)
     hits = mem.recall("what was the poetry reading", user_id="cy", touch=False).hits
     assert [h.memory.id for h in hits] == [episode.id]
     clock.advance(timedelta(days=1))

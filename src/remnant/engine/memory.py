@@ -69,8 +69,9 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _HINT_STATUSES = (Status.ACTIVE, Status.FADED, Status.EXPIRED)
 _HINT_DEPTH = 10  # faded hints are the faded or expired memories among the top ten matches
 # A conversation turn is recallable for at least this long after it is learned, whatever its
-# salience: a turn judged filler fades within hours, but is never stored already faded (a turn the
-# salience model misreads, an answer to the turn before it, would otherwise never be found).
+# salience: a turn judged filler keeps its importance but gets the decay curve of the least
+# importance that lasts this long, so it fades within hours and is never stored already faded (a
+# turn the salience model misreads, an answer to the turn before it, would otherwise never be found).
 TURN_GRACE_DAYS = 0.5
 
 
@@ -390,7 +391,6 @@ class Engine:
                     continue
                 seen = self.ingestor.observe(message, recent=recent[-4:])
                 importance = seen.importance if infer else PlainIngestor().observe(message).importance
-                importance = max(importance, floor)
                 meta = {**metadata, "role": message.role}
                 # who said it, on the turn and on what is drawn from it (a named speaker's facts
                 # replace only that speaker's)
@@ -409,6 +409,11 @@ class Engine:
                         "metadata": meta,
                     },
                 )
+                if importance < floor and not episode.pinned:
+                    # judged filler: its importance stays as judged, its curve lasts the grace period
+                    self.ledger.apply_state(
+                        episode, dk.new_state(Kind.EPISODE, floor, episode.anchor, self.decay)
+                    )
                 digest = self._digests([(message.content, episode)])
                 # a repeated turn: its facts hang from the episode it repeats, which is kept
                 repeated = self.ledger.duplicate_of(episode, digest[0]) if digest and digest[0] else None
