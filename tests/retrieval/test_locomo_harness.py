@@ -215,3 +215,46 @@ def test_a_repeated_turn_maps_to_every_turn_id_it_holds(tmp_path):
         assert backend.search("c1", "lasagne recipe", 1) == ["D1:1"]  # k turns at most
     finally:
         backend.close()
+
+
+def test_the_product_rows_feed_each_turn_through_add_and_map_facts_to_their_turn(
+    data_file, tmp_path, monkeypatch
+):
+    """remnant-add: Memory.add per turn (speaker as the message's name, session id, session date);
+    remnant-add-text: the speaker inside the text. Every hit stands for a turn of the conversation."""
+    from remnant.bench.eval.locomo import ProductBackend
+
+    monkeypatch.setenv("REMNANT_SALIENCE", "rules")  # the model's weights are for e5-small, not static
+    convs = load_locomo(data_file)
+    known = {t.dia_id for t in convs[0].turns}
+    static = get_embedder("static")
+    backends = engine_backends(
+        convs,
+        tmp_path,
+        embedder=static,
+        baseline_embedder=static,
+        systems=["remnant-add", "remnant-add-text"],
+    )
+    assert [type(b) for b in backends] == [ProductBackend, ProductBackend]
+    for b in backends:
+        b.ingest("toy-1", turn_docs(convs[0]))
+        episodes = b.memory.list_memories(user_id="toy-1", kinds=["episode"], limit=100)
+        named = b.name == "remnant-add"
+        assert all((e.metadata.get("speaker") is not None) == named for e in episodes)
+        assert all((e.session_id is not None) == named for e in episodes)
+        assert {e.occurred_at.year for e in episodes if e.occurred_at} == {2023}
+        top = b.search("toy-1", "What is the name of Ana's cat?", 10)
+        assert top[0] == "D1:1" and set(top) <= known
+        for row in b.explain():
+            assert row["turn"] and set(row["turn"]) <= known
+        facts = [
+            m for m in b.memory.list_memories(user_id="toy-1", limit=100) if "from_episode" in m.metadata
+        ]
+        assert all(b.turn_of(f) for f in facts)
+        b.close()
+    (b,) = engine_backends(
+        convs, tmp_path, embedder=static, baseline_embedder=static, systems=["remnant-add"]
+    )
+    r = evaluate(convs, b)
+    b.close()
+    assert r["timing"]["queries"] == 4 and 0.5 <= r["turn"]["recall@10"]["1-4"] <= 1.0

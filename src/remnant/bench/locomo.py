@@ -139,7 +139,8 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
     "--systems",
     default="remnant,bm25,vector",
     show_default=True,
-    help="Comma-separated subset of remnant,bm25,vector.",
+    help="Comma-separated subset of remnant,bm25,vector,remnant-add,remnant-add-text (the last two: "
+    "each turn through Memory.add, the product's conversation path).",
 )
 @click.option("--threads", type=click.IntRange(1), default=2, show_default=True, help="Embedding threads.")
 @click.option(
@@ -182,10 +183,17 @@ def bench_locomo(
     (hybrid recall), bm25 (the store's FTS5 BM25 over the content) and vector (embeddings only).
     """
     from remnant.bench import header
-    from remnant.bench.eval.locomo import engine_backends, format_report, load_locomo, run_bench, write_chart
+    from remnant.bench.eval.locomo import (
+        SYSTEMS,
+        engine_backends,
+        format_report,
+        load_locomo,
+        run_bench,
+        write_chart,
+    )
 
     names = [s.strip() for s in systems.split(",") if s.strip()]
-    unknown = set(names) - {"remnant", "bm25", "vector"}
+    unknown = set(names) - set(SYSTEMS)
     if unknown or not names:
         raise click.BadParameter(f"unknown systems {sorted(unknown)}", param_hint="--systems")
     convs = load_locomo(data_path)

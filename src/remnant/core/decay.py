@@ -127,6 +127,24 @@ def initial_stability(kind: Kind | str, importance: float, config: DecayConfig) 
     return min(config.max_stability_days, base * (1.0 + config.importance_stability_factor * importance))
 
 
+def importance_lasting(days: float, kind: Kind | str, config: DecayConfig) -> float:
+    """The least importance at which a new memory of ``kind`` stays above the recall threshold for
+    ``days`` (1.0 when no importance does): under it a memory would be faded within that time."""
+
+    def lasts(importance: float) -> float:
+        return fade_at(new_state(kind, importance, 0.0, config), config)
+
+    if lasts(0.0) >= days:
+        return 0.0
+    if lasts(1.0) < days:
+        return 1.0
+    low, high = 0.0, 1.0  # fade time grows with importance (both s0 and stability do)
+    for _ in range(40):
+        mid = (low + high) / 2
+        low, high = (mid, high) if lasts(mid) < days else (low, mid)
+    return min(1.0, math.ceil(high * 1000) / 1000)  # a round figure at or above the bound
+
+
 def new_state(
     kind: Kind | str, importance: float, axis_now: float, config: DecayConfig, *, pinned: bool = False
 ) -> DecayState:

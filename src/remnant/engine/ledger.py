@@ -618,6 +618,7 @@ class Ledger:
         with self.store.transaction():
             kept, repeats, kept_digests = self._split_repeats(records, digests, now)
             stored = self._insert_kept(kept, supersede, now, index_text)
+            self._reindex_followed(kept)
             self.store.set_digests(kept_digests, tenant=self.tenant)
             reinforced = self._reinforce_repeats(repeats, records, now)
         self.retriever.on_write(self, [r.id for r in kept])
@@ -668,12 +669,16 @@ class Ledger:
     ) -> dict[str, MemoryRecord]:
         for record in records:
             if supersede and record.key is not None:
+                speaker = record.metadata.get("speaker")
                 replaced = self.transition(
                     self.filter(
                         record.user_id,
                         keys=(record.key,),
                         statuses=(Status.ACTIVE, Status.FADED),
                         agent_id=record.agent_id,
+                        # a value said by a named speaker replaces that speaker's (a group chat, an
+                        # imported conversation: one person's job is not another's)
+                        metadata={"speaker": speaker} if isinstance(speaker, str) and speaker else {},
                     ),
                     Transition(
                         Status.SUPERSEDED,
@@ -695,6 +700,38 @@ class Ledger:
             # only the stored records are neighbours (a repeat left out holds no words of its own)
             self.store.insert(record, index_text=index_text(self, record, records) if index_text else None)
         return {r.id: r.copy() for r in records}
+
+    def _reindex_followed(self, records: Sequence[MemoryRecord]) -> None:
+        """Give the turns just before new ones their following context.
+
+        A turn's index text holds the turns after it as well as those before, but a turn written on
+        its own (``add`` of one message, as a chat app writes each turn) has no turn after it yet:
+        when new turns join a session, the last :meth:`neighbour_window` turns it already held are
+        indexed again with them (bounded: one read of the session's tail, at most that many rebuilt
+        per session written to). Runs inside the insert's transaction."""
+        if self.retriever.index_text is None:
+            return
+        groups: dict[tuple[str, str], list[MemoryRecord]] = {}
+        for r in records:
+            if r.kind == Kind.EPISODE and r.session_id:
+                groups.setdefault((r.user_id, r.session_id), []).append(r)
+        w = self.neighbour_window()
+        rebuilt: list[tuple[str, str]] = []
+        for (user_id, session_id), group in groups.items():
+            new = {r.id for r in group}
+            tail = self.store.query(
+                self.filter(user_id, session_id=session_id, kinds=(Kind.EPISODE,), statuses=None),
+                order="-created_at",
+                limit=len(group) + 2 * w,
+            )
+            tail.reverse()
+            first = next((i for i, r in enumerate(tail) if r.id in new), len(tail))
+            for i in range(max(0, first - w), first):
+                text = self.index_text_for(tail[i], tail[max(0, i - w) : i], after=tail[i + 1 : i + 1 + w])
+                if text is not None:
+                    rebuilt.append((tail[i].id, text))
+        if rebuilt:
+            self.store.set_index_texts(rebuilt, tenant=self.tenant)
 
     def supersede_live(
         self,
@@ -1126,22 +1163,26 @@ class Ledger:
         return out
 
     def index_text_for(
-        self, record: MemoryRecord, before: MemoryRecord | Sequence[MemoryRecord] | None
+        self,
+        record: MemoryRecord,
+        before: MemoryRecord | Sequence[MemoryRecord] | None,
+        *,
+        after: Sequence[MemoryRecord] = (),
     ) -> str | None:
         """A stored memory's lexical index text with ``before`` (the nearest remaining earlier turns
-        of its session, oldest first, or the one nearest) as its context; None when the retriever
-        adds nothing to the content."""
+        of its session, oldest first, or the one nearest) and ``after`` (the turns after it, oldest
+        first) as its context; None when the retriever adds nothing to the content."""
         index_text = self.retriever.index_text
         if index_text is None:
             return None
         if record.kind != Kind.EPISODE or not record.session_id:
             return str(index_text(self, record, [record]))
         earlier = [before] if isinstance(before, MemoryRecord) else list(before or ())
-        if not earlier:
+        if not earlier and not after:
             # no earlier turn remains: a batch of one without a session, so the retriever does not
             # look up "the session's newest turn" (for a stored turn that is not the one before it)
             return str(index_text(self, record.copy(session_id=None), [record.copy(session_id=None)]))
-        return str(index_text(self, record, [*earlier, record]))
+        return str(index_text(self, record, [*earlier, record, *after]))
 
     def neighbour_window(self) -> int:
         """How many turns on each side of a conversation turn its lexical index text holds (the
@@ -1187,7 +1228,9 @@ class Ledger:
                 if r.id not in touched and touched.intersection(near):
                     targets.add(i)
             for i in sorted(targets):
-                text = self.index_text_for(remaining[i], remaining[max(0, i - w) : i])
+                text = self.index_text_for(
+                    remaining[i], remaining[max(0, i - w) : i], after=remaining[i + 1 : i + 1 + w]
+                )
                 if text is not None:
                     rebuilt[remaining[i].id] = text
         if rebuilt:

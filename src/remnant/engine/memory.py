@@ -69,6 +69,11 @@ from remnant.store.base import MemoryFilter, Store, UserSummary
 _F = TypeVar("_F", bound=Callable[..., Any])
 _HINT_STATUSES = (Status.ACTIVE, Status.FADED, Status.EXPIRED)
 _HINT_DEPTH = 10  # faded hints are the faded or expired memories among the top ten matches
+# A conversation turn is recallable for at least this long after it is learned, whatever its
+# salience: a turn judged filler keeps its importance but gets the decay curve of the least
+# importance that lasts this long, so it fades within hours and is never stored already faded (a
+# turn the salience model misreads, an answer to the turn before it, would otherwise never be found).
+TURN_GRACE_DAYS = 0.5
 
 
 def _admits(flt: MemoryFilter, r: MemoryRecord) -> bool:
@@ -371,6 +376,7 @@ class Engine:
         if occurred_at is not None:
             scope["occurred_at"] = occurred_at
         kept = [m for m in messages if m.content.strip() and m.role not in ("system", "tool")]
+        floor = dk.importance_lasting(TURN_GRACE_DAYS, Kind.EPISODE, self.decay)
         # the turns' detection and embedding run before the write lock, as in remember()
         ready = (
             self.ledger.prepare(
@@ -403,8 +409,10 @@ class Engine:
                 seen = observed[id(message)]
                 importance = seen.importance if infer else PlainIngestor().observe(message).importance
                 meta = {**metadata, "role": message.role}
-                if message.name:
-                    meta["speaker"] = message.name
+                # who said it, on the turn and on what is drawn from it (a named speaker's facts
+                # replace only that speaker's)
+                said = {"speaker": message.name} if message.name else {}
+                meta.update(said)
                 episode = self.ledger.build(
                     message.content,
                     user_id=user_id,
@@ -418,6 +426,11 @@ class Engine:
                         "metadata": meta,
                     },
                 )
+                if importance < floor and not episode.pinned:
+                    # judged filler: its importance stays as judged, its curve lasts the grace period
+                    self.ledger.apply_state(
+                        episode, dk.new_state(Kind.EPISODE, floor, episode.anchor, self.decay)
+                    )
                 digest = self._digests([(message.content, episode)])
                 # a repeated turn: its facts hang from the episode it repeats, which is kept
                 repeated = self.ledger.duplicate_of(episode, digest[0]) if digest and digest[0] else None
@@ -434,6 +447,7 @@ class Engine:
                             # the caller's metadata (channel, app) describes the turn: its facts too
                             "metadata": {
                                 **metadata,
+                                **said,
                                 **(d.options.get("metadata") or {}),
                                 "from_episode": parent,
                             },
@@ -459,7 +473,7 @@ class Engine:
                             options={
                                 **scope,
                                 **options,
-                                "metadata": {**metadata, "from_episode": parent, CORRECTS: wrong.id},
+                                "metadata": {**metadata, **said, "from_episode": parent, CORRECTS: wrong.id},
                             },
                         )
                     )

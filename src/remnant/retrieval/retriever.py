@@ -268,9 +268,10 @@ class HybridRetriever:
             return []
         w = max(1, self.policy.window)
         before = [_speaker_text(r) for r in same[max(0, pos - w) : pos]]
-        if pos == 0:
+        if pos == 0 and engine.store.get(record.id, tenant=record.tenant) is None:
             # the turns before this batch, if the session already has some in the store (only for
-            # the batch's first turn of the session: a rebuild passes the earlier turns it keeps)
+            # a new turn, the batch's first of the session: a rebuild of a stored turn passes the
+            # earlier turns it keeps, none for the session's first)
             from remnant.store.base import MemoryFilter
 
             prev = engine.store.query(

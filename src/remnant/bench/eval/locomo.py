@@ -450,6 +450,7 @@ def evaluate(
                         "top": top,
                         "recall@5": len(ev & set(top5)) / len(ev),
                         "answer_hit@5": hit,
+                        **({"hits": explain()} if (explain := getattr(backend, "explain", None)) else {}),
                     }
                 )
         if progress:
@@ -509,7 +510,7 @@ def format_report(results: dict[str, Any]) -> str:
     """A plain-text table of the main figures (percentages)."""
     cats = [POOLED, *CATEGORIES.values()]
     lines = []
-    head = f"{'system':<10} {'metric':<18}" + "".join(f"{c:>12}" for c in cats)
+    head = f"{'system':<16} {'metric':<18}" + "".join(f"{c:>12}" for c in cats)
     lines.append(head)
     lines.append("-" * len(head))
     for name, r in results.items():
@@ -523,12 +524,12 @@ def format_report(results: dict[str, Any]) -> str:
         ]
         for label, vals in rows:
             lines.append(
-                f"{name:<10} {label:<18}"
+                f"{name:<16} {label:<18}"
                 + "".join(f"{100 * vals[c]:>11.1f}%" if c in vals else f"{'-':>12}" for c in cats)
             )
         tk, tm = r["tokens"], r["timing"]
         lines.append(
-            f"{name:<10} tokens@5 {tk['context_k5_mean']:.0f} vs full {tk['full_conversation_mean']:.0f} "
+            f"{name:<16} tokens@5 {tk['context_k5_mean']:.0f} vs full {tk['full_conversation_mean']:.0f} "
             f"({100 * tk['reduction']:.2f}% fewer); ingest {tm['ingest_ms_per_item']:.2f} ms/item "
             f"(embedding {tm['embed_ms_per_item']:.2f}); query {tm['query_ms_per_item']:.2f} ms/item, "
             f"search p50 {tm['search_ms_p50']:.2f} ms p95 {tm['search_ms_p95']:.2f} ms excl. embedding "
@@ -714,6 +715,155 @@ class EngineBackend:
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
 
+class ProductBackend:
+    """The product's conversation path: ``remnant.Memory(path)`` with its defaults (privacy layer,
+    the rule ingestor with its salience model, extracted facts, dedup, the contradiction check),
+    each turn fed through :meth:`Memory.add` as an application would.
+
+    Each turn is one ``add([{"role": "user", "content": text, "name": speaker}],
+    occurred_at=<session date>, session_id=<session>)`` (``speaker="text"``: the speaker inside the
+    content, ``"<speaker>: <text>"``, and no session id: issue 31's first measurement). Recall is
+    ``limit=k, touch=False``; each hit stands for its source turn (a fact for the episode it was
+    drawn from, ``from_episode``), and a slot two hits of one turn take is counted as taken: the
+    top 5 are the first five hits, not the first five distinct turns.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        embedder: Embedder | None,
+        db_dir: str | Path,
+        latest: datetime | None = None,
+        clock: str = "real",
+        *,
+        speaker: str = "name",
+        sessions: bool = True,
+    ) -> None:
+        from datetime import UTC
+
+        from remnant.config import Memory
+        from remnant.core.clock import ManualClock
+        from remnant.retrieval.retriever import HybridRetriever, IndexTextPolicy, context_vector_from_env
+
+        if clock not in CLOCKS:
+            raise ValidationError(f"clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
+        if speaker not in ("name", "text"):
+            raise ValidationError(f"speaker must be 'name' or 'text', not {speaker!r}")
+        self.name = name
+        self.clock_mode = clock
+        self.speaker = speaker
+        self.sessions = sessions
+        self._latest = (latest or datetime(2030, 1, 1)).replace(tzinfo=UTC)
+        self._embedder = TimedEmbedder(embedder) if embedder is not None else None
+        self.clock: ManualClock | _ReplayClock = (
+            ManualClock(datetime.now(UTC)) if clock == "real" else _ReplayClock(self._latest)
+        )
+        path = Path(db_dir) / f"locomo-{name}.db"
+        self._files = [Path(f"{path}{s}") for s in ("", "-wal", "-shm", ".vault-key", ".audit-key")]
+        for f in self._files:
+            f.unlink(missing_ok=True)
+        self.path = path
+        # the shipped retriever (default_retriever's recipe), on the bench's cached copy of the model
+        policy = IndexTextPolicy(context_vector=context_vector_from_env())
+        self.memory = Memory(
+            path, clock=self.clock, retriever=HybridRetriever(self._embedder, index_text=policy)
+        )
+        self._dia: dict[str, list[str]] = {}
+        self._index_s = 0.0
+        self._queries: list[float] = []
+        self.last: list[Any] = []
+        self.counts: dict[str, int] = {"turns": 0, "episodes": 0, "facts": 0, "duplicates": 0}
+
+    def ingest(self, scope: str, docs: Sequence[BenchDoc]) -> None:
+        from datetime import UTC
+
+        from remnant.core.model import MAX_CONTENT_CHARS
+
+        embed0 = self._embedder.documents_s if self._embedder else 0.0
+        t0 = time.perf_counter()
+        for d in docs:
+            session = d.id.split(":")[0]
+            if self.clock_mode == "replay" and d.when is not None:
+                self.clock.set(d.when.replace(tzinfo=UTC))
+            text = d.text + (f" [shared a photo: {d.caption}]" if d.caption else "")
+            text = (text.strip() or "(no text)").replace("\x00", " ")
+            message: dict[str, Any] = {"role": "user", "content": text[:MAX_CONTENT_CHARS]}
+            if self.speaker == "name" and d.speaker:
+                message["name"] = d.speaker
+            elif d.speaker:
+                message["content"] = f"{d.speaker}: {text}"[:MAX_CONTENT_CHARS]
+            out = self.memory.add(
+                [message],
+                user_id=scope,
+                session_id=session if self.sessions else None,
+                occurred_at=d.when.replace(tzinfo=UTC) if d.when else None,
+            )
+            self.counts["turns"] += 1
+            self.counts["episodes"] += sum(not e.deduplicated for e in out.episodes)
+            self.counts["facts"] += sum(not f.deduplicated for f in out.facts)
+            self.counts["duplicates"] += len(out.duplicates)
+            for episode in out.episodes:
+                # a repeated turn ("Thanks!") is kept once: that memory stands for every turn it holds
+                self._dia.setdefault(episode.id, []).append(d.id)
+        if self.clock_mode == "replay":
+            self.clock.set(self._latest)
+        spent = time.perf_counter() - t0
+        self._index_s += spent - ((self._embedder.documents_s - embed0) if self._embedder else 0.0)
+
+    def turn_of(self, memory: Any) -> list[str]:
+        """The turns a hit stands for: its own (an episode) or its source episode's (a fact)."""
+        source = memory.metadata.get("from_episode")
+        return self._dia.get(memory.id) or self._dia.get(str(source), [])
+
+    def search(self, scope: str, query: str, k: int) -> list[str]:
+        q0 = self._embedder.queries_s if self._embedder else 0.0
+        t0 = time.perf_counter()
+        res = self.memory.recall(query, user_id=scope, limit=k, touch=False, hints=False)
+        spent = time.perf_counter() - t0
+        self._queries.append(spent - ((self._embedder.queries_s - q0) if self._embedder else 0.0))
+        self.last = list(res.hits)
+        # one entry per slot (a hit with no turn, which the product should not return, is a lost slot)
+        return [ref for h in res.hits for ref in (self.turn_of(h.memory) or ["-"])][:k]
+
+    def explain(self) -> list[dict[str, Any]]:
+        """The last search's hits as the dump shows them: kind, key, the turn each stands for."""
+        return [
+            {
+                "turn": self.turn_of(h.memory),
+                "kind": h.memory.kind.value,
+                "key": h.memory.key,
+                "fact": "from_episode" in h.memory.metadata,
+                "importance": round(h.memory.importance, 3),
+                "score": round(h.score, 4),
+                "content": h.memory.content[:160],
+            }
+            for h in self.last
+        ]
+
+    def timing(self) -> dict[str, Any]:
+        return {
+            "embed_documents": self._embedder.documents_s if self._embedder else 0.0,
+            "embed_queries": self._embedder.queries_s if self._embedder else 0.0,
+            "index": self._index_s,
+            "search": sum(self._queries),
+            "queries": list(self._queries),
+        }
+
+    def close(self) -> None:
+        self.memory.close()
+        for f in self._files:
+            f.unlink(missing_ok=True)
+
+
+#: the product-path rows: each turn through ``Memory.add``, the speaker as the message's ``name``
+#: with the session's id, or (``remnant-add-text``, issue 31's first measurement) inside the text
+PRODUCT_SYSTEMS: dict[str, dict[str, Any]] = {
+    "remnant-add": {"speaker": "name", "sessions": True},
+    "remnant-add-text": {"speaker": "text", "sessions": False},
+}
+SYSTEMS = ("remnant", "bm25", "vector", *PRODUCT_SYSTEMS)
+
+
 def latest_session(conversations: Sequence[Conversation]) -> datetime | None:
     """The last session time in the data (the bench clock stands one day later)."""
     from datetime import timedelta
@@ -731,7 +881,7 @@ def engine_backends(
     systems: Sequence[str] = ("remnant", "bm25", "vector"),
     clock: str = "real",
     retriever: Callable[[Embedder | None], Any] | None = None,
-) -> list[EngineBackend]:
+) -> list[RetrievalBackend]:
     """The three systems of the bench, all through the engine: Remnant's hybrid recall (or the
     ``retriever`` factory given), the store's plain BM25 (content only), and a fair dense
     baseline: exact cosine over "speaker: text" with the baseline embedder, no floor, no signals,
@@ -760,4 +910,10 @@ def engine_backends(
             baseline_embedder,
         ),
     }
-    return [EngineBackend(s, makers[s][0], makers[s][1], db_dir, latest, clock) for s in systems]
+    out: list[RetrievalBackend] = []
+    for s in systems:
+        if s in PRODUCT_SYSTEMS:
+            out.append(ProductBackend(s, embedder, db_dir, latest, clock, **PRODUCT_SYSTEMS[s]))
+        else:
+            out.append(EngineBackend(s, makers[s][0], makers[s][1], db_dir, latest, clock))
+    return out

@@ -446,6 +446,15 @@ _LEXICONS: dict[str, dict[str, str]] = {
     "smoking": _SMOKING,
     "alcohol": _ALCOHOL,
 }
+# a diet word followed by one of these describes the food, not the speaker's diet ("dairy-free
+# desserts", "vegan ice cream", "my vegan diet group")
+_DIET_FOODS = (
+    "desserts?|treats?|sweets?|flavou?rs?|chocolate|vanilla|ice ?cream|icecream|cakes?|cupcakes?|cookies?|"
+    "brownies?|mousse|pies?|crusts?|pastry|pastries|bread|pizza|pasta|dishe?s?|meals?|snacks?|foods?|"
+    "versions?|alternatives?|substitutes?|swaps?|products?|margarine|butter|milk|cheese|yogh?urt|frosting|"
+    "cream|baking|bakes?|bakery|cooking|cookbook|blog|diet group|group|community|club|"
+    "for people|treat"
+)
 _JOBS_EN = (
     "software engineer|software developer|web developer|data scientist|data analyst|product manager|project manager|"
     "engineer|developer|programmer|designer|teacher|professor|lecturer|tutor|nurse|doctor|physician|surgeon|dentist|"
@@ -720,7 +729,9 @@ RULES: tuple[AttrRule, ...] = (
     R(
         "diet",
         _c(
-            r"\b(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|low[- ]carb|gluten[- ]free|dairy[- ]free|carnivore|plant[- ]based|halal|kosher|omnivore|intermittent fasting)\b(?!\s+(?:restaurant|place|option|menu|recipe|friend|sister|brother|cafe|burger))|\b(?:stopped|quit|gave up)\s+(?:eating\s+)?meat\b|\b(?:don't|dont|no longer)\s+eat\s+meat\b|\b(?:eat|eating)\s+meat\b|\beat\s+(?:pretty much\s+|just about\s+|basically\s+)?(?:everything|anything)\b"
+            r"\b(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|low[- ]carb|gluten[- ]free|dairy[- ]free|carnivore|plant[- ]based|halal|kosher|omnivore|intermittent fasting)\b(?!\s+(?:restaurant|place|option|menu|recipe|friend|sister|brother|cafe|burger|"
+            + _DIET_FOODS
+            + r"))|\b(?:stopped|quit|gave up)\s+(?:eating\s+)?meat\b|\b(?:don't|dont|no longer)\s+eat\s+meat\b|\b(?:eat|eating)\s+meat\b|\beat\s+(?:pretty much\s+|just about\s+|basically\s+)?(?:everything|anything)\b"
         ),
         value=_lex(_DIET),
     ),
