@@ -20,17 +20,22 @@ says how the two measured).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from remnant.core.text import HAN_CLASS, fold
 from remnant.retrieval.timeexpr import MONTHS, WEEKDAYS
+
+if TYPE_CHECKING:
+    from remnant.engine.seams import EngineView
+    from remnant.store.base import MemoryFilter
 
 _DATA = Path(__file__).resolve().parent / "data"
 
@@ -151,7 +156,7 @@ _ZH_NUMBER = re.compile(r"\d+(?:\.\d+)?|[一二两三四五六七八九十百千
 _ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 _HAN_RUN = re.compile(f"[{HAN_CLASS}]+")
 _ORDINARY_ENDINGS = ("ing", "ed", "ly")
-_SENTENCE_END = frozenset(".!?。！？\n:;\"“")
+_SENTENCE_END = frozenset('.!?。！？\n:;"“')
 
 
 def _key(text: str) -> str:
@@ -218,19 +223,25 @@ class LightEntityReader:
         inner = {_key(text[s:e]) for s, e, _, _ in spans if not _sentence_start(text, s)}
         for start, end, words, possessive in spans:
             key = _key(text[start:end])
-            if len(words) == 1 and _sentence_start(text, start) and key.endswith(_ORDINARY_ENDINGS):
-                if not (possessive or key in inner or key in en.places):
-                    continue
+            ordinary = len(words) == 1 and _sentence_start(text, start) and key.endswith(_ORDINARY_ENDINGS)
+            if ordinary and not (possessive or key in inner or key in en.places):
+                continue
             if len(key) < 2:
                 continue
             last = words[-1].group(0).lower()
-            kind = "place" if key in en.places else "org" if len(words) > 1 and last in en.org_suffixes else "name"
+            kind = (
+                "place"
+                if key in en.places
+                else "org"
+                if len(words) > 1 and last in en.org_suffixes
+                else "name"
+            )
             found.append(Entity(kind, key, (start, end)))
         self._quantities(text, found, taken, en)
 
     def _quantities(self, text: str, found: list[Entity], taken: list[tuple[int, int]], en: _English) -> None:
         words = list(_EN_WORD.finditer(text))
-        for a, b in zip(words, words[1:], strict=False):
+        for a, b in itertools.pairwise(words):
             if _inside(a.start(), b.end(), taken):
                 continue
             raw = a.group(0).lower()
@@ -361,7 +372,7 @@ class SpacyEntityReader:
     organisations and products, with the light reader's dates, quantities and Chinese rules.
     Raises ``ImportError`` (``OSError`` from spaCy) when the model is not installed."""
 
-    _KINDS = {
+    _KINDS: ClassVar[dict[str, str]] = {
         "PERSON": "person",
         "GPE": "place",
         "LOC": "place",
@@ -462,3 +473,31 @@ def expansion_scores(
             scores[mid] = scores.get(mid, 0.0) + w
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return [(i, s) for i, s in ranked[: limits.candidates] if s > 0]
+
+
+def entity_round(
+    engine: EngineView,
+    reader: EntityReader,
+    query: str,
+    first: Sequence[tuple[str, float]],
+    flt: MemoryFilter,
+    limits: ExpansionLimits,
+    skip: frozenset[str] = frozenset(),
+) -> list[tuple[str, float]]:
+    """The second round over the entity index: the memories that name the question's entities or
+    those of its first ``limits.seeds`` hits, scored by :func:`expansion_scores`, that pass the
+    recall filter. At most ``limits.keys`` index lookups of ``limits.per_key + 1`` rows each, one
+    read of the seeds' entities and one filter query: bounded whatever the scope's size."""
+    seeds = [i for i, _ in first[: limits.seeds]]
+    held = engine.store.entities_of(seeds, tenant=engine.tenant) if seeds else {}
+    keys = expansion_keys(entity_rows(reader, query), [held.get(i, []) for i in seeds], limits, skip)
+    if not keys:
+        return []
+    hits = engine.store.entity_memories(
+        list(keys), tenant=flt.tenant, user_id=flt.user_id, limit=limits.per_key + 1
+    )
+    scored = expansion_scores(keys, hits, limits)
+    if not scored:
+        return []
+    allowed = set(engine.store.ids(replace(flt, ids=tuple(i for i, _ in scored))))
+    return [(i, s) for i, s in scored if i in allowed]

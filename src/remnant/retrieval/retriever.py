@@ -38,6 +38,13 @@ from remnant.core.text import index_text as store_index_text
 from remnant.core.text import match_expression
 from remnant.embed.base import Embedder, EmbeddingModelMismatch
 from remnant.embed.cache import CachedEmbedder
+from remnant.retrieval.entities import (
+    EntityReader,
+    ExpansionLimits,
+    default_reader,
+    entity_round,
+    entity_rows,
+)
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, build_index
@@ -180,6 +187,9 @@ class HybridRetriever:
         min_similarity: float | None = None,
         tuning: RecallTuning | None = None,
         parallel: bool = True,
+        entity_reader: EntityReader | None = None,
+        index_entities: bool = True,
+        entity_limits: ExpansionLimits | None = None,
     ) -> None:
         if mode not in ("hybrid", "lexical", "vector"):
             raise RetrievalError(f"mode must be hybrid, lexical or vector, not {mode!r}")
@@ -205,6 +215,12 @@ class HybridRetriever:
         self.rerank_depth = rerank_depth
         self.tuning = tuning if tuning is not None else DEFAULT_TUNING
         self.parallel = parallel
+        # the entity index (remnant.retrieval.entities): read at write time unless index_entities is
+        # off; the round it opens at recall is RecallTuning.entity_weight
+        self.entity_reader: EntityReader | None = (
+            (entity_reader or default_reader()) if index_entities else None
+        )
+        self.entity_limits = entity_limits or ExpansionLimits()
         self.vector_skipped = 0  # queries whose embedding was skipped (confident lexical result)
         self._indexes: dict[tuple[int, str, str | None], VectorIndex] = {}
         self._checked: set[tuple[int, str, str | None]] = set()  # scopes checked on shared indexes
@@ -288,6 +304,13 @@ class HybridRetriever:
         wa = w if self.policy.window_after < 0 else self.policy.window_after
         after = [_speaker_text(r) for r in same[pos + 1 : pos + 1 + wa]]
         return before + after
+
+    def entities(self, record: MemoryRecord) -> list[tuple[str, str]]:
+        """The (kind, key) entities of a memory's stored content for the store's entity index
+        (the engine's ``EntitySource`` seam); [] with ``index_entities=False``."""
+        if self.entity_reader is None:
+            return []
+        return entity_rows(self.entity_reader, record.content)
 
     def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
         """Embed new memories, store their vectors (tagged with the model), update loaded indexes."""
@@ -685,6 +708,20 @@ class HybridRetriever:
             if extra:
                 second = engine.store.lexical_search(match_expression(qa.terms + extra), flt, limit=n)
                 fused = merge_rounds(fused, second, t.expansion_weight)
+        if t.entity_weight > 0 and fused and self.entity_reader is not None:
+            # the entity round: memories naming who and what the question and its first hits name
+            second = entity_round(
+                engine,
+                self.entity_reader,
+                query,
+                fused,
+                flt,
+                self.entity_limits,
+                self.speakers(engine, flt),
+            )
+            if trace is not None:
+                trace.entities = dict(second)
+            fused = merge_rounds(fused, second, t.entity_weight)
         boosting = bool(t.temporal_boost or t.when_boost or t.diversity)
         depth = max(limit, self.rerank_depth, t.depth if boosting else 0)
         head, tail = fused[:depth], fused[depth:]
@@ -762,6 +799,7 @@ class SearchTrace:
     vector: dict[str, tuple[int, float]] = field(default_factory=dict)
     fused: dict[str, float] = field(default_factory=dict)
     boosted: set[str] = field(default_factory=set)
+    entities: dict[str, float] = field(default_factory=dict)  # the entity round's scores
     signals: dict[str, tuple[float, float, float | None, float]] = field(default_factory=dict)
     ranking: list[tuple[str, float]] = field(default_factory=list)
 
