@@ -397,7 +397,7 @@ class SpacyEntityReader:
         for ent in self._nlp(text[:100_000]).ents:
             kind = self._KINDS.get(ent.label_)
             if kind is not None and not _inside(ent.start_char, ent.end_char, taken):
-                key = _key(re.sub(r"['’]s$", "", ent.text))
+                key = _key(re.sub(r"^(?:the|a|an)\s+|['’]s$", "", ent.text, flags=re.I))
                 if key and not key.startswith("["):
                     found.append(Entity(kind, key, (ent.start_char, ent.end_char)))
         self._light._quantities(text, found, taken, _english())
