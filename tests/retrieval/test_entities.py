@@ -223,3 +223,20 @@ def test_index_entities_off_writes_none(open_mem: OpenMemory) -> None:
     r = mem.remember("I met Oliver in Lisbon.", user_id="mel")
     assert mem.store.entities_of([r.id], tenant=mem.tenant) == {}
     assert mem.store.count(MemoryFilter(tenant=mem.tenant, user_id="mel")) == 1
+
+
+def test_explain_shows_what_the_entity_round_added(tmp_path: Path) -> None:
+    from remnant.retrieval.explain import explain_recall
+
+    mem = Memory(tmp_path / "x.db", retriever=HybridRetriever(None, tuning=RecallTuning(entity_weight=0.5)))
+    try:
+        mem.remember("My kids Oliver and Mia are growing up fast.", user_id="mel")
+        target = mem.remember("Oliver adores dinosaurs, Mia adores painting.", user_id="mel")
+        ex = explain_recall(mem, "what do Melanie's kids like?", user_id="mel", limit=3)
+        hit = next(h for h in ex.hits if h.hit.memory.id == target.id)
+        assert hit.lexical_rank is None and hit.entity_score is not None and hit.entity_score > 0
+        assert hit.fused == pytest.approx(hit.entity_score)  # found by the entity round alone
+        assert hit.hit.score == pytest.approx(hit.fused * hit.signal_factor)  # type: ignore[operator]
+        assert ex.to_dict()["hits"][[h.hit.memory.id for h in ex.hits].index(target.id)]["entity_score"] > 0
+    finally:
+        mem.close()

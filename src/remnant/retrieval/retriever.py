@@ -719,9 +719,13 @@ class HybridRetriever:
                 self.entity_limits,
                 self.speakers(engine, flt),
             )
-            if trace is not None:
-                trace.entities = dict(second)
+            if trace is not None and second:
+                # what the round adds to each fused score (merge_rounds scales its best to 1)
+                best = max(sc for _, sc in second) or 1.0
+                trace.entities = {i: t.entity_weight * sc / best for i, sc in second}
             fused = merge_rounds(fused, second, t.entity_weight)
+            if trace is not None:
+                trace.fused = dict(fused)  # the fused relevance the boosts start from, the round in it
         boosting = bool(t.temporal_boost or t.when_boost or t.diversity)
         depth = max(limit, self.rerank_depth, t.depth if boosting else 0)
         head, tail = fused[:depth], fused[depth:]
@@ -799,7 +803,7 @@ class SearchTrace:
     vector: dict[str, tuple[int, float]] = field(default_factory=dict)
     fused: dict[str, float] = field(default_factory=dict)
     boosted: set[str] = field(default_factory=set)
-    entities: dict[str, float] = field(default_factory=dict)  # the entity round's scores
+    entities: dict[str, float] = field(default_factory=dict)  # the part of ``fused`` the entity round added
     signals: dict[str, tuple[float, float, float | None, float]] = field(default_factory=dict)
     ranking: list[tuple[str, float]] = field(default_factory=list)
 
