@@ -277,11 +277,11 @@ class LightEntityReader:
         for m in _ZH_DATE.finditer(text):
             if _inside(m.start(), m.end(), taken):
                 continue
-            year, month, day, only_year = m.groups()
+            year, mon, day, only_year = m.groups()
             if only_year:
                 key = only_year
             else:
-                key = (f"{year}-" if year else "") + f"{int(month):02d}" + (f"-{int(day):02d}" if day else "")
+                key = (f"{year}-" if year else "") + f"{int(mon):02d}" + (f"-{int(day):02d}" if day else "")
             found.append(Entity("date", key, m.span()))
             taken.append(m.span())
 
