@@ -398,18 +398,20 @@ class SQLStore(Store):
         self, keys: Sequence[str], *, tenant: str, user_id: str | None, limit: int
     ) -> dict[str, list[str]]:
         p = self.dialect.ph
-        out: dict[str, list[str]] = {}
-        for key in dict.fromkeys(keys):
-            if user_id is None:
-                q = f"SELECT memory_id FROM memory_entities WHERE tenant = {p} AND key = {p} LIMIT {p}"
-                params: tuple[Any, ...] = (tenant, key, limit)
-            else:
-                q = (
-                    f"SELECT memory_id FROM memory_entities "
-                    f"WHERE tenant = {p} AND key = {p} AND user_id = {p} LIMIT {p}"
-                )
-                params = (tenant, key, user_id, limit)
-            out[key] = [r[0] for r in self._read(q, params)]
+        wanted = list(dict.fromkeys(keys))
+        out: dict[str, list[str]] = {k: [] for k in wanted}
+        if not wanted:
+            return out
+        # one statement: a bounded index lookup per key (each its own LIMIT), UNION ALL-ed
+        scope = f"tenant = {p} AND key = {p}" + (f" AND user_id = {p}" if user_id is not None else "")
+        parts, params = [], []
+        for n, key in enumerate(wanted):
+            parts.append(
+                f"SELECT * FROM (SELECT key, memory_id FROM memory_entities WHERE {scope} LIMIT {p}) AS e{n}"
+            )
+            params.extend([tenant, key, *([user_id] if user_id is not None else []), limit])
+        for key, mid in self._read(" UNION ALL ".join(parts), params):
+            out[key].append(mid)
         return out
 
     def get_many(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]:
