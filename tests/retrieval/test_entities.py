@@ -240,3 +240,27 @@ def test_explain_shows_what_the_entity_round_added(tmp_path: Path) -> None:
         assert ex.to_dict()["hits"][[h.hit.memory.id for h in ex.hits].index(target.id)]["entity_score"] > 0
     finally:
         mem.close()
+
+
+def test_the_entity_round_is_three_statements_whatever_the_keys(tmp_path: Path) -> None:
+    seen: list[str] = []
+    off = HybridRetriever(None)
+    on = HybridRetriever(None, tuning=RecallTuning(entity_weight=0.5))
+    mem = Memory(tmp_path / "s.db", retriever=off)
+    try:
+        for i in range(30):
+            mem.remember(f"Oliver met Mia{i} and Zed{i} in Lisbon with Ann{i}.", user_id="mel")
+        counts = []
+        for retriever in (off, on):
+            mem.ledger.retriever = retriever
+            mem.recall("where did Oliver meet Mia3?", user_id="mel", limit=5, touch=False)  # warm
+            seen.clear()
+            mem.store.set_trace_callback(lambda s: seen.append(s) if not s.startswith("--") else None)  # type: ignore[attr-defined]
+            mem.recall("where did Oliver meet Mia3?", user_id="mel", limit=5, touch=False)
+            mem.store.set_trace_callback(None)  # type: ignore[attr-defined]
+            counts.append(len(seen))
+        # the seeds' entities, one lookup of every key (16 at most), the candidates' filter
+        assert counts[1] - counts[0] == 3, seen
+        assert sum("memory_entities" in s for s in seen) == 2
+    finally:
+        mem.close()
