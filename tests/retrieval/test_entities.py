@@ -244,7 +244,7 @@ def test_explain_shows_what_the_entity_round_added(tmp_path: Path) -> None:
 
 def test_the_entity_round_is_three_statements_whatever_the_keys(tmp_path: Path) -> None:
     seen: list[str] = []
-    off = HybridRetriever(None)
+    off = HybridRetriever(None, tuning=RecallTuning())
     on = HybridRetriever(None, tuning=RecallTuning(entity_weight=0.5))
     mem = Memory(tmp_path / "s.db", retriever=off)
     try:
