@@ -264,3 +264,19 @@ def test_the_entity_round_is_three_statements_whatever_the_keys(tmp_path: Path) 
         assert sum("memory_entities" in s for s in seen) == 2
     finally:
         mem.close()
+
+
+def test_the_entity_round_in_chinese(tmp_path: Path) -> None:
+    from remnant.retrieval.explain import explain_recall
+
+    mem = Memory(tmp_path / "zh.db", retriever=HybridRetriever(None, tuning=RecallTuning(entity_weight=0.5)))
+    try:
+        mem.remember("李华的女儿叫小美。", user_id="u")
+        target = mem.remember("小美最近迷上了画画。", user_id="u")
+        mem.remember("我周末去爬山了。", user_id="u")
+        assert mem.store.entities_of([target.id], tenant=mem.tenant) == {target.id: [("person", "小美")]}
+        ex = explain_recall(mem, "李华的女儿有什么爱好？", user_id="u", limit=3)
+        hit = next(h for h in ex.hits if h.hit.memory.id == target.id)
+        assert hit.entity_score is not None and hit.entity_score > 0
+    finally:
+        mem.close()
