@@ -99,14 +99,28 @@ def test_at_most_max_entities_per_text() -> None:
         "A" * 100_000,
         "1 " * 50_000,
         "Aa " * 33_000,
+        "9" * 100_000,
+        "一" * 100_000,
+        "$" + "9" * 99_999,
     ],
-    ids=["english", "one-han", "chinese", "one-letter", "numbers", "capitals"],
+    ids=[
+        "english",
+        "one-han",
+        "chinese",
+        "one-letter",
+        "numbers",
+        "capitals",
+        "digits",
+        "han-digits",
+        "amount",
+    ],
 )
 def test_reading_is_bounded_at_100k_characters(text: str) -> None:
     # linear in the text; the budget is generous (about 1 s measured on a busy 2-core machine)
     start = time.perf_counter()
-    READER.read(text[:100_000])
+    got = READER.read(text[:100_000])
     assert time.perf_counter() - start < 10.0
+    assert len(got) <= MAX_ENTITIES and all(len(e.key) <= 64 for e in got)
 
 
 # -- the second round ------------------------------------------------------------------------------

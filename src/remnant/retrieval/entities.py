@@ -49,6 +49,8 @@ LINKING_KINDS = frozenset({"person", "name", "place", "org", "product"})
 MAX_ENTITIES = 64
 #: the longest key stored (a span longer than this is cut; keys are looked up whole)
 MAX_KEY = 64
+#: a number of more characters than this is a code or a run of digits, not a quantity
+MAX_NUMBER = 15
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +173,8 @@ def _sentence_start(text: str, start: int) -> bool:
 
 
 def _zh_number(s: str) -> int | None:
+    if len(s) > MAX_NUMBER:
+        return None  # a run of digits, not an amount
     if s.isdigit():
         return int(s)
     total, current = 0, 0
@@ -246,6 +250,8 @@ class LightEntityReader:
                 continue
             raw = a.group(0).lower()
             value: str | None = None
+            if len(raw) > MAX_NUMBER:
+                continue
             if raw[:1].isdigit():
                 value = raw.replace(",", "")
             elif raw in en.numbers:
@@ -256,7 +262,7 @@ class LightEntityReader:
             if unit in en.units and text[a.end() : b.start()].strip() in ("", "-"):
                 found.append(Entity("quantity", f"{value} {unit}", (a.start(), b.end())))
         for m in re.finditer(rf"[$€£]\s?{_NUMBER}", text):
-            if not _inside(m.start(), m.end(), taken):
+            if not _inside(m.start(), m.end(), taken) and len(m.group(0)) <= MAX_NUMBER:
                 found.append(Entity("quantity", m.group(0).replace(" ", "").replace(",", ""), m.span()))
 
     def _dates(self, text: str, found: list[Entity], taken: list[tuple[int, int]]) -> None:
