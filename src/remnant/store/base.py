@@ -262,7 +262,9 @@ class Store(ABC):
         entity round)."""
         return None
 
-    def entities_of(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, list[tuple[str, str]]]:
+    def entities_of(
+        self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT
+    ) -> dict[str, list[tuple[str, str]]]:
         """The (kind, key) pairs of each of these memories that has entity rows. The default keeps none."""
         return {}
 
