@@ -282,6 +282,7 @@ MEMORY_WRITES = frozenset(
         "delete",
         "put_embeddings",
         "set_digests",
+        "set_entities",
         "rebuild_vectors",
     }
 )
@@ -307,6 +308,8 @@ OTHER_STORE_METHODS = frozenset(
         "embedding_count",
         "embedding_models",
         "embeddings",
+        "entities_of",
+        "entity_memories",
         "exclusive",
         "execute",
         "execute_returning",
@@ -351,7 +354,9 @@ OTHER_STORE_METHODS = frozenset(
     }
 )
 #: the memory tables and their side tables (full-text index, vectors, vector files)
-MEMORY_TABLES = frozenset({"memories", "memory_fts", "embeddings", "vector_files", "vector_tombstones"})
+MEMORY_TABLES = frozenset(
+    {"memories", "memory_fts", "embeddings", "vector_files", "vector_tombstones", "memory_entities"}
+)
 #: what else the memories migrations create: the audit chain, the activity clock, the meta table
 OTHER_MEMORY_MIGRATION_TABLES = frozenset({"activity", "audit_heads", "audit_log", "remnant_meta"})
 LEDGER = "src/remnant/engine/ledger.py"

@@ -74,15 +74,16 @@ def test_hybrid_recall_is_one_pass_on_sqlite(tmp_path: Path) -> None:
         assert len(result.hits) == 4
         assert [h.reason for h in result.faded] == ["faded"]  # the hint came from the same candidates
         selects = [s for s in seen if s.lstrip().upper().startswith(("SELECT", "WITH"))]
-        # lexical candidates; the vector file's state and the candidates' filter; the ranked records;
-        # the re-read under the lock
-        assert len(selects) == 5, seen
-        assert len(seen) == 5 + 2 + len(result.hits), seen  # + BEGIN/COMMIT + one update per hit
+        # lexical candidates; the vector file's state and the candidates' filter; the first hits'
+        # entity rows (the entity round: none here, so no lookup); the ranked records; the re-read
+        # under the lock
+        assert len(selects) == 6, seen
+        assert len(seen) == 6 + 2 + len(result.hits), seen  # + BEGIN/COMMIT + one update per hit
         assert len(seen) < 21
 
         with sqlite_statements(mem) as seen:
             mem.recall("tea", user_id="ana", touch=False)
-        assert len(seen) == 4, seen
+        assert len(seen) == 5, seen
 
 
 def test_lexical_recall_is_one_pass(tmp_path: Path) -> None:
@@ -158,5 +159,6 @@ def test_hybrid_recall_is_one_pass_on_postgres(pg_url: str, monkeypatch: pytest.
         monkeypatch.undo()
         assert len(result.hits) == 4 and len(result.faded) == 1
         # full-text candidates (+ the trigram fill below the limit), the small-scope check and the
-        # vector search (filter in SQL), one read of the ranked records
-        assert len(seen) == 5, "\n".join(s[:160] for s in seen)
+        # vector search (filter in SQL), the first hits' entity rows (the entity round), one read
+        # of the ranked records
+        assert len(seen) == 6, "\n".join(s[:160] for s in seen)

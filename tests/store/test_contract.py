@@ -336,6 +336,49 @@ def test_embeddings_and_vector_search(store: Store) -> None:
     assert len(store.unembedded_ids(MemoryFilter(statuses=None), model="other", limit=2)) == 2
 
 
+# -- the entity index ------------------------------------------------------------------------------
+def test_entity_rows_are_scoped_replaced_and_bounded(store: Store) -> None:
+    a, b = rec("Oliver and Mia"), rec("Oliver in Lisbon")
+    other_user, other_tenant = rec("Oliver", user="bo"), rec("Oliver", tenant="acme")
+    for r in (a, b, other_user, other_tenant):
+        store.insert(r)
+    store.set_entities(
+        [
+            (a.id, "ana", [("name", "oliver"), ("name", "mia"), ("person", "oliver")]),
+            (b.id, "ana", [("name", "oliver"), ("place", "lisbon")]),
+            (other_user.id, "bo", [("name", "oliver")]),
+            (a.id, "bo", [("name", "intruder")]),  # not bo's memory: no row
+        ]
+    )
+    store.set_entities([(other_tenant.id, "ana", [("name", "oliver")])], tenant="acme")
+    # one row per key, the first kind read wins
+    assert store.entities_of([a.id, b.id]) == {
+        a.id: [("name", "mia"), ("name", "oliver")],
+        b.id: [("place", "lisbon"), ("name", "oliver")],  # by key
+    }
+    found = store.entity_memories(["oliver", "lisbon", "nobody"], tenant="default", user_id="ana", limit=10)
+    assert sorted(found["oliver"]) == sorted([a.id, b.id]) and found["lisbon"] == [b.id]
+    assert found["nobody"] == []
+    assert len(store.entity_memories(["oliver"], tenant="default", user_id="ana", limit=1)["oliver"]) == 1
+    tenant_wide = store.entity_memories(["oliver"], tenant="default", user_id=None, limit=10)["oliver"]
+    assert sorted(tenant_wide) == sorted([a.id, b.id, other_user.id])  # never another tenant's
+    # replaced, not added to
+    store.set_entities([(a.id, "ana", [("place", "porto")])])
+    assert store.entities_of([a.id]) == {a.id: [("place", "porto")]}
+
+
+def test_entity_rows_go_with_their_memory(store: Store) -> None:
+    a, b = rec("Oliver and Mia"), rec("Oliver in Lisbon")
+    store.insert(a)
+    store.insert(b)
+    store.set_entities([(a.id, "ana", [("name", "oliver")]), (b.id, "ana", [("name", "oliver")])])
+    assert store.delete([a.id]) == 1
+    assert store.entities_of([a.id, b.id]) == {b.id: [("name", "oliver")]}
+    assert store.entity_memories(["oliver"], tenant="default", user_id="ana", limit=5) == {"oliver": [b.id]}
+    store.delete([b.id])
+    assert store.entity_memories(["oliver"], tenant="default", user_id="ana", limit=5) == {"oliver": []}
+
+
 # -- audit -----------------------------------------------------------------------------------------
 def draft(
     action: str = "hide", tenant: str = "default", user: str | None = "ana", **kw: object

@@ -56,6 +56,7 @@ from remnant.engine.options import (
 from remnant.engine.results import Hit
 from remnant.engine.seams import (
     DocumentPreparer,
+    EntitySource,
     IndexText,
     PreparedText,
     PreparingRedactor,
@@ -615,11 +616,13 @@ class Ledger:
         reinforcement run in this same transaction."""
         now = self.now()
         index_text = self.retriever.index_text
+        entities = self.entities_of(records)  # read before the lock (linear in the text)
         with self.store.transaction():
             kept, repeats, kept_digests = self._split_repeats(records, digests, now)
             stored = self._insert_kept(kept, supersede, now, index_text)
             self._reindex_followed(kept)
             self.store.set_digests(kept_digests, tenant=self.tenant)
+            self.index_entities(kept, entities)
             reinforced = self._reinforce_repeats(repeats, records, now)
         self.retriever.on_write(self, [r.id for r in kept])
         out: list[MemoryRecord] = []
@@ -629,6 +632,24 @@ class Ledger:
             else:
                 out.append(stored[record.id])
         return out
+
+    def entities_of(self, records: Sequence[MemoryRecord]) -> dict[str, list[tuple[str, str]]]:
+        """The retriever's entities of each record (from its stored, redacted content); none when the
+        retriever reads none (``EntitySource``)."""
+        if not isinstance(self.retriever, EntitySource):
+            return {}
+        return {r.id: ents for r in records if (ents := self.retriever.entities(r))}
+
+    def index_entities(
+        self, records: Sequence[MemoryRecord], entities: Mapping[str, Sequence[tuple[str, str]]] | None = None
+    ) -> None:
+        """Write the entity rows of stored records (inside the caller's transaction); ``entities``
+        from :meth:`entities_of`, read now when not given. A record without entities writes nothing
+        (a new or re-inserted row has none)."""
+        got = self.entities_of(records) if entities is None else entities
+        rows = [(r.id, r.user_id, got[r.id]) for r in records if got.get(r.id)]
+        if rows:
+            self.store.set_entities(rows, tenant=self.tenant)
 
     def _split_repeats(
         self, records: Sequence[MemoryRecord], digests: Sequence[str | None] | None, now: datetime
@@ -1126,6 +1147,7 @@ class Ledger:
             self.store.delete([mid], tenant=self.tenant)
             before = session[max(0, pos - self.neighbour_window()) : pos]
             self.store.insert(current, index_text=self.index_text_for(current, before))
+            self.index_entities([current])  # its rows went with the delete
             # the turns around it held the old words as context
             rebuilt = self.reindex_neighbours(turns, changed=[mid])
             self.audit(
@@ -1342,6 +1364,7 @@ class Ledger:
                     if index_text
                     else None,
                 )
+                self.index_entities([record])  # its rows went with the delete
                 if kept_digest is not None:
                     self.store.set_digests([(memory_id, kept_digest)], tenant=self.tenant)
                 if record.content != old.content or record.metadata != old.metadata:

@@ -108,6 +108,15 @@ class RecordRetriever(Protocol):
 
 
 @runtime_checkable
+class EntitySource(Protocol):
+    """Optional on a retriever: the entities (kind, key) a memory about to be stored names, read from
+    its stored (already redacted) content, for the store's entity index (``Store.set_entities``);
+    [] indexes none. The ledger writes them with the memory and again when its content changes."""
+
+    def entities(self, record: MemoryRecord) -> list[tuple[str, str]]: ...
+
+
+@runtime_checkable
 class NeighbourSource(Protocol):
     """Optional on a retriever: the memories whose embedding is nearest to ``text`` inside the
     filter, (id, cosine) best first, at most ``limit``; [] without vectors. The contradiction

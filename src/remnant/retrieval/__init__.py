@@ -4,6 +4,13 @@
 """
 
 from remnant.retrieval.context import recall_context
+from remnant.retrieval.entities import (
+    Entity,
+    EntityReader,
+    ExpansionLimits,
+    LightEntityReader,
+    SpacyEntityReader,
+)
 from remnant.retrieval.errors import QueryTooLong, RetrievalError
 from remnant.retrieval.fusion import rrf, weighted
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
@@ -15,17 +22,22 @@ from remnant.retrieval.tokens import ApproxCounter, TiktokenCounter, TokenCounte
 __all__ = [
     "HNSW_THRESHOLD",
     "ApproxCounter",
+    "Entity",
+    "EntityReader",
     "ExactIndex",
+    "ExpansionLimits",
     "HnswIndex",
     "HybridConfig",
     "HybridRetriever",
     "IndexTextPolicy",
+    "LightEntityReader",
     "PackCandidate",
     "PackedContext",
     "QueryTooLong",
     "RetrievalError",
     "SearchTrace",
     "SignalWeights",
+    "SpacyEntityReader",
     "TiktokenCounter",
     "TokenCounter",
     "VectorIndex",

@@ -39,6 +39,7 @@ class HitExplanation:
     vector_rank: int | None = None
     vector_similarity: float | None = None  # cosine
     fused: float | None = None
+    entity_score: float | None = None  # what the entity round added to ``fused`` (when it ran and found it)
     speaker_boost: float = 0.0
     signal_factor: float | None = None
     age_days: float | None = None
@@ -58,6 +59,7 @@ class HitExplanation:
             "vector_rank": self.vector_rank,
             "vector_similarity": _r(self.vector_similarity),
             "fused": _r(self.fused),
+            "entity_score": _r(self.entity_score),
             "speaker_boost": self.speaker_boost,
             "signal_factor": _r(self.signal_factor),
             "confidence": h.memory.confidence,
@@ -134,6 +136,7 @@ def explain_recall(
                 "vector_rank": vec[0] if vec else None,
                 "vector_similarity": vec[1] if vec else None,
                 "fused": trace.fused.get(mid),
+                "entity_score": trace.entities.get(mid),
                 "speaker_boost": hybrid.speaker_boost if hybrid and mid in trace.boosted else 0.0,
                 "signal_factor": sig[3] if sig else None,
                 "age_days": sig[2] if sig else None,

@@ -56,6 +56,9 @@ class RecallTuning:
     speaker_vector_weight: float = (
         0.0  # the vector half's fusion weight when strip_speakers took a name out (0: the fusion's)
     )
+    # weight of the entity round (remnant.retrieval.entities): memories naming the question's or its
+    # first hits' people, places, organisations, products (0: off)
+    entity_weight: float = 0.0
 
 
 # A capitalised word (a name, mostly: "Caroline", "Caroline's", "LGBTQ"), but not "I", "I'm".

@@ -38,6 +38,13 @@ from remnant.core.text import index_text as store_index_text
 from remnant.core.text import match_expression
 from remnant.embed.base import Embedder, EmbeddingModelMismatch
 from remnant.embed.cache import CachedEmbedder
+from remnant.retrieval.entities import (
+    EntityReader,
+    ExpansionLimits,
+    default_reader,
+    entity_round,
+    entity_rows,
+)
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, build_index
@@ -81,7 +88,9 @@ RELEVANCE_FLOORS = {
 DEFAULT_FUSION = HybridConfig(fusion="weighted", lexical_weight=0.8, vector_weight=0.2, candidates=100)
 # The steps after fusion (remnant.retrieval.rescoring); chosen by leave-one-conversation-out
 # cross-validation on LoCoMo (remnant bench locomo --folds; docs/benchmarks/retrieval.md).
-DEFAULT_TUNING = RecallTuning(temporal_boost=1.0, when_boost=0.4)
+# The entity round (0.35) was chosen in every fold of five and helped every held-out conversation
+# (docs/benchmarks/retrieval.md, "Issue 31, entity index").
+DEFAULT_TUNING = RecallTuning(temporal_boost=1.0, when_boost=0.4, entity_weight=0.35)
 
 
 @dataclass(frozen=True)
@@ -180,6 +189,9 @@ class HybridRetriever:
         min_similarity: float | None = None,
         tuning: RecallTuning | None = None,
         parallel: bool = True,
+        entity_reader: EntityReader | None = None,
+        index_entities: bool = True,
+        entity_limits: ExpansionLimits | None = None,
     ) -> None:
         if mode not in ("hybrid", "lexical", "vector"):
             raise RetrievalError(f"mode must be hybrid, lexical or vector, not {mode!r}")
@@ -205,6 +217,12 @@ class HybridRetriever:
         self.rerank_depth = rerank_depth
         self.tuning = tuning if tuning is not None else DEFAULT_TUNING
         self.parallel = parallel
+        # the entity index (remnant.retrieval.entities): read at write time unless index_entities is
+        # off; the round it opens at recall is RecallTuning.entity_weight
+        self.entity_reader: EntityReader | None = (
+            (entity_reader or default_reader()) if index_entities else None
+        )
+        self.entity_limits = entity_limits or ExpansionLimits()
         self.vector_skipped = 0  # queries whose embedding was skipped (confident lexical result)
         self._indexes: dict[tuple[int, str, str | None], VectorIndex] = {}
         self._checked: set[tuple[int, str, str | None]] = set()  # scopes checked on shared indexes
@@ -289,6 +307,13 @@ class HybridRetriever:
         wa = w if self.policy.window_after < 0 else self.policy.window_after
         after = [_speaker_text(r) for r in same[pos + 1 : pos + 1 + wa]]
         return before + after
+
+    def entities(self, record: MemoryRecord) -> list[tuple[str, str]]:
+        """The (kind, key) entities of a memory's stored content for the store's entity index
+        (the engine's ``EntitySource`` seam); [] with ``index_entities=False``."""
+        if self.entity_reader is None:
+            return []
+        return entity_rows(self.entity_reader, record.content)
 
     def on_write(self, engine: EngineView, ids: Sequence[str]) -> None:
         """Embed new memories, store their vectors (tagged with the model), update loaded indexes."""
@@ -686,6 +711,24 @@ class HybridRetriever:
             if extra:
                 second = engine.store.lexical_search(match_expression(qa.terms + extra), flt, limit=n)
                 fused = merge_rounds(fused, second, t.expansion_weight)
+        if t.entity_weight > 0 and fused and self.entity_reader is not None:
+            # the entity round: memories naming who and what the question and its first hits name
+            second = entity_round(
+                engine,
+                self.entity_reader,
+                query,
+                fused,
+                flt,
+                self.entity_limits,
+                self.speakers(engine, flt),
+            )
+            if trace is not None and second:
+                # what the round adds to each fused score (merge_rounds scales its best to 1)
+                best = max(sc for _, sc in second) or 1.0
+                trace.entities = {i: t.entity_weight * sc / best for i, sc in second}
+            fused = merge_rounds(fused, second, t.entity_weight)
+            if trace is not None:
+                trace.fused = dict(fused)  # the fused relevance the boosts start from, the round in it
         boosting = bool(t.temporal_boost or t.when_boost or t.diversity)
         depth = max(limit, self.rerank_depth, t.depth if boosting else 0)
         head, tail = fused[:depth], fused[depth:]
@@ -763,6 +806,7 @@ class SearchTrace:
     vector: dict[str, tuple[int, float]] = field(default_factory=dict)
     fused: dict[str, float] = field(default_factory=dict)
     boosted: set[str] = field(default_factory=set)
+    entities: dict[str, float] = field(default_factory=dict)  # the part of ``fused`` the entity round added
     signals: dict[str, tuple[float, float, float | None, float]] = field(default_factory=dict)
     ranking: list[tuple[str, float]] = field(default_factory=list)
 

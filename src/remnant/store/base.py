@@ -254,6 +254,28 @@ class Store(ABC):
         default keeps none (then no write is ever found to repeat another)."""
         return None
 
+    def set_entities(
+        self, items: Sequence[tuple[str, str, Sequence[tuple[str, str]]]], *, tenant: str = DEFAULT_TENANT
+    ) -> None:
+        """Replace the entity rows of these memories: (memory id, user id, its (kind, key) pairs).
+        The rows go with the memory (purge, erasure). The default keeps none (then recall has no
+        entity round)."""
+        return None
+
+    def entities_of(
+        self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT
+    ) -> dict[str, list[tuple[str, str]]]:
+        """The (kind, key) pairs of each of these memories that has entity rows. The default keeps none."""
+        return {}
+
+    def entity_memories(
+        self, keys: Sequence[str], *, tenant: str, user_id: str | None, limit: int
+    ) -> dict[str, list[str]]:
+        """For each key, the ids of the scope's memories (any status: the caller filters) that name
+        it, at most ``limit`` per key (ask one more than you will use to learn that a key is common):
+        one index lookup per key (``ix_memory_entities_key``), never a scan. The default finds none."""
+        return {}
+
     def lock_digests(self, digests: Sequence[str], *, tenant: str, user_id: str) -> None:
         """Inside a transaction: hold these text digests of the user until it ends, so that two
         writers of the same text at once cannot both find no copy and both store one; the second

@@ -762,7 +762,8 @@ class PostgresStore(SQLStore):
     # -- maintenance -------------------------------------------------------------------------------
 
     def compact(self) -> None:
-        """VACUUM the tables that hold memory text and vault ciphertext, so purged rows' space is reused.
+        """VACUUM the tables that hold memory text (and the entity keys read from it) and vault
+        ciphertext, so purged rows' space is reused.
 
         PostgreSQL keeps dead tuples until VACUUM; after it their space is free to be overwritten
         (the bytes are not zeroed: use ``VACUUM FULL`` in a maintenance window to rewrite files).
@@ -771,7 +772,7 @@ class PostgresStore(SQLStore):
             return  # VACUUM cannot run inside a transaction; the next autovacuum does it
         conn = self._getconn()
         try:
-            for table in ("memories", "embeddings", "vault_entries"):
+            for table in ("memories", "embeddings", "memory_entities", "vault_entries"):
                 if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone() != (None,):
                     conn.execute(sql.SQL("VACUUM {}").format(sql.Identifier(table)))
         except psycopg.Error as exc:

@@ -346,6 +346,74 @@ class SQLStore(Store):
                 ]
             )
 
+    def set_entities(
+        self, items: Sequence[tuple[str, str, Sequence[tuple[str, str]]]], *, tenant: str = DEFAULT_TENANT
+    ) -> None:
+        p = self.dialect.ph
+        if not items:
+            return
+
+        d = self.dialect
+        ids = list(dict.fromkeys(mid for mid, _, _ in items))
+        # one row per key (the first kind read wins); a row is written only for a memory of this
+        # tenant and user (the SELECT), so an entity row never points at another scope's memory
+        rows = [
+            (kind, key, mid, tenant, user_id)
+            for mid, user_id, pairs in items
+            for key, kind in {key: kind for kind, key in reversed(list(pairs))}.items()
+        ]
+
+        def run(c: Any) -> None:
+            for batch in iter_batches(ids):
+                c.execute(
+                    f"DELETE FROM memory_entities WHERE tenant = {p} AND memory_id IN ({d.marks(len(batch))})",
+                    (tenant, *batch),
+                )
+            if rows:
+                c.cursor().executemany(
+                    f"INSERT INTO memory_entities (memory_id, tenant, user_id, kind, key) "
+                    f"SELECT id, tenant, user_id, {p}, {p} FROM memories "
+                    f"WHERE id = {p} AND tenant = {p} AND user_id = {p}",
+                    rows,
+                )
+
+        self._write(run)
+
+    def entities_of(
+        self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT
+    ) -> dict[str, list[tuple[str, str]]]:
+        out: dict[str, list[tuple[str, str]]] = {}
+        d = self.dialect
+        for batch in iter_batches(list(dict.fromkeys(ids))):
+            rows = self._read(
+                f"SELECT memory_id, kind, key FROM memory_entities "
+                f"WHERE tenant = {d.ph} AND memory_id IN ({d.marks(len(batch))}) ORDER BY memory_id, key",
+                (tenant, *batch),
+            )
+            for mid, kind, key in rows:
+                out.setdefault(mid, []).append((kind, key))
+        return out
+
+    def entity_memories(
+        self, keys: Sequence[str], *, tenant: str, user_id: str | None, limit: int
+    ) -> dict[str, list[str]]:
+        p = self.dialect.ph
+        wanted = list(dict.fromkeys(keys))
+        out: dict[str, list[str]] = {k: [] for k in wanted}
+        if not wanted:
+            return out
+        # one statement: a bounded index lookup per key (each its own LIMIT), UNION ALL-ed
+        scope = f"tenant = {p} AND key = {p}" + (f" AND user_id = {p}" if user_id is not None else "")
+        parts, params = [], []
+        for n, key in enumerate(wanted):
+            parts.append(
+                f"SELECT * FROM (SELECT key, memory_id FROM memory_entities WHERE {scope} LIMIT {p}) AS e{n}"
+            )
+            params.extend([tenant, key, *([user_id] if user_id is not None else []), limit])
+        for key, mid in self._read(" UNION ALL ".join(parts), params):
+            out[key].append(mid)
+        return out
+
     def get_many(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]:
         d = self.dialect
         out: dict[str, MemoryRecord] = {}

@@ -50,6 +50,7 @@ GRID: list[tuple[str, str, tuple[float, ...]]] = [
     ("z-score fusion", "zscore_fusion", (0.0, 1.0)),
     ("similarity floor shift", "floor_shift", (0.0, -0.03, 0.02)),
     ("skip confident embeddings", "skip_vector_ratio", (0.0, 2.0)),
+    ("entity round", "entity_weight", (0.0, 0.1, 0.2, 0.35, 0.5)),
 ]
 Config = tuple[tuple[str, float], ...]
 TUNING_FIELDS = {f.name for f in fields(RecallTuning)}
@@ -70,6 +71,7 @@ def baseline_config() -> dict[str, float]:
         "zscore_fusion": 0.0,
         "floor_shift": 0.0,
         "skip_vector_ratio": 0.0,
+        "entity_weight": 0.0,
     }
 
 
@@ -91,6 +93,7 @@ def current_config(speaker_boost: float = 0.5) -> dict[str, float]:
         "zscore_fusion": 1.0 if DEFAULT_FUSION.fusion == "zscore" else 0.0,
         "floor_shift": 0.0,
         "skip_vector_ratio": t.skip_vector_ratio,
+        "entity_weight": t.entity_weight,
     }
 
 

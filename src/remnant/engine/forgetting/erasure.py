@@ -1,6 +1,6 @@
 """The right to be forgotten: purge everything of a user and prove that nothing remains.
 
-Removed: the user's memories in every status (rows, full-text rows and embeddings go with them),
+Removed: the user's memories in every status (rows, full-text rows, embeddings and entity rows go with them),
 summaries anyone derived from them (``kind=summary`` with ``metadata["derived_from"]`` naming one of
 the user's memories), anything the retriever keeps outside the store (``on_delete``) and the user's
 vault entries (``redactor.purge_user``) and the days the user was active (the active-days clock). Then the store is compacted (SQLite: ``secure_delete`` is on,
@@ -255,6 +255,8 @@ def erase_user(
         "recall": len(ledger.store.query(ledger.recall_filter(user_id), limit=1)),
         "retriever": sum(len(ledger.retriever.search(ledger, p, flt, 5)) for p in probes[:3]),
         "activity_days": ledger.store.active_day_count(ledger.tenant, user_id, date.max),
+        # the entity index's rows (remnant.retrieval.entities) went with their memories
+        "entities": sum(len(v) for v in ledger.store.entities_of(gone, tenant=ledger.tenant).values()),
         "hidden_or_history": ledger.store.count(
             MemoryFilter(
                 tenant=ledger.tenant, user_id=user_id, statuses=tuple(s for s in Status if s != Status.ACTIVE)

@@ -454,6 +454,7 @@ function whyText(h, ex) {
   const found = [];
   if (h.lexical_rank) found.push(`by its words (BM25 #${h.lexical_rank})`);
   if (h.vector_rank) found.push(`by meaning (vector #${h.vector_rank}, cosine ${num(h.vector_similarity)})`);
+  if (h.entity_score) found.push(`by what it names (entity round +${num(h.entity_score, 3)})`);
   const parts = [found.length ? `Found ${found.join(" and ")}.` : ex.retriever === "hybrid" || ex.retriever === "lexical" || ex.retriever === "vector" ? "" : `Found by ${ex.retriever}.`];
   if (h.fused !== null) {
     let s = `Relevance ${num(h.fused)}`;
@@ -471,6 +472,7 @@ function partsTable(h) {
   const cells = [
     ["BM25", h.lexical_rank ? `#${h.lexical_rank} · ${num(h.lexical_score)}` : "–"],
     ["vector", h.vector_rank ? `#${h.vector_rank} · ${num(h.vector_similarity, 3)}` : "–"],
+    ["entities", h.entity_score ? `+${num(h.entity_score, 3)}` : "–"],
     ["fused", num(h.fused, 3)],
     ["speaker", h.speaker_boost ? `+${pct(h.speaker_boost)}` : "–"],
     ["signals ×", num(h.signal_factor, 3)],
