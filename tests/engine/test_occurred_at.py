@@ -66,7 +66,9 @@ def test_v1_database_gains_the_column(tmp_path: Path) -> None:
         old = mem.remember("kept from before", user_id="u")
     conn = sqlite3.connect(path)  # roll the file back to the schema before occurred_at
     conn.executescript(
-        # the later migrations' schema too (0005: the duplicate digest, 0006: the session index)
+        # the later migrations' schema too (0005: the duplicate digest, 0006: the session index,
+        # 0007: the entity index)
+        "DROP TABLE memory_entities;"
         "DROP INDEX ix_memories_session;"
         "DROP INDEX ix_memories_digest; ALTER TABLE memories DROP COLUMN digest;"
         "DROP INDEX ix_memories_occurred; DROP INDEX ix_memories_recall;"
