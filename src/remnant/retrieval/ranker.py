@@ -31,7 +31,7 @@ import numpy as np
 from remnant.core.model import MemoryRecord
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.rescoring import event_ranges
-from remnant.retrieval.timeexpr import TimeRange, has_time_expression
+from remnant.retrieval.timeexpr import TimeRange, has_time_expression, mentions_recent
 
 # Every feature the retriever can compute per candidate (each in about 0..1; 0 when absent).
 FEATURES: tuple[str, ...] = (
@@ -47,6 +47,7 @@ FEATURES: tuple[str, ...] = (
     "time_match",  # the turn's event dates fall in a range the question names
     "when_time",  # a "when" question and the turn mentions a time
     "has_time",  # the turn mentions a time
+    "recent",  # the turn says it happened just now or lately ("I just ..."), on a "when" question
     "recency",  # the turn's date among the candidates' (0 the oldest, 1 the newest)
     "importance",
     "session_best",  # the best fused relevance of another candidate of the same session
@@ -203,6 +204,7 @@ def candidate_features(
             else 0.0,
             "when_time": 1.0 if when and timed else 0.0,
             "has_time": 1.0 if timed else 0.0,
+            "recent": 1.0 if when and mentions_recent(r.content) else 0.0,
             "recency": (d - first) / (last - first) if d is not None and last > first else 0.5,
             "importance": float(r.importance),
             "session_best": max(others, default=0.0),

@@ -265,7 +265,7 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "vector halves (own, context)": ("vector_own", "vector_context"),
     "fused relevance": ("fused",),
     "speaker / addressee": ("speaker", "addressee"),
-    "time (range, when, mentions)": ("time_match", "when_time", "has_time"),
+    "time (range, when, mentions)": ("time_match", "when_time", "has_time", "recent"),
     "recency": ("recency",),
     "session (best, share, rank)": ("session_best", "session_share", "session_rank"),
     "length": ("length",),
