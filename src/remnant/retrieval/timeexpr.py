@@ -522,6 +522,7 @@ def resolve(text: str, ref: date | datetime) -> list[TimeRange]:
 _CUE = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|ago|last|next|weekend|week|month|year|"
     r"(?:day|week|month|year)s?\s+now|spring|summer|autumn|this\s+fall|winter|the\s+\d{1,2}(?:st|nd|rd|th)|"
+    r"(?:on|this)\s+(?:mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?:19|20)\d\d|"
     r"january|february|march|april|may|june|july|august|september|october|november|december)\b|"
     r"[昨今明前后去]天|[上下本这]周|星期|礼拜|[去今明前]年|个?月|[0-9一二三四五六七八九十两]{1,20}天前",

@@ -455,7 +455,13 @@ function whyText(h, ex) {
   if (h.lexical_rank) found.push(`by its words (BM25 #${h.lexical_rank})`);
   if (h.vector_rank) found.push(`by meaning (vector #${h.vector_rank}, cosine ${num(h.vector_similarity)})`);
   const parts = [found.length ? `Found ${found.join(" and ")}.` : ex.retriever === "hybrid" || ex.retriever === "lexical" || ex.retriever === "vector" ? "" : `Found by ${ex.retriever}.`];
-  if (h.fused !== null) {
+  if (h.ranker) {
+    const top = Object.entries(h.ranker.contributions).slice(0, 4)
+      .map(([k, v]) => `${k.replace(/_/g, " ")} ${v >= 0 ? "+" : ""}${num(v)}`).join(", ");
+    let s = `Learned ranker: relevance ${num(h.ranker.score, 3)} (biggest parts: ${top})`;
+    if (h.signal_factor !== null) s += ` × ${num(h.signal_factor, 3)} for strength ${pct(h.strength)} and confidence ${num(h.confidence)}`;
+    parts.push(`${s} = score ${num(h.score, 3)}.`);
+  } else if (h.fused !== null) {
     let s = `Relevance ${num(h.fused)}`;
     if (h.speaker_boost) s += ` × ${num(1 + h.speaker_boost)} (the question names its speaker)`;
     if (h.signal_factor !== null) s += ` × ${num(h.signal_factor, 3)} for strength ${pct(h.strength)} and confidence ${num(h.confidence)}`;
@@ -473,6 +479,7 @@ function partsTable(h) {
     ["vector", h.vector_rank ? `#${h.vector_rank} · ${num(h.vector_similarity, 3)}` : "–"],
     ["fused", num(h.fused, 3)],
     ["speaker", h.speaker_boost ? `+${pct(h.speaker_boost)}` : "–"],
+    ["ranker", h.ranker ? num(h.ranker.score, 3) : "–"],
     ["signals ×", num(h.signal_factor, 3)],
     ["score", num(h.score, 3)],
   ];
