@@ -170,3 +170,17 @@ def test_features_with_vectors_hold_both_halves_of_the_pair_vector(tmp_path) -> 
         assert "tomatoes" in mem.get(best).content  # type: ignore[union-attr]
     finally:
         mem.close()
+
+
+def test_a_model_trained_on_another_embedder_falls_back(tmp_path) -> None:
+    other = LearnedRanker(
+        features=("speaker",), weights=(3.0,), mean=(0.0,), scale=(1.0,), info={"embedder": "another-model"}
+    )
+    mem = _conversation(
+        tmp_path / "o.db", HybridRetriever(get_embedder("static"), min_similarity=-1.0, ranker=other)
+    )
+    try:
+        ex = explain_recall(mem, "What did Alice say about the garden party?", user_id="u", limit=2)
+        assert all(h.ranker_score is None for h in ex.hits)
+    finally:
+        mem.close()

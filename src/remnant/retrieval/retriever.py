@@ -39,7 +39,7 @@ from remnant.core.model import Kind, MemoryRecord
 from remnant.core.settings import read
 from remnant.core.text import index_text as store_index_text
 from remnant.core.text import match_expression
-from remnant.embed.base import Embedder, EmbeddingModelMismatch
+from remnant.embed.base import Embedder, EmbeddingModelMismatch, base_model_id
 from remnant.embed.cache import CachedEmbedder
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
@@ -90,7 +90,7 @@ DEFAULT_TUNING = RecallTuning(temporal_boost=1.0, when_boost=0.4)
 
 # Whether recall uses the shipped learned ranker by default (remnant.retrieval.ranker); chosen by
 # the held-out folds of `remnant bench locomo --folds` (docs/benchmarks/retrieval.md).
-RANKER_ON = False
+RANKER_ON = True
 
 
 @functools.lru_cache(maxsize=1)
@@ -776,6 +776,10 @@ class HybridRetriever:
         model = self.ranker
         if model is None:
             return None
+        trained_on = (model.info or {}).get("embedder")
+        inner = self.text_embedder
+        if trained_on and (inner is None or base_model_id(inner.model_id) != base_model_id(str(trained_on))):
+            return None  # its cosine features were learned on another model's similarities
         return model if model.usable(self._available_features()) else None
 
     def _available_features(self) -> frozenset[str]:

@@ -115,6 +115,9 @@ def apply(retriever: HybridRetriever, cfg: dict[str, float]) -> None:
         given["strip_speakers"] = cfg["speakers_out"] > 0
         given["speaker_vector_weight"] = cfg["speakers_out"]
     retriever.tuning = replace(DEFAULT_TUNING, **given)
+    # the fixed weights: the shipped learned ranker was trained on these conversations (the
+    # ranker's folds set their own model after this)
+    retriever.ranker = None
 
 
 class FoldRunner:
