@@ -357,14 +357,14 @@ def _en_match(kind: str, m: re.Match[str], text: str, ref: date) -> TimeRange | 
         which = {"last": -1, "past": -1, "this": 0, "next": 1}[m.group(1).lower()]
         return _season(ref, m.group(2).lower(), which, t)
     if kind == "season_year":
-        start = SEASONS[m.group(1).lower()]
-        return TimeRange(date(int(m.group(2)), start, 1), _add_months(date(int(m.group(2)), start, 1), 3), t)
+        begins = date(int(m.group(2)), SEASONS[m.group(1).lower()], 1)
+        return TimeRange(begins, _add_months(begins, 3), t)
     if kind == "day_of_month":
-        day = int(m.group(1))
-        d = _safe_date(ref.year, ref.month, day)
+        dom = int(m.group(1))
+        d = _safe_date(ref.year, ref.month, dom)
         if d is None or d > ref:
             prev = _add_months(ref.replace(day=1), -1)
-            d = _safe_date(prev.year, prev.month, day)
+            d = _safe_date(prev.year, prev.month, dom)
         return _one(d, t) if d is not None else None
     if kind == "weekday":
         rel, wd = m.group(1).lower(), _WEEKDAY_FORMS[m.group(2).lower()]

@@ -286,7 +286,7 @@ def ranker_folds(
     and compare with the fixed weights (``cfg``) on the same conversation. Then the same with each
     feature group left out (an offline estimate on the held-out candidates)."""
     groups = {c: runner.ranker_groups(cfg, c) for c in ids}
-    folds = []
+    folds: list[dict[str, Any]] = []
     held_fixed: list[tuple[int, float]] = []
     held_ranker: list[tuple[int, float]] = []
     dropped: dict[str, list[float]] = {name: [] for name in FEATURE_GROUPS}
