@@ -29,6 +29,7 @@ from remnant.bench.eval.locomo import (
     turn_docs,
 )
 from remnant.embed.base import Embedder, base_model_id
+from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig
 from remnant.retrieval.ranker import FEATURES, Group, LearnedRanker, train_ranker
 from remnant.retrieval.rescoring import RecallTuning
@@ -292,22 +293,29 @@ def ranker_folds(
     dropped: dict[str, list[float]] = {name: [] for name in FEATURE_GROUPS}
     for c in ids:
         train = [g for x in ids if x != c for g in groups[x]]
-        model = train_ranker(train)
+        try:
+            model: LearnedRanker | None = train_ranker(train)
+        except RetrievalError:
+            model = None  # nothing to learn from (a tiny split): the fixed weights rank
         fixed = runner.ranked_scores(cfg, None, c)
         ranked = runner.ranked_scores(cfg, model, c)
         held_fixed.extend(fixed)
         held_ranker.extend(ranked)
-        full_offline = _offline_r5(model, groups[c])
-        for name, feats in FEATURE_GROUPS.items():
-            less = train_ranker(train, features=[f for f in FEATURES if f not in feats])
-            dropped[name].append(full_offline - _offline_r5(less, groups[c]))
+        if model is not None:
+            full_offline = _offline_r5(model, groups[c])
+            for name, feats in FEATURE_GROUPS.items():
+                less = train_ranker(train, features=[f for f in FEATURES if f not in feats])
+                dropped[name].append(full_offline - _offline_r5(less, groups[c]))
+        else:
+            for name in FEATURE_GROUPS:
+                dropped[name].append(0.0)
         row = {
             "held_out": c,
             "fixed": _r5(fixed),
             "ranker": _r5(ranked),
             "categories": _cats(ranked),
             "fixed_categories": _cats(fixed),
-            "weights": dict(zip(model.features, model.weights, strict=True)),
+            "weights": dict(zip(model.features, model.weights, strict=True)) if model else {},
         }
         folds.append(row)
         if progress:
