@@ -9,6 +9,7 @@ from remnant.retrieval.fusion import rrf, weighted
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, HnswIndex, VectorIndex, build_index
 from remnant.retrieval.packing import PackCandidate, PackedContext, pack_context
+from remnant.retrieval.ranker import LearnedRanker, load_ranker, train_ranker
 from remnant.retrieval.retriever import HybridRetriever, IndexTextPolicy, SearchTrace, default_retriever
 from remnant.retrieval.tokens import ApproxCounter, TiktokenCounter, TokenCounter, default_counter
 
@@ -20,6 +21,7 @@ __all__ = [
     "HybridConfig",
     "HybridRetriever",
     "IndexTextPolicy",
+    "LearnedRanker",
     "PackCandidate",
     "PackedContext",
     "QueryTooLong",
@@ -33,9 +35,11 @@ __all__ = [
     "default_counter",
     "default_retriever",
     "fuse",
+    "load_ranker",
     "pack_context",
     "recall_context",
     "rerank",
     "rrf",
+    "train_ranker",
     "weighted",
 ]

@@ -730,7 +730,7 @@ class HybridRetriever:
             speaker = r.metadata.get("speaker")
             if named and isinstance(speaker, str) and speaker.strip().lower() in named:
                 boosted.append(r.id)
-        model = self._usable_ranker(lexical, vector)
+        model = self._usable_ranker()
         features: dict[str, dict[str, float]] = {}
         if trace is not None:
             trace.signals = {i: (*sig, self.signals.factor(*sig)) for i, sig in signals.items()}
@@ -768,9 +768,7 @@ class HybridRetriever:
             ranked = cap_sessions(ranked, {r.id: r.session_id for r in records}, limit, t.session_cap)
         return ranked + tail, loaded
 
-    def _usable_ranker(
-        self, lexical: Sequence[tuple[str, float]], vector: Sequence[tuple[str, float]]
-    ) -> LearnedRanker | None:
+    def _usable_ranker(self) -> LearnedRanker | None:
         """The learned ranker, if one is set and this search can compute every feature it uses
         (else the fixed weights rank)."""
         model = self.ranker
