@@ -184,3 +184,18 @@ def test_a_model_trained_on_another_embedder_falls_back(tmp_path) -> None:
         assert all(h.ranker_score is None for h in ex.hits)
     finally:
         mem.close()
+
+
+def test_the_product_retriever_ranks_with_the_shipped_model(tmp_path) -> None:
+    """e5-small, the product's embedder, is the one the shipped model was trained with: its
+    recall is ranked by the model, and the explanation says so."""
+    retriever = HybridRetriever(get_embedder("e5-small"))
+    assert retriever.ranker is shipped_ranker()
+    mem = _conversation(tmp_path / "p.db", retriever)
+    try:
+        ex = explain_recall(mem, "What did Alice say about the garden party?", user_id="u", limit=3)
+        assert ex.hits and all(h.ranker_score is not None for h in ex.hits)
+        assert all(h.ranker_contributions for h in ex.hits)
+        assert HybridRetriever(get_embedder("e5-small"), ranker=False).ranker is None
+    finally:
+        mem.close()

@@ -58,6 +58,9 @@ FEATURES: tuple[str, ...] = (
 # Features only a retriever with vectors can compute: a model that uses them falls back without.
 VECTOR_FEATURES = frozenset({"vector_score", "vector_rank", "vector_own", "vector_context"})
 
+# how much of a candidate's text the time-cue features read
+CUE_CHARS = 2000
+
 MODEL_FILE = Path(__file__).parent / "data" / "ranker.json"
 FORMAT = "remnant-ranker/1"
 
@@ -187,7 +190,9 @@ def candidate_features(
         lr, vr = lex_rank.get(i), vec_rank.get(i)
         speaker = r.metadata.get("speaker") if isinstance(r.metadata, Mapping) else None
         who = speaker.strip().casefold() if isinstance(speaker, str) else ""
-        timed = has_time_expression(r.content)
+        # the time cues are read from the head of a long memory only (bounded work per candidate)
+        head_text = r.content[:CUE_CHARS]
+        timed = has_time_expression(head_text)
         d = dates[i]
         peers = by_session.get(r.session_id or "", [i])
         others = [fused[j] for j in peers if j != i]
@@ -204,7 +209,7 @@ def candidate_features(
             else 0.0,
             "when_time": 1.0 if when and timed else 0.0,
             "has_time": 1.0 if timed else 0.0,
-            "recent": 1.0 if when and mentions_recent(r.content) else 0.0,
+            "recent": 1.0 if when and mentions_recent(head_text) else 0.0,
             "recency": (d - first) / (last - first) if d is not None and last > first else 0.5,
             "importance": float(r.importance),
             "session_best": max(others, default=0.0),
