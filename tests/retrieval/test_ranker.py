@@ -199,3 +199,55 @@ def test_the_product_retriever_ranks_with_the_shipped_model(tmp_path) -> None:
         assert HybridRetriever(get_embedder("e5-small"), ranker=False).ranker is None
     finally:
         mem.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_target(request, tmp_path):
+    if request.param == "sqlite":
+        return tmp_path / "b.db"
+    from remnant.store.postgres import PostgresStore
+
+    return PostgresStore(request.getfixturevalue("pg_url"))
+
+
+def test_the_ranker_reads_the_vector_halves_on_both_backends(store_target) -> None:
+    model = LearnedRanker(
+        features=("vector_own", "vector_context", "speaker"),
+        weights=(2.0, 1.0, 0.5),
+        mean=(0.0, 0.0, 0.0),
+        scale=(1.0, 1.0, 1.0),
+    )
+    retriever = HybridRetriever(get_embedder("static"), min_similarity=-1.0, ranker=model)
+    clock = ManualClock(T0)
+    mem = (
+        Memory(store_target, clock=clock, retriever=retriever)
+        if not hasattr(store_target, "embeddings")
+        else Memory(store=store_target, clock=clock, retriever=retriever)
+    )
+    try:
+        turns = [("Alice", "I planted tomatoes in the garden"), ("Bob", "Nice weather today")]
+        mem.remember_many(
+            [
+                {
+                    "content": t,
+                    "user_id": "u",
+                    "kind": "episode",
+                    "session_id": "s",
+                    "metadata": {"speaker": w},
+                }
+                for w, t in turns
+            ],
+            supersede=False,
+        )
+        ex = explain_recall(mem, "tomatoes garden", user_id="u", limit=2)
+        assert ex.hits[0].hit.memory.content == "I planted tomatoes in the garden"
+        for h in ex.hits:
+            assert h.ranker_score is not None and set(h.ranker_contributions) == {
+                "vector_own",
+                "vector_context",
+                "speaker",
+            }
+        plain = mem.recall("tomatoes garden", user_id="u", limit=2, touch=False)
+        assert [h.memory.id for h in plain.hits] == [h.hit.memory.id for h in ex.hits]
+    finally:
+        mem.close()
