@@ -16,6 +16,7 @@ from remnant.retrieval.fusion import rrf, weighted
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, HnswIndex, VectorIndex, build_index
 from remnant.retrieval.packing import PackCandidate, PackedContext, pack_context
+from remnant.retrieval.ranker import LearnedRanker, load_ranker, train_ranker
 from remnant.retrieval.retriever import HybridRetriever, IndexTextPolicy, SearchTrace, default_retriever
 from remnant.retrieval.tokens import ApproxCounter, TiktokenCounter, TokenCounter, default_counter
 
@@ -31,6 +32,8 @@ __all__ = [
     "HybridRetriever",
     "IndexTextPolicy",
     "LightEntityReader",
+
+    "LearnedRanker",
     "PackCandidate",
     "PackedContext",
     "QueryTooLong",
@@ -45,9 +48,11 @@ __all__ = [
     "default_counter",
     "default_retriever",
     "fuse",
+    "load_ranker",
     "pack_context",
     "recall_context",
     "rerank",
     "rrf",
+    "train_ranker",
     "weighted",
 ]

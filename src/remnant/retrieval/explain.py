@@ -28,7 +28,8 @@ class HitExplanation:
 
     ``score`` is what recall ranked by; for the hybrid retriever it is ``fused`` relevance (0..1,
     times ``1 + speaker_boost`` when the question names the speaker) times ``signal_factor`` (from
-    strength, confidence and age). ``None`` parts: that side did not find it, or the retriever
+    strength, confidence and age), or, when the learned ranker ranked, ``ranker_score`` (the
+    sigmoid of ``ranker_bias`` plus the ``ranker_contributions``) times ``signal_factor``. ``None`` parts: that side did not find it, or the retriever
     does not say.
     """
 
@@ -46,6 +47,11 @@ class HitExplanation:
     matched_terms: tuple[str, ...] = ()
     reinforces: bool = False  # a recall with touch on would reinforce it (it clears the relevance bar)
     above_threshold: bool = True
+    # when the learned ranker ranked (remnant.retrieval.ranker): its relevance (0..1, before the
+    # signal factor), its bias, and each feature's contribution to the linear score behind it
+    ranker_score: float | None = None
+    ranker_bias: float | None = None
+    ranker_contributions: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         h = self.hit
@@ -67,6 +73,13 @@ class HitExplanation:
             "matched_terms": list(self.matched_terms),
             "reinforces": self.reinforces,
             "above_threshold": self.above_threshold,
+            "ranker": None
+            if self.ranker_score is None
+            else {
+                "score": _r(self.ranker_score),
+                "bias": _r(self.ranker_bias),
+                "contributions": {k: round(v, 4) for k, v in self.ranker_contributions.items()},
+            },
         }
 
 
@@ -141,6 +154,12 @@ def explain_recall(
                 "signal_factor": sig[3] if sig else None,
                 "age_days": sig[2] if sig else None,
             }
+            if trace.ranker is not None and mid in trace.features:
+                parts["ranker_score"] = trace.ranker.score(trace.features[mid])
+                parts["ranker_bias"] = trace.ranker.bias
+                parts["ranker_contributions"] = dict(
+                    sorted(trace.contributions.get(mid, {}).items(), key=lambda kv: -abs(kv[1]))
+                )
         hits.append(
             HitExplanation(
                 h,

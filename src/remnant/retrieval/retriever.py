@@ -22,6 +22,7 @@ docs/benchmarks/retrieval.md).
 from __future__ import annotations
 
 import contextvars
+import functools
 import logging
 import re
 import threading
@@ -31,12 +32,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from remnant.core.errors import ValidationError
 from remnant.core.model import Kind, MemoryRecord
 from remnant.core.settings import read
 from remnant.core.text import index_text as store_index_text
 from remnant.core.text import match_expression
-from remnant.embed.base import Embedder, EmbeddingModelMismatch
+from remnant.embed.base import Embedder, EmbeddingModelMismatch, base_model_id
 from remnant.embed.cache import CachedEmbedder
 from remnant.retrieval.entities import (
     EntityReader,
@@ -50,6 +53,7 @@ from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, build_index
 from remnant.retrieval.passages import ContextPairEmbedder, context_passage, same_family
 from remnant.retrieval.query import analyze
+from remnant.retrieval.ranker import FEATURES, VECTOR_FEATURES, LearnedRanker, candidate_features, load_ranker
 from remnant.retrieval.rescoring import (
     RecallTuning,
     cap_sessions,
@@ -91,6 +95,17 @@ DEFAULT_FUSION = HybridConfig(fusion="weighted", lexical_weight=0.8, vector_weig
 # The entity round (0.35) was chosen in every fold of five and helped every held-out conversation
 # (docs/benchmarks/retrieval.md, "Issue 31, entity index").
 DEFAULT_TUNING = RecallTuning(temporal_boost=1.0, when_boost=0.4, entity_weight=0.35)
+
+
+# Whether recall uses the shipped learned ranker by default (remnant.retrieval.ranker); chosen by
+# the held-out folds of `remnant bench locomo --folds` (docs/benchmarks/retrieval.md).
+RANKER_ON = True
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_ranker() -> LearnedRanker | None:
+    """The model shipped in the package (None when the file is missing: the fixed weights rank)."""
+    return load_ranker()
 
 
 @dataclass(frozen=True)
@@ -192,6 +207,8 @@ class HybridRetriever:
         entity_reader: EntityReader | None = None,
         index_entities: bool = True,
         entity_limits: ExpansionLimits | None = None,
+
+        ranker: LearnedRanker | bool | None = None,
     ) -> None:
         if mode not in ("hybrid", "lexical", "vector"):
             raise RetrievalError(f"mode must be hybrid, lexical or vector, not {mode!r}")
@@ -223,6 +240,16 @@ class HybridRetriever:
             (entity_reader or default_reader()) if index_entities else None
         )
         self.entity_limits = entity_limits or ExpansionLimits()
+
+        # the learned ranker (None: the fixed weights); ``ranker=None`` gives the default
+        # (:data:`RANKER_ON`: the shipped model), True the shipped model, False none
+        self.ranker: LearnedRanker | None = (
+            ranker
+            if isinstance(ranker, LearnedRanker)
+            else shipped_ranker()
+            if (RANKER_ON if ranker is None else ranker)
+            else None
+        )
         self.vector_skipped = 0  # queries whose embedding was skipped (confident lexical result)
         self._indexes: dict[tuple[int, str, str | None], VectorIndex] = {}
         self._checked: set[tuple[int, str, str | None]] = set()  # scopes checked on shared indexes
@@ -749,24 +776,114 @@ class HybridRetriever:
             speaker = r.metadata.get("speaker")
             if named and isinstance(speaker, str) and speaker.strip().lower() in named:
                 boosted.append(r.id)
-        if boosted:
-            # A question that names a person is usually about what that person said.
-            ids = set(boosted)
-            head = [(i, s * (1 + self.speaker_boost) if i in ids else s) for i, s in head]
+        model = self._usable_ranker()
+        features: dict[str, dict[str, float]] = {}
         if trace is not None:
-            trace.boosted = set(boosted)
             trace.signals = {i: (*sig, self.signals.factor(*sig)) for i, sig in signals.items()}
-        ranges = query_ranges(query, now) if t.temporal_boost else []
-        when = bool(t.when_boost) and is_when_question(query)
-        if ranges or when:
-            by_id = {r.id: r for r in records}
-            head = [(i, s * temporal_factor(by_id[i], ranges, when, t) if i in by_id else s) for i, s in head]
+        if model is not None or trace is not None:
+            features = self._features(
+                engine, qa.terms, query, vector_query, flt, head, lexical, vector, records
+            )
+            if trace is not None:
+                trace.features = features
+        if model is not None:
+            # the learned ranker in place of the fixed boosts (its features hold them); the
+            # memory's own signals (strength, confidence) still multiply its score below
+            head = [(i, model.score(features[i]) if i in features else 0.0) for i, _ in head]
+            if trace is not None:
+                trace.ranker = model
+                trace.contributions = {i: model.contributions(x) for i, x in features.items()}
+        else:
+            if boosted:
+                # A question that names a person is usually about what that person said.
+                ids = set(boosted)
+                head = [(i, s * (1 + self.speaker_boost) if i in ids else s) for i, s in head]
+                if trace is not None:
+                    trace.boosted = set(boosted)
+            ranges = query_ranges(query, now) if t.temporal_boost else []
+            when = bool(t.when_boost) and is_when_question(query)
+            if ranges or when:
+                by_id = {r.id: r for r in records}
+                head = [
+                    (i, s * temporal_factor(by_id[i], ranges, when, t) if i in by_id else s) for i, s in head
+                ]
         ranked = rerank(head, signals, self.signals)
         if t.diversity:
             ranked = diversify(ranked, {r.id: r.content for r in records}, limit, t.diversity)
         if t.session_cap:
             ranked = cap_sessions(ranked, {r.id: r.session_id for r in records}, limit, t.session_cap)
         return ranked + tail, loaded
+
+    def _usable_ranker(self) -> LearnedRanker | None:
+        """The learned ranker, if one is set and this search can compute every feature it uses
+        (else the fixed weights rank)."""
+        model = self.ranker
+        if model is None:
+            return None
+        trained_on = (model.info or {}).get("embedder")
+        inner = self.text_embedder
+        if trained_on and (inner is None or base_model_id(inner.model_id) != base_model_id(str(trained_on))):
+            return None  # its cosine features were learned on another model's similarities
+        return model if model.usable(self._available_features()) else None
+
+    def _available_features(self) -> frozenset[str]:
+        if self.embedder is None or self.mode != "hybrid":
+            return frozenset(FEATURES) - VECTOR_FEATURES
+        if self.pairs is None:
+            return frozenset(FEATURES) - {"vector_context"}
+        return frozenset(FEATURES)
+
+    def _features(
+        self,
+        engine: EngineView,
+        terms: Sequence[str],
+        query: str,
+        vector_query: str,
+        flt: MemoryFilter,
+        head: Sequence[tuple[str, float]],
+        lexical: Sequence[tuple[str, float]],
+        vector: Sequence[tuple[str, float]],
+        records: Sequence[MemoryRecord],
+    ) -> dict[str, dict[str, float]]:
+        """The learned ranker's features of the head (remnant.retrieval.ranker.candidate_features)."""
+        halves = self._halves(engine, vector_query, flt, [r.id for r in records]) if vector else None
+        return candidate_features(
+            head,
+            lexical,
+            vector,
+            {r.id: r for r in records},
+            terms=terms,
+            speakers=self.speakers(engine, flt),
+            ranges=query_ranges(query, engine.now()),
+            when=is_when_question(query),
+            halves=halves,
+        )
+
+    def _halves(
+        self, engine: EngineView, vector_query: str, flt: MemoryFilter, ids: Sequence[str]
+    ) -> dict[str, tuple[float, float]] | None:
+        """Per id, the question's cosine with the turn's own text and with its context passage: the
+        two halves of a pair vector, read from the store (the query vector is cached); with one
+        vector per memory, its cosine twice."""
+        if self.embedder is None or not ids:
+            return None
+        dim = self.embedder.dim
+        got, mat = engine.store.embeddings(
+            replace(flt, ids=tuple(ids), statuses=None), model=self.embedder.model_id
+        )
+        if not mat.size:
+            return {}
+        if self.pairs is None:
+            q = np.asarray(self.embedder.embed_query(vector_query), dtype=np.float32)
+            sims = mat @ q
+            return {i: (float(v), float(v)) for i, v in zip(got, sims, strict=True)}
+        inner = np.asarray(self.pairs.inner.embed_query(vector_query), dtype=np.float32)
+        b = self.pairs.beta
+        norm = float(np.sqrt((1.0 - b) ** 2 + b**2))
+        d = dim // 2
+        own = (mat[:, :d] @ inner) * norm / (1.0 - b)
+        ctx = (mat[:, d:] @ inner) * norm / b
+        return {i: (float(o), float(c)) for i, o, c in zip(got, own, ctx, strict=True)}
 
     def _feedback_round(
         self, engine: EngineView, query: str, fused: Sequence[tuple[str, float]], flt: MemoryFilter, n: int
@@ -809,6 +926,11 @@ class SearchTrace:
     entities: dict[str, float] = field(default_factory=dict)  # the part of ``fused`` the entity round added
     signals: dict[str, tuple[float, float, float | None, float]] = field(default_factory=dict)
     ranking: list[tuple[str, float]] = field(default_factory=list)
+    # the learned ranker's inputs per candidate (remnant.retrieval.ranker.FEATURES), and, when it
+    # ranked, the model and each feature's contribution to each candidate's score
+    features: dict[str, dict[str, float]] = field(default_factory=dict)
+    ranker: LearnedRanker | None = None
+    contributions: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 CONTEXT_VECTOR_ENV = "REMNANT_CONTEXT_VECTOR"

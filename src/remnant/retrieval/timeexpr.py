@@ -24,7 +24,7 @@ from datetime import date, datetime, timedelta
 from remnant.core.text.calendar import WEEKDAYS, ZH_WEEKDAYS
 from remnant.core.text.numerals import MONTH_NUMBER, ZH_DIGITS
 
-__all__ = ["TimeRange", "has_time_expression", "resolve"]
+__all__ = ["TimeRange", "has_time_expression", "mentions_recent", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,15 @@ _NUMBER_WORDS = {
 }
 _ZH_DIGITS = ZH_DIGITS
 _ZH_WEEKDAYS = ZH_WEEKDAYS
+# "last Fri", "on Tues": each weekday's three-letter stem and the longer clipped forms people write
+_WEEKDAY_FORMS: dict[str, int] = dict(WEEKDAYS)
+_WEEKDAY_FORMS.update({name[:3]: i for name, i in WEEKDAYS.items()})
+_WEEKDAY_FORMS.update({"tues": 1, "weds": 2, "thur": 3, "thurs": 3})
+_WEEKDAY_RE = "|".join(sorted(_WEEKDAY_FORMS, key=len, reverse=True))
+# vague counts ("a few days ago"): about this many units, read as a span around it
+_VAGUE = {"a few": 3, "few": 3, "several": 4, "a number of": 4}
+# meteorological seasons (northern hemisphere): the month each starts in, and its length
+SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
 
 def _day(ref: date | datetime) -> date:
@@ -139,6 +148,21 @@ def _weekend(ref: date, which: int) -> TimeRange:
     return TimeRange(sat, sat + timedelta(days=2), "weekend")
 
 
+def _season(ref: date, name: str, which: int, text: str) -> TimeRange:
+    """which = -1 last (the most recent one that has ended), 0 this (the one under way, else this
+    year's), +1 next (the first to start after ref) ``name`` season of three months."""
+    first = SEASONS[name]
+    # this year's: the one that starts in ref's year (a winter under way in January began the year before)
+    start = date(ref.year - 1 if first == 12 and ref.month < 3 else ref.year, first, 1)
+    if which == -1:
+        while _add_months(start, 3) > ref:
+            start = date(start.year - 1, first, 1)
+    elif which == 1:
+        while start <= ref:
+            start = date(start.year + 1, first, 1)
+    return TimeRange(start, _add_months(start, 3), text)
+
+
 def _shift(ref: date, unit: str, n: int, text: str) -> TimeRange:
     """The unit ``n`` units before ref (n < 0: after)."""
     if unit == "day":
@@ -179,7 +203,9 @@ def _zh_number(s: str) -> int | None:
 _NUM = (
     r"(\d+|a couple of|a couple|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 )
-_UNIT = r"(day|week|month|year)s?"
+_UNIT = r"(day|week|weekend|month|year)s?"
+_VAGUE_RE = r"(a few|few|several|a number of)"
+_SEASON_RE = r"(spring|summer|autumn|fall|winter)"
 _MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
 _MONTH_RE = rf"(?:{_MONTH_NAMES})\.?"
 _ORD = r"(\d{1,2})(?:st|nd|rd|th)?"
@@ -200,8 +226,22 @@ _EN_RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(today|tonight|this\s+(?:morning|afternoon|evening))\b", re.IGNORECASE), "d0"),
     (re.compile(r"\btomorrow\b", re.IGNORECASE), "d+1"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", re.IGNORECASE), "ago"),
+    (re.compile(rf"\b{_VAGUE_RE}\s+{_UNIT}\s+ago\b", re.IGNORECASE), "vague_ago"),
+    # "I've had them for 3 years now", "playing for about four months now": it began then
+    (
+        re.compile(
+            rf"\b(?:for\s+)?(?:about\s+|almost\s+|nearly\s+|over\s+|just\s+(?:under|over)\s+)?"
+            rf"{_NUM}\s+{_UNIT}\s+now\b",
+            re.IGNORECASE,
+        ),
+        "for_now",
+    ),
+    (re.compile(rf"\b(last|this|next|past)\s+{_SEASON_RE}\b", re.IGNORECASE), "rel_season"),
+    (re.compile(rf"\b(?:the\s+)?{_SEASON_RE}\s+(?:of\s+)?{_YEAR_RE}\b", re.IGNORECASE), "season_year"),
     (re.compile(r"\b(last|this|next|past)\s+(week|weekend|month|year)\b", re.IGNORECASE), "rel"),
-    (re.compile(rf"\b(last|this|next|on)\s+({'|'.join(WEEKDAYS)})\b", re.IGNORECASE), "weekday"),
+    (re.compile(rf"\b(last|this|next|on)\s+({_WEEKDAY_RE})\b\.?", re.IGNORECASE), "weekday"),
+    # "on the 15th": that day of this month, or of the month before if it is still to come
+    (re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\b)", re.IGNORECASE), "day_of_month"),
     (re.compile(rf"\b{_ORD}\s+(?:of\s+)?({_MONTH_RE})(?:,?\s+{_YEAR_RE})?\b", re.IGNORECASE), "dmy"),
     (re.compile(rf"\b({_MONTH_RE})\s+{_ORD}(?:,?\s+{_YEAR_RE})?\b(?!\s*(?:am|pm|:))", re.IGNORECASE), "mdy"),
     (re.compile(rf"\b(last|this|next)\s+({_MONTH_RE})\b", re.IGNORECASE), "rel_month"),
@@ -282,7 +322,13 @@ def _en_match(kind: str, m: re.Match[str], text: str, ref: date) -> TimeRange | 
         return _one(ref + timedelta(days=int(kind[1:])), t)
     if kind == "ago":
         n = _number(m.group(1))
-        return _shift(ref, m.group(2).lower(), n, t) if n is not None else None
+        unit = m.group(2).lower()
+        if n is not None and unit == "weekend":
+            # "two weekends ago": the weekend n weeks before the last one
+            last = _weekend(ref, -1)
+            sat = last.start - timedelta(days=7 * (n - 1))
+            return TimeRange(sat, sat + timedelta(days=2), t)
+        return _shift(ref, unit, n, t) if n is not None else None
     if kind == "rel":
         which = {"last": -1, "past": -1, "this": 0, "next": 1}[m.group(1).lower()]
         unit = m.group(2).lower()
@@ -294,8 +340,34 @@ def _en_match(kind: str, m: re.Match[str], text: str, ref: date) -> TimeRange | 
             start = _add_months(ref, which)
             return TimeRange(start, _add_months(start, 1), t)
         return _year(ref.year + which, t)
+    if kind == "vague_ago":
+        n = _VAGUE[re.sub(r"\s+", " ", m.group(1).lower())]
+        unit = m.group(2).lower()
+        if unit == "weekend":
+            unit = "week"
+        near, far = _shift(ref, unit, max(1, n - 1), t), _shift(ref, unit, n + 2, t)
+        return TimeRange(far.start, near.end, t)
+    if kind == "for_now":
+        n = _number(m.group(1))
+        if n is None:
+            return None
+        unit = m.group(2).lower()
+        return _shift(ref, "week" if unit == "weekend" else unit, n, t)
+    if kind == "rel_season":
+        which = {"last": -1, "past": -1, "this": 0, "next": 1}[m.group(1).lower()]
+        return _season(ref, m.group(2).lower(), which, t)
+    if kind == "season_year":
+        begins = date(int(m.group(2)), SEASONS[m.group(1).lower()], 1)
+        return TimeRange(begins, _add_months(begins, 3), t)
+    if kind == "day_of_month":
+        dom = int(m.group(1))
+        d = _safe_date(ref.year, ref.month, dom)
+        if d is None or d > ref:
+            prev = _add_months(ref.replace(day=1), -1)
+            d = _safe_date(prev.year, prev.month, dom)
+        return _one(d, t) if d is not None else None
     if kind == "weekday":
-        rel, wd = m.group(1).lower(), WEEKDAYS[m.group(2).lower()]
+        rel, wd = m.group(1).lower(), _WEEKDAY_FORMS[m.group(2).lower()]
         monday = ref - timedelta(days=ref.weekday())
         if rel == "this":
             return _one(monday + timedelta(days=wd), t)
@@ -449,6 +521,8 @@ def resolve(text: str, ref: date | datetime) -> list[TimeRange]:
 
 _CUE = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|ago|last|next|weekend|week|month|year|"
+    r"(?:day|week|month|year)s?\s+now|spring|summer|autumn|this\s+fall|winter|the\s+\d{1,2}(?:st|nd|rd|th)|"
+    r"(?:on|this)\s+(?:mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?:19|20)\d\d|"
     r"january|february|march|april|may|june|july|august|september|october|november|december)\b|"
     r"[昨今明前后去]天|[上下本这]周|星期|礼拜|[去今明前]年|个?月|[0-9一二三四五六七八九十两]{1,20}天前",
@@ -459,3 +533,15 @@ _CUE = re.compile(
 def has_time_expression(text: str) -> bool:
     """A cheap test: does the text mention a time at all (before trying to resolve it)."""
     return bool(_CUE.search(text))
+
+
+# Words that place what a turn tells on (or just before) the day it was said, with no date of
+# their own ("I just got accepted", 我刚买了): the answer to "when did ..." is then that day.
+_RECENT = re.compile(
+    r"\b(just|recently|lately|the other day|earlier today)\b|刚刚|刚才|最近|刚", re.IGNORECASE
+)
+
+
+def mentions_recent(text: str) -> bool:
+    """The text says something happened just now or lately, without a date."""
+    return bool(_RECENT.search(text))

@@ -55,6 +55,14 @@ class ExplainedMemory(BaseModel):
     expires_at: datetime | None = None
 
 
+class RankerParts(BaseModel):
+    score: float = Field(description="The learned ranker's relevance, 0..1 (before the signal factor)")
+    bias: float | None
+    contributions: dict[str, float] = Field(
+        description="Each feature's share of the linear score (sigmoid(bias + their sum) = score)"
+    )
+
+
 class ExplainedHit(BaseModel):
     rank: int = Field(description="1 = first")
     memory: ExplainedMemory
@@ -72,6 +80,9 @@ class ExplainedHit(BaseModel):
     matched_terms: list[str] = Field(description="Query terms the full-text index matched in it")
     reinforces: bool = Field(description="A recall with touch on would reinforce it")
     above_threshold: bool = Field(description="Pinned, or strength at or above the recall threshold")
+    ranker: RankerParts | None = Field(
+        default=None, description="The learned ranker's parts, when it ranked (null: the fixed weights)"
+    )
 
 
 class FadedHintOut(BaseModel):

@@ -700,6 +700,10 @@ class EngineBackend:
         self._queries.append(spent - ((self._embedder.queries_s - q0) if self._embedder else 0.0))
         return [ref for h in res.hits for ref in self._dia[h.memory.id]][:k]
 
+    def refs(self, memory_id: str) -> list[str]:
+        """The turns (dia ids) a stored memory stands for ([] for one not written by the bench)."""
+        return list(self._dia.get(memory_id, ()))
+
     def timing(self) -> dict[str, Any]:
         return {
             "embed_documents": self._embedder.documents_s if self._embedder else 0.0,

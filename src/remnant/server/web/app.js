@@ -456,7 +456,13 @@ function whyText(h, ex) {
   if (h.vector_rank) found.push(`by meaning (vector #${h.vector_rank}, cosine ${num(h.vector_similarity)})`);
   if (h.entity_score) found.push(`by what it names (entity round +${num(h.entity_score, 3)})`);
   const parts = [found.length ? `Found ${found.join(" and ")}.` : ex.retriever === "hybrid" || ex.retriever === "lexical" || ex.retriever === "vector" ? "" : `Found by ${ex.retriever}.`];
-  if (h.fused !== null) {
+  if (h.ranker) {
+    const top = Object.entries(h.ranker.contributions).slice(0, 4)
+      .map(([k, v]) => `${k.replace(/_/g, " ")} ${v >= 0 ? "+" : ""}${num(v)}`).join(", ");
+    let s = `Learned ranker: relevance ${num(h.ranker.score, 3)} (biggest parts: ${top})`;
+    if (h.signal_factor !== null) s += ` × ${num(h.signal_factor, 3)} for strength ${pct(h.strength)} and confidence ${num(h.confidence)}`;
+    parts.push(`${s} = score ${num(h.score, 3)}.`);
+  } else if (h.fused !== null) {
     let s = `Relevance ${num(h.fused)}`;
     if (h.speaker_boost) s += ` × ${num(1 + h.speaker_boost)} (the question names its speaker)`;
     if (h.signal_factor !== null) s += ` × ${num(h.signal_factor, 3)} for strength ${pct(h.strength)} and confidence ${num(h.confidence)}`;
@@ -475,6 +481,7 @@ function partsTable(h) {
     ["entities", h.entity_score ? `+${num(h.entity_score, 3)}` : "–"],
     ["fused", num(h.fused, 3)],
     ["speaker", h.speaker_boost ? `+${pct(h.speaker_boost)}` : "–"],
+    ["ranker", h.ranker ? num(h.ranker.score, 3) : "–"],
     ["signals ×", num(h.signal_factor, 3)],
     ["score", num(h.score, 3)],
   ];
