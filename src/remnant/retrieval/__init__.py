@@ -31,9 +31,8 @@ __all__ = [
     "HybridConfig",
     "HybridRetriever",
     "IndexTextPolicy",
-    "LightEntityReader",
-
     "LearnedRanker",
+    "LightEntityReader",
     "PackCandidate",
     "PackedContext",
     "QueryTooLong",

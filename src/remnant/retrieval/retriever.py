@@ -207,7 +207,6 @@ class HybridRetriever:
         entity_reader: EntityReader | None = None,
         index_entities: bool = True,
         entity_limits: ExpansionLimits | None = None,
-
         ranker: LearnedRanker | bool | None = None,
     ) -> None:
         if mode not in ("hybrid", "lexical", "vector"):
