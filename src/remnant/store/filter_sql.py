@@ -104,9 +104,11 @@ class Dialect:
     def metadata_text(self, a: str, key: str, params: list[Any]) -> str:
         """The metadata value at ``key`` where it is a string, else NULL."""
         params.extend([f"$.{key}", f"$.{key}"])
+        # a row an older version stored with metadata SQLite cannot parse (NaN, too deep) reads
+        # as NULL here rather than failing the whole statement (the nested CASE is evaluated first)
         return (
-            f"CASE WHEN json_type({a}.metadata, {self.ph}) = 'text' "
-            f"THEN json_extract({a}.metadata, {self.ph}) END"
+            f"CASE WHEN json_valid({a}.metadata) THEN CASE WHEN json_type({a}.metadata, {self.ph}) = 'text' "
+            f"THEN json_extract({a}.metadata, {self.ph}) END END"
         )
 
 
