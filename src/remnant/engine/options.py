@@ -143,6 +143,16 @@ class Ingestor(Protocol):
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation: ...
 
 
+@runtime_checkable
+class BatchIngestor(Protocol):
+    """Optional on an ingestor: :meth:`Ingestor.observe` of consecutive messages at once (each with
+    the four before it as ``recent``), so a model it runs reads them in one batch."""
+
+    def observe_many(
+        self, messages: Sequence[Message], *, recent: Sequence[str] = ()
+    ) -> list[Observation]: ...
+
+
 @dataclass(frozen=True)
 class Correction:
     """A turn that corrects a value one of the user's recent memories stated ("I meant Tuesday not

@@ -28,7 +28,7 @@ from typing import Protocol
 
 from remnant.core.clock import Clock, SystemClock
 from remnant.core.model import MemoryRecord
-from remnant.embed.base import Embedder, EmbeddingError
+from remnant.embed.base import Embedder, EmbeddingError, Vectors
 from remnant.embed.registry import get_embedder
 from remnant.engine.options import Correction, Draft, Message, Observation
 from remnant.extract.corrections import CorrectionReader
@@ -109,23 +109,49 @@ class RuleIngestor:
                 return embedder, model
         return None
 
-    def _importance(self, message: Message) -> tuple[float, tuple[str, ...]]:
-        sal = salience(message.content, role=message.role)
+    @staticmethod
+    def _reads(message: Message) -> bool:
         # the model was trained on user turns; an assistant turn keeps the rules' lower score
-        if message.role != "user" or not message.content.strip():
+        return message.role == "user" and bool(message.content.strip())
+
+    def _importance(self, message: Message, vector: Vectors | None = None) -> tuple[float, tuple[str, ...]]:
+        sal = salience(message.content, role=message.role)
+        if not self._reads(message):
             return sal.score, sal.cues
         pair = self._salience_model()
         if pair is None:
             return sal.score, sal.cues
         embedder, model = pair
-        try:
-            # a turn's opening says how much it matters (the model learned on chat turns, far
-            # shorter): the embedder reads every token, so a 100,000-character turn took minutes
-            vector = embedder.embed_documents([message.content[:SALIENCE_CHARS]])[0]
-        except EmbeddingError as exc:
-            log.warning("salience model skipped, embedding failed (%s): rule salience used", exc)
-            return sal.score, (*sal.cues, "model_unavailable")
+        if vector is None:
+            try:
+                # a turn's opening says how much it matters (the model learned on chat turns, far
+                # shorter): the embedder reads every token, so a 100,000-character turn took minutes
+                vector = embedder.embed_documents([message.content[:SALIENCE_CHARS]])[0]
+            except EmbeddingError as exc:
+                log.warning("salience model skipped, embedding failed (%s): rule salience used", exc)
+                return sal.score, (*sal.cues, "model_unavailable")
         return model.importance(vector, sal.score), (*sal.cues, "model")
+
+    def observe_many(self, messages: Sequence[Message], *, recent: Sequence[str] = ()) -> list[Observation]:
+        """:meth:`observe` of consecutive messages, each with the four before it as ``recent``; the
+        salience model's vectors of all of them come from one embedder call (a history import)."""
+        vectors: list[Vectors | None] = [None] * len(messages)
+        pair = self._salience_model()
+        read = [i for i, m in enumerate(messages) if self._reads(m)]
+        if pair is not None and len(read) > 1:
+            try:
+                batch = pair[0].embed_documents([messages[i].content[:SALIENCE_CHARS] for i in read])
+            except EmbeddingError:
+                pass  # each message tries again alone, and says so if it fails
+            else:
+                for i, v in zip(read, batch, strict=True):
+                    vectors[i] = v
+        window = list(recent)
+        out = []
+        for message, vector in zip(messages, vectors, strict=True):
+            out.append(self._observe(message, window[-4:], vector))
+            window.append(message.content)
+        return out
 
     def might_correct(self, text: str) -> bool:
         return self.corrections.might_correct(text)
@@ -134,7 +160,10 @@ class RuleIngestor:
         return self.corrections.read(text, recent)
 
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
-        score, cues = self._importance(message)
+        return self._observe(message, recent, None)
+
+    def _observe(self, message: Message, recent: Sequence[str], vector: Vectors | None) -> Observation:
+        score, cues = self._importance(message, vector)
         now = self.clock.now()
         split = split_expiry(message.content, now)
         ttl = split.ttl if split is not None else expiry_of(message.content, now)

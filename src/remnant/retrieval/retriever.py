@@ -51,7 +51,7 @@ from remnant.retrieval.entities import (
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, build_index
-from remnant.retrieval.passages import ContextPairEmbedder, context_passage, same_family
+from remnant.retrieval.passages import RECIPES, ContextPairEmbedder, same_family
 from remnant.retrieval.query import analyze
 from remnant.retrieval.ranker import FEATURES, VECTOR_FEATURES, LearnedRanker, candidate_features, load_ranker
 from remnant.retrieval.rescoring import (
@@ -122,6 +122,9 @@ class IndexTextPolicy:
     # weight of the turn-before-plus-this-turn vector beside the turn's own (0: own text only);
     # remnant.retrieval.passages
     context_vector: float = 0.5
+    # how the context half is had: "mix" (the two turns' own vectors, no model call) or "passage"
+    # (the joined text embedded: three times the tokens); remnant.retrieval.passages
+    context_recipe: str = "mix"
 
 
 def _speaker_text(r: MemoryRecord) -> str:
@@ -220,7 +223,9 @@ class HybridRetriever:
         # turns embedded with the turn before them: a pair embedder (twice the dimensions)
         self.pairs: ContextPairEmbedder | None = None
         if embedder is not None and self.policy.context_vector > 0:
-            self.pairs = ContextPairEmbedder(embedder, self.policy.context_vector)
+            self.pairs = ContextPairEmbedder(
+                embedder, self.policy.context_vector, recipe=self.policy.context_recipe, limit=EMBED_CHARS
+            )
             embedder = self.pairs
             floor = floor * self.pairs.score_scale if floor is not None else None
         self.min_similarity = min_similarity if min_similarity is not None else floor
@@ -352,11 +357,9 @@ class HybridRetriever:
         if self.pairs is not None:
             before = self._previous_turns(engine, records)
             prev = [before.get(r.id) for r in records]
-            context = [
-                context_passage(self._semantic_text(p) if p is not None else None, o, EMBED_CHARS)
-                for p, o in zip(prev, own, strict=True)
-            ]
-            vecs = self.pairs.embed_pairs(own, context)
+            vecs = self.pairs.embed_turns(
+                own, [self._semantic_text(p) if p is not None else None for p in prev]
+            )
         else:
             vecs = self.embedder.embed_documents(own)
         model = self.embedder.model_id
@@ -448,15 +451,16 @@ class HybridRetriever:
             return
         texts = [embedding_text(c, m, speaker=self.policy.speaker) for c, m in items]
         if self.pairs is not None:
-            # the own-text halves, and the context halves of consecutive turns (items with a speaker:
-            # a conversation written in order); the batch's first turn needs the stored session,
-            # so its context half is embedded by on_write, under the write lock
-            context = [
-                context_passage(texts[i - 1], t, EMBED_CHARS)
-                for i, t in enumerate(texts)
+            # the own-text halves, and what the context halves of consecutive turns need (items with
+            # a speaker: a conversation written in order), in one model call; the batch's first
+            # turn needs the stored session, so its context half is had by on_write, under the lock
+            previous = [
+                texts[i - 1]
                 if i > 0 and _has_speaker(items[i][1]) and _has_speaker(items[i - 1][1])
+                else None
+                for i in range(len(texts))
             ]
-            self.pairs.inner.embed_documents(texts + context)
+            self.pairs.inner.embed_documents(self.pairs.turn_texts(texts, previous))
         else:
             self.embedder.embed_documents(texts)
 
@@ -954,6 +958,22 @@ def context_vector_from_env() -> float:
     return beta
 
 
+CONTEXT_RECIPE_ENV = "REMNANT_CONTEXT_RECIPE"
+
+
+def context_recipe_from_env() -> str:
+    """``IndexTextPolicy.context_recipe`` from ``REMNANT_CONTEXT_RECIPE``: ``mix`` (default: the
+    context half from the turns' own vectors, no model call) or ``passage`` (the previous turn and
+    the turn embedded together: about three times the tokens of a write, 0.5 points more turn
+    Recall@5 on the LoCoMo dev split; docs/benchmarks/engine.md, "Bulk import")."""
+    raw = str(read(CONTEXT_RECIPE_ENV) or "").strip().lower()
+    if not raw:
+        return IndexTextPolicy().context_recipe
+    if raw not in RECIPES:
+        raise ValidationError(f"{CONTEXT_RECIPE_ENV} must be one of {', '.join(RECIPES)}; not {raw!r}")
+    return raw
+
+
 def default_retriever(name: str | None = None) -> HybridRetriever:
     """The retriever the product (:class:`remnant.Memory`) installs: hybrid with the embedder
     ``name`` or, without one, the one named by ``REMNANT_EMBEDDER`` (default ``e5-small``, then
@@ -966,7 +986,9 @@ def default_retriever(name: str | None = None) -> HybridRetriever:
     if chosen.lower() in ("none", "off", "lexical"):
         return HybridRetriever(None)
     threads = int(read("REMNANT_EMBED_THREADS"))
-    policy = IndexTextPolicy(context_vector=context_vector_from_env())
+    policy = IndexTextPolicy(
+        context_vector=context_vector_from_env(), context_recipe=context_recipe_from_env()
+    )
     # An explicit choice is honoured or reported; the default falls back to the lighter model.
     names = [chosen] if chosen else [DEFAULT_EMBEDDER, "minilm"]
     for name in names:
