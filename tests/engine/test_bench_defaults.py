@@ -72,3 +72,35 @@ def test_peers_searches_the_vectors_the_product_stores(tmp_path: Path) -> None:
     assert out["fresh"]["hits"] == 10  # the fresh process, with the real model, finds them too
     # the lookup embedder is the static model's vectors: the product's switches are all default
     assert out["options"] == _defaults(tmp_path)
+
+
+def test_ingest_bench_imports_through_add_with_the_product_defaults(tmp_path: Path) -> None:
+    import json
+
+    from remnant.bench.ingest import run_ingest_bench
+
+    turns = [
+        {"speaker": "Ana", "dia_id": "D1:1", "text": "I live in Porto now."},
+        {"speaker": "Bo", "dia_id": "D1:2", "text": "Since when?"},
+        {"speaker": "Ana", "dia_id": "D2:1", "text": "Since March."},
+    ]
+    conv = {
+        "sample_id": "c1",
+        "qa": [],
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Bo",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": turns[:2],
+            "session_2_date_time": "2:00 pm on 9 May, 2023",
+            "session_2": turns[2:],
+        },
+    }
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([conv]), encoding="utf-8")
+    for per, calls in (("session", 2), ("conversation", 1)):
+        res = run_ingest_bench(data, per=per, db_dir=tmp_path)
+        assert res["turns"] == 3 and res["add_calls"] == calls
+        assert res["stored"] >= 3  # the turns, and the fact the first one states
+        assert res["options"] == _defaults(tmp_path) and res["switched"] == []
+        assert res["model_texts"] is not None and res["model_texts"] > 0  # the real model was timed
