@@ -24,7 +24,9 @@ Arguments left out come from the environment, so one set of variables configures
   unsigned log (hash chain only) and says so in a warning.
 - ``REMNANT_EMBEDDER``: the embedder (``e5-small`` by default; ``none`` for lexical recall).
 - ``REMNANT_CONTEXT_VECTOR``: the weight of each turn's context vector (the turn before it with
-  it; default 0.5); ``off`` stores one vector per turn, a third of the embedding work per write.
+  it; default 0.5); ``off`` stores one vector per turn. ``REMNANT_CONTEXT_RECIPE``: how that vector
+  is had (``mix``, the default: from the two turns' own vectors, no model call; ``passage``: the
+  two turns embedded together, three times the tokens).
 - ``REMNANT_RECALL_THRESHOLD``, ``REMNANT_DECAY_CURVE``, ``REMNANT_DECAY_CLOCK``: the decay model.
 - ``REMNANT_DEDUP``: ``on`` (default: a repeated write reinforces the memory it repeats instead of
   storing a second copy) or ``off``.

@@ -20,6 +20,7 @@ BENCH_COMMANDS = {
     "engine",
     "extraction",
     "forgetting",
+    "ingest",
     "locomo",
     "partitions",
     "peers",
