@@ -320,3 +320,47 @@ def test_the_context_vector_is_switched_by_the_environment(monkeypatch: pytest.M
         monkeypatch.setenv("REMNANT_CONTEXT_VECTOR", bad)
         with pytest.raises(ValidationError, match="REMNANT_CONTEXT_VECTOR"):
             context_vector_from_env()
+
+
+class CountingEmbedder:
+    """The static model, counting the document texts it embeds."""
+
+    def __init__(self) -> None:
+        self.inner = get_embedder("static")
+        self.model_id, self.dim = self.inner.model_id, self.inner.dim
+        self.documents: list[str] = []
+
+    def embed_documents(self, texts):
+        self.documents.extend(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+@pytest.mark.parametrize("old", ["passage", "plain"])
+def test_a_store_of_another_recipe_moves_to_the_mix_recipe_without_a_model_call(
+    tmp_path: Path, old: str
+) -> None:
+    turns = [("Bo", "Did you go swimming with the kids?"), ("Ana", "yes, twice last week"), ("Bo", "nice!")]
+    policy = (
+        IndexTextPolicy(context_recipe="passage") if old == "passage" else IndexTextPolicy(context_vector=0.0)
+    )
+    with Memory(
+        tmp_path / "old.db",
+        clock=clock_at_t0(),
+        retriever=HybridRetriever(get_embedder("static"), index_text=policy),
+    ) as mem:
+        rows = _conversation(mem, "ana", turns)
+    model = CountingEmbedder()
+    mixed = HybridRetriever(model)
+    with Memory(tmp_path / "old.db", clock=clock_at_t0(), retriever=mixed) as mem:
+        assert mem.recall("swimming", user_id="ana", touch=False).hits  # the scope's first use migrates it
+        assert model.documents == []  # every own vector came out of the stored ones
+        moved = stored_vectors(mem, "ana", mixed.model_id or "")
+    fresh = HybridRetriever(get_embedder("static"))
+    with Memory(tmp_path / "new.db", clock=clock_at_t0(), retriever=fresh) as mem:
+        again = _conversation(mem, "ana", turns)
+        want = stored_vectors(mem, "ana", fresh.model_id or "")
+    for a, b in zip(rows, again, strict=True):
+        assert np.allclose(moved[a.id], want[b.id], atol=1e-5)

@@ -163,6 +163,12 @@ class CachedEmbedder:
                 self.store.put_many(self.model_id, fresh)
         return np.stack([found[h] for h in hashes]).astype(np.float32, copy=False)
 
+    def seed(self, texts: Sequence[str], vectors: Vectors) -> None:
+        """Hold document vectors this model is known to give for ``texts`` (read back from a store),
+        so embedding those texts again costs no model call."""
+        for text, vec in zip(texts, vectors, strict=True):
+            self._remember(("d", content_hash(text)), np.asarray(vec, dtype=np.float32))
+
     def embed_query(self, text: str) -> Vectors:
         h = content_hash(text)
         key = ("q", h)

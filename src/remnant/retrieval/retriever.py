@@ -39,7 +39,7 @@ from remnant.core.model import Kind, MemoryRecord
 from remnant.core.settings import read
 from remnant.core.text import index_text as store_index_text
 from remnant.core.text import match_expression
-from remnant.embed.base import Embedder, EmbeddingModelMismatch, base_model_id
+from remnant.embed.base import Embedder, EmbeddingModelMismatch, base_model_id, l2_normalize
 from remnant.embed.cache import CachedEmbedder
 from remnant.retrieval.entities import (
     EntityReader,
@@ -562,8 +562,41 @@ class HybridRetriever:
                 f"{len(foreign)} stored memories (embedded with another model; "
                 "re-embed them with HybridRetriever.reembed or use the same embedder)",
             )
+        recipes = [
+            m
+            for m in engine.store.embedding_models(tenant=scope.tenant)
+            if m != model and same_family(m, model)
+        ]
         for part in iter_batches(missing, 256):
+            if recipes and self.pairs is not None and self.pairs.recipe == "mix":
+                self._own_vectors_from(engine, replace(scope, ids=tuple(part)), recipes)
             self.on_write(engine, list(part))
+
+    def _own_vectors_from(self, engine: EngineView, scope: MemoryFilter, models: Sequence[str]) -> None:
+        """The migration from another recipe of this model costs no model call: each memory's own
+        vector is in its stored one (the whole vector of the plain model, the first half of a
+        pair's), and the mix recipe needs nothing else. The cache is seeded with them."""
+        assert self.pairs is not None
+        inner = self.pairs.inner
+        if not isinstance(inner, CachedEmbedder):
+            return
+        for old in models:
+            ids, mat = engine.store.embeddings(scope, model=old)
+            if not mat.size:
+                continue
+            dim = int(inner.dim)
+            if mat.shape[1] == 2 * dim:
+                own = l2_normalize(mat[:, :dim])
+            elif mat.shape[1] == dim:
+                own = l2_normalize(mat)
+            else:
+                continue
+            records = {r.id: r for r in engine.store.get_many(list(ids), tenant=scope.tenant)}
+            kept = [
+                (self._semantic_text(records[i]), v) for i, v in zip(ids, own, strict=True) if i in records
+            ]
+            if kept:
+                inner.seed([t for t, _ in kept], np.stack([v for _, v in kept]))
 
     def _shared_candidates(
         self, engine: EngineView, q: Any, flt: MemoryFilter, n: int, *, exhaustive: bool = True
