@@ -56,7 +56,9 @@ class E5SmallEmbedder:
         # small model calls: the engine packs a call's tokens into one activation matrix, and past
         # about 128 tokens it no longer fits the core's cache (a call of 64 turns cost 1.3-1.4x the
         # CPU a text of calls of 128 tokens; docs/benchmarks/engine.md, "Bulk import")
-        parts, group, tokens = [], [], 0
+        parts: list[Vectors] = []
+        group: list[str] = []
+        tokens = 0
         for text, count in windows:
             if group and (tokens + count > self.batch_tokens or len(group) >= self.batch_size):
                 parts.append(self._model.passage(group))
