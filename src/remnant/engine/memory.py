@@ -400,26 +400,25 @@ class Engine:
             (m.content, {"kind": Kind.EPISODE, "metadata": {"speaker": m.name} if m.name else {}})
             for m in kept
         ]
-        ready = (
-            self.ledger.prepare(
-                [
-                    *turns,
-                    # a fact as build() will get it: its speaker (the turn's) is in its vector's text
-                    *(
-                        (
-                            d.content,
-                            {
-                                **d.options,
-                                "metadata": {
-                                    **({"speaker": m.name} if m.name else {}),
-                                    **(d.options.get("metadata") or {}),
-                                },
-                            },
-                        )
-                        for m, d in drafted_by
-                    ),
-                ]
+        # a fact as build() will get it: its speaker (the turn's) is in its vector's text
+        fact_texts: list[tuple[str, WriteOptions]] = [
+            (
+                d.content,
+                cast(
+                    WriteOptions,
+                    {
+                        **d.options,
+                        "metadata": {
+                            **({"speaker": m.name} if m.name else {}),
+                            **(d.options.get("metadata") or {}),
+                        },
+                    },
+                ),
             )
+            for m, d in drafted_by
+        ]
+        ready = (
+            self.ledger.prepare([*turns, *fact_texts])
             if not self.store.in_transaction()
             else [None] * (len(kept) + len(drafted))
         )
