@@ -73,6 +73,7 @@ _SUITE_CHOICES = (
     "expiry",
     "duplicates",
     "timelines",
+    "chitchat",
 )
 
 
@@ -124,7 +125,7 @@ _SUITE_CHOICES = (
     "data",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A case file (JSON Lines, the suite's schema) in place of the held-out cases; expiry, "
-    "forget_requests, supersession and timelines only, e.g. tests/extract/dev_expiry.jsonl, "
+    "forget_requests, supersession, timelines and chitchat only, e.g. tests/extract/dev_expiry.jsonl, "
     "tests/forgetting/dev_forget_requests_3.jsonl, tests/forgetting/dev_supersession_3.jsonl.",
 )
 def eval_cmd(

@@ -29,7 +29,7 @@ class SuiteContext:
 
 
 # suites whose cases come from a file that ``--data`` may replace
-DATA_SUITES: tuple[str, ...] = ("expiry", "forget_requests", "supersession", "timelines")
+DATA_SUITES: tuple[str, ...] = ("expiry", "forget_requests", "supersession", "timelines", "chitchat")
 
 SuiteFn = Callable[[AdapterFactory, SuiteContext], SuiteResult]
 
@@ -49,6 +49,7 @@ SUITE_NAMES: tuple[str, ...] = (
     "expiry",
     "duplicates",
     "timelines",
+    "chitchat",
 )
 
 
