@@ -70,6 +70,8 @@ _HNSW_LOCK = "remnant-hnsw-index"
 #: a pooled connection idle longer than this is checked (one round trip) before use; a fresher one
 #: is used as it is, and if it turns out dead the retry checks the whole pool first
 CHECK_AFTER_IDLE_S = 5.0
+#: the most a GIN index's pending list holds in this store's sessions (see PostgresStore._configure)
+GIN_PENDING_LIMIT = "256kB"
 #: vector searches between two counts of a user's vectors (the exact-or-HNSW choice), at most
 SCOPE_SIZE_EVERY = 256
 
@@ -154,7 +156,7 @@ class PostgresStore(SQLStore):
         connect_timeout: int = 10,
         retries: int = 3,
         ef_search: int = 100,
-        exact_below: int = 20_000,
+        exact_below: int = 2_000,
     ) -> None:
         self.url = url
         self._safe_url = redact_url(url)
@@ -227,6 +229,11 @@ class PostgresStore(SQLStore):
         from pgvector.psycopg import register_vector
 
         register_vector(conn)
+        # New rows' words wait in a GIN index's pending list (up to 4 MB by default) until a vacuum
+        # or the inserting session merges them; every search reads the whole list, and the planner,
+        # which counts it, turns to a sequential scan of the table: 10k memories just written in
+        # one scope, 20-70 ms a lexical statement instead of 1-2 ms. A short list keeps it off.
+        conn.execute(f"SET gin_pending_list_limit = '{GIN_PENDING_LIMIT}'")
 
     def _check_idle(self, conn: Conn) -> None:
         # the pool's check is a round trip per checkout (5 per recall): only after an idle spell
@@ -335,7 +342,7 @@ class PostgresStore(SQLStore):
                 self._local.depth -= 1
             return
         conn = self._begin()
-        self._local.conn, self._local.depth = conn, 1
+        self._local.conn, self._local.depth, self._local.hnsw = conn, 1, None
         try:
             try:
                 yield
@@ -575,6 +582,68 @@ class PostgresStore(SQLStore):
         # substring hits rank below every full-text hit
         return hits + [(r[0], floor * 0.5 * (0.5 + 0.5 * float(r[1]))) for r in extra]
 
+    def lexical_candidates(
+        self, match: str, flt: MemoryFilter, *, limit: int = 20
+    ) -> list[tuple[str, float]]:
+        """Memories sharing words with ``match``, for a check that judges each one (contradictions),
+        as SQLite's: the exact ranking while the scope's rows holding a term fit
+        ``candidate_budget`` (one statement); beyond it the rows of the rarest terms that fit it,
+        ranked by those terms, then the newest rows of the scope holding any term (score 0), in a
+        second. No substring fill: a judge gains nothing from parts of words. It was the full
+        :meth:`lexical_search` (a 2,000-row budget, up to four statements), 45-100 ms a checked write
+        in a 10k scope at load 11, most of a sweep's consolidation."""
+        terms = match_terms(match)
+        if not terms:
+            raise ValidationError(f"bad full-text query {match!r}: no terms")
+        where, params = self.where(flt)
+        lowered = [(t.lower(), prefix) for t, prefix in terms[:64]]
+        tsq = _tsquery_text(lowered)
+        budget = self.candidate_budget
+        known_common = self._globally_common(lowered, 4 * budget)
+        if known_common:
+            counts = [budget + 1] * len(lowered)
+            todo = [i for i in range(len(lowered)) if i not in known_common]
+            if todo:
+                one = (
+                    "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tsv @@ "
+                    f"to_tsquery('english', %s) AND {where} LIMIT %s) c)"
+                )
+                args: list[Any] = []
+                for i in todo:
+                    args += [_tsquery_text([lowered[i]]), *params, budget + 1]
+                got = self._read(f"SELECT {', '.join([one] * len(todo))}", args)[0]
+                for i, v in zip(todo, got, strict=True):
+                    counts[i] = int(v)
+        else:
+            n, hits, counted, _ = self._guarded_lexical(lowered, tsq, where, params, limit, budget)
+            if n <= budget:
+                return hits
+            counts = list(counted or [n] * len(lowered))
+        rare = rarest_terms(lowered, counts, budget)
+        ctes = (
+            "n AS MATERIALIZED (SELECT m.rid FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
+            f"AND {where} ORDER BY m.rid DESC LIMIT %s)"
+        )
+        args = [tsq, *params, limit]
+        arms = "SELECT 1 AS arm, rid, 0.0::real AS s, -rid::real AS k FROM n"
+        if rare:
+            ctes += (
+                ", r AS MATERIALIZED (SELECT m.rid, ts_rank(m.tsv, q.query, 1) AS s FROM memories m, "
+                "(SELECT to_tsquery('english', %s) AS query) q "
+                f"WHERE m.tsv @@ q.query AND {where} ORDER BY s DESC, m.rid ASC LIMIT %s)"
+            )
+            args += [_tsquery_text(rare), *params, limit]
+            arms = "SELECT 0 AS arm, rid, s, -s AS k FROM r UNION ALL " + arms
+        rows = self._read(
+            f"WITH {ctes} SELECT m.id, x.s FROM ({arms}) x JOIN memories m ON m.rid = x.rid "
+            "ORDER BY x.arm, x.k",
+            args,
+        )
+        out: dict[str, float] = {}
+        for mid, score in rows:
+            out.setdefault(mid, float(score))
+        return list(out.items())[:limit]
+
     def _exact_lexical(
         self, tsq: str, where: str, params: Sequence[Any], limit: int
     ) -> list[tuple[str, float]]:
@@ -593,6 +662,7 @@ class PostgresStore(SQLStore):
         where: str,
         params: Sequence[Any],
         limit: int,
+        budget: int | None = None,
     ) -> tuple[int, list[tuple[str, float]], list[int] | None, list[str] | None]:
         """The exact ranking when the scope's rows holding a term fit the budget, in one statement
         (it was two, the terms' counts and then the ranking): ``(rows, hits, counts, unmatched)``.
@@ -601,8 +671,9 @@ class PostgresStore(SQLStore):
         ``hits`` is the ranking, and ``unmatched`` the terms that no returned row holds (when fewer
         than ``limit`` came back, every matching row did: those terms have no hit at all). Past it,
         ``hits`` is empty and ``counts`` each term's rows up to the budget plus one (a subquery
-        that only runs then: PostgreSQL evaluates an InitPlan when its value is first needed)."""
-        budget = self.lexical_budget
+        that only runs then: PostgreSQL evaluates an InitPlan when its value is first needed).
+        ``budget``: :attr:`lexical_budget` unless given."""
+        budget = self.lexical_budget if budget is None else budget
         texts = [_tsquery_text([t]) for t in terms]
         one = (
             "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
@@ -612,13 +683,16 @@ class PostgresStore(SQLStore):
         for text in texts:
             count_args += [text, *params, budget + 1]
         counts_sql = ", ".join([one] * len(terms)) if len(terms) >= 2 else "NULL::bigint"
+        # ``rid = ANY(ARRAY(...))``: probes of the rid index for the few rows, never a merge join
+        # along the whole index that ``rid IN (SELECT ...)`` may get
         q = (
             "WITH h AS MATERIALIZED (SELECT m.rid FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
             f"AND {where} LIMIT %s), c AS (SELECT count(*) AS n FROM h) "
             f"SELECT c.n, r.id, r.score, r.holds, CASE WHEN c.n > %s THEN ARRAY[{counts_sql}] END "
             "FROM c LEFT JOIN LATERAL (SELECT m.id, m.rid, ts_rank(m.tsv, to_tsquery('english', %s), 1) AS score, "
             "ARRAY(SELECT m.tsv @@ to_tsquery('english', t.q) FROM unnest(%s::text[]) WITH ORDINALITY "
-            "AS t(q, i) ORDER BY t.i) AS holds FROM memories m WHERE c.n <= %s AND m.rid IN (SELECT rid FROM h) "
+            "AS t(q, i) ORDER BY t.i) AS holds FROM memories m "
+            "WHERE c.n <= %s AND m.rid = ANY(ARRAY(SELECT rid FROM h)) "
             "ORDER BY score DESC, m.rid ASC LIMIT %s) r ON true ORDER BY r.score DESC NULLS LAST, r.rid ASC"
         )
         args = [tsq, *params, budget + 1, budget, *(count_args if len(terms) >= 2 else []), tsq, texts]
@@ -627,7 +701,7 @@ class PostgresStore(SQLStore):
         n = int(rows[0][0])
         if n > budget:
             counts = rows[0][4]
-            return n, [], [int(v) for v in counts] if counts is not None else None, None
+            return n, [], [int(v) for v in counts] if counts is not None else [n], None
         hits = [(r[1], float(r[2])) for r in rows if r[1] is not None]
         held = [any(r[3][i] for r in rows if r[1] is not None) for i in range(len(terms))]
         return n, hits, None, [t for (t, _), h in zip(terms, held, strict=True) if not h]
@@ -778,9 +852,16 @@ class PostgresStore(SQLStore):
         self._deferred = set()
         try:
             yield
-            # fresh statistics first: without them the planner may walk the HNSW graph for a filter
-            # that an exact scan of a few rows answers (a user with 5 vectors: 168 ms instead of 1 ms)
-            self._write(lambda c: c.execute("ANALYZE memories, embeddings"))
+            # the text indexes' pending lists merged (a bulk load fills them; searches read them
+            # whole) and fresh statistics: without them the planner may walk the HNSW graph for a
+            # filter that an exact scan of a few rows answers (a user with 5 vectors: 168 ms
+            # instead of 1 ms)
+            self._write(
+                lambda c: c.execute(
+                    "SELECT gin_clean_pending_list(to_regclass('ix_memories_tsv')), "
+                    "gin_clean_pending_list(to_regclass('ix_memories_trgm')); ANALYZE memories, embeddings"
+                )
+            )
             for model, dim in sorted(self._deferred):
                 self._ensure_hnsw(model, dim)
         finally:
@@ -859,7 +940,7 @@ class PostgresStore(SQLStore):
         LOCAL and COMMIT around every search, three round trips); inside a caller's transaction a
         SET LOCAL, which ends with it."""
         local = c is self._tx_conn()
-        if not local and self._hnsw_session.get(c) == wanted:
+        if (self._local.hnsw if local else self._hnsw_session.get(c)) == wanted:
             return
         ef, iterative = wanted
         scope = sql.SQL("LOCAL" if local else "SESSION")
@@ -867,7 +948,9 @@ class PostgresStore(SQLStore):
         if iterative:
             settings += sql.SQL("; SET {} hnsw.iterative_scan = 'relaxed_order'").format(scope)
         c.execute(settings)  # one round trip for both settings
-        if not local:
+        if local:
+            self._local.hnsw = wanted  # until the transaction ends
+        else:
             self._hnsw_session[c] = wanted
 
     def vector_search(
