@@ -682,20 +682,25 @@ class PostgresStore(SQLStore):
         count_args: list[Any] = []
         for text in texts:
             count_args += [text, *params, budget + 1]
-        counts_sql = ", ".join([one] * len(terms)) if len(terms) >= 2 else "NULL::bigint"
+        # one term's count is the statement's own (``rows``)
+        counts_sql = (
+            f"CASE WHEN c.n > %s THEN ARRAY[{', '.join([one] * len(terms))}] END"
+            if len(terms) >= 2
+            else "NULL::bigint[]"
+        )
         # ``rid = ANY(ARRAY(...))``: probes of the rid index for the few rows, never a merge join
         # along the whole index that ``rid IN (SELECT ...)`` may get
         q = (
             "WITH h AS MATERIALIZED (SELECT m.rid FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
             f"AND {where} LIMIT %s), c AS (SELECT count(*) AS n FROM h) "
-            f"SELECT c.n, r.id, r.score, r.holds, CASE WHEN c.n > %s THEN ARRAY[{counts_sql}] END "
+            f"SELECT c.n, r.id, r.score, r.holds, {counts_sql} "
             "FROM c LEFT JOIN LATERAL (SELECT m.id, m.rid, ts_rank(m.tsv, to_tsquery('english', %s), 1) AS score, "
             "ARRAY(SELECT m.tsv @@ to_tsquery('english', t.q) FROM unnest(%s::text[]) WITH ORDINALITY "
             "AS t(q, i) ORDER BY t.i) AS holds FROM memories m "
             "WHERE c.n <= %s AND m.rid = ANY(ARRAY(SELECT rid FROM h)) "
             "ORDER BY score DESC, m.rid ASC LIMIT %s) r ON true ORDER BY r.score DESC NULLS LAST, r.rid ASC"
         )
-        args = [tsq, *params, budget + 1, budget, *(count_args if len(terms) >= 2 else []), tsq, texts]
+        args = [tsq, *params, budget + 1, *([budget, *count_args] if len(terms) >= 2 else []), tsq, texts]
         args += [budget, limit]
         rows = self._read(q, args)
         n = int(rows[0][0])
