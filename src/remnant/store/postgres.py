@@ -688,6 +688,7 @@ class PostgresStore(SQLStore):
             if len(terms) >= 2
             else "NULL::bigint[]"
         )
+        holds = ", ".join(["m.tsv @@ to_tsquery('english', %s)"] * len(terms))
         # ``rid = ANY(ARRAY(...))``: probes of the rid index for the few rows, never a merge join
         # along the whole index that ``rid IN (SELECT ...)`` may get
         q = (
@@ -695,19 +696,24 @@ class PostgresStore(SQLStore):
             f"AND {where} LIMIT %s), c AS (SELECT count(*) AS n FROM h) "
             f"SELECT c.n, r.id, r.score, r.holds, {counts_sql} "
             "FROM c LEFT JOIN LATERAL (SELECT m.id, m.rid, ts_rank(m.tsv, to_tsquery('english', %s), 1) AS score, "
-            "ARRAY(SELECT m.tsv @@ to_tsquery('english', t.q) FROM unnest(%s::text[]) WITH ORDINALITY "
-            "AS t(q, i) ORDER BY t.i) AS holds FROM memories m "
+            # which terms each row holds, only wanted when fewer than ``limit`` rows match (for the
+            # substring fill); constant tsqueries, folded once (a per-row to_tsquery of each term
+            # was 12 of a 15 ms statement)
+            f"CASE WHEN c.n < %s THEN ARRAY[{holds}] "
+            "END AS holds FROM memories m "
             "WHERE c.n <= %s AND m.rid = ANY(ARRAY(SELECT rid FROM h)) "
             "ORDER BY score DESC, m.rid ASC LIMIT %s) r ON true ORDER BY r.score DESC NULLS LAST, r.rid ASC"
         )
-        args = [tsq, *params, budget + 1, *([budget, *count_args] if len(terms) >= 2 else []), tsq, texts]
-        args += [budget, limit]
+        args = [tsq, *params, budget + 1, *([budget, *count_args] if len(terms) >= 2 else []), tsq, limit]
+        args += [*texts, budget, limit]
         rows = self._read(q, args)
         n = int(rows[0][0])
         if n > budget:
             counts = rows[0][4]
             return n, [], [int(v) for v in counts] if counts is not None else [n], None
         hits = [(r[1], float(r[2])) for r in rows if r[1] is not None]
+        if len(hits) >= limit:
+            return n, hits, None, None
         held = [any(r[3][i] for r in rows if r[1] is not None) for i in range(len(terms))]
         return n, hits, None, [t for (t, _), h in zip(terms, held, strict=True) if not h]
 
