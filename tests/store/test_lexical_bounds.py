@@ -226,3 +226,26 @@ def test_postgres_skips_counting_words_its_statistics_call_common(
         fresh.close()
     finally:
         store.close()
+
+
+def test_candidates_beyond_the_budget_on_both_backends(store: SQLStore) -> None:
+    ids = _put(store, ["a kiwi in the garden", *[f"the garden note number {i}" for i in range(40)]])
+    _put(store, ["kiwi garden kiwi"], user="bob")  # another scope never comes back
+    flt = MemoryFilter(tenant="default", user_id="ana")
+    query = '"kiwi" OR "garden"'
+    assert [i for i, _ in store.lexical_candidates(query, flt, limit=5)] == [
+        i for i, _ in store.lexical_search(query, flt, limit=5)
+    ]
+    store.lexical_budget, store.candidate_budget = 10, 5
+    got = [i for i, _ in store.lexical_candidates(query, flt, limit=5)]
+    assert got == [ids[0], *reversed(ids[-4:])]  # the rare term's row, then the newest rows
+    # one term past the budget: three of its rows (SQLite ranks them all, PostgreSQL takes the newest)
+    assert len(store.lexical_candidates('"garden"', flt, limit=3)) == 3
+
+
+def test_one_term_past_the_budget_is_ranked_in_full(store: SQLStore) -> None:
+    _put(store, [f"the garden note number {i}" for i in range(30)])
+    flt = MemoryFilter(tenant="default", user_id="ana")
+    exact = store.lexical_search('"garden"', flt, limit=50)
+    store.lexical_budget, store.lexical_window = 10, 5
+    assert store.lexical_search('"garden"', flt, limit=50) == exact and len(exact) == 30

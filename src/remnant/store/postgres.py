@@ -29,6 +29,7 @@ import math
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -66,6 +67,13 @@ _QUOTED_TERM = re.compile(r'"((?:[^"]|"")*)"(\*?)')  # a trailing * marks a pref
 #: bounded lexical searches between two reads of the tsvector column's statistics
 LEXEME_STATS_EVERY = 1024
 _HNSW_LOCK = "remnant-hnsw-index"
+#: a pooled connection idle longer than this is checked (one round trip) before use; a fresher one
+#: is used as it is, and if it turns out dead the retry checks the whole pool first
+CHECK_AFTER_IDLE_S = 5.0
+#: the most a GIN index's pending list holds in this store's sessions (see PostgresStore._configure)
+GIN_PENDING_LIMIT = "256kB"
+#: vector searches between two counts of a user's vectors (the exact-or-HNSW choice), at most
+SCOPE_SIZE_EVERY = 256
 
 
 def redact_url(url: str) -> str:
@@ -148,7 +156,7 @@ class PostgresStore(SQLStore):
         connect_timeout: int = 10,
         retries: int = 3,
         ef_search: int = 100,
-        exact_below: int = 20_000,
+        exact_below: int = 2_000,
     ) -> None:
         self.url = url
         self._safe_url = redact_url(url)
@@ -166,6 +174,11 @@ class PostgresStore(SQLStore):
         self._stats_lock = threading.Lock()
         self._conn_kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": connect_timeout}
         self._cursor_class: type[psycopg.Cursor[Any]] = psycopg.Cursor  # see set_trace_callback
+        # when each pooled connection went back to the pool, and the hnsw settings of its session
+        self._returned_at: weakref.WeakKeyDictionary[Conn, float] = weakref.WeakKeyDictionary()
+        self._hnsw_session: weakref.WeakKeyDictionary[Conn, tuple[int, bool]] = weakref.WeakKeyDictionary()
+        # (tenant, user, model) -> (exact search?, searches left before the next count)
+        self._scope_exact: dict[tuple[str, str, str], tuple[bool, int]] = {}
         try:
             first = psycopg.connect(url, **self._conn_kwargs)
         except psycopg.OperationalError as exc:
@@ -190,7 +203,8 @@ class PostgresStore(SQLStore):
             max_size=max_size,
             kwargs=self._conn_kwargs,
             configure=self._configure,
-            check=ConnectionPool.check_connection,
+            check=self._check_idle,
+            reset=self._stamp_return,
             timeout=timeout,
             name="remnant",
             open=False,
@@ -215,6 +229,29 @@ class PostgresStore(SQLStore):
         from pgvector.psycopg import register_vector
 
         register_vector(conn)
+        # New rows' words wait in a GIN index's pending list (up to 4 MB by default) until a vacuum
+        # or the inserting session merges them; every search reads the whole list, and the planner,
+        # which counts it, turns to a sequential scan of the table: 10k memories just written in
+        # one scope, 20-70 ms a lexical statement instead of 1-2 ms. A short list keeps it off.
+        conn.execute(f"SET gin_pending_list_limit = '{GIN_PENDING_LIMIT}'")
+
+    def _check_idle(self, conn: Conn) -> None:
+        # the pool's check is a round trip per checkout (5 per recall): only after an idle spell
+        returned = self._returned_at.get(conn)
+        if returned is None or time.monotonic() - returned > CHECK_AFTER_IDLE_S:
+            ConnectionPool.check_connection(conn)
+
+    def _stamp_return(self, conn: Conn) -> None:
+        self._returned_at[conn] = time.monotonic()
+
+    def _recover(self, attempt: int) -> None:
+        """After a connection failed: check every idle pooled connection (a server restart leaves
+        them all dead, and they skip the check while fresh), then back off."""
+        try:
+            self._pool.check()
+        except Exception:
+            pass  # the next attempt reports the failure
+        self._backoff(attempt)
 
     def _ensure_extensions(self, conn: Conn) -> None:
         have = {r[0] for r in conn.execute("SELECT extname FROM pg_extension").fetchall()}
@@ -268,7 +305,14 @@ class PostgresStore(SQLStore):
         # one transaction lock per (user, digest), taken in a fixed order so two batches never deadlock
         locks = sorted({_lock_id("digest", tenant, user_id, d) for d in digests})
         if locks:
-            self._write(lambda c: [c.execute("SELECT pg_advisory_xact_lock(%s)", (k,)) for k in locks])
+            # one statement, the locks taken in the (sorted) array's order, as unnest reads it (it
+            # was a round trip per digest)
+            self._write(
+                lambda c: c.execute(
+                    "SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) k",
+                    (locks,),
+                )
+            )
 
     def set_trace_callback(self, callback: Callable[[str, Sequence[Any] | None], object] | None) -> None:
         """Hand every statement this store's connections run, with its parameters, to ``callback``
@@ -298,7 +342,7 @@ class PostgresStore(SQLStore):
                 self._local.depth -= 1
             return
         conn = self._begin()
-        self._local.conn, self._local.depth = conn, 1
+        self._local.conn, self._local.depth, self._local.hnsw = conn, 1, None
         try:
             try:
                 yield
@@ -321,7 +365,7 @@ class PostgresStore(SQLStore):
             except psycopg.OperationalError as exc:
                 last = exc
                 self._pool.putconn(conn)
-                self._backoff(attempt)
+                self._recover(attempt)
         raise StoreError(f"cannot start a transaction on {self._safe_url}: {last}")
 
     def _commit(self, conn: Conn) -> None:
@@ -378,48 +422,55 @@ class PostgresStore(SQLStore):
         last: Exception | None = None
         for attempt in range(self._retries + 1):
             conn = self._begin()
+            failed = False
             try:
                 try:
                     result = fn(conn)
                 except psycopg.OperationalError as exc:
                     # the transaction never committed, so running it again cannot apply it twice
-                    last = exc
+                    last, failed = exc, True
                     self._rollback(conn)
-                    self._backoff(attempt)
-                    continue
                 except psycopg.Error as exc:
                     self._rollback(conn)
                     raise self._mapped(exc) from exc
                 except BaseException:
                     self._rollback(conn)
                     raise
-                self._commit(conn)
-                return result
+                else:
+                    self._commit(conn)
+                    return result
             finally:
                 self._pool.putconn(conn)
+            if failed:
+                self._recover(attempt)
         raise self._gave_up(last)
 
     def _read(
         self, query: str | sql.Composed, params: Sequence[Any] = (), *, binary: bool = False
     ) -> list[Any]:
+        return self._reading(lambda c: c.cursor(binary=binary).execute(query, params).fetchall())
+
+    def _reading(self, fn: Callable[[Conn], T]) -> T:
+        """Run the read-only ``fn`` in the caller's transaction, else on a pooled connection in
+        autocommit (no BEGIN/COMMIT round trips), retried when the connection fails."""
         conn = self._tx_conn()
         if conn is not None:
             try:
-                return conn.cursor(binary=binary).execute(query, params).fetchall()
+                return fn(conn)
             except psycopg.Error as exc:
                 raise self._mapped(exc) from exc
         last: Exception | None = None
         for attempt in range(self._retries + 1):
             conn = self._getconn()
             try:
-                return conn.cursor(binary=binary).execute(query, params).fetchall()
+                return fn(conn)
             except psycopg.OperationalError as exc:
                 last = exc
-                self._backoff(attempt)
             except psycopg.Error as exc:
                 raise self._mapped(exc) from exc
             finally:
                 self._pool.putconn(conn)
+            self._recover(attempt)
         raise self._gave_up(last)
 
     # -- memories: the tsvector and trigram index live in the row ----------------------------
@@ -431,6 +482,24 @@ class PostgresStore(SQLStore):
         return int(
             c.execute("DELETE FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids))).rowcount
         )
+
+    def digests_of(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
+        if not ids:
+            return {}
+        rows = self._read(
+            "SELECT id, digest FROM memories WHERE tenant = %s AND id = ANY(%s) AND digest IS NOT NULL",
+            (tenant, list(dict.fromkeys(ids))),
+        )
+        return {r[0]: str(r[1]) for r in rows}
+
+    def set_digests(self, items: Sequence[tuple[str, str]], *, tenant: str = DEFAULT_TENANT) -> None:
+        if items:  # executemany pipelines the updates: one round trip for the batch
+            self._write(
+                lambda c: c.cursor().executemany(
+                    "UPDATE memories SET digest = %s WHERE id = %s AND tenant = %s",
+                    [(d, mid, tenant) for mid, d in items],
+                )
+            )
 
     def _lock_keys(self, c: Conn, flt: MemoryFilter, status: Status) -> None:
         # Superseding by key: two writers of the same (user, key) at once must not both leave their
@@ -473,22 +542,30 @@ class PostgresStore(SQLStore):
         where, params = self.where(flt)
         lowered = [(t.lower(), prefix) for t, prefix in terms[:64]]
         tsq = _tsquery_text(lowered)
-        bounded = self._bounded_lexical(lowered, tsq, where, params, limit)
-        if bounded is not None:
-            return bounded  # the terms match more rows than the budget: no substring fill needed
-        q = (
-            f"SELECT m.id, ts_rank(m.tsv, q.query, 1) AS score FROM memories m, "
-            f"(SELECT to_tsquery('english', %s) AS query) q "
-            f"WHERE m.tsv @@ q.query AND {where} ORDER BY score DESC, m.rid ASC LIMIT %s"
-        )
-        hits = [(r[0], float(r[1])) for r in self._read(q, [tsq, *params, limit])]
+        budget = self.lexical_budget
+        # a word the statistics put far above the budget: no exact ranking to try first
+        known_common = self._globally_common(lowered, 4 * budget)
+        unmatched: list[str] | None = None  # the terms with no full-text hit in the scope, if known
+        if known_common and len(lowered) >= 2:
+            return self._bounded_lexical(lowered, tsq, where, params, limit, known_common)
+        if known_common:
+            hits = self._exact_lexical(tsq, where, params, limit)
+        else:
+            n, hits, counts, unmatched = self._guarded_lexical(lowered, tsq, where, params, limit)
+            if n > budget:
+                if len(lowered) >= 2:  # the terms match more rows than the budget: no substring fill
+                    return self._bounded_lexical(lowered, tsq, where, params, limit, set(), counts)
+                hits = self._exact_lexical(tsq, where, params, limit)
+                unmatched = None
         if len(hits) >= limit:
             return hits
         # shorter patterns cannot use the trigram index and would scan every row
+        # (a term that has full-text hits needs none: when fewer than ``limit`` rows matched, every
+        # one came back with the terms it holds; before, the fill ran for every term, 10 ms at 2k)
         patterns = [
             "%" + t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             for t, _ in terms[:64]
-            if len(t) >= 3
+            if len(t) >= 3 and (unmatched is None or t.lower() in unmatched)
         ]
         if not patterns:
             return hits
@@ -505,6 +582,141 @@ class PostgresStore(SQLStore):
         # substring hits rank below every full-text hit
         return hits + [(r[0], floor * 0.5 * (0.5 + 0.5 * float(r[1]))) for r in extra]
 
+    def lexical_candidates(
+        self, match: str, flt: MemoryFilter, *, limit: int = 20
+    ) -> list[tuple[str, float]]:
+        """Memories sharing words with ``match``, for a check that judges each one (contradictions),
+        as SQLite's: the exact ranking while the scope's rows holding a term fit
+        ``candidate_budget`` (one statement); beyond it the rows of the rarest terms that fit it,
+        ranked by those terms, then the newest rows of the scope holding any term (score 0), in a
+        second. No substring fill: a judge gains nothing from parts of words. It was the full
+        :meth:`lexical_search` (a 2,000-row budget, up to four statements), 45-100 ms a checked write
+        in a 10k scope at load 11, most of a sweep's consolidation."""
+        terms = match_terms(match)
+        if not terms:
+            raise ValidationError(f"bad full-text query {match!r}: no terms")
+        where, params = self.where(flt)
+        lowered = [(t.lower(), prefix) for t, prefix in terms[:64]]
+        tsq = _tsquery_text(lowered)
+        budget = self.candidate_budget
+        known_common = self._globally_common(lowered, 4 * budget)
+        if known_common:
+            counts = [budget + 1] * len(lowered)
+            todo = [i for i in range(len(lowered)) if i not in known_common]
+            if todo:
+                one = (
+                    "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tsv @@ "
+                    f"to_tsquery('english', %s) AND {where} LIMIT %s) c)"
+                )
+                args: list[Any] = []
+                for i in todo:
+                    args += [_tsquery_text([lowered[i]]), *params, budget + 1]
+                got = self._read(f"SELECT {', '.join([one] * len(todo))}", args)[0]
+                for i, v in zip(todo, got, strict=True):
+                    counts[i] = int(v)
+        else:
+            n, hits, counted, _ = self._guarded_lexical(lowered, tsq, where, params, limit, budget)
+            if n <= budget:
+                return hits
+            counts = list(counted or [n] * len(lowered))
+        rare = rarest_terms(lowered, counts, budget)
+        ctes = (
+            "n AS MATERIALIZED (SELECT m.rid FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
+            f"AND {where} ORDER BY m.rid DESC LIMIT %s)"
+        )
+        args = [tsq, *params, limit]
+        arms = "SELECT 1 AS arm, rid, 0.0::real AS s, -rid::real AS k FROM n"
+        if rare:
+            ctes += (
+                ", r AS MATERIALIZED (SELECT m.rid, ts_rank(m.tsv, q.query, 1) AS s FROM memories m, "
+                "(SELECT to_tsquery('english', %s) AS query) q "
+                f"WHERE m.tsv @@ q.query AND {where} ORDER BY s DESC, m.rid ASC LIMIT %s)"
+            )
+            args += [_tsquery_text(rare), *params, limit]
+            arms = "SELECT 0 AS arm, rid, s, -s AS k FROM r UNION ALL " + arms
+        rows = self._read(
+            f"WITH {ctes} SELECT m.id, x.s FROM ({arms}) x JOIN memories m ON m.rid = x.rid "
+            "ORDER BY x.arm, x.k",
+            args,
+        )
+        out: dict[str, float] = {}
+        for mid, score in rows:
+            out.setdefault(mid, float(score))
+        return list(out.items())[:limit]
+
+    def _exact_lexical(
+        self, tsq: str, where: str, params: Sequence[Any], limit: int
+    ) -> list[tuple[str, float]]:
+        """``ts_rank`` over every row of the scope that holds a term."""
+        q = (
+            f"SELECT m.id, ts_rank(m.tsv, q.query, 1) AS score FROM memories m, "
+            f"(SELECT to_tsquery('english', %s) AS query) q "
+            f"WHERE m.tsv @@ q.query AND {where} ORDER BY score DESC, m.rid ASC LIMIT %s"
+        )
+        return [(r[0], float(r[1])) for r in self._read(q, [tsq, *params, limit])]
+
+    def _guarded_lexical(
+        self,
+        terms: Sequence[tuple[str, bool]],
+        tsq: str,
+        where: str,
+        params: Sequence[Any],
+        limit: int,
+        budget: int | None = None,
+    ) -> tuple[int, list[tuple[str, float]], list[int] | None, list[str] | None]:
+        """The exact ranking when the scope's rows holding a term fit the budget, in one statement
+        (it was two, the terms' counts and then the ranking): ``(rows, hits, counts, unmatched)``.
+
+        ``rows`` is how many rows hold a term, up to the budget plus one. Within the budget,
+        ``hits`` is the ranking, and ``unmatched`` the terms that no returned row holds (when fewer
+        than ``limit`` came back, every matching row did: those terms have no hit at all). Past it,
+        ``hits`` is empty and ``counts`` each term's rows up to the budget plus one (a subquery
+        that only runs then: PostgreSQL evaluates an InitPlan when its value is first needed).
+        ``budget``: :attr:`lexical_budget` unless given."""
+        budget = self.lexical_budget if budget is None else budget
+        texts = [_tsquery_text([t]) for t in terms]
+        one = (
+            "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
+            f"AND {where} LIMIT %s) t)"
+        )
+        count_args: list[Any] = []
+        for text in texts:
+            count_args += [text, *params, budget + 1]
+        # one term's count is the statement's own (``rows``)
+        counts_sql = (
+            f"CASE WHEN c.n > %s THEN ARRAY[{', '.join([one] * len(terms))}] END"
+            if len(terms) >= 2
+            else "NULL::bigint[]"
+        )
+        holds = ", ".join(["m.tsv @@ to_tsquery('english', %s)"] * len(terms))
+        # ``rid = ANY(ARRAY(...))``: probes of the rid index for the few rows, never a merge join
+        # along the whole index that ``rid IN (SELECT ...)`` may get
+        q = (
+            "WITH h AS MATERIALIZED (SELECT m.rid FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
+            f"AND {where} LIMIT %s), c AS (SELECT count(*) AS n FROM h) "
+            f"SELECT c.n, r.id, r.score, r.holds, {counts_sql} "
+            "FROM c LEFT JOIN LATERAL (SELECT m.id, m.rid, ts_rank(m.tsv, to_tsquery('english', %s), 1) AS score, "
+            # which terms each row holds, only wanted when fewer than ``limit`` rows match (for the
+            # substring fill); constant tsqueries, folded once (a per-row to_tsquery of each term
+            # was 12 of a 15 ms statement)
+            f"CASE WHEN c.n < %s THEN ARRAY[{holds}] "
+            "END AS holds FROM memories m "
+            "WHERE c.n <= %s AND m.rid = ANY(ARRAY(SELECT rid FROM h)) "
+            "ORDER BY score DESC, m.rid ASC LIMIT %s) r ON true ORDER BY r.score DESC NULLS LAST, r.rid ASC"
+        )
+        args = [tsq, *params, budget + 1, *([budget, *count_args] if len(terms) >= 2 else []), tsq, limit]
+        args += [*texts, budget, limit]
+        rows = self._read(q, args)
+        n = int(rows[0][0])
+        if n > budget:
+            counts = rows[0][4]
+            return n, [], [int(v) for v in counts] if counts is not None else [n], None
+        hits = [(r[1], float(r[2])) for r in rows if r[1] is not None]
+        if len(hits) >= limit:
+            return n, hits, None, None
+        held = [any(r[3][i] for r in rows if r[1] is not None) for i in range(len(terms))]
+        return n, hits, None, [t for (t, _), h in zip(terms, held, strict=True) if not h]
+
     def _bounded_lexical(
         self,
         terms: Sequence[tuple[str, bool]],
@@ -512,8 +724,12 @@ class PostgresStore(SQLStore):
         where: str,
         params: Sequence[Any],
         limit: int,
-    ) -> list[tuple[str, float]] | None:
-        """``ts_rank`` over a bounded candidate set, or None when the exact query is cheap.
+        known_common: set[int],
+        counted: Sequence[int] | None = None,
+    ) -> list[tuple[str, float]]:
+        """``ts_rank`` over a bounded candidate set, for terms that together match more than the
+        budget's rows of the scope (``known_common``: positions the statistics put far above it;
+        ``counted``: each term's rows, up to the budget, when already counted).
 
         ``ts_rank`` reads the tsvector of every row it scores, so a common word made a large scope
         slow. Each term's rows in the scope are counted up to the budget (one statement); when they
@@ -521,8 +737,6 @@ class PostgresStore(SQLStore):
         ``lexical_window`` rows of the common ones, all by the full query (as SQLite does: see
         :meth:`remnant.store.sqlite.SQLiteStore.lexical_search`).
         """
-        if len(terms) < 2:
-            return None
         budget = self.lexical_budget
         one = (
             "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
@@ -530,9 +744,8 @@ class PostgresStore(SQLStore):
         )
         # counting a common term's rows up to the budget visits that many heap rows (~2,000 page
         # reads, 10-30 ms at 1M): a term the statistics put far above the budget counts as common
-        counts = [budget + 1] * len(terms)
-        known_common = self._globally_common(terms, 4 * budget)
-        todo = [i for i in range(len(terms)) if i not in known_common]
+        counts = list(counted) if counted is not None else [budget + 1] * len(terms)
+        todo = [i for i in range(len(terms)) if i not in known_common and counted is None]
         if todo:
             args: list[Any] = []
             for i in todo:
@@ -540,8 +753,6 @@ class PostgresStore(SQLStore):
             got = self._read(f"SELECT {', '.join([one] * len(todo))}", args)[0]
             for i, v in zip(todo, got, strict=True):
                 counts[i] = int(v)
-        if sum(counts) <= budget:
-            return None
         rare = rarest_terms(terms, counts, budget)
         common = _tsquery_text([t for t in terms if t not in rare])
         # the newest rows of the common terms and every row of the rare ones, found and ranked in one
@@ -611,22 +822,29 @@ class PostgresStore(SQLStore):
         ]
         shapes = {(model, vec.size) for _, model, vec in prepared}
 
+        # the last vector given for a memory wins (one INSERT may not touch a row twice)
+        latest = {mid: (mid, model, vec) for mid, model, vec in prepared}
+
         def run(c: Conn) -> None:
-            ids = list(dict.fromkeys(p[0] for p in prepared))
-            owners = dict(
-                c.execute(
-                    "SELECT id, user_id FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, ids)
-                ).fetchall()
-            )
-            missing = [i for i in ids if i not in owners]
-            if missing:
-                raise NotFoundError(f"no memory {missing[0]}")
-            c.cursor().executemany(
+            # the owner comes from the memory row in the same statement (it was a SELECT first); a
+            # memory that is not there inserts nothing, and the row count says so
+            cur = c.cursor()
+            cur.executemany(
                 "INSERT INTO embeddings (memory_id, tenant, user_id, model, dim, embedding) "
-                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (memory_id) DO UPDATE SET "
+                "SELECT m.id, m.tenant, m.user_id, %s, %s, %s FROM memories m WHERE m.tenant = %s "
+                "AND m.id = %s ON CONFLICT (memory_id) DO UPDATE SET "
                 "model = excluded.model, dim = excluded.dim, embedding = excluded.embedding",
-                [(mid, tenant, owners[mid], model, vec.size, vec) for mid, model, vec in prepared],
+                [(model, vec.size, vec, tenant, mid) for mid, model, vec in latest.values()],
             )
+            if cur.rowcount < len(latest):
+                got = {
+                    r[0]
+                    for r in c.execute(
+                        "SELECT id FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(latest))
+                    ).fetchall()
+                }
+                missing = [i for i in latest if i not in got]
+                raise NotFoundError(f"no memory {missing[0] if missing else '?'}")
 
         self._write(run)
         if self._deferred is not None:
@@ -645,9 +863,16 @@ class PostgresStore(SQLStore):
         self._deferred = set()
         try:
             yield
-            # fresh statistics first: without them the planner may walk the HNSW graph for a filter
-            # that an exact scan of a few rows answers (a user with 5 vectors: 168 ms instead of 1 ms)
-            self._write(lambda c: c.execute("ANALYZE memories, embeddings"))
+            # the text indexes' pending lists merged (a bulk load fills them; searches read them
+            # whole) and fresh statistics: without them the planner may walk the HNSW graph for a
+            # filter that an exact scan of a few rows answers (a user with 5 vectors: 168 ms
+            # instead of 1 ms)
+            self._write(
+                lambda c: c.execute(
+                    "SELECT gin_clean_pending_list(to_regclass('ix_memories_tsv')), "
+                    "gin_clean_pending_list(to_regclass('ix_memories_trgm')); ANALYZE memories, embeddings"
+                )
+            )
             for model, dim in sorted(self._deferred):
                 self._ensure_hnsw(model, dim)
         finally:
@@ -659,10 +884,10 @@ class PostgresStore(SQLStore):
         if name in self._hnsw_ready or dim > 2000:  # pgvector's HNSW indexes vectors up to 2000 dims
             return
 
-        def run(c: Conn) -> None:
+        def run(c: Conn) -> bool:
             row = c.execute("SELECT to_regclass(%s)", (name,)).fetchone()
             if row is not None and row[0] is not None:
-                return
+                return True  # there already: no rollback of this transaction can take it away
             c.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_HNSW_LOCK,))
             # the graph must fit in maintenance_work_mem or the build crawls on disk: raise a small
             # default to 256 MB, but never lower what the server or the URL's options already allow
@@ -676,9 +901,10 @@ class PostgresStore(SQLStore):
                     "((embedding::vector({dim})) vector_cosine_ops) WHERE model = {model} AND dim = {dim}"
                 ).format(name=sql.Identifier(name), dim=sql.Literal(dim), model=sql.Literal(model))
             )
+            return False
 
-        self._write(run)
-        if self._tx_conn() is None:  # inside a transaction it could still roll back
+        existed = self._write(run)
+        if existed or self._tx_conn() is None:  # one made inside a transaction could still roll back
             self._hnsw_ready.add(name)
 
     def embeddings(self, flt: MemoryFilter, *, model: str) -> tuple[list[str], np.ndarray]:
@@ -693,6 +919,50 @@ class PostgresStore(SQLStore):
             return [], np.zeros((0, 0), dtype=np.float32)
         matrix = np.vstack([r[1].to_numpy() for r in rows]).astype(np.float32, copy=False)
         return [r[0] for r in rows], matrix
+
+    def _exact_scope(self, tenant: str, user_id: str, model: str) -> bool:
+        """Whether one user's ``model`` vectors are few enough (``exact_below``) to score exactly.
+
+        Counting stops past the threshold, so a user with a million vectors costs no more to
+        classify than one with ``exact_below``; the answer is kept for :data:`SCOPE_SIZE_EVERY`
+        searches of that scope (a scope near the threshold searched either way is still answered
+        right: exactly, or by the index with the filter in the scan)."""
+        key = (tenant, user_id, model)
+        with self._stats_lock:
+            known = self._scope_exact.get(key)
+            if known is not None and known[1] > 0:
+                self._scope_exact[key] = (known[0], known[1] - 1)
+                return known[0]
+        rows = self._read(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM embeddings WHERE tenant = %s AND user_id = %s "
+            "AND model = %s LIMIT %s) few",
+            (tenant, user_id, model, self.exact_below + 1),
+        )
+        exact = int(rows[0][0]) <= self.exact_below
+        with self._stats_lock:
+            if len(self._scope_exact) > 100_000:
+                self._scope_exact.clear()  # bounded memory over very many users
+            self._scope_exact[key] = (exact, SCOPE_SIZE_EVERY)
+        return exact
+
+    def _hnsw_settings(self, c: Conn, wanted: tuple[int, bool]) -> None:
+        """pgvector's ``ef_search`` (and iterative scan) for the next statement on ``c``: set once
+        per pooled session and changed only when a search wants other values (it was BEGIN, SET
+        LOCAL and COMMIT around every search, three round trips); inside a caller's transaction a
+        SET LOCAL, which ends with it."""
+        local = c is self._tx_conn()
+        if (self._local.hnsw if local else self._hnsw_session.get(c)) == wanted:
+            return
+        ef, iterative = wanted
+        scope = sql.SQL("LOCAL" if local else "SESSION")
+        settings = sql.SQL("SET {} hnsw.ef_search = {}").format(scope, sql.Literal(ef))
+        if iterative:
+            settings += sql.SQL("; SET {} hnsw.iterative_scan = 'relaxed_order'").format(scope)
+        c.execute(settings)  # one round trip for both settings
+        if local:
+            self._local.hnsw = wanted  # until the transaction ends
+        else:
+            self._hnsw_session[c] = wanted
 
     def vector_search(
         self,
@@ -720,14 +990,7 @@ class PostgresStore(SQLStore):
             # one user's vectors are few: scoring them all is exact and faster than walking the graph
             # until enough of that user's rows turn up (100 rows of 100k: 1.5 ms against 21 ms)
             scope, scope_args = sql.SQL("AND e.user_id = %s "), [flt.user_id]
-            # counting stops past the threshold: a user with a million vectors costs no more to
-            # classify than one with exact_below (a full COUNT would grow with the user)
-            rows = self._read(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM embeddings WHERE tenant = %s AND user_id = %s "
-                "AND model = %s LIMIT %s) few",
-                (flt.tenant, flt.user_id, model, self.exact_below + 1),
-            )
-            exact = int(rows[0][0]) <= self.exact_below
+            exact = self._exact_scope(flt.tenant, flt.user_id, model)
         dist = sql.SQL("(e.embedding::vector({dim}) <=> %s::vector({dim}))").format(dim=sql.Literal(dim))
         # "+ 0" hides the expression from the HNSW index, so the planner sorts the few rows exactly
         order = sql.SQL("({dist} + 0)").format(dist=dist) if exact else dist
@@ -744,17 +1007,14 @@ class PostgresStore(SQLStore):
             order=order,
         )
         args = [vec, flt.tenant, *scope_args, *params, vec, limit]
-        ef = max(self.ef_search, min(1000, 2 * limit))
+        wanted = (max(self.ef_search, min(1000, 2 * limit)), self._iterative_scan)
 
         def run(c: Conn) -> list[Any]:
-            settings = sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef))
-            if self._iterative_scan:
-                settings = settings + sql.SQL("; SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
-            c.execute(settings)  # one round trip for both settings
+            if not exact:
+                self._hnsw_settings(c, wanted)
             return c.execute(q, args).fetchall()
 
-        # SET LOCAL needs a transaction: the caller's, or one of its own
-        rows = self._read(q, args) if exact else self._write(run)
+        rows = self._reading(run)
         hits = [(r[0], 1.0 - float(r[1])) for r in rows if r[1] is not None and not math.isnan(r[1])]
         hits.sort(key=lambda h: -h[1])  # relaxed order: re-sort the few rows exactly
         return hits
