@@ -12,6 +12,7 @@ import pytest
 from remnant.bench.peers import _texts, lancedb_side, render, run_peers
 
 pytest.importorskip("lancedb")
+pytestmark = pytest.mark.slow  # fresh processes and three databases
 
 
 def test_lancedb_side_searches_what_it_times(tmp_path: Path) -> None:
