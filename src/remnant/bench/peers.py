@@ -282,13 +282,16 @@ def lancedb_side(
     text_index = time.perf_counter() - t0
 
     def vector(i: int, where: str | None = None) -> list[str]:
-        query = table.search(qvec[i]).distance_type("cosine").limit(10)
+        # the builder's type depends on the query (vector, hybrid): typed loosely on purpose
+        query: Any = table.search(qvec[i])
+        query = query.distance_type("cosine").limit(10)
         if where is not None:
             query = query.where(where, prefilter=True)
         return [str(x) for x in query.select(["id", "_distance"]).to_arrow()["id"].to_pylist()]
 
     def hybrid(i: int) -> int:
-        query = table.search(query_type="hybrid").vector(qvec[i]).text(qs[i]).distance_type("cosine")
+        query: Any = table.search(query_type="hybrid")
+        query = query.vector(qvec[i]).text(qs[i]).distance_type("cosine")
         return int(query.limit(10).select(["id"]).to_arrow().num_rows)
 
     queries = len(qs)
