@@ -1,10 +1,13 @@
 """``remnant bench peers``: the same memories, vectors and queries through Remnant and through its
-peers (Chroma, sqlite-vec brute force), in one run, printed as ratios.
+peers (Chroma, LanceDB, sqlite-vec brute force), in one run, printed as ratios.
 
 Every system gets the same 64-d vectors (the static model's, computed once up front) so embedding
 cost is out of every figure; Remnant gets them through a lookup embedder. All memories are in one
 scope (one user); Chroma holds them in one collection, each tagged with its ``user_id``, so its
-"filtered by user" query is the same collection queried with ``where={"user_id": ...}``.
+"filtered by user" query is the same collection queried with ``where={"user_id": ...}``. LanceDB
+holds them in one table with a ``user_id`` column (a scalar index on it) and its full-text index on
+the text; its hybrid query (full text + vector, fused by its default reranker) is timed first with
+the vector half a flat scan, then again after its ANN index (IVF-PQ, its default) is built.
 
 The peers are an extra of the benchmark, never of the product: ``pip install 'remnant[bench-peers]'``.
 """
@@ -28,7 +31,7 @@ import numpy as np
 
 from remnant.bench import CONTEXT_SETTINGS, header, percentile, product_switches
 
-INSTALL = "pip install 'remnant[bench-peers]'  (chromadb, sqlite-vec, sqlean-py)"
+INSTALL = "pip install 'remnant[bench-peers]'  (chromadb, lancedb, sqlite-vec, sqlean-py)"
 USER = "ana"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -108,6 +111,24 @@ col = client.get_collection("scope")
 got = col.query(query_embeddings=[q.tolist()], n_results=10)
 t2 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "first_query_s": t2 - t1, "hits": len(got["ids"][0]),
+                  "peak_rss_mib": peak_rss_mib()}))
+"""
+
+
+_FRESH_LANCE = """
+import json, os, sys, time
+os.environ.setdefault("LANCEDB_LOG", "error")
+from remnant.bench import peak_rss_mib
+import numpy as np
+t0 = time.perf_counter()
+import lancedb
+q = np.frombuffer(bytes.fromhex(sys.argv[2]), dtype=np.float32)
+t1 = time.perf_counter()
+table = lancedb.connect(sys.argv[1]).open_table("scope")
+got = (table.search(query_type="hybrid").vector(q).text(sys.argv[3]).distance_type("cosine")
+       .limit(10).select(["id"]).to_arrow())
+t2 = time.perf_counter()
+print(json.dumps({"import_s": t1 - t0, "first_query_s": t2 - t1, "hits": got.num_rows,
                   "peak_rss_mib": peak_rss_mib()}))
 """
 
@@ -203,6 +224,109 @@ def remnant_side(
     return out, ids, ingest
 
 
+def lancedb_side(
+    docs: Sequence[str],
+    qs: Sequence[str],
+    dvec: np.ndarray,
+    qvec: np.ndarray,
+    ids: Sequence[str],
+    exact: list[list[str]],
+    folder: Path,
+    say: Callable[[str], None] = lambda msg: None,
+) -> dict[str, Any] | None:
+    """LanceDB's half: one table (id, user_id, text, vector), its full-text index on the text and a
+    scalar index on ``user_id``; the vector and hybrid queries timed with a flat vector scan, then
+    again with its ANN index (IVF-PQ with its default settings). None when LanceDB is missing."""
+    import os
+
+    os.environ.setdefault("LANCEDB_LOG", "error")  # its scanner warns on every projected query
+    try:
+        import lancedb  # type: ignore[import-not-found,unused-ignore]
+        import pyarrow as pa  # type: ignore[import-not-found,unused-ignore]
+        from lancedb.index import FTS, BTree, IvfPq  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        say(f"LanceDB skipped ({INSTALL})")
+        return None
+    say("LanceDB: ingest")
+    dim = int(dvec.shape[1])
+    path = folder / "lance"
+    schema = pa.schema(
+        [
+            ("id", pa.string()),
+            ("user_id", pa.string()),
+            ("text", pa.string()),
+            ("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+    table = lancedb.connect(str(path)).create_table("scope", schema=schema)
+    size = len(docs)
+    t0 = time.perf_counter()
+    for s in range(0, size, 2000):
+        e = min(size, s + 2000)
+        flat = pa.array(np.ascontiguousarray(dvec[s:e], dtype=np.float32).ravel())
+        table.add(
+            pa.table(
+                {
+                    "id": list(ids[s:e]),
+                    "user_id": [USER] * (e - s),
+                    "text": list(docs[s:e]),
+                    "vector": pa.FixedSizeListArray.from_arrays(flat, dim),
+                },
+                schema=schema,
+            )
+        )
+    ingest = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    table.create_index("text", config=FTS())
+    table.create_index("user_id", config=BTree())
+    text_index = time.perf_counter() - t0
+
+    def vector(i: int, where: str | None = None) -> list[str]:
+        # the builder's type depends on the query (vector, hybrid): typed loosely on purpose
+        query: Any = table.search(qvec[i])
+        query = query.distance_type("cosine").limit(10)
+        if where is not None:
+            query = query.where(where, prefilter=True)
+        return [str(x) for x in query.select(["id", "_distance"]).to_arrow()["id"].to_pylist()]
+
+    def hybrid(i: int) -> int:
+        query: Any = table.search(query_type="hybrid")
+        query = query.vector(qvec[i]).text(qs[i]).distance_type("cosine")
+        return int(query.limit(10).select(["id"]).to_arrow().num_rows)
+
+    queries = len(qs)
+    got_flat: list[list[str]] = []
+    flat_vector = _time_each(lambda i: got_flat.append(vector(i)), queries)
+    hyb_hits: list[int] = []
+    flat_hybrid = _time_each(lambda i: hyb_hits.append(hybrid(i)), queries)
+    filtered = _time_each(lambda i: vector(i, f"user_id = '{USER}'"), queries)
+    say("LanceDB: its ANN index")
+    t0 = time.perf_counter()
+    table.create_index("vector", config=IvfPq(distance_type="cosine"))
+    ann_index = time.perf_counter() - t0
+    got_ann: list[list[str]] = []
+    ann_vector = _time_each(lambda i: got_ann.append(vector(i)), queries)
+    ann_hybrid = _time_each(lambda i: hyb_hits.append(hybrid(i)), queries)
+    ann_filtered = _time_each(lambda i: vector(i, f"user_id = '{USER}'"), queries)
+    say("LanceDB: a fresh process")
+    fresh = _fresh(_FRESH_LANCE, str(path), qvec[0].tobytes().hex(), qs[0])
+    return {
+        "ingest_s": ingest,
+        "text_index_s": round(text_index, 3),
+        "ann_index_s": round(ann_index, 3),
+        "vector_p50_ms": _ms(flat_vector),
+        "hybrid_p50_ms": _ms(flat_hybrid),
+        "filtered_p50_ms": _ms(filtered),
+        "recall_at_10": _recall_at_10(got_flat, exact),
+        "ann_vector_p50_ms": _ms(ann_vector),
+        "ann_hybrid_p50_ms": _ms(ann_hybrid),
+        "ann_filtered_p50_ms": _ms(ann_filtered),
+        "ann_recall_at_10": _recall_at_10(got_ann, exact),
+        "hybrid_hits_min": min(hyb_hits),
+        "fresh": fresh,
+    }
+
+
 def run_peers(
     size: int,
     queries: int,
@@ -282,6 +406,12 @@ def run_peers(
         "fresh": fresh_c,
     }
 
+    # -- LanceDB ------------------------------------------------------------------------------------
+    lance = lancedb_side(docs, qs, dvec, qvec, ids, exact, folder, say)
+    if lance is not None:
+        ingest["lancedb"] = lance.pop("ingest_s")
+    res["lancedb"] = lance
+
     # -- sqlite-vec brute force ---------------------------------------------------------------------
     try:
         import sqlean  # type: ignore[import-not-found,unused-ignore]
@@ -338,37 +468,105 @@ def _ratio(a: float | None, b: float | None) -> str:
 
 def render(res: dict[str, Any]) -> str:
     r, c, v = res["remnant"], res["chroma"], res["sqlite_vec"]
+    ln = res.get("lancedb") or {}
     ing = res["ingest_s"]
-    rows = [
-        ("ingest (s)", ing["remnant"], ing["chroma"], ing.get("sqlite_vec")),
+
+    def lance(key: str) -> float | None:
+        return ln.get(key)
+
+    lance_ingest = ann_ingest = None
+    lance_fresh: dict[str, float] = {}
+    if ln:
+        lance_ingest = round(ing["lancedb"] + ln["text_index_s"], 3)
+        ann_ingest = round(lance_ingest + ln["ann_index_s"], 3)
+        lance_fresh = ln["fresh"]
+    # columns: remnant, chroma, lancedb (flat vector scan), lancedb with its ANN index, sqlite-vec
+    rows: list[tuple[str, Any, Any, Any, Any, Any]] = [
+        (
+            "ingest (s; lancedb: + its indexes)",
+            ing["remnant"],
+            ing["chroma"],
+            lance_ingest,
+            ann_ingest,
+            ing.get("sqlite_vec"),
+        ),
         (
             "vector search, store p50 (ms)",
             r["vector_store_p50_ms"],
             c["vector_p50_ms"],
+            lance("vector_p50_ms"),
+            lance("ann_vector_p50_ms"),
             v and v["vector_p50_ms"],
         ),
-        ("vector recall p50 (ms)", r["vector_p50_ms"], c["vector_p50_ms"], v and v["vector_p50_ms"]),
-        ("hybrid recall p50 (ms)", r["hybrid_p50_ms"], c["vector_p50_ms"], v and v["vector_p50_ms"]),
-        ("filtered by user p50 (ms)", r["filtered_p50_ms"], c["filtered_p50_ms"], v and v["filtered_p50_ms"]),
-        ("fresh process: first query (s)", r["fresh"]["first_query_s"], c["fresh"]["first_query_s"], None),
-        ("fresh process: peak RSS (MiB)", r["fresh"]["peak_rss_mib"], c["fresh"]["peak_rss_mib"], None),
-        ("recall@10 vs exact", r["recall_at_10"], c["recall_at_10"], v and v["recall_at_10"]),
+        (
+            "vector recall p50 (ms)",
+            r["vector_p50_ms"],
+            c["vector_p50_ms"],
+            lance("vector_p50_ms"),
+            lance("ann_vector_p50_ms"),
+            v and v["vector_p50_ms"],
+        ),
+        (
+            "hybrid recall p50 (ms)",
+            r["hybrid_p50_ms"],
+            c["vector_p50_ms"],
+            lance("hybrid_p50_ms"),
+            lance("ann_hybrid_p50_ms"),
+            v and v["vector_p50_ms"],
+        ),
+        (
+            "filtered by user p50 (ms)",
+            r["filtered_p50_ms"],
+            c["filtered_p50_ms"],
+            lance("filtered_p50_ms"),
+            lance("ann_filtered_p50_ms"),
+            v and v["filtered_p50_ms"],
+        ),
+        (
+            "fresh process: first query (s)",
+            r["fresh"]["first_query_s"],
+            c["fresh"]["first_query_s"],
+            None,
+            lance_fresh.get("first_query_s"),
+            None,
+        ),
+        (
+            "fresh process: peak RSS (MiB)",
+            r["fresh"]["peak_rss_mib"],
+            c["fresh"]["peak_rss_mib"],
+            None,
+            lance_fresh.get("peak_rss_mib"),
+            None,
+        ),
+        (
+            "recall@10 vs exact",
+            r["recall_at_10"],
+            c["recall_at_10"],
+            lance("recall_at_10"),
+            lance("ann_recall_at_10"),
+            v and v["recall_at_10"],
+        ),
     ]
     from remnant.bench.engine import render_options
 
+    names = ("remnant", "chroma", "lancedb", "lance+ANN", "sqlite-vec")
     out = [
         f"\n{res['size']:,} memories, one scope, {res['dim']}-d vectors, {res['queries']} queries "
-        "(Remnant's recalls run the whole engine and are compared with the peers' vector query)",
+        "(Remnant's recalls run the whole engine; its hybrid recall is compared with LanceDB's hybrid "
+        "query and with Chroma's and sqlite-vec's vector query, which have no full-text half)",
         render_options(r["options"], r["switched"]),
         f"Remnant's store search: {r['vector_store_model']} (the paired vectors as stored), at least "
-        f"{r['vector_store_hits_min']} hits a query; its fresh process loads the embedder "
-        f"(the peers' get the query vector)",
-        f"{'':32} {'remnant':>10} {'chroma':>10} {'sqlite-vec':>10} {'r/chroma':>9} {'r/sqlite-vec':>12}",
+        f"{r['vector_store_hits_min']} hits a query; its fresh process loads the embedder and runs a "
+        "vector recall (the peers' get the query vector; LanceDB's runs its hybrid query)",
+        f"{'':36} "
+        + " ".join(f"{n:>10}" for n in names)
+        + " "
+        + " ".join(f"{'r/' + n:>12}" for n in names[1:]),
     ]
-    for name, a, b, d in rows:
-        cells = [f"{x:>10.3f}" if isinstance(x, float | int) else f"{'-':>10}" for x in (a, b, d)]
-        ratios = ("-", "-") if name.startswith("recall@10") else (_ratio(a, b), _ratio(a, d))
-        out.append(f"{name:32} {' '.join(cells)} {ratios[0]:>9} {ratios[1]:>12}")
+    for name, a, *peers in rows:
+        cells = [f"{x:>10.3f}" if isinstance(x, float | int) else f"{'-':>10}" for x in (a, *peers)]
+        ratios = ["-"] * len(peers) if name.startswith("recall@10") else [_ratio(a, p) for p in peers]
+        out.append(f"{name:36} {' '.join(cells)} " + " ".join(f"{x:>12}" for x in ratios))
     return "\n".join(out)
 
 
@@ -381,9 +579,9 @@ def render(res: dict[str, Any]) -> str:
 def bench_peers(
     sizes: str, queries: int, seed: int, dedup: bool, contradictions: str | None, json_path: str | None
 ) -> None:
-    """Remnant against Chroma and sqlite-vec (brute force) in one run, with the same memories, the
+    """Remnant against Chroma, LanceDB and sqlite-vec (brute force) in one run, with the same memories, the
     same 64-d vectors and the same queries: ingest, vector query p50, hybrid recall p50 (against
-    their vector query), a query filtered by user, the first query of a fresh process (and its
+    LanceDB's hybrid query, with and without its ANN index, and the others' vector query), a query filtered by user, the first query of a fresh process (and its
     memory), recall@10 against exact search. Ratios are Remnant / peer (under 1: Remnant faster).
     Remnant is ``remnant.Memory`` as shipped (dedup, the contradiction check, paired context
     vectors); each switch that differs from its defaults is printed.
