@@ -152,7 +152,12 @@ def run_cases(factory: AdapterFactory, ctx: SuiteContext, cases: list[dict[str, 
         passed += ok
         if not ok:
             misses.append(str(case["id"]))
-            why[str(case["id"])] = list(v.get("failed") or [outcome.error or "the case did not finish"])
+            failed = v.get("failed")
+            why[str(case["id"])] = (
+                [str(c) for c in failed]
+                if isinstance(failed, list) and failed
+                else [outcome.error or "the case did not finish"]
+            )
         for axis in ("group", "lang", "author"):
             t = tallies[axis][str(case.get(axis, "?"))]
             t[0] += ok
