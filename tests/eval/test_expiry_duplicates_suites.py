@@ -92,7 +92,7 @@ def test_expiry_suite_reads_a_data_file_from_the_cli(tmp_path: Path) -> None:
     wrong = runner.invoke(cli, ["eval", "--suite", "duplicates", "--data", str(data), "--out", str(tmp_path)])
     assert (
         wrong.exit_code == 2
-        and "--data replaces the cases of expiry, forget_requests, supersession, timelines only"
+        and "--data replaces the cases of expiry, forget_requests, supersession, timelines, chitchat only"
         in wrong.output
     )
 
