@@ -24,7 +24,7 @@ from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.retrieval import HybridRetriever
 from remnant.store.base import MemoryFilter
 from remnant.store.sqlite import SQLiteStore
-from remnant.store.vector_file import unit_rows
+from remnant.store.vector_file import Mapped, unit_rows
 
 MODEL = "static"
 # the stored rows: the static model's 64 dimensions, twice over (a turn's vector pairs it with the
@@ -467,3 +467,13 @@ def test_a_fresh_process_checks_only_what_was_written_since_the_completeness_mar
     pg_url: str,
 ) -> None:
     _completeness_is_marked(pg_url, None)
+
+
+def test_top_many_gives_each_query_what_top_gives_it() -> None:
+    rng = np.random.default_rng(5)
+    mat = Mapped(unit_rows(rng.standard_normal((3000, 64)).astype(np.float32)), None)
+    queries = unit_rows(rng.standard_normal((70, 64)).astype(np.float32))
+    for q, (slots, scores) in zip(queries, mat.top_many(queries, 30), strict=True):
+        want_slots, want_scores = mat.top(q, 30)
+        assert list(slots) == list(want_slots)
+        assert np.allclose(scores, want_scores, atol=1e-5)

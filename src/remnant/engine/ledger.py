@@ -20,9 +20,10 @@ import time
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -139,6 +140,14 @@ class WriteHook(Protocol):
     contradiction policy is one); may flag or supersede older memories through the ledger."""
 
     def before_insert(self, ledger: Ledger, record: MemoryRecord) -> None: ...
+
+
+@runtime_checkable
+class BatchWriteHook(Protocol):
+    """Optional on a write hook: a block around the :meth:`WriteHook.before_insert` calls of a batch
+    (inside its transaction), in which the hook may do once what each insert would otherwise repeat."""
+
+    def batch(self, ledger: Ledger, records: Sequence[MemoryRecord]) -> AbstractContextManager[None]: ...
 
 
 @dataclass(frozen=True)
@@ -688,6 +697,17 @@ class Ledger:
     def _insert_kept(
         self, records: list[MemoryRecord], supersede: bool, now: datetime, index_text: IndexText | None
     ) -> dict[str, MemoryRecord]:
+        with ExitStack() as hooked:
+            if supersede and len(records) > 1:
+                for hook in self.hooks:
+                    if isinstance(hook, BatchWriteHook):
+                        hooked.enter_context(hook.batch(self, records))
+            self._insert_each(records, supersede, now, index_text)
+        return {r.id: r.copy() for r in records}
+
+    def _insert_each(
+        self, records: list[MemoryRecord], supersede: bool, now: datetime, index_text: IndexText | None
+    ) -> None:
         for record in records:
             if supersede and record.key is not None:
                 speaker = record.metadata.get("speaker")
@@ -720,7 +740,6 @@ class Ledger:
             # a retriever may index more than the content (speaker, date, neighbouring turns);
             # only the stored records are neighbours (a repeat left out holds no words of its own)
             self.store.insert(record, index_text=index_text(self, record, records) if index_text else None)
-        return {r.id: r.copy() for r in records}
 
     def _reindex_followed(self, records: Sequence[MemoryRecord]) -> None:
         """Give the turns just before new ones their following context.

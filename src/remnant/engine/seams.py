@@ -7,6 +7,7 @@ importing them (and so tests can plug in the real thing, small).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -125,6 +126,17 @@ class NeighbourSource(Protocol):
     def neighbours(
         self, engine: EngineView, text: str, flt: MemoryFilter, limit: int
     ) -> list[tuple[str, float]]: ...
+
+
+@runtime_checkable
+class NeighbourBatch(Protocol):
+    """Optional beside :class:`NeighbourSource`: a block in which :meth:`neighbours` of any of
+    ``texts`` (with this ``limit``) is answered from one search of them all, with the same answer;
+    a batch of writes then reads the stored vectors once, not once a write."""
+
+    def neighbour_batch(
+        self, engine: EngineView, texts: Sequence[str], limit: int
+    ) -> AbstractContextManager[None]: ...
 
 
 class RedactionOutcome(Protocol):

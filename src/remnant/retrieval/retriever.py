@@ -28,6 +28,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -682,6 +683,26 @@ class HybridRetriever:
             limit,
             as_document=True,
             exhaustive=False,
+        )
+
+    def neighbour_batch(
+        self, engine: EngineView, texts: Sequence[str], limit: int
+    ) -> AbstractContextManager[None]:
+        """The ``NeighbourBatch`` seam: :meth:`neighbours` of these texts answered in the block from
+        one product of their vectors with the store's (a store with its own vector index only)."""
+        if (
+            self.embedder is None
+            or self.mode == "lexical"
+            or not texts
+            or not engine.store.shared_vector_index
+        ):
+            return nullcontext()
+        vecs = self.embedder.embed_documents([embedding_text(t, None, speaker=False) for t in texts])
+        return engine.store.probing(
+            np.asarray(vecs, dtype=np.float32),
+            tenant=engine.tenant,
+            model=self.embedder.model_id,
+            limit=limit,
         )
 
     def prepare_queries(self, texts: Sequence[str]) -> None:

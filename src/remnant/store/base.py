@@ -306,6 +306,14 @@ class Store(ABC):
     #: index of their own in memory, and see other processes' writes at once.
     shared_vector_index: bool = False
 
+    def probing(
+        self, query_vecs: np.ndarray, *, tenant: str, model: str, limit: int
+    ) -> AbstractContextManager[None]:
+        """A hint before a batch of :meth:`vector_search` probes (``exhaustive=False``) with these
+        vectors and ``limit``: a store may score them all at once and answer each probe in the block
+        from that (the same answer). Nothing is kept after it; this default does nothing."""
+        return nullcontext()
+
     def vector_search(
         self,
         query_vec: np.ndarray,

@@ -82,6 +82,7 @@ class SQLiteStore(SQLStore):
         self.url = f"sqlite:///{path}"
         self._name = str(path)
         self._lock = threading.RLock()
+        self._probes = threading.local()  # a batch's probe scores (:meth:`probing`)
         self._depth = 0
         self._owner: int | None = None  # the thread inside the open transaction
         self._exclusive_owner: int | None = None  # the thread inside exclusive()
@@ -542,6 +543,32 @@ class SQLiteStore(SQLStore):
             self._write(reset)
             self._sync_vectors(tenant, m)
 
+    @contextmanager
+    def probing(self, query_vecs: np.ndarray, *, tenant: str, model: str, limit: int) -> Iterator[None]:
+        """One product of the vector file with every probe of a batch (see :class:`Store`); each
+        :meth:`vector_search` probe in the block with one of these vectors takes its nearest slots
+        from it (the file read once a batch, not once a write), then applies the filter as ever."""
+        st = self._sync_vectors(tenant, model) if self._vectors is not None and limit > 0 else None
+        mat = self._vectors.matrix(st[2], st[1], st[0]) if self._vectors is not None and st else None
+        if st is None or mat is None or st[1] == 0 or getattr(self._probes, "memo", None) is not None:
+            yield
+            return
+        dim, rows, name = st
+        qs = unit_rows(np.asarray(query_vecs, dtype=np.float32).reshape(len(query_vecs), -1))
+        if qs.shape[1] != dim:
+            yield
+            return
+        want = min(rows, limit + max(limit // 2, 20))
+        tops = mat.top_many(qs, want)
+        # this thread's only: the file is fixed while the write holds the lock, not for others
+        self._probes.memo = {
+            (tenant, model, name, rows, want, q.tobytes()): t for q, t in zip(qs, tops, strict=True)
+        }
+        try:
+            yield
+        finally:
+            self._probes.memo = None
+
     def vector_search(
         self,
         query_vec: np.ndarray,
@@ -576,7 +603,12 @@ class SQLiteStore(SQLStore):
         # over-fetch by half (as the in-process index did): most of a scope passes the recall filter,
         # and a filter that removes more falls through to scoring only what it allows, below
         want = min(rows, limit + max(limit // 2, 20))
-        slots, scores = mat.top(q, want)
+        memo: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] | None = getattr(
+            self._probes, "memo", None
+        )
+        key = (flt.tenant, model, name, rows, want, q.tobytes())
+        got = memo.get(key) if memo is not None and not exhaustive else None
+        slots, scores = got if got is not None else mat.top(q, want)
         hits = self._slot_hits(flt, model, slots, scores)
         # a probe (not exhaustive) keeps what the nearest slots gave: the fallback below walks
         # every slot the filter allows, which grows with the scope

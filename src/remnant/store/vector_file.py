@@ -311,6 +311,18 @@ class Mapped:
         self._release(0, n)
         return _best(scores, k)
 
+    def top_many(self, queries: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`top` of each row of ``queries`` (unit vectors), one matrix product per group of
+        queries: a batch of writes reads the file once, not once a write."""
+        if self.releases():  # a big file is scored chunk by chunk, its pages handed back: per query
+            return [self.top(q, k) for q in queries]
+        out: list[tuple[np.ndarray, np.ndarray]] = []
+        step = max(1, _CHUNK_BYTES // (max(len(self), 1) * _F32))  # a group's scores stay small
+        for start in range(0, queries.shape[0], step):
+            scores = queries[start : start + step] @ self.rows.T
+            out += [_best(row, k) for row in scores]
+        return out
+
     def top_of(self, subset: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` best of the rows ``subset`` (positions into ``subset``), scored exactly."""
         if not self.releases():

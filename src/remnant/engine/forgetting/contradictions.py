@@ -24,7 +24,7 @@ import threading
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -35,7 +35,7 @@ from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.core.text import CJK_CLASS, STOPWORDS, fts_match, is_cjk
 from remnant.engine.forgetting import attributes
 from remnant.engine.forgetting.attribute_model import AttributeClassifier
-from remnant.engine.seams import NeighbourSource
+from remnant.engine.seams import NeighbourBatch, NeighbourSource
 from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
@@ -291,6 +291,29 @@ class ContradictionPolicy:
             resolve_on_write(ledger, record, self)
         else:
             apply_on_write(ledger, record, found, self)
+
+    def batch(self, ledger: Ledger, records: Sequence[MemoryRecord]) -> AbstractContextManager[None]:
+        """The engine's batch hook: the nearest-neighbour probes of a batch's checked writes as one
+        search of the stored vectors (``NeighbourBatch``), which each :meth:`before_insert` then reads
+        (the same candidates as one search a write). Writes judged before the lock search nothing."""
+        retriever = ledger.retriever
+        if (
+            self.mode == "off"
+            or not self.neighbours
+            or not isinstance(retriever, NeighbourSource)
+            or not isinstance(retriever, NeighbourBatch)
+            or getattr(retriever, "model_id", "") is None
+        ):
+            return nullcontext()
+        texts = [
+            r.content
+            for r in records
+            if r.key is None
+            and r.kind in self.kinds
+            and len(r.content) <= self.max_chars
+            and not _has_pending(self, r)
+        ]
+        return retriever.neighbour_batch(ledger, texts, self.neighbours) if texts else nullcontext()
 
     @contextmanager
     def prejudged(
@@ -630,16 +653,24 @@ def _pending_list() -> list[EarlyJudgement]:
     return pending
 
 
+def _has_pending(policy: ContradictionPolicy, record: MemoryRecord) -> bool:
+    return any(_same_write(e, policy, record) for e in _pending_list())
+
+
+def _same_write(e: EarlyJudgement, policy: ContradictionPolicy, record: MemoryRecord) -> bool:
+    return (
+        e.policy_id == id(policy)
+        and e.text == record.content
+        and e.user_id == record.user_id
+        and e.agent_id == record.agent_id
+        and e.kind == record.kind
+    )
+
+
 def _take_pending(policy: ContradictionPolicy, record: MemoryRecord) -> EarlyJudgement | None:
     pending = _pending_list()
     for i, e in enumerate(pending):
-        if (
-            e.policy_id == id(policy)
-            and e.text == record.content
-            and e.user_id == record.user_id
-            and e.agent_id == record.agent_id
-            and e.kind == record.kind
-        ):
+        if _same_write(e, policy, record):
             return pending.pop(i)
     return None
 
