@@ -72,6 +72,13 @@ def test_placeholders_are_not_entities() -> None:
     assert kinds("[PERSON_1] called me at [PHONE_1] about [EMAIL_2].") == []
 
 
+def test_the_engines_own_subject_word_is_no_name() -> None:
+    # the facts the engine writes start "User ..." / "User's ...": read as a name, every fact of a
+    # user shared the key "user" and the entity round lifted all of them for any question
+    assert kinds("User's name: Ana") == [("name", "ana")]
+    assert kinds("User lives in Porto") == [("place", "porto")]
+
+
 def test_chinese_without_a_model() -> None:
     assert kinds("李华送给小明什么礼物？") == [("person", "李华"), ("person", "小明")]
     got = kinds("王小明喜欢在北京市海淀区的清华大学读书，他今年20岁。")
