@@ -335,6 +335,7 @@ OTHER_STORE_METHODS = frozenset(
         "meta",
         "metadata_values",
         "over_capacity",
+        "probing",  # a read hint: one batched vector probe for a batch of checked writes
         "query",
         "record_row",
         "schema_version",
