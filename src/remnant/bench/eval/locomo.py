@@ -609,6 +609,17 @@ class _ReplayClock:
         self.at = when
 
 
+def _timing(embedder: Any, index_s: float, queries: list[float]) -> dict[str, Any]:
+    """A backend's time: in the embedder (documents, queries), indexing and each search."""
+    return {
+        "embed_documents": embedder.documents_s if embedder else 0.0,
+        "embed_queries": embedder.queries_s if embedder else 0.0,
+        "index": index_s,
+        "search": sum(queries),
+        "queries": list(queries),
+    }
+
+
 class EngineBackend:
     """Runs the bench through :class:`remnant.Memory` on a real SQLite file.
 
@@ -705,13 +716,7 @@ class EngineBackend:
         return list(self._dia.get(memory_id, ()))
 
     def timing(self) -> dict[str, Any]:
-        return {
-            "embed_documents": self._embedder.documents_s if self._embedder else 0.0,
-            "embed_queries": self._embedder.queries_s if self._embedder else 0.0,
-            "index": self._index_s,
-            "search": sum(self._queries),
-            "queries": list(self._queries),
-        }
+        return _timing(self._embedder, self._index_s, self._queries)
 
     def close(self) -> None:
         self.memory.close()
@@ -845,13 +850,7 @@ class ProductBackend:
         ]
 
     def timing(self) -> dict[str, Any]:
-        return {
-            "embed_documents": self._embedder.documents_s if self._embedder else 0.0,
-            "embed_queries": self._embedder.queries_s if self._embedder else 0.0,
-            "index": self._index_s,
-            "search": sum(self._queries),
-            "queries": list(self._queries),
-        }
+        return _timing(self._embedder, self._index_s, self._queries)
 
     def close(self) -> None:
         self.memory.close()
