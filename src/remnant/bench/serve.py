@@ -52,6 +52,14 @@ WORDS = [
 ]
 
 
+def _code(r: Any) -> str:
+    """A failed answer's error code (``{"error": {"code": ...}}``), so a report says which 5xx."""
+    try:
+        return str(r.json()["error"]["code"])
+    except (ValueError, KeyError, TypeError):
+        return "?"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -171,14 +179,18 @@ async def _load(
                             acked += 1
                             lat_write.append(ms)
                         else:
-                            errors.append(f"write {r.status_code}")
+                            errors.append(
+                                f"write {r.status_code}" + (f" {_code(r)}" if r.status_code >= 500 else "")
+                            )
                     else:
                         r = await http.post("/v1/recall", json={"query": words, "user_id": user, "limit": 5})
                         ms = (time.perf_counter() - t0) * 1000
                         if r.status_code == 200:
                             lat_recall.append(ms)
                         else:
-                            errors.append(f"recall {r.status_code}")
+                            errors.append(
+                                f"recall {r.status_code}" + (f" {_code(r)}" if r.status_code >= 500 else "")
+                            )
                 except httpx.HTTPError as exc:
                     errors.append(type(exc).__name__)
                 n += 1

@@ -99,7 +99,11 @@ def _may_hold_pii(key: str) -> bool:
     return any(not (c.isalpha() or c == "_") for c in key)
 
 
-_CONFLICT_RETRIES = 5
+# attempts after a deadlock or serialization failure between server processes; with the jittered
+# backoff below the last waits up to 2.6 s, so a burst of racing writes settles rather than
+# answering 503 (two processes on one PostgreSQL database, a slow machine: 3 of a run's writes
+# failed after 5)
+_CONFLICT_RETRIES = 8
 _T = TypeVar("_T")
 
 
