@@ -101,8 +101,8 @@ def _may_hold_pii(key: str) -> bool:
 
 # attempts after a deadlock or serialization failure between server processes; with the jittered
 # backoff below the last waits up to 2.6 s, so a burst of racing writes settles rather than
-# answering 503 (two processes on one PostgreSQL database, a slow machine: 3 of a run's writes
-# failed after 5)
+# answering 503 (one CI run of two server processes on one PostgreSQL database answered 3 writes
+# 503 with 5 retries; that conflicts were the cause is likely, not confirmed)
 _CONFLICT_RETRIES = 8
 _T = TypeVar("_T")
 
