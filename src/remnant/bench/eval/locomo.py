@@ -27,10 +27,11 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from remnant.core.clock import ManualClock
 from remnant.core.errors import ValidationError
 from remnant.embed.base import Embedder
 from remnant.retrieval.hybrid import HybridConfig
@@ -609,6 +610,13 @@ class _ReplayClock:
         self.at = when
 
 
+def _bench_clock(clock: str, latest: datetime | None) -> tuple[datetime, ManualClock | _ReplayClock]:
+    """The latest session date (aware) and the backend's clock: now (``real``) or replaying the
+    sessions up to that date (``replay``)."""
+    last = (latest or datetime(2030, 1, 1)).replace(tzinfo=UTC)
+    return last, ManualClock(datetime.now(UTC)) if clock == "real" else _ReplayClock(last)
+
+
 def _timing(embedder: Any, index_s: float, queries: list[float]) -> dict[str, Any]:
     """A backend's time: in the embedder (documents, queries), indexing and each search."""
     return {
@@ -642,20 +650,15 @@ class EngineBackend:
         latest: datetime | None = None,
         clock: str = "real",
     ) -> None:
-        from datetime import UTC
 
-        from remnant.core.clock import ManualClock
         from remnant.engine.memory import Memory
 
         if clock not in CLOCKS:
             raise ValidationError(f"clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
         self.name = name
         self.clock_mode = clock
-        self._latest = (latest or datetime(2030, 1, 1)).replace(tzinfo=UTC)
+        self._latest, self.clock = _bench_clock(clock, latest)
         self._embedder = TimedEmbedder(embedder) if embedder is not None else None
-        self.clock: ManualClock | _ReplayClock = (
-            ManualClock(datetime.now(UTC)) if clock == "real" else _ReplayClock(self._latest)
-        )
         path = Path(db_dir) / f"locomo-{name}.db"
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -748,10 +751,8 @@ class ProductBackend:
         speaker: str = "name",
         sessions: bool = True,
     ) -> None:
-        from datetime import UTC
 
         from remnant.config import Memory
-        from remnant.core.clock import ManualClock
         from remnant.retrieval.retriever import HybridRetriever, IndexTextPolicy, context_vector_from_env
 
         if clock not in CLOCKS:
@@ -762,11 +763,8 @@ class ProductBackend:
         self.clock_mode = clock
         self.speaker = speaker
         self.sessions = sessions
-        self._latest = (latest or datetime(2030, 1, 1)).replace(tzinfo=UTC)
+        self._latest, self.clock = _bench_clock(clock, latest)
         self._embedder = TimedEmbedder(embedder) if embedder is not None else None
-        self.clock: ManualClock | _ReplayClock = (
-            ManualClock(datetime.now(UTC)) if clock == "real" else _ReplayClock(self._latest)
-        )
         path = Path(db_dir) / f"locomo-{name}.db"
         self._files = [Path(f"{path}{s}") for s in ("", "-wal", "-shm", ".vault-key", ".audit-key")]
         for f in self._files:
