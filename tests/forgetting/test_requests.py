@@ -499,7 +499,7 @@ def test_facets_name_one_value_of_a_turn(db_path: Path, clock: ManualClock) -> N
 
 
 def test_parse_splits_what_goes_from_what_stays() -> None:
-    from remnant.engine.forgetting.request_parts import split_request
+    from remnant.understand.request_parts import split_request
 
     assert split_request("forget my postcode, the street is fine") == (
         "forget my postcode",

@@ -26,7 +26,9 @@ from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new
 from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
 from remnant.core.text.numerals import ENGLISH_MONTHS
 from remnant.embed.base import base_model_id
-from remnant.engine.forgetting.request_parts import (
+from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
+from remnant.store.base import MemoryFilter
+from remnant.understand.request_parts import (
     BY_LABEL_ONLY,
     VALUE_KINDS,
     measure_said,
@@ -43,8 +45,6 @@ from remnant.engine.forgetting.request_parts import (
     value_after,
     value_spans,
 )
-from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
-from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
     from remnant.engine.ledger import Ledger
