@@ -173,7 +173,7 @@ def test_a_named_speakers_value_replaces_only_that_speakers(open_mem: Open) -> N
     ],
 )
 def test_a_food_described_as_vegan_is_no_diet(text: str) -> None:
-    from remnant.engine.forgetting import attributes
+    from remnant.understand import attributes
 
     reading = attributes.read(text)
     assert reading is None or reading.attribute != "diet"

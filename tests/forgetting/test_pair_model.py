@@ -15,7 +15,6 @@ from remnant.core.errors import ValidationError
 from remnant.core.model import Status
 from remnant.embed.base import EmbedderUnavailable
 from remnant.embed.registry import get_embedder
-from remnant.engine.forgetting.attributes import cues
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.pair_model import (
     BLOCKS,
@@ -26,6 +25,7 @@ from remnant.engine.forgetting.pair_model import (
     weights_path,
 )
 from remnant.engine.memory import Memory
+from remnant.understand.attributes import cues
 
 
 def test_cues_in_english_and_chinese() -> None:

@@ -8,10 +8,10 @@ import pytest
 
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
-from remnant.engine.forgetting.attributes import read, relation
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.supersession_set import DEV_PAIRS, evaluate_policy
 from remnant.engine.memory import Memory
+from remnant.understand.attributes import read, relation
 
 
 @pytest.mark.parametrize(

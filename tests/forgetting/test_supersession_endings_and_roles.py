@@ -11,8 +11,8 @@ import pytest
 
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
-from remnant.engine.forgetting.attributes import ends_named, next_in_role, read, relation
 from remnant.engine.memory import Memory
+from remnant.understand.attributes import ends_named, next_in_role, read, relation
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from remnant.engine.forgetting.attribute_model import Centroids, fit_centroids, fit_softmax, weights_path
-from remnant.engine.forgetting.attributes import unread_relation
+from remnant.understand.attributes import unread_relation
 
 
 def _decide(

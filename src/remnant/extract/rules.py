@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from remnant.core.text import HAN_CLASS, has_han
-from remnant.engine.forgetting import attributes
 from remnant.extract.keys import CANONICAL, normalise_key, slug
 from remnant.extract.model import ExtractedFact, FactKind
+from remnant.understand import attributes
 
 _DATA = Path(__file__).resolve().parent / "data"
 

@@ -101,8 +101,8 @@ def load_jsonl(path: Path) -> list[Pair]:
 
 
 def rule_author_pairs() -> list[Pair]:
-    from remnant.engine.forgetting.attributes import read
     from remnant.engine.forgetting.supersession_set import DEV_PAIRS
+    from remnant.understand.attributes import read
 
     out = []
     for p in DEV_PAIRS:

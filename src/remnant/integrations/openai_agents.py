@@ -32,9 +32,9 @@ from typing import Any
 from remnant.core.errors import NotFoundError, RemnantError
 from remnant.core.extras import needs
 from remnant.core.model import MAX_CONTENT_CHARS, MAX_LIMIT, Kind, MemoryRecord, Status, check_identifier
-from remnant.engine.forgetting.attributes import read, relate
 from remnant.engine.memory import Memory
 from remnant.store.base import MemoryFilter
+from remnant.understand.attributes import read, relate
 
 with needs("the OpenAI Agents adapter", "openai-agents"):
     from agents import FunctionTool, function_tool

@@ -2,7 +2,7 @@
 
 Used to fit the attribute centroids of :mod:`remnant.engine.forgetting.attribute_model`: "relocated
 to Vancouver" and "Berlin is home these days" both set ``city`` without sharing a word. The
-attribute names are those of :mod:`remnant.engine.forgetting.attributes`; ``other`` collects
+attribute names are those of :mod:`remnant.understand.attributes`; ``other`` collects
 statements about things a person has many of (likes, pets, hobbies, events), which never supersede
 one another. Templates and slot lists are written for this generator (no public data, no evaluation
 file); :func:`generate` is deterministic for a seed, and :func:`pairs` composes labelled old/new

@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 from remnant.core.errors import ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.core.text import CJK_CLASS, STOPWORDS, fts_match, is_cjk
-from remnant.engine.forgetting import attributes
 from remnant.engine.forgetting.attribute_model import AttributeClassifier
 from remnant.engine.seams import NeighbourBatch, NeighbourSource
 from remnant.store.base import MemoryFilter
+from remnant.understand import attributes
 
 if TYPE_CHECKING:
     from remnant.engine.ledger import Ledger
@@ -236,7 +236,7 @@ class ContradictionPolicy:
     """What the engine does when a new unkeyed memory likely contradicts an active one.
 
     Two opinions are asked about each candidate: the attribute reader
-    (:mod:`remnant.engine.forgetting.attributes`: which attribute of whose, and its value) and the
+    (:mod:`remnant.understand.attributes`: which attribute of whose, and its value) and the
     word-level :class:`ContradictionDetector`. When the reader knows both statements, it decides: the
     same attribute of the same subject with another value is a contradiction, anything else is not
     (it overrules the detector). When it cannot tell, the detector's ``contradiction`` stands, as an

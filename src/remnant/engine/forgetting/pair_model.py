@@ -1,6 +1,6 @@
 """Does a new unkeyed statement replace an old one? A small logistic model over a pair's features.
 
-The attribute rules (:mod:`remnant.engine.forgetting.attributes`) are precise but read few of the
+The attribute rules (:mod:`remnant.understand.attributes`) are precise but read few of the
 ways people state a change ("I'm vegetarian now", "handed in my notice at Acme", 现在改吃素了). This
 model weighs, for a pair (old, new), a handful of signals that each say a little:
 
@@ -45,9 +45,9 @@ import numpy as np
 import numpy.typing as npt
 
 from remnant.embed.base import Embedder, EmbeddingError
-from remnant.engine.forgetting import attributes
 from remnant.engine.forgetting.attribute_model import OTHER, AttributeClassifier
 from remnant.engine.forgetting.contradictions import ContradictionDetector, tokens
+from remnant.understand import attributes
 
 log = logging.getLogger(__name__)
 

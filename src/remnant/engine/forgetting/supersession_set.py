@@ -1,6 +1,6 @@
 """A hand-written development set for semantic supersession of unkeyed facts, and its scoring.
 
-Written by the engineer who wrote :mod:`remnant.engine.forgetting.attributes`, so it is the
+Written by the engineer who wrote :mod:`remnant.understand.attributes`, so it is the
 *development* figure: the held-out figure comes from ``remnant eval --suite supersession`` on a set
 written by someone else. Each pair is (old, new, label) with label ``supersedes`` (the new statement
 replaces the old value of the same attribute of the same subject), ``compatible`` (both can hold:
