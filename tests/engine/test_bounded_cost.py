@@ -61,8 +61,8 @@ def _readers() -> dict[str, Callable[[str], object]]:
     from remnant.extract.rules import RuleExtractor
     from remnant.extract.salience import salience
     from remnant.privacy import Detector
-    from remnant.retrieval import query, timeexpr
-    from remnant.understand import attributes, request_parts
+    from remnant.retrieval import query
+    from remnant.understand import attributes, request_parts, timeexpr
 
     def durations(text: str) -> object:
         try:

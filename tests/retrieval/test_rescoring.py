@@ -23,7 +23,7 @@ from remnant.retrieval.rescoring import (
     temporal_factor,
 )
 from remnant.retrieval.retriever import HybridRetriever
-from remnant.retrieval.timeexpr import resolve
+from remnant.understand.timeexpr import resolve
 
 SAID = datetime(2023, 6, 2, 10, tzinfo=UTC)
 

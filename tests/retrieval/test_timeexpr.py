@@ -6,7 +6,7 @@ from datetime import date, datetime
 
 import pytest
 
-from remnant.retrieval.timeexpr import TimeRange, has_time_expression, resolve
+from remnant.understand.timeexpr import TimeRange, has_time_expression, resolve
 
 # 8 May 2023 was a Monday
 REF = date(2023, 5, 8)

@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from remnant.retrieval.timeexpr import has_time_expression, mentions_recent, resolve
+from remnant.understand.timeexpr import has_time_expression, mentions_recent, resolve
 
 MON_17_JULY = date(2023, 7, 17)
 

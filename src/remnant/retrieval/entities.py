@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from remnant.core.text import HAN_CLASS, fold
-from remnant.retrieval.timeexpr import MONTHS, WEEKDAYS
+from remnant.understand.timeexpr import MONTHS, WEEKDAYS
 
 if TYPE_CHECKING:
     from remnant.engine.seams import EngineView

@@ -31,7 +31,7 @@ import numpy as np
 from remnant.core.model import MemoryRecord
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.rescoring import event_ranges
-from remnant.retrieval.timeexpr import TimeRange, has_time_expression, mentions_recent
+from remnant.understand.timeexpr import TimeRange, has_time_expression, mentions_recent
 
 # Every feature the retriever can compute per candidate (each in about 0..1; 0 when absent).
 FEATURES: tuple[str, ...] = (

@@ -30,7 +30,7 @@ from remnant.core.model import MemoryRecord
 from remnant.core.text.scripts import has_cjk
 from remnant.retrieval.fusion import minmax
 from remnant.retrieval.query import STOPWORDS, content_terms, words
-from remnant.retrieval.timeexpr import MONTHS, WEEKDAYS, TimeRange, has_time_expression, resolve
+from remnant.understand.timeexpr import MONTHS, WEEKDAYS, TimeRange, has_time_expression, resolve
 
 _WHEN = re.compile(
     r"^\s*(when|what (?:year|month|day|date|time)|how long ago)\b|什么时候|哪天|哪年|几月|何时"

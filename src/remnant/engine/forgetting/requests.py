@@ -16,7 +16,7 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from remnant.core.budget import checkpoint
@@ -45,6 +45,7 @@ from remnant.understand.request_parts import (
     value_after,
     value_spans,
 )
+from remnant.understand.timeexpr import scope_window
 
 if TYPE_CHECKING:
     from remnant.engine.ledger import Ledger
@@ -2264,30 +2265,6 @@ def _qualifiers_in(text: str) -> set[str]:
     return found
 
 
-def _window(when: str, now: datetime) -> tuple[datetime, datetime]:
-    """[start, end) of a time scope in the clock's time zone (calendar days)."""
-    day = datetime(now.year, now.month, now.day, tzinfo=now.tzinfo)
-    monday = day - timedelta(days=now.weekday())
-    if when == "today":
-        return day, day + timedelta(days=1)
-    if when == "yesterday":
-        return day - timedelta(days=1), day
-    if when.startswith("days:"):
-        n = int(when[5:])
-        return day - timedelta(days=n), day - timedelta(days=n - 1)
-    if when == "this_week":
-        return monday, day + timedelta(days=1)
-    if when == "last_week":
-        # a week ago: what was said one to two weeks back (7 to 13 calendar days ago), not the
-        # last few days; on a Monday the calendar's previous week would take yesterday too
-        return day - timedelta(days=13), day - timedelta(days=6)
-    if when == "last_month":
-        first = day.replace(day=1)
-        prev = (first - timedelta(days=1)).replace(day=1)
-        return prev, first
-    raise ValidationError(f"unknown time scope {when!r}")
-
-
 def _cut(rest: str, phrase: str) -> tuple[str, bool]:
     if _has_phrase(rest, phrase):
         if has_cjk(phrase):
@@ -2899,7 +2876,7 @@ class _Matcher:
         self.scopes = [s for s in SCOPES if s.name in intent.scopes]
         self.wanted = set(intent.qualifiers)
         self.related = related  # ids the retriever ranks near the request: one more signal
-        self.window = _window(intent.when, ledger.now()) if intent.when else None
+        self.window = scope_window(intent.when, ledger.now()) if intent.when else None
         self._key_people: set[str] = set()
 
     def match(self, record: MemoryRecord) -> _Hit | None:

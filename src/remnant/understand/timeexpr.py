@@ -21,10 +21,11 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from remnant.core.errors import ValidationError
 from remnant.core.text.calendar import WEEKDAYS, ZH_WEEKDAYS
 from remnant.core.text.numerals import MONTH_NUMBER, ZH_DIGITS
 
-__all__ = ["TimeRange", "has_time_expression", "mentions_recent", "resolve"]
+__all__ = ["TimeRange", "has_time_expression", "mentions_recent", "resolve", "scope_window"]
 
 
 @dataclass(frozen=True)
@@ -545,3 +546,29 @@ _RECENT = re.compile(
 def mentions_recent(text: str) -> bool:
     """The text says something happened just now or lately, without a date."""
     return bool(_RECENT.search(text))
+
+
+def scope_window(when: str, now: datetime) -> tuple[datetime, datetime]:
+    """[start, end) of a forget request's time scope (``ForgetIntent.when``: ``today``,
+    ``yesterday``, ``days:N``, ``this_week``, ``last_week``, ``last_month``) in the clock's time
+    zone (calendar days)."""
+    day = datetime(now.year, now.month, now.day, tzinfo=now.tzinfo)
+    monday = day - timedelta(days=now.weekday())
+    if when == "today":
+        return day, day + timedelta(days=1)
+    if when == "yesterday":
+        return day - timedelta(days=1), day
+    if when.startswith("days:"):
+        n = int(when[5:])
+        return day - timedelta(days=n), day - timedelta(days=n - 1)
+    if when == "this_week":
+        return monday, day + timedelta(days=1)
+    if when == "last_week":
+        # a week ago: what was said one to two weeks back (7 to 13 calendar days ago), not the
+        # last few days; on a Monday the calendar's previous week would take yesterday too
+        return day - timedelta(days=13), day - timedelta(days=6)
+    if when == "last_month":
+        first = day.replace(day=1)
+        prev = (first - timedelta(days=1)).replace(day=1)
+        return prev, first
+    raise ValidationError(f"unknown time scope {when!r}")
