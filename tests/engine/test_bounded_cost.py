@@ -56,13 +56,12 @@ SHAPES: dict[str, str] = {
 
 def _readers() -> dict[str, Callable[[str], object]]:
     from remnant.core.durations import parse_duration
-    from remnant.engine.forgetting import requests
     from remnant.extract.expiry import expiry_in_words
     from remnant.extract.rules import RuleExtractor
     from remnant.extract.salience import salience
     from remnant.privacy import Detector
     from remnant.retrieval import query
-    from remnant.understand import attributes, request_parts, timeexpr
+    from remnant.understand import attributes, request_parts, requests, timeexpr
 
     def durations(text: str) -> object:
         try:

@@ -10,9 +10,9 @@ from pathlib import Path
 from tests.leaks import check_needles
 
 from remnant.core.clock import ManualClock
-from remnant.engine.forgetting.requests import parse_intent
 from remnant.engine.memory import Memory
 from remnant.understand.request_parts import measure_spans, measures_named, split_request
+from remnant.understand.requests import parse_intent
 
 
 def _m(kind: str, text: str) -> list[str]:

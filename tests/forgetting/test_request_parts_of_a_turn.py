@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from remnant.core.clock import ManualClock
-from remnant.engine.forgetting.requests import parse_intent
 from remnant.engine.memory import Memory
 from remnant.understand.request_parts import parts, person_words, plain_values, value_after
+from remnant.understand.requests import parse_intent
 
 
 def _new(mem: Memory, request: str) -> list[str | None]:

@@ -11,9 +11,9 @@ import pytest
 from tests.leaks import check_needles
 
 from remnant.core.clock import ManualClock
-from remnant.engine.forgetting.requests import parse_intent
 from remnant.engine.memory import Memory
 from remnant.understand.request_parts import split_request, value_after, value_spans
+from remnant.understand.requests import parse_intent
 
 
 def _spans(kind: str, text: str) -> list[str]:

@@ -10,9 +10,10 @@ import pytest
 
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
-from remnant.engine.forgetting.requests import MeaningMatch, forget_request, parse_intent
+from remnant.engine.forgetting.requests import MeaningMatch, forget_request
 from remnant.engine.memory import Memory
 from remnant.understand.request_parts import names_someone_else, split_request
+from remnant.understand.requests import parse_intent
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,10 @@ from tests.leaks import check_needles
 from remnant.core.clock import ManualClock
 from remnant.core.errors import ConfirmationRequired, NotFoundError, ValidationError
 from remnant.core.model import Status
-from remnant.engine.forgetting.requests import ForgetIntent, IntentParser, forget_request, parse_intent
+from remnant.engine.forgetting.requests import forget_request
 from remnant.engine.memory import Memory
+from remnant.engine.results import ForgetIntent
+from remnant.understand.requests import IntentParser, parse_intent
 
 from .conftest import VaultRedactor
 

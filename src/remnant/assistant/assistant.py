@@ -21,7 +21,7 @@ from remnant.assistant.knowledge import KnowledgeBase
 from remnant.core.errors import ConfirmationRequired
 from remnant.core.model import Kind, MemoryRecord
 from remnant.core.text import HAN_CLASS
-from remnant.engine.forgetting.requests import forget_in_text, is_forget_request
+from remnant.engine.forgetting.requests import forget_in_text
 from remnant.engine.memory import Memory
 from remnant.engine.results import ForgetResult
 from remnant.extract.llm import Extraction, LLMExtractor
@@ -30,6 +30,7 @@ from remnant.llm.base import LLM, LLMError, Message, is_demo
 from remnant.summarize.extractive import ExtractiveSummarizer
 from remnant.summarize.llm import LLMSummarizer
 from remnant.summarize.template import StructuredSummary
+from remnant.understand.requests import is_forget_request
 
 
 class Summarizer(Protocol):

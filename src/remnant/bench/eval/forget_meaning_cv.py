@@ -50,8 +50,8 @@ def score_cases(cases: Sequence[dict[str, Any]], embedder: Any) -> list[Scored]:
     request without its verb as the query). Time-scoped cases are left out: they never reach it."""
     import numpy as np
 
-    from remnant.engine.forgetting.requests import core_request
     from remnant.retrieval.retriever import embedding_text
+    from remnant.understand.requests import core_request
 
     out: list[Scored] = []
     for case in cases:
