@@ -11,10 +11,10 @@ import pytest
 
 from remnant.embed.base import EmbedderUnavailable
 from remnant.embed.registry import get_embedder
-from remnant.engine.forgetting.attribute_model import AttributeClassifier, Centroids, fit_centroids
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.supersession_set import DEV_PAIRS, evaluate_policy
 from remnant.training.attribute_data import OTHER, generate, pairs
+from remnant.understand.attribute_model import AttributeClassifier, Centroids, fit_centroids
 from remnant.understand.attributes import unread_relation
 
 

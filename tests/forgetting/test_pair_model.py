@@ -16,7 +16,9 @@ from remnant.core.model import Status
 from remnant.embed.base import EmbedderUnavailable
 from remnant.embed.registry import get_embedder
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
-from remnant.engine.forgetting.pair_model import (
+from remnant.engine.memory import Memory
+from remnant.understand.attributes import cues
+from remnant.understand.pair_model import (
     BLOCKS,
     FEATURES,
     PairJudge,
@@ -24,8 +26,6 @@ from remnant.engine.forgetting.pair_model import (
     fit_logistic,
     weights_path,
 )
-from remnant.engine.memory import Memory
-from remnant.understand.attributes import cues
 
 
 def test_cues_in_english_and_chinese() -> None:
@@ -139,7 +139,8 @@ def test_through_the_engine_a_change_without_shared_words(
 
 def test_one_supersession_on_the_models_word_per_write() -> None:
     from remnant.core.model import MemoryRecord
-    from remnant.engine.forgetting.contradictions import PairVerdict, one_model_supersession
+    from remnant.engine.forgetting.contradictions import one_model_supersession
+    from remnant.understand.statements import PairVerdict
 
     def rec(i: str) -> MemoryRecord:
         return MemoryRecord(id=i, user_id="u", content=f"fact {i}")
@@ -155,7 +156,8 @@ def test_one_supersession_on_the_models_word_per_write() -> None:
 
 def test_a_close_second_flags_the_models_pick_instead() -> None:
     from remnant.core.model import MemoryRecord
-    from remnant.engine.forgetting.contradictions import PairVerdict, one_model_supersession
+    from remnant.engine.forgetting.contradictions import one_model_supersession
+    from remnant.understand.statements import PairVerdict
 
     def rec(i: str) -> MemoryRecord:
         return MemoryRecord(id=i, user_id="u", content=f"fact {i}")
@@ -191,7 +193,7 @@ def _toy_judge(nearest: int, margin: float = 0.0) -> PairJudge:
         margin,
         nearest,
     )
-    from remnant.engine.forgetting.attribute_model import AttributeClassifier
+    from remnant.understand.attribute_model import AttributeClassifier
 
     # no attribute centroids for the static embedder: the features go without them
     classifier = AttributeClassifier(embedder, embedder_name="no-such-model")
@@ -223,7 +225,7 @@ def test_weights_keep_margin_and_nearest() -> None:
 
 
 def test_stale_weights_switch_the_model_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from remnant.engine.forgetting import pair_model
+    from remnant.understand import pair_model
 
     embedder = get_embedder("static")
     monkeypatch.setattr(pair_model, "DATA_DIR", tmp_path)

@@ -1,4 +1,4 @@
-"""Fit the attribute centroids of :mod:`remnant.engine.forgetting.attribute_model` and choose its
+"""Fit the attribute centroids of :mod:`remnant.understand.attribute_model` and choose its
 margins by cross-validation on generated pairs: ``python -m remnant.extract.attribute_fit``.
 
 Folds split the generated statements by template; each fold's centroids are fitted on the other
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from remnant.engine.forgetting.attribute_model import Centroids, fit_centroids, fit_softmax, weights_path
+from remnant.understand.attribute_model import Centroids, fit_centroids, fit_softmax, weights_path
 from remnant.understand.attributes import unread_relation
 
 

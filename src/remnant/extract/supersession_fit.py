@@ -1,4 +1,4 @@
-"""Fit the supersession pair model (:mod:`remnant.engine.forgetting.pair_model`) and choose its
+"""Fit the supersession pair model (:mod:`remnant.understand.pair_model`) and choose its
 regularisation, thresholds and crowd margin by nested cross-validation:
 ``python -m remnant.extract.supersession_fit``.
 
@@ -46,8 +46,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from remnant.engine.forgetting.contradictions import tokens
-from remnant.engine.forgetting.pair_model import (
+from remnant.understand.pair_model import (
     BLOCKS,
     FEATURES,
     PairJudge,
@@ -56,6 +55,7 @@ from remnant.engine.forgetting.pair_model import (
     pair_features,
     weights_path,
 )
+from remnant.understand.statements import tokens
 
 DEV_FILES = (
     Path("tests/forgetting/dev_supersession_2.jsonl"),

@@ -1,6 +1,6 @@
 """Generated statements labelled with the single-valued attribute they set, English and Chinese.
 
-Used to fit the attribute centroids of :mod:`remnant.engine.forgetting.attribute_model`: "relocated
+Used to fit the attribute centroids of :mod:`remnant.understand.attribute_model`: "relocated
 to Vancouver" and "Berlin is home these days" both set ``city`` without sharing a word. The
 attribute names are those of :mod:`remnant.understand.attributes`; ``other`` collects
 statements about things a person has many of (likes, pets, hobbies, events), which never supersede

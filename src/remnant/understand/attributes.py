@@ -1637,7 +1637,7 @@ def unread_relation(new_text: str, old_text: str) -> Relation | None:
     return "supersedes"
 
 
-# --- cues for the pair model (remnant.engine.forgetting.pair_model) ---------------------------------
+# --- cues for the pair model (remnant.understand.pair_model) ---------------------------------
 # An ending said without the old value ("I left Acme", 辞职了): the old value of an endable
 # attribute is over, whatever it was.
 _ENDING = re.compile(

@@ -13,7 +13,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from remnant.engine.forgetting.contradictions import ContradictionDetector, Label
+from remnant.understand.statements import ContradictionDetector, Label
 
 CITIES = ["Berlin", "Paris", "Lisbon", "Madrid", "Oslo", "Vienna", "Prague", "Dublin", "Warsaw", "Rome"]
 CITIES_ZH = ["北京", "上海", "广州", "深圳", "杭州", "成都", "南京", "武汉", "西安", "重庆"]

@@ -6,7 +6,7 @@ model weighs, for a pair (old, new), a handful of signals that each say a little
 
 - how close the two statements are in meaning (cosine of their e5-small vectors, raw and centred);
 - the attribute each side gets (the rules' reading when they have one, else the nearest attribute
-  centroid of :mod:`remnant.engine.forgetting.attribute_model`) and whether they agree;
+  centroid of :mod:`remnant.understand.attribute_model`) and whether they agree;
 - what the rules and the word detector say about the pair (supersedes / compatible / unrelated /
   cannot tell; contradiction);
 - cues in the new statement: a change word (now, switched, 现在, 改成), an ending (left, quit,
@@ -45,9 +45,9 @@ import numpy as np
 import numpy.typing as npt
 
 from remnant.embed.base import Embedder, EmbeddingError
-from remnant.engine.forgetting.attribute_model import OTHER, AttributeClassifier
-from remnant.engine.forgetting.contradictions import ContradictionDetector, tokens
 from remnant.understand import attributes
+from remnant.understand.attribute_model import OTHER, AttributeClassifier
+from remnant.understand.statements import ContradictionDetector, tokens
 
 log = logging.getLogger(__name__)
 
