@@ -1,0 +1,114 @@
+"""The readers' language knowledge: word lists and phrasings in data files, one folder per language.
+
+``data/<lang>/<table>.json`` holds one language's words for a table (``requests``, ``topics``,
+``scopes``, ``time``, ``families``); ``data/<table>.json``, where there is one, its
+language-neutral structure (the attributes a request can name, their keys). A reader asks for a
+field and gets every language's words in :func:`languages` order (a new language is a new folder,
+found on first use), or one language's where its rule is that language's own (English words are
+matched by token, Chinese phrases by substring). In any list, ``"@name"`` stands for a family of
+phrasings of the same language (``families.json``: every ``lead + join + word``, each word with
+every lead), so "I'm a nurse", "I am a nurse", "as a nurse" are one word of data.
+
+Each file is read once and cached; a reader builds its tables at import, so a malformed file fails
+at import, not in the middle of a request.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+__all__ = ["DATA_DIR", "entries", "grouped", "languages", "mapping", "pairs", "shared", "table", "words"]
+
+
+@lru_cache(maxsize=1)
+def languages() -> tuple[str, ...]:
+    """The languages with a folder of data, in the order their words are merged."""
+    return tuple(
+        sorted(p.name for p in DATA_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+    )
+
+
+@cache
+def table(lang: str, name: str) -> dict[str, Any]:
+    """``data/<lang>/<name>.json`` (empty when the language has none)."""
+    path = DATA_DIR / lang / f"{name}.json"
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected an object")
+    return data
+
+
+@cache
+def shared(name: str) -> dict[str, Any]:
+    """``data/<name>.json``: a table's language-neutral structure."""
+    data = json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{DATA_DIR / name}.json: expected an object")
+    return data
+
+
+def _expand(lang: str, items: list[str]) -> list[str]:
+    out: list[str] = []
+    for w in items:
+        if not w.startswith("@"):
+            out.append(w)
+            continue
+        family = table(lang, "families").get("families", {}).get(w[1:])
+        if family is None:
+            raise ValueError(f"data/{lang}: no family {w[1:]!r} in families.json")
+        if "leads" in family:
+            out.extend(
+                lead + family.get("join", " ") + word for word in family["words"] for lead in family["leads"]
+            )
+        else:
+            out.extend(family["words"])
+    return out
+
+
+def _langs(lang: str | None) -> tuple[str, ...]:
+    return languages() if lang is None else (lang,)
+
+
+def words(name: str, field: str, lang: str | None = None) -> tuple[str, ...]:
+    """The words of ``field`` in table ``name``: every language's in order, or ``lang``'s."""
+    return tuple(w for lg in _langs(lang) for w in _expand(lg, list(table(lg, name).get(field, ()))))
+
+
+def entries(name: str, section: str, key: str, field: str, lang: str | None = None) -> tuple[str, ...]:
+    """The words of one entry's field (``topics`` → ``phone_number`` → ``request_words``)."""
+    return tuple(
+        w
+        for lg in _langs(lang)
+        for w in _expand(lg, list(table(lg, name).get(section, {}).get(key, {}).get(field, ())))
+    )
+
+
+def mapping(name: str, field: str, lang: str | None = None) -> dict[str, Any]:
+    """A mapping merged across languages in order (a later language adds keys, never replaces)."""
+    out: dict[str, Any] = {}
+    for lg in _langs(lang):
+        for k, v in table(lg, name).get(field, {}).items():
+            out.setdefault(k, v)
+    return out
+
+
+def pairs(name: str, field: str, lang: str | None = None) -> tuple[tuple[str, Any], ...]:
+    """A list of ``[phrase, value]`` pairs, every language's in order."""
+    return tuple((str(p), v) for lg in _langs(lang) for p, v in table(lg, name).get(field, ()))
+
+
+def grouped(name: str, field: str, lang: str | None = None) -> dict[str, tuple[str, ...]]:
+    """Named groups of words (``kinds`` → ``preference`` → words), each group's words merged across
+    languages in order; groups in the order they first appear."""
+    out: dict[str, list[str]] = {}
+    for lg in _langs(lang):
+        for k, ws in table(lg, name).get(field, {}).items():
+            out.setdefault(k, []).extend(_expand(lg, list(ws)))
+    return {k: tuple(ws) for k, ws in out.items()}
