@@ -28,66 +28,13 @@ from functools import lru_cache
 from typing import Literal
 
 from remnant.core.text import HAN_CLASS, STOPWORDS, has_han
+from remnant.understand import lexicon
 
 Relation = Literal["supersedes", "compatible", "unrelated"]
 
 # --- subjects --------------------------------------------------------------------------------------
-_REL_EN: dict[str, str] = {
-    **dict.fromkeys(
-        ("wife", "husband", "partner", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee"), "partner"
-    ),
-    **dict.fromkeys(("daughter", "girl"), "daughter"),
-    **dict.fromkeys(("son", "boy"), "son"),
-    **dict.fromkeys(("kid", "kids", "child", "children", "little one", "toddler", "baby"), "child"),
-    **dict.fromkeys(("mom", "mum", "mother", "mama"), "mother"),
-    **dict.fromkeys(("dad", "father", "papa"), "father"),
-    **dict.fromkeys(("parents", "folks"), "parents"),
-    "sister": "sister",
-    "brother": "brother",
-    **dict.fromkeys(("grandma", "grandmother", "nan", "granny"), "grandmother"),
-    **dict.fromkeys(("grandpa", "grandfather"), "grandfather"),
-    **dict.fromkeys(("friend", "best friend", "bff"), "friend"),
-    **dict.fromkeys(("roommate", "flatmate", "housemate"), "roommate"),
-    **dict.fromkeys(("boss", "manager"), "boss"),
-    **dict.fromkeys(("colleague", "coworker", "co-worker"), "colleague"),
-    **dict.fromkeys(("neighbour", "neighbor"), "neighbour"),
-    **dict.fromkeys(("cousin", "aunt", "uncle", "niece", "nephew", "ex", "in-laws"), "relative"),
-}
-_REL_ZH: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "老婆",
-            "老公",
-            "妻子",
-            "丈夫",
-            "爱人",
-            "媳妇",
-            "男朋友",
-            "女朋友",
-            "对象",
-            "男友",
-            "女友",
-            "先生",
-            "太太",
-        ),
-        "partner",
-    ),
-    **dict.fromkeys(("女儿", "闺女", "大女儿", "小女儿"), "daughter"),
-    **dict.fromkeys(("儿子", "大儿子", "小儿子"), "son"),
-    **dict.fromkeys(("孩子", "小孩", "娃", "宝宝", "孩子们"), "child"),
-    **dict.fromkeys(("妈妈", "妈", "母亲", "老妈"), "mother"),
-    **dict.fromkeys(("爸爸", "爸", "父亲", "老爸"), "father"),
-    **dict.fromkeys(("爸妈", "父母"), "parents"),
-    **dict.fromkeys(("姐姐", "妹妹", "姐", "妹"), "sister"),
-    **dict.fromkeys(("哥哥", "弟弟", "哥", "弟"), "brother"),
-    **dict.fromkeys(("奶奶", "外婆", "姥姥"), "grandmother"),
-    **dict.fromkeys(("爷爷", "外公", "姥爷"), "grandfather"),
-    **dict.fromkeys(("朋友", "闺蜜", "好友", "哥们", "兄弟"), "friend"),
-    **dict.fromkeys(("室友", "舍友"), "roommate"),
-    **dict.fromkeys(("老板", "领导", "上司"), "boss"),
-    "同事": "colleague",
-    "邻居": "neighbour",
-}
+_REL_EN: dict[str, str] = lexicon.mapping("attributes", "relations", "en")
+_REL_ZH: dict[str, str] = lexicon.mapping("attributes", "relations", "zh")
 _REL_EN_RE = "|".join(sorted((re.escape(k) for k in _REL_EN), key=len, reverse=True))
 _REL_ZH_RE = "|".join(sorted((re.escape(k) for k in _REL_ZH), key=len, reverse=True))
 _SUBJECT_CUE = re.compile(
@@ -181,259 +128,15 @@ def _lex(table: dict[str, str]) -> ValueFn:
     return value
 
 
-_DIET = {
-    "vegetarian": "vegetarian",
-    "veggie": "vegetarian",
-    "no meat": "vegetarian",
-    "meat-free": "vegetarian",
-    "stopped eating meat": "vegetarian",
-    "quit meat": "vegetarian",
-    "gave up meat": "vegetarian",
-    "don't eat meat": "vegetarian",
-    "dont eat meat": "vegetarian",
-    "no longer eat meat": "vegetarian",
-    "vegan": "vegan",
-    "plant-based": "vegan",
-    "plant based": "vegan",
-    "pescatarian": "pescatarian",
-    "pescetarian": "pescatarian",
-    "keto": "keto",
-    "paleo": "paleo",
-    "low-carb": "low-carb",
-    "low carb": "low-carb",
-    "gluten-free": "gluten-free",
-    "gluten free": "gluten-free",
-    "carnivore": "carnivore",
-    "eat meat": "omnivore",
-    "everything": "omnivore",
-    "anything": "omnivore",
-    "什么都吃": "omnivore",
-    "eating meat": "omnivore",
-    "omnivore": "omnivore",
-    "halal": "halal",
-    "kosher": "kosher",
-    "intermittent fasting": "fasting",
-    "dairy-free": "dairy-free",
-    "dairy free": "dairy-free",
-    "吃素": "vegetarian",
-    "素食": "vegetarian",
-    "不吃肉": "vegetarian",
-    "不再吃肉": "vegetarian",
-    "戒肉": "vegetarian",
-    "纯素": "vegan",
-    "吃肉": "omnivore",
-    "开荤": "omnivore",
-    "生酮": "keto",
-    "轻断食": "fasting",
-    "断食": "fasting",
-    "低碳": "low-carb",
-}
-_COMMUTE = {
-    "drive": "car",
-    "driving": "car",
-    "by car": "car",
-    "carpool": "car",
-    "bike": "bike",
-    "cycle": "bike",
-    "cycling": "bike",
-    "biking": "bike",
-    "e-bike": "bike",
-    "scooter": "scooter",
-    "walk": "walk",
-    "walking": "walk",
-    "on foot": "walk",
-    "bus": "bus",
-    "train": "train",
-    "subway": "subway",
-    "metro": "subway",
-    "tube": "subway",
-    "tram": "tram",
-    "ferry": "ferry",
-    "uber": "taxi",
-    "taxi": "taxi",
-    "开车": "car",
-    "自驾": "car",
-    "骑电动车": "scooter",
-    "电动车": "scooter",
-    "骑车": "bike",
-    "骑自行车": "bike",
-    "单车": "bike",
-    "走路": "walk",
-    "步行": "walk",
-    "地铁": "subway",
-    "公交": "bus",
-    "打车": "taxi",
-    "滴滴": "taxi",
-    "高铁": "train",
-    "火车": "train",
-    "班车": "shuttle",
-}
-_EXERCISE = {
-    "run": "running",
-    "running": "running",
-    "jog": "running",
-    "jogging": "running",
-    "swim": "swimming",
-    "swimming": "swimming",
-    "gym": "gym",
-    "lift": "gym",
-    "weights": "gym",
-    "yoga": "yoga",
-    "pilates": "pilates",
-    "climb": "climbing",
-    "bouldering": "climbing",
-    "cycling": "cycling",
-    "spin": "cycling",
-    "crossfit": "crossfit",
-    "boxing": "boxing",
-    "tennis": "tennis",
-    "hike": "hiking",
-    "hiking": "hiking",
-    "dance": "dancing",
-    "rowing": "rowing",
-    "walk": "walking",
-    "跑步": "running",
-    "慢跑": "running",
-    "夜跑": "running",
-    "晨跑": "running",
-    "游泳": "swimming",
-    "健身": "gym",
-    "撸铁": "gym",
-    "瑜伽": "yoga",
-    "普拉提": "pilates",
-    "骑行": "cycling",
-    "爬山": "hiking",
-    "打羽毛球": "badminton",
-    "羽毛球": "badminton",
-    "打篮球": "basketball",
-    "篮球": "basketball",
-    "打网球": "tennis",
-    "跳舞": "dancing",
-    "广场舞": "dancing",
-    "散步": "walking",
-    "攀岩": "climbing",
-    "跳绳": "rope",
-    "太极": "taichi",
-}
-_DRINK = {
-    "decaf": "decaf",
-    "coffee": "coffee",
-    "espresso": "coffee",
-    "latte": "coffee",
-    "cappuccino": "coffee",
-    "green tea": "tea",
-    "black tea": "tea",
-    "tea": "tea",
-    "matcha": "matcha",
-    "herbal tea": "herbal tea",
-    "hot water": "water",
-    "咖啡": "coffee",
-    "低因": "decaf",
-    "奶茶": "milk tea",
-    "绿茶": "tea",
-    "红茶": "tea",
-    "茶": "tea",
-    "豆浆": "soy milk",
-    "牛奶": "milk",
-    "白开水": "water",
-}
-_REL_STATUS = {
-    "single": "single",
-    "married": "married",
-    "engaged": "engaged",
-    "divorced": "divorced",
-    "separated": "separated",
-    "widowed": "widowed",
-    "broke up": "broken up",
-    "split up": "broken up",
-    "seeing someone": "dating",
-    "dating": "dating",
-    "in a relationship": "dating",
-    "单身": "single",
-    "结婚": "married",
-    "已婚": "married",
-    "领证": "married",
-    "订婚": "engaged",
-    "离婚": "divorced",
-    "离了": "divorced",
-    "分手": "broken up",
-    "分了": "broken up",
-    "脱单": "dating",
-    "恋爱": "dating",
-    "有对象": "dating",
-}
-_SHIFT = {
-    "night shift": "night",
-    "nights": "night",
-    "graveyard": "night",
-    "day shift": "day",
-    "days": "day",
-    "early shift": "early",
-    "late shift": "late",
-    "evening shift": "late",
-    "rotating": "rotating",
-    "夜班": "night",
-    "白班": "day",
-    "早班": "early",
-    "晚班": "late",
-    "中班": "late",
-    "倒班": "rotating",
-    "三班倒": "rotating",
-}
-_WORKPLACE = {
-    "from home": "home",
-    "remote": "home",
-    "remotely": "home",
-    "wfh": "home",
-    "hybrid": "hybrid",
-    "in the office": "office",
-    "in office": "office",
-    "back to the office": "office",
-    "on site": "office",
-    "onsite": "office",
-    "在家办公": "home",
-    "居家办公": "home",
-    "远程": "home",
-    "在家上班": "home",
-    "回公司": "office",
-    "去公司上班": "office",
-    "坐班": "office",
-    "去办公室": "office",
-}
-_SMOKING = {
-    "quit smoking": "nonsmoker",
-    "stopped smoking": "nonsmoker",
-    "gave up smoking": "nonsmoker",
-    "don't smoke": "nonsmoker",
-    "dont smoke": "nonsmoker",
-    "no longer smoke": "nonsmoker",
-    "non-smoker": "nonsmoker",
-    "smoke": "smoker",
-    "smoker": "smoker",
-    "smoking": "smoker",
-    "vape": "vaper",
-    "vaping": "vaper",
-    "戒烟": "nonsmoker",
-    "不抽烟": "nonsmoker",
-    "不吸烟": "nonsmoker",
-    "抽烟": "smoker",
-    "吸烟": "smoker",
-    "电子烟": "vaper",
-}
-_ALCOHOL = {
-    "quit drinking": "sober",
-    "stopped drinking": "sober",
-    "sober": "sober",
-    "don't drink": "sober",
-    "dont drink": "sober",
-    "teetotal": "sober",
-    "dry january": "sober",
-    "戒酒": "sober",
-    "不喝酒": "sober",
-    "喝酒": "drinks",
-    "drink beer": "drinks",
-    "drink wine": "drinks",
-}
+_DIET: dict[str, str] = lexicon.keyed("attributes", "values", "diet")
+_COMMUTE: dict[str, str] = lexicon.keyed("attributes", "values", "commute")
+_EXERCISE: dict[str, str] = lexicon.keyed("attributes", "values", "exercise_habit")
+_DRINK: dict[str, str] = lexicon.keyed("attributes", "values", "drink")
+_REL_STATUS: dict[str, str] = lexicon.keyed("attributes", "values", "relationship_status")
+_SHIFT: dict[str, str] = lexicon.keyed("attributes", "values", "work_shift")
+_WORKPLACE: dict[str, str] = lexicon.keyed("attributes", "values", "work_location")
+_SMOKING: dict[str, str] = lexicon.keyed("attributes", "values", "smoking")
+_ALCOHOL: dict[str, str] = lexicon.keyed("attributes", "values", "alcohol")
 # each lexicon-valued attribute's words for its values (how a text names an old value)
 _LEXICONS: dict[str, dict[str, str]] = {
     "diet": _DIET,
@@ -455,24 +158,8 @@ _DIET_FOODS = (
     "cream|baking|bakes?|bakery|cooking|cookbook|blog|diet group|group|community|club|"
     "for people|treat"
 )
-_JOBS_EN = (
-    "software engineer|software developer|web developer|data scientist|data analyst|product manager|project manager|"
-    "engineer|developer|programmer|designer|teacher|professor|lecturer|tutor|nurse|doctor|physician|surgeon|dentist|"
-    "pharmacist|vet|veterinarian|therapist|psychologist|lawyer|attorney|paralegal|accountant|bookkeeper|architect|"
-    "chef|cook|line cook|baker|barista|bartender|waiter|waitress|server|cashier|driver|pilot|mechanic|electrician|"
-    "plumber|carpenter|firefighter|police officer|cop|paramedic|journalist|writer|editor|photographer|artist|"
-    "musician|consultant|analyst|manager|sales rep|salesperson|recruiter|marketer|student|grad student|phd student|"
-    "intern|researcher|scientist|librarian|banker|trader|realtor|real estate agent|translator|receptionist|"
-    "freelancer|contractor|stay-at-home (?:mom|dad|parent)|housewife|homemaker|retiree|social worker|caregiver|"
-    "farmer|soldier|cleaner|courier|delivery driver|secretary|assistant|ux designer|graphic designer|"
-    "civil servant|entrepreneur|founder|ceo|cto|coach|trainer|personal trainer"
-)
-_JOBS_ZH = (
-    "产品经理|项目经理|软件工程师|工程师|程序员|码农|设计师|老师|教师|大学老师|医生|护士|药剂师|律师|会计|"
-    "厨师|司机|快递员|外卖员|骑手|服务员|收银员|销售|经理|记者|编辑|作家|摄影师|警察|公务员|学生|大学生|研究生|"
-    "博士生|博士|实习生|研究员|翻译|前台|客服|全职妈妈|全职太太|主妇|自由职业者|自由职业|创业者|老板|保安|保姆|"
-    "月嫂|电工|木匠|农民|军人|消防员|健身教练|教练|运营|产品|测试|美甲师|理发师|店长|导游|空姐|飞行员|网约车司机"
-)
+_JOBS_EN = "|".join(lexicon.words("attributes", "jobs", "en"))
+_JOBS_ZH = "|".join(lexicon.words("attributes", "jobs", "zh"))
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _VAL_EN = r"(?P<val>[^\n,;!?()]{1,60})"
 _VAL_ZH = r"(?P<val>[^，,。！!？?；;、\s]{1,12})"
@@ -1312,72 +999,8 @@ _ENDS_THING_EN = re.compile(
     re.I,
 )
 # words that frame a thing rather than name it ("the Diet Coke habit", "my Wells accounts")
-_FRAME_WORDS = frozenset(
-    [
-        "habit",
-        "habits",
-        "account",
-        "accounts",
-        "membership",
-        "memberships",
-        "subscription",
-        "subscriptions",
-        "plan",
-        "plans",
-        "night",
-        "nights",
-        "thing",
-        "things",
-        "stuff",
-        "one",
-        "ones",
-        "lot",
-        "everything",
-        "anything",
-        "it",
-        "them",
-        "that",
-        "this",
-        "altogether",
-        "completely",
-        "entirely",
-        "job",
-        "work",
-        "place",
-        "trip",
-        "idea",
-        "whole",
-        "same",
-        "old",
-        "new",
-    ]
-)
-_CHAT_WORDS = frozenset(
-    [
-        "tbh",
-        "lol",
-        "lmao",
-        "haha",
-        "btw",
-        "fyi",
-        "rn",
-        "ngl",
-        "imo",
-        "honestly",
-        "though",
-        "since",
-        "because",
-        "cause",
-        "cuz",
-        "after",
-        "before",
-        "last",
-        "yesterday",
-        "today",
-        "finally",
-        "completely",
-    ]
-)
+_FRAME_WORDS = frozenset(lexicon.words("attributes", "frame_words"))
+_CHAT_WORDS = frozenset(lexicon.words("attributes", "chat_words"))
 _END_VERB_ZH = (
     r"戒了|戒掉了?|卖了|卖掉了?|送人了|取消了?|停了|停掉了?|不用了|不去了|不戴了|不喝了|不吃了|不玩了|"
     r"分了|分手了|不听了|不看了|不练了|不学了|不打了|不踢了|退役了|放下了|放弃了|没续|不续了|到期了?|散了|退了|退掉了?|注销了?|"

@@ -22,7 +22,18 @@ from typing import Any
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
-__all__ = ["DATA_DIR", "entries", "grouped", "languages", "mapping", "pairs", "shared", "table", "words"]
+__all__ = [
+    "DATA_DIR",
+    "entries",
+    "grouped",
+    "keyed",
+    "languages",
+    "mapping",
+    "pairs",
+    "shared",
+    "table",
+    "words",
+]
 
 
 @lru_cache(maxsize=1)
@@ -112,3 +123,12 @@ def grouped(name: str, field: str, lang: str | None = None) -> dict[str, tuple[s
         for k, ws in table(lg, name).get(field, {}).items():
             out.setdefault(k, []).extend(_expand(lg, list(ws)))
     return {k: tuple(ws) for k, ws in out.items()}
+
+
+def keyed(name: str, field: str, key: str, lang: str | None = None) -> dict[str, Any]:
+    """One entry's mapping (``values`` → ``diet`` → word: value), merged across languages in order."""
+    out: dict[str, Any] = {}
+    for lg in _langs(lang):
+        for k, v in table(lg, name).get(field, {}).get(key, {}).items():
+            out.setdefault(k, v)
+    return out
