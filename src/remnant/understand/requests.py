@@ -41,7 +41,7 @@ from remnant.understand.request_parts import (
     value_after,
     value_spans,
 )
-from remnant.understand.timeexpr import scope_window
+from remnant.understand.timeexpr import FORGET_SCOPES, scope_window
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,7 @@ _GENERIC_HEADS = frozenset(
 )
 
 # time scopes, relative to the caller's clock
-_WHEN: tuple[tuple[str, str], ...] = tuple((p, str(w)) for p, w in lexicon.pairs("time", "forget_scopes"))
+_WHEN = FORGET_SCOPES
 _DAYS_AGO = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|ten) days? ago\b|(\d{1,3})天前")
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 

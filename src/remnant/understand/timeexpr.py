@@ -24,8 +24,9 @@ from datetime import date, datetime, timedelta
 from remnant.core.errors import ValidationError
 from remnant.core.text.calendar import WEEKDAYS, ZH_WEEKDAYS
 from remnant.core.text.numerals import MONTH_NUMBER, ZH_DIGITS
+from remnant.understand import lexicon
 
-__all__ = ["TimeRange", "has_time_expression", "mentions_recent", "resolve", "scope_window"]
+__all__ = ["FORGET_SCOPES", "TimeRange", "has_time_expression", "mentions_recent", "resolve", "scope_window"]
 
 
 @dataclass(frozen=True)
@@ -546,6 +547,12 @@ _RECENT = re.compile(
 def mentions_recent(text: str) -> bool:
     """The text says something happened just now or lately, without a date."""
     return bool(_RECENT.search(text))
+
+
+# a forget request's time scopes (phrase, scope), every language's, first match wins: data/<lang>/time.json
+FORGET_SCOPES: tuple[tuple[str, str], ...] = tuple(
+    (p, str(w)) for p, w in lexicon.pairs("time", "forget_scopes")
+)
 
 
 def scope_window(when: str, now: datetime) -> tuple[datetime, datetime]:
