@@ -56,11 +56,10 @@ class Topic:
     value: str | None = None  # the kind of value a memory's text holds for it (request_parts.value_spans)
 
 
-# a condition's name marks one's health only when said of oneself ("my asthma", not "asthma research")
-# injuries and births: health in a request's topic and in its scope alike
-
-# an occupation marks one's job only when said of oneself ("I'm a nurse", 我是护士)
-
+# the attributes a request can name (data/topics.json) and each language's words for them
+# (data/<lang>/topics.json). A condition's name marks one's health, an occupation one's job, only when
+# said of oneself ("my asthma", "I'm a nurse", 我是护士: the families own_condition, own_job); injuries
+# and births mark health in a request's topic and in its scope alike (the family injuries).
 TOPICS: tuple[Topic, ...] = tuple(
     Topic(
         t["key"],
