@@ -172,3 +172,28 @@ def test_e5_lanes_give_the_vectors_of_direct_calls() -> None:
         want = model.embed_documents([docs[i]])[0] if i < 8 else model.embed_query(queries[i % 8])
         assert np.allclose(vec, want, atol=1e-4)
     batcher.close()
+
+
+def test_the_server_batches_writes_documents_and_recalls_queries(tmp_path: object) -> None:
+    """Where the vectors pair each turn with the one before it, the writes' own-text vectors and the
+    recalls' query vectors both reach the model through the one shared batcher."""
+    from pathlib import Path
+
+    from remnant.server.engines import Engines
+
+    engines = Engines(str(Path(str(tmp_path)) / "m.db"))
+    try:
+        mem = engines.get("acme")
+        other = engines.get("beta")
+        text = mem.retriever.text_embedder
+        assert text is not None and mem.retriever.vectors_hold_context
+        batcher = text.inner  # type: ignore[attr-defined]
+        assert isinstance(batcher, MicroBatchEmbedder)
+        assert other.retriever.text_embedder.inner is batcher  # type: ignore[union-attr]  # one per model
+        mem.remember("client 1 note 1: tea garden paris", user_id="u1")
+        after_write = batcher.texts
+        assert after_write >= 1  # the write's document went through the lanes
+        mem.recall("garden in paris", user_id="u1")
+        assert batcher.texts > after_write  # and so did the recall's query
+    finally:
+        engines.close()
