@@ -197,3 +197,43 @@ def test_the_server_batches_writes_documents_and_recalls_queries(tmp_path: objec
         assert batcher.texts > after_write  # and so did the recall's query
     finally:
         engines.close()
+
+
+def test_a_text_the_model_refuses_fails_only_its_caller_and_the_others_get_their_own_rows() -> None:
+    class Picky:
+        """Refuses any batch holding a text with "poison"; otherwise the static model's rows."""
+
+        model_id = "picky"
+
+        def __init__(self) -> None:
+            self.inner = get_embedder("static")
+            self.dim = self.inner.dim
+            self.batch_sizes: list[int] = []
+
+        def embed_documents(self, texts: list[str]) -> np.ndarray:
+            self.batch_sizes.append(len(texts))
+            if any("poison" in t for t in texts):
+                raise ValueError("the model refuses this text")
+            return self.inner.embed_documents(texts)
+
+        def embed_query(self, text: str) -> np.ndarray:
+            return self.embed_documents([text])[0]
+
+    model = Picky()
+    batcher = MicroBatchEmbedder(model, lanes=1, window=0.2, max_batch=64)  # type: ignore[arg-type]
+    texts = {i: [f"note {i} about tea"] if i != 3 else ["poison pill", "note 3 bis"] for i in range(8)}
+    got: dict[int, np.ndarray] = {}
+    errors: dict[int, str] = {}
+
+    def call(i: int) -> None:
+        try:
+            got[i] = batcher.embed_documents(texts[i])
+        except ValueError as exc:
+            errors[i] = str(exc)
+
+    _in_threads(8, call)
+    assert errors == {3: "the model refuses this text"}
+    for i, vecs in got.items():  # each caller its own rows, in its own order
+        assert np.allclose(vecs, model.inner.embed_documents(texts[i]), atol=1e-6)
+    assert max(model.batch_sizes) > 2  # the callers did share a model call before the retry
+    batcher.close()

@@ -29,6 +29,9 @@ import numpy as np
 
 from remnant.embed.base import Embedder, Vectors, check_texts, empty
 
+#: a failed batch that failed faster than this is retried caller by caller (see ``_run``)
+ALONE_RETRY_S = 1.0
+
 
 @dataclass
 class _Request:
@@ -192,25 +195,30 @@ class MicroBatchEmbedder:
             return batch
 
     def _run(self, batch: list[_Request]) -> None:
-        """One model call per role; each caller gets its rows or the model's error, whatever happens."""
+        """One model call per role; each caller gets its rows or the model's error, whatever happens
+        (after a failed call, each caller's texts are tried alone: one bad text fails only its caller)."""
         try:
             for role in ("d", "q"):
                 group = [r for r in batch if r.role == role]
                 if not group:
                     continue
-                texts = [t for r in group for t in r.texts]
-                cpu = time.thread_time()
+                began = time.monotonic()
                 try:
-                    vecs = self._embed(role, texts)
-                    if len(vecs) != len(texts):
-                        raise RuntimeError(f"the model returned {len(vecs)} vectors for {len(texts)} texts")
-                except Exception as exc:  # each caller gets the model's error
+                    vecs = self._checked(role, [t for r in group for t in r.texts])
+                except Exception as exc:
+                    if len(group) == 1 or time.monotonic() - began > ALONE_RETRY_S:
+                        for r in group:
+                            r.error = exc
+                        continue
+                    # one caller's text may be what the model refuses: each caller's texts again on
+                    # their own, so that error reaches only its caller (a slow failure is the
+                    # model's or the service's, a timeout: retrying would multiply the wait)
                     for r in group:
-                        r.error = exc
+                        try:
+                            r.result = self._checked(role, r.texts)
+                        except Exception as alone:
+                            r.error = alone
                     continue
-                finally:
-                    with self._cond:
-                        self.model_cpu_s += time.thread_time() - cpu
                 start = 0
                 for r in group:
                     r.result = vecs[start : start + len(r.texts)]
@@ -220,6 +228,18 @@ class MicroBatchEmbedder:
                 if r.result is None and r.error is None:
                     r.error = RuntimeError("the embedding lane stopped before this text was embedded")
                 r.done.set()
+
+    def _checked(self, role: str, texts: list[str]) -> Vectors:
+        """One model call, its CPU counted; a wrong number of rows is an error."""
+        cpu = time.thread_time()
+        try:
+            vecs = self._embed(role, texts)
+        finally:
+            with self._cond:
+                self.model_cpu_s += time.thread_time() - cpu
+        if len(vecs) != len(texts):
+            raise RuntimeError(f"the model returned {len(vecs)} vectors for {len(texts)} texts")
+        return vecs
 
     def _embed(self, role: str, texts: list[str]) -> Vectors:
         if role == "d":
