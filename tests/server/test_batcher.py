@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -237,3 +239,40 @@ def test_a_text_the_model_refuses_fails_only_its_caller_and_the_others_get_their
         assert np.allclose(vecs, model.inner.embed_documents(texts[i]), atol=1e-6)
     assert max(model.batch_sizes) > 2  # the callers did share a model call before the retry
     batcher.close()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
+def test_the_model_threads_a_lane_starts_carry_its_name_so_the_bench_counts_the_models_cpu() -> None:
+    from remnant.bench.serve import _threads_cpu, model_cpu_seconds
+
+    release = threading.Event()
+    burnt = threading.Event()
+
+    class Burning(_Recording):
+        """Burns CPU in a thread it starts and keeps, as the model's OpenMP helpers do."""
+
+        def embed_documents(self, texts: list[str]) -> np.ndarray:
+            def helper() -> None:
+                end = time.thread_time() + 0.3
+                while time.thread_time() < end:
+                    pass
+                burnt.set()
+                release.wait(30)
+
+            threading.Thread(target=helper, daemon=True).start()
+            burnt.wait(30)
+            return super().embed_documents(texts)
+
+    before = _threads_cpu(os.getpid())  # (other tests' lanes may still be alive: compare new threads)
+    batcher = MicroBatchEmbedder(Burning(), lanes=1)  # type: ignore[arg-type]
+    try:
+        batcher.embed_documents(["tea"])
+        after = _threads_cpu(os.getpid())
+        new = [name for tid, (name, _) in after.items() if tid not in before]
+        assert len([n for n in new if n.startswith("remnant-embed")]) == 2  # the lane and its helper
+        used = model_cpu_seconds(before, after)
+        assert used is not None and used >= 0.25  # the helper's burn is counted as the model's
+    finally:
+        release.set()
+        batcher.close()
+    assert model_cpu_seconds({}, {"1": ("python", 1.0)}) is None  # no lane: not a model figure

@@ -60,6 +60,20 @@ def usable_cores() -> int:
     return max(1, cores)
 
 
+#: the OS name of the lanes' threads (``/proc/<pid>/task/*/comm``); the model's own threads (OpenMP)
+#: inherit it, so ``remnant bench serve`` can tell the model's CPU from the rest of the server's
+LANE_THREAD_PREFIX = "remnant-embed"
+
+
+def name_os_thread(name: str) -> None:
+    """Give the calling thread ``name`` (15 bytes at most) as its OS name, where Linux allows it;
+    threads it starts afterwards inherit the name. Nothing happens elsewhere."""
+    try:
+        Path(f"/proc/self/task/{threading.get_native_id()}/comm").write_text(name[:15])
+    except OSError:
+        pass
+
+
 class MicroBatchEmbedder:
     """An :class:`~remnant.embed.base.Embedder` that batches concurrent calls to ``inner``.
 
@@ -156,13 +170,14 @@ class MicroBatchEmbedder:
         self._workers = [w for w in self._workers if w.is_alive()]
         while len(self._workers) < self.lanes:
             worker = threading.Thread(
-                target=self._lane, name=f"remnant-embed-{len(self._workers)}", daemon=True
+                target=self._lane, name=f"{LANE_THREAD_PREFIX}-{len(self._workers)}", daemon=True
             )
             worker.start()
             self._workers.append(worker)
 
     # -- lanes ---------------------------------------------------------------------------------
     def _lane(self) -> None:
+        name_os_thread(threading.current_thread().name)
         while True:
             batch = self._take()
             if batch is None:
