@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -172,3 +174,105 @@ def test_e5_lanes_give_the_vectors_of_direct_calls() -> None:
         want = model.embed_documents([docs[i]])[0] if i < 8 else model.embed_query(queries[i % 8])
         assert np.allclose(vec, want, atol=1e-4)
     batcher.close()
+
+
+def test_the_server_batches_writes_documents_and_recalls_queries(tmp_path: object) -> None:
+    """Where the vectors pair each turn with the one before it, the writes' own-text vectors and the
+    recalls' query vectors both reach the model through the one shared batcher."""
+    from pathlib import Path
+
+    from remnant.server.engines import Engines
+
+    engines = Engines(str(Path(str(tmp_path)) / "m.db"))
+    try:
+        mem = engines.get("acme")
+        other = engines.get("beta")
+        text = mem.retriever.text_embedder
+        assert text is not None and mem.retriever.vectors_hold_context
+        batcher = text.inner  # type: ignore[attr-defined]
+        assert isinstance(batcher, MicroBatchEmbedder)
+        assert other.retriever.text_embedder.inner is batcher  # type: ignore[union-attr]  # one per model
+        mem.remember("client 1 note 1: tea garden paris", user_id="u1")
+        after_write = batcher.texts
+        assert after_write >= 1  # the write's document went through the lanes
+        mem.recall("garden in paris", user_id="u1")
+        assert batcher.texts > after_write  # and so did the recall's query
+    finally:
+        engines.close()
+
+
+def test_a_text_the_model_refuses_fails_only_its_caller_and_the_others_get_their_own_rows() -> None:
+    class Picky:
+        """Refuses any batch holding a text with "poison"; otherwise the static model's rows."""
+
+        model_id = "picky"
+
+        def __init__(self) -> None:
+            self.inner = get_embedder("static")
+            self.dim = self.inner.dim
+            self.batch_sizes: list[int] = []
+
+        def embed_documents(self, texts: list[str]) -> np.ndarray:
+            self.batch_sizes.append(len(texts))
+            if any("poison" in t for t in texts):
+                raise ValueError("the model refuses this text")
+            return self.inner.embed_documents(texts)
+
+        def embed_query(self, text: str) -> np.ndarray:
+            return self.embed_documents([text])[0]
+
+    model = Picky()
+    batcher = MicroBatchEmbedder(model, lanes=1, window=0.2, max_batch=64)  # type: ignore[arg-type]
+    texts = {i: [f"note {i} about tea"] if i != 3 else ["poison pill", "note 3 bis"] for i in range(8)}
+    got: dict[int, np.ndarray] = {}
+    errors: dict[int, str] = {}
+
+    def call(i: int) -> None:
+        try:
+            got[i] = batcher.embed_documents(texts[i])
+        except ValueError as exc:
+            errors[i] = str(exc)
+
+    _in_threads(8, call)
+    assert errors == {3: "the model refuses this text"}
+    for i, vecs in got.items():  # each caller its own rows, in its own order
+        assert np.allclose(vecs, model.inner.embed_documents(texts[i]), atol=1e-6)
+    assert max(model.batch_sizes) > 2  # the callers did share a model call before the retry
+    batcher.close()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
+def test_the_model_threads_a_lane_starts_carry_its_name_so_the_bench_counts_the_models_cpu() -> None:
+    from remnant.bench.serve import _threads_cpu, model_cpu_seconds
+
+    release = threading.Event()
+    burnt = threading.Event()
+
+    class Burning(_Recording):
+        """Burns CPU in a thread it starts and keeps, as the model's OpenMP helpers do."""
+
+        def embed_documents(self, texts: list[str]) -> np.ndarray:
+            def helper() -> None:
+                end = time.thread_time() + 0.3
+                while time.thread_time() < end:
+                    pass
+                burnt.set()
+                release.wait(30)
+
+            threading.Thread(target=helper, daemon=True).start()
+            burnt.wait(30)
+            return super().embed_documents(texts)
+
+    before = _threads_cpu(os.getpid())  # (other tests' lanes may still be alive: compare new threads)
+    batcher = MicroBatchEmbedder(Burning(), lanes=1)  # type: ignore[arg-type]
+    try:
+        batcher.embed_documents(["tea"])
+        after = _threads_cpu(os.getpid())
+        new = [name for tid, (name, _) in after.items() if tid not in before]
+        assert len([n for n in new if n.startswith("remnant-embed")]) == 2  # the lane and its helper
+        used = model_cpu_seconds(before, after)
+        assert used is not None and used >= 0.25  # the helper's burn is counted as the model's
+    finally:
+        release.set()
+        batcher.close()
+    assert model_cpu_seconds({}, {"1": ("python", 1.0)}) is None  # no lane: not a model figure

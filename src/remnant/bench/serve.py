@@ -130,6 +130,40 @@ def _cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (fields 14 and 15 of stat)
 
 
+def _threads_cpu(pid: int) -> dict[str, tuple[str, float]]:
+    """Each thread of process ``pid``: its OS name and CPU seconds (utime + stime), from ``/proc``
+    (empty where there is none)."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    out: dict[str, tuple[str, float]] = {}
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return out
+    for task in tasks:
+        try:
+            name = (task / "comm").read_text().strip()
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        out[task.name] = (name, (int(fields[11]) + int(fields[12])) / ticks)
+    return out
+
+
+def model_cpu_seconds(
+    before: dict[str, tuple[str, float]], after: dict[str, tuple[str, float]]
+) -> float | None:
+    """CPU seconds the embedding model's threads used between two :func:`_threads_cpu` readings:
+    the micro-batcher's lanes and the threads they started (the model's OpenMP helpers), which
+    inherit the lanes' OS name; ``None`` without lanes (no model, or ``REMNANT_EMBED_BATCH=off``:
+    the model then runs on the request threads). A thread that ended meanwhile is not counted."""
+    from remnant.server.batcher import LANE_THREAD_PREFIX
+
+    lanes = [(tid, cpu) for tid, (name, cpu) in after.items() if name.startswith(LANE_THREAD_PREFIX)]
+    if not lanes:
+        return None
+    return sum(cpu - before.get(tid, ("", 0.0))[1] for tid, cpu in lanes)
+
+
 def _loadavg() -> float | None:
     try:
         return os.getloadavg()[0]
@@ -242,7 +276,9 @@ def run_bench(
         before = httpx.get(f"{bases[0]}/v1/stats", headers=auth).json()["total"]
         load_before = _loadavg()
         cpu_before = [_cpu_seconds(p.pid) for p in procs]
+        threads_before = [_threads_cpu(p.pid) for p in procs]
         load = asyncio.run(_load(bases, key, clients, duration, write_ratio, users))
+        threads_after = [_threads_cpu(p.pid) for p in procs]
         cpu_after = [_cpu_seconds(p.pid) for p in procs]
         load_after = _loadavg()
         # generous: the servers may still be finishing requests queued at the end of the load
@@ -255,6 +291,13 @@ def run_bench(
     lost = load["acked"] - (stored - before)
     known = [(a, b) for a, b in zip(cpu_before, cpu_after, strict=True) if a is not None and b is not None]
     server_cpu = round(sum(b - a for a, b in known), 2) if known else None
+    # the model's share of it, where /proc names the threads (None without /proc)
+    per_process = [model_cpu_seconds(a, b) for a, b in zip(threads_before, threads_after, strict=True)]
+    model_cpu = (
+        round(sum(m for m in per_process if m is not None), 2)
+        if any(m is not None for m in per_process)
+        else None
+    )
     result: dict[str, Any] = {
         "clients": clients,
         "processes": processes,
@@ -283,6 +326,10 @@ def run_bench(
         "server_cpu_ms_per_request": round(server_cpu * 1000 / requests, 2)
         if server_cpu and requests
         else None,
+        "server_model_cpu_s": model_cpu,
+        "server_model_cpu_ms_per_request": round(model_cpu * 1000 / requests, 2)
+        if model_cpu is not None and requests
+        else None,
         "load_average": [load_before, load_after],
         "server_exit_code": code,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
@@ -293,6 +340,11 @@ def run_bench(
         if server_cpu is not None
         else "  server CPU    unknown (no /proc)"
     )
+    if server_cpu and model_cpu is not None:
+        cpu_line += (
+            f"; the embedding model {model_cpu} s ({result['server_model_cpu_ms_per_request']} ms, "
+            f"{model_cpu / server_cpu:.0%})"
+        )
     loads = "unknown" if load_before is None else f"{load_before:.2f} -> {load_after:.2f}"
     result["text"] = "\n".join(
         [

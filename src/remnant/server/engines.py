@@ -56,7 +56,12 @@ class Engines:
 
     def _batch(self, engine: Memory) -> None:
         """Route the engine's model calls through one micro-batcher per model, shared by every
-        tenant's engine, so concurrent requests are embedded together (see :mod:`remnant.server.batcher`)."""
+        tenant's engine, so concurrent requests are embedded together (see :mod:`remnant.server.batcher`).
+
+        The batcher goes right in front of the model, under its text cache: where the vectors pair
+        each turn with the one before it, the pair embedder and the writes' own-text embedding
+        (``text_embedder``) both reach the model through it (in front of the pair embedder, the
+        writes' documents went around it, each on its own request thread)."""
         from remnant.core.settings import read
         from remnant.embed.cache import CachedEmbedder
         from remnant.server.batcher import MicroBatchEmbedder
@@ -64,7 +69,7 @@ class Engines:
         if str(read("REMNANT_EMBED_BATCH")).lower() in ("0", "off", "no"):
             return
 
-        cached = engine.retriever.embedder
+        cached = engine.retriever.text_embedder
         if not isinstance(cached, CachedEmbedder) or isinstance(cached.inner, MicroBatchEmbedder):
             return
         key = id(cached.inner)
