@@ -591,12 +591,32 @@ def _plan_expiry(when: str) -> timedelta:
     return timedelta(days=365)
 
 
+_MY_X_IS_Y = re.compile(
+    r"\bmy\s+(?P<attr>[a-z][a-z' -]{1,30}?)\s+(?:is now|has changed to|changed to|is|are|was changed to)\s+(?P<val>[^\n]+)",
+    re.I,
+)
+_MY_X_IS_Y_ZH = re.compile(
+    r"我的(?P<attr>[^，,。！!？?是的]{1,12})(?:是|改成了?|换成了?|变成了?|更新为)(?P<val>[^，,。！!？?]+)"
+)
+
+
+def _a_remark(clause: str) -> bool:
+    """The clause is a "my X is Y" that remarks on the moment (:func:`_remark`): no other rule reads
+    it as a habit or a plan either ("my timing is perfect as always")."""
+    en, zh = _MY_X_IS_Y.search(clause), _MY_X_IS_Y_ZH.search(clause)
+    if en and normalise_key(en.group("attr")) not in KNOWN_ATTRIBUTES:
+        return _remark("en", en.group("attr"), _clean_en(en.group("val")), en.group(0))
+    if zh and normalise_key(zh.group("attr")) not in KNOWN_ATTRIBUTES:
+        return _remark("zh", zh.group("attr"), zh.group("val"), zh.group(0))
+    return False
+
+
 def _about(m: MatchLike, text: str) -> ExtractedFact | None:
     """A clause no other rule took: a change of state, a habit, a family member's attribute or a
     plan, keyed by the attribute it is about ("I'm vegetarian now" → diet, 我女儿下学期转到实验小学
     → daughter_school) or, for habits and plans the reader does not know, by its activity."""
     clause = m.group(0).strip(" \t'\"")
-    if len(clause) < 4 or len(clause) > 160 or _NOT_A_STATEMENT.search(clause):
+    if len(clause) < 4 or len(clause) > 160 or _NOT_A_STATEMENT.search(clause) or _a_remark(clause):
         return None
     zh = _has_cjk(clause)
     content = f"用户：{clause}" if zh else f"User: {clause}"
@@ -802,17 +822,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "my_x_is_y",
-        re.compile(
-            r"\bmy\s+(?P<attr>[a-z][a-z' -]{1,30}?)\s+(?:is now|has changed to|changed to|is|are|was changed to)\s+(?P<val>[^\n]+)",
-            re.I,
-        ),
+        _MY_X_IS_Y,
         _attr_en,
     ),
     Rule(
         "my_x_is_y_zh",
-        re.compile(
-            r"我的(?P<attr>[^，,。！!？?是的]{1,12})(?:是|改成了?|换成了?|变成了?|更新为)(?P<val>[^，,。！!？?]+)"
-        ),
+        _MY_X_IS_Y_ZH,
         _attr_zh,
     ),
     Rule(
