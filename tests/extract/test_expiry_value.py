@@ -149,6 +149,8 @@ def test_the_salience_model_keeps_a_sentence_the_rules_call_filler(
         ("优惠码今晚十二点前用有效", END_THU),
         ("我代课只到这周五为止", END_FRI),
         ("这张券到月底有效", END_JAN),
+        ("im at a craft fair in Hangzhou till the 15th, orders ship late", datetime(2026, 1, 16, tzinfo=UTC)),
+        ("优惠券到15号有效", datetime(2026, 1, 16, tzinfo=UTC)),
     ],
 )
 def test_an_end_point_from_the_data(turn: str, until: datetime) -> None:
@@ -178,6 +180,9 @@ def test_a_period_read_from_the_data(turn: str, period: timedelta) -> None:
         "I worked 9 to 5 till friday",
         "is the pin 3318 till friday?",
         "我周五回家",  # a plan, no end said
+        "valid till march 15th",  # a date with its month: not placed by this reader
+        "有效期到3月15号",
+        "我15号回来",
         "这个码到月底还能用吗",
     ],
 )

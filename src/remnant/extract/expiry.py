@@ -786,6 +786,7 @@ def _en_until() -> re.Pattern[str]:
     d = _lang("en")
     verbs = _alternation(d["valid_until_verbs_strong"] + d["valid_until_verbs_weak"])
     days = _alternation([*WEEKDAYS, *d["today_words"], *d["weekend_words"], *d["month_end_words"]])
+    days += r"|\d{1,2}(?:st|nd|rd|th)"  # a day of the month: "till the 15th"
     # what bounds the period: a validity verb ("good till"), a bound said of a state ("only till
     # friday", "just temporary till ..."), a present stay ("im at the Hanting hotel till sunday",
     # up to 60 characters of where, bounded) or a value ("the pin is 3318 till sunday"); up to six
@@ -823,8 +824,8 @@ def _zh_until() -> tuple[re.Pattern[str], re.Pattern[str]]:
         _alternation(d["valid_words"]),
         _alternation(d["end_words"]),
     )
-    # a weekday, or the end of the month (到月底有效)
-    weekday = rf"(?:{_ZH_WEEKDAY.pattern}|{_alternation(d['month_end_words'])})"
+    # a weekday, the end of the month (到月底有效) or a day of it with no month said (到15号)
+    weekday = rf"(?:{_ZH_WEEKDAY.pattern}|{_alternation(d['month_end_words'])}|{_ZH_DAY_OF_MONTH.pattern})"
     change, after = _alternation(d["change_words"]), _alternation(d["until_after"])
     # 只在今天有效, 仅限当天, 今天之内有效, 有效期到今天; 今天之内要取 (to do within the day);
     # 今晚十二点前用有效 (up to six characters of the hour, bounded); 今晚过后就改 (changed after it)
@@ -867,6 +868,10 @@ def _zh_this() -> re.Pattern[str]:
 # the verb ends its clause (能用了, 有效。), not a verb of something else (可以用电脑, 有效率)
 _ZH_VERB_END = rf"(?=[了啦的哦喔呢]|$|[^{HAN_CLASS}])"
 _ZH_WEEKDAY = re.compile(r"(?:下|这|本)?个?(?:周|星期|礼拜)[一二三四五六日天]")
+# 15号, 十五号 with no month before it (3月15号 is a date this reader does not place)
+_ZH_DAY_OF_MONTH = re.compile(
+    r"(?<![月\d零一二三四五六七八九十])(\d{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])[号日](?![元块子])"
+)
 _ZH_NOT_SAID = re.compile(
     r"吗|[？?]|如果|要是|假如|假设|万一|的话|听说|据说|已经|上周|上个?星期|上个?礼拜|去年"
 )
@@ -923,6 +928,10 @@ def _english_until(sentence: str, now: datetime) -> timedelta | None:
     if _EN_PAST_VALID.search(sentence[: m.start()]) or re.search(r"\b(?:was|were|used\s+to)\b", clause, re.I):
         return None
     day = m.group("day").casefold()
+    if day[0].isdigit():
+        if _EN_MONTH.search(m.group(0)) or _EN_MONTH.match(sentence[m.end() :]):
+            return None  # "till march 15th", "the 15th of june": a date this reader does not place
+        return _until(_coming_day_of_month(now.date(), int(day[:-2])), now)
     if day in WEEKDAYS:
         return _until(
             coming_weekday(now.date(), WEEKDAYS[day], week=0 if m.group("this") == "this" else None), now
@@ -932,6 +941,22 @@ def _english_until(sentence: str, now: datetime) -> timedelta | None:
     if day in {w.casefold() for w in d["month_end_words"]}:
         return _until(_month_end(now.date()), now)
     return _until(now.date(), now)
+
+
+_EN_MONTH = re.compile(
+    r"\s*(?:of\s+)?\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.I
+)
+
+
+def _coming_day_of_month(today: date, n: int) -> date | None:
+    """The day ``n`` of this month if it is still to come (today included), else of the next."""
+    for months_on in (0, 1):
+        first = today.replace(day=1)
+        if months_on:
+            first = (first + timedelta(days=32)).replace(day=1)
+        if n <= _month_end(first).day and (months_on or n >= today.day):
+            return first.replace(day=n)
+    return None
 
 
 def _month_end(day: date) -> date:
@@ -952,8 +977,11 @@ def _chinese_until(text: str, now: datetime) -> timedelta | None:
         return None
     said = _ZH_WEEKDAY.search(m.group(0))
     if said is None:
-        month_end = any(w in m.group(0) for w in _lang("zh")["month_end_words"])
-        return _until(_month_end(now.date()), now) if month_end else None
+        if any(w in m.group(0) for w in _lang("zh")["month_end_words"]):
+            return _until(_month_end(now.date()), now)
+        dom = _ZH_DAY_OF_MONTH.search(m.group(0))
+        n = _zh_number(dom.group(1)) if dom else None
+        return _until(_coming_day_of_month(now.date(), int(n)), now) if n and n <= 31 else None
     week = {"下": 1, "这": 0, "本": 0}.get(said.group(0)[0])
     return _until(coming_weekday(now.date(), ZH_WEEKDAYS[said.group(0)[-1]], week=week), now)
 
