@@ -988,7 +988,11 @@ def _chinese_until(text: str, now: datetime) -> timedelta | None:
 
 def expiry_until(text: str, now: datetime) -> timedelta | None:
     """The time left, from ``now``, until the end point a message gives a validity, or ``None``:
-    "good until friday", "only works till we check out sunday", 只在今天有效, 到周五就不能用了.
+    "good until friday", "only works till we check out sunday", 只在今天有效, 到周五就不能用了;
+    a state's or a stay's end ("only till friday", "im at the Hanting hotel till sunday", 只到这周五为止,
+    礼拜日就回去了), the current day or week ("just for this afternoon", "this week only", 今天之内要取,
+    今晚过后就改), the weekend, the end of the month and a day of it with no month said ("till the
+    15th", 到15号有效). The words are the data files' (extract/data/expiry.*.json).
 
     A day named as an end point lasts through that day, to the midnight that ends it in ``now``'s
     zone (the later reading: a memory that disappears early is the worse failure). A bare weekday

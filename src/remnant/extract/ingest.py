@@ -14,6 +14,8 @@ expiry said in words, for each conversation message, offline.
   the turn also says something lasting ("the code is 4471, good for 15 minutes, the account is
   under my work email"), the turn still expires with the value, and the lasting clauses are kept
   as their own fact (``from_episode`` to the turn, no TTL): :func:`remnant.extract.expiry.split_expiry`.
+  A state's sentence expires whole ("at the travelodge for the next 3 nights, room 214"), another
+  sentence holds on; what is left is kept when the rule cues or the salience model say it matters.
 - **Corrections** (:mod:`remnant.extract.corrections`): "I meant Tuesday not Thursday", 说错了，是周二
   name the recent memory whose value was wrong; the engine writes the corrected value and
   supersedes the wrong one (:mod:`remnant.engine.forgetting.correction`).
