@@ -101,3 +101,40 @@ def test_chitchat_invents_no_facts(tmp_path: Path) -> None:
             if out.facts:
                 invented.append((turn["text"], [f.content for f in out.facts]))
     assert len(invented) <= 0.01 * len(turns), invented
+
+
+REMARKS = Path(__file__).with_name("chitchat_turns_2.jsonl")
+
+
+def test_a_remark_of_the_moment_stores_nothing_but_itself(tmp_path: Path) -> None:
+    """A remark shaped like a fact ("my brain is mush today", "i love this song", 我的脑子是浆糊:
+    tests/extract/chitchat_turns_2.jsonl) leaves one memory, the turn itself, through the product."""
+    lines = [json.loads(line) for line in REMARKS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    turns = [row["text"] for row in lines if "text" in row]
+    assert len(turns) >= 40
+    invented: list[tuple[str, list[str]]] = []
+    with Memory(tmp_path / "m.db") as mem:
+        for i, turn in enumerate(turns):
+            user = f"chat{i}"
+            mem.add([{"role": "user", "content": turn}], user_id=user)
+            stored = [mem.rehydrate(r.id) for r in mem.list_memories(user, limit=100)]
+            if stored != [turn]:
+                invented.append((turn, stored))
+    assert not invented, invented
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("my car is a white BYD Dolphin", "car", "a white BYD Dolphin"),
+        ("my hair is brown", "hair", "brown"),
+        ("my dog is a labrador called Max", "dog", "a labrador called Max"),
+        ("I love hiking", "likes_hiking", "yes"),
+        ("i really enjoy cooking thai food", "likes_cooking_thai_food", "yes"),
+        ("我喜欢爬山", "likes_爬山", "yes"),
+        ("我的爱好是画画", "爱好", "画画"),
+        ("我的猫是一只橘猫", "猫", "一只橘猫"),
+    ],
+)
+def test_a_lasting_value_is_still_read(text: str, key: str, value: str) -> None:
+    assert facts(text).get(key) == value

@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -565,7 +566,7 @@ def _chinese(text: str) -> timedelta | None:
             ("每", "隔", "过去", "这几", "前", "最近", "近", "才", "一天", "一周", "一个月", "一年", "一晚")
         ):
             continue
-        if text[max(0, start - 1) : start] == "这" and text[start] in "两俩":
+        if text[max(0, start - 1) : start] in _lang("zh")["this_words"] and text[start] in "两俩":
             continue  # 这两天, 这两周: "these days", vague
         if re.match(r"^[\d零一二两三四五六七八九十百]", after):
             continue  # 一个月三百: a rate
@@ -613,7 +614,7 @@ def _chinese(text: str) -> timedelta | None:
             continue  # 再过两周就放假: the time until an event
         if _ZH_TERM.search(before) and re.search(r"[我你咱]", text):
             return timedelta(seconds=seconds)
-        if _ZH_FROM_NOW.search(before) or _ZH_USE.search(before):
+        if _ZH_FROM_NOW.search(before) or _zh_this().search(before) or _ZH_USE.search(before):
             return timedelta(seconds=seconds)
         # 要 / 得 / 需要 right before the period is "it takes" (走路要半个小时), not a state
         if before.endswith(("要", "得", "需")) or re.search(
@@ -636,14 +637,24 @@ def expiry_in_words(text: str) -> timedelta | None:
     Only a period the turn says something holds for from now counts (see the module docstring):
     "I waited ten minutes" sets nothing.
     """
-    return _english(text) or _chinese(text)
+    return _english(text) or _chinese_text(text)
+
+
+def _chinese_text(text: str) -> timedelta | None:
+    # each sentence is read alone: a habit in the next sentence (顺便说下我的快递一般寄到公司前台)
+    # says nothing of the validity said in this one (验证码5分钟内有效)
+    for sentence in _ANY_SENTENCE_END.split(text):
+        if sentence and (got := _chinese(sentence)) is not None:
+            return got
+    return None
 
 
 # -- the part of a turn that expires ---------------------------------------------------------------
 # a clause ends at its punctuation
 # (ASCII punctuation only before a space or the end, so "Kettle!92" and "4.5 hours" stay whole)
 _CLAUSE_SPLIT = re.compile(r"(?<=[，。！？；\n])|(?<=[,;!?.])(?=\s)")
-_FILLER_FLOOR = 0.3  # a remainder scored as filler below this is not worth keeping on its own
+FILLER_FLOOR = 0.3
+"""A rule salience under which a remainder of a split turn is filler, not worth keeping on its own."""
 
 
 @dataclass(frozen=True)
@@ -694,14 +705,37 @@ def _lasting(clause: str) -> bool:
     return not anywhere.search(text)
 
 
-def split_expiry(text: str, now: datetime | None = None) -> ExpirySplit | None:
+_ENDS_SENTENCE = re.compile(r"(?:[.!?。！？]+|\n)\s*$")
+
+
+def _sentence_of(clauses: list[str], lo: int, hi: int) -> tuple[int, int]:
+    """The clauses of the sentence (or sentences) that clauses ``lo``..``hi`` are in."""
+    while lo > 0 and not _ENDS_SENTENCE.search(clauses[lo - 1]):
+        lo -= 1
+    while hi < len(clauses) - 1 and not _ENDS_SENTENCE.search(clauses[hi]):
+        hi += 1
+    return lo, hi
+
+
+def _not_filler(text: str) -> bool:
+    return salience(text).score >= FILLER_FLOOR
+
+
+def split_expiry(
+    text: str, now: datetime | None = None, *, matters: Callable[[str], bool] | None = None
+) -> ExpirySplit | None:
     """The temporary and lasting parts of a turn that states an expiry, or ``None`` when the
     period bounds the whole turn (one clause, or the rest is filler) or nothing.
 
     The period attaches to the clause it is read in alone ("good for 15 minutes"), or to the pair
     that ends with it; a clause without the thing it is said of ("it's good for a day", 十分钟内有效)
-    takes the clause before it too ("the code is 4471,"). Given ``now``, an end point counts too
-    (:func:`expiry_of`). Linear: each clause is read once or twice."""
+    takes the clause before it too ("the code is 4471,"). A state has no such thing ("I'm at the
+    travelodge for the next 3 nights, room 214"): its whole sentence is temporary, and another
+    sentence ("my usual number's 07845 661 203") holds on. Given ``now``, an end point counts too
+    (:func:`expiry_of`). ``matters`` says whether what is left is worth keeping on its own (default:
+    the rule salience is not filler; the ingestor adds its salience model's judgement). Linear:
+    each clause is read once or twice."""
+    keep = matters or _not_filler
     ttl = expiry_of(text, now)
     if ttl is None:
         return None
@@ -722,14 +756,18 @@ def split_expiry(text: str, now: datetime | None = None) -> ExpirySplit | None:
     if lo > 0 and not _has_subject("".join(clauses[lo : hi + 1])):
         lo -= 1
     if not _has_subject("".join(clauses[lo : hi + 1])):
-        return None  # a state ("I'm in Osaka for 10 days, so ..."): the whole turn holds for the period
+        # a state ("I'm in Osaka for 10 days, room 214 if anyone needs me"): what holds for the
+        # period is its whole sentence; another sentence says something of its own
+        lo, hi = _sentence_of(clauses, lo, hi)
+        if lo == 0 and hi == len(clauses) - 1:
+            return None  # one sentence: the whole turn holds for the period
     # a clause that follows from the temporary one (a question about it, "so ...") expires with it;
     # each other clause holds on its own, so a turn loses only what was said to expire
     rest = [c for c in (*clauses[:lo], *clauses[hi + 1 :]) if _lasting(c)]
     lasting = "".join(rest).strip(" \t\n,;，；、")
-    if lasting and salience(lasting).score < _FILLER_FLOOR:
+    if lasting and not keep(lasting):
         # filler beside what holds ("帮我记一下…。另外我的邮箱是…"): keep the clauses that matter
-        lasting = "".join(c for c in rest if salience(c).score >= _FILLER_FLOOR).strip(" \t\n,;，；、")
+        lasting = "".join(c for c in rest if keep(c)).strip(" \t\n,;，；、")
     if not lasting:
         return None
     temporary = "".join(clauses[lo : hi + 1]).strip(" \t\n,;，；、")
@@ -747,11 +785,33 @@ def _lang(lang: str) -> dict[str, list[str]]:
 def _en_until() -> re.Pattern[str]:
     d = _lang("en")
     verbs = _alternation(d["valid_until_verbs_strong"] + d["valid_until_verbs_weak"])
-    days = _alternation([*WEEKDAYS, *d["today_words"]])
-    # up to four words between the cue and the day ("till we check out sunday"): bounded
+    days = _alternation([*WEEKDAYS, *d["today_words"], *d["weekend_words"], *d["month_end_words"]])
+    days += r"|\d{1,2}(?:st|nd|rd|th)"  # a day of the month: "till the 15th"
+    # what bounds the period: a validity verb ("good till"), a bound said of a state ("only till
+    # friday", "just temporary till ..."), a present stay ("im at the Hanting hotel till sunday",
+    # up to 60 characters of where, bounded) or a value ("the pin is 3318 till sunday"); up to six
+    # words between the cue and the day ("till IT fixes the system on friday"): bounded
     return re.compile(
-        rf"\b(?P<verb>{verbs})\s+(?:only\s+|just\s+)?(?:{_alternation(d['until_words'])})\s+"
-        rf"(?:(?P<this>this|on)\s+)?(?:[\w']+\s+){{0,4}}?(?P<day>{days})\b",
+        rf"\b(?:(?P<verb>{verbs})\s+(?:only\s+|just\s+)?|(?P<bound>{_alternation(d['until_bounds'])})\s+"
+        rf"|(?P<stay>{_alternation(d['stay_words'])})\s[^,;.!?\n]{{0,60}}?"
+        rf"|(?P<value>(?<![\w-])(?=[\w#!-]{{0,40}}\d)[\w#!-]{{3,40}})\s+)"
+        rf"(?:{_alternation(d['until_words'])})\s+"
+        rf"(?:(?P<this>this|on)\s+)?(?:[\w']+\s+){{0,6}}?(?P<day>{days})\b",
+        re.I,
+    )
+
+
+@functools.cache
+def _en_for_span() -> re.Pattern[str]:
+    """ "just for this afternoon", "her pin for today", "this week only": the current day (``day``)
+    or week (``week``) bounds it; ``bound`` is the "only" / "just" said with it."""
+    d = _lang("en")
+    day, week = _alternation(d["for_today_words"]), _alternation(d["this_week_words"])
+    span = rf"(?:(?P<day>{day})|(?P<week>{week}))"
+    return re.compile(
+        rf"\b(?:(?P<bound>only|just)\s+(?:for\s+)?{span}\b(?!\s*'s)"
+        rf"|(?:for\s+)?(?P<day2>{day})\s+(?P<bound2>only)\b|(?:for\s+)?(?P<week2>{week})\s+(?P<bound3>only)\b"
+        rf"|for\s+(?P<day3>{day})\b(?!\s*'s))",
         re.I,
     )
 
@@ -764,11 +824,17 @@ def _zh_until() -> tuple[re.Pattern[str], re.Pattern[str]]:
         _alternation(d["valid_words"]),
         _alternation(d["end_words"]),
     )
-    weekday = _ZH_WEEKDAY.pattern
-    # 只在今天有效, 仅限当天, 今天之内有效, 有效期到今天
+    # a weekday, the end of the month (到月底有效) or a day of it with no month said (到15号)
+    weekday = rf"(?:{_ZH_WEEKDAY.pattern}|{_alternation(d['month_end_words'])}|{_ZH_DAY_OF_MONTH.pattern})"
+    change, after = _alternation(d["change_words"]), _alternation(d["until_after"])
+    # 只在今天有效, 仅限当天, 今天之内有效, 有效期到今天; 今天之内要取 (to do within the day);
+    # 今晚十二点前用有效 (up to six characters of the hour, bounded); 今晚过后就改 (changed after it)
     on_today = re.compile(
         rf"(?:只|仅)?(?:在|限)?(?:{today})(?:之内|以内|内)?(?:都|才)?(?:{valid}){_ZH_VERB_END}|仅限(?:{today})"
         rf"|有效期?(?:{_alternation(d['until_before'])})(?:{today})"
+        rf"|(?:{today})(?:之内|以内|内)(?:{_alternation(d['within_do_words'])})"
+        rf"|(?:{today})[^，。！？,.!?]{{0,6}}?(?:{after})(?:用|使用|都)?(?:{valid}){_ZH_VERB_END}"
+        rf"|(?:{today})(?:过后|之后|以后|过了)(?:都|就|会|便|将)*(?:{change}|{end})"
     )
     # 到周五就不能用了, 只能用到周五, 周五之前有效, 有效期到周五, 到周五为止有效
     on_weekday = re.compile(
@@ -777,13 +843,35 @@ def _zh_until() -> tuple[re.Pattern[str], re.Pattern[str]]:
         rf"|用(?:{_alternation(d['until_before'])}){weekday}"
         rf"|(?<![到至止]){weekday}(?:{_alternation(d['until_after'])})(?:都|就|会)*(?:{valid}){_ZH_VERB_END}"
         rf"|有效期?(?:{_alternation(d['until_before'])}){weekday}"
+        # 只到这周五为止 (a state bounded by the day), 礼拜日就回去了 / 下周一再回 (a stay ends then)
+        rf"|(?:{_alternation(d['only_words'])})(?:{_alternation(d['until_before'])}){weekday}"
+        rf"|{weekday}(?:就|便|才|再)(?:{_alternation(d['leave_words'])})"
     )
     return on_today, on_weekday
+
+
+@functools.cache
+def _zh_tomorrow_change() -> re.Pattern[str]:
+    """明天就换 (of information): it holds until then."""
+    d = _lang("zh")
+    return re.compile(
+        rf"(?:{_alternation(d['tomorrow_words'])})(?:就|会|便|将)+(?:{_alternation(d['change_words'])})"
+    )
+
+
+@functools.cache
+def _zh_this() -> re.Pattern[str]:
+    """这 right before a period, or 呢 in Cantonese (呢三日): counted from now."""
+    return re.compile(rf"(?:{_alternation(_lang('zh')['this_words'])})一?$")
 
 
 # the verb ends its clause (能用了, 有效。), not a verb of something else (可以用电脑, 有效率)
 _ZH_VERB_END = rf"(?=[了啦的哦喔呢]|$|[^{HAN_CLASS}])"
 _ZH_WEEKDAY = re.compile(r"(?:下|这|本)?个?(?:周|星期|礼拜)[一二三四五六日天]")
+# 15号, 十五号 with no month before it (3月15号 is a date this reader does not place)
+_ZH_DAY_OF_MONTH = re.compile(
+    r"(?<![月\d零一二三四五六七八九十])(\d{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])[号日](?![元块子])"
+)
 _ZH_NOT_SAID = re.compile(
     r"吗|[？?]|如果|要是|假如|假设|万一|的话|听说|据说|已经|上周|上个?星期|上个?礼拜|去年"
 )
@@ -796,30 +884,84 @@ def _until(day: date | None, now: datetime) -> timedelta | None:
     return left if left > timedelta(0) else None
 
 
+_EN_CLAUSE_OPEN = re.compile(r"[,;:]|\b(?:so|but|because|and|then)\b", re.I)
+
+
+def _clause_before(sentence: str, at: int) -> str:
+    """The sentence from the last clause boundary before ``at`` ("..., so its only good till"):
+    a habit said in another clause ("they change it every week") is not this one's."""
+    lo = 0
+    for m in _EN_CLAUSE_OPEN.finditer(sentence, 0, at):
+        lo = m.end()
+    return sentence[lo:]
+
+
 def _english_until(sentence: str, now: datetime) -> timedelta | None:
-    m = _en_until().search(sentence)
-    if (
-        m is None
-        or sentence.rstrip().endswith("?")
-        or _EN_IF.match(sentence)
-        or _EN_RECURRING.search(sentence)
-    ):
+    if sentence.rstrip().endswith("?") or _EN_IF.match(sentence):
         return None
-    strong = {w.casefold() for w in _lang("en")["valid_until_verbs_strong"]}
-    if m.group("verb").casefold() not in strong and not (
-        _EN_INFO.search(sentence) or re.search(r"\b(?:only|just)\b", sentence, re.I)
+    d = _lang("en")
+    m = _en_until().search(sentence)
+    if m is None:
+        t = _en_for_span().search(sentence)
+        bound = t is not None and any(t.group(g) for g in ("bound", "bound2", "bound3"))
+        if t is None or not (bound or _EN_INFO.search(sentence)):
+            return None
+        clause = _clause_before(sentence, t.start())
+        if _EN_RECURRING.search(clause) or re.search(r"\b(?:was|were|used\s+to)\b", clause, re.I):
+            return None
+        if t.group("week") or t.group("week2"):
+            return _until(coming_weekday(now.date(), WEEKDAYS["sunday"]), now)  # through its Sunday
+        return _until(now.date(), now)
+    clause = _clause_before(sentence, m.start())
+    if _EN_RECURRING.search(clause):
+        return None
+    strong = {w.casefold() for w in d["valid_until_verbs_strong"]}
+    verb = m.group("verb")
+    if (
+        verb is not None
+        and verb.casefold() not in strong
+        and not (_EN_INFO.search(sentence) or re.search(r"\b(?:only|just)\b", sentence, re.I))
     ):
         return None  # "the store is open till friday": a thing's hours, not a validity
-    if _EN_PAST_VALID.search(sentence[: m.start()]) or re.search(
-        r"\b(?:was|were|used\s+to)\b", sentence, re.I
-    ):
+    if m.group("value") and not _EN_INFO.search(sentence):
+        return None  # "4471 till friday" of a code, not "I worked 9-5 till friday"
+    if _EN_PAST_VALID.search(sentence[: m.start()]) or re.search(r"\b(?:was|were|used\s+to)\b", clause, re.I):
         return None
     day = m.group("day").casefold()
+    if day[0].isdigit():
+        if _EN_MONTH.search(m.group(0)) or _EN_MONTH.match(sentence[m.end() :]):
+            return None  # "till march 15th", "the 15th of june": a date this reader does not place
+        return _until(_coming_day_of_month(now.date(), int(day[:-2])), now)
     if day in WEEKDAYS:
         return _until(
             coming_weekday(now.date(), WEEKDAYS[day], week=0 if m.group("this") == "this" else None), now
         )
+    if day in {w.casefold() for w in d["weekend_words"]}:
+        return _until(coming_weekday(now.date(), WEEKDAYS["sunday"]), now)
+    if day in {w.casefold() for w in d["month_end_words"]}:
+        return _until(_month_end(now.date()), now)
     return _until(now.date(), now)
+
+
+_EN_MONTH = re.compile(
+    r"\s*(?:of\s+)?\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.I
+)
+
+
+def _coming_day_of_month(today: date, n: int) -> date | None:
+    """The day ``n`` of this month if it is still to come (today included), else of the next."""
+    for months_on in (0, 1):
+        first = today.replace(day=1)
+        if months_on:
+            first = (first + timedelta(days=32)).replace(day=1)
+        if n <= _month_end(first).day and (months_on or n >= today.day):
+            return first.replace(day=n)
+    return None
+
+
+def _month_end(day: date) -> date:
+    first_of_next = (day.replace(day=1) + timedelta(days=32)).replace(day=1)
+    return first_of_next - timedelta(days=1)
 
 
 def _chinese_until(text: str, now: datetime) -> timedelta | None:
@@ -828,19 +970,29 @@ def _chinese_until(text: str, now: datetime) -> timedelta | None:
     on_today, on_weekday = _zh_until()
     if on_today.search(text):
         return _until(now.date(), now)
+    if _ZH_INFO.search(text) and _zh_tomorrow_change().search(text):
+        return timedelta(days=1)  # as "changes tomorrow": a day
     m = on_weekday.search(text)
     if m is None:
         return None
     said = _ZH_WEEKDAY.search(m.group(0))
     if said is None:
-        return None
+        if any(w in m.group(0) for w in _lang("zh")["month_end_words"]):
+            return _until(_month_end(now.date()), now)
+        dom = _ZH_DAY_OF_MONTH.search(m.group(0))
+        n = _zh_number(dom.group(1)) if dom else None
+        return _until(_coming_day_of_month(now.date(), int(n)), now) if n and n <= 31 else None
     week = {"下": 1, "这": 0, "本": 0}.get(said.group(0)[0])
     return _until(coming_weekday(now.date(), ZH_WEEKDAYS[said.group(0)[-1]], week=week), now)
 
 
 def expiry_until(text: str, now: datetime) -> timedelta | None:
     """The time left, from ``now``, until the end point a message gives a validity, or ``None``:
-    "good until friday", "only works till we check out sunday", 只在今天有效, 到周五就不能用了.
+    "good until friday", "only works till we check out sunday", 只在今天有效, 到周五就不能用了;
+    a state's or a stay's end ("only till friday", "im at the Hanting hotel till sunday", 只到这周五为止,
+    礼拜日就回去了), the current day or week ("just for this afternoon", "this week only", 今天之内要取,
+    今晚过后就改), the weekend, the end of the month and a day of it with no month said ("till the
+    15th", 到15号有效). The words are the data files' (extract/data/expiry.*.json).
 
     A day named as an end point lasts through that day, to the midnight that ends it in ``now``'s
     zone (the later reading: a memory that disappears early is the worse failure). A bare weekday

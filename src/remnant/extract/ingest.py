@@ -14,6 +14,8 @@ expiry said in words, for each conversation message, offline.
   the turn also says something lasting ("the code is 4471, good for 15 minutes, the account is
   under my work email"), the turn still expires with the value, and the lasting clauses are kept
   as their own fact (``from_episode`` to the turn, no TTL): :func:`remnant.extract.expiry.split_expiry`.
+  A state's sentence expires whole ("at the travelodge for the next 3 nights, room 214"), another
+  sentence holds on; what is left is kept when the rule cues or the salience model say it matters.
 - **Corrections** (:mod:`remnant.extract.corrections`): "I meant Tuesday not Thursday", 说错了，是周二
   name the recent memory whose value was wrong; the engine writes the corrected value and
   supersedes the wrong one (:mod:`remnant.engine.forgetting.correction`).
@@ -32,8 +34,8 @@ from remnant.embed.base import Embedder, EmbeddingError, Vectors
 from remnant.embed.registry import get_embedder
 from remnant.engine.options import Correction, Draft, Message, Observation
 from remnant.extract.corrections import CorrectionReader
+from remnant.extract.expiry import FILLER_FLOOR, expiry_of, split_expiry
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
-from remnant.extract.expiry import expiry_of, split_expiry
 from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor
 from remnant.extract.salience import salience
@@ -44,6 +46,12 @@ log = logging.getLogger(__name__)
 
 SALIENCE_CHARS = 2000
 """How much of a turn the salience model reads."""
+
+
+REMAINDER_BAR = 0.4
+"""The salience model's importance at which what is left of a split turn is kept on its own: below
+the consolidation bar (0.5), since a lasting clause dropped there expires with the value beside it
+(a memory lost wrongly is the worse failure); filler scores far under it."""
 
 
 class FactExtractor(Protocol):
@@ -132,6 +140,23 @@ class RuleIngestor:
                 return sal.score, (*sal.cues, "model_unavailable")
         return model.importance(vector, sal.score), (*sal.cues, "model")
 
+    def _salient(self, text: str) -> bool:
+        """Whether the salience model judges ``text`` (what is left of a split turn) worth keeping:
+        its importance reaches ``REMAINDER_BAR``. ``False`` without a model or when embedding fails."""
+        pair = self._salience_model()
+        if pair is None or not text.strip():
+            return False
+        embedder, model = pair
+        try:
+            vector = embedder.embed_documents([text[:SALIENCE_CHARS]])[0]
+        except EmbeddingError:
+            return False
+        return model.importance(vector, salience(text).score) >= REMAINDER_BAR
+
+    def _matters(self, text: str) -> bool:
+        """What is left of a split turn is kept when the rule salience or the model says it matters."""
+        return salience(text).score >= FILLER_FLOOR or self._salient(text)
+
     def observe_many(self, messages: Sequence[Message], *, recent: Sequence[str] = ()) -> list[Observation]:
         """:meth:`observe` of consecutive messages, each with the four before it as ``recent``; the
         salience model's vectors of all of them come from one embedder call (a history import)."""
@@ -165,7 +190,7 @@ class RuleIngestor:
     def _observe(self, message: Message, recent: Sequence[str], vector: Vectors | None) -> Observation:
         score, cues = self._importance(message, vector)
         now = self.clock.now()
-        split = split_expiry(message.content, now)
+        split = split_expiry(message.content, now, matters=self._matters)
         ttl = split.ttl if split is not None else expiry_of(message.content, now)
         if split is None:
             facts = [(f, ttl) for f in self.extractor.extract(message.content, role=message.role)]

@@ -221,9 +221,10 @@ def _attr_en(m: MatchLike, text: str) -> ExtractedFact | None:
             return None  # "my phone is broken" is not a phone number, "my name is spelled …" no name
     kind: FactKind = "preference" if key.startswith("preferred_") else "fact"
     if kind == "fact" and key not in KNOWN_ATTRIBUTES:
-        if _PASSING_VALUE.match(value) or _PROGRESSIVE.match(value):
-            # "my coffee is cold", "my week is crazy", "my laptop is being slow": a remark about a
-            # state of the moment (an adjective or a verb in -ing), not the value of an attribute
+        if _PROGRESSIVE.match(value) or _remark("en", attr, value, m.group(0)):
+            # "my coffee is cold", "my week is crazy", "my laptop is being slow", "my brain is mush
+            # today": a remark about a state of the moment (an adjective, a verb in -ing, a verdict,
+            # a clause of the moment), not the value of an attribute
             return None
         # an attribute we do not know: kept, but as a weak, short-lived fact
         return ExtractedFact(
@@ -290,16 +291,53 @@ _RELATION_ATTR = re.compile(
     r"colleague|coworker|neighbou?r|cousin|aunt|uncle|niece|nephew|ex)$",
     re.I,
 )
-_PASSING_VALUE = re.compile(
-    r"^(?:so\s+|very\s+|really\s+|kind of\s+|a bit\s+|pretty\s+|super\s+|too\s+)*(?:cold|hot|warm|good|great|bad|"
-    r"terrible|awful|nice|fine|ok|okay|crazy|busy|killing me|sore|tired|full|dead|done|ready|on|off|open|closed|"
-    r"slow|fast|weird|funny|boring|amazing|perfect|better|worse|the best|the worst|a mess|in the car|at home|"
-    r"over there|somewhere|acting up|playing up|running late|coming|here|there)\b",
-    re.I,
-)
-
-
 _PROGRESSIVE = re.compile(r"^[a-z]+ing\b", re.I)
+
+
+@functools.cache
+def _not_values(lang: str) -> dict[str, re.Pattern[str]]:
+    """What follows "my X is" / 我的X是 or "I like" without being a lasting value
+    (extract/data/not_values.*): each list as one pattern, matched at the start of the value
+    (``moment_words`` anywhere in the clause, ``remark_attributes`` as the whole attribute)."""
+    data = json.loads((_DATA / f"not_values.{lang}.json").read_text(encoding="utf-8"))
+    out: dict[str, re.Pattern[str]] = {}
+    for name, words in data.items():
+        if name == "about":
+            continue
+        alt = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+        if lang == "zh":  # no word boundaries in Chinese: a prefix, or the whole attribute
+            out[name] = re.compile(rf"^(?:{alt})$" if name == "remark_attributes" else rf"^(?:{alt})")
+        elif name == "moment_words":
+            out[name] = re.compile(rf"\b(?:{alt})\b", re.I)
+        else:
+            out[name] = re.compile(
+                rf"^(?:{alt})(?:\b|$)" if name != "remark_attributes" else rf"^(?:{alt})$", re.I
+            )
+    return out
+
+
+def _remark(lang: str, attr: str, value: str, clause: str) -> bool:
+    """A "my X is Y" of an attribute the rules do not know that remarks on the moment rather than
+    gives a value: "my brain is mush today", "my life is a circus", 我的心情很好, 我的电脑是不是坏了."""
+    nv = _not_values(lang)
+    if nv["remark_attributes"].match(attr.strip()):
+        return True
+    if any(nv[k].match(value) for k in ("passing_values", "degree_words", "negation_words") if k in nv):
+        return True
+    # the clause the value is said in, not a later one ("my hair is brown, got it cut today")
+    return bool(nv["moment_words"].search(_ONE_CLAUSE.split(clause, maxsplit=1)[0]))
+
+
+_ONE_CLAUSE = re.compile(r"[,;!?，。！？；]|\.(?:\s|$)|\s(?:and|but|so|because)\s", re.I)
+
+
+def _deictic(lang: str, obj: str) -> bool:
+    """A like whose object is the conversation's here and now ("i love this song", "i like your
+    style", 我喜欢你的回答): a reaction, not a lasting preference."""
+    pattern = _not_values(lang)["deictic_objects"]
+    if lang == "zh":
+        return bool(pattern.match(obj))
+    return bool(pattern.match(obj)) or bool(re.search(r"\b(?:you|your|u|ur)\b", obj, re.I))
 
 
 def _attr_zh(m: MatchLike, text: str) -> ExtractedFact | None:
@@ -308,6 +346,8 @@ def _attr_zh(m: MatchLike, text: str) -> ExtractedFact | None:
     if not value or ("订单" in attr and "号" not in attr) or len(value) > 40 or _is_question(m.group("val")):
         return None
     key = normalise_key(attr)
+    if key not in KNOWN_ATTRIBUTES and _remark("zh", attr, m.group("val"), m.group(0)):
+        return None  # 我的脑子是浆糊, 我的心情今天很好: a remark of the moment
     if key in SHAPED:
         value = SHAPED[key](m.group("val"), text) or ""
         if not value:
@@ -411,6 +451,8 @@ def _likes(positive: bool) -> PartBuilder:
             return None
         if positive and not zh and _NEGATED_BEFORE.search(text[: m.start("verb")]):
             return None  # "I would like…", "I don't like…": handled elsewhere or a request
+        if _deictic("zh" if zh else "en", value):
+            return None  # "i love this song", 我喜欢你的回答: a reaction to the moment
         category = _category(value)
         if category and positive:
             content = f"用户偏好：{value}" if zh else f"User prefers {value}"
@@ -549,12 +591,32 @@ def _plan_expiry(when: str) -> timedelta:
     return timedelta(days=365)
 
 
+_MY_X_IS_Y = re.compile(
+    r"\bmy\s+(?P<attr>[a-z][a-z' -]{1,30}?)\s+(?:is now|has changed to|changed to|is|are|was changed to)\s+(?P<val>[^\n]+)",
+    re.I,
+)
+_MY_X_IS_Y_ZH = re.compile(
+    r"我的(?P<attr>[^，,。！!？?是的]{1,12})(?:是|改成了?|换成了?|变成了?|更新为)(?P<val>[^，,。！!？?]+)"
+)
+
+
+def _a_remark(clause: str) -> bool:
+    """The clause is a "my X is Y" that remarks on the moment (:func:`_remark`): no other rule reads
+    it as a habit or a plan either ("my timing is perfect as always")."""
+    en, zh = _MY_X_IS_Y.search(clause), _MY_X_IS_Y_ZH.search(clause)
+    if en and normalise_key(en.group("attr")) not in KNOWN_ATTRIBUTES:
+        return _remark("en", en.group("attr"), _clean_en(en.group("val")), en.group(0))
+    if zh and normalise_key(zh.group("attr")) not in KNOWN_ATTRIBUTES:
+        return _remark("zh", zh.group("attr"), zh.group("val"), zh.group(0))
+    return False
+
+
 def _about(m: MatchLike, text: str) -> ExtractedFact | None:
     """A clause no other rule took: a change of state, a habit, a family member's attribute or a
     plan, keyed by the attribute it is about ("I'm vegetarian now" → diet, 我女儿下学期转到实验小学
     → daughter_school) or, for habits and plans the reader does not know, by its activity."""
     clause = m.group(0).strip(" \t'\"")
-    if len(clause) < 4 or len(clause) > 160 or _NOT_A_STATEMENT.search(clause):
+    if len(clause) < 4 or len(clause) > 160 or _NOT_A_STATEMENT.search(clause) or _a_remark(clause):
         return None
     zh = _has_cjk(clause)
     content = f"用户：{clause}" if zh else f"User: {clause}"
@@ -760,17 +822,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "my_x_is_y",
-        re.compile(
-            r"\bmy\s+(?P<attr>[a-z][a-z' -]{1,30}?)\s+(?:is now|has changed to|changed to|is|are|was changed to)\s+(?P<val>[^\n]+)",
-            re.I,
-        ),
+        _MY_X_IS_Y,
         _attr_en,
     ),
     Rule(
         "my_x_is_y_zh",
-        re.compile(
-            r"我的(?P<attr>[^，,。！!？?是的]{1,12})(?:是|改成了?|换成了?|变成了?|更新为)(?P<val>[^，,。！!？?]+)"
-        ),
+        _MY_X_IS_Y_ZH,
         _attr_zh,
     ),
     Rule(
