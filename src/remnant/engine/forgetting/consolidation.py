@@ -12,7 +12,7 @@ ingestor scored low, is not consolidated and simply fades: the way sleep keeps t
 the noise.
 
 A turn whose facts were extracted when it was written is skipped only when those facts carry it
-(:data:`CARRIED`: at least four fifths of its words are in their text). A fact that keeps a part of the
+(:data:`CARRIED`: at least four fifths of its words are in the text of those that last). A fact that keeps a part of the
 turn ("User: he's 12" from "my son's called Kieran btw, he's 12"; a reminder drawn from "I'm
 allergic to penicillin, remind me to tell the doctor") must not cost the rest of it when the turn
 fades (docs/retrieval.md, "Relevance floor").
@@ -68,17 +68,28 @@ def _due(ledger: Ledger, policy: ConsolidationPolicy) -> list[MemoryRecord]:
                 and r.metadata.get("role", "user") == "user"
             ):
                 out.append(r)
-    return _not_carried(ledger, out)
+    return _not_carried(ledger, out, policy.min_importance)
 
 
-def _not_carried(ledger: Ledger, episodes: list[MemoryRecord]) -> list[MemoryRecord]:
+def _not_carried(ledger: Ledger, episodes: list[MemoryRecord], bar: float) -> list[MemoryRecord]:
     """The episodes whose extracted facts (``metadata["facts"]``, read in one batch) do not carry
-    them: none were extracted, they are gone, or they hold under :data:`CARRIED` of its words."""
-    wanted = [
-        str(i) for r in episodes for i in (r.metadata.get("facts") or []) if isinstance(i, str)
+    them: none were extracted, they are gone, or those that last (importance at least ``bar``, the
+    consolidation bar: a fact under it fades like filler) hold under :data:`CARRIED` of its words."""
+    wanted = [str(i) for r in episodes for i in (r.metadata.get("facts") or []) if isinstance(i, str)]
+    lasting = (
+        {
+            f.id: f.content
+            for f in ledger.store.get_many(wanted, tenant=ledger.tenant)
+            if f.status == Status.ACTIVE and (f.pinned or f.importance >= bar)
+        }
+        if wanted
+        else {}
+    )
+    return [
+        r
+        for r in episodes
+        if not carried(r.content, [lasting[i] for i in r.metadata.get("facts") or [] if i in lasting])
     ]
-    texts = {f.id: f.content for f in ledger.store.get_many(wanted, tenant=ledger.tenant)} if wanted else {}
-    return [r for r in episodes if not carried(r.content, [texts[i] for i in r.metadata.get("facts") or [] if i in texts])]
 
 
 def carried(turn: str, facts: list[str]) -> bool:
