@@ -17,8 +17,8 @@ from remnant.core.errors import ValidationError
 from remnant.embed.base import EmbedderUnavailable
 from remnant.embed.registry import get_embedder
 from remnant.engine.forgetting.consolidation import carried
-from remnant.retrieval import HybridRetriever
-from remnant.retrieval.floor import DEFAULT_FLOOR, OFF, RelevanceFloor, floor_from_env
+from remnant.retrieval import HybridRetriever, RelevanceFloor
+from remnant.retrieval.floor import DEFAULT_FLOOR, OFF, floor_from_env
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
