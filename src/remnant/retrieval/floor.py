@@ -13,8 +13,8 @@ candidate is dropped when its relevance is under
   about the question" even when the best candidate is itself unrelated. The fixed weights have no
   absolute floor: their fused relevance is min-max normalised, the best is always 1.
 
-Both were chosen by cross-validation (docs/retrieval.md, "Relevance floor"); ``REMNANT_RELEVANCE_FLOOR``
-sets them (``off``, ``R`` or ``R,A``).
+Both were chosen by cross-validation (docs/retrieval.md, "Relevance floor": absolute 0.0025, no
+relative floor); ``REMNANT_RELEVANCE_FLOOR`` sets them (``off``, ``R`` or ``R,A``).
 """
 
 from __future__ import annotations
