@@ -228,6 +228,16 @@ SWITCHES: tuple[Switch, ...] = (
         group="recall",
     ),
     _S(
+        "REMNANT_RELEVANCE_FLOOR",
+        "relevance_floor",
+        "off, R or R,A",
+        None,
+        "Recall drops a hit under R times the best hit's relevance, or under A on the learned ranker's "
+        "score, so an unrelated memory does not fill the list (docs/retrieval.md, Relevance floor).",
+        shown="0,0.0025",
+        group="recall",
+    ),
+    _S(
         "REMNANT_SALIENCE",
         "salience",
         "model / rules",
@@ -405,6 +415,7 @@ class Settings:
     embed_lanes: int | None = None
     context_vector: str | None = None
     context_recipe: str | None = None
+    relevance_floor: str | None = None
     salience: str = "model"
     attributes: str = "rules"
     dedup: str = "on"

@@ -12,6 +12,7 @@ from remnant.retrieval.entities import (
     SpacyEntityReader,
 )
 from remnant.retrieval.errors import QueryTooLong, RetrievalError
+from remnant.retrieval.floor import RelevanceFloor
 from remnant.retrieval.fusion import rrf, weighted
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, HnswIndex, VectorIndex, build_index
@@ -36,6 +37,7 @@ __all__ = [
     "PackCandidate",
     "PackedContext",
     "QueryTooLong",
+    "RelevanceFloor",
     "RetrievalError",
     "SearchTrace",
     "SignalWeights",

@@ -50,6 +50,7 @@ from remnant.retrieval.entities import (
     entity_rows,
 )
 from remnant.retrieval.errors import RetrievalError
+from remnant.retrieval.floor import RelevanceFloor, floor_from_env
 from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, build_index
 from remnant.retrieval.passages import RECIPES, ContextPairEmbedder, same_family
@@ -189,7 +190,10 @@ class HybridRetriever:
     ``mode="lexical"``/``"vector"`` use one side only (the LoCoMo baselines).
     ``min_similarity`` drops vector candidates below a cosine (default: the model's floor in
     :data:`RELEVANCE_FLOORS`, none for other models), so an unrelated memory is not returned just
-    because it is the nearest vector. ``parallel`` runs the vector half (query embedding and
+    because it is the nearest vector. ``relevance_floor`` drops ranked candidates far below the
+    query's best or, with the learned ranker, under its absolute floor
+    (:mod:`remnant.retrieval.floor`; default ``REMNANT_RELEVANCE_FLOOR``, else
+    :data:`~remnant.retrieval.floor.DEFAULT_FLOOR`; ``RelevanceFloor()`` for none). ``parallel`` runs the vector half (query embedding and
     search) on another thread while the lexical half runs, outside a transaction; the ranking is
     the same either way.
     """
@@ -212,6 +216,7 @@ class HybridRetriever:
         index_entities: bool = True,
         entity_limits: ExpansionLimits | None = None,
         ranker: LearnedRanker | bool | None = None,
+        relevance_floor: RelevanceFloor | None = None,
     ) -> None:
         if mode not in ("hybrid", "lexical", "vector"):
             raise RetrievalError(f"mode must be hybrid, lexical or vector, not {mode!r}")
@@ -245,6 +250,10 @@ class HybridRetriever:
             (entity_reader or default_reader()) if index_entities else None
         )
         self.entity_limits = entity_limits or ExpansionLimits()
+        # recall returns nothing rather than something unrelated (remnant.retrieval.floor); None
+        # gives the product's (REMNANT_RELEVANCE_FLOOR, else DEFAULT_FLOOR), RelevanceFloor() none
+        chosen_floor = relevance_floor if relevance_floor is not None else floor_from_env()
+        self.relevance_floor: RelevanceFloor | None = None if chosen_floor.off else chosen_floor
 
         # the learned ranker (None: the fixed weights); ``ranker=None`` gives the default
         # (:data:`RANKER_ON`: the shipped model), True the shipped model, False none
@@ -864,6 +873,19 @@ class HybridRetriever:
                 head = [
                     (i, s * temporal_factor(by_id[i], ranges, when, t) if i in by_id else s) for i, s in head
                 ]
+        if trace is not None:
+            trace.relevance = dict(head)
+        floor = self.relevance_floor
+        if floor is not None:
+            # after the ranking, before the memory's own signals: a faded-looking but relevant
+            # memory keeps its place, an unrelated one does not fill the list
+            head, dropped = floor.apply(head, absolute=model is not None)
+            if dropped:
+                tail = []  # the tail ranks below the head's weakest: under the floor too
+                if trace is not None:
+                    trace.floored = set(dropped)
+            if not head:
+                return [], loaded
         ranked = rerank(head, signals, self.signals)
         if t.diversity:
             ranked = diversify(ranked, {r.id: r.content for r in records}, limit, t.diversity)
@@ -988,6 +1010,10 @@ class SearchTrace:
     features: dict[str, dict[str, float]] = field(default_factory=dict)
     ranker: LearnedRanker | None = None
     contributions: dict[str, dict[str, float]] = field(default_factory=dict)
+    # the ranked relevance of each head candidate before its signals (what the floor compares),
+    # and the candidates the relevance floor dropped
+    relevance: dict[str, float] = field(default_factory=dict)
+    floored: set[str] = field(default_factory=set)
 
 
 CONTEXT_VECTOR_ENV = "REMNANT_CONTEXT_VECTOR"
