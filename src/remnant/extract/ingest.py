@@ -132,12 +132,26 @@ class RuleIngestor:
                 return sal.score, (*sal.cues, "model_unavailable")
         return model.importance(vector, sal.score), (*sal.cues, "model")
 
-    def observe_many(self, messages: Sequence[Message], *, recent: Sequence[str] = ()) -> list[Observation]:
+    def observe_many(
+        self,
+        messages: Sequence[Message],
+        *,
+        recent: Sequence[str] = (),
+        vectors: tuple[str, Sequence[Vectors | None]] | None = None,
+    ) -> list[Observation]:
         """:meth:`observe` of consecutive messages, each with the four before it as ``recent``; the
-        salience model's vectors of all of them come from one embedder call (a history import)."""
-        vectors: list[Vectors | None] = [None] * len(messages)
+        salience model's vectors of all of them come from one embedder call (a history import).
+        ``vectors``: recall's model id and each message's vector of its recall text (the speaker's
+        name and the turn, ``"Maya: ..."``); the salience model was trained on turns with and
+        without a name, so when its model is that one it reads these and embeds only the rest."""
+        given: Sequence[Vectors | None] = [None] * len(messages)
         pair = self._salience_model()
-        read = [i for i, m in enumerate(messages) if self._reads(m)]
+        if vectors is not None and pair is not None and pair[1].reads_spoken and vectors[0] == pair[0].model_id:
+            if len(vectors[1]) != len(messages):
+                raise ValueError("observe_many needs one vector (or None) per message")
+            given = vectors[1]
+        vectors_of: list[Vectors | None] = list(given)
+        read = [i for i, m in enumerate(messages) if self._reads(m) and vectors_of[i] is None]
         if pair is not None and len(read) > 1:
             try:
                 batch = pair[0].embed_documents([messages[i].content[:SALIENCE_CHARS] for i in read])
@@ -145,10 +159,10 @@ class RuleIngestor:
                 pass  # each message tries again alone, and says so if it fails
             else:
                 for i, v in zip(read, batch, strict=True):
-                    vectors[i] = v
+                    vectors_of[i] = v
         window = list(recent)
         out = []
-        for message, vector in zip(messages, vectors, strict=True):
+        for message, vector in zip(messages, vectors_of, strict=True):
             out.append(self._observe(message, window[-4:], vector))
             window.append(message.content)
         return out

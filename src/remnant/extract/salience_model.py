@@ -71,6 +71,13 @@ class SalienceModel:
         z = _logit(self.probability(vector, rule_score)) - _logit(self.threshold)
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
+    @property
+    def reads_spoken(self) -> bool:
+        """Trained on turns with and without a speaker's name (``"Maya: ..."``), so it may read the
+        vector recall stores for a named speaker's turn; weights trained on plain turns only
+        read the turn without the name."""
+        return bool(self.meta.get("spoken", False))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "model_id": self.model_id,
@@ -182,27 +189,50 @@ def cross_validate(
 def main(argv: Sequence[str] | None = None) -> int:
     """Retrain: ``python -m remnant.extract.salience_model --embedder e5-small`` writes the weights."""
     from remnant.embed.registry import get_embedder
-    from remnant.training.salience_data import SALIENT, generate
+    from remnant.training.salience_data import SALIENT, generate, spoken
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--embedder", default="e5-small")
     ap.add_argument("--turns", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--vectors", help="a .npy of precomputed document vectors (generated turns, then dev)")
+    ap.add_argument(
+        "--no-speakers",
+        action="store_true",
+        help="train on the plain turns only (default: each turn also as '<name>: <text>', the text recall "
+        "embeds for a named speaker, so salience reads the turn's recall vector)",
+    )
+    ap.add_argument(
+        "--vectors",
+        help="a .npy of precomputed document vectors (generated turns, then dev, then their spoken forms); "
+        "written there when it does not exist",
+    )
     ap.add_argument("--dry-run", action="store_true", help="report the cross-validation, write nothing")
     args = ap.parse_args(argv)
 
     turns = generate(args.turns, seed=args.seed)
     with DEV_TURNS.open(encoding="utf-8") as fh:
         dev = [json.loads(line) for line in fh if line.strip()]
-    texts = [t.text for t in turns] + [d["text"] for d in dev]
+    plain = [t.text for t in turns] + [d["text"] for d in dev]
+    langs = [t.lang for t in turns] + [d["lang"] for d in dev]
     labels = np.asarray([t.label == SALIENT for t in turns] + [d["label"] == "salient" for d in dev], float)
     groups = np.asarray([0] * len(turns) + [1] * len(dev))
+    # a turn's spoken form shares its template's fold: a held-out fold never saw either form
     templates = [t.template for t in turns] + [f"dev:{d['id']}" for d in dev]
+    texts = list(plain)
+    if not args.no_speakers:
+        texts += spoken(plain, langs, seed=args.seed)
+        plain, labels, groups = plain * 2, np.concatenate([labels, labels]), np.concatenate([groups, groups])
+        templates = templates * 2
     embedder = get_embedder(args.embedder, threads=2)
-    vectors = np.load(args.vectors) if args.vectors else embedder.embed_documents(texts)
-    x = features(vectors, [salience(t).score for t in texts])
+    if args.vectors and Path(args.vectors).exists():
+        vectors = np.load(args.vectors)
+    else:
+        vectors = embedder.embed_documents(texts)
+        if args.vectors:
+            np.save(args.vectors, vectors)
+    # the rule cues read the turn as said (the ingestor scores message.content, never the speaker)
+    x = features(vectors, [salience(t).score for t in plain])
     results = {
         l2: cross_validate(x, labels, groups, templates, k=args.folds, l2=l2) for l2 in (0.1, 0.3, 1.0, 3.0)
     }
@@ -219,8 +249,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         float(cv["threshold"]),
         {
             "trained_on": f"remnant.training.salience_data.generate({args.turns}, seed={args.seed}) "
-            f"+ {DEV_TURNS.name}",
+            f"+ {DEV_TURNS.name}"
+            + ("" if args.no_speakers else f", each also as spoken(seed={args.seed}): '<name>: <text>'"),
             "turns": len(texts),
+            "spoken": not args.no_speakers,
             "cv": {k: v for k, v in cv.items()},
         },
     )
