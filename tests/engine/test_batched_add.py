@@ -160,7 +160,7 @@ def test_the_salience_model_reads_the_turns_recall_vectors(
         pytest.skip(f"e5-small not installed: {exc}")
     with mem:
         model = getattr(mem.ingestor, "model", None)
-        assert isinstance(model, SalienceModel) and model.reads_spoken
+        assert isinstance(model, SalienceModel) and model.spoken is not None
         cache = mem.retriever.text_embedder
         assert cache is not None and hasattr(cache, "inner")
         seen: list[str] = []
@@ -182,12 +182,12 @@ def test_the_salience_model_reads_the_turns_recall_vectors(
         assert len(seen) == len(set(seen))
         assert {f"{who}: {text}" for who, text in TURNS} <= set(seen)
         assert not {text for _, text in TURNS} & set(seen)  # the turn without its name: never read
-        # each turn's importance is the model's judgement of that vector (a turn with a fact is
-        # never under 0.5)
+        # each turn's importance is the named-speaker head's judgement of that vector (a turn with a
+        # fact is never under 0.5)
         for (who, text), episode in zip(TURNS, out.episodes, strict=False):
             if episode.metadata.get("facts"):
                 continue
             vector = inner.embed_documents([f"{who}: {text}"])[0]
             assert episode.importance == pytest.approx(
-                round(model.importance(vector, salience(text).score), 4)
+                round(model.spoken.importance(vector, salience(text).score), 4)
             )

@@ -20,7 +20,7 @@ import json
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,9 @@ class SalienceModel:
     bias: float
     threshold: float
     meta: dict[str, Any]
+    # the head for a named speaker's turn as recall embeds it ("Maya: ..."), trained on those texts:
+    # with it the model reads the vector recall stores instead of embedding the turn again
+    spoken: SalienceModel | None = None
 
     def probability(self, vector: npt.ArrayLike, rule_score: float) -> float:
         v = np.asarray(vector, dtype=np.float64).reshape(-1)
@@ -73,13 +76,12 @@ class SalienceModel:
 
     @property
     def reads_spoken(self) -> bool:
-        """Trained on turns with and without a speaker's name (``"Maya: ..."``), so it may read the
-        vector recall stores for a named speaker's turn; weights trained on plain turns only
-        read the turn without the name."""
-        return bool(self.meta.get("spoken", False))
+        """Has a head for named speakers' turns as recall embeds them (``"Maya: ..."``); weights
+        without one read the turn without the name."""
+        return self.spoken is not None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "model_id": self.model_id,
             "w": [round(float(x), 6) for x in self.w],
             "rule_weight": round(self.rule_weight, 6),
@@ -87,6 +89,9 @@ class SalienceModel:
             "threshold": round(self.threshold, 6),
             "meta": self.meta,
         }
+        if self.spoken is not None:
+            out["spoken"] = self.spoken.to_json()
+        return out
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> SalienceModel:
@@ -97,6 +102,7 @@ class SalienceModel:
             float(raw["bias"]),
             float(raw["threshold"]),
             dict(raw.get("meta", {})),
+            cls.from_json(raw["spoken"]) if raw.get("spoken") else None,
         )
 
 
@@ -199,13 +205,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--no-speakers",
         action="store_true",
-        help="train on the plain turns only (default: each turn also as '<name>: <text>', the text recall "
-        "embeds for a named speaker, so salience reads the turn's recall vector)",
+        help="no head for named speakers' turns (default: one trained on each turn as '<name>: <text>', "
+        "the text recall embeds for a named speaker, so salience reads the turn's recall vector)",
     )
     ap.add_argument(
         "--vectors",
         help="a .npy of precomputed document vectors (generated turns, then dev, then their spoken forms); "
         "written there when it does not exist",
+    )
+    ap.add_argument(
+        "--keep-plain",
+        action="store_true",
+        help="keep the shipped head for turns without a name (its held-out figure) and fit only the head "
+        "for named speakers' turns",
     )
     ap.add_argument("--dry-run", action="store_true", help="report the cross-validation, write nothing")
     args = ap.parse_args(argv)
@@ -217,13 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     langs = [t.lang for t in turns] + [d["lang"] for d in dev]
     labels = np.asarray([t.label == SALIENT for t in turns] + [d["label"] == "salient" for d in dev], float)
     groups = np.asarray([0] * len(turns) + [1] * len(dev))
-    # a turn's spoken form shares its template's fold: a held-out fold never saw either form
     templates = [t.template for t in turns] + [f"dev:{d['id']}" for d in dev]
-    texts = list(plain)
-    if not args.no_speakers:
-        texts += spoken(plain, langs, seed=args.seed)
-        plain, labels, groups = plain * 2, np.concatenate([labels, labels]), np.concatenate([groups, groups])
-        templates = templates * 2
+    texts = plain if args.no_speakers else plain + spoken(plain, langs, seed=args.seed)
     embedder = get_embedder(args.embedder, threads=2)
     if args.vectors and Path(args.vectors).exists():
         vectors = np.load(args.vectors)
@@ -231,36 +238,56 @@ def main(argv: Sequence[str] | None = None) -> int:
         vectors = embedder.embed_documents(texts)
         if args.vectors:
             np.save(args.vectors, vectors)
+    trained_on = f"remnant.training.salience_data.generate({args.turns}, seed={args.seed}) + {DEV_TURNS.name}"
     # the rule cues read the turn as said (the ingestor scores message.content, never the speaker)
-    x = features(vectors, [salience(t).score for t in plain])
+    rules = [salience(t).score for t in plain]
+    n = len(plain)
+    shipped = weights_path(embedder.model_id)
+    if args.keep_plain and shipped.exists():
+        model = replace(SalienceModel.from_json(json.loads(shipped.read_text(encoding="utf-8"))), spoken=None)
+    else:
+        model = _train(
+            embedder.model_id, features(vectors[:n], rules), labels, groups, templates, args.folds, trained_on
+        )
+    if not args.no_speakers:
+        print("spoken:")
+        head = _train(
+            embedder.model_id,
+            features(vectors[n : 2 * n], rules),
+            labels,
+            groups,
+            templates,
+            args.folds,
+            trained_on + f", each as spoken(seed={args.seed}): '<name>: <text>'",
+        )
+        model = replace(model, spoken=head)
+    if not args.dry_run:
+        DATA_DIR.mkdir(exist_ok=True)
+        weights_path(embedder.model_id).write_text(json.dumps(model.to_json()) + "\n", encoding="utf-8")
+        print(f"wrote {weights_path(embedder.model_id)}")
+    return 0
+
+
+def _train(
+    model_id: str,
+    x: Array,
+    labels: Array,
+    groups: Array,
+    templates: Sequence[str],
+    folds: int,
+    trained_on: str,
+) -> SalienceModel:
+    """The L2 strength with the best cross-validated min(kept, faded), then the fit on every turn."""
     results = {
-        l2: cross_validate(x, labels, groups, templates, k=args.folds, l2=l2) for l2 in (0.1, 0.3, 1.0, 3.0)
+        l2: cross_validate(x, labels, groups, templates, k=folds, l2=l2) for l2 in (0.1, 0.3, 1.0, 3.0)
     }
     l2, cv = max(results.items(), key=lambda kv: min(kv[1]["kept"], kv[1]["faded"]))
     for lam, r in results.items():
         print(f"l2={lam}: threshold {r['threshold']:.2f} kept {r['kept']:.3f} faded {r['faded']:.3f} "
               f"folds kept {r['fold_kept']} faded {r['fold_faded']} dev {r['dev_kept_faded']}")  # fmt: skip
     w, b = fit(x, labels, l2=l2)
-    model = SalienceModel(
-        embedder.model_id,
-        w[:-1],
-        float(w[-1]),
-        b,
-        float(cv["threshold"]),
-        {
-            "trained_on": f"remnant.training.salience_data.generate({args.turns}, seed={args.seed}) "
-            f"+ {DEV_TURNS.name}"
-            + ("" if args.no_speakers else f", each also as spoken(seed={args.seed}): '<name>: <text>'"),
-            "turns": len(texts),
-            "spoken": not args.no_speakers,
-            "cv": {k: v for k, v in cv.items()},
-        },
-    )
-    if not args.dry_run:
-        DATA_DIR.mkdir(exist_ok=True)
-        weights_path(embedder.model_id).write_text(json.dumps(model.to_json()) + "\n", encoding="utf-8")
-        print(f"wrote {weights_path(embedder.model_id)}")
-    return 0
+    meta = {"trained_on": trained_on, "turns": len(labels), "cv": dict(cv)}
+    return SalienceModel(model_id, w[:-1], float(w[-1]), b, float(cv["threshold"]), meta)
 
 
 if __name__ == "__main__":
