@@ -10,7 +10,10 @@ computed once) and ``rule_logit`` the rule score's logit. It is trained on the t
 see ``docs/forgetting.md`` (*How salience is estimated*) and :func:`main` to retrain.
 
 Weights are one JSON file per embedder model (``extract/data/salience_<model_id>.json``), loaded
-lazily; an embedder without weights, or none at all, leaves salience to the rules.
+lazily; an embedder without weights, or none at all, leaves salience to the rules. A file may hold
+a second head, ``spoken``, for a named speaker's turn as recall embeds it (``"Maya: ..."``), trained
+on the same turns read that way: with it ``Memory.add`` reads each turn once, for recall and
+salience.
 """
 
 from __future__ import annotations
