@@ -448,8 +448,9 @@ class HybridRetriever:
     def prepare_documents(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[str, Any] | None:
         """Embed memories about to be written (``DocumentPreparer`` seam; called before the write
         lock): the vectors wait in the embedder's cache for :meth:`on_write`. Returns the model's
-        id and each item's own-text vector (what a salience model may read instead of embedding
-        the turn again), or ``None`` when nothing was embedded."""
+        id and each item's own-text vector, a named speaker's of ``"<name>: <text>"`` (what a
+        salience model may read instead of embedding the turn again), or ``None`` when nothing was
+        embedded or the texts leave the name out (``policy.speaker`` off)."""
         if self.embedder is None or self.mode == "lexical" or not items:
             return None
         texts = [embedding_text(c, m, speaker=self.policy.speaker) for c, m in items]
@@ -464,8 +465,9 @@ class HybridRetriever:
                 for i in range(len(texts))
             ]
             own = self.pairs.inner.embed_documents(self.pairs.turn_texts(texts, previous))[: len(texts)]
-            return self.pairs.inner.model_id, own
-        return self.embedder.model_id, self.embedder.embed_documents(texts)
+            return (self.pairs.inner.model_id, own) if self.policy.speaker else None
+        own = self.embedder.embed_documents(texts)
+        return (self.embedder.model_id, own) if self.policy.speaker else None
 
     # -- reading ---------------------------------------------------------------------------------
     def _index(self, engine: EngineView, flt: MemoryFilter) -> VectorIndex | None:
