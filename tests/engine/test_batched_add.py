@@ -16,6 +16,9 @@ import pytest
 from remnant import Memory
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
+from remnant.embed.base import EmbedderUnavailable
+from remnant.extract.salience import salience
+from remnant.extract.salience_model import SalienceModel
 from remnant.privacy import generate_key
 from remnant.store.base import MemoryFilter
 from remnant.store.postgres import PostgresStore
@@ -138,7 +141,53 @@ def test_a_batched_add_calls_the_model_before_the_write_lock_and_once_per_text(t
         assert seen and not any(locked for locked, _ in seen)  # nothing waits for the model under the lock
         texts = [t for _, batch in seen for t in batch]
         assert len(texts) == len(set(texts))  # no text reaches the model twice
-        # the turns' own texts and the salience model's (the turn without its speaker): two batches,
-        # not one call per turn; no joined "previous turn + turn" text is embedded (the mix recipe)
+        # the turns' own texts, then their facts': batches, not one call per turn; no joined
+        # "previous turn + turn" text is embedded (the mix recipe)
         assert len(seen) <= 3
         assert not any("\n" in t for t in texts)
+
+
+def test_the_salience_model_reads_the_turns_recall_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With e5-small and its trained salience (the shipped defaults), a named speaker's turn reaches
+    the model once: recall's text ("Ana: ...") is what salience reads too."""
+    monkeypatch.setenv("REMNANT_EMBEDDER", "e5-small")
+    monkeypatch.setenv("REMNANT_SALIENCE", "model")
+    try:
+        mem = Memory(tmp_path / "m.db", clock=ManualClock(T0))
+    except EmbedderUnavailable as exc:
+        pytest.skip(f"e5-small not installed: {exc}")
+    with mem:
+        model = getattr(mem.ingestor, "model", None)
+        assert isinstance(model, SalienceModel) and model.spoken is not None
+        cache = mem.retriever.text_embedder
+        assert cache is not None and hasattr(cache, "inner")
+        seen: list[str] = []
+        inner = cache.inner
+
+        class Watch:
+            model_id, dim = inner.model_id, inner.dim
+
+            def embed_documents(self, texts: Any) -> Any:
+                assert not mem.store.in_transaction()
+                seen.extend(texts)
+                return inner.embed_documents(texts)
+
+            def embed_query(self, text: str) -> Any:
+                return inner.embed_query(text)
+
+        cache.inner = Watch()
+        out = mem.add(_messages(TURNS), user_id="ana", session_id="s1")
+        assert len(seen) == len(set(seen))
+        assert {f"{who}: {text}" for who, text in TURNS} <= set(seen)
+        assert not {text for _, text in TURNS} & set(seen)  # the turn without its name: never read
+        # each turn's importance is the named-speaker head's judgement of that vector (a turn with a
+        # fact is never under 0.5)
+        for (who, text), episode in zip(TURNS, out.episodes, strict=False):
+            if episode.metadata.get("facts"):
+                continue
+            vector = inner.embed_documents([f"{who}: {text}"])[0]
+            assert episode.importance == pytest.approx(
+                round(model.spoken.importance(vector, salience(text).score), 4)
+            )

@@ -70,6 +70,15 @@ def test_shipped_weights_load_and_describe_their_training() -> None:
         assert model is not None and model.w.shape == (384,)
         assert "salience_data.generate" in model.meta["trained_on"]
         assert min(model.meta["cv"]["kept"], model.meta["cv"]["faded"]) >= 0.85
+        if model.spoken is not None:  # the head for named turns read as recall embeds them
+            assert model.spoken.w.shape == (384,) and "spoken(" in model.spoken.meta["trained_on"]
+            assert min(model.spoken.meta["cv"]["kept"], model.spoken.meta["cv"]["faded"]) >= 0.85
+            again = SalienceModel.from_json(json.loads(json.dumps(model.to_json()))).spoken
+            assert again is not None and np.allclose(again.w, model.spoken.w)
+            assert again.threshold == model.spoken.threshold
+    # e5-small's weights read recall's vector of a named speaker's turn: add() embeds a turn once
+    e5 = load_model("multilingual-e5-small-q4")
+    assert e5 is not None and e5.reads_spoken
     assert load_model("no-such-model") is None
 
 

@@ -364,3 +364,19 @@ def test_a_store_of_another_recipe_moves_to_the_mix_recipe_without_a_model_call(
         want = stored_vectors(mem, "ana", fresh.model_id or "")
     for a, b in zip(rows, again, strict=True):
         assert np.allclose(moved[a.id], want[b.id], atol=1e-5)
+
+
+def test_prepare_documents_hands_out_each_items_own_vector_with_its_speaker() -> None:
+    """What the ingestor's salience model may read instead of embedding a turn again: the vector of
+    the text recall stores (with the speaker's name), under the plain model's id; none when the
+    texts leave the name out (the model's spoken head would then read the wrong form)."""
+    embedder = get_embedder("static")
+    retriever = HybridRetriever(embedder)
+    items = [("I live in Porto now", {"speaker": "Ana"}), ("since when?", {"speaker": "Bo"}), ("noted", {})]
+    out = retriever.prepare_documents(items)
+    assert out is not None and out[0] == embedder.model_id
+    expected = embedder.embed_documents(["Ana: I live in Porto now", "Bo: since when?", "noted"])
+    assert np.allclose(np.asarray(out[1]), expected, atol=1e-6)
+    nameless = HybridRetriever(embedder, index_text=IndexTextPolicy(speaker=False))
+    assert nameless.prepare_documents(items) is None
+    assert HybridRetriever(None).prepare_documents(items) is None

@@ -438,8 +438,16 @@ class Ledger:
         the redactor's detection and the retriever's embedding of the text as it will be stored.
         Call it outside any transaction; pass each result to :meth:`build`. What it cannot prepare
         (no preparing redactor, ``redact=False``) is simply done later, under the lock."""
+        return self.prepare_read(items)[0]
+
+    def prepare_read(
+        self, items: Sequence[tuple[str, WriteOptions]]
+    ) -> tuple[list[PreparedText | None], tuple[str, list[Any]] | None]:
+        """:meth:`prepare`, and what the retriever's model read: its id and each item's own-text
+        vector (``None`` for an item it did not embed), or ``None`` when it embedded nothing."""
         out: list[PreparedText | None] = []
         docs: list[tuple[str, Mapping[str, Any]]] = []
+        doc_of: list[int] = []  # the item each doc is
         for content, opts in items:
             checkpoint("reading the text to store")
             prepared = None
@@ -460,8 +468,15 @@ class Ledger:
                     meta = {**meta, "speaker": self.redactor.prepare(speaker).preview}
                 if self.redactor is None or prepared is not None or not opts.get("redact", True):
                     docs.append((text, meta if isinstance(meta, Mapping) else {}))
+                    doc_of.append(len(out) - 1)
+        read: tuple[str, list[Any]] | None = None
         if docs and isinstance(self.retriever, DocumentPreparer):
-            self.retriever.prepare_documents(docs)
+            vectors = self.retriever.prepare_documents(docs)
+            if vectors is not None:
+                per_item: list[Any] = [None] * len(items)
+                for i, v in zip(doc_of, vectors[1], strict=True):
+                    per_item[i] = v
+                read = (vectors[0], per_item)
         # the write hooks' nearest-neighbour search embeds the new text as a query: do it now too
         checked = [
             p.preview if p is not None else c
@@ -474,7 +489,7 @@ class Ledger:
         ]
         if checked and isinstance(self.retriever, QueryPreparer):
             self.retriever.prepare_queries(checked)
-        return out
+        return out, read
 
     def stored_text(self, content: object, opts: WriteOptions, prepared: PreparedText | None) -> str | None:
         """The text :meth:`build` will store for ``content`` given its :meth:`prepare` result, or

@@ -378,12 +378,25 @@ class Engine:
             scope["occurred_at"] = occurred_at
         kept = [m for m in messages if m.content.strip() and m.role not in ("system", "tool")]
         floor = dk.importance_lasting(TURN_GRACE_DAYS, Kind.EPISODE, self.decay)
+        # the turns as they will be stored, embedded before the write lock (issue 29) in one batch,
+        # in order (each is embedded with the one before it); their vectors are what a batch
+        # ingestor's salience model reads, so a turn reaches the model once
+        turns: list[tuple[str, WriteOptions]] = [
+            (m.content, {"kind": Kind.EPISODE, "metadata": {"speaker": m.name} if m.name else {}})
+            for m in kept
+        ]
+        outside = not self.store.in_transaction()
+        turn_ready, turn_vectors = self.ledger.prepare_read(turns) if outside else ([None] * len(kept), None)
         # reading the turns (salience, expiry, facts) is CPU work: done before the write lock, so a
-        # long turn holds no other request (issue 29); each turn sees the four before it, and a
-        # batch ingestor's model reads them all in one call
+        # long turn holds no other request; each turn sees the four before it, and a batch
+        # ingestor's model reads them all in one call
         if isinstance(self.ingestor, BatchIngestor):
             checkpoint("reading the turns")
-            seen_all = self.ingestor.observe_many(kept)
+            seen_all = (
+                self.ingestor.observe_many(kept, vectors=turn_vectors)
+                if turn_vectors is not None
+                else self.ingestor.observe_many(kept)
+            )
         else:
             seen_all = []
             for message in kept:
@@ -393,13 +406,6 @@ class Engine:
         observed = {id(m): o for m, o in zip(kept, seen_all, strict=True)}
         drafted_by = [(m, d) for m, o in zip(kept, seen_all, strict=True) for d in (o.facts if infer else ())]
         drafted = [d for _, d in drafted_by]
-        # the turns' and their facts' detection and embedding, before the write lock as in
-        # remember(), in one batch (the turns first and in order: each is embedded with the one
-        # before it)
-        turns: list[tuple[str, WriteOptions]] = [
-            (m.content, {"kind": Kind.EPISODE, "metadata": {"speaker": m.name} if m.name else {}})
-            for m in kept
-        ]
         # a fact as build() will get it: its speaker (the turn's) is in its vector's text
         fact_texts: list[tuple[str, WriteOptions]] = [
             (
@@ -417,13 +423,9 @@ class Engine:
             )
             for m, d in drafted_by
         ]
-        ready = (
-            self.ledger.prepare([*turns, *fact_texts])
-            if not self.store.in_transaction()
-            else [None] * (len(kept) + len(drafted))
-        )
-        prepared_for = {id(m): r for m, r in zip(kept, ready, strict=False)}
-        fact_ready = {id(d): r for d, r in zip(drafted, ready[len(kept) :], strict=True)}
+        facts_ready = self.ledger.prepare(fact_texts) if outside and fact_texts else [None] * len(drafted)
+        prepared_for = {id(m): r for m, r in zip(kept, turn_ready, strict=True)}
+        fact_ready = {id(d): r for d, r in zip(drafted, facts_ready, strict=True)}
         with self.store.transaction():
             for message in messages:
                 if not message.content.strip() or message.role in ("system", "tool"):

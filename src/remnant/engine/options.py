@@ -146,10 +146,17 @@ class Ingestor(Protocol):
 @runtime_checkable
 class BatchIngestor(Protocol):
     """Optional on an ingestor: :meth:`Ingestor.observe` of consecutive messages at once (each with
-    the four before it as ``recent``), so a model it runs reads them in one batch."""
+    the four before it as ``recent``), so a model it runs reads them in one batch. ``vectors``,
+    when given: the id of the model recall embeds with and each message's vector of the text recall
+    stores for it (``None`` where there is none), for a model of the same id to read instead of
+    embedding the turn again."""
 
     def observe_many(
-        self, messages: Sequence[Message], *, recent: Sequence[str] = ()
+        self,
+        messages: Sequence[Message],
+        *,
+        recent: Sequence[str] = (),
+        vectors: tuple[str, Sequence[Any]] | None = None,
     ) -> list[Observation]: ...
 
 

@@ -217,9 +217,11 @@ class Reembedder(Protocol):
 class DocumentPreparer(Protocol):
     """Optional on a retriever: the CPU work of indexing new memories (embedding), done before the
     write lock is taken, for ``(content, metadata)`` as they will be stored (``on_write`` then finds
-    the vectors ready)."""
+    the vectors ready). It may return the model's id and each item's own-text vector (a row an
+    item), which the engine hands to a :class:`~remnant.engine.options.BatchIngestor` so that its
+    model need not read the turns again."""
 
-    def prepare_documents(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None: ...
+    def prepare_documents(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[str, Any] | None: ...
 
 
 @runtime_checkable

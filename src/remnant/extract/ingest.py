@@ -122,7 +122,9 @@ class RuleIngestor:
         # the model was trained on user turns; an assistant turn keeps the rules' lower score
         return message.role == "user" and bool(message.content.strip())
 
-    def _importance(self, message: Message, vector: Vectors | None = None) -> tuple[float, tuple[str, ...]]:
+    def _importance(
+        self, message: Message, vector: Vectors | None = None, *, recall: bool = False
+    ) -> tuple[float, tuple[str, ...]]:
         sal = salience(message.content, role=message.role)
         if not self._reads(message):
             return sal.score, sal.cues
@@ -138,6 +140,9 @@ class RuleIngestor:
             except EmbeddingError as exc:
                 log.warning("salience model skipped, embedding failed (%s): rule salience used", exc)
                 return sal.score, (*sal.cues, "model_unavailable")
+        if recall and message.name and model.spoken is not None:
+            # recall's vector of a named speaker's turn is of "<name>: <text>": the head trained on those
+            model = model.spoken
         return model.importance(vector, sal.score), (*sal.cues, "model")
 
     def _salient(self, text: str) -> bool:
@@ -157,12 +162,33 @@ class RuleIngestor:
         """What is left of a split turn is kept when the rule salience or the model says it matters."""
         return salience(text).score >= FILLER_FLOOR or self._salient(text)
 
-    def observe_many(self, messages: Sequence[Message], *, recent: Sequence[str] = ()) -> list[Observation]:
+    def observe_many(
+        self,
+        messages: Sequence[Message],
+        *,
+        recent: Sequence[str] = (),
+        vectors: tuple[str, Sequence[Vectors | None]] | None = None,
+    ) -> list[Observation]:
         """:meth:`observe` of consecutive messages, each with the four before it as ``recent``; the
-        salience model's vectors of all of them come from one embedder call (a history import)."""
-        vectors: list[Vectors | None] = [None] * len(messages)
+        salience model's vectors of all of them come from one embedder call (a history import).
+        ``vectors``: recall's model id and each message's vector of its recall text (a named
+        speaker's turn with the name, ``"Maya: ..."``, as ``IndexTextPolicy.speaker`` has it by
+        default); when the salience model is over that model and has a head for named turns
+        (:attr:`SalienceModel.spoken`), it reads these and embeds only the rest."""
+        given: Sequence[Vectors | None] = [None] * len(messages)
         pair = self._salience_model()
-        read = [i for i, m in enumerate(messages) if self._reads(m)]
+        if (
+            vectors is not None
+            and pair is not None
+            and pair[1].reads_spoken
+            and vectors[0] == pair[0].model_id
+        ):
+            if len(vectors[1]) != len(messages):
+                raise ValueError("observe_many needs one vector (or None) per message")
+            given = vectors[1]
+        from_recall = [v is not None for v in given]
+        vectors_of: list[Vectors | None] = list(given)
+        read = [i for i, m in enumerate(messages) if self._reads(m) and vectors_of[i] is None]
         if pair is not None and len(read) > 1:
             try:
                 batch = pair[0].embed_documents([messages[i].content[:SALIENCE_CHARS] for i in read])
@@ -170,11 +196,11 @@ class RuleIngestor:
                 pass  # each message tries again alone, and says so if it fails
             else:
                 for i, v in zip(read, batch, strict=True):
-                    vectors[i] = v
+                    vectors_of[i] = v
         window = list(recent)
         out = []
-        for message, vector in zip(messages, vectors, strict=True):
-            out.append(self._observe(message, window[-4:], vector))
+        for message, vector, recall in zip(messages, vectors_of, from_recall, strict=True):
+            out.append(self._observe(message, window[-4:], vector, recall=recall))
             window.append(message.content)
         return out
 
@@ -187,8 +213,10 @@ class RuleIngestor:
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
         return self._observe(message, recent, None)
 
-    def _observe(self, message: Message, recent: Sequence[str], vector: Vectors | None) -> Observation:
-        score, cues = self._importance(message, vector)
+    def _observe(
+        self, message: Message, recent: Sequence[str], vector: Vectors | None, *, recall: bool = False
+    ) -> Observation:
+        score, cues = self._importance(message, vector, recall=recall)
         now = self.clock.now()
         split = split_expiry(message.content, now, matters=self._matters)
         ttl = split.ttl if split is not None else expiry_of(message.content, now)

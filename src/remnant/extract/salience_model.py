@@ -10,7 +10,10 @@ computed once) and ``rule_logit`` the rule score's logit. It is trained on the t
 see ``docs/forgetting.md`` (*How salience is estimated*) and :func:`main` to retrain.
 
 Weights are one JSON file per embedder model (``extract/data/salience_<model_id>.json``), loaded
-lazily; an embedder without weights, or none at all, leaves salience to the rules.
+lazily; an embedder without weights, or none at all, leaves salience to the rules. A file may hold
+a second head, ``spoken``, for a named speaker's turn as recall embeds it (``"Maya: ..."``), trained
+on the same turns read that way: with it ``Memory.add`` reads each turn once, for recall and
+salience.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import json
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +60,9 @@ class SalienceModel:
     bias: float
     threshold: float
     meta: dict[str, Any]
+    # the head for a named speaker's turn as recall embeds it ("Maya: ..."), trained on those texts:
+    # with it the model reads the vector recall stores instead of embedding the turn again
+    spoken: SalienceModel | None = None
 
     def probability(self, vector: npt.ArrayLike, rule_score: float) -> float:
         v = np.asarray(vector, dtype=np.float64).reshape(-1)
@@ -71,8 +77,14 @@ class SalienceModel:
         z = _logit(self.probability(vector, rule_score)) - _logit(self.threshold)
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
+    @property
+    def reads_spoken(self) -> bool:
+        """Has a head for named speakers' turns as recall embeds them (``"Maya: ..."``); weights
+        without one read the turn without the name."""
+        return self.spoken is not None
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "model_id": self.model_id,
             "w": [round(float(x), 6) for x in self.w],
             "rule_weight": round(self.rule_weight, 6),
@@ -80,6 +92,9 @@ class SalienceModel:
             "threshold": round(self.threshold, 6),
             "meta": self.meta,
         }
+        if self.spoken is not None:
+            out["spoken"] = self.spoken.to_json()
+        return out
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> SalienceModel:
@@ -90,6 +105,7 @@ class SalienceModel:
             float(raw["bias"]),
             float(raw["threshold"]),
             dict(raw.get("meta", {})),
+            cls.from_json(raw["spoken"]) if raw.get("spoken") else None,
         )
 
 
@@ -182,53 +198,99 @@ def cross_validate(
 def main(argv: Sequence[str] | None = None) -> int:
     """Retrain: ``python -m remnant.extract.salience_model --embedder e5-small`` writes the weights."""
     from remnant.embed.registry import get_embedder
-    from remnant.training.salience_data import SALIENT, generate
+    from remnant.training.salience_data import SALIENT, generate, spoken
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--embedder", default="e5-small")
     ap.add_argument("--turns", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--vectors", help="a .npy of precomputed document vectors (generated turns, then dev)")
+    ap.add_argument(
+        "--no-speakers",
+        action="store_true",
+        help="no head for named speakers' turns (default: one trained on each turn as '<name>: <text>', "
+        "the text recall embeds for a named speaker, so salience reads the turn's recall vector)",
+    )
+    ap.add_argument(
+        "--vectors",
+        help="a .npy of precomputed document vectors (generated turns, then dev, then their spoken forms); "
+        "written there when it does not exist",
+    )
+    ap.add_argument(
+        "--keep-plain",
+        action="store_true",
+        help="keep the shipped head for turns without a name (its held-out figure) and fit only the head "
+        "for named speakers' turns",
+    )
     ap.add_argument("--dry-run", action="store_true", help="report the cross-validation, write nothing")
     args = ap.parse_args(argv)
 
     turns = generate(args.turns, seed=args.seed)
     with DEV_TURNS.open(encoding="utf-8") as fh:
         dev = [json.loads(line) for line in fh if line.strip()]
-    texts = [t.text for t in turns] + [d["text"] for d in dev]
+    plain = [t.text for t in turns] + [d["text"] for d in dev]
+    langs = [t.lang for t in turns] + [d["lang"] for d in dev]
     labels = np.asarray([t.label == SALIENT for t in turns] + [d["label"] == "salient" for d in dev], float)
     groups = np.asarray([0] * len(turns) + [1] * len(dev))
     templates = [t.template for t in turns] + [f"dev:{d['id']}" for d in dev]
+    texts = plain if args.no_speakers else plain + spoken(plain, langs, seed=args.seed)
     embedder = get_embedder(args.embedder, threads=2)
-    vectors = np.load(args.vectors) if args.vectors else embedder.embed_documents(texts)
-    x = features(vectors, [salience(t).score for t in texts])
+    if args.vectors and Path(args.vectors).exists():
+        vectors = np.load(args.vectors)
+    else:
+        vectors = embedder.embed_documents(texts)
+        if args.vectors:
+            np.save(args.vectors, vectors)
+    trained_on = f"remnant.training.salience_data.generate({args.turns}, seed={args.seed}) + {DEV_TURNS.name}"
+    # the rule cues read the turn as said (the ingestor scores message.content, never the speaker)
+    rules = [salience(t).score for t in plain]
+    n = len(plain)
+    shipped = weights_path(embedder.model_id)
+    if args.keep_plain and shipped.exists():
+        model = replace(SalienceModel.from_json(json.loads(shipped.read_text(encoding="utf-8"))), spoken=None)
+    else:
+        model = _train(
+            embedder.model_id, features(vectors[:n], rules), labels, groups, templates, args.folds, trained_on
+        )
+    if not args.no_speakers:
+        print("spoken:")
+        head = _train(
+            embedder.model_id,
+            features(vectors[n : 2 * n], rules),
+            labels,
+            groups,
+            templates,
+            args.folds,
+            trained_on + f", each as spoken(seed={args.seed}): '<name>: <text>'",
+        )
+        model = replace(model, spoken=head)
+    if not args.dry_run:
+        DATA_DIR.mkdir(exist_ok=True)
+        weights_path(embedder.model_id).write_text(json.dumps(model.to_json()) + "\n", encoding="utf-8")
+        print(f"wrote {weights_path(embedder.model_id)}")
+    return 0
+
+
+def _train(
+    model_id: str,
+    x: Array,
+    labels: Array,
+    groups: Array,
+    templates: Sequence[str],
+    folds: int,
+    trained_on: str,
+) -> SalienceModel:
+    """The L2 strength with the best cross-validated min(kept, faded), then the fit on every turn."""
     results = {
-        l2: cross_validate(x, labels, groups, templates, k=args.folds, l2=l2) for l2 in (0.1, 0.3, 1.0, 3.0)
+        l2: cross_validate(x, labels, groups, templates, k=folds, l2=l2) for l2 in (0.1, 0.3, 1.0, 3.0)
     }
     l2, cv = max(results.items(), key=lambda kv: min(kv[1]["kept"], kv[1]["faded"]))
     for lam, r in results.items():
         print(f"l2={lam}: threshold {r['threshold']:.2f} kept {r['kept']:.3f} faded {r['faded']:.3f} "
               f"folds kept {r['fold_kept']} faded {r['fold_faded']} dev {r['dev_kept_faded']}")  # fmt: skip
     w, b = fit(x, labels, l2=l2)
-    model = SalienceModel(
-        embedder.model_id,
-        w[:-1],
-        float(w[-1]),
-        b,
-        float(cv["threshold"]),
-        {
-            "trained_on": f"remnant.training.salience_data.generate({args.turns}, seed={args.seed}) "
-            f"+ {DEV_TURNS.name}",
-            "turns": len(texts),
-            "cv": {k: v for k, v in cv.items()},
-        },
-    )
-    if not args.dry_run:
-        DATA_DIR.mkdir(exist_ok=True)
-        weights_path(embedder.model_id).write_text(json.dumps(model.to_json()) + "\n", encoding="utf-8")
-        print(f"wrote {weights_path(embedder.model_id)}")
-    return 0
+    meta = {"trained_on": trained_on, "turns": len(labels), "cv": dict(cv)}
+    return SalienceModel(model_id, w[:-1], float(w[-1]), b, float(cv["threshold"]), meta)
 
 
 if __name__ == "__main__":

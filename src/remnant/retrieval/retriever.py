@@ -454,11 +454,14 @@ class HybridRetriever:
                     out[r.id] = rows[i - 1]
         return out
 
-    def prepare_documents(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+    def prepare_documents(self, items: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[str, Any] | None:
         """Embed memories about to be written (``DocumentPreparer`` seam; called before the write
-        lock): the vectors wait in the embedder's cache for :meth:`on_write`."""
+        lock): the vectors wait in the embedder's cache for :meth:`on_write`. Returns the model's
+        id and each item's own-text vector, a named speaker's of ``"<name>: <text>"`` (what a
+        salience model may read instead of embedding the turn again), or ``None`` when nothing was
+        embedded or the texts leave the name out (``policy.speaker`` off)."""
         if self.embedder is None or self.mode == "lexical" or not items:
-            return
+            return None
         texts = [embedding_text(c, m, speaker=self.policy.speaker) for c, m in items]
         if self.pairs is not None:
             # the own-text halves, and what the context halves of consecutive turns need (items with
@@ -470,9 +473,10 @@ class HybridRetriever:
                 else None
                 for i in range(len(texts))
             ]
-            self.pairs.inner.embed_documents(self.pairs.turn_texts(texts, previous))
-        else:
-            self.embedder.embed_documents(texts)
+            own = self.pairs.inner.embed_documents(self.pairs.turn_texts(texts, previous))[: len(texts)]
+            return (self.pairs.inner.model_id, own) if self.policy.speaker else None
+        own = self.embedder.embed_documents(texts)
+        return (self.embedder.model_id, own) if self.policy.speaker else None
 
     # -- reading ---------------------------------------------------------------------------------
     def _index(self, engine: EngineView, flt: MemoryFilter) -> VectorIndex | None:

@@ -767,3 +767,16 @@ def generate(
         seen.add(text)
         out.append(Turn(text, SALIENT if salient else FILLER, "zh" if zh else "en", category, template))
     return out
+
+
+def speaker_names(lang: str) -> list[str]:
+    """Names a speaker is given when a turn is read with its speaker (``"Maya: ..."``): the slot
+    lists' own names, so the model learns the prefix's form, not any one name."""
+    return list((_Z if lang == "zh" else _S)["name"])
+
+
+def spoken(texts: list[str], langs: list[str], *, seed: int = 0) -> list[str]:
+    """Each turn as recall embeds a named speaker's turn (``"<name>: <text>"``), a name drawn for
+    each turn from its language's names (deterministic for ``seed``)."""
+    rng = random.Random(seed)
+    return [f"{rng.choice(speaker_names(lang))}: {text}" for text, lang in zip(texts, langs, strict=True)]
