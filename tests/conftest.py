@@ -38,6 +38,9 @@ os.environ.setdefault("REMNANT_EMBEDDER", "static")
 # and the rule salience, so a conversation test does not load e5-small for the salience model
 # (tests/engine/test_salience_model.py tests the model path explicitly)
 os.environ.setdefault("REMNANT_SALIENCE", "rules")
+# and the attribute rules alone, so a write does not load e5-small for the pair judge (the default:
+# tests/forgetting/test_pair_model.py tests it through Memory(path) with the variable unset)
+os.environ.setdefault("REMNANT_ATTRIBUTES", "rules")
 
 _counter = itertools.count(1)
 

@@ -249,9 +249,9 @@ SWITCHES: tuple[Switch, ...] = (
         "REMNANT_ATTRIBUTES",
         "attributes",
         "rules / model / pairs",
-        "rules",
+        "pairs",
         "How unkeyed facts "
-        "supersede each other: the attribute rules, plus the classifier, or the pair model.",
+        "supersede each other: the attribute rules alone, plus the classifier, or plus the pair model.",
         group="recall",
     ),
     _S(

@@ -86,7 +86,7 @@ class ContradictionPolicy:
     # the embedding attribute classifier, asked only when the rules cannot read one of the two
     # statements (the product Memory installs it; None: rules and the detector only)
     classifier: AttributeClassifier | None = None
-    # the supersession pair model, asked when the rules cannot read the pair (opt-in:
+    # the supersession pair model, asked when the rules cannot read the pair (the default:
     # ``REMNANT_ATTRIBUTES=pairs``); it takes the classifier's place
     pairs: PairDecider | None = None
 
