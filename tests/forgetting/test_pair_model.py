@@ -327,7 +327,7 @@ def product_memory(db_path: Path, clock: ManualClock, monkeypatch: pytest.Monkey
 
 
 def test_the_default_judge_on_hand_written_pairs(product_memory: Memory, clock: ManualClock) -> None:
-    from remnant.engine.forgetting.attributes import relation
+    from remnant.understand.attributes import relation
 
     outcomes = {}
     for i, (old, new, _) in enumerate(DECISIONS):
