@@ -8,7 +8,7 @@ import json
 import tomllib
 from pathlib import Path
 
-from remnant.understand import lexicon
+from remnant.understand import lexicon, pair_model
 from remnant.understand.requests import SCOPES, TOPICS, parse_intent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,8 +26,9 @@ def test_every_language_folder_holds_json_objects_and_its_families_resolve() -> 
                 elif isinstance(value, dict) and path.stem != "families":
                     for key, entry in value.items():
                         if isinstance(entry, dict):
-                            for sub in entry:
-                                lexicon.entries(path.stem, field, key, sub, lang)
+                            for sub, words in entry.items():
+                                if isinstance(words, list):
+                                    lexicon.entries(path.stem, field, key, sub, lang)
 
 
 def test_a_table_is_read_once() -> None:
@@ -50,6 +51,31 @@ def test_a_phrasing_in_the_data_is_read() -> None:
     assert parse_intent("把我的微信删了").topics == ("handle",)
     assert parse_intent("forget what I told you yesterday").when == "yesterday"
     assert parse_intent("忘掉我昨天说的").when == "yesterday"
+
+
+def test_the_pair_judges_cues_are_read_from_each_languages_data() -> None:
+    has_cue = pair_model.has_cue
+    for lang in lexicon.languages():
+        data = lexicon.table(lang, "pairs")
+        assert isinstance(data["word_boundaries"], bool)
+        assert set(data["cues"]) <= set(pair_model.CUES)
+    assert (
+        lexicon.table("en", "pairs")["word_boundaries"]
+        and not lexicon.table("zh", "pairs")["word_boundaries"]
+    )
+
+    # English words match whole words only; Chinese phrases anywhere
+    assert has_cue("kept", "still at the same desk")
+    assert not has_cue("kept", "stillness is nice")
+    assert has_cue("kept", "我还在那家店上班")
+    assert has_cue("correction", "not Tuesday, it's Thursday")  # a pattern with a gap
+    assert has_cue("correction", "我说的是周四不是周二")
+    assert has_cue("now_le", "现在改喝绿茶了")
+    assert has_cue("question", "does she like tea") and has_cue("question", "你喜欢茶吗")
+    assert has_cue("third", "our new team lead moved to Lisbon")
+    assert has_cue("third", "我们的组长换了")
+    assert has_cue("first", "I'm off dairy") and has_cue("first", "我不喝咖啡")
+    assert not has_cue("first", "我妈不喝咖啡")  # 我妈 is someone else
 
 
 def test_the_data_files_ship_with_the_package() -> None:

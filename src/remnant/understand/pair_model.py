@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from remnant.embed.base import Embedder, EmbeddingError
-from remnant.understand import attributes
+from remnant.understand import attributes, lexicon
 from remnant.understand.attribute_model import OTHER, AttributeClassifier
 from remnant.understand.statements import ContradictionDetector, tokens
 
@@ -134,63 +134,122 @@ def contained(a: str, b: str) -> bool:
     return bool(wa and wb) and (wa <= wb or wb <= wa)
 
 
-_EVENT = re.compile(
-    r"\b(?:last (?:week|month|year|summer|winter|spring|fall|autumn|weekend|night)|yesterday|just|recently|"
-    r"finally|(?:a|two|few|couple of) (?:days|weeks|months|years) ago|since (?:last|january|february|march|april|"
-    r"may|june|july|august|september|october|november|december)|got (?:a|my|the|rid)|bought|sold|signed|closed)\b|"
-    r"上周|上个月|上个星期|去年|昨天|前几天|前阵子|刚|最近|终于|已经|从.{1,6}开始|后来",
-    re.I,
-)
-_PLAN = re.compile(
-    r"\b(?:going to|gonna|will|i'll|plan(?:ning)? to|thinking (?:about|of)|considering|hoping to|about to|"
-    r"next (?:week|month|year|summer|term|semester|spring|fall)|someday|eventually|soon)\b|"
-    r"打算|准备|计划|考虑|想要|将来|以后|下(?:周|个月|个星期|学期|年)|明年|快要|要去",
-    re.I,
-)
-_NOW_LE = re.compile(r"(?:现在|如今|已经|改|换|不再).{0,12}了")
-_HABIT = re.compile(
-    r"\b(?:usually|always|normally|typically|every(?:day| day| morning| night| week)?|each (?:day|morning|week)|"
-    r"most (?:days|mornings|nights)|often|tend to)\b|一般|平时|每天|每周|每个|经常|总是|通常|天天|习惯",
-    re.I,
-)
-_EXCEPTION = re.compile(
-    r"\b(?:except|unless|only (?:when|on|if|for)|but not|apart from|other than)\b|除了|除非|只有.{0,8}的时候|例外",
-    re.I,
-)
-_QUESTION = re.compile(r"[?？]\s*$|^(?:do|does|did|is|are|should|can|could|would)\b|吗\s*$", re.I)
-_CORRECTION = re.compile(
-    r"\b(?:i meant|i mean|meant to say|scratch that|typo|mistyped|misspoke|my bad|my mistake|i was wrong|"
-    r"wrong (?:number|date|day|name|one)|i gave you the wrong|not \w+,? (?:it'?s|it was)|sorry|oops|whoops|correction|"
-    r"actually|wait,? no|no wait|i mixed up|mix(?:ed)? up|flipped|backwards|i said \w+ but|autocorrect|"
-    r"got (?:that|it) wrong|misremembered|mis-?read|double[- ]checked|checked again|looked again)\b|"
-    r"说错了|打错了|搞错了|写错了|记错了|看错了|弄错了|不对|口误|更正|纠正|其实是|应该是|不好意思|输错|笔误|刚才说的不对|"
-    r"是.{1,8}不是|不是.{1,8}[，,]?是",
-    re.I,
-)
-_KEPT = re.compile(
-    r"\b(?:still|staying|stay(?:ing)? put|staying on|same (?:as before|account|number|place|job)|keep going|kept|"
-    r"continu(?:e|ing)|no change|unchanged|as usual|for now|not (?:moving|switching|changing|quitting|leaving))\b|"
-    r"还在|还是|接着|继续|没变|照样|依然|仍然|照旧|不换|不搬|不辞|不要|挺好|先.{0,4}着|还得",
-    re.I,
-)
-_THIRD = re.compile(
-    r"^\W*(?:(?:my|our|the|his|her|their) (?:[\w']+ ){0,2}?(?:husband|wife|boss|manager|supervisor|coworker|"
-    r"co-worker|colleague|neighbou?rs?|teacher|coach|nurse|friend|buddy|roommate|son|daughter|kid|kids|mom|mum|"
-    r"dad|brother|sister|in[- ]laws?|grand\w*|cousin|uncle|aunt|partner|boyfriend|girlfriend|landlord|doctor|"
-    r"team lead|lead|charge nurse|pastor|sil|bil)\b|(?:he|she|they|his|her|[A-Z][a-z]+) (?:is|was|got|just|said|"
-    r"says|moved|switched|left|quit|started|changed|transferred|retired)\b)|"
-    r"^\W*(?:我们?|我家|咱)?(?:的)?(?:组长|经理|老板|领导|主管|同事|邻居|老师|教练|哥|姐|弟|妹|爸|妈|儿子|女儿|闺女|老公|"
-    r"老婆|媳妇|儿媳妇?|女婿|孙子|孙女|小叔子|婆婆|公公|朋友|室友|楼下|楼上|隔壁|他|她|他们|她们|房东|大夫|医生)",
-    re.I,
-)
-_FIRST = re.compile(
-    r"\b(?:i|i'm|im|i've|ive|i'd|i'll|we|we're|we've|me|us)\b|我(?![们的家儿女老妈爸哥姐弟妹孙婆公闺媳同朋])",
-    re.I,
-)
+# The cues' words are data (``data/<lang>/pairs.json``); the shapes that join them are here. A
+# language with ``word_boundaries`` matches its words whole (English), one without by substring
+# (Chinese); every language's alternatives join into one regex per cue, case-insensitive.
+
+
+def _bounded(lang: str) -> bool:
+    return bool(lexicon.table(lang, "pairs").get("word_boundaries", False))
+
+
+def _alts(cue: str, field: str, lang: str, patterns: str | None = None) -> str:
+    """``field``'s words of ``cue`` escaped, and ``patterns``' regexes as they are, as one group
+    (empty when the language has none)."""
+    alts = [re.escape(w) for w in lexicon.entries("pairs", "cues", cue, field, lang)]
+    if patterns is not None:
+        alts += list(lexicon.entries("pairs", "cues", cue, patterns, lang))
+    return f"(?:{'|'.join(alts)})" if alts else ""
+
+
+def _words_cue(cue: str) -> re.Pattern[str]:
+    """A cue that is its words and patterns anywhere in the text."""
+    parts = []
+    for lang in lexicon.languages():
+        group = _alts(cue, "words", lang, "patterns")
+        if group:
+            parts.append(rf"\b{group}\b" if _bounded(lang) else group)
+    return re.compile("|".join(parts) or r"(?!)", re.I)
+
+
+def _now_le() -> re.Pattern[str]:
+    """A lead, then at most ``within`` characters, then an end (现在 … 了)."""
+    parts = []
+    for lang in lexicon.languages():
+        leads, ends = _alts("now_le", "leads", lang), _alts("now_le", "ends", lang)
+        if leads and ends:
+            within = int(lexicon.table(lang, "pairs")["cues"]["now_le"]["within"])
+            parts.append(f"{leads}.{{0,{within}}}{ends}")
+    return re.compile("|".join(parts) or r"(?!)", re.I)
+
+
+def _question() -> re.Pattern[str]:
+    """An ending at the end of the text, or an opener at its start."""
+    parts = []
+    for lang in lexicon.languages():
+        openers, endings = _alts("question", "openers", lang), _alts("question", "endings", lang)
+        if endings:
+            parts.append(rf"{endings}\s*$")
+        if openers:
+            parts.append(rf"^{openers}\b" if _bounded(lang) else f"^{openers}")
+    return re.compile("|".join(parts) or r"(?!)", re.I)
+
+
+def _third() -> re.Pattern[str]:
+    """The text opens on someone else: with word boundaries, an owner, up to two words, a person
+    ("my older sister"), or an actor and a verb ("she moved"); without, an optional owner and
+    link, then a person (我们的组长, 邻居)."""
+    parts = []
+    for lang in lexicon.languages():
+        owners, people = _alts("third", "owners", lang), _alts("third", "people", lang, "people_patterns")
+        if _bounded(lang):
+            actors, verbs = _alts("third", "actors", lang, "actor_patterns"), _alts("third", "verbs", lang)
+            if owners and people:
+                parts.append(rf"{owners} (?:[\w']+ ){{0,2}}?{people}\b")
+            if actors and verbs:
+                parts.append(rf"{actors} {verbs}\b")
+        elif people:
+            parts.append(f"{owners}?{_alts('third', 'links', lang)}?{people}" if owners else people)
+    return re.compile(rf"^\W*(?:{'|'.join(parts)})" if parts else r"(?!)", re.I)
+
+
+def _first() -> re.Pattern[str]:
+    """The speaker's own words; a word is not one when followed by a ``not_before`` character
+    (我们, 我妈: someone else)."""
+    parts = []
+    for lang in lexicon.languages():
+        group = _alts("first", "words", lang)
+        if not group:
+            continue
+        not_before = lexicon.table(lang, "pairs")["cues"]["first"].get("not_before", "")
+        if not_before:
+            group += f"(?![{''.join(re.escape(c) for c in not_before)}])"
+        parts.append(rf"\b{group}\b" if _bounded(lang) else group)
+    return re.compile("|".join(parts) or r"(?!)", re.I)
+
+
+_EVENT = _words_cue("event")
+_PLAN = _words_cue("plan")
+_NOW_LE = _now_le()
+_HABIT = _words_cue("habit")
+_EXCEPTION = _words_cue("exception")
+_QUESTION = _question()
+_CORRECTION = _words_cue("correction")
+_KEPT = _words_cue("kept")
+_THIRD = _third()
+_FIRST = _first()
+#: each cue's regex by its name in ``pairs.json``
+CUES: dict[str, re.Pattern[str]] = {
+    "event": _EVENT,
+    "plan": _PLAN,
+    "now_le": _NOW_LE,
+    "habit": _HABIT,
+    "exception": _EXCEPTION,
+    "question": _QUESTION,
+    "correction": _CORRECTION,
+    "kept": _KEPT,
+    "third": _THIRD,
+    "first": _FIRST,
+}
 
 
 def _flag_of(pat: re.Pattern[str], text: str) -> float:
     return float(bool(pat.search(unicodedata.normalize("NFKC", text).replace("’", "'"))))
+
+
+def has_cue(name: str, text: str) -> bool:
+    """Whether ``text`` carries the cue ``name`` (a key of :data:`CUES`)."""
+    return bool(_flag_of(CUES[name], text))
 
 
 def _old_negated(new: str, old: str) -> float:
