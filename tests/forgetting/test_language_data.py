@@ -10,6 +10,7 @@ from pathlib import Path
 
 from remnant.understand import lexicon, pair_model
 from remnant.understand.requests import SCOPES, TOPICS, parse_intent
+from remnant.understand.statements import ContradictionDetector, tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,6 +77,17 @@ def test_the_pair_judges_cues_are_read_from_each_languages_data() -> None:
     assert has_cue("third", "我们的组长换了")
     assert has_cue("first", "I'm off dairy") and has_cue("first", "我不喝咖啡")
     assert not has_cue("first", "我妈不喝咖啡")  # 我妈 is someone else
+
+
+def test_the_statement_readers_words_are_each_languages_data() -> None:
+    assert "not" in lexicon.words("statements", "negations", "en")
+    assert "不" in lexicon.words("statements", "negations", "zh")
+    assert [t.kind for t in tokens("I don't drink coffee")].count("neg") == 1
+    assert [t.kind for t in tokens("我不喝咖啡")].count("neg") == 1
+    assert "的" not in {t.value for t in tokens("我的猫")}  # a particle from the data
+    assert tokens("my favourite colour") == tokens("my favorite color")  # a spelling from the data
+    # an additive word from the data: a value added, not replaced
+    assert ContradictionDetector().compare("I also speak Spanish", "I speak French").label == "compatible"
 
 
 def test_the_data_files_ship_with_the_package() -> None:

@@ -17,39 +17,24 @@ from functools import lru_cache
 from typing import Literal, Protocol, runtime_checkable
 
 from remnant.core.text import CJK_CLASS, STOPWORDS, is_cjk
+from remnant.understand import lexicon
 
 Label = Literal["contradiction", "compatible", "unrelated"]
 LABELS: tuple[Label, ...] = ("contradiction", "compatible", "unrelated")
 
 _TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{CJK_CLASS}]|[^\W\d_]+", re.UNICODE)
-_NEG_WORDS = frozenset({"not", "no", "never", "nobody", "nothing", "neither", "nor", "cannot"})
-_NEG_CJK = frozenset("不没别未无非")
+# the words are data (``data/<lang>/statements.json``), every language's merged: a word token is
+# never a single CJK character, so one language's list never reaches another's script
+_NEG = frozenset(lexicon.words("statements", "negations"))
 # predicates that hold many values at once: a new value adds, it does not replace
-_MULTI = frozenset(
-    {
-        "like",
-        "love",
-        "enjoy",
-        "visit",
-        "speak",
-        "play",
-        "read",
-        "watch",
-        "listen",
-        "collect",
-        "喜",
-        "爱",
-        "去",
-        "过",
-    }
-)
+_MULTI = frozenset(lexicon.words("statements", "many_valued"))
 # words that make a predicate single-valued again ("my favourite", "only", "最")
-_SINGLE = frozenset({"favorite", "only", "best", "current", "currently", "now", "最", "只"})
-_ADDITIVE = frozenset({"also", "too", "another", "additionally", "besides", "也", "还", "另"})
-# only particles: pronouns and 是/在 stay, they carry the frame of a short Chinese statement
-_CJK_STOP = frozenset("的了吗呢吧啊")
-_SPELLING = {"favourite": "favorite", "colour": "color", "centre": "center", "moved": "move"}
-_EXTRA_STOP = frozenset({"t", "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "won", "can", "s", "m"})
+_SINGLE = frozenset(lexicon.words("statements", "single_valued"))
+_ADDITIVE = frozenset(lexicon.words("statements", "additive"))
+# contraction pieces and particles only: pronouns and 是/在 stay, they carry the frame of a short
+# Chinese statement
+_EXTRA_STOP = frozenset(lexicon.words("statements", "stopwords"))
+_SPELLING: dict[str, str] = {str(k): str(v) for k, v in lexicon.mapping("statements", "spellings").items()}
 
 
 def _stem(word: str) -> str:
@@ -84,11 +69,11 @@ def _tokens(text: str) -> tuple[Tok, ...]:
         if raw[0].isdigit():
             out.append(Tok("n", raw.replace(",", "")))
         elif len(raw) == 1 and is_cjk(raw):
-            if raw in _NEG_CJK:
+            if raw in _NEG:
                 out.append(Tok("neg", "neg"))
-            elif raw not in _CJK_STOP:
+            elif raw not in _EXTRA_STOP:
                 out.append(Tok("c", raw))
-        elif raw in _NEG_WORDS:
+        elif raw in _NEG:
             out.append(Tok("neg", "neg"))
         elif raw not in STOPWORDS and raw not in _EXTRA_STOP:
             out.append(Tok("w", _stem(raw)))
