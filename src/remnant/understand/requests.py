@@ -41,7 +41,7 @@ from remnant.understand.request_parts import (
     value_after,
     value_spans,
 )
-from remnant.understand.timeexpr import FORGET_SCOPES, scope_window
+from remnant.understand.timeexpr import FORGET_SCOPES, forget_scope, scope_window
 
 
 @dataclass(frozen=True)
@@ -165,8 +165,6 @@ _GENERIC_HEADS = frozenset(
 
 # time scopes, relative to the caller's clock
 _WHEN = FORGET_SCOPES
-_DAYS_AGO = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|ten) days? ago\b|(\d{1,3})天前")
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 
 # words of a request that are neither topic nor subject ("stop remembering that I got…")
 _MORE_FILLER = frozenset(lexicon.words("requests", "more_filler"))
@@ -766,11 +764,10 @@ def parse_intent(text: str) -> ForgetIntent:
             qualifiers.append(q)
             rest = rest.replace(w, " ")
     when = None
-    ago = _DAYS_AGO.search(rest)
-    if ago:
-        n = ago.group(1) or ago.group(2)
-        when = f"days:{_NUMBER_WORDS.get(n, 0) or int(n)}"
-        rest = rest.replace(ago.group(0), " ")
+    ago = forget_scope(rest)  # "eight days ago", 三天前: the one resolver's patterns and numerals
+    if ago is not None:
+        when, (a, b) = ago
+        rest = rest[:a] + " " + rest[b:]
     for phrase, scope_when in _WHEN:
         rest, hit = _cut(rest, phrase)
         if hit and when is None:
