@@ -5,18 +5,24 @@ password after its label), and nothing else in the turn goes with it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+import remnant
 from remnant.core.clock import ManualClock
+from remnant.core.model import Status
 from remnant.engine.memory import Memory
 from remnant.understand.requests import parse_intent
 from remnant.understand.timeexpr import forget_scope, scope_window
 
 
 def _texts(mem: Memory, user: str) -> str:
-    return "\n".join(r.content for r in mem.list_memories(user, limit=1000)).lower()
+    """What the user still has (hidden memories are gone from the user's view), lower case."""
+    statuses = [s for s in Status if s != Status.HIDDEN]
+    return "\n".join(r.content for r in mem.list_memories(user, statuses=statuses, limit=1000)).lower()
 
 
 @pytest.mark.parametrize(
@@ -71,3 +77,64 @@ def test_san_tian_qian_takes_that_day_only(mem: Memory, clock: ManualClock) -> N
     texts = _texts(mem, "u")
     assert "婆婆" not in texts
     assert "六点" in texts and "1500" in texts
+
+
+@pytest.fixture
+def plain(db_path: Path, clock: ManualClock) -> Iterator[remnant.Memory]:
+    """The product's memory without the privacy layer (as the timelines run it): values in plain text."""
+    with remnant.Memory(db_path, clock=clock, redactor=None) as m:
+        yield m
+
+
+def test_a_value_forgotten_in_a_turn_goes_from_the_fact_drawn_from_it(
+    plain: remnant.Memory, clock: ManualClock
+) -> None:
+    out = plain.add("我老公叫阿伟，佢手机系 138 0013 6659，有急事打佢", user_id="u")
+    assert out.facts, "the rules draw a fact from the turn"
+    clock.advance(days=2)
+    plain.forget("把我老公的电话删掉吧", user_id="u", hard=True, confirm=True)
+    texts = _texts(plain, "u")
+    assert "138 0013 6659" not in texts
+    assert "阿伟" in texts  # the rest of the turn stays
+
+
+def test_a_turn_forgotten_whole_takes_its_facts_and_nothing_else(
+    plain: remnant.Memory, clock: ManualClock
+) -> None:
+    plain.add("my sister joanne and i had a huge row about mum's care", user_id="u")
+    plain.add("my cat is named Biscuit and he is a menace", user_id="u")
+    clock.advance(days=1)
+    plain.forget("forget what i told you yesterday", user_id="u", hard=True, confirm=True)
+    texts = _texts(plain, "u")
+    assert "joanne" not in texts and "biscuit" not in texts  # both were yesterday
+    plain.add("i run a print shop on queen st", user_id="u")
+    plain.add("i have crohn's, flaring rn, ugh", user_id="u")
+    clock.advance(days=1)
+    plain.forget("can you forget all the medical stuff i told you", user_id="u", hard=True, confirm=True)
+    texts = _texts(plain, "u")
+    assert "crohn" not in texts and "print shop" in texts
+
+
+@pytest.mark.parametrize(
+    ("request_text", "topic", "scope"),
+    [
+        ("forget my SIN pls", "id_number", None),
+        ("wait pls delete the pw i sent", "password", None),
+        ("医疗相关的都删掉", None, "health"),
+        ("can you wipe the stuff about money i owe", None, "money"),
+    ],
+)
+def test_phrasings_are_data(request_text: str, topic: str | None, scope: str | None) -> None:
+    intent = parse_intent(request_text)
+    assert (topic in intent.topics) if topic else not intent.topics
+    assert (scope in intent.scopes) if scope else True
+
+
+def test_a_boyfriend_is_the_users_love_life_not_a_friends(plain: remnant.Memory) -> None:
+    plain.add("跟男朋友吵架了，他叫马克", user_id="u")
+    plain.add("我在兰开斯特大学读研，学的是环境科学", user_id="u")
+    plain.add("我闺蜜最近交了男朋友", user_id="u")
+    out = plain.forget("之前说的感情方面的事都删掉吧", user_id="u", dry_run=True, confirm=True)
+    said = [m.content or "" for m in out.matches]
+    assert any("马克" in c for c in said)
+    assert not any("环境科学" in c or "闺蜜" in c for c in said)

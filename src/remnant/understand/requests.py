@@ -467,15 +467,20 @@ def _text_has(text: _Text, forms: set[str]) -> list[int]:
     return sorted(hits)
 
 
+_CJK_QUALIFIERS = sorted((w for w in _QUALIFIERS if has_cjk(w)), key=len, reverse=True)
+
+
 def _qualifiers_in(text: str) -> set[str]:
     found = set()
     for w in _EN_WORD.findall(text.lower()):
         q = _QUALIFIERS.get(w.replace("’", "'").removesuffix("'s"))
         if q is not None:
             found.add(_MUM_DAD.get(q, q))
-    for w, q in _QUALIFIERS.items():
-        if has_cjk(w) and w in text:
-            found.add(q)
+    # longest first, each taking its characters: 男朋友 is a partner, not also a friend (朋友)
+    for w in _CJK_QUALIFIERS:
+        if w in text:
+            found.add(_QUALIFIERS[w])
+            text = text.replace(w, " ")
     return found
 
 
