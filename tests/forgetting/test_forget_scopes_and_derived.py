@@ -138,3 +138,59 @@ def test_a_boyfriend_is_the_users_love_life_not_a_friends(plain: remnant.Memory)
     said = [m.content or "" for m in out.matches]
     assert any("马克" in c for c in said)
     assert not any("环境科学" in c or "闺蜜" in c for c in said)
+
+
+@pytest.mark.parametrize(
+    ("turn", "request_text", "gone", "kept"),
+    [
+        (
+            "my address is 14 Cherry Tree Lane, Burnley BB11 3QT and my email is pat.holden52@mailbox.co.uk",
+            "forget my address but keep my email",
+            ["cherry tree lane", "bb11 3qt", "burnley"],
+            ["pat.holden52@mailbox.co.uk"],
+        ),
+        (
+            "my delivery address is 5F Block B, Xinghe Garden, 88 Meilin Rd, and im usually home after 7pm",
+            "hey can you forget my address?",
+            ["xinghe garden", "88 meilin", "block b"],
+            ["after 7pm"],
+        ),
+        ("我银行卡密码老记不住，是 830516，你帮我记着", "银行卡密码那个赶紧给我删了", ["830516"], []),
+        (
+            "sandra's pregnant!! due in november, not telling anyone till 12 weeks tho",
+            "please delete the pregnancy thing",
+            ["pregnant", "november"],
+            [],
+        ),
+        (
+            "我儿子叫乐乐，在南山外国语学校读三年级三班",
+            "学校那些信息别记了，名字可以留着",
+            ["南山", "三年级三班"],
+            ["乐乐"],
+        ),
+    ],
+)
+def test_a_value_inside_a_turn_goes_whole_and_only_it(
+    plain: remnant.Memory, clock: ManualClock, turn: str, request_text: str, gone: list[str], kept: list[str]
+) -> None:
+    plain.add(turn, user_id="u")
+    plain.add("whats the chinese for dog", user_id="u")
+    clock.advance(days=3)
+    plain.forget(request_text, user_id="u", hard=True, confirm=True)
+    texts = _texts(plain, "u")
+    assert [g for g in gone if g in texts] == []
+    assert [k for k in kept if k.lower() not in texts] == []
+    assert "chinese for dog" in texts
+
+
+def test_everything_about_a_person_takes_the_turns_that_name_them(
+    plain: remnant.Memory, clock: ManualClock
+) -> None:
+    plain.add("我做护士，轮三班，成日日夜颠倒", user_id="u")
+    plain.add("同男朋友分手了，佢叫Jason，拍咗三年拖", user_id="u")
+    plain.add("Jason仲成日send message嚟 好烦", user_id="u")
+    clock.advance(days=5)
+    plain.forget("关于我前男友嘅嘢全部删咗佢", user_id="u", hard=True, confirm=True)
+    texts = _texts(plain, "u")
+    assert "jason" not in texts and "三年拖" not in texts
+    assert "三班" in texts

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
@@ -257,7 +257,9 @@ _PII_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:street|st|road|rd|avenue|ave|lane|ln|drive|dr|"
             r"boulevard|blvd|way|court|ct|place|pl|row|close|crescent|terrace|grove)\b\.?(?:,?\s*(?:apt|unit|flat|#)\s*\w+)?"
             # the town, state and postcode that finish it ("…, Fresno, CA 93721"; "… in Millbeck")
-            r"(?:(?:,\s*|\s+in\s+)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)(?![a-z]))?(?:,?\s*(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?)?"
+            r"(?:(?:,\s*|\s+in\s+)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)(?![a-z]))?"
+            # a US state and ZIP, or a UK postcode ("…, Burnley BB11 3QT")
+            r"(?:,?\s*(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?|,?\s*(?-i:[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2})(?![A-Za-z0-9]))?"
             rf"|[{HAN_CLASS}]{{2,12}}(?:路|街|道|巷)\s*\d+\s*(?:号|弄)"
             rf"(?:\s*\d+\s*(?:号|弄|栋|幢|楼|单元|室))*(?:\s*\d{{1,5}}(?!\d))?(?:[{HAN_CLASS}\d]{{0,8}}(?:室|楼|单元))?",
             re.IGNORECASE,
@@ -275,6 +277,36 @@ def _luhn(digits: str) -> bool:
         total += d
         alt = not alt
     return total % 10 == 0
+
+
+# the comma-joined parts before a street that begin an address ("5F Block B, Xinghe Garden, 88
+# Meilin Rd"): capitalised words, numbers and a unit letter, right after what introduces an
+# address (the address topic's content words: "my delivery address is …", "i live at …")
+_ADDRESS_PARTS = re.compile(
+    r"(?-i:(?:(?:\d+[A-Za-z]?|[A-Z][\w'-]*)(?:[ \t]+(?:\d+[A-Za-z]?|[A-Z][\w'-]*)){0,3}),[ \t]*){1,4}$"
+)
+_ADDRESS_LEAD = re.compile(
+    r"\b(?:"
+    + "|".join(
+        re.escape(w)
+        for t in TOPICS
+        if t.key == "address"
+        for w in sorted(t.content_words, key=len, reverse=True)
+        if not has_cjk(w)
+    )
+    + r")(?:\s+is|\s*:)?\s+$",
+    re.IGNORECASE,
+)
+
+
+def _address_start(text: str, s: int) -> int:
+    """Where an address found at ``s`` begins: back over the parts before its street when an
+    address is introduced right before them; ``s`` otherwise. Bounded: a short window back."""
+    window = max(0, s - 120)
+    m = _ADDRESS_PARTS.search(text, window, s)
+    if m is None or not _ADDRESS_LEAD.search(text[max(0, m.start() - 60) : m.start()]):
+        return s
+    return m.start()
 
 
 def builtin_pii(text: str) -> list[tuple[str, int, int]]:
@@ -303,6 +335,8 @@ def builtin_pii(text: str) -> list[tuple[str, int, int]]:
                 lead = re.match(r".*(?:住在|住|在|是|到)", m.group(0))
                 if lead and lead.end() < e - s - 4:
                     s += lead.end()
+            if label == "ADDRESS" and not has_han(m.group(0)):
+                s = _address_start(text, s)
             if any(s < fe and fs < e for _, fs, fe in found):
                 continue
             found.append((label, s, e))
@@ -534,6 +568,18 @@ _SHAPED = frozenset({"age"})
 _DURATION_WORDS = frozenset(_stem(w) for w in lexicon.words("requests", "duration_words"))
 _CONTINUES = re.compile(
     r"^\s+and\s+(?:his|her|their|my|our|the|a|an|two|three)\s+\w+(?:\s+(?:in|at|on|of|from)\b.*)?$"
+)
+# a clause that begins with one of these continues the one before it and shares its subject
+# ("…pin is hard to remember, it's 830516", 密码老记不住，是 830516, "sandra's pregnant!! due in
+# november"): a span that ends a clause takes its continuation with it (requests.json → continuing_leads)
+_LEADS = lexicon.words("requests", "continuing_leads")
+_CONTINUING = re.compile(
+    "|".join(
+        [rf"{re.escape(w)}(?![\w'])" for w in sorted(_LEADS, key=len, reverse=True) if not has_cjk(w)]
+        + [re.escape(w) for w in sorted(_LEADS, key=len, reverse=True) if has_cjk(w)]
+    )
+    or r"(?!)",
+    re.IGNORECASE,
 )
 _PART_FACETS = frozenset(
     {"company", "postcode", "license_plate", "handle", "nickname"}
@@ -1027,7 +1073,27 @@ class Matcher:
         self._key_people: set[str] = set()
 
     def match(self, record: MemoryRecord) -> MatchHit | None:
-        return self._beside_kept(record, self._match_rules(record))
+        hit = self._beside_kept(record, self._match_rules(record))
+        if hit is None or not hit.spans:
+            return hit
+        spans = self._continued(record.content, hit.spans)
+        return hit if spans == hit.spans else replace(hit, spans=spans)
+
+    def _continued(self, raw: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Each span that ends a clause, stretched over the clauses after it that continue it (a
+        continuing lead, :data:`_CONTINUING`) and hold nothing the request keeps."""
+        clauses = _Text(raw).clauses
+        out = []
+        for s, e in spans:
+            i = next((j for j, (a, b) in enumerate(clauses) if a <= s < b), None)
+            if i is not None and e >= clauses[i][1]:
+                while i + 1 < len(clauses):
+                    a, b = clauses[i + 1]
+                    if not _CONTINUING.match(raw, a) or self._keeps(raw[a:b]):
+                        break
+                    e, i = max(e, b), i + 1
+            out.append((s, e))
+        return out
 
     def _match_rules(self, record: MemoryRecord) -> MatchHit | None:
         intent = self.intent
@@ -2123,6 +2189,66 @@ def narrow(
         ]
         found = with_terms or found
     return found
+
+
+# what introduces a person's name in Chinese ("他叫马克", 佢叫Jason): a name the rules find elsewhere
+# without it ("男朋友吵架了") is a word, not a name
+_ZH_NAMED = re.compile(r"(?:叫做|名叫|叫|名字是)\s*$")
+
+
+def _names_in(raw: str) -> set[str]:
+    out = set()
+    for a, b in value_spans("name", raw):
+        name = raw[a:b].strip()
+        if has_cjk(name):
+            if len(name) >= 2 and _ZH_NAMED.search(raw[max(0, a - 4) : a]):
+                out.add(name)
+        elif name[:1].isupper() and len(name) >= 2:
+            out.add(name)
+    return out
+
+
+def by_names(
+    matcher: Matcher, found: list[tuple[MemoryRecord, MatchHit]], records: list[MemoryRecord]
+) -> list[tuple[MemoryRecord, MatchHit]]:
+    """A request about a person ("everything about my ex", 关于我前男友嘅嘢) that finds a memory
+    naming them ("…佢叫Jason"): the user's other memories that name them by that name are about
+    them too ("Jason仲成日send message嚟"). Only for a request that names a person and no attribute
+    or time, from whole matches; each added memory goes as the match that named it (hidden when that
+    one is). Linear: one pass over the memories per name found."""
+    intent = matcher.intent
+    if not intent.people or intent.topics or intent.values or intent.when or intent.everything:
+        return []
+    names: dict[str, MatchHit] = {}
+    for record, hit in found:
+        if not hit.spans:
+            for name in _names_in(record.content):
+                names.setdefault(name, hit)
+    if not names:
+        return []
+    taken = {r.id for r, _ in found}
+    out = []
+    for record in records:
+        if record.id in taken or matcher.kept_whose(record.content) or matcher._keeps(record.content):
+            continue
+        for name, hit in names.items():
+            at = record.content.find(name)
+            if at < 0:
+                continue
+            if not has_cjk(name) and not re.search(
+                rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", record.content
+            ):
+                continue
+            out.append(
+                (
+                    record,
+                    MatchHit(
+                        f"names {name}, named in a memory the request takes", [], tentative=hit.tentative
+                    ),
+                )
+            )
+            break
+    return out
 
 
 def core_request(text: str) -> str:

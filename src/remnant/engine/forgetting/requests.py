@@ -29,6 +29,7 @@ from remnant.understand.requests import (
     IntentParser,
     Matcher,
     MatchHit,
+    by_names,
     core_request,
     has_content,
     literal_terms,
@@ -372,6 +373,7 @@ def forget_request(
             matcher = _matcher(ledger, intent, related, literal)
             found = _match_all(matcher, records)
     found = narrow(found, intent)
+    found += by_names(matcher, found, records)  # "everything about my ex": his name elsewhere too
     # a request naming a type of personal data ("forget my phone number") that the detectors find
     # nowhere has nothing to forget: guessing by meaning could only purge the wrong memory
     if not found and not intent.when and not intent.everything and not intent.kinds and not intent.pii_types:
