@@ -194,3 +194,21 @@ def test_everything_about_a_person_takes_the_turns_that_name_them(
     texts = _texts(plain, "u")
     assert "jason" not in texts and "三年拖" not in texts
     assert "三班" in texts
+
+
+def test_the_new_readers_stay_linear_on_long_input(plain: remnant.Memory) -> None:
+    """Bounded cost (generous budgets, not speed): an address run, a chain of continuing clauses
+    and a family of linked memories, each read in one pass."""
+    import time
+
+    from remnant.understand.requests import builtin_pii
+
+    began = time.monotonic()
+    builtin_pii("my address is " + "Block B, " * 11_000 + "88 Meilin Rd")
+    forget_scope("1 days ago, " * 10_000)
+    assert time.monotonic() - began < 10.0
+    began = time.monotonic()
+    turn = "my pw is hard to remember, " + "it's Otter#2291, " * 6_000
+    plain.remember(turn[:100_000], user_id="long")
+    plain.forget("delete the password", user_id="long", hard=True, confirm=True)
+    assert time.monotonic() - began < 30.0

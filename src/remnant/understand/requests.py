@@ -1081,17 +1081,22 @@ class Matcher:
 
     def _continued(self, raw: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Each span that ends a clause, stretched over the clauses after it that continue it (a
-        continuing lead, :data:`_CONTINUING`) and hold nothing the request keeps."""
+        continuing lead, :data:`_CONTINUING`) and hold nothing the request keeps. Linear: how far
+        each clause's continuation runs is found in one pass from the end."""
         clauses = _Text(raw).clauses
+        if len(clauses) < 2:
+            return spans
+        starts = [a for a, _ in clauses]
+        reach = list(range(len(clauses)))  # the last clause that continues clause i
+        for i in range(len(clauses) - 2, -1, -1):
+            a, b = clauses[i + 1]
+            if _CONTINUING.match(raw, a) and not self._keeps(raw[a:b]):
+                reach[i] = reach[i + 1]
         out = []
         for s, e in spans:
-            i = next((j for j, (a, b) in enumerate(clauses) if a <= s < b), None)
-            if i is not None and e >= clauses[i][1]:
-                while i + 1 < len(clauses):
-                    a, b = clauses[i + 1]
-                    if not _CONTINUING.match(raw, a) or self._keeps(raw[a:b]):
-                        break
-                    e, i = max(e, b), i + 1
+            i = bisect_right(starts, s) - 1  # the clause the span starts in
+            if 0 <= i < len(clauses) and s < clauses[i][1] and e >= clauses[i][1]:
+                e = max(e, clauses[reach[i]][1])
             out.append((s, e))
         return out
 
@@ -2196,6 +2201,9 @@ def narrow(
 _ZH_NAMED = re.compile(r"(?:叫做|名叫|叫|名字是)\s*$")
 
 
+_MAX_NAMES = 4
+
+
 def _names_in(raw: str) -> set[str]:
     out = set()
     for a, b in value_spans("name", raw):
@@ -2225,6 +2233,9 @@ def by_names(
             for name in _names_in(record.content):
                 names.setdefault(name, hit)
     if not names:
+        return []
+    # one person has a name or two; a request whose matches name more is not about one person
+    if len(names) > _MAX_NAMES:
         return []
     taken = {r.id for r, _ in found}
     out = []
