@@ -212,3 +212,28 @@ def test_the_new_readers_stay_linear_on_long_input(plain: remnant.Memory) -> Non
     plain.remember(turn[:100_000], user_id="long")
     plain.forget("delete the password", user_id="long", hard=True, confirm=True)
     assert time.monotonic() - began < 30.0
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def on_backend(
+    request: pytest.FixtureRequest, tmp_path: Path, clock: ManualClock
+) -> Iterator[remnant.Memory]:
+    """The product's memory on each backend (the rewrites and purges of derived memories are the
+    store's), without the privacy layer so values stay readable."""
+    url = str(tmp_path / "r.db") if request.param == "sqlite" else str(request.getfixturevalue("pg_url"))
+    with remnant.Memory(url, clock=clock, redactor=None) as m:
+        yield m
+
+
+def test_derived_memories_lose_the_value_on_every_backend(
+    on_backend: remnant.Memory, clock: ManualClock
+) -> None:
+    mem = on_backend
+    mem.add("我家住在布莱克本 Whalley Range 23号，我的微信号是 lishu_bb1968", user_id="u")
+    mem.add("我老公叫阿伟，佢手机系 138 0013 6659，有急事打佢", user_id="u")
+    clock.advance(days=2)
+    mem.forget("地址忘掉吧，微信号留着", user_id="u", hard=True, confirm=True)
+    mem.forget("把我老公的电话删掉吧", user_id="u", hard=True, confirm=True)
+    texts = _texts(mem, "u")
+    assert "whalley range" not in texts and "138 0013 6659" not in texts
+    assert "lishu_bb1968" in texts and "阿伟" in texts
