@@ -314,7 +314,9 @@ def forget_request(
     data: a phone number, an address, where the user lives, their health…) purges; otherwise the
     memories are hidden (restorable). When only part of a memory matches (a phone number in a turn
     that also gives an e-mail; one clause of a longer turn) and the request purges, only that part is
-    removed: the memory is rewritten in place with ``[forgotten]`` (:meth:`Ledger.rewrite`). Pinned
+    removed: the memory is rewritten in place with ``[forgotten]`` (:meth:`Ledger.rewrite`). What
+    goes from a memory goes from every memory drawn from the same turn too (its facts, its
+    consolidated copy, the turn of a forgotten fact: :func:`_with_derived`). Pinned
     memories are not purged unless ``force``. A request that would take more than ``confirm_share``
     of the user's memories raises :class:`~remnant.core.errors.ConfirmationRequired` unless
     ``confirm`` (dry runs never raise).
