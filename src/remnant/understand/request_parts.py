@@ -260,6 +260,8 @@ _SCHOOL_EN = re.compile(
 )
 _SCHOOL_ZH = re.compile(
     rf"[{_H}A-Za-z\d]{{2,10}}?(?:幼儿园|小学|中学|大学|学院|学校|一中|二中|三中|七中|附中)"
+    # the grade and class said with it (…学校读三年级三班): where in the school, the same value
+    r"(?:\s*[读上念]?\s*[一二三四五六七八九十\d]{1,2}\s*年级(?:\s*[一二三四五六七八九十\d]{1,2}\s*班)?)?"
 )
 _AGE_EN = re.compile(
     r"\b\d{1,3}\s*(?:years?|yrs?)(?:\s*old)?\b|(?<=\bi'm )\d{1,3}\b(?!\s*(?:%|kg|kilos|cm|m\b|weeks|days))"

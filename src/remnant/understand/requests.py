@@ -15,7 +15,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
@@ -41,7 +41,7 @@ from remnant.understand.request_parts import (
     value_after,
     value_spans,
 )
-from remnant.understand.timeexpr import FORGET_SCOPES, scope_window
+from remnant.understand.timeexpr import FORGET_SCOPES, forget_scope, scope_window
 
 
 @dataclass(frozen=True)
@@ -165,8 +165,6 @@ _GENERIC_HEADS = frozenset(
 
 # time scopes, relative to the caller's clock
 _WHEN = FORGET_SCOPES
-_DAYS_AGO = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|ten) days? ago\b|(\d{1,3})天前")
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 
 # words of a request that are neither topic nor subject ("stop remembering that I got…")
 _MORE_FILLER = frozenset(lexicon.words("requests", "more_filler"))
@@ -259,7 +257,9 @@ _PII_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:street|st|road|rd|avenue|ave|lane|ln|drive|dr|"
             r"boulevard|blvd|way|court|ct|place|pl|row|close|crescent|terrace|grove)\b\.?(?:,?\s*(?:apt|unit|flat|#)\s*\w+)?"
             # the town, state and postcode that finish it ("…, Fresno, CA 93721"; "… in Millbeck")
-            r"(?:(?:,\s*|\s+in\s+)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)(?![a-z]))?(?:,?\s*(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?)?"
+            r"(?:(?:,\s*|\s+in\s+)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)(?![a-z]))?"
+            # a US state and ZIP, or a UK postcode ("…, Burnley BB11 3QT")
+            r"(?:,?\s*(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?|,?\s*(?-i:[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2})(?![A-Za-z0-9]))?"
             rf"|[{HAN_CLASS}]{{2,12}}(?:路|街|道|巷)\s*\d+\s*(?:号|弄)"
             rf"(?:\s*\d+\s*(?:号|弄|栋|幢|楼|单元|室))*(?:\s*\d{{1,5}}(?!\d))?(?:[{HAN_CLASS}\d]{{0,8}}(?:室|楼|单元))?",
             re.IGNORECASE,
@@ -277,6 +277,36 @@ def _luhn(digits: str) -> bool:
         total += d
         alt = not alt
     return total % 10 == 0
+
+
+# the comma-joined parts before a street that begin an address ("5F Block B, Xinghe Garden, 88
+# Meilin Rd"): capitalised words, numbers and a unit letter, right after what introduces an
+# address (the address topic's content words: "my delivery address is …", "i live at …")
+_ADDRESS_PARTS = re.compile(
+    r"(?-i:(?:(?:\d+[A-Za-z]?|[A-Z][\w'-]*)(?:[ \t]+(?:\d+[A-Za-z]?|[A-Z][\w'-]*)){0,3}),[ \t]*){1,4}$"
+)
+_ADDRESS_LEAD = re.compile(
+    r"\b(?:"
+    + "|".join(
+        re.escape(w)
+        for t in TOPICS
+        if t.key == "address"
+        for w in sorted(t.content_words, key=len, reverse=True)
+        if not has_cjk(w)
+    )
+    + r")(?:\s+is|\s*:)?\s+$",
+    re.IGNORECASE,
+)
+
+
+def _address_start(text: str, s: int) -> int:
+    """Where an address found at ``s`` begins: back over the parts before its street when an
+    address is introduced right before them; ``s`` otherwise. Bounded: a short window back."""
+    window = max(0, s - 120)
+    m = _ADDRESS_PARTS.search(text, window, s)
+    if m is None or not _ADDRESS_LEAD.search(text[max(0, m.start() - 60) : m.start()]):
+        return s
+    return m.start()
 
 
 def builtin_pii(text: str) -> list[tuple[str, int, int]]:
@@ -305,6 +335,8 @@ def builtin_pii(text: str) -> list[tuple[str, int, int]]:
                 lead = re.match(r".*(?:住在|住|在|是|到)", m.group(0))
                 if lead and lead.end() < e - s - 4:
                     s += lead.end()
+            if label == "ADDRESS" and not has_han(m.group(0)):
+                s = _address_start(text, s)
             if any(s < fe and fs < e for _, fs, fe in found):
                 continue
             found.append((label, s, e))
@@ -469,15 +501,20 @@ def _text_has(text: _Text, forms: set[str]) -> list[int]:
     return sorted(hits)
 
 
+_CJK_QUALIFIERS = sorted((w for w in _QUALIFIERS if has_cjk(w)), key=len, reverse=True)
+
+
 def _qualifiers_in(text: str) -> set[str]:
     found = set()
     for w in _EN_WORD.findall(text.lower()):
         q = _QUALIFIERS.get(w.replace("’", "'").removesuffix("'s"))
         if q is not None:
             found.add(_MUM_DAD.get(q, q))
-    for w, q in _QUALIFIERS.items():
-        if has_cjk(w) and w in text:
-            found.add(q)
+    # longest first, each taking its characters: 男朋友 is a partner, not also a friend (朋友)
+    for w in _CJK_QUALIFIERS:
+        if w in text:
+            found.add(_QUALIFIERS[w])
+            text = text.replace(w, " ")
     return found
 
 
@@ -531,6 +568,18 @@ _SHAPED = frozenset({"age"})
 _DURATION_WORDS = frozenset(_stem(w) for w in lexicon.words("requests", "duration_words"))
 _CONTINUES = re.compile(
     r"^\s+and\s+(?:his|her|their|my|our|the|a|an|two|three)\s+\w+(?:\s+(?:in|at|on|of|from)\b.*)?$"
+)
+# a clause that begins with one of these continues the one before it and shares its subject
+# ("…pin is hard to remember, it's 830516", 密码老记不住，是 830516, "sandra's pregnant!! due in
+# november"): a span that ends a clause takes its continuation with it (requests.json → continuing_leads)
+_LEADS = lexicon.words("requests", "continuing_leads")
+_CONTINUING = re.compile(
+    "|".join(
+        [rf"{re.escape(w)}(?![\w'])" for w in sorted(_LEADS, key=len, reverse=True) if not has_cjk(w)]
+        + [re.escape(w) for w in sorted(_LEADS, key=len, reverse=True) if has_cjk(w)]
+    )
+    or r"(?!)",
+    re.IGNORECASE,
 )
 _PART_FACETS = frozenset(
     {"company", "postcode", "license_plate", "handle", "nickname"}
@@ -766,11 +815,10 @@ def parse_intent(text: str) -> ForgetIntent:
             qualifiers.append(q)
             rest = rest.replace(w, " ")
     when = None
-    ago = _DAYS_AGO.search(rest)
-    if ago:
-        n = ago.group(1) or ago.group(2)
-        when = f"days:{_NUMBER_WORDS.get(n, 0) or int(n)}"
-        rest = rest.replace(ago.group(0), " ")
+    ago = forget_scope(rest)  # "eight days ago", 三天前: the one resolver's patterns and numerals
+    if ago is not None:
+        when, (a, b) = ago
+        rest = rest[:a] + " " + rest[b:]
     for phrase, scope_when in _WHEN:
         rest, hit = _cut(rest, phrase)
         if hit and when is None:
@@ -1025,7 +1073,32 @@ class Matcher:
         self._key_people: set[str] = set()
 
     def match(self, record: MemoryRecord) -> MatchHit | None:
-        return self._beside_kept(record, self._match_rules(record))
+        hit = self._beside_kept(record, self._match_rules(record))
+        if hit is None or not hit.spans:
+            return hit
+        spans = self._continued(record.content, hit.spans)
+        return hit if spans == hit.spans else replace(hit, spans=spans)
+
+    def _continued(self, raw: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Each span that ends a clause, stretched over the clauses after it that continue it (a
+        continuing lead, :data:`_CONTINUING`) and hold nothing the request keeps. Linear: how far
+        each clause's continuation runs is found in one pass from the end."""
+        clauses = _Text(raw).clauses
+        if len(clauses) < 2:
+            return spans
+        starts = [a for a, _ in clauses]
+        reach = list(range(len(clauses)))  # the last clause that continues clause i
+        for i in range(len(clauses) - 2, -1, -1):
+            a, b = clauses[i + 1]
+            if _CONTINUING.match(raw, a) and not self._keeps(raw[a:b]):
+                reach[i] = reach[i + 1]
+        out = []
+        for s, e in spans:
+            i = bisect_right(starts, s) - 1  # the clause the span starts in
+            if 0 <= i < len(clauses) and s < clauses[i][1] and e >= clauses[i][1]:
+                e = max(e, clauses[reach[i]][1])
+            out.append((s, e))
+        return out
 
     def _match_rules(self, record: MemoryRecord) -> MatchHit | None:
         intent = self.intent
@@ -2121,6 +2194,72 @@ def narrow(
         ]
         found = with_terms or found
     return found
+
+
+# what introduces a person's name in Chinese ("他叫马克", 佢叫Jason): a name the rules find elsewhere
+# without it ("男朋友吵架了") is a word, not a name
+_ZH_NAMED = re.compile(r"(?:叫做|名叫|叫|名字是)\s*$")
+
+
+_MAX_NAMES = 4
+
+
+def _names_in(raw: str) -> set[str]:
+    out = set()
+    for a, b in value_spans("name", raw):
+        name = raw[a:b].strip()
+        if has_cjk(name):
+            if len(name) >= 2 and _ZH_NAMED.search(raw[max(0, a - 4) : a]):
+                out.add(name)
+        elif name[:1].isupper() and len(name) >= 2:
+            out.add(name)
+    return out
+
+
+def by_names(
+    matcher: Matcher, found: list[tuple[MemoryRecord, MatchHit]], records: list[MemoryRecord]
+) -> list[tuple[MemoryRecord, MatchHit]]:
+    """A request about a person ("everything about my ex", 关于我前男友嘅嘢) that finds a memory
+    naming them ("…佢叫Jason"): the user's other memories that name them by that name are about
+    them too ("Jason仲成日send message嚟"). Only for a request that names a person and no attribute
+    or time, from whole matches; each added memory goes as the match that named it (hidden when that
+    one is). Linear: one pass over the memories per name found."""
+    intent = matcher.intent
+    if not intent.people or intent.topics or intent.values or intent.when or intent.everything:
+        return []
+    names: dict[str, MatchHit] = {}
+    for record, hit in found:
+        if not hit.spans:
+            for name in _names_in(record.content):
+                names.setdefault(name, hit)
+    if not names:
+        return []
+    # one person has a name or two; a request whose matches name more is not about one person
+    if len(names) > _MAX_NAMES:
+        return []
+    taken = {r.id for r, _ in found}
+    out = []
+    for record in records:
+        if record.id in taken or matcher.kept_whose(record.content) or matcher._keeps(record.content):
+            continue
+        for name, hit in names.items():
+            at = record.content.find(name)
+            if at < 0:
+                continue
+            if not has_cjk(name) and not re.search(
+                rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", record.content
+            ):
+                continue
+            out.append(
+                (
+                    record,
+                    MatchHit(
+                        f"names {name}, named in a memory the request takes", [], tentative=hit.tentative
+                    ),
+                )
+            )
+            break
+    return out
 
 
 def core_request(text: str) -> str:

@@ -26,7 +26,15 @@ from remnant.core.text.calendar import WEEKDAYS, ZH_WEEKDAYS
 from remnant.core.text.numerals import MONTH_NUMBER, ZH_DIGITS
 from remnant.understand import lexicon
 
-__all__ = ["FORGET_SCOPES", "TimeRange", "has_time_expression", "mentions_recent", "resolve", "scope_window"]
+__all__ = [
+    "FORGET_SCOPES",
+    "TimeRange",
+    "forget_scope",
+    "has_time_expression",
+    "mentions_recent",
+    "resolve",
+    "scope_window",
+]
 
 
 @dataclass(frozen=True)
@@ -555,12 +563,41 @@ FORGET_SCOPES: tuple[tuple[str, str], ...] = tuple(
 )
 
 
+_AGO_RULES = (
+    (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", re.IGNORECASE), _number),
+    (_ZH_RULES[0][0], _zh_number),
+)
+_ZH_UNIT = {"天": "day", "日": "day", "年": "year"}
+
+
+def forget_scope(text: str) -> tuple[str, tuple[int, int]] | None:
+    """A forget request's "N days / weeks / months ago" (eight days ago, 三天前, 两个星期前) as its
+    time scope (``days:N``, ``weeks:N``, ``months:N``, ``years:N``: :func:`scope_window`) and where it stands in
+    ``text``; read by the same patterns and numerals as :func:`resolve`. ``None`` when there is none."""
+    for pattern, number in _AGO_RULES:
+        for m in pattern.finditer(text):
+            n = number(m.group(1))
+            unit = m.group(2).lower()
+            unit = _ZH_UNIT.get(unit, "month" if "月" in unit else "week" if not unit.isascii() else unit)
+            if n is None or n < 1 or unit not in ("day", "week", "month", "year"):
+                continue  # "two weekends ago": no forget scope of that shape
+            return f"{unit}s:{n}", m.span()
+    return None
+
+
 def scope_window(when: str, now: datetime) -> tuple[datetime, datetime]:
     """[start, end) of a forget request's time scope (``ForgetIntent.when``: ``today``,
-    ``yesterday``, ``days:N``, ``this_week``, ``last_week``, ``last_month``) in the clock's time
-    zone (calendar days)."""
+    ``yesterday``, ``days:N``, ``weeks:N``, ``months:N``, ``this_week``, ``last_week``,
+    ``last_month``) in the clock's time zone (calendar days). ``weeks:N`` is the week around the day
+    N weeks back and ``months:N`` the calendar month N months back, as :func:`resolve` reads them."""
     day = datetime(now.year, now.month, now.day, tzinfo=now.tzinfo)
     monday = day - timedelta(days=now.weekday())
+    if when.startswith(("weeks:", "months:", "years:")):
+        unit, _, count = when.partition(":")
+        span = _shift(day.date(), unit[:-1], int(count), when)
+        start = datetime(span.start.year, span.start.month, span.start.day, tzinfo=now.tzinfo)
+        end = datetime(span.end.year, span.end.month, span.end.day, tzinfo=now.tzinfo)
+        return start, end
     if when == "today":
         return day, day + timedelta(days=1)
     if when == "yesterday":

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from remnant.core.budget import checkpoint
 from remnant.core.errors import ConfirmationRequired, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
+from remnant.core.text import has_cjk
 from remnant.embed.base import base_model_id
 from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
 from remnant.store.base import MemoryFilter
@@ -28,6 +29,7 @@ from remnant.understand.requests import (
     IntentParser,
     Matcher,
     MatchHit,
+    by_names,
     core_request,
     has_content,
     literal_terms,
@@ -178,6 +180,119 @@ def _match_all(matcher: Matcher, records: list[MemoryRecord]) -> list[tuple[Memo
     return found
 
 
+# metadata naming the memories one was drawn from or became (engine/ledger.py writes them)
+_LINKS = ("from_episode", "derived_from", "consolidated_into", "facts")
+_DERIVED_SAYS = "drawn from the same turn as a memory it forgets"
+# a fact's frame before its value ("User's address: …", "用户的微信号：…")
+_FRAME = re.compile(r"^[^:：\n]{1,60}[:：]\s*")
+
+
+def _linked(record: MemoryRecord) -> list[str]:
+    out: list[str] = []
+    for name in _LINKS:
+        value = record.metadata.get(name)
+        values = value if isinstance(value, list) else [value]
+        out.extend(v for v in values if isinstance(v, str) and v)
+    return out
+
+
+def _families(records: list[MemoryRecord]) -> dict[str, list[MemoryRecord]]:
+    """Each memory's family: the turn, the facts drawn from it, its consolidated copy and theirs
+    (connected by their metadata links), in one pass over the records (union-find)."""
+    parent: dict[str, str] = {r.id: r.id for r in records}
+
+    def root(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for r in records:
+        for other in _linked(r):
+            if other in parent:
+                parent[root(other)] = root(r.id)
+    groups: dict[str, list[MemoryRecord]] = {}
+    for r in records:
+        groups.setdefault(root(r.id), []).append(r)
+    return {r.id: groups[root(r.id)] for r in records if len(groups[root(r.id)]) > 1}
+
+
+def _forgotten_values(record: MemoryRecord, hit: MatchHit) -> list[str]:
+    """The texts a match takes from a memory: its spans, or a whole fact's value after its frame
+    ("User's address: 14 Cherry Tree Lane" → the address), or the whole content."""
+    if hit.spans:
+        values = [record.content[a:b].strip(" ,.;:，。；：") for a, b in hit.spans]
+    else:
+        values = [_FRAME.sub("", record.content, count=1).strip(" ,.;:，。；：")]
+        if record.kind != Kind.EPISODE:
+            values.append(record.content.strip())
+    # a word or two of a clause ("ugh") would take the same letters wherever they stand
+    return [v for v in values if len(v) >= (2 if has_cjk(v) else 4)]
+
+
+def _with_derived(
+    found: list[tuple[MemoryRecord, MatchHit]], records: list[MemoryRecord]
+) -> list[tuple[MemoryRecord, MatchHit]]:
+    """The matches, plus what a forgotten value leaves in the memories drawn from the same turn
+    (issue 27): the facts extracted from it, its consolidated copy, the turn of a forgotten fact.
+    A memory that is a whole copy of a forgotten one goes whole; one drawn from a turn that goes
+    whole goes whole; elsewhere the forgotten value's text is removed where it stands. A relative
+    of a match that is only hidden (not sure) is hidden too. Linear in the user's memories."""
+    families = _families(records)
+    if not families:
+        return found
+    planned = {r.id: h for r, h in found}
+    extra: dict[str, tuple[MemoryRecord, MatchHit]] = {}
+    for record, hit in found:
+        family = families.get(record.id)
+        if not family:
+            continue
+        values = _forgotten_values(record, hit)
+        whole_turn = not hit.spans and record.kind == Kind.EPISODE
+        for other in family:
+            if other.id in planned and not planned[other.id].spans:
+                continue  # already goes whole
+            drawn = record.id in _linked(other) and other.kind != Kind.EPISODE
+            copy = other.content.strip() == record.content.strip()
+            if copy and hit.spans:
+                spans = list(hit.spans)
+            elif (copy or (whole_turn and drawn)) and not hit.spans:
+                spans = []
+            else:
+                low = other.content.lower()
+                spans = [(i, i + len(v)) for v in values for i in _occurrences(low, v.lower())]
+                if not spans:
+                    continue
+            prev = extra.get(other.id, (other, planned.get(other.id)))[1]
+            if prev is not None and prev.spans and spans:
+                spans = sorted(set(prev.spans) | set(spans))
+            elif prev is not None and not prev.spans and other.id in extra:
+                continue
+            why = prev.why if prev is not None and other.id in planned else _DERIVED_SAYS
+            extra[other.id] = (
+                other,
+                MatchHit(
+                    why,
+                    [] if hit.tentative else spans,
+                    hit.topic,
+                    by_key=True,  # the same value as a sure match: not a sweep
+                    tentative=hit.tentative,
+                ),
+            )
+    if not extra:
+        return found
+    out = [(r, extra.pop(r.id)[1]) if r.id in extra else (r, h) for r, h in found]
+    return out + list(extra.values())
+
+
+def _occurrences(text: str, value: str) -> list[int]:
+    out, i = [], text.find(value)
+    while i >= 0:
+        out.append(i)
+        i = text.find(value, i + len(value))
+    return out
+
+
 def forget_request(
     ledger: Ledger,
     text: str,
@@ -199,7 +314,9 @@ def forget_request(
     data: a phone number, an address, where the user lives, their health…) purges; otherwise the
     memories are hidden (restorable). When only part of a memory matches (a phone number in a turn
     that also gives an e-mail; one clause of a longer turn) and the request purges, only that part is
-    removed: the memory is rewritten in place with ``[forgotten]`` (:meth:`Ledger.rewrite`). Pinned
+    removed: the memory is rewritten in place with ``[forgotten]`` (:meth:`Ledger.rewrite`). What
+    goes from a memory goes from every memory drawn from the same turn too (its facts, its
+    consolidated copy, the turn of a forgotten fact: :func:`_with_derived`). Pinned
     memories are not purged unless ``force``. A request that would take more than ``confirm_share``
     of the user's memories raises :class:`~remnant.core.errors.ConfirmationRequired` unless
     ``confirm`` (dry runs never raise).
@@ -258,6 +375,7 @@ def forget_request(
             matcher = _matcher(ledger, intent, related, literal)
             found = _match_all(matcher, records)
     found = narrow(found, intent)
+    found += by_names(matcher, found, records)  # "everything about my ex": his name elsewhere too
     # a request naming a type of personal data ("forget my phone number") that the detectors find
     # nowhere has nothing to forget: guessing by meaning could only purge the wrong memory
     if not found and not intent.when and not intent.everything and not intent.kinds and not intent.pii_types:
@@ -293,6 +411,8 @@ def forget_request(
                 )
                 for r, h in found
             ]
+    primary = len(found)  # what the request matched itself: the count confirmation speaks of
+    found = _with_derived(found, records)
     for record, hit in found:
         if hit.part and not is_hard:
             hit = MatchHit(hit.why + "; hidden whole (hiding is reversible, a part cannot be)", [])
@@ -326,30 +446,28 @@ def forget_request(
                 outcome.message += " (found by meaning only: it would be hidden, not purged)"
             held_back = sum(_NOT_SURE in m.why for m in outcome.matches)
             if held_back:
-                outcome.message += (
-                    f" ({held_back} {_NOT_SURE} instead; confirm={len(outcome.matches)} purges them)"
-                )
+                outcome.message += f" ({held_back} {_NOT_SURE} instead; confirm={primary} purges them)"
         if can_forget_pii:
             outcome.message += f"; would also forget vault entries of type {', '.join(intent.pii_types)}"
         return outcome
-    share = len(outcome.matches) / outcome.total_memories if outcome.total_memories else 0.0
-    if outcome.matches and intent.everything and _UNRESOLVED.search(text) and named != len(outcome.matches):
+    share = primary / outcome.total_memories if outcome.total_memories else 0.0
+    if outcome.matches and intent.everything and _UNRESOLVED.search(text) and named != primary:
         # "everything about that": the engine cannot tell what "that" is; list what it would take
         ids = [m.id for m in outcome.matches]
         raise ConfirmationRequired(
             f"'{text.strip()[:80]}' names nothing the engine can resolve, and would take "
-            f"{len(ids)} of {outcome.total_memories} memories of {user_id!r}; name what to forget, "
-            f"or repeat it with confirm={len(ids)} to take these {len(ids)}",
-            matched=len(ids),
+            f"{primary} of {outcome.total_memories} memories of {user_id!r}; name what to forget, "
+            f"or repeat it with confirm={primary} to take these {primary}",
+            matched=primary,
             total=outcome.total_memories,
             ids=ids,
         )
     if outcome.matches and share > confirm_share and not confirm:
         raise ConfirmationRequired(
-            f"this request matches {len(outcome.matches)} of {outcome.total_memories} memories of "
+            f"this request matches {primary} of {outcome.total_memories} memories of "
             f"{user_id!r} ({share:.0%} > {confirm_share:.0%}); repeat it with confirm=True "
             "(or look first with dry_run=True)",
-            matched=len(outcome.matches),
+            matched=primary,
             total=outcome.total_memories,
         )
     # planning (parsing, matching every memory of the user) ran above without the store's hold;
@@ -429,7 +547,7 @@ def _apply_forget(
         if held:
             outcome.message += (
                 f"; hid {len(held)} instead of purging ({_NOT_SURE}: unhide what was not meant, or "
-                f"repeat with confirm={len(outcome.matches)} to purge them)"
+                f"repeat with confirm={sum(m.why != _DERIVED_SAYS for m in outcome.matches)} to purge them)"
             )
         if any(m.tentative and _NOT_SURE not in m.why for m in outcome.matches):
             outcome.message += (
