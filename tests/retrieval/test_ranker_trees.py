@@ -96,8 +96,8 @@ def test_a_model_with_trees_round_trips_and_bad_trees_are_refused(tmp_path) -> N
     good = model.to_dict()["trees"][0]
     for bad, message in (
         ({**good, "left": [0] * len(good["left"])}, "child"),
-        ({**good, "value": [1.0] + good["value"][1:]}, "root value"),
-        ({**good, "feature": [9] + good["feature"][1:]}, "does not list"),
+        ({**good, "value": [1.0, *good["value"][1:]]}, "root value"),
+        ({**good, "feature": [9, *good["feature"][1:]]}, "does not list"),
         ({**good, "threshold": good["threshold"][:-1]}, "differ in length"),
     ):
         path.write_text(json.dumps({**model.to_dict(), "trees": [bad]}), encoding="utf-8")
@@ -106,9 +106,19 @@ def test_a_model_with_trees_round_trips_and_bad_trees_are_refused(tmp_path) -> N
 
 
 def test_a_tree_model_needs_only_the_features_it_splits_on() -> None:
-    tree = Tree(feature=(1, -1, -1), threshold=(0.5, 0.0, 0.0), left=(1, 0, 0), right=(2, 0, 0), value=(0.0, -0.2, 0.3))
+    tree = Tree(
+        feature=(1, -1, -1),
+        threshold=(0.5, 0.0, 0.0),
+        left=(1, 0, 0),
+        right=(2, 0, 0),
+        value=(0.0, -0.2, 0.3),
+    )
     model = LearnedRanker(
-        features=("vector_score", "speaker"), weights=(0.0, 0.0), mean=(0.0, 0.0), scale=(1.0, 1.0), trees=(tree,)
+        features=("vector_score", "speaker"),
+        weights=(0.0, 0.0),
+        mean=(0.0, 0.0),
+        scale=(1.0, 1.0),
+        trees=(tree,),
     )
     assert model.used() == {"speaker"} and model.usable({"speaker"})
     assert model.contributions({"speaker": 1.0}) == {"speaker": pytest.approx(0.3)}
@@ -170,7 +180,13 @@ def _conversation(path: object, retriever: HybridRetriever) -> Memory:
     ]
     mem.remember_many(
         [
-            {"content": text, "user_id": "u", "kind": "episode", "session_id": s, "metadata": {"speaker": who}}
+            {
+                "content": text,
+                "user_id": "u",
+                "kind": "episode",
+                "session_id": s,
+                "metadata": {"speaker": who},
+            }
             for s, who, text in turns
         ],
         supersede=False,

@@ -4,9 +4,11 @@ The fixed-weight pipeline multiplies the fused relevance by a speaker boost, a t
 a "when" boost whose sizes were chosen by cross-validation. The learned ranker instead scores each
 candidate of the fused head (:data:`FEATURES`: BM25 and cosine, their ranks, the two halves of
 the turn's vector, speaker and addressee match, time-range match, the candidate's place in time
-among the others, importance, how well its session and its neighbours did, its length) with one
-linear model, ``score = sigmoid(b + sum_i w_i (x_i - mean_i) / sd_i)``, so every feature's
-contribution to a hit's score is a number the recall explanation can show.
+among the others, importance, how well its session and its neighbours did, its length, what the
+entity round and a seeded lexical round gave it) with one linear model,
+``score = sigmoid(b + sum_i w_i (x_i - mean_i) / sd_i)``, optionally plus boosted regression trees
+on its residual (:func:`boost_trees`), so every feature's contribution to a hit's score is a number
+the recall explanation can show (a tree's share goes to the features it splits on).
 
 The model is trained pairwise (an evidence candidate should outscore a non-evidence one of the
 same question: logistic loss on the score difference, L2-regularised), with numpy only, by
@@ -19,6 +21,7 @@ cosines), or a model switched off.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -69,6 +72,16 @@ FEATURES: tuple[str, ...] = (
     "q_speaker",  # the question names a speaker of the scope
     "q_terms",  # min(1, content words / 10)
 )
+# The features the shipped model is trained on (``train_ranker``'s default), chosen by the
+# leave-one-conversation-out folds (docs/benchmarks/retrieval.md, "Issue 31, evidence clusters"):
+# the seeded round, own terms and trees measured no better held out, so they stay out of it.
+RANKER_FEATURES: tuple[str, ...] = (
+    *FEATURES[: FEATURES.index("length") + 1],
+    "session_mean",
+    "session_top",
+    "entity",
+)
+
 # Features only a retriever with vectors can compute: a model that uses them falls back without.
 VECTOR_FEATURES = frozenset({"vector_score", "vector_rank", "vector_own", "vector_context"})
 # Features that cost a lexical query more (the seeded round): computed only for a model using them.
@@ -187,7 +200,7 @@ class LearnedRanker:
             row = [float(x.get(f, 0.0)) for f in self.features]
             for t in self.trees:
                 nodes = t.path(row)
-                for a, b in zip(nodes, nodes[1:], strict=False):
+                for a, b in itertools.pairwise(nodes):
                     name = self.features[t.feature[a]]
                     out[name] = out.get(name, 0.0) + t.value[b] - t.value[a]
         return out
@@ -416,7 +429,7 @@ Group = tuple[Sequence[Mapping[str, float]], Sequence[bool]]
 def train_ranker(
     groups: Sequence[Group],
     *,
-    features: Sequence[str] = FEATURES,
+    features: Sequence[str] = RANKER_FEATURES,
     l2: float = 1e-3,
     steps: int = 300,
     rate: float = 1.0,

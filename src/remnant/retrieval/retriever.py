@@ -935,9 +935,7 @@ class HybridRetriever:
         by_id = {r.id: r for r in records}
         seeds = [by_id[i] for i, _ in head[: self.tuning.expansion_seeds] if i in by_id]
         extra = seed_terms(seeds, terms, self.tuning.expansion_terms) if seeded else []
-        second = (
-            engine.store.lexical_search(match_expression(extra), flt, limit=len(head)) if extra else []
-        )
+        second = engine.store.lexical_search(match_expression(extra), flt, limit=len(head)) if extra else []
         return candidate_features(
             head,
             lexical,
