@@ -12,12 +12,15 @@ import pytest
 
 from remnant.core.clock import ManualClock
 from remnant.core.model import Kind, MemoryRecord
+from remnant.embed import get_embedder
 from remnant.engine import Memory
 from remnant.retrieval import HybridRetriever
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.explain import explain_recall
 from remnant.retrieval.ranker import (
     FEATURES,
+    RANKER_FEATURES,
+    SEEDED_FEATURES,
     LearnedRanker,
     Tree,
     candidate_features,
@@ -25,6 +28,7 @@ from remnant.retrieval.ranker import (
     train_ranker,
 )
 from remnant.retrieval.rescoring import RecallTuning
+from remnant.retrieval.retriever import shipped_ranker
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -231,3 +235,18 @@ def test_the_seeded_round_runs_only_for_a_model_that_uses_it_and_is_one_bounded_
                 assert second.ranker_contributions["seeded"] > 0  # it shares "Biscuit" with the first
         finally:
             mem.close()
+
+
+def test_the_shipped_model_is_trained_on_the_chosen_features_and_explains_them(tmp_path) -> None:
+    model = shipped_ranker()
+    assert model is not None and model.features == RANKER_FEATURES and not model.trees
+    assert {"session_mean", "session_top", "entity"} <= model.used()
+    assert not model.used() & SEEDED_FEATURES  # recall runs no seeded round for it
+    mem = _conversation(tmp_path / "shipped.db", HybridRetriever(get_embedder("e5-small")))
+    try:
+        ex = explain_recall(mem, "What is the name of Ann's puppy?", user_id="u", limit=3)
+        assert ex.hits and all(h.ranker_score is not None for h in ex.hits)
+        for h in ex.hits:
+            assert {"session_mean", "session_top", "entity"} <= set(h.ranker_contributions)
+    finally:
+        mem.close()

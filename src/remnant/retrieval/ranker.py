@@ -86,6 +86,8 @@ RANKER_FEATURES: tuple[str, ...] = (
 VECTOR_FEATURES = frozenset({"vector_score", "vector_rank", "vector_own", "vector_context"})
 # Features that cost a lexical query more (the seeded round): computed only for a model using them.
 SEEDED_FEATURES = frozenset({"seeded", "seeded_rank"})
+# A feature that reads each candidate's words: computed only for a model using it.
+WORD_FEATURES = frozenset({"own_terms"})
 
 # how many of the fused head's first candidates ``session_top`` counts
 SESSION_TOP = 20
@@ -317,13 +319,15 @@ def candidate_features(
     halves: Mapping[str, tuple[float, float]] | None = None,
     entity: Mapping[str, float] | None = None,
     seeded: Sequence[tuple[str, float]] = (),
+    own_terms: bool = True,
 ) -> dict[str, dict[str, float]]:
     """:data:`FEATURES` of every candidate of ``head`` (those with a record). ``terms``: the
     question's words (lower case); ``speakers``: the scope's speakers' names
     (:func:`~remnant.retrieval.rescoring.speaker_names`); ``halves``: per id, the cosines of the
     question with the turn's own text and with its context (when the vectors hold both);
     ``entity``: per id, the entity round's score over its best; ``seeded``: the seeded lexical
-    round's (id, BM25) best first. Linear in the head: one pass over it, one over each candidate list."""
+    round's (id, BM25) best first; ``own_terms=False``: that feature is 0 (it reads every
+    candidate's words: computed only for a model that uses it, or to explain). Linear in the head: one pass over it, one over each candidate list."""
     lex_rank = {i: (r, s) for r, (i, s) in enumerate(lexical, start=1)}
     vec_rank = {i: (r, s) for r, (i, s) in enumerate(vector, start=1)}
     best_bm25 = max((s for _, s in lexical), default=0.0) or 1.0
@@ -396,7 +400,7 @@ def candidate_features(
             "q_range": 1.0 if ranges else 0.0,
             "q_speaker": 1.0 if asked_about else 0.0,
             "q_terms": q_terms,
-            "own_terms": len(asked & _word_keys(head_text)) / len(asked) if asked else 0.0,
+            "own_terms": len(asked & _word_keys(head_text)) / len(asked) if asked and own_terms else 0.0,
         }
         if halves is not None and i in halves:
             x["vector_own"], x["vector_context"] = halves[i]

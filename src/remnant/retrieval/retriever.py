@@ -58,6 +58,7 @@ from remnant.retrieval.ranker import (
     FEATURES,
     SEEDED_FEATURES,
     VECTOR_FEATURES,
+    WORD_FEATURES,
     LearnedRanker,
     candidate_features,
     load_ranker,
@@ -860,6 +861,7 @@ class HybridRetriever:
                 records,
                 entity_scores,
                 seeded=trace is not None or bool(model is not None and model.used() & SEEDED_FEATURES),
+                words=trace is not None or bool(model is not None and model.used() & WORD_FEATURES),
             )
             if trace is not None:
                 trace.features = features
@@ -925,9 +927,11 @@ class HybridRetriever:
         entity: Mapping[str, float],
         *,
         seeded: bool = True,
+        words: bool = True,
     ) -> dict[str, dict[str, float]]:
         """The learned ranker's features of the head (remnant.retrieval.ranker.candidate_features).
-        ``seeded``: run the seeded round (only when the model uses it, or to explain)."""
+        ``seeded``: run the seeded round; ``words``: read the candidates' words (each only when the
+        model uses it, or to explain)."""
         halves = self._halves(engine, vector_query, flt, [r.id for r in records]) if vector else None
         # the seeded round: one lexical query of the first hits' words the question lacks (at most
         # ``expansion_terms`` of them, as many results as the head), so a turn that shares what the
@@ -948,6 +952,7 @@ class HybridRetriever:
             halves=halves,
             entity=entity,
             seeded=second,
+            own_terms=words,
         )
 
     def _halves(
