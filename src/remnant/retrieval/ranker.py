@@ -4,9 +4,11 @@ The fixed-weight pipeline multiplies the fused relevance by a speaker boost, a t
 a "when" boost whose sizes were chosen by cross-validation. The learned ranker instead scores each
 candidate of the fused head (:data:`FEATURES`: BM25 and cosine, their ranks, the two halves of
 the turn's vector, speaker and addressee match, time-range match, the candidate's place in time
-among the others, importance, how well its session and its neighbours did, its length) with one
-linear model, ``score = sigmoid(b + sum_i w_i (x_i - mean_i) / sd_i)``, so every feature's
-contribution to a hit's score is a number the recall explanation can show.
+among the others, importance, how well its session and its neighbours did, its length, what the
+entity round and a seeded lexical round gave it) with one linear model,
+``score = sigmoid(b + sum_i w_i (x_i - mean_i) / sd_i)``, optionally plus boosted regression trees
+on its residual (:func:`boost_trees`), so every feature's contribution to a hit's score is a number
+the recall explanation can show (a tree's share goes to the features it splits on).
 
 The model is trained pairwise (an evidence candidate should outscore a non-evidence one of the
 same question: logistic loss on the score difference, L2-regularised), with numpy only, by
@@ -19,10 +21,11 @@ cosines), or a model switched off.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,7 @@ import numpy as np
 
 from remnant.core.model import MemoryRecord
 from remnant.retrieval.errors import RetrievalError
+from remnant.retrieval.query import content_terms
 from remnant.retrieval.rescoring import event_ranges
 from remnant.understand.timeexpr import TimeRange, has_time_expression, mentions_recent
 
@@ -54,20 +58,102 @@ FEATURES: tuple[str, ...] = (
     "session_share",  # the share of the candidates that come from the turn's session
     "session_rank",  # 1 / rank of the turn inside its session's candidates
     "length",  # min(1, words / 30): a one-word turn is rarely the evidence
+    # evidence clusters (multi-hop answers sit in a few sessions the first hits point at)
+    "session_mean",  # the mean fused relevance of the other candidates of its session
+    "session_top",  # how many of the fused top 20 share its session (itself apart), over 5, at most 1
+    "entity",  # what the entity round gave it (its share of that round's best; 0: not found by it)
+    "seeded",  # BM25 in the seeded round (the first hits' words the question lacks), over its best
+    "seeded_rank",  # 1 / log2(1 + rank) in the seeded round
+    "own_terms",  # share of the question's words (speakers' names apart) in the turn's own text
+    # the question's own shape, the same for all its candidates: alone they cannot order them, but
+    # a model with crosses or trees weighs the other features by them
+    "q_when",  # a "when" question
+    "q_range",  # the question names a time range
+    "q_speaker",  # the question names a speaker of the scope
+    "q_terms",  # min(1, content words / 10)
 )
+# The features the shipped model is trained on (``train_ranker``'s default), chosen by the
+# leave-one-conversation-out folds (docs/benchmarks/retrieval.md, "Issue 31, evidence clusters"):
+# the seeded round, own terms and trees measured no better held out, so they stay out of it.
+RANKER_FEATURES: tuple[str, ...] = (
+    *FEATURES[: FEATURES.index("length") + 1],
+    "session_mean",
+    "session_top",
+    "entity",
+)
+
 # Features only a retriever with vectors can compute: a model that uses them falls back without.
 VECTOR_FEATURES = frozenset({"vector_score", "vector_rank", "vector_own", "vector_context"})
+# Features that cost a lexical query more (the seeded round): computed only for a model using them.
+SEEDED_FEATURES = frozenset({"seeded", "seeded_rank"})
+# A feature that reads each candidate's words: computed only for a model using it.
+WORD_FEATURES = frozenset({"own_terms"})
+
+# how many of the fused head's first candidates ``session_top`` counts
+SESSION_TOP = 20
 
 # how much of a candidate's text the time-cue features read
 CUE_CHARS = 2000
 
 MODEL_FILE = Path(__file__).parent / "data" / "ranker.json"
-FORMAT = "remnant-ranker/1"
+FORMAT = "remnant-ranker/2"
+# what this code reads: /1 is the linear model alone (no "trees")
+FORMATS = ("remnant-ranker/1", FORMAT)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One regression tree over the raw features: node ``k`` splits on ``feature[k]`` (an index
+    into the model's features; -1: a leaf), ``x <= threshold[k]`` going to ``left[k]``, else
+    ``right[k]``; ``value[k]`` is the node's output (a leaf's is what the tree adds to the score;
+    an inner node's is what it would add had it stopped there, for the explanation)."""
+
+    feature: tuple[int, ...]
+    threshold: tuple[float, ...]
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    value: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        n = len(self.feature)
+        if not n or not (len(self.threshold) == len(self.left) == len(self.right) == len(self.value) == n):
+            raise RetrievalError("ranker model: a tree's node arrays differ in length")
+        for k, f in enumerate(self.feature):
+            if f >= 0 and not (k < self.left[k] < n and k < self.right[k] < n):
+                raise RetrievalError("ranker model: a tree's child points outside it or back")
+
+    def path(self, x: Sequence[float]) -> list[int]:
+        """The nodes from the root to ``x``'s leaf."""
+        k, out = 0, [0]
+        while self.feature[k] >= 0:
+            k = self.left[k] if x[self.feature[k]] <= self.threshold[k] else self.right[k]
+            out.append(k)
+        return out
+
+    def to_dict(self) -> dict[str, list[Any]]:
+        return {
+            "feature": list(self.feature),
+            "threshold": [round(t, 6) for t in self.threshold],
+            "left": list(self.left),
+            "right": list(self.right),
+            "value": [round(v, 6) for v in self.value],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Tree:
+        return cls(
+            feature=tuple(int(v) for v in data["feature"]),
+            threshold=tuple(float(v) for v in data["threshold"]),
+            left=tuple(int(v) for v in data["left"]),
+            right=tuple(int(v) for v in data["right"]),
+            value=tuple(float(v) for v in data["value"]),
+        )
 
 
 @dataclass(frozen=True)
 class LearnedRanker:
-    """A linear model over :data:`FEATURES` (standardised), read from / written to JSON."""
+    """A linear model over :data:`FEATURES` (standardised), plus boosted regression trees on its
+    residual (none: the linear model alone), read from / written to JSON."""
 
     features: tuple[str, ...]
     weights: tuple[float, ...]
@@ -75,6 +161,7 @@ class LearnedRanker:
     scale: tuple[float, ...]
     bias: float = 0.0
     info: Mapping[str, Any] | None = None  # how it was trained (data, folds, figures)
+    trees: tuple[Tree, ...] = ()
 
     def __post_init__(self) -> None:
         n = len(self.features)
@@ -83,26 +170,76 @@ class LearnedRanker:
         unknown = set(self.features) - set(FEATURES)
         if unknown:
             raise RetrievalError(f"ranker model: unknown features {sorted(unknown)}")
+        if any(f >= n for t in self.trees for f in t.feature):
+            raise RetrievalError("ranker model: a tree splits on a feature the model does not list")
+        if any(abs(t.value[0]) > 1e-9 for t in self.trees):
+            # the explanation's shares add up to the score only so
+            raise RetrievalError("ranker model: a tree's root value is not 0")
+        # the trees as padded arrays, walked all at once by score_many
+        object.__setattr__(self, "_arrays", _stacked(self.trees) if self.trees else None)
+
+    def used(self) -> frozenset[str]:
+        """The features with a weight or a split."""
+        split = {f for t in self.trees for f in t.feature if f >= 0}
+        return frozenset(
+            f for k, (f, w) in enumerate(zip(self.features, self.weights, strict=True)) if w or k in split
+        )
 
     def usable(self, available: frozenset[str] | set[str]) -> bool:
-        """Every feature with a weight can be computed."""
-        return all(f in available for f, w in zip(self.features, self.weights, strict=True) if w)
+        """Every feature with a weight or a split can be computed."""
+        return self.used() <= set(available)
 
     def contributions(self, x: Mapping[str, float]) -> dict[str, float]:
-        """Each feature's share of the linear score (the bias apart)."""
-        return {
+        """Each feature's share of the score (the bias apart): its linear term, plus, for the
+        trees, the change of node value at each split on it along ``x``'s path (each tree's root
+        value is 0: the pairwise gradients sum to 0), so the shares add up to the score."""
+        out = {
             f: w * (x.get(f, 0.0) - m) / s
             for f, w, m, s in zip(self.features, self.weights, self.mean, self.scale, strict=True)
             if w
         }
+        if self.trees:
+            row = [float(x.get(f, 0.0)) for f in self.features]
+            for t in self.trees:
+                nodes = t.path(row)
+                for a, b in itertools.pairwise(nodes):
+                    name = self.features[t.feature[a]]
+                    out[name] = out.get(name, 0.0) + t.value[b] - t.value[a]
+        return out
 
     def score(self, x: Mapping[str, float]) -> float:
         """The model's relevance, in (0, 1)."""
         z = self.bias + sum(self.contributions(x).values())
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
+    def score_many(self, xs: Sequence[Mapping[str, float]]) -> list[float]:
+        """:meth:`score` of each row, computed on one matrix (the trees walked all at once)."""
+        if not xs:
+            return []
+        m = np.asarray([[float(x.get(f, 0.0)) for f in self.features] for x in xs], dtype=np.float64)
+        z = self.bias + ((m - np.asarray(self.mean)) / np.asarray(self.scale)) @ np.asarray(self.weights)
+        z = z + self._tree_output(m)
+        return [float(v) for v in 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))]
+
+    def _tree_output(self, m: np.ndarray) -> np.ndarray:
+        arrays: tuple[np.ndarray, ...] | None = getattr(self, "_arrays", None)
+        if arrays is None:
+            return np.zeros(len(m))
+        feat, thr, left, right, value = arrays
+        t_idx = np.arange(len(self.trees))[:, None]
+        node = np.zeros((len(self.trees), len(m)), dtype=np.int64)
+        rows = np.arange(len(m))[None, :]
+        for _ in range(feat.shape[1]):  # at most as many steps as a tree has nodes
+            f = feat[t_idx, node]
+            inner = f >= 0
+            if not inner.any():
+                break
+            go_left = m[rows, np.where(inner, f, 0)] <= thr[t_idx, node]
+            node = np.where(inner, np.where(go_left, left[t_idx, node], right[t_idx, node]), node)
+        return np.asarray(value[t_idx, node].sum(axis=0))
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "format": FORMAT,
             "features": list(self.features),
             "weights": [round(w, 6) for w in self.weights],
@@ -111,11 +248,14 @@ class LearnedRanker:
             "bias": round(self.bias, 6),
             "info": dict(self.info or {}),
         }
+        if self.trees:
+            out["trees"] = [t.to_dict() for t in self.trees]
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LearnedRanker:
-        if data.get("format") != FORMAT:
-            raise RetrievalError(f"ranker model: format {data.get('format')!r}, expected {FORMAT!r}")
+        if data.get("format") not in FORMATS:
+            raise RetrievalError(f"ranker model: format {data.get('format')!r}, expected one of {FORMATS}")
         try:
             return cls(
                 features=tuple(str(f) for f in data["features"]),
@@ -124,12 +264,29 @@ class LearnedRanker:
                 scale=tuple(float(s) or 1.0 for s in data["scale"]),
                 bias=float(data.get("bias", 0.0)),
                 info=data.get("info") or {},
+                trees=tuple(Tree.from_dict(t) for t in data.get("trees") or ()),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise RetrievalError(f"ranker model: malformed ({exc!r})") from exc
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+
+def _stacked(trees: Sequence[Tree]) -> tuple[np.ndarray, ...]:
+    """feature, threshold, left, right, value of every tree, padded to the largest (a padding
+    node is a leaf of value 0 that no walk reaches)."""
+    width = max(len(t.feature) for t in trees)
+    feat = np.full((len(trees), width), -1, dtype=np.int64)
+    thr = np.zeros((len(trees), width))
+    left = np.zeros((len(trees), width), dtype=np.int64)
+    right = np.zeros((len(trees), width), dtype=np.int64)
+    value = np.zeros((len(trees), width))
+    for k, t in enumerate(trees):
+        n = len(t.feature)
+        feat[k, :n], thr[k, :n], value[k, :n] = t.feature, t.threshold, t.value
+        left[k, :n], right[k, :n] = t.left, t.right
+    return feat, thr, left, right, value
 
 
 def load_ranker(path: str | Path | None = None) -> LearnedRanker | None:
@@ -160,12 +317,17 @@ def candidate_features(
     ranges: Sequence[TimeRange],
     when: bool,
     halves: Mapping[str, tuple[float, float]] | None = None,
+    entity: Mapping[str, float] | None = None,
+    seeded: Sequence[tuple[str, float]] = (),
+    own_terms: bool = True,
 ) -> dict[str, dict[str, float]]:
     """:data:`FEATURES` of every candidate of ``head`` (those with a record). ``terms``: the
     question's words (lower case); ``speakers``: the scope's speakers' names
     (:func:`~remnant.retrieval.rescoring.speaker_names`); ``halves``: per id, the cosines of the
-    question with the turn's own text and with its context (when the vectors hold both).
-    Linear in the head: one pass over it, one over each candidate list."""
+    question with the turn's own text and with its context (when the vectors hold both);
+    ``entity``: per id, the entity round's score over its best; ``seeded``: the seeded lexical
+    round's (id, BM25) best first; ``own_terms=False``: that feature is 0 (it reads every
+    candidate's words: computed only for a model that uses it, or to explain). Linear in the head: one pass over it, one over each candidate list."""
     lex_rank = {i: (r, s) for r, (i, s) in enumerate(lexical, start=1)}
     vec_rank = {i: (r, s) for r, (i, s) in enumerate(vector, start=1)}
     best_bm25 = max((s for _, s in lexical), default=0.0) or 1.0
@@ -184,6 +346,17 @@ def candidate_features(
         sess = records[i].session_id
         if sess:
             by_session.setdefault(sess, []).append(i)
+    top_sessions: dict[str, int] = {}
+    top_ids = set(ids[:SESSION_TOP])
+    for i in top_ids:
+        sess = records[i].session_id
+        if sess:
+            top_sessions[sess] = top_sessions.get(sess, 0) + 1
+    seed_rank = {i: (r, s) for r, (i, s) in enumerate(seeded, start=1)}
+    best_seeded = max((s for _, s in seeded), default=0.0) or 1.0
+    entity = entity or {}
+    asked = _word_keys(" ".join(named - speakers))
+    q_terms = min(1.0, len(asked) / 10.0)
     out: dict[str, dict[str, float]] = {}
     for i in ids:
         r = records[i]
@@ -216,6 +389,18 @@ def candidate_features(
             "session_share": len(peers) / len(ids),
             "session_rank": 1.0 / (peers.index(i) + 1) if i in peers else 1.0,
             "length": min(1.0, len(r.content.split()) / 30.0),
+            "session_mean": sum(others) / len(others) if others else 0.0,
+            "session_top": min(1.0, (top_sessions.get(r.session_id, 0) - (i in top_ids)) / 5.0)
+            if r.session_id
+            else 0.0,
+            "entity": float(entity.get(i, 0.0)),
+            "seeded": seed_rank[i][1] / best_seeded if i in seed_rank else 0.0,
+            "seeded_rank": _rank_feature(seed_rank[i][0] if i in seed_rank else None),
+            "q_when": 1.0 if when else 0.0,
+            "q_range": 1.0 if ranges else 0.0,
+            "q_speaker": 1.0 if asked_about else 0.0,
+            "q_terms": q_terms,
+            "own_terms": len(asked & _word_keys(head_text)) / len(asked) if asked and own_terms else 0.0,
         }
         if halves is not None and i in halves:
             x["vector_own"], x["vector_context"] = halves[i]
@@ -223,6 +408,16 @@ def candidate_features(
             x["vector_own"] = x["vector_context"] = 0.0
         out[i] = x
     return out
+
+
+# a word's first letters stand for it in ``own_terms`` ("books" and "book", "reading" and "read"):
+# the lexical index stems, this in-process count has no stemmer, and a prefix is one rule for every
+# language with inflected word endings
+KEY_CHARS = 4
+
+
+def _word_keys(text: str) -> set[str]:
+    return {t[:KEY_CHARS] for t in content_terms(text)}
 
 
 def _when(r: MemoryRecord) -> float | None:
@@ -238,11 +433,14 @@ Group = tuple[Sequence[Mapping[str, float]], Sequence[bool]]
 def train_ranker(
     groups: Sequence[Group],
     *,
-    features: Sequence[str] = FEATURES,
+    features: Sequence[str] = RANKER_FEATURES,
     l2: float = 1e-3,
     steps: int = 300,
     rate: float = 1.0,
     info: Mapping[str, Any] | None = None,
+    trees: int = 0,
+    tree_depth: int = 3,
+    tree_rate: float = 0.1,
 ) -> LearnedRanker:
     """Pairwise logistic regression: for every question, each evidence candidate against each
     other candidate (all pairs of a question weigh as much as one question), full-batch gradient
@@ -289,7 +487,7 @@ def train_ranker(
         if y
     ]
     bias = -float(((np.asarray(pos_rows) - mean) / scale @ w).mean()) if pos_rows else 0.0
-    return LearnedRanker(
+    linear = LearnedRanker(
         features=names,
         weights=tuple(float(v) for v in w),
         mean=tuple(float(v) for v in mean),
@@ -297,3 +495,122 @@ def train_ranker(
         bias=bias,
         info=info,
     )
+    if trees <= 0:
+        return linear
+    return replace(linear, trees=boost_trees(groups, linear, trees, depth=tree_depth, rate=tree_rate))
+
+
+def boost_trees(
+    groups: Sequence[Group],
+    base: LearnedRanker,
+    count: int,
+    *,
+    depth: int = 3,
+    rate: float = 0.1,
+    l2: float = 1.0,
+    min_hessian: float = 1.0,
+    bins: int = 32,
+) -> tuple[Tree, ...]:
+    """Gradient-boosted regression trees on ``base``'s residual, with the same pairwise logistic
+    loss as the linear model (each question's pairs weigh as much as one question): ``count``
+    trees of at most ``depth`` levels, each leaf a Newton step (``l2``: its ridge; ``min_hessian``:
+    the least curvature a side of a split holds, about two questions' worth), shrunk by ``rate``;
+    splits at up to ``bins`` quantiles of each feature. Numpy only, deterministic."""
+    names = base.features
+    xs = [[float(x.get(f, 0.0)) for f in names] for g, _ in groups for x in g]
+    if not xs:
+        raise RetrievalError("no training candidates")
+    m = np.asarray(xs, dtype=np.float64)
+    nf = len(names)
+    # the pairs: every evidence candidate of a question against each other candidate of it
+    pi_l: list[np.ndarray] = []
+    ni_l: list[np.ndarray] = []
+    pw_l: list[np.ndarray] = []
+    start = 0
+    for g, labels in groups:
+        lab = np.asarray(labels, dtype=bool)
+        pos, neg = np.flatnonzero(lab) + start, np.flatnonzero(~lab) + start
+        start += len(g)
+        if len(pos) and len(neg):
+            pi_l.append(np.repeat(pos, len(neg)))
+            ni_l.append(np.tile(neg, len(pos)))
+            pw_l.append(np.full(len(pos) * len(neg), 1.0 / (len(pos) * len(neg))))
+    if not pi_l:
+        raise RetrievalError("no question with both evidence and other candidates")
+    pi, ni, pw = np.concatenate(pi_l), np.concatenate(ni_l), np.concatenate(pw_l)
+    # split points: the distinct quantiles of each feature; a value's bin is the first point >= it
+    edges = [np.unique(np.quantile(m[:, k], np.linspace(0, 1, bins + 1)[1:])) for k in range(nf)]
+    binned = np.stack([np.searchsorted(edges[k], m[:, k], side="left") for k in range(nf)], axis=1)
+    width = max(len(e) for e in edges)
+    offsets = np.arange(nf) * width
+    n = len(m)
+    z = (m - np.asarray(base.mean)) / np.asarray(base.scale) @ np.asarray(base.weights)
+    out: list[Tree] = []
+    for _ in range(count):
+        d = z[pi] - z[ni]
+        rho = 1.0 / (1.0 + np.exp(np.clip(d, -30.0, 30.0)))  # d/dd of log(1 + e^-d) is -rho
+        grad = np.bincount(ni, rho * pw, n) - np.bincount(pi, rho * pw, n)
+        hw = rho * (1.0 - rho) * pw
+        hess = np.bincount(pi, hw, n) + np.bincount(ni, hw, n)
+        tree, leaf_of = _grow(binned, edges, offsets, width, grad, hess, depth, l2, min_hessian, rate)
+        out.append(tree)
+        z = z + np.asarray(tree.value)[leaf_of]
+    return tuple(out)
+
+
+def _grow(
+    binned: np.ndarray,
+    edges: Sequence[np.ndarray],
+    offsets: np.ndarray,
+    width: int,
+    grad: np.ndarray,
+    hess: np.ndarray,
+    depth: int,
+    l2: float,
+    min_hessian: float,
+    rate: float,
+) -> tuple[Tree, np.ndarray]:
+    """One tree, level by level, on histograms of the gradients; with each row's leaf."""
+    nf = binned.shape[1]
+    feature: list[int] = [-1]
+    threshold: list[float] = [0.0]
+    left: list[int] = [0]
+    right: list[int] = [0]
+    value: list[float] = [0.0]  # the root's: the pairwise gradients sum to 0
+    leaf_of = np.zeros(len(grad), dtype=np.int64)
+    frontier = [(0, np.arange(len(grad)))]
+    for _ in range(depth):
+        nxt = []
+        for node, rows in frontier:
+            g_all, h_all = float(grad[rows].sum()), float(hess[rows].sum())
+            if h_all < 2 * min_hessian:
+                continue
+            flat = (binned[rows] + offsets).ravel()
+            gh = np.bincount(flat, np.repeat(grad[rows], nf), nf * width).reshape(nf, width)
+            hh = np.bincount(flat, np.repeat(hess[rows], nf), nf * width).reshape(nf, width)
+            gl, hl = np.cumsum(gh, axis=1), np.cumsum(hh, axis=1)
+            gr, hr = g_all - gl, h_all - hl
+            gain = gl**2 / (hl + l2) + gr**2 / (hr + l2) - g_all**2 / (h_all + l2)
+            gain[(hl < min_hessian) | (hr < min_hessian)] = -np.inf
+            for k in range(nf):
+                gain[k, len(edges[k]) - 1 :] = -np.inf  # nothing right of the last point
+            best = int(np.argmax(gain))
+            k, b = divmod(best, width)
+            if not np.isfinite(gain[k, b]) or gain[k, b] <= 1e-12:
+                continue
+            goes_left = binned[rows, k] <= b
+            lo, hi = len(feature), len(feature) + 1
+            for part, hsum, gsum in (
+                (rows[goes_left], float(hl[k, b]), float(gl[k, b])),
+                (rows[~goes_left], float(hr[k, b]), float(gr[k, b])),
+            ):
+                feature.append(-1)
+                threshold.append(0.0)
+                left.append(0)
+                right.append(0)
+                value.append(-rate * gsum / (hsum + l2))
+                leaf_of[part] = len(feature) - 1
+                nxt.append((len(feature) - 1, part))
+            feature[node], threshold[node], left[node], right[node] = k, float(edges[k][b]), lo, hi
+        frontier = nxt
+    return Tree(tuple(feature), tuple(threshold), tuple(left), tuple(right), tuple(value)), leaf_of

@@ -55,7 +55,15 @@ from remnant.retrieval.hybrid import HybridConfig, SignalWeights, fuse, rerank
 from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, build_index
 from remnant.retrieval.passages import RECIPES, ContextPairEmbedder, same_family
 from remnant.retrieval.query import analyze
-from remnant.retrieval.ranker import FEATURES, VECTOR_FEATURES, LearnedRanker, candidate_features, load_ranker
+from remnant.retrieval.ranker import (
+    FEATURES,
+    SEEDED_FEATURES,
+    VECTOR_FEATURES,
+    WORD_FEATURES,
+    LearnedRanker,
+    candidate_features,
+    load_ranker,
+)
 from remnant.retrieval.rescoring import (
     RecallTuning,
     cap_sessions,
@@ -808,6 +816,7 @@ class HybridRetriever:
             if extra:
                 second = engine.store.lexical_search(match_expression(qa.terms + extra), flt, limit=n)
                 fused = merge_rounds(fused, second, t.expansion_weight)
+        entity_scores: dict[str, float] = {}
         if t.entity_weight > 0 and fused and self.entity_reader is not None:
             # the entity round: memories naming who and what the question and its first hits name
             second = entity_round(
@@ -819,10 +828,12 @@ class HybridRetriever:
                 self.entity_limits,
                 self.speakers(engine, flt),
             )
-            if trace is not None and second:
-                # what the round adds to each fused score (merge_rounds scales its best to 1)
+            if second:
+                # what the round gives each memory over its best (merge_rounds scales its best to 1)
                 best = max(sc for _, sc in second) or 1.0
-                trace.entities = {i: t.entity_weight * sc / best for i, sc in second}
+                entity_scores = {i: sc / best for i, sc in second}
+                if trace is not None:
+                    trace.entities = {i: t.entity_weight * v for i, v in entity_scores.items()}
             fused = merge_rounds(fused, second, t.entity_weight)
             if trace is not None:
                 trace.fused = dict(fused)  # the fused relevance the boosts start from, the round in it
@@ -852,14 +863,26 @@ class HybridRetriever:
             trace.signals = {i: (*sig, self.signals.factor(*sig)) for i, sig in signals.items()}
         if model is not None or trace is not None:
             features = self._features(
-                engine, qa.terms, query, vector_query, flt, head, lexical, vector, records
+                engine,
+                qa.terms,
+                query,
+                vector_query,
+                flt,
+                head,
+                lexical,
+                vector,
+                records,
+                entity_scores,
+                seeded=trace is not None or bool(model is not None and model.used() & SEEDED_FEATURES),
+                words=trace is not None or bool(model is not None and model.used() & WORD_FEATURES),
             )
             if trace is not None:
                 trace.features = features
         if model is not None:
             # the learned ranker in place of the fixed boosts (its features hold them); the
             # memory's own signals (strength, confidence) still multiply its score below
-            head = [(i, model.score(features[i]) if i in features else 0.0) for i, _ in head]
+            scored = dict(zip(features, model.score_many(list(features.values())), strict=True))
+            head = [(i, scored.get(i, 0.0)) for i, _ in head]
             if trace is not None:
                 trace.ranker = model
                 trace.contributions = {i: model.contributions(x) for i, x in features.items()}
@@ -927,9 +950,22 @@ class HybridRetriever:
         lexical: Sequence[tuple[str, float]],
         vector: Sequence[tuple[str, float]],
         records: Sequence[MemoryRecord],
+        entity: Mapping[str, float],
+        *,
+        seeded: bool = True,
+        words: bool = True,
     ) -> dict[str, dict[str, float]]:
-        """The learned ranker's features of the head (remnant.retrieval.ranker.candidate_features)."""
+        """The learned ranker's features of the head (remnant.retrieval.ranker.candidate_features).
+        ``seeded``: run the seeded round; ``words``: read the candidates' words (each only when the
+        model uses it, or to explain)."""
         halves = self._halves(engine, vector_query, flt, [r.id for r in records]) if vector else None
+        # the seeded round: one lexical query of the first hits' words the question lacks (at most
+        # ``expansion_terms`` of them, as many results as the head), so a turn that shares what the
+        # first hits say rather than the question's words is seen (multi-hop)
+        by_id = {r.id: r for r in records}
+        seeds = [by_id[i] for i, _ in head[: self.tuning.expansion_seeds] if i in by_id]
+        extra = seed_terms(seeds, terms, self.tuning.expansion_terms) if seeded else []
+        second = engine.store.lexical_search(match_expression(extra), flt, limit=len(head)) if extra else []
         return candidate_features(
             head,
             lexical,
@@ -940,6 +976,9 @@ class HybridRetriever:
             ranges=query_ranges(query, engine.now()),
             when=is_when_question(query),
             halves=halves,
+            entity=entity,
+            seeded=second,
+            own_terms=words,
         )
 
     def _halves(

@@ -31,7 +31,7 @@ from remnant.bench.eval.locomo import (
 from remnant.embed.base import Embedder, base_model_id
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig
-from remnant.retrieval.ranker import FEATURES, Group, LearnedRanker, train_ranker
+from remnant.retrieval.ranker import RANKER_FEATURES, Group, LearnedRanker, train_ranker
 from remnant.retrieval.rescoring import RecallTuning
 from remnant.retrieval.retriever import DEFAULT_FUSION, DEFAULT_TUNING, RELEVANCE_FLOORS, HybridRetriever
 
@@ -259,7 +259,8 @@ def _offline_r5(model: LearnedRanker, groups: Sequence[Group]) -> float:
     head too, as misses)."""
     vals = []
     for xs, labels in groups:
-        order = sorted(range(len(xs)), key=lambda j: -model.score(xs[j]))[:5]
+        scores = model.score_many(xs)
+        order = sorted(range(len(xs)), key=lambda j: -scores[j])[:5]
         n = sum(labels)
         vals.append(sum(labels[j] for j in order) / n if n else 0.0)
     return statistics.fmean(vals) if vals else 0.0
@@ -276,7 +277,20 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "recency": ("recency",),
     "session (best, share, rank)": ("session_best", "session_share", "session_rank"),
     "length": ("length",),
+    "evidence clusters (session mean, top 20)": ("session_mean", "session_top"),
+    "entity round": ("entity",),
+    "seeded round": ("seeded", "seeded_rank"),
+    "own terms": ("own_terms",),
 }
+
+
+def _without(group: Sequence[str]) -> tuple[list[str], int]:
+    """The feature set of the ablation of ``group`` and the sign of its delta: the shipped set
+    without the group (+1: what it adds), or, for a group the shipped set leaves out, the set with
+    it (-1: what adding it would add)."""
+    if any(f in RANKER_FEATURES for f in group):
+        return [f for f in RANKER_FEATURES if f not in group], 1
+    return [*RANKER_FEATURES, *group], -1
 
 
 def ranker_folds(
@@ -297,7 +311,7 @@ def ranker_folds(
     for c in ids:
         train = [g for x in ids if x != c for g in groups[x]]
         try:
-            model: LearnedRanker | None = train_ranker(train)
+            model: LearnedRanker | None = train_ranker(train, features=RANKER_FEATURES)
         except RetrievalError:
             model = None  # nothing to learn from (a tiny split): the fixed weights rank
         fixed = runner.ranked_scores(cfg, None, c)
@@ -307,8 +321,9 @@ def ranker_folds(
         if model is not None:
             full_offline = _offline_r5(model, groups[c])
             for name, feats in FEATURE_GROUPS.items():
-                less = train_ranker(train, features=[f for f in FEATURES if f not in feats])
-                dropped[name].append(full_offline - _offline_r5(less, groups[c]))
+                other, sign = _without(feats)
+                less = train_ranker(train, features=other)
+                dropped[name].append(sign * (full_offline - _offline_r5(less, groups[c])))
         else:
             for name in FEATURE_GROUPS:
                 dropped[name].append(0.0)
@@ -370,6 +385,7 @@ def train_full(
         groups = [g for c in ids for g in runner.ranker_groups(cfg, c)]
         model = train_ranker(
             groups,
+            features=RANKER_FEATURES,
             info={
                 "data": data_name,
                 "conversations": ids,
@@ -530,7 +546,8 @@ def format_ranker(rep: dict[str, Any]) -> list[str]:
         f"{100 * a['delta']['sd']:.1f}, helps {a['folds_helped']}, hurts {a['folds_hurt']} of {len(a['per_fold'])} [{per}]"
     )
     lines.append(
-        "  ranker feature groups (R@5 points each adds, offline on the held-out candidates, retrained without it):"
+        "  ranker feature groups (R@5 points each adds, offline on the held-out candidates, retrained "
+        "without it; for a group the shipped set leaves out, retrained with it):"
     )
     for name, row in rep["feature_ablation"].items():
         per = " ".join(f"{100 * v:+.1f}" for v in row["per_fold"].values())
