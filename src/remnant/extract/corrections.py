@@ -67,6 +67,7 @@ class Lexicon:
     buts: re.Pattern[str]
     covers: re.Pattern[str]  # what a turn that is only a correction holds besides its values
     shapes: tuple[tuple[str, re.Pattern[str], dict[str, str]], ...]  # (shape, pattern, word -> canonical)
+    not_values: re.Pattern[str]  # digits that count, not values ("last 4")
 
 
 def _alternation(words: Sequence[str]) -> str:
@@ -106,6 +107,25 @@ def lexicon() -> Lexicon:
         num = "[0-9一二三四五六七八九十两]"
         times.insert(0, rf"{num}{{1,3}}(?:{'|'.join(cjk)})(?:半|{num}{{1,3}}分?)?")
     shapes.append(("time", re.compile("|".join(times)), {}))
+    # a date: a day number by a month word ("15 june", "may 19th"), an ordinal day ("the 14th"),
+    # 6月19号 / 19号 (the month and day words are data); before the month names and the numbers
+    ordinal = "|".join(re.escape(s) for s in merged("ordinal_suffix"))
+    months = _alternation(merged("date_months"))
+    day = rf"\d{{1,2}}(?:{ordinal})?" if ordinal else r"\d{1,2}"
+    dates = []
+    if months != r"(?!x)x":
+        dates.append(rf"(?<![0-9])\d{{1,2}}(?:{ordinal})?\s(?:of\s)?(?:{months})")
+        dates.append(rf"(?:{months})\s{day}(?![0-9a-z])")
+    if ordinal:
+        dates.append(rf"(?<![0-9])\d{{1,2}}(?:{ordinal})(?![0-9a-z])")
+    day_cjk = "|".join(re.escape(s) for s in merged("day_suffix"))
+    month_cjk = "|".join(re.escape(s) for s in merged("month_suffix"))
+    if day_cjk:
+        num = "[0-9一二三四五六七八九十]"
+        head = rf"(?:{num}{{1,2}}(?:{month_cjk}))?" if month_cjk else ""
+        dates.append(rf"(?<![0-9]){head}{num}{{1,3}}(?:{day_cjk})")
+    if dates:
+        shapes.insert(0, ("date", re.compile("|".join(dates)), {}))
     names: dict[str, dict[str, str]] = {}
     for d in data:
         for shape, groups in d.get("shapes", {}).items():
@@ -114,6 +134,8 @@ def lexicon() -> Lexicon:
                     names.setdefault(shape, {})[word.lower()] = group[0].lower()
     for shape, words in sorted(names.items()):
         shapes.append((shape, re.compile(_alternation(list(words))), words))
+    # a code: a few letters and digits (a flight CI033, a plot 47B), before the plain numbers
+    shapes.append(("code", re.compile(r"(?<![0-9a-z])(?:[a-z]{1,3}\d{2,6}|\d{1,4}[a-z])(?![0-9a-z])"), {}))
     # digit groups joined by one separator each: no two ways to match the same text (and not the
     # digits of a placeholder such as [PHONE_1])
     shapes.append(("number", re.compile(r"(?<![0-9a-z_])\+?\d{1,12}(?:[\-. ]\d{1,12}){0,6}(?![0-9a-z])"), {}))
@@ -142,6 +164,7 @@ def lexicon() -> Lexicon:
             )
         ),
         shapes=tuple(shapes),
+        not_values=re.compile(_alternation(merged("not_values"))),
     )
 
 
@@ -162,6 +185,8 @@ def _values(low: str) -> list[Value]:
     """The exact-shaped values of a text, left to right, the first shape winning an overlap."""
     found: list[Value] = []
     taken = bytearray(len(low))
+    for m in lexicon().not_values.finditer(low):
+        taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
     for shape, pattern, words in lexicon().shapes:
         for m in pattern.finditer(low):
             if any(taken[m.start() : m.end()]):
@@ -170,6 +195,8 @@ def _values(low: str) -> list[Value]:
             text = m.group()
             if shape == "number":
                 canonical = re.sub(r"\D", "", text)
+            elif shape == "date":
+                canonical = re.sub(r"\s|of\s|the\s", "", text)
             elif shape == "time":
                 canonical = re.sub(r"[\s.]", "", text)
             else:
@@ -420,14 +447,22 @@ class CorrectionReader:
             words = len(_WORD.findall(low[gap[0] : gap[1]])) if gap[0] < gap[1] else 0
             if words > (_MAX_WORDS if strong else 1):
                 continue
-            if len(seen[(v.start >= marker.end(), v.shape)]) > 1:
-                continue  # two values of one shape and no "not": which one is meant is unclear
+            same = seen[(v.start >= marker.end(), v.shape)]
+            if any(c != v.canonical and c.endswith(v.canonical) for c in same):
+                continue  # "the last three are 059, 07418 226 059": the whole value says it
+            others = {c for c in same if c != v.canonical and not v.canonical.endswith(c)}
             for mem in memories:
                 hit = next((o for o in mem.values if o.shape == v.shape), None)
                 if hit is None:
                     continue
-                if hit.canonical == v.canonical:
+                if hit.canonical == v.canonical or (v.shape == "number" and hit.canonical.endswith(v.canonical)):
                     break  # the newest value of this shape is this one already: nothing to correct
+                if any(not hit.canonical.endswith(c) for c in others):
+                    break  # two values of one shape and no "not": which one is meant is unclear
+                if v.shape == "number" and len(v.canonical) < len(hit.canonical):
+                    # "last 4 are 0412": the memory's number keeps its head, its tail is replaced
+                    digits = [i for i in range(hit.start, hit.end) if mem.low[i].isdigit()]
+                    hit = replace(hit, start=digits[-len(v.canonical)])
                 target, span = self._prefer_keyed(mem, mem.low[hit.start : hit.end], memories, hit)
                 return Correction(
                     target.id, span, turn[v.start : v.end], (v.start, v.end), 0.8 if strong else 0.65
