@@ -173,6 +173,26 @@ def _lower(text: str) -> str:
     return "".join(c if len(low := c.lower()) != 1 else low for c in text)
 
 
+#: a name as a turn writes it: a capitalised Latin word of three letters or more
+_NAME = re.compile(r"(?<![\w'])[A-Z][a-z]{2,19}(?![\w'])")
+_NAME_STOP = frozenset({"The", "This", "That", "Its", "It's", "Not", "And", "But", "Sorry", "Actually"})
+
+
+def _near(a: str, b: str, most: int, *, same_length: bool = False) -> bool:
+    """True when ``a`` and ``b`` are at most ``most`` edits apart (both at most 20 characters:
+    a bounded table), and share their other letters."""
+    if same_length:
+        return len(a) == len(b) and sum(x != y for x, y in zip(a, b, strict=True)) <= most
+    if abs(len(a) - len(b)) > most or min(len(a), len(b)) <= most + 1:
+        return False
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1] <= most
+
+
 @dataclass(frozen=True)
 class Value:
     start: int
@@ -444,17 +464,23 @@ class CorrectionReader:
                 gap = _strip(low, marker.end(), v.start)
             else:
                 gap = _strip(low, v.end, marker.start())
-            words = len(_WORD.findall(low[gap[0] : gap[1]])) if gap[0] < gap[1] else 0
-            if words > (_MAX_WORDS if strong else 1):
+            tokens = _WORD.findall(low[gap[0] : gap[1]]) if gap[0] < gap[1] else []
+            cjk = sum(1 for w in tokens if _CJK.match(w))
+            cap = (_MAX_CJK if cjk > len(tokens) / 2 else _MAX_WORDS) if strong else 1
+            if len(tokens) > cap:
                 continue
             same = seen[(v.start >= marker.end(), v.shape)]
             if any(c != v.canonical and c.endswith(v.canonical) for c in same):
                 continue  # "the last three are 059, 07418 226 059": the whole value says it
             others = {c for c in same if c != v.canonical and not v.canonical.endswith(c)}
             for mem in memories:
-                hit = next((o for o in mem.values if o.shape == v.shape), None)
-                if hit is None:
+                kin = [o for o in mem.values if o.shape == v.shape]
+                if not kin:
                     continue
+                if any(o.canonical == v.canonical for o in kin):
+                    break  # the memory says this value already: nothing to correct
+                # of two numbers, the one of the same length is the one mistyped (1203 → 1302)
+                hit = min(kin, key=lambda o: len(o.canonical) != len(v.canonical))
                 if hit.canonical == v.canonical or (v.shape == "number" and hit.canonical.endswith(v.canonical)):
                     break  # the newest value of this shape is this one already: nothing to correct
                 if any(not hit.canonical.endswith(c) for c in others):
@@ -467,6 +493,42 @@ class CorrectionReader:
                 return Correction(
                     target.id, span, turn[v.start : v.end], (v.start, v.end), 0.8 if strong else 0.65
                 )
+        return self._respelled(turn, low, marker, strong, memories)
+
+    @staticmethod
+    def _respelled(
+        turn: str, low: str, marker: re.Match[str], strong: bool, memories: list[_Memory]
+    ) -> Correction | None:
+        """A name spelled anew ("its Dashaun", 是陈诗彤): a word right after the marker that a
+        recent memory spells nearly the same (one or two letters apart; one character of three or
+        four CJK ones): that spelling is the wrong one."""
+        latin = [
+            m
+            for m in _NAME.finditer(turn, marker.end(), min(len(turn), marker.end() + _WINDOW))
+            if m.group() not in _NAME_STOP
+        ][:_MAX_TRIES]
+        cjk = None
+        start = _strip(low, marker.end(), len(low))[0]
+        run = re.match(f"[{CJK_CLASS}]{{3,4}}", low[start:])
+        if run is not None:
+            cjk = (start, start + run.end())
+        for mem in memories:
+            content = mem.record.content[:MAX_CHARS]
+            for m in latin:
+                word = m.group()
+                for other in _NAME.finditer(content):
+                    old = other.group()
+                    if old != word and old.lower() != word.lower() and _near(old.lower(), word.lower(), 2):
+                        return Correction(
+                            mem.record.id, other.span(), word, m.span(), 0.75 if strong else 0.6
+                        )
+            if cjk is not None:
+                word = low[cjk[0] : cjk[1]]
+                n = len(word)
+                for i in range(len(mem.low) - n + 1):
+                    part = mem.low[i : i + n]
+                    if part != word and _CJK.fullmatch(part[0]) and _near(part, word, 1, same_length=True):
+                        return Correction(mem.record.id, (i, i + n), turn[cjk[0] : cjk[1]], cjk, 0.7)
         return None
 
     @staticmethod
