@@ -88,6 +88,18 @@ def corrected_statement(wrong: MemoryRecord, fix: Correction) -> tuple[str, Writ
     return content, options
 
 
+def wrong_value(wrong: str, corrected: str) -> str:
+    """What ``corrected`` replaced in ``wrong``: the middle the two texts do not share ("9月12号"
+    of "生日是9月12号" → "生日是9月21号" is "12"), empty when one holds the other."""
+    head = 0
+    while head < min(len(wrong), len(corrected)) and wrong[head] == corrected[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(wrong), len(corrected)) - head and wrong[-1 - tail] == corrected[-1 - tail]:
+        tail += 1
+    return wrong[head : len(wrong) - tail].strip()
+
+
 def apply_correction(
     ledger: Ledger, wrong_id: str, by: MemoryRecord, *, at: datetime, turn: str | None = None
 ) -> list[str]:
@@ -107,8 +119,16 @@ def apply_correction(
     # the turn that stated it (when every claim it carried is now replaced) and its consolidated copy
     claims = {wrong.id}
     sources = [s for s in provenance(wrong) if s not in own]
+    stated = wrong_value(wrong.content, by.content)
     for source in ledger.store.get_many(sources, tenant=ledger.tenant):
-        if source.status not in _LIVE or wrong.key is not None:
+        if source.status not in _LIVE:
+            continue
+        if stated and stated in source.content:
+            # the turn says the wrong value in so many words: it would offer it again beside the
+            # correction; its other claims are facts of their own and stay
+            retire.append(source.id)
+            continue
+        if wrong.key is not None:
             continue  # a keyed value's turn was retired by the key's supersession (stale turns)
         others = [f for f in (source.metadata.get("facts") or []) if isinstance(f, str) and f not in claims]
         live = [r for r in ledger.store.get_many(others, tenant=ledger.tenant) if r.status == Status.ACTIVE]
