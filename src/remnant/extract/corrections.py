@@ -193,6 +193,15 @@ def _near(a: str, b: str, most: int, *, same_length: bool = False) -> bool:
     return row[-1] <= most
 
 
+def _close(low: str, gap: tuple[int, int], strong: bool) -> bool:
+    """A value this far from its marker is the one it corrects: a few words (CJK characters) after
+    a strong marker, one after a weak one ("actually 5pm")."""
+    tokens = _WORD.findall(low[gap[0] : gap[1]]) if gap[0] < gap[1] else []
+    cjk = sum(1 for w in tokens if _CJK.match(w))
+    cap = (_MAX_CJK if cjk > len(tokens) / 2 else _MAX_WORDS) if strong else 1
+    return len(tokens) <= cap
+
+
 @dataclass(frozen=True)
 class Value:
     start: int
@@ -464,10 +473,7 @@ class CorrectionReader:
                 gap = _strip(low, marker.end(), v.start)
             else:
                 gap = _strip(low, v.end, marker.start())
-            tokens = _WORD.findall(low[gap[0] : gap[1]]) if gap[0] < gap[1] else []
-            cjk = sum(1 for w in tokens if _CJK.match(w))
-            cap = (_MAX_CJK if cjk > len(tokens) / 2 else _MAX_WORDS) if strong else 1
-            if len(tokens) > cap:
+            if not _close(low, gap, strong):
                 continue
             same = seen[(v.start >= marker.end(), v.shape)]
             if any(c != v.canonical and c.endswith(v.canonical) for c in same):
@@ -481,7 +487,9 @@ class CorrectionReader:
                     break  # the memory says this value already: nothing to correct
                 # of two numbers, the one of the same length is the one mistyped (1203 → 1302)
                 hit = min(kin, key=lambda o: len(o.canonical) != len(v.canonical))
-                if hit.canonical == v.canonical or (v.shape == "number" and hit.canonical.endswith(v.canonical)):
+                if hit.canonical == v.canonical or (
+                    v.shape == "number" and hit.canonical.endswith(v.canonical)
+                ):
                     break  # the newest value of this shape is this one already: nothing to correct
                 if any(not hit.canonical.endswith(c) for c in others):
                     break  # two values of one shape and no "not": which one is meant is unclear
@@ -505,7 +513,7 @@ class CorrectionReader:
         latin = [
             m
             for m in _NAME.finditer(turn, marker.end(), min(len(turn), marker.end() + _WINDOW))
-            if m.group() not in _NAME_STOP
+            if m.group() not in _NAME_STOP and _close(low, _strip(low, marker.end(), m.start()), strong)
         ][:_MAX_TRIES]
         cjk = None
         start = _strip(low, marker.end(), len(low))[0]
