@@ -232,3 +232,25 @@ def test_a_turn_that_stated_the_wrong_value_with_more_is_superseded_its_other_fa
     assert mem.get(old).status == Status.SUPERSEDED
     # what else the turn said is a fact of its own, still current
     assert any("订花" in r.content for r in mem.list_memories(user_id="di", limit=100))
+
+
+def test_a_correction_of_a_correction_far_from_its_marker(open_mem: OpenMemory) -> None:
+    mem = open_mem(ManualClock(NOW))
+    said(
+        mem,
+        "ed",
+        "my piano exam is on 6 july at the town hall",
+        "scratch that, it's 13 july",
+        "no wait i was looking at my sister's letter 🙈 it's 20 july for me",
+    )
+    got = texts(mem, "when is my piano exam?", "ed")
+    assert any("20 july" in t for t in got), got
+    assert not any("6 july" in t or "13 july" in t for t in got), got
+
+
+def test_a_later_turn_with_another_date_corrects_nothing(open_mem: OpenMemory) -> None:
+    mem = open_mem(ManualClock(NOW))
+    said(mem, "fi", "my piano exam is on 6 july at the town hall", "scratch that, it's 13 july")
+    said(mem, "fi", "no, i also booked the dentist for 3 august")
+    got = texts(mem, "when is my piano exam?", "fi")
+    assert any("13 july" in t for t in got), got

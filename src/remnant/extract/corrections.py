@@ -42,6 +42,10 @@ _MAX_CJK = 8
 #: a turn of 2,000 "not"s costs what a turn of a few does
 _WINDOW = 80
 _MAX_TRIES = 8
+#: a correction of a correction: the corrected fact is among this many newest memories
+_FRESH = 2
+#: metadata key of a corrected fact (engine.forgetting.correction.CORRECTS)
+CORRECTS = "corrects"
 #: a turn with at most this many other words is only the correction (the engine retires it)
 _LEFTOVER = 2
 _CJK = re.compile(f"[{CJK_CLASS}]")
@@ -191,6 +195,17 @@ def _near(a: str, b: str, most: int, *, same_length: bool = False) -> bool:
         for j, y in enumerate(b, 1):
             prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
     return row[-1] <= most
+
+
+def _stated(low: str, at: int) -> bool:
+    """The value at ``at`` is said as the answer: "it's" / 是 right before it."""
+    head = low[max(0, at - 12) : at].rstrip()
+    for word in lexicon().but:
+        if head.endswith(word) and (
+            _CJK.search(word) or len(head) == len(word) or not head[-len(word) - 1].isalnum()
+        ):
+            return True
+    return False
 
 
 def _close(low: str, gap: tuple[int, int], strong: bool) -> bool:
@@ -473,16 +488,24 @@ class CorrectionReader:
                 gap = _strip(low, marker.end(), v.start)
             else:
                 gap = _strip(low, v.end, marker.start())
-            if not _close(low, gap, strong):
-                continue
+            near = _close(low, gap, strong)
             same = seen[(v.start >= marker.end(), v.shape)]
             if any(c != v.canonical and c.endswith(v.canonical) for c in same):
                 continue  # "the last three are 059, 07418 226 059": the whole value says it
             others = {c for c in same if c != v.canonical and not v.canonical.endswith(c)}
-            for mem in memories:
+            for at, mem in enumerate(memories):
                 kin = [o for o in mem.values if o.shape == v.shape]
                 if not kin:
                     continue
+                if not near and not (
+                    at < _FRESH
+                    and v.start > marker.end()
+                    and CORRECTS in mem.record.metadata
+                    and _stated(low, v.start)
+                ):
+                    # far from its marker, a value corrects only a correction just made ("no wait,
+                    # i was reading last year's letter, it's 22 june"): a correction of a correction
+                    break
                 if any(o.canonical == v.canonical for o in kin):
                     break  # the memory says this value already: nothing to correct
                 # of two numbers, the one of the same length is the one mistyped (1203 → 1302)
