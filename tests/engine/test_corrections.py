@@ -254,3 +254,10 @@ def test_a_later_turn_with_another_date_corrects_nothing(open_mem: OpenMemory) -
     said(mem, "fi", "no, i also booked the dentist for 3 august")
     got = texts(mem, "when is my piano exam?", "fi")
     assert any("13 july" in t for t in got), got
+
+
+def test_a_corrected_value_that_repeats_its_frame_is_not_said_twice(open_mem: OpenMemory) -> None:
+    mem = open_mem(ManualClock(NOW))
+    old, _ = said(mem, "gu", "我对虾过敏，吃了会肚子疼", "哎说错了，是对蟹过敏，不是虾")
+    fact = mem.get(corrected_fact(mem, "gu", old))
+    assert fact.content == "我对蟹过敏，吃了会肚子疼"

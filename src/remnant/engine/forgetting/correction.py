@@ -21,9 +21,11 @@ corrected fact. What is read is bounded: :data:`RECENT_LIMIT` memories of the la
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.core.text import CJK_CLASS
 from remnant.engine.ledger import CONSOLIDATED_INTO, Ledger, provenance
 from remnant.engine.options import Correction, CorrectionReading, WriteOptions
 
@@ -32,6 +34,7 @@ RECENT_LIMIT = 20
 RECENT_WINDOW = timedelta(days=7)
 CORRECTS = "corrects"  # metadata key: the memory a corrected fact replaces
 _LIVE = (Status.ACTIVE, Status.FADED)
+_CJK = re.compile(f"[{CJK_CLASS}]+")
 
 
 def recent_memories(ledger: Ledger, user_id: str, agent_id: str | None) -> list[MemoryRecord]:
@@ -71,6 +74,19 @@ def corrected_statement(wrong: MemoryRecord, fix: Correction) -> tuple[str, Writ
     right = fix.right.strip()
     if not (0 <= start < end <= len(wrong.content)) or not right:
         return None
+    # the corrected value may repeat the words around the wrong one (是对芒果过敏 for the 花生 of
+    # 我对花生过敏): those words are the memory's already, not said twice (CJK words only: a
+    # digit or a Latin letter next to the value is part of another word)
+    after = wrong.content[end:]
+    for n in range(min(len(right) - 1, len(after)), 0, -1):
+        if right.endswith(after[:n]) and _CJK.fullmatch(after[:n]):
+            end += n
+            break
+    before = wrong.content[:start]
+    for n in range(min(len(right) - 1, len(before)), 0, -1):
+        if right.startswith(before[-n:]) and _CJK.fullmatch(before[-n:]):
+            start -= n
+            break
     old = wrong.content[start:end]
     if old[:1].isupper() and right[:1].islower():  # "Thursday" → "Tuesday", as the memory wrote it
         right = right[:1].upper() + right[1:]
