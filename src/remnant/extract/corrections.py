@@ -13,7 +13,13 @@ the exact value shapes' word lists); this module holds only the mechanism:
    X而不是Y. ``Y`` must occur in a recent memory; without a marker both must have the same exact
    shape (a weekday, a time, a number, a colour, a month);
 3. a marker and a value alone ("scratch that, green", "actually 5pm", 说错了，是周二): the newest
-   recent memory holding a different value of the same shape is the one corrected.
+   recent memory holding a different value of the same shape is the one corrected. Shapes: a
+   date ("15 june", "may 19", "the 14th", 6月19号), a time, the data's word shapes, a code
+   (CI033), a number; a shorter number replaces the tail of a longer one ("last 4 are 0412");
+   of a memory's numbers the one of the same length is the mistyped one. Far from its marker, a
+   value said as the answer ("... it's 22 june") corrects only a correction just made;
+4. no shaped value: a name spelled anew ("its Dashaun", 是陈诗彤) corrects the recent memory that
+   spells it nearly the same (one or two letters; one character of three or four).
 
 Every step is linear in its input: the turn and each memory are read up to :data:`MAX_CHARS`, the
 patterns are literal alternations and digit groups with a bounded count, no nested quantifier.

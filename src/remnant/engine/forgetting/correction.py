@@ -9,7 +9,9 @@ this module writes what follows, through the ledger:
   retires the turn that stated it), ``metadata["corrects"]`` the wrong memory's id and
   ``from_episode`` the correcting turn;
 - the wrong memory superseded (``superseded_by`` the corrected fact, policy ``correction``) when
-  its key did not already do it, and the turns and copies that stated it with it;
+  its key did not already do it, and the turns and copies that stated it with it (a turn that
+  says the wrong value in so many words even when it carries other claims: those are facts of
+  their own and stay, the turn would offer the wrong value beside the correction);
 - the correcting turn superseded by the corrected fact when it says nothing else (the reader's
   ``Correction.only``): it would offer the wrong value again;
 - one audit entry, action ``correct`` (ids only, never a value).
