@@ -185,6 +185,7 @@ def _lower(text: str) -> str:
 
 #: a name as a turn writes it: a capitalised Latin word of three letters or more
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-z]{2,19}(?![\w'])")
+_NAMES = 32
 _NAME_STOP = frozenset({"The", "This", "That", "Its", "It's", "Not", "And", "But", "Sorry", "Actually"})
 
 
@@ -551,11 +552,17 @@ class CorrectionReader:
             cjk = (start, start + run.end())
         for mem in memories:
             content = mem.record.content[:MAX_CHARS]
+            # each spelling once, at most _NAMES of a memory: a memory of 2,000 names costs what a
+            # memory of a few does
+            names: dict[str, re.Match[str]] = {}
+            for other in _NAME.finditer(content):
+                names.setdefault(other.group().lower(), other)
+                if len(names) >= _NAMES:
+                    break
             for m in latin:
                 word = m.group()
-                for other in _NAME.finditer(content):
-                    old = other.group()
-                    if old != word and old.lower() != word.lower() and _near(old.lower(), word.lower(), 2):
+                for old, other in names.items():
+                    if old != word.lower() and _near(old, word.lower(), 2):
                         return Correction(
                             mem.record.id, other.span(), word, m.span(), 0.75 if strong else 0.6
                         )
