@@ -18,7 +18,7 @@ the exact value shapes' word lists); this module holds only the mechanism:
    (CI033), a number; a shorter number replaces the tail of a longer one ("last 4 are 0412");
    of a memory's numbers the one of the same length is the mistyped one. Far from its marker, a
    value said as the answer ("... it's 22 june") corrects only a correction just made;
-4. no shaped value: a name spelled anew ("its Dashaun", 是陈诗彤) corrects the recent memory that
+4. no shaped value, a strong marker: a name spelled anew ("its Dashaun", 是陈诗彤) corrects the memory that
    spells it nearly the same (one or two letters; one character of three or four).
 
 Every step is linear in its input: the turn and each memory are read up to :data:`MAX_CHARS`, the
@@ -531,7 +531,8 @@ class CorrectionReader:
                 return Correction(
                     target.id, span, turn[v.start : v.end], (v.start, v.end), 0.8 if strong else 0.65
                 )
-        return self._respelled(turn, low, marker, strong, memories)
+        # a weak marker and a name ("actually Marco is coming") is no respelling
+        return self._respelled(turn, low, marker, strong, memories) if strong else None
 
     @staticmethod
     def _respelled(
