@@ -51,7 +51,7 @@ _MAX_TRIES = 8
 #: a correction of a correction: the corrected fact is among this many newest memories
 _FRESH = 2
 #: metadata key of a corrected fact (engine.forgetting.correction.CORRECTS)
-CORRECTS = "corrects"
+_CORRECTS = "corrects"
 #: a turn with at most this many other words is only the correction (the engine retires it)
 _LEFTOVER = 2
 _CJK = re.compile(f"[{CJK_CLASS}]")
@@ -213,6 +213,10 @@ def _stated(low: str, at: int) -> bool:
         ):
             return True
     return False
+
+
+def _boundary_or_end(low: str, i: int) -> bool:
+    return i >= len(low) or _boundary(low, i) or low[i].isspace()
 
 
 def _close(low: str, gap: tuple[int, int], strong: bool) -> bool:
@@ -507,7 +511,7 @@ class CorrectionReader:
                 if not near and not (
                     at < _FRESH
                     and v.start > marker.end()
-                    and CORRECTS in mem.record.metadata
+                    and _CORRECTS in mem.record.metadata
                     and _stated(low, v.start)
                 ):
                     # far from its marker, a value corrects only a correction just made ("no wait,
@@ -548,8 +552,9 @@ class CorrectionReader:
         ][:_MAX_TRIES]
         cjk = None
         start = _strip(low, marker.end(), len(low))[0]
-        run = re.match(f"[{CJK_CLASS}]{{3,4}}", low[start:])
-        if run is not None:
+        run = re.match(f"[{CJK_CLASS}]{{3,4}}", low[start : start + 5])
+        # the name is the clause's answer and all of its end: 是陈诗彤 (not 说错了，你别告诉他)
+        if run is not None and _stated(low, start) and _boundary_or_end(low, start + run.end()):
             cjk = (start, start + run.end())
         for mem in memories:
             content = mem.record.content[:MAX_CHARS]
