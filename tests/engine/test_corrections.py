@@ -178,3 +178,86 @@ def test_a_correction_inside_one_add_call(open_mem: OpenMemory) -> None:
     current = mem.current("door_code", user_id="fa")
     assert current is not None and "0412" in current.content
     assert mem.get(out.episodes[0].id).status == Status.SUPERSEDED
+
+
+@pytest.mark.parametrize(
+    ("first", "fix", "question", "wrong", "right"),
+    [
+        # a date by its shape, not the first number of the turn ("3" of "hsk 3")
+        (
+            "my driving test 2 is on 9 may at the centre in leeds",
+            "scratch that, it's 16 may",
+            "when is my driving test?",
+            "9 may",
+            "16 may",
+        ),
+        # a number's tail ("last 4 are ..."; a phone number is vaulted by default, a pin is not)
+        (
+            "the parcel locker pin is 58 3170, at the station",
+            "typo, last 4 are 3107",
+            "what is the parcel locker pin?",
+            "3170",
+            "3107",
+        ),
+        # a name spelled anew
+        (
+            "my new flatmate Kaitlyn moves in on friday",
+            "sorry spelled it wrong, its Katelyn",
+            "who is my new flatmate?",
+            "Kaitlyn",
+            "Katelyn",
+        ),
+        ("我侄女叫李欣怡，今年三岁", "打错字，是李心怡", "侄女叫什么名字", "欣怡", "心怡"),
+        ("复诊约在4月7号", "我记错了，是4月17号", "复诊是哪天", "4月7号", "4月17号"),
+    ],
+)
+def test_a_value_corrected_by_its_shape_answers(
+    open_mem: OpenMemory, first: str, fix: str, question: str, wrong: str, right: str
+) -> None:
+    mem = open_mem(ManualClock(NOW))
+    old, _ = said(mem, "cy", first, fix)
+    got = texts(mem, question, "cy")
+    assert any(right in t for t in got), got
+    assert not any(wrong in t for t in got), got
+    assert mem.get(old).status == Status.SUPERSEDED
+
+
+def test_a_turn_that_stated_the_wrong_value_with_more_is_superseded_its_other_facts_stay(
+    open_mem: OpenMemory,
+) -> None:
+    mem = open_mem(ManualClock(NOW))
+    old, _ = said(mem, "di", "我老婆生日是9月12号，到时候提醒我订花", "我记错了，她生日是9月21号")
+    got = texts(mem, "老婆的生日", "di")
+    assert any("9月21号" in t for t in got) and not any("9月12号" in t for t in got), got
+    assert mem.get(old).status == Status.SUPERSEDED
+    # what else the turn said is a fact of its own, still current
+    assert any("订花" in r.content for r in mem.list_memories(user_id="di", limit=100))
+
+
+def test_a_correction_of_a_correction_far_from_its_marker(open_mem: OpenMemory) -> None:
+    mem = open_mem(ManualClock(NOW))
+    said(
+        mem,
+        "ed",
+        "my piano exam is on 6 july at the town hall",
+        "scratch that, it's 13 july",
+        "no wait i was looking at my sister's letter 🙈 it's 20 july for me",
+    )
+    got = texts(mem, "when is my piano exam?", "ed")
+    assert any("20 july" in t for t in got), got
+    assert not any("6 july" in t or "13 july" in t for t in got), got
+
+
+def test_a_later_turn_with_another_date_corrects_nothing(open_mem: OpenMemory) -> None:
+    mem = open_mem(ManualClock(NOW))
+    said(mem, "fi", "my piano exam is on 6 july at the town hall", "scratch that, it's 13 july")
+    said(mem, "fi", "no, i also booked the dentist for 3 august")
+    got = texts(mem, "when is my piano exam?", "fi")
+    assert any("13 july" in t for t in got), got
+
+
+def test_a_corrected_value_that_repeats_its_frame_is_not_said_twice(open_mem: OpenMemory) -> None:
+    mem = open_mem(ManualClock(NOW))
+    old, _ = said(mem, "gu", "我对虾过敏，吃了会肚子疼", "哎说错了，是对蟹过敏，不是虾")
+    fact = mem.get(corrected_fact(mem, "gu", old))
+    assert fact.content == "我对蟹过敏，吃了会肚子疼"

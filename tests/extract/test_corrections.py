@@ -93,6 +93,9 @@ def test_precision_and_recall_on_the_cases(capsys: pytest.CaptureFixture[str]) -
         ("I meant 12 not 3 " + "4-5.6 7 " * 3) * 2_500,
         "不是" * 50_000,
         " " * 100_000,
+        # names near each other after a marker: the respelling step (one memory of names each)
+        "sorry spelled it wrong, its " + "Jaylen Jalen Jaelyn Jaylin " * 3_700,
+        "打错字，是" + "陈思彤" * 33_000,
     ],
 )
 def test_the_reader_is_bounded_on_the_documented_maximum(text: str) -> None:

@@ -13,7 +13,13 @@ the exact value shapes' word lists); this module holds only the mechanism:
    X而不是Y. ``Y`` must occur in a recent memory; without a marker both must have the same exact
    shape (a weekday, a time, a number, a colour, a month);
 3. a marker and a value alone ("scratch that, green", "actually 5pm", 说错了，是周二): the newest
-   recent memory holding a different value of the same shape is the one corrected.
+   recent memory holding a different value of the same shape is the one corrected. Shapes: a
+   date ("15 june", "may 19", "the 14th", 6月19号), a time, the data's word shapes, a code
+   (CI033), a number; a shorter number replaces the tail of a longer one ("last 4 are 0412");
+   of a memory's numbers the one of the same length is the mistyped one. Far from its marker, a
+   value said as the answer ("... it's 22 june") corrects only a correction just made;
+4. no shaped value, a strong marker: a name spelled anew ("its Dashaun", 是陈诗彤) corrects the memory that
+   spells it nearly the same (one or two letters; one character of three or four).
 
 Every step is linear in its input: the turn and each memory are read up to :data:`MAX_CHARS`, the
 patterns are literal alternations and digit groups with a bounded count, no nested quantifier.
@@ -42,6 +48,10 @@ _MAX_CJK = 8
 #: a turn of 2,000 "not"s costs what a turn of a few does
 _WINDOW = 80
 _MAX_TRIES = 8
+#: a correction of a correction: the corrected fact is among this many newest memories
+_FRESH = 2
+#: metadata key of a corrected fact (engine.forgetting.correction.CORRECTS)
+_CORRECTS = "corrects"
 #: a turn with at most this many other words is only the correction (the engine retires it)
 _LEFTOVER = 2
 _CJK = re.compile(f"[{CJK_CLASS}]")
@@ -67,6 +77,7 @@ class Lexicon:
     buts: re.Pattern[str]
     covers: re.Pattern[str]  # what a turn that is only a correction holds besides its values
     shapes: tuple[tuple[str, re.Pattern[str], dict[str, str]], ...]  # (shape, pattern, word -> canonical)
+    not_values: re.Pattern[str]  # digits that count, not values ("last 4")
 
 
 def _alternation(words: Sequence[str]) -> str:
@@ -106,6 +117,25 @@ def lexicon() -> Lexicon:
         num = "[0-9一二三四五六七八九十两]"
         times.insert(0, rf"{num}{{1,3}}(?:{'|'.join(cjk)})(?:半|{num}{{1,3}}分?)?")
     shapes.append(("time", re.compile("|".join(times)), {}))
+    # a date: a day number by a month word ("15 june", "may 19th"), an ordinal day ("the 14th"),
+    # 6月19号 / 19号 (the month and day words are data); before the month names and the numbers
+    ordinal = "|".join(re.escape(s) for s in merged("ordinal_suffix"))
+    months = _alternation(merged("date_months"))
+    day = rf"\d{{1,2}}(?:{ordinal})?" if ordinal else r"\d{1,2}"
+    dates = []
+    if months != r"(?!x)x":
+        dates.append(rf"(?<![0-9])\d{{1,2}}(?:{ordinal})?\s(?:of\s)?(?:{months})")
+        dates.append(rf"(?:{months})\s{day}(?![0-9a-z])")
+    if ordinal:
+        dates.append(rf"(?<![0-9])\d{{1,2}}(?:{ordinal})(?![0-9a-z])")
+    day_cjk = "|".join(re.escape(s) for s in merged("day_suffix"))
+    month_cjk = "|".join(re.escape(s) for s in merged("month_suffix"))
+    if day_cjk:
+        num = "[0-9一二三四五六七八九十]"
+        head = rf"(?:{num}{{1,2}}(?:{month_cjk}))?" if month_cjk else ""
+        dates.append(rf"(?<![0-9]){head}{num}{{1,3}}(?:{day_cjk})")
+    if dates:
+        shapes.insert(0, ("date", re.compile("|".join(dates)), {}))
     names: dict[str, dict[str, str]] = {}
     for d in data:
         for shape, groups in d.get("shapes", {}).items():
@@ -114,6 +144,8 @@ def lexicon() -> Lexicon:
                     names.setdefault(shape, {})[word.lower()] = group[0].lower()
     for shape, words in sorted(names.items()):
         shapes.append((shape, re.compile(_alternation(list(words))), words))
+    # a code: a few letters and digits (a flight CI033, a plot 47B), before the plain numbers
+    shapes.append(("code", re.compile(r"(?<![0-9a-z])(?:[a-z]{1,3}\d{2,6}|\d{1,4}[a-z])(?![0-9a-z])"), {}))
     # digit groups joined by one separator each: no two ways to match the same text (and not the
     # digits of a placeholder such as [PHONE_1])
     shapes.append(("number", re.compile(r"(?<![0-9a-z_])\+?\d{1,12}(?:[\-. ]\d{1,12}){0,6}(?![0-9a-z])"), {}))
@@ -142,12 +174,58 @@ def lexicon() -> Lexicon:
             )
         ),
         shapes=tuple(shapes),
+        not_values=re.compile(_alternation(merged("not_values"))),
     )
 
 
 def _lower(text: str) -> str:
     """Lower case, one character for one (so spans index the original text)."""
     return "".join(c if len(low := c.lower()) != 1 else low for c in text)
+
+
+#: a name as a turn writes it: a capitalised Latin word of three letters or more
+_NAME = re.compile(r"(?<![\w'])[A-Z][a-z]{2,19}(?![\w'])")
+_NAMES = 32
+_NAME_STOP = frozenset({"The", "This", "That", "Its", "It's", "Not", "And", "But", "Sorry", "Actually"})
+
+
+def _near(a: str, b: str, most: int, *, same_length: bool = False) -> bool:
+    """True when ``a`` and ``b`` are at most ``most`` edits apart (both at most 20 characters:
+    a bounded table), and share their other letters."""
+    if same_length:
+        return len(a) == len(b) and sum(x != y for x, y in zip(a, b, strict=True)) <= most
+    if abs(len(a) - len(b)) > most or min(len(a), len(b)) <= most + 1:
+        return False
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1] <= most
+
+
+def _stated(low: str, at: int) -> bool:
+    """The value at ``at`` is said as the answer: "it's" / 是 right before it."""
+    head = low[max(0, at - 12) : at].rstrip()
+    for word in lexicon().but:
+        if head.endswith(word) and (
+            _CJK.search(word) or len(head) == len(word) or not head[-len(word) - 1].isalnum()
+        ):
+            return True
+    return False
+
+
+def _boundary_or_end(low: str, i: int) -> bool:
+    return i >= len(low) or _boundary(low, i) or low[i].isspace()
+
+
+def _close(low: str, gap: tuple[int, int], strong: bool) -> bool:
+    """A value this far from its marker is the one it corrects: a few words (CJK characters) after
+    a strong marker, one after a weak one ("actually 5pm")."""
+    tokens = _WORD.findall(low[gap[0] : gap[1]]) if gap[0] < gap[1] else []
+    cjk = sum(1 for w in tokens if _CJK.match(w))
+    cap = (_MAX_CJK if cjk > len(tokens) / 2 else _MAX_WORDS) if strong else 1
+    return len(tokens) <= cap
 
 
 @dataclass(frozen=True)
@@ -162,6 +240,8 @@ def _values(low: str) -> list[Value]:
     """The exact-shaped values of a text, left to right, the first shape winning an overlap."""
     found: list[Value] = []
     taken = bytearray(len(low))
+    for m in lexicon().not_values.finditer(low):
+        taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
     for shape, pattern, words in lexicon().shapes:
         for m in pattern.finditer(low):
             if any(taken[m.start() : m.end()]):
@@ -170,6 +250,8 @@ def _values(low: str) -> list[Value]:
             text = m.group()
             if shape == "number":
                 canonical = re.sub(r"\D", "", text)
+            elif shape == "date":
+                canonical = re.sub(r"\s|of\s|the\s", "", text)
             elif shape == "time":
                 canonical = re.sub(r"[\s.]", "", text)
             else:
@@ -417,21 +499,86 @@ class CorrectionReader:
                 gap = _strip(low, marker.end(), v.start)
             else:
                 gap = _strip(low, v.end, marker.start())
-            words = len(_WORD.findall(low[gap[0] : gap[1]])) if gap[0] < gap[1] else 0
-            if words > (_MAX_WORDS if strong else 1):
-                continue
-            if len(seen[(v.start >= marker.end(), v.shape)]) > 1:
-                continue  # two values of one shape and no "not": which one is meant is unclear
-            for mem in memories:
-                hit = next((o for o in mem.values if o.shape == v.shape), None)
-                if hit is None:
+            near = _close(low, gap, strong)
+            same = seen[(v.start >= marker.end(), v.shape)]
+            if any(c != v.canonical and c.endswith(v.canonical) for c in same):
+                continue  # "the last three are 059, 07418 226 059": the whole value says it
+            others = {c for c in same if c != v.canonical and not v.canonical.endswith(c)}
+            for at, mem in enumerate(memories):
+                kin = [o for o in mem.values if o.shape == v.shape]
+                if not kin:
                     continue
-                if hit.canonical == v.canonical:
+                if not near and not (
+                    at < _FRESH
+                    and v.start > marker.end()
+                    and _CORRECTS in mem.record.metadata
+                    and _stated(low, v.start)
+                ):
+                    # far from its marker, a value corrects only a correction just made ("no wait,
+                    # i was reading last year's letter, it's 22 june"): a correction of a correction
+                    break
+                if any(o.canonical == v.canonical for o in kin):
+                    break  # the memory says this value already: nothing to correct
+                # of two numbers, the one of the same length is the one mistyped (1203 → 1302)
+                hit = min(kin, key=lambda o: len(o.canonical) != len(v.canonical))
+                if hit.canonical == v.canonical or (
+                    v.shape == "number" and hit.canonical.endswith(v.canonical)
+                ):
                     break  # the newest value of this shape is this one already: nothing to correct
+                if any(not hit.canonical.endswith(c) for c in others):
+                    break  # two values of one shape and no "not": which one is meant is unclear
+                if v.shape == "number" and len(v.canonical) < len(hit.canonical):
+                    # "last 4 are 0412": the memory's number keeps its head, its tail is replaced
+                    digits = [i for i in range(hit.start, hit.end) if mem.low[i].isdigit()]
+                    hit = replace(hit, start=digits[-len(v.canonical)])
                 target, span = self._prefer_keyed(mem, mem.low[hit.start : hit.end], memories, hit)
                 return Correction(
                     target.id, span, turn[v.start : v.end], (v.start, v.end), 0.8 if strong else 0.65
                 )
+        # a weak marker and a name ("actually Marco is coming") is no respelling
+        return self._respelled(turn, low, marker, strong, memories) if strong else None
+
+    @staticmethod
+    def _respelled(
+        turn: str, low: str, marker: re.Match[str], strong: bool, memories: list[_Memory]
+    ) -> Correction | None:
+        """A name spelled anew ("its Dashaun", 是陈诗彤): a word right after the marker that a
+        recent memory spells nearly the same (one or two letters apart; one character of three or
+        four CJK ones): that spelling is the wrong one."""
+        latin = [
+            m
+            for m in _NAME.finditer(turn, marker.end(), min(len(turn), marker.end() + _WINDOW))
+            if m.group() not in _NAME_STOP and _close(low, _strip(low, marker.end(), m.start()), strong)
+        ][:_MAX_TRIES]
+        cjk = None
+        start = _strip(low, marker.end(), len(low))[0]
+        run = re.match(f"[{CJK_CLASS}]{{3,4}}", low[start : start + 5])
+        # the name is the clause's answer and all of its end: 是陈诗彤 (not 说错了，你别告诉他)
+        if run is not None and _stated(low, start) and _boundary_or_end(low, start + run.end()):
+            cjk = (start, start + run.end())
+        for mem in memories:
+            content = mem.record.content[:MAX_CHARS]
+            # each spelling once, at most _NAMES of a memory: a memory of 2,000 names costs what a
+            # memory of a few does
+            names: dict[str, re.Match[str]] = {}
+            for other in _NAME.finditer(content):
+                names.setdefault(other.group().lower(), other)
+                if len(names) >= _NAMES:
+                    break
+            for m in latin:
+                word = m.group()
+                for old, other in names.items():
+                    if old != word.lower() and _near(old, word.lower(), 2):
+                        return Correction(
+                            mem.record.id, other.span(), word, m.span(), 0.75 if strong else 0.6
+                        )
+            if cjk is not None:
+                word = low[cjk[0] : cjk[1]]
+                n = len(word)
+                for i in range(len(mem.low) - n + 1):
+                    part = mem.low[i : i + n]
+                    if part != word and _CJK.fullmatch(part[0]) and _near(part, word, 1, same_length=True):
+                        return Correction(mem.record.id, (i, i + n), turn[cjk[0] : cjk[1]], cjk, 0.7)
         return None
 
     @staticmethod

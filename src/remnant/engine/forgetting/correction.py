@@ -9,7 +9,9 @@ this module writes what follows, through the ledger:
   retires the turn that stated it), ``metadata["corrects"]`` the wrong memory's id and
   ``from_episode`` the correcting turn;
 - the wrong memory superseded (``superseded_by`` the corrected fact, policy ``correction``) when
-  its key did not already do it, and the turns and copies that stated it with it;
+  its key did not already do it, and the turns and copies that stated it with it (a turn that
+  says the wrong value in so many words even when it carries other claims: those are facts of
+  their own and stay, the turn would offer the wrong value beside the correction);
 - the correcting turn superseded by the corrected fact when it says nothing else (the reader's
   ``Correction.only``): it would offer the wrong value again;
 - one audit entry, action ``correct`` (ids only, never a value).
@@ -21,9 +23,11 @@ corrected fact. What is read is bounded: :data:`RECENT_LIMIT` memories of the la
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 from remnant.core.model import Kind, MemoryRecord, Status
+from remnant.core.text import CJK_CLASS
 from remnant.engine.ledger import CONSOLIDATED_INTO, Ledger, provenance
 from remnant.engine.options import Correction, CorrectionReading, WriteOptions
 
@@ -32,6 +36,7 @@ RECENT_LIMIT = 20
 RECENT_WINDOW = timedelta(days=7)
 CORRECTS = "corrects"  # metadata key: the memory a corrected fact replaces
 _LIVE = (Status.ACTIVE, Status.FADED)
+_CJK = re.compile(f"[{CJK_CLASS}]+")
 
 
 def recent_memories(ledger: Ledger, user_id: str, agent_id: str | None) -> list[MemoryRecord]:
@@ -71,6 +76,19 @@ def corrected_statement(wrong: MemoryRecord, fix: Correction) -> tuple[str, Writ
     right = fix.right.strip()
     if not (0 <= start < end <= len(wrong.content)) or not right:
         return None
+    # the corrected value may repeat the words around the wrong one (是对芒果过敏 for the 花生 of
+    # 我对花生过敏): those words are the memory's already, not said twice (CJK words only: a
+    # digit or a Latin letter next to the value is part of another word)
+    after = wrong.content[end:]
+    for n in range(min(len(right) - 1, len(after)), 0, -1):
+        if right.endswith(after[:n]) and _CJK.fullmatch(after[:n]):
+            end += n
+            break
+    before = wrong.content[:start]
+    for n in range(min(len(right) - 1, len(before)), 0, -1):
+        if right.startswith(before[-n:]) and _CJK.fullmatch(before[-n:]):
+            start -= n
+            break
     old = wrong.content[start:end]
     if old[:1].isupper() and right[:1].islower():  # "Thursday" → "Tuesday", as the memory wrote it
         right = right[:1].upper() + right[1:]
@@ -86,6 +104,18 @@ def corrected_statement(wrong: MemoryRecord, fix: Correction) -> tuple[str, Writ
         "source": "extract:correction",
     }
     return content, options
+
+
+def wrong_value(wrong: str, corrected: str) -> str:
+    """What ``corrected`` replaced in ``wrong``: the middle the two texts do not share ("9月12号"
+    of "生日是9月12号" → "生日是9月21号" is "12"), empty when one holds the other."""
+    head = 0
+    while head < min(len(wrong), len(corrected)) and wrong[head] == corrected[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(wrong), len(corrected)) - head and wrong[-1 - tail] == corrected[-1 - tail]:
+        tail += 1
+    return wrong[head : len(wrong) - tail].strip()
 
 
 def apply_correction(
@@ -107,8 +137,16 @@ def apply_correction(
     # the turn that stated it (when every claim it carried is now replaced) and its consolidated copy
     claims = {wrong.id}
     sources = [s for s in provenance(wrong) if s not in own]
+    stated = wrong_value(wrong.content, by.content)
     for source in ledger.store.get_many(sources, tenant=ledger.tenant):
-        if source.status not in _LIVE or wrong.key is not None:
+        if source.status not in _LIVE:
+            continue
+        if stated and stated in source.content:
+            # the turn says the wrong value in so many words: it would offer it again beside the
+            # correction; its other claims are facts of their own and stay
+            retire.append(source.id)
+            continue
+        if wrong.key is not None:
             continue  # a keyed value's turn was retired by the key's supersession (stale turns)
         others = [f for f in (source.metadata.get("facts") or []) if isinstance(f, str) and f not in claims]
         live = [r for r in ledger.store.get_many(others, tenant=ledger.tenant) if r.status == Status.ACTIVE]
