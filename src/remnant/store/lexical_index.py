@@ -1,0 +1,432 @@
+"""The SQLite store's keyword index: BM25 postings of the full-text table in this process's memory.
+
+Why (measured at 100k memories in one scope, docs/benchmarks/engine.md): FTS5's ``bm25()`` has no
+top-k pruning, and before its first row it walks every row of the table holding each query word to
+count it for the IDF; that was 73 % of a hybrid recall. Here each term's postings are numpy arrays
+(rid, tf), so a query's scores are a few vector operations over its terms' postings, with the same
+formula, constants and operation order as FTS5's ``bm25(memory_fts, 0.0, 1.0)``: the same scores to
+the last bit, hence the same top-k as the exact FTS5 query (checked over the LoCoMo dev questions
+by ``tests/store/test_lexical_index.py``).
+
+The FTS5 table stays the source of truth; this is a cache of it:
+
+- Built from the table's own tokens (an ``fts5vocab`` table over it, in one read transaction), so
+  it tokenises exactly as FTS5 did; rows and query terms written later are tokenised by a private
+  in-memory FTS5 table with the same tokenizer.
+- Every write that changes a full-text row logs its rid in ``lexical_log`` in the same
+  transaction (any process). Before each search the index applies the entries after the last one
+  it saw (a purged row's postings go; a rewritten row is tokenised again), so several processes on
+  one file stay correct; one that fell behind the trimmed log rebuilds.
+- It holds only what the FTS5 index holds (stemmed tokens, counts), in memory, never on disk;
+  a purge drops the row's postings at its commit (:meth:`LexicalIndex.sync_now`).
+
+An expression it cannot answer exactly (a prefix term, a term FTS5 splits into a phrase, anything
+but the engine's ``"a" OR "b"``) is answered by FTS5 as before (:meth:`LexicalIndex.ranked` is None).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: FTS5's bm25() constants (fts5_aux.c)
+K1 = 1.2
+B = 0.75
+#: log entries kept: a process further behind rebuilds instead of replaying
+LOG_KEEP = 50_000
+#: changes applied one by one up to this many (more: a rebuild, which reads the table's tokens)
+REPLAY_MAX = 20_000
+#: query phrases whose tokens are remembered (each costs a private FTS5 round trip once)
+_PHRASE_CACHE = 4096
+
+
+def _unquote(phrase: str) -> str | None:
+    """The text of a ``"..."`` phrase (None for a prefix ``"..."*`` or anything else)."""
+    if len(phrase) < 2 or phrase[0] != '"' or phrase[-1] != '"':
+        return None
+    return phrase[1:-1].replace('""', '"')
+
+
+def _varints(blob: bytes) -> int:
+    """The sum of an FTS5 docsize blob's varints (the row's tokens in every column)."""
+    if all(b < 0x80 for b in blob):
+        return sum(blob)
+    total = value = 0
+    for b in blob:
+        value = (value << 7) | (b & 0x7F)
+        if b < 0x80:
+            total, value = total + value, 0
+    return total
+
+
+class _Tokenizer:
+    """FTS5's tokenizer on a private in-memory table: the tokens a row or a query phrase becomes."""
+
+    def __init__(self, tokenize: str) -> None:
+        self._conn = sqlite3.connect(":memory:", check_same_thread=False)
+        self._conn.execute(f"CREATE VIRTUAL TABLE t USING fts5 (scope, text, tokenize = '{tokenize}')")
+        self._conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+        self._phrases: dict[str, list[str]] = {}
+
+    def rows(self, rows: Sequence[tuple[int, str, str]]) -> list[tuple[str, int, str, int]]:
+        """(term, rid, column, offset) of every token of ``rows`` (rid, scope, text)."""
+        c = self._conn
+        c.execute("BEGIN")
+        try:
+            c.executemany("INSERT INTO t (rowid, scope, text) VALUES (?, ?, ?)", rows)
+            got = c.execute("SELECT term, doc, col, offset FROM v").fetchall()
+        finally:
+            c.execute("ROLLBACK")  # nothing of the texts stays in the private table
+        return got
+
+    def phrase(self, text: str) -> list[str]:
+        got = self._phrases.get(text)
+        if got is None:
+            toks = self.rows([(1, "", text)])
+            got = [t for t, _, col, _ in sorted(toks, key=lambda r: r[3]) if col == "text"]
+            if len(self._phrases) >= _PHRASE_CACHE:
+                self._phrases.clear()
+            self._phrases[text] = got
+        return got
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+@dataclass
+class _Postings:
+    rid: np.ndarray  # int32
+    ver: np.ndarray  # int32: the row's version when these postings were added
+    tf: np.ndarray  # int32: occurrences in the text column
+    more: list[tuple[int, int, int]] = field(default_factory=list)  # added since, not yet arrays
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self.more:
+            add = np.asarray(self.more, dtype=np.int32).reshape(-1, 3)
+            self.rid = np.concatenate([self.rid, add[:, 0]])
+            self.ver = np.concatenate([self.ver, add[:, 1]])
+            self.tf = np.concatenate([self.tf, add[:, 2]])
+            self.more = []
+        return self.rid, self.ver, self.tf
+
+
+_EMPTY = np.zeros(0, dtype=np.int32)
+
+
+class _State:
+    """The postings of every row, and per rid its version (0: absent), length and scope tokens."""
+
+    def __init__(self, seq: int) -> None:
+        self.seq = seq  # the last lexical_log entry applied
+        self.terms: dict[str, _Postings] = {}
+        self.ver = np.zeros(1024, dtype=np.int32)
+        self.length = np.zeros(1024, dtype=np.float64)  # tokens in every column (FTS5's D)
+        self.tenant = np.zeros(1024, dtype=np.int32)  # code of the row's tenant token
+        self.user = np.zeros(1024, dtype=np.int32)  # code of its tenant-and-user token
+        self.codes: dict[str, int] = {}
+        self.rows = 0
+        self.tokens = 0
+        self.next_ver = 1
+
+    def grow(self, top: int) -> None:
+        if top < len(self.ver):
+            return
+        size = max(top + 1, 2 * len(self.ver))
+        for name in ("ver", "length", "tenant", "user"):
+            old = getattr(self, name)
+            new = np.zeros(size, dtype=old.dtype)
+            new[: len(old)] = old
+            setattr(self, name, new)
+
+    def code(self, token: str) -> int:
+        got = self.codes.get(token)
+        if got is None:
+            got = self.codes[token] = len(self.codes) + 1
+        return got
+
+    def remove(self, rids: Iterable[int]) -> None:
+        for rid in rids:
+            if rid < len(self.ver) and self.ver[rid]:
+                self.ver[rid] = 0
+                self.rows -= 1
+                self.tokens -= int(self.length[rid])
+
+    def add(self, toks: Sequence[tuple[str, int, str, int]]) -> None:
+        """Rows from their tokens (term, rid, column, offset), in any order; each rid absent."""
+        if not toks:
+            return
+        self.grow(max(t[1] for t in toks))
+        counts: dict[tuple[str, int], int] = {}
+        sizes: dict[int, int] = {}
+        for term, rid, col, offset in toks:
+            sizes[rid] = sizes.get(rid, 0) + 1
+            if col == "text":
+                counts[(term, rid)] = counts.get((term, rid), 0) + 1
+            elif col == "scope":
+                (self.tenant if offset == 0 else self.user)[rid] = self.code(term)
+        for rid, size in sizes.items():
+            self.ver[rid] = self.next_ver
+            self.next_ver += 1
+            self.length[rid] = size
+            self.rows += 1
+            self.tokens += size
+        for (term, rid), tf in counts.items():
+            post = self.terms.get(term)
+            if post is None:
+                post = self.terms[term] = _Postings(_EMPTY, _EMPTY, _EMPTY)
+            post.more.append((rid, int(self.ver[rid]), tf))
+
+
+class LexicalIndex:
+    """The keyword index of one SQLite file's ``memory_fts`` table (see the module docstring)."""
+
+    def __init__(self, path: Path, tokenize: str, *, timeout: float = 30.0) -> None:
+        self._path = path
+        self._tokenize = tokenize
+        self._timeout = timeout
+        self._lock = threading.Lock()  # the state and the private connections
+        self._state: _State | None = None
+        self._building = False
+        self._failed = False  # a build failed: FTS5 answers from then on (logged once)
+        self._closed = False
+        self._conn: sqlite3.Connection | None = None
+        self._tok: _Tokenizer | None = None
+
+    # -- building and keeping up ------------------------------------------------------------------
+    @property
+    def ready(self) -> bool:
+        return self._state is not None
+
+    def start(self, *, background: bool = True) -> None:
+        """Build the index (once), on a thread of its own unless ``background`` is False."""
+        with self._lock:
+            if self._building or self._failed or self._state is not None or self._closed:
+                return
+            self._building = True
+        if background:
+            threading.Thread(target=self._build, name="remnant-lexical-index", daemon=True).start()
+        else:
+            self._build()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self._path), timeout=self._timeout, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
+        conn.execute("PRAGMA temp_store = MEMORY")
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.lexical_tokens USING fts5vocab(main, 'memory_fts', 'instance')")
+        return conn
+
+    def _build(self) -> None:
+        try:
+            conn = self._connect()
+            state = self._read_all(conn)
+            conn.close()
+        except Exception:  # the store answers from FTS5 meanwhile; a failed build is not retried
+            log.exception("could not build the keyword index of %s", self._path)
+            with self._lock:
+                self._building, self._failed = False, True
+            return
+        with self._lock:
+            self._building = False
+            if self._closed:
+                return
+            self._state = state
+        self.sync_now()  # what was written while it was read, and a purge it must not keep
+
+    @staticmethod
+    def _read_all(conn: sqlite3.Connection) -> _State:
+        """Every row's tokens as FTS5 stored them, in one snapshot with the log position."""
+        conn.execute("BEGIN")
+        try:
+            seq = int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM lexical_log").fetchone()[0])
+            state = _State(seq)
+            top = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM memory_fts_docsize").fetchone()[0])
+            state.grow(top)
+            for rid, blob in conn.execute("SELECT id, sz FROM memory_fts_docsize"):
+                size = _varints(bytes(blob))
+                state.ver[rid] = state.next_ver
+                state.next_ver += 1
+                state.length[rid] = size
+                state.rows += 1
+                state.tokens += size
+            for term, rid, offset in conn.execute(
+                "SELECT term, doc, offset FROM temp.lexical_tokens WHERE col = 'scope'"
+            ):
+                (state.tenant if offset == 0 else state.user)[rid] = state.code(term)
+            # instances come ordered by term, then row: a row's occurrences of a term are adjacent
+            cur = conn.execute("SELECT term, doc FROM temp.lexical_tokens WHERE col = 'text'")
+            term_now: str | None = None
+            rids: list[int] = []
+            tfs: list[int] = []
+            ver = state.ver
+
+            def flush() -> None:
+                if term_now is not None and rids:
+                    r = np.asarray(rids, dtype=np.int32)
+                    state.terms[term_now] = _Postings(r, ver[r].astype(np.int32), np.asarray(tfs, dtype=np.int32))
+
+            last = -1
+            while True:
+                chunk = cur.fetchmany(65536)
+                if not chunk:
+                    break
+                for term, rid in chunk:
+                    if term != term_now:
+                        flush()
+                        term_now, rids, tfs, last = term, [], [], -1
+                    if rid == last:
+                        tfs[-1] += 1
+                    else:
+                        rids.append(rid)
+                        tfs.append(1)
+                        last = rid
+            flush()
+        finally:
+            conn.execute("COMMIT")
+        return state
+
+    def sync_now(self) -> None:
+        """Apply the logged changes now if the index is built (after a commit that purged rows)."""
+        with self._lock:
+            if self._state is not None:
+                self._sync()
+
+    def _sync(self) -> bool:
+        """Bring the state up to the last committed change (the lock held). False: the index was
+        dropped for a rebuild (it fell behind the log)."""
+        state = self._state
+        assert state is not None
+        if self._conn is None:
+            self._conn = self._connect()
+        conn = self._conn
+        conn.execute("BEGIN")
+        try:
+            changed = conn.execute(
+                "SELECT seq, rid FROM lexical_log WHERE seq > ? ORDER BY seq", (state.seq,)
+            ).fetchall()
+            if not changed:
+                return True
+            # entries are trimmed from the oldest: a gap after ours means some were never seen
+            if changed[0][0] != state.seq + 1 or len(changed) > REPLAY_MAX:
+                self._state = None
+                return False
+            rids = sorted({int(r[1]) for r in changed})
+            rows: list[tuple[int, str, str]] = []
+            for s in range(0, len(rids), 500):
+                part = rids[s : s + 500]
+                rows += conn.execute(
+                    f"SELECT rowid, scope, text FROM memory_fts WHERE rowid IN ({', '.join('?' * len(part))})",
+                    part,
+                ).fetchall()
+        finally:
+            conn.execute("COMMIT")
+        if self._tok is None:
+            self._tok = _Tokenizer(self._tokenize)
+        toks = self._tok.rows(rows) if rows else []
+        state.remove(rids)
+        state.add(toks)
+        state.seq = int(changed[-1][0])
+        return True
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._state = None  # the postings go with the store
+            for conn in (self._conn, self._tok):
+                if conn is not None:
+                    conn.close()
+            self._conn = self._tok = None
+
+    # -- searching -----------------------------------------------------------------------------------
+    def ranked(self, phrases: Sequence[str], scope: str | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """Every row of ``scope`` (a scope token; None: the file) holding a term, and its BM25 score
+        (higher is better) as ``bm25(memory_fts, 0.0, 1.0)`` would give it for ``phrases`` OR-ed in
+        that order; None when the index is not built or the phrases are not single terms."""
+        with self._lock:
+            if self._state is None or not self._sync():
+                return None  # not built yet, or dropped to be rebuilt: FTS5 answers meanwhile
+            state = self._state
+            if self._tok is None:
+                self._tok = _Tokenizer(self._tokenize)
+            terms: list[str] = []
+            for phrase in phrases:
+                text = _unquote(phrase)
+                toks = self._tok.phrase(text) if text is not None else []
+                if len(toks) != 1:
+                    return None  # a prefix, an empty or a multi-token phrase: FTS5 answers it
+                terms.append(toks[0])
+            mask_of: np.ndarray | None = None
+            code = 0
+            if scope is not None:
+                toks = self._tok.phrase(scope)
+                if len(toks) != 1:
+                    return None
+                code = state.codes.get(toks[0], -1)
+                mask_of = state.tenant if scope.startswith("t") else state.user
+            n = state.rows
+            if n <= 0 or code < 0:
+                return _EMPTY, np.zeros(0)
+            avgdl = float(state.tokens) / float(n)
+            parts_rid: list[np.ndarray] = []
+            parts_w: list[np.ndarray] = []
+            for term in terms:
+                post = state.terms.get(term)
+                if post is None:
+                    continue
+                rid, ver, tf = post.arrays()
+                live = state.ver[rid] == ver
+                if not live.all():
+                    rid, ver, tf = rid[live], ver[live], tf[live]
+                    if len(rid) * 2 < len(live):  # mostly dead: keep only the live postings
+                        post.rid, post.ver, post.tf = rid, ver, tf
+                hits = len(rid)
+                # FTS5's bm25(): IDF from the rows holding the phrase, the same expression in the
+                # same order (each sum below adds the phrases' terms in the query's order)
+                idf = math.log((n - hits + 0.5) / (hits + 0.5))
+                if idf <= 0.0:
+                    idf = 1e-6
+                if mask_of is not None:
+                    keep = mask_of[rid] == code
+                    rid, tf = rid[keep], tf[keep]
+                f = tf.astype(np.float64)
+                d = state.length[rid]
+                parts_rid.append(rid)
+                parts_w.append(idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl))))
+        if not parts_rid:
+            return _EMPTY, np.zeros(0)
+        rid = np.concatenate(parts_rid)
+        w = np.concatenate(parts_w)
+        if len(parts_rid) == 1:
+            return rid, w
+        # np.bincount adds each row's weights in input order: the terms' order, as bm25() does
+        top = int(rid.max()) + 1
+        total = np.bincount(rid, weights=w, minlength=top)
+        seen = np.zeros(top, dtype=bool)
+        seen[rid] = True
+        rows = np.flatnonzero(seen).astype(np.int32)
+        return rows, total[rows]
+
+
+def best_first(rids: np.ndarray, scores: np.ndarray, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``start`` to ``start + count`` of the ranking, best score first, ties by rid: the
+    ranking's head is found by a partition, only the rows needed are sorted."""
+    n = len(rids)
+    end = min(n, start + count)
+    if start >= end:
+        return _EMPTY, np.zeros(0)
+    if end < n:
+        # every row scoring at least the end-th best (ties at the cut included), then sorted
+        kth = np.partition(-scores, end - 1)[end - 1]
+        pick = np.flatnonzero(-scores <= kth)
+    else:
+        pick = np.arange(n)
+    order = pick[np.lexsort((rids[pick], -scores[pick]))][start:end]
+    return rids[order], scores[order]
