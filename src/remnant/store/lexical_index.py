@@ -104,44 +104,68 @@ class _Tokenizer:
 
 @dataclass
 class _Postings:
-    rid: np.ndarray  # int32
-    ver: np.ndarray  # int32: the row's version when these postings were added
-    tf: np.ndarray  # int32: occurrences in the text column
-    more: list[tuple[int, int, int]] = field(default_factory=list)  # added since, not yet arrays
+    rid: np.ndarray  # int32, the rows holding the term
+    tf: np.ndarray  # float64: its occurrences in each row's text column (FTS5's aFreq)
+    tid: int = -1  # its place in the build's forward index (-1: first seen after the build)
+    more: list[tuple[int, int]] = field(default_factory=list)  # (rid, tf) added since, not yet arrays
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         if self.more:
-            add = np.asarray(self.more, dtype=np.int32).reshape(-1, 3)
-            self.rid = np.concatenate([self.rid, add[:, 0]])
-            self.ver = np.concatenate([self.ver, add[:, 1]])
-            self.tf = np.concatenate([self.tf, add[:, 2]])
+            add = np.asarray(self.more, dtype=np.int64).reshape(-1, 2)
+            self.rid = np.concatenate([self.rid, add[:, 0].astype(np.int32)])
+            self.tf = np.concatenate([self.tf, add[:, 1].astype(np.float64)])
             self.more = []
-        return self.rid, self.ver, self.tf
+        return self.rid, self.tf
 
 
 _EMPTY = np.zeros(0, dtype=np.int32)
+_NONE = np.zeros(0, dtype=np.float64)
 
 
 class _State:
-    """The postings of every row, and per rid its version (0: absent), length and scope tokens."""
+    """Every row's postings; per rid whether it is held, its length and its scope tokens' codes;
+    and the terms of each row (the forward index), so a removed row's postings go at once."""
 
     def __init__(self, seq: int) -> None:
         self.seq = seq  # the last lexical_log entry applied
         self.terms: dict[str, _Postings] = {}
-        self.ver = np.zeros(1024, dtype=np.int32)
+        self.live = np.zeros(1024, dtype=bool)
         self.length = np.zeros(1024, dtype=np.float64)  # tokens in every column (FTS5's D)
         self.tenant = np.zeros(1024, dtype=np.int32)  # code of the row's tenant token
         self.user = np.zeros(1024, dtype=np.int32)  # code of its tenant-and-user token
         self.codes: dict[str, int] = {}
         self.rows = 0
         self.tokens = 0
-        self.next_ver = 1
+        self.scope_rows: dict[int, int] = {}  # rows per scope code
+        self.changes = 0  # rows added or removed so far (the cached norm's key)
+        self._norm: tuple[int, np.ndarray] | None = None
+        # the forward index: the build's rows as CSR over term ids, later rows by rid
+        self.names: list[str | None] = []
+        self.fwd_ptr = np.zeros(1, dtype=np.int64)
+        self.fwd_terms = _EMPTY
+        self.fwd_built = np.zeros(0, dtype=bool)
+        self.fwd_more: dict[int, list[str]] = {}
+
+    def norm(self) -> np.ndarray:
+        """Each row's ``K1 * (1 - B + B * D / avgdl)``, recomputed after the rows changed (the same
+        expression, so the same bits, as FTS5's)."""
+        got = self._norm
+        if got is None or got[0] != self.changes or len(got[1]) != len(self.length):
+            avgdl = float(self.tokens) / float(self.rows)
+            got = self._norm = (self.changes, K1 * (1 - B + B * self.length / avgdl))
+        return got[1]
+
+    def count_scopes(self) -> None:
+        self.scope_rows = {}
+        for arr in (self.tenant, self.user):
+            codes, counts = np.unique(arr[self.live], return_counts=True)
+            self.scope_rows.update({int(k): int(n) for k, n in zip(codes, counts, strict=True) if k})
 
     def grow(self, top: int) -> None:
-        if top < len(self.ver):
+        if top < len(self.live):
             return
-        size = max(top + 1, 2 * len(self.ver))
-        for name in ("ver", "length", "tenant", "user"):
+        size = max(top + 1, 2 * len(self.live))
+        for name in ("live", "length", "tenant", "user"):
             old = getattr(self, name)
             new = np.zeros(size, dtype=old.dtype)
             new[: len(old)] = old
@@ -153,12 +177,43 @@ class _State:
             got = self.codes[token] = len(self.codes) + 1
         return got
 
+    def _terms_of(self, rid: int) -> list[str]:
+        later = self.fwd_more.pop(rid, None)
+        if later is not None:
+            return later
+        if rid < len(self.fwd_built) and self.fwd_built[rid]:
+            self.fwd_built[rid] = False
+            ids = self.fwd_terms[self.fwd_ptr[rid] : self.fwd_ptr[rid + 1]].tolist()
+            return [n for n in (self.names[i] for i in ids) if n is not None]
+        return []
+
     def remove(self, rids: Iterable[int]) -> None:
+        """Drop rows and their postings (a term no row holds any more goes too)."""
+        by_term: dict[str, list[int]] = {}
         for rid in rids:
-            if rid < len(self.ver) and self.ver[rid]:
-                self.ver[rid] = 0
-                self.rows -= 1
-                self.tokens -= int(self.length[rid])
+            if rid >= len(self.live) or not self.live[rid]:
+                continue
+            self.live[rid] = False
+            self.rows -= 1
+            self.tokens -= int(self.length[rid])
+            self.changes += 1
+            for code in (int(self.tenant[rid]), int(self.user[rid])):
+                if code:
+                    self.scope_rows[code] -= 1
+            self.tenant[rid] = self.user[rid] = 0
+            for term in self._terms_of(rid):
+                by_term.setdefault(term, []).append(rid)
+        for term, gone in by_term.items():
+            post = self.terms.get(term)
+            if post is None:
+                continue
+            rid_arr, tf = post.arrays()
+            keep = rid_arr != gone[0] if len(gone) == 1 else ~np.isin(rid_arr, gone)
+            post.rid, post.tf = rid_arr[keep], tf[keep]
+            if not len(post.rid):
+                del self.terms[term]
+                if post.tid >= 0:
+                    self.names[post.tid] = None
 
     def add(self, toks: Sequence[tuple[str, int, str, int]]) -> None:
         """Rows from their tokens (term, rid, column, offset), in any order; each rid absent."""
@@ -174,16 +229,20 @@ class _State:
             elif col == "scope":
                 (self.tenant if offset == 0 else self.user)[rid] = self.code(term)
         for rid, size in sizes.items():
-            self.ver[rid] = self.next_ver
-            self.next_ver += 1
+            self.live[rid] = True
             self.length[rid] = size
             self.rows += 1
             self.tokens += size
+            self.changes += 1
+            for code in (int(self.tenant[rid]), int(self.user[rid])):
+                if code:
+                    self.scope_rows[code] = self.scope_rows.get(code, 0) + 1
         for (term, rid), tf in counts.items():
             post = self.terms.get(term)
             if post is None:
-                post = self.terms[term] = _Postings(_EMPTY, _EMPTY, _EMPTY)
-            post.more.append((rid, int(self.ver[rid]), tf))
+                post = self.terms[term] = _Postings(_EMPTY, _NONE)
+            post.more.append((rid, tf))
+            self.fwd_more.setdefault(rid, []).append(term)
 
 
 class LexicalIndex:
@@ -218,10 +277,14 @@ class LexicalIndex:
             self._build()
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(self._path), timeout=self._timeout, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            str(self._path), timeout=self._timeout, isolation_level=None, check_same_thread=False
+        )
         conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
         conn.execute("PRAGMA temp_store = MEMORY")
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.lexical_tokens USING fts5vocab(main, 'memory_fts', 'instance')")
+        conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.lexical_tokens USING fts5vocab(main, 'memory_fts', 'instance')"
+        )
         return conn
 
     def _build(self) -> None:
@@ -252,8 +315,7 @@ class LexicalIndex:
             state.grow(top)
             for rid, blob in conn.execute("SELECT id, sz FROM memory_fts_docsize"):
                 size = _varints(bytes(blob))
-                state.ver[rid] = state.next_ver
-                state.next_ver += 1
+                state.live[rid] = True
                 state.length[rid] = size
                 state.rows += 1
                 state.tokens += size
@@ -266,12 +328,15 @@ class LexicalIndex:
             term_now: str | None = None
             rids: list[int] = []
             tfs: list[int] = []
-            ver = state.ver
+            lists: list[np.ndarray] = []
 
             def flush() -> None:
                 if term_now is not None and rids:
                     r = np.asarray(rids, dtype=np.int32)
-                    state.terms[term_now] = _Postings(r, ver[r].astype(np.int32), np.asarray(tfs, dtype=np.int32))
+                    tid = len(state.names)
+                    state.terms[term_now] = _Postings(r, np.asarray(tfs, dtype=np.float64), tid)
+                    state.names.append(term_now)
+                    lists.append(r)
 
             last = -1
             while True:
@@ -291,6 +356,16 @@ class LexicalIndex:
             flush()
         finally:
             conn.execute("COMMIT")
+        state.count_scopes()
+        # the forward index: each row's term ids, rows in order (CSR)
+        if lists:
+            rid_all = np.concatenate(lists)
+            tid_all = np.repeat(np.arange(len(lists), dtype=np.int32), [len(x) for x in lists])
+            order = np.argsort(rid_all, kind="stable")
+            state.fwd_terms = tid_all[order]
+            per_row = np.bincount(rid_all, minlength=len(state.live))
+            state.fwd_ptr = np.concatenate([[0], np.cumsum(per_row)]).astype(np.int64)
+            state.fwd_built = per_row > 0
         return state
 
     def sync_now(self) -> None:
@@ -345,6 +420,19 @@ class LexicalIndex:
                     conn.close()
             self._conn = self._tok = None
 
+    # -- what it holds (for tests and the privacy checks) ---------------------------------------------
+    def rows_holding(self, term: str) -> int:
+        """Rows the index holds for a term as FTS5 stores it (stemmed); 0 when not built."""
+        with self._lock:
+            state = self._state
+            post = state.terms.get(term) if state is not None else None
+            return 0 if post is None else len(post.arrays()[0])
+
+    def terms(self) -> set[str]:
+        """Every term the index holds (empty when not built)."""
+        with self._lock:
+            return set(self._state.terms) if self._state is not None else set()
+
     # -- searching -----------------------------------------------------------------------------------
     def ranked(self, phrases: Sequence[str], scope: str | None) -> tuple[np.ndarray, np.ndarray] | None:
         """Every row of ``scope`` (a scope token; None: the file) holding a term, and its BM25 score
@@ -370,23 +458,20 @@ class LexicalIndex:
                 if len(toks) != 1:
                     return None
                 code = state.codes.get(toks[0], -1)
-                mask_of = state.tenant if scope.startswith("t") else state.user
+                # a scope holding every row of the file (one user) needs no mask
+                if state.scope_rows.get(code, 0) < state.rows:
+                    mask_of = state.tenant if scope.startswith("t") else state.user
             n = state.rows
             if n <= 0 or code < 0:
-                return _EMPTY, np.zeros(0)
-            avgdl = float(state.tokens) / float(n)
+                return _EMPTY, _NONE
+            norm = state.norm()
             parts_rid: list[np.ndarray] = []
             parts_w: list[np.ndarray] = []
             for term in terms:
                 post = state.terms.get(term)
                 if post is None:
                     continue
-                rid, ver, tf = post.arrays()
-                live = state.ver[rid] == ver
-                if not live.all():
-                    rid, ver, tf = rid[live], ver[live], tf[live]
-                    if len(rid) * 2 < len(live):  # mostly dead: keep only the live postings
-                        post.rid, post.ver, post.tf = rid, ver, tf
+                rid, tf = post.arrays()
                 hits = len(rid)
                 # FTS5's bm25(): IDF from the rows holding the phrase, the same expression in the
                 # same order (each sum below adds the phrases' terms in the query's order)
@@ -396,15 +481,13 @@ class LexicalIndex:
                 if mask_of is not None:
                     keep = mask_of[rid] == code
                     rid, tf = rid[keep], tf[keep]
-                f = tf.astype(np.float64)
-                d = state.length[rid]
                 parts_rid.append(rid)
-                parts_w.append(idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl))))
+                parts_w.append(idf * ((tf * (K1 + 1.0)) / (tf + norm[rid])))
         if not parts_rid:
-            return _EMPTY, np.zeros(0)
+            return _EMPTY, _NONE
         rid = np.concatenate(parts_rid)
         w = np.concatenate(parts_w)
-        if len(parts_rid) == 1:
+        if len(parts_rid) == 1 or not len(rid):
             return rid, w
         # np.bincount adds each row's weights in input order: the terms' order, as bm25() does
         top = int(rid.max()) + 1
@@ -421,7 +504,7 @@ def best_first(rids: np.ndarray, scores: np.ndarray, start: int, count: int) -> 
     n = len(rids)
     end = min(n, start + count)
     if start >= end:
-        return _EMPTY, np.zeros(0)
+        return _EMPTY, _NONE
     if end < n:
         # every row scoring at least the end-th best (ties at the cut included), then sorted
         kth = np.partition(-scores, end - 1)[end - 1]

@@ -12,6 +12,7 @@ connection, the FTS5 index, the vector blobs and maintenance.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import math
 import os
@@ -319,6 +320,11 @@ class SQLiteStore(SQLStore):
                 raise sqlite_error(exc, self._name) from exc
 
     @property
+    def keyword_index(self) -> LexicalIndex | None:
+        """The keyword index kept in memory beside the file (None for ``:memory:``)."""
+        return self._keyword
+
+    @property
     def connection(self) -> sqlite3.Connection:
         """The raw connection, for extensions that keep their own tables in this file (the vault)."""
         return self._conn
@@ -452,7 +458,9 @@ class SQLiteStore(SQLStore):
                 raise sqlite_error(exc, self._name) from exc
         return [(r[0], -float(r[1])) for r in rows]  # bm25() is lower-is-better; flip it
 
-    def _keyword_ranked(self, match: str, token: str, table_rows: int) -> tuple[np.ndarray, np.ndarray] | None:
+    def _keyword_ranked(
+        self, match: str, token: str, table_rows: int
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """The keyword index's ranking of ``match`` in the scope, or None where FTS5 answers: a
         small table, a thread inside its own transaction (the index holds committed rows only),
         the index not built yet, or an expression it does not answer exactly."""
@@ -785,15 +793,18 @@ def _keyword_rows(
     while len(out) < limit and start < len(rids):
         part, part_scores = best_first(rids, scores, start, count)
         ids = part.tolist()
+        # CROSS JOIN keeps the ranked rows the outer loop (a primary-key lookup each): with
+        # "rid IN (...)" the planner walked the whole scope through the filter's index
         passed = dict(
             c.execute(
-                f"SELECT m.rid, m.id FROM memories m WHERE m.rid IN ({', '.join('?' * len(ids))}) AND {where}",
-                (*ids, *params),
+                "SELECT m.rid, m.id FROM json_each(?) j CROSS JOIN memories m ON m.rid = j.value "
+                f"WHERE {where}",
+                (json.dumps(ids), *params),
             ).fetchall()
         )
         out += [(passed[r], -s) for r, s in zip(ids, part_scores.tolist(), strict=True) if r in passed]
         start += count
-        count = min(4 * count, 8192)  # SQLite's 32,766 variables bound a statement
+        count *= 4
     return out[:limit]
 
 
