@@ -102,7 +102,7 @@ class _Tokenizer:
         self._conn.close()
 
 
-@dataclass
+@dataclass(slots=True)
 class _Postings:
     rid: np.ndarray  # int32, the rows holding the term
     tf: np.ndarray  # float64: its occurrences in each row's text column (FTS5's aFreq)
@@ -257,6 +257,8 @@ class LexicalIndex:
         self._building = False
         self._failed = False  # a build failed: FTS5 answers from then on (logged once)
         self._closed = False
+        self._settled = threading.Event()  # no build running (set: built, failed or never started)
+        self._settled.set()
         self._conn: sqlite3.Connection | None = None
         self._tok: _Tokenizer | None = None
 
@@ -271,6 +273,7 @@ class LexicalIndex:
             if self._building or self._failed or self._state is not None or self._closed:
                 return
             self._building = True
+            self._settled.clear()
         if background:
             threading.Thread(target=self._build, name="remnant-lexical-index", daemon=True).start()
         else:
@@ -287,7 +290,18 @@ class LexicalIndex:
         )
         return conn
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a build in progress to end; whether the index is ready then."""
+        self._settled.wait(timeout)
+        return self.ready
+
     def _build(self) -> None:
+        try:
+            self._build_once()
+        finally:
+            self._settled.set()
+
+    def _build_once(self) -> None:
         try:
             conn = self._connect()
             state = self._read_all(conn)
@@ -382,6 +396,10 @@ class LexicalIndex:
         if self._conn is None:
             self._conn = self._connect()
         conn = self._conn
+        # the usual case, nothing written since: one primary-key lookup, no transaction
+        last = conn.execute("SELECT MAX(seq) FROM lexical_log").fetchone()[0]
+        if last is None or int(last) <= state.seq:
+            return True
         conn.execute("BEGIN")
         try:
             changed = conn.execute(

@@ -381,7 +381,12 @@ class SQLiteStore(SQLStore):
         return int(self._read("SELECT COALESCE(MAX(rid), 0) FROM memories")[0][0])
 
     def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
-        """BM25 over the scope's full-text rows, scoring a bounded candidate set.
+        """BM25 over the scope's full-text rows.
+
+        From ``keyword_index_from`` rows on, the keyword index beside the file answers
+        (:mod:`remnant.store.lexical_index`): the exact query's ids, order and scores, from postings
+        in memory, without FTS5's walk over every row that holds a term. Below it, or for what the
+        index does not answer, FTS5 as follows.
 
         FTS5's ``bm25()`` has no top-k pruning: an OR query scores every row that holds any term, so
         a common word made a 100k-memory scope cost 50-140 ms. Here each term's rows are counted up
