@@ -30,6 +30,7 @@ import logging
 import math
 import sqlite3
 import threading
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,7 +106,7 @@ class _Tokenizer:
 @dataclass(slots=True)
 class _Postings:
     rid: np.ndarray  # int32, the rows holding the term
-    tf: np.ndarray  # float64: its occurrences in each row's text column (FTS5's aFreq)
+    tf: np.ndarray  # float32: its occurrences in each row's text column (FTS5's aFreq)
     tid: int = -1  # its place in the build's forward index (-1: first seen after the build)
     more: list[tuple[int, int]] = field(default_factory=list)  # (rid, tf) added since, not yet arrays
 
@@ -113,13 +114,14 @@ class _Postings:
         if self.more:
             add = np.asarray(self.more, dtype=np.int64).reshape(-1, 2)
             self.rid = np.concatenate([self.rid, add[:, 0].astype(np.int32)])
-            self.tf = np.concatenate([self.tf, add[:, 1].astype(np.float64)])
+            self.tf = np.concatenate([self.tf, add[:, 1].astype(np.float32)])
             self.more = []
         return self.rid, self.tf
 
 
 _EMPTY = np.zeros(0, dtype=np.int32)
-_NONE = np.zeros(0, dtype=np.float64)
+_NONE = np.zeros(0, dtype=np.float32)
+_F64 = np.zeros(0, dtype=np.float64)
 
 
 class _State:
@@ -128,7 +130,12 @@ class _State:
 
     def __init__(self, seq: int) -> None:
         self.seq = seq  # the last lexical_log entry applied
-        self.terms: dict[str, _Postings] = {}
+        # a term's postings: its id in the build's arrays (one CSR for every term: a small term
+        # costs a dict entry, not two numpy arrays), or arrays of its own once a write changed it
+        self.terms: dict[str, int | _Postings] = {}
+        self.base_rid = _EMPTY
+        self.base_tf = _NONE
+        self.base_ptr = np.zeros(1, dtype=np.int64)
         self.live = np.zeros(1024, dtype=bool)
         self.length = np.zeros(1024, dtype=np.float64)  # tokens in every column (FTS5's D)
         self.tenant = np.zeros(1024, dtype=np.int32)  # code of the row's tenant token
@@ -145,6 +152,28 @@ class _State:
         self.fwd_terms = _EMPTY
         self.fwd_built = np.zeros(0, dtype=bool)
         self.fwd_more: dict[int, list[str]] = {}
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        got = self.terms.get(term)
+        if got is None:
+            return None
+        if isinstance(got, int):
+            a, b = int(self.base_ptr[got]), int(self.base_ptr[got + 1])
+            return self.base_rid[a:b], self.base_tf[a:b]
+        return got.arrays()
+
+    def own(self, term: str) -> _Postings:
+        """The term's postings as arrays of its own, to change them."""
+        got = self.terms.get(term)
+        if isinstance(got, _Postings):
+            return got
+        if got is None:
+            post = _Postings(_EMPTY, _NONE)
+        else:
+            a, b = int(self.base_ptr[got]), int(self.base_ptr[got + 1])
+            post = _Postings(self.base_rid[a:b].copy(), self.base_tf[a:b].copy(), got)
+        self.terms[term] = post
+        return post
 
     def norm(self) -> np.ndarray:
         """Each row's ``K1 * (1 - B + B * D / avgdl)``, recomputed after the rows changed (the same
@@ -204,9 +233,9 @@ class _State:
             for term in self._terms_of(rid):
                 by_term.setdefault(term, []).append(rid)
         for term, gone in by_term.items():
-            post = self.terms.get(term)
-            if post is None:
+            if term not in self.terms:
                 continue
+            post = self.own(term)
             rid_arr, tf = post.arrays()
             keep = rid_arr != gone[0] if len(gone) == 1 else ~np.isin(rid_arr, gone)
             post.rid, post.tf = rid_arr[keep], tf[keep]
@@ -238,10 +267,7 @@ class _State:
                 if code:
                     self.scope_rows[code] = self.scope_rows.get(code, 0) + 1
         for (term, rid), tf in counts.items():
-            post = self.terms.get(term)
-            if post is None:
-                post = self.terms[term] = _Postings(_EMPTY, _NONE)
-            post.more.append((rid, tf))
+            self.own(term).more.append((rid, tf))
             self.fwd_more.setdefault(rid, []).append(term)
 
 
@@ -339,19 +365,11 @@ class LexicalIndex:
                 (state.tenant if offset == 0 else state.user)[rid] = state.code(term)
             # instances come ordered by term, then row: a row's occurrences of a term are adjacent
             cur = conn.execute("SELECT term, doc FROM temp.lexical_tokens WHERE col = 'text'")
+            # every posting in two flat buffers (4 bytes each), a term's start where it changes
+            all_rid = array("i")
+            all_tf = array("f")
+            starts: list[int] = []
             term_now: str | None = None
-            rids: list[int] = []
-            tfs: list[int] = []
-            lists: list[np.ndarray] = []
-
-            def flush() -> None:
-                if term_now is not None and rids:
-                    r = np.asarray(rids, dtype=np.int32)
-                    tid = len(state.names)
-                    state.terms[term_now] = _Postings(r, np.asarray(tfs, dtype=np.float64), tid)
-                    state.names.append(term_now)
-                    lists.append(r)
-
             last = -1
             while True:
                 chunk = cur.fetchmany(65536)
@@ -359,22 +377,26 @@ class LexicalIndex:
                     break
                 for term, rid in chunk:
                     if term != term_now:
-                        flush()
-                        term_now, rids, tfs, last = term, [], [], -1
+                        state.terms[term] = len(starts)
+                        state.names.append(term)
+                        starts.append(len(all_rid))
+                        term_now, last = term, -1
                     if rid == last:
-                        tfs[-1] += 1
+                        all_tf[-1] += 1.0
                     else:
-                        rids.append(rid)
-                        tfs.append(1)
+                        all_rid.append(rid)
+                        all_tf.append(1.0)
                         last = rid
-            flush()
         finally:
             conn.execute("COMMIT")
         state.count_scopes()
-        # the forward index: each row's term ids, rows in order (CSR)
-        if lists:
-            rid_all = np.concatenate(lists)
-            tid_all = np.repeat(np.arange(len(lists), dtype=np.int32), [len(x) for x in lists])
+        if starts:
+            rid_all = np.frombuffer(all_rid, dtype=np.int32).copy()
+            state.base_rid, state.base_tf = rid_all, np.frombuffer(all_tf, dtype=np.float32).copy()
+            del all_rid, all_tf
+            state.base_ptr = np.asarray([*starts, len(rid_all)], dtype=np.int64)
+            # the forward index: each row's term ids, rows in order (CSR)
+            tid_all = np.repeat(np.arange(len(starts), dtype=np.int32), np.diff(state.base_ptr))
             order = np.argsort(rid_all, kind="stable")
             state.fwd_terms = tid_all[order]
             per_row = np.bincount(rid_all, minlength=len(state.live))
@@ -443,8 +465,8 @@ class LexicalIndex:
         """Rows the index holds for a term as FTS5 stores it (stemmed); 0 when not built."""
         with self._lock:
             state = self._state
-            post = state.terms.get(term) if state is not None else None
-            return 0 if post is None else len(post.arrays()[0])
+            got = state.postings(term) if state is not None else None
+            return 0 if got is None else len(got[0])
 
     def terms(self) -> set[str]:
         """Every term the index holds (empty when not built)."""
@@ -481,15 +503,15 @@ class LexicalIndex:
                     mask_of = state.tenant if scope.startswith("t") else state.user
             n = state.rows
             if n <= 0 or code < 0:
-                return _EMPTY, _NONE
+                return _EMPTY, _F64
             norm = state.norm()
             parts_rid: list[np.ndarray] = []
             parts_w: list[np.ndarray] = []
             for term in terms:
-                post = state.terms.get(term)
-                if post is None:
+                got = state.postings(term)
+                if got is None:
                     continue
-                rid, tf = post.arrays()
+                rid, tf32 = got
                 hits = len(rid)
                 # FTS5's bm25(): IDF from the rows holding the phrase, the same expression in the
                 # same order (each sum below adds the phrases' terms in the query's order)
@@ -498,11 +520,12 @@ class LexicalIndex:
                     idf = 1e-6
                 if mask_of is not None:
                     keep = mask_of[rid] == code
-                    rid, tf = rid[keep], tf[keep]
+                    rid, tf32 = rid[keep], tf32[keep]
+                tf = tf32.astype(np.float64)  # every operation below in double, as FTS5's
                 parts_rid.append(rid)
                 parts_w.append(idf * ((tf * (K1 + 1.0)) / (tf + norm[rid])))
         if not parts_rid:
-            return _EMPTY, _NONE
+            return _EMPTY, _F64
         rid = np.concatenate(parts_rid)
         w = np.concatenate(parts_w)
         if len(parts_rid) == 1 or not len(rid):
@@ -522,7 +545,7 @@ def best_first(rids: np.ndarray, scores: np.ndarray, start: int, count: int) -> 
     n = len(rids)
     end = min(n, start + count)
     if start >= end:
-        return _EMPTY, _NONE
+        return _EMPTY, _F64
     if end < n:
         # every row scoring at least the end-th best (ties at the cut included), then sorted
         kth = np.partition(-scores, end - 1)[end - 1]
