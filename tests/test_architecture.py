@@ -301,6 +301,7 @@ OTHER_STORE_METHODS = frozenset(
         "claim_meta",
         "close",
         "compact",
+        "keyword_index",
         "connection",
         "count",
         "count_many",
@@ -356,7 +357,15 @@ OTHER_STORE_METHODS = frozenset(
 )
 #: the memory tables and their side tables (full-text index, vectors, vector files)
 MEMORY_TABLES = frozenset(
-    {"memories", "memory_fts", "embeddings", "vector_files", "vector_tombstones", "memory_entities"}
+    {
+        "memories",
+        "memory_fts",
+        "embeddings",
+        "vector_files",
+        "vector_tombstones",
+        "memory_entities",
+        "lexical_log",
+    }
 )
 #: what else the memories migrations create: the audit chain, the activity clock, the meta table
 OTHER_MEMORY_MIGRATION_TABLES = frozenset({"activity", "audit_heads", "audit_log", "remnant_meta"})

@@ -67,7 +67,8 @@ def test_v1_database_gains_the_column(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)  # roll the file back to the schema before occurred_at
     conn.executescript(
         # the later migrations' schema too (0005: the duplicate digest, 0006: the session index,
-        # 0007: the entity index)
+        # 0007: the entity index, 0008: the full-text change log)
+        "DROP TABLE lexical_log;"
         "DROP TABLE memory_entities;"
         "DROP INDEX ix_memories_session;"
         "DROP INDEX ix_memories_digest; ALTER TABLE memories DROP COLUMN digest;"

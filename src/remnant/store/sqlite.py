@@ -12,6 +12,7 @@ connection, the FTS5 index, the vector blobs and maintenance.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import math
 import os
@@ -30,6 +31,7 @@ from remnant.core.errors import NotFoundError, RemnantError, StoreError, Validat
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord
 from remnant.store.base import MemoryFilter
 from remnant.store.filter_sql import SQLiteDialect
+from remnant.store.lexical_index import LOG_KEEP, LexicalIndex, best_first
 from remnant.store.migrations import MEMORIES, migrate
 from remnant.store.sql import COLUMNS, SQLStore, rarest_terms
 from remnant.store.vector_file import VectorFiles, unit_rows, vector_files
@@ -76,6 +78,13 @@ class SQLiteStore(SQLStore):
     #: SQL (:func:`_own_scoring`) instead of by FTS5's ``bm25()``, whose IDF pass reads every row of
     #: the table holding a query word or the scope's token; below it, ``bm25()`` as always.
     own_scoring_above: int = 200_000
+    #: From this many rows in the full-text table on, a lexical search is answered by the keyword
+    #: index kept in memory beside the file (:mod:`remnant.store.lexical_index`: the same BM25
+    #: scores as ``bm25()``, without its walk over every row holding a term); below it FTS5 is as
+    #: fast. The index is built on a thread of its own (``keyword_index_background``) at the first
+    #: search that could use it; FTS5 answers until it is ready.
+    keyword_index_from: int = 5_000
+    keyword_index_background: bool = True
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
         self.path = Path(path) if str(path) != ":memory:" else None
@@ -102,6 +111,8 @@ class SQLiteStore(SQLStore):
         # rows of the full-text table, re-read every LEXICAL_SIZE_EVERY searches: it picks the scorer
         self._fts_rows: int | None = None
         self._fts_searches = 0
+        self._keyword: LexicalIndex | None = None
+        self._keyword_pending = False  # a transaction removed or rewrote full-text rows
         if self.path is not None:
             if self.path.is_dir():
                 raise StoreError(f"{self.path} is a directory, not a database file")
@@ -132,6 +143,8 @@ class SQLiteStore(SQLStore):
         except sqlite3.Error as exc:
             raise sqlite_error(exc, self._name) from exc
         migrate(self, MEMORIES)
+        if self.path is not None:  # :memory: has one connection and small tables: FTS5 alone
+            self._keyword = LexicalIndex(self.path, _tokenizer(self._conn), timeout=timeout)
         # the vector index beside the file (none for :memory:, whose retriever keeps one in memory)
         self._vectors = VectorFiles(self.path) if self.path is not None else None
         self.shared_vector_index = self._vectors is not None
@@ -148,6 +161,8 @@ class SQLiteStore(SQLStore):
         with self._lock:
             if self._vectors is not None:
                 self._vectors.close()
+            if self._keyword is not None:
+                self._keyword.close()
             try:
                 self._conn.close()
             except sqlite3.Error:
@@ -240,18 +255,23 @@ class SQLiteStore(SQLStore):
                 yield
             except BaseException:
                 self._depth, self._owner = 0, None
-                self._zero_pending = False
+                self._zero_pending = self._keyword_pending = False
                 self._quietly("ROLLBACK")
                 raise
             self._depth, self._owner = 0, None
             try:
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
-                self._zero_pending = False
+                self._zero_pending = self._keyword_pending = False
                 self._quietly("ROLLBACK")
                 raise sqlite_error(exc, self._name) from exc
             if self._zero_pending:
                 self._zero_tombstones()
+            if self._keyword_pending:
+                # a purged or rewritten row's words leave this process's index at its commit
+                self._keyword_pending = False
+                if self._keyword is not None:
+                    self._keyword.sync_now()
 
     def _zero_tombstones(self) -> None:
         # after the commit that tombstoned them: a rollback must not have erased a live vector
@@ -300,6 +320,11 @@ class SQLiteStore(SQLStore):
                 raise sqlite_error(exc, self._name) from exc
 
     @property
+    def keyword_index(self) -> LexicalIndex | None:
+        """The keyword index kept in memory beside the file (None for ``:memory:``)."""
+        return self._keyword
+
+    @property
     def connection(self) -> sqlite3.Connection:
         """The raw connection, for extensions that keep their own tables in this file (the vault)."""
         return self._conn
@@ -307,12 +332,15 @@ class SQLiteStore(SQLStore):
     # -- memories: the FTS5 row beside each memory -----------------------------------------------
     def _insert(self, c: Any, rows: Sequence[tuple[MemoryRecord, str]]) -> None:
         sql = f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({self.dialect.marks(len(COLUMNS))})"
+        rids = []
         for record, text in rows:
             rid = c.execute(sql, self.record_row(record)).lastrowid
             c.execute(
                 "INSERT INTO memory_fts (rowid, scope, text) VALUES (?, ?, ?)",
                 (rid, scope_tokens(record.tenant, record.user_id), text),
             )
+            rids.append(rid)
+        _log_lexical(c, rids)
 
     def _delete(self, c: Any, tenant: str, ids: Sequence[str]) -> int:
         q = self.dialect.marks(len(ids))
@@ -324,6 +352,8 @@ class SQLiteStore(SQLStore):
             return 0
         rq = self.dialect.marks(len(rids))
         c.execute(f"DELETE FROM memory_fts WHERE rowid IN ({rq})", rids)
+        _log_lexical(c, rids)
+        self._keyword_pending = True
         self._tombstone(c, f"rid IN ({rq}) AND slot IS NOT NULL", rids)
         c.execute(f"DELETE FROM embeddings WHERE rid IN ({rq})", rids)
         return int(c.execute(f"DELETE FROM memories WHERE rid IN ({rq})", rids).rowcount)
@@ -343,13 +373,20 @@ class SQLiteStore(SQLStore):
         ).fetchone()
         if row is not None:
             c.execute("UPDATE memory_fts SET text = ? WHERE rowid = ?", (text, row[0]))
+            _log_lexical(c, [row[0]])
+            self._keyword_pending = True
 
     def write_mark(self) -> int | None:
         # writers are serialised (BEGIN IMMEDIATE): a row committed later has a greater rowid
         return int(self._read("SELECT COALESCE(MAX(rid), 0) FROM memories")[0][0])
 
     def lexical_search(self, match: str, flt: MemoryFilter, *, limit: int = 50) -> list[tuple[str, float]]:
-        """BM25 over the scope's full-text rows, scoring a bounded candidate set.
+        """BM25 over the scope's full-text rows.
+
+        From ``keyword_index_from`` rows on, the keyword index beside the file answers
+        (:mod:`remnant.store.lexical_index`): the exact query's ids, order and scores, from postings
+        in memory, without FTS5's walk over every row that holds a term. Below it, or for what the
+        index does not answer, FTS5 as follows.
 
         FTS5's ``bm25()`` has no top-k pruning: an OR query scores every row that holds any term, so
         a common word made a 100k-memory scope cost 50-140 ms. Here each term's rows are counted up
@@ -388,7 +425,10 @@ class SQLiteStore(SQLStore):
         with self._reader() as c:
             try:
                 table_rows = self._fts_size(c) if terms and not candidates else 0
-                if table_rows >= self.own_scoring_above and table_rows:
+                got = self._keyword_ranked(match, token, table_rows) if table_rows else None
+                if got is not None:
+                    rows = _keyword_rows(c, got, where, params, limit)
+                elif table_rows >= self.own_scoring_above and table_rows:
                     counts = _counts_upto(c, token, terms, budget + 1)[0]
                     bounds = (budget, self.lexical_window)
                     rows = _own_scoring(c, token, terms, counts, bounds, table_rows, where, params, limit)
@@ -422,6 +462,20 @@ class SQLiteStore(SQLStore):
             except sqlite3.Error as exc:
                 raise sqlite_error(exc, self._name) from exc
         return [(r[0], -float(r[1])) for r in rows]  # bm25() is lower-is-better; flip it
+
+    def _keyword_ranked(
+        self, match: str, token: str, table_rows: int
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The keyword index's ranking of ``match`` in the scope, or None where FTS5 answers: a
+        small table, a thread inside its own transaction (the index holds committed rows only),
+        the index not built yet, or an expression it does not answer exactly."""
+        index = self._keyword
+        if index is None or table_rows < self.keyword_index_from or self._owner == threading.get_ident():
+            return None
+        if not index.ready:
+            index.start(background=self.keyword_index_background)
+        # every phrase, repeats included: bm25() scores each phrase of the expression
+        return index.ranked(_PHRASE.findall(match), token)
 
     def _wide_scope(self, c: sqlite3.Connection, flt: MemoryFilter, top: int) -> bool:
         """Whether the scope holds at least :data:`WIDE_SCOPE` of the file's memories. Counted once
@@ -715,6 +769,48 @@ class SQLiteStore(SQLStore):
             return []
         db = [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")) if p.exists()]
         return db + vector_files(self.path)
+
+
+def _tokenizer(c: sqlite3.Connection) -> str:
+    """The full-text table's ``tokenize`` option, as its schema declares it."""
+    row = c.execute("SELECT sql FROM sqlite_master WHERE name = 'memory_fts'").fetchone()
+    found = re.search(r"tokenize\s*=\s*'([^']*)'", str(row[0]) if row else "")
+    return found.group(1) if found else "unicode61"
+
+
+def _log_lexical(c: Any, rids: Sequence[int]) -> None:
+    """Log the full-text rows a write changed (in its transaction), for every process's keyword
+    index, and drop the entries older than the newest :data:`LOG_KEEP`."""
+    if not rids:
+        return
+    c.executemany("INSERT INTO lexical_log (rid) VALUES (?)", [(r,) for r in rids])
+    c.execute("DELETE FROM lexical_log WHERE seq <= (SELECT MAX(seq) FROM lexical_log) - ?", (LOG_KEEP,))
+
+
+def _keyword_rows(
+    c: sqlite3.Connection, got: tuple[np.ndarray, np.ndarray], where: str, params: Sequence[Any], limit: int
+) -> list[tuple[str, float]]:
+    """The best ``limit`` rows of the keyword index's ranking that pass the filter, as (id,
+    bm25()): the ranking is read best first in growing chunks until enough rows pass."""
+    rids, scores = got
+    out: list[tuple[str, float]] = []
+    start, count = 0, max(4 * limit, 64)
+    while len(out) < limit and start < len(rids):
+        part, part_scores = best_first(rids, scores, start, count)
+        ids = part.tolist()
+        # CROSS JOIN keeps the ranked rows the outer loop (a primary-key lookup each): with
+        # "rid IN (...)" the planner walked the whole scope through the filter's index
+        passed = dict(
+            c.execute(
+                "SELECT m.rid, m.id FROM json_each(?) j CROSS JOIN memories m ON m.rid = j.value "
+                f"WHERE {where}",
+                (json.dumps(ids), *params),
+            ).fetchall()
+        )
+        out += [(passed[r], -s) for r, s in zip(ids, part_scores.tolist(), strict=True) if r in passed]
+        start += count
+        count *= 4
+    return out[:limit]
 
 
 def _expr(token: str | None, body: str) -> str:
