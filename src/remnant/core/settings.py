@@ -89,6 +89,20 @@ SWITCHES: tuple[Switch, ...] = (
         group="store",
     ),
     _S(
+        "REMNANT_PG_SYNCHRONOUS_COMMIT",
+        "pg_synchronous_commit",
+        "on / off",
+        None,
+        "PostgreSQL only: each session's `synchronous_commit`. `on`: a write is acknowledged after its "
+        "commit is flushed to disk (an fsync per commit). `off`: acknowledged before the flush, as "
+        "SQLite's WAL with `synchronous = NORMAL` (Remnant's SQLite setting) is; a PostgreSQL or "
+        "machine crash can then lose the writes acknowledged in the last ~0.6 s (3 x "
+        "`wal_writer_delay`), never corrupt the database or leave half a write. Unset: the "
+        "server's own setting (PostgreSQL's default is `on`).",
+        shown="the server's setting (PostgreSQL's default: `on`)",
+        group="store",
+    ),
+    _S(
         "REMNANT_TENANT",
         "tenant",
         "name",
@@ -400,6 +414,7 @@ class Settings:
 
     db: str | None = None
     db_url: str | None = None
+    pg_synchronous_commit: str | None = None
     tenant: str = "default"
     privacy: str = "on"
     vault_key: str | None = None

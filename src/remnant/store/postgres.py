@@ -37,6 +37,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
+from remnant.core.audit import GENESIS, AuditDraft, AuditHead, entry_hash, entry_mac
 from remnant.core.errors import (
     NotFoundError,
     SchemaTooNewError,
@@ -46,10 +47,11 @@ from remnant.core.errors import (
 )
 from remnant.core.extras import needs
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
+from remnant.core.settings import read as read_setting
 from remnant.store.base import MemoryFilter
 from remnant.store.filter_sql import PostgresDialect
 from remnant.store.migrations import MEMORIES, migrate
-from remnant.store.sql import COLUMNS, SQLStore, rarest_terms
+from remnant.store.sql import AUDIT_COLUMNS, AUDIT_HEAD_UPSERT, COLUMNS, SQLStore, audit_row, rarest_terms
 
 with needs("the PostgreSQL store", "pg"):
     import psycopg
@@ -58,6 +60,27 @@ with needs("the PostgreSQL store", "pg"):
 
 T = TypeVar("T")
 Conn = psycopg.Connection[Any]
+
+
+def synchronous_commit_setting(value: str | None = None) -> str | None:
+    """The ``synchronous_commit`` this store's sessions set: ``value``, else
+    ``REMNANT_PG_SYNCHRONOUS_COMMIT``; ``None`` (unset) leaves the server's own setting.
+
+    ``off`` is the durability SQLite's WAL with ``synchronous = NORMAL`` gives: a commit returns
+    before its WAL is flushed, so a crash of the server (or the machine) can lose the commits of the
+    last ~3 x ``wal_writer_delay``; it never corrupts the database or applies half a transaction.
+    """
+    chosen = read_setting("REMNANT_PG_SYNCHRONOUS_COMMIT") if value is None else value
+    if chosen is None:
+        return None
+    chosen = chosen.strip().lower()
+    if chosen not in SYNCHRONOUS_COMMIT_VALUES:
+        raise ValidationError(
+            f"REMNANT_PG_SYNCHRONOUS_COMMIT must be one of {', '.join(SYNCHRONOUS_COMMIT_VALUES)}, "
+            f"not {chosen!r} (unset: the server's own setting)"
+        )
+    return chosen
+
 
 _INSERT = (
     f"INSERT INTO memories ({', '.join(COLUMNS)}, index_text) "
@@ -70,8 +93,10 @@ _HNSW_LOCK = "remnant-hnsw-index"
 #: a pooled connection idle longer than this is checked (one round trip) before use; a fresher one
 #: is used as it is, and if it turns out dead the retry checks the whole pool first
 CHECK_AFTER_IDLE_S = 5.0
-#: the most a GIN index's pending list holds in this store's sessions (see PostgresStore._configure)
+#: the most a GIN index's pending list holds in this store's sessions (see PostgresStore._configure_session)
 GIN_PENDING_LIMIT = "256kB"
+#: the values REMNANT_PG_SYNCHRONOUS_COMMIT accepts (see synchronous_commit_setting)
+SYNCHRONOUS_COMMIT_VALUES = ("on", "off")
 #: vector searches between two counts of a user's vectors (the exact-or-HNSW choice), at most
 SCOPE_SIZE_EVERY = 256
 
@@ -157,8 +182,10 @@ class PostgresStore(SQLStore):
         retries: int = 3,
         ef_search: int = 100,
         exact_below: int = 2_000,
+        synchronous_commit: str | None = None,
     ) -> None:
         self.url = url
+        self.synchronous_commit = synchronous_commit_setting(synchronous_commit)
         self._safe_url = redact_url(url)
         self._timeout = timeout
         self._retries = retries
@@ -202,7 +229,7 @@ class PostgresStore(SQLStore):
             min_size=min_size,
             max_size=max_size,
             kwargs=self._conn_kwargs,
-            configure=self._configure,
+            configure=self._configure_session,
             check=self._check_idle,
             reset=self._stamp_return,
             timeout=timeout,
@@ -224,8 +251,7 @@ class PostgresStore(SQLStore):
             raise StoreError(f"cannot prepare the schema in {self._safe_url}: {exc}") from exc
 
     # -- lifecycle -------------------------------------------------------------------------------
-    @staticmethod
-    def _configure(conn: Conn) -> None:
+    def _configure_session(self, conn: Conn) -> None:
         from pgvector.psycopg import register_vector
 
         register_vector(conn)
@@ -233,7 +259,10 @@ class PostgresStore(SQLStore):
         # or the inserting session merges them; every search reads the whole list, and the planner,
         # which counts it, turns to a sequential scan of the table: 10k memories just written in
         # one scope, 20-70 ms a lexical statement instead of 1-2 ms. A short list keeps it off.
-        conn.execute(f"SET gin_pending_list_limit = '{GIN_PENDING_LIMIT}'")
+        settings = f"SET gin_pending_list_limit = '{GIN_PENDING_LIMIT}'"
+        if self.synchronous_commit is not None:  # checked against SYNCHRONOUS_COMMIT_VALUES
+            settings += f"; SET synchronous_commit = {self.synchronous_commit}"
+        conn.execute(settings)  # one round trip, once per pooled connection
 
     def _check_idle(self, conn: Conn) -> None:
         # the pool's check is a round trip per checkout (5 per recall): only after an idle spell
@@ -509,6 +538,40 @@ class PostgresStore(SQLStore):
         if status == Status.SUPERSEDED and flt.keys and flt.user_id is not None:
             for lock in sorted(_lock_id("supersede", flt.tenant, flt.user_id, k) for k in flt.keys):
                 c.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+
+    def _extend_chain(
+        self, c: Conn, draft: AuditDraft, at: float, key: bytes | None
+    ) -> tuple[int, str, str, str | None]:
+        # three round trips where the shared version takes five. The lock is a statement of its own:
+        # a statement's snapshot is taken when it starts, so reads in the statement that waits for
+        # the lock could miss the link another writer committed meanwhile (a forked chain). After
+        # it, one read gets the tail, the head's start and the entry's seq (the sequence's next value
+        # under the lock: seq order stays chain order), and one statement writes entry and head.
+        self._lock_audit_chain(c, draft.tenant)
+        row = c.execute(
+            "SELECT (SELECT hash FROM audit_log WHERE tenant = %s ORDER BY seq DESC LIMIT 1), "
+            "(SELECT signed_from FROM audit_heads WHERE tenant = %s), "
+            "nextval(pg_get_serial_sequence('audit_log', 'seq'))",
+            (draft.tenant, draft.tenant),
+        ).fetchone()
+        assert row is not None  # a SELECT without FROM returns its one row
+        prev = row[0] if row[0] is not None else GENESIS
+        seq = int(row[2])
+        digest = entry_hash(prev, draft, at)
+        mac = entry_mac(key, draft.tenant, digest) if key is not None else None
+        entry = f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ({', '.join(['%s'] * 15)})"
+        values = (seq, *audit_row(draft, at, prev, digest), mac)
+        if key is None:
+            c.execute(entry, values)
+            return seq, prev, digest, None
+        # the head moves in the same statement (so the same transaction) as the entry it names
+        head = AuditHead.sign(key, draft.tenant, seq, digest, int(row[1]) if row[1] is not None else seq)
+        c.execute(
+            f"WITH entry AS ({entry}) INSERT INTO audit_heads (tenant, seq, hash, signed_from, mac) "
+            f"VALUES (%s, %s, %s, %s, %s) {AUDIT_HEAD_UPSERT}",
+            (*values, head.tenant, head.seq, head.hash, head.signed_from, head.mac),
+        )
+        return seq, prev, digest, mac
 
     def _after_audit_import(self, c: Conn) -> None:
         c.execute(

@@ -95,6 +95,31 @@ AUDIT_COLUMNS = (
     "prev_hash, hash, mac"
 )
 
+#: how a new signed head replaces the tenant's old one
+AUDIT_HEAD_UPSERT = (
+    "ON CONFLICT (tenant) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
+    "signed_from = excluded.signed_from, mac = excluded.mac"
+)
+
+
+def audit_row(draft: AuditDraft, at: float, prev: str, digest: str) -> tuple[Any, ...]:
+    """An audit entry's columns from ``tenant`` to ``hash`` (AUDIT_COLUMNS without seq and mac)."""
+    return (
+        draft.tenant,
+        at,
+        draft.actor,
+        draft.action,
+        draft.reason,
+        draft.user_id,
+        draft.policy,
+        draft.batch_id,
+        json.dumps(list(draft.memory_ids)),
+        draft.summary,
+        json.dumps(draft.details, sort_keys=True, default=str),
+        prev,
+        digest,
+    )
+
 
 def rarest_terms(terms: Sequence[T], counts: Sequence[int], budget: int) -> list[T]:
     """The rarest ``terms`` (``counts``: the rows each holds) whose rows together fit ``budget``:
@@ -618,57 +643,44 @@ class SQLStore(Store):
         return int(self._read(q, (tenant, model))[0][0])
 
     # -- audit -----------------------------------------------------------------------------------
-    def append_audit(self, draft: AuditDraft, *, key: bytes | None = None) -> AuditEntry:
+    def _extend_chain(
+        self, c: Conn, draft: AuditDraft, at: float, key: bytes | None
+    ) -> tuple[int, str, str, str | None]:
+        """Append ``draft`` to its tenant's chain (and move the signed head) on ``c``, in the caller's
+        transaction: ``(seq, prev hash, hash, mac)``."""
         d = self.dialect
-        at = draft.at.timestamp()
-
-        def run(c: Conn) -> tuple[int, str, str, str | None]:
-            # the chain of a tenant grows one link at a time, whichever process writes
-            self._lock_audit_chain(c, draft.tenant)
-            row = c.execute(
-                f"SELECT hash FROM audit_log WHERE tenant = {d.ph} ORDER BY seq DESC LIMIT 1", (draft.tenant,)
-            ).fetchone()
-            prev = row[0] if row else GENESIS
-            digest = entry_hash(prev, draft, at)
-            values = (
-                draft.tenant,
-                at,
-                draft.actor,
-                draft.action,
-                draft.reason,
-                draft.user_id,
-                draft.policy,
-                draft.batch_id,
-                json.dumps(list(draft.memory_ids)),
-                draft.summary,
-                json.dumps(draft.details, sort_keys=True, default=str),
-                prev,
-                digest,
-            )
-            mac = entry_mac(key, draft.tenant, digest) if key is not None else None
-            seq = int(
-                c.execute(
-                    f"INSERT INTO audit_log ({AUDIT_COLUMNS.removeprefix('seq, ')}) VALUES ({d.marks(14)}) "
-                    "RETURNING seq",
-                    (*values, mac),
-                ).fetchone()[0]
-            )
-            if key is None:
-                return seq, prev, digest, None
-            # the head moves in the same transaction as the entry it names
-            row = c.execute(
-                f"SELECT signed_from FROM audit_heads WHERE tenant = {d.ph}", (draft.tenant,)
-            ).fetchone()
-            head = AuditHead.sign(key, draft.tenant, seq, digest, int(row[0]) if row else seq)
+        # the chain of a tenant grows one link at a time, whichever process writes
+        self._lock_audit_chain(c, draft.tenant)
+        row = c.execute(
+            f"SELECT hash FROM audit_log WHERE tenant = {d.ph} ORDER BY seq DESC LIMIT 1", (draft.tenant,)
+        ).fetchone()
+        prev = row[0] if row else GENESIS
+        digest = entry_hash(prev, draft, at)
+        mac = entry_mac(key, draft.tenant, digest) if key is not None else None
+        seq = int(
             c.execute(
-                f"INSERT INTO audit_heads (tenant, seq, hash, signed_from, mac) VALUES ({d.marks(5)}) "
-                "ON CONFLICT (tenant) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
-                "signed_from = excluded.signed_from, mac = excluded.mac",
-                (head.tenant, head.seq, head.hash, head.signed_from, head.mac),
-            )
-            return seq, prev, digest, mac
+                f"INSERT INTO audit_log ({AUDIT_COLUMNS.removeprefix('seq, ')}) VALUES ({d.marks(14)}) "
+                "RETURNING seq",
+                (*audit_row(draft, at, prev, digest), mac),
+            ).fetchone()[0]
+        )
+        if key is None:
+            return seq, prev, digest, None
+        # the head moves in the same transaction as the entry it names
+        row = c.execute(
+            f"SELECT signed_from FROM audit_heads WHERE tenant = {d.ph}", (draft.tenant,)
+        ).fetchone()
+        head = AuditHead.sign(key, draft.tenant, seq, digest, int(row[0]) if row else seq)
+        c.execute(
+            f"INSERT INTO audit_heads (tenant, seq, hash, signed_from, mac) VALUES ({d.marks(5)}) "
+            f"{AUDIT_HEAD_UPSERT}",
+            (head.tenant, head.seq, head.hash, head.signed_from, head.mac),
+        )
+        return seq, prev, digest, mac
 
-        seq, prev, digest, mac = self._write(run)
+    def append_audit(self, draft: AuditDraft, *, key: bytes | None = None) -> AuditEntry:
+        at = draft.at.timestamp()
+        seq, prev, digest, mac = self._write(lambda c: self._extend_chain(c, draft, at, key))
         return AuditEntry(
             seq,
             draft.tenant,
