@@ -8,12 +8,26 @@ scores.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from remnant.bench.eval.adapters import AdapterFactory, EvalError
 from remnant.bench.eval.runner import SuiteResult
+
+
+def read_jsonl(path: str | Path | None, heldout: str) -> list[dict[str, Any]]:
+    """The objects of a JSON Lines file, one a non-blank line: ``path``, or by default the held-out
+    file ``heldout`` shipped with the package (``remnant/bench/heldout/``)."""
+    if path is None:
+        text = resources.files("remnant.bench").joinpath(f"heldout/{heldout}").read_text("utf-8")
+    else:
+        text = Path(path).read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 @dataclass(frozen=True)

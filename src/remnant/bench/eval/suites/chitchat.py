@@ -14,15 +14,13 @@ invented fact, and says nothing of what a memory misses (the timelines suite doe
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from remnant.bench.eval.adapters import AdapterFactory, EvalError, MemoryAdapter
 from remnant.bench.eval.runner import SuiteResult, ratio, run_case
-from remnant.bench.eval.suites import SuiteContext
+from remnant.bench.eval.suites import SuiteContext, read_jsonl
 
 NAME = "chitchat"
 DEFINITION = (
@@ -35,11 +33,7 @@ PRODUCT_EMBEDDER = True
 
 def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
     """The turns of a JSON Lines file (default: the held-out file shipped with the package)."""
-    if path is None:
-        text = resources.files("remnant.bench").joinpath("heldout/chitchat.jsonl").read_text("utf-8")
-    else:
-        text = Path(path).read_text("utf-8")
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    rows = read_jsonl(path, "chitchat.jsonl")
     cases = []
     for i, row in enumerate(rows):
         if "provenance" in row and len(row) == 1:

@@ -26,15 +26,13 @@ accuracy 0 and a false-expiry rate of 1.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from remnant.bench.eval.adapters import AdapterFactory, MemoryAdapter
 from remnant.bench.eval.runner import SuiteResult, ratio, run_case
-from remnant.bench.eval.suites import SuiteContext
+from remnant.bench.eval.suites import SuiteContext, read_jsonl
 
 NAME = "expiry"
 DEFINITION = (
@@ -52,11 +50,7 @@ CHUNK = 40  # lines per case (one adapter each, a fresh user per line)
 
 def load_rows(path: str | Path | None = None) -> list[dict[str, Any]]:
     """The lines of a JSON Lines file (default: the held-out file shipped with the package)."""
-    if path is None:
-        text = resources.files("remnant.bench").joinpath("heldout/expiry.jsonl").read_text("utf-8")
-    else:
-        text = Path(path).read_text("utf-8")
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    rows = read_jsonl(path, "expiry.jsonl")
     for row in rows:
         ttl = row.get("ttl_seconds")
         if not isinstance(row.get("text"), str) or not (ttl is None or (isinstance(ttl, int) and ttl > 0)):

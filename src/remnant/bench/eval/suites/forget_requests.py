@@ -21,15 +21,13 @@ user (``forgets-everything``) touches every kept memory.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from remnant.bench.eval.adapters import AdapterFactory, MemoryAdapter, check_recalled
 from remnant.bench.eval.runner import SuiteResult, ratio, run_case
-from remnant.bench.eval.suites import SuiteContext
+from remnant.bench.eval.suites import SuiteContext, read_jsonl
 
 NAME = "forget_requests"
 DEFINITION = (
@@ -45,11 +43,7 @@ PRODUCT_EMBEDDER = True
 
 def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
     """The cases of a JSON Lines file (default: the held-out file shipped with the package)."""
-    if path is None:
-        text = resources.files("remnant.bench").joinpath("heldout/forget_requests.jsonl").read_text("utf-8")
-    else:
-        text = Path(path).read_text("utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return read_jsonl(path, "forget_requests.jsonl")
 
 
 def _case(a: MemoryAdapter, case: dict[str, Any]) -> dict[str, Any]:

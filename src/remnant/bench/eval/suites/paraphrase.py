@@ -13,16 +13,14 @@ what shares words with the question.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import defaultdict
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from remnant.bench.eval.adapters import AdapterFactory, MemoryAdapter, check_recalled
 from remnant.bench.eval.runner import SuiteResult, run_case
-from remnant.bench.eval.suites import SuiteContext
+from remnant.bench.eval.suites import SuiteContext, read_jsonl
 
 NAME = "paraphrase"
 DEFINITION = (
@@ -35,11 +33,7 @@ THRESHOLD = 0.85
 
 def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
     """The cases of a JSON Lines file (default: the held-out file shipped with the package)."""
-    if path is None:
-        text = resources.files("remnant.bench").joinpath("heldout/paraphrase.jsonl").read_text("utf-8")
-    else:
-        text = Path(path).read_text("utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return read_jsonl(path, "paraphrase.jsonl")
 
 
 def _case(a: MemoryAdapter, case: dict[str, Any]) -> dict[str, Any]:

@@ -22,15 +22,13 @@ nothing.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from remnant.bench.eval.adapters import AdapterFactory, EvalError, MemoryAdapter, check_recalled
 from remnant.bench.eval.runner import SuiteResult, ratio, run_case
-from remnant.bench.eval.suites import SuiteContext
+from remnant.bench.eval.suites import SuiteContext, read_jsonl
 
 NAME = "timelines"
 DEFINITION = (
@@ -47,12 +45,8 @@ _PROBE_KEYS = ("expect", "absent", "stored", "gone")
 
 def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
     """The cases of a JSON Lines file (default: the held-out file shipped with the package), checked."""
-    if path is None:
-        # round 4's held-out set; heldout/timelines.jsonl (round 3's) was opened since: pass it with --data
-        text = resources.files("remnant.bench").joinpath("heldout/timelines_r4.jsonl").read_text("utf-8")
-    else:
-        text = Path(path).read_text("utf-8")
-    cases = [json.loads(line) for line in text.splitlines() if line.strip()]
+    # round 4's held-out set; heldout/timelines.jsonl (round 3's) was opened since: pass it with --data
+    cases = read_jsonl(path, "timelines_r4.jsonl")
     for case in cases:
         validate(case)
     return cases
