@@ -5,7 +5,7 @@ all", 说错了，是周二, 不是周四，是周二 each correct a value of on
 reader returns a :class:`~remnant.engine.options.Correction`: the memory that stated the wrong
 value, the wrong value's span in it, the corrected value's span in the turn, and a confidence.
 
-The words are data (``extract/data/<lang>/corrections.json``: markers, vetoes, negators, fillers,
+The words are data (``extract/data/<lang>/corrections.json``: markers, vetoes, negators, fillers, words that are no name,
 the exact value shapes' word lists); this module holds only the mechanism:
 
 1. a veto phrase ("I meant to", "not bad", "never mind", 对不对) or a question: no correction;
@@ -78,6 +78,7 @@ class Lexicon:
     covers: re.Pattern[str]  # what a turn that is only a correction holds besides its values
     shapes: tuple[tuple[str, re.Pattern[str], dict[str, str]], ...]  # (shape, pattern, word -> canonical)
     not_values: re.Pattern[str]  # digits that count, not values ("last 4")
+    not_names: frozenset[str]  # capitalised words after a marker that are no name ("Sorry")
 
 
 def _alternation(words: Sequence[str]) -> str:
@@ -175,6 +176,7 @@ def lexicon() -> Lexicon:
         ),
         shapes=tuple(shapes),
         not_values=re.compile(_alternation(merged("not_values"))),
+        not_names=frozenset(merged("not_names")),
     )
 
 
@@ -186,7 +188,6 @@ def _lower(text: str) -> str:
 #: a name as a turn writes it: a capitalised Latin word of three letters or more
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-z]{2,19}(?![\w'])")
 _NAMES = 32
-_NAME_STOP = frozenset({"The", "This", "That", "Its", "It's", "Not", "And", "But", "Sorry", "Actually"})
 
 
 def _near(a: str, b: str, most: int, *, same_length: bool = False) -> bool:
@@ -548,7 +549,8 @@ class CorrectionReader:
         latin = [
             m
             for m in _NAME.finditer(turn, marker.end(), min(len(turn), marker.end() + _WINDOW))
-            if m.group() not in _NAME_STOP and _close(low, _strip(low, marker.end(), m.start()), strong)
+            if m.group().lower() not in lexicon().not_names
+            and _close(low, _strip(low, marker.end(), m.start()), strong)
         ][:_MAX_TRIES]
         cjk = None
         start = _strip(low, marker.end(), len(low))[0]

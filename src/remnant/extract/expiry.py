@@ -884,14 +884,22 @@ def _until(day: date | None, now: datetime) -> timedelta | None:
     return left if left > timedelta(0) else None
 
 
-_EN_CLAUSE_OPEN = re.compile(r"[,;:]|\b(?:so|but|because|and|then)\b", re.I)
+@functools.cache
+def _en_words(key: str) -> re.Pattern[str]:
+    """Any of the English data's ``key`` words, as a whole word, case-insensitive."""
+    return re.compile(rf"\b(?:{_alternation(_lang('en')[key])})\b", re.I)
+
+
+@functools.cache
+def _en_clause_open() -> re.Pattern[str]:
+    return re.compile(rf"[,;:]|{_en_words('clause_openers').pattern}", re.I)
 
 
 def _clause_before(sentence: str, at: int) -> str:
     """The sentence from the last clause boundary before ``at`` ("..., so its only good till"):
     a habit said in another clause ("they change it every week") is not this one's."""
     lo = 0
-    for m in _EN_CLAUSE_OPEN.finditer(sentence, 0, at):
+    for m in _en_clause_open().finditer(sentence, 0, at):
         lo = m.end()
     return sentence[lo:]
 
@@ -907,7 +915,7 @@ def _english_until(sentence: str, now: datetime) -> timedelta | None:
         if t is None or not (bound or _EN_INFO.search(sentence)):
             return None
         clause = _clause_before(sentence, t.start())
-        if _EN_RECURRING.search(clause) or re.search(r"\b(?:was|were|used\s+to)\b", clause, re.I):
+        if _EN_RECURRING.search(clause) or _en_words("past_words").search(clause):
             return None
         if t.group("week") or t.group("week2"):
             return _until(coming_weekday(now.date(), WEEKDAYS["sunday"]), now)  # through its Sunday
@@ -920,12 +928,12 @@ def _english_until(sentence: str, now: datetime) -> timedelta | None:
     if (
         verb is not None
         and verb.casefold() not in strong
-        and not (_EN_INFO.search(sentence) or re.search(r"\b(?:only|just)\b", sentence, re.I))
+        and not (_EN_INFO.search(sentence) or _en_words("bound_words").search(sentence))
     ):
         return None  # "the store is open till friday": a thing's hours, not a validity
     if m.group("value") and not _EN_INFO.search(sentence):
         return None  # "4471 till friday" of a code, not "I worked 9-5 till friday"
-    if _EN_PAST_VALID.search(sentence[: m.start()]) or re.search(r"\b(?:was|were|used\s+to)\b", clause, re.I):
+    if _EN_PAST_VALID.search(sentence[: m.start()]) or _en_words("past_words").search(clause):
         return None
     day = m.group("day").casefold()
     if day[0].isdigit():
