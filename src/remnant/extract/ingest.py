@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from datetime import timedelta
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -37,9 +38,10 @@ from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import FILLER_FLOOR, expiry_of, split_expiry
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
 from remnant.extract.model import ExtractedFact
-from remnant.extract.rules import RuleExtractor
+from remnant.extract.rules import RuleExtractor, exact_shape
 from remnant.extract.salience import salience
 from remnant.extract.salience_model import SalienceModel, load_model
+from remnant.understand.claim_gate import ClaimGate, load_gate
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,9 @@ REMAINDER_BAR = 0.4
 """The salience model's importance at which what is left of a split turn is kept on its own: below
 the consolidation bar (0.5), since a lasting clause dropped there expires with the value beside it
 (a memory lost wrongly is the worse failure); filler scores far under it."""
+
+
+_Fact = tuple[ExtractedFact, timedelta | None]
 
 
 class FactExtractor(Protocol):
@@ -124,13 +129,15 @@ class RuleIngestor:
 
     def _importance(
         self, message: Message, vector: Vectors | None = None, *, recall: bool = False
-    ) -> tuple[float, tuple[str, ...]]:
+    ) -> tuple[float, tuple[str, ...], Vectors | None]:
+        """The turn's importance, its cues, and its vector when it is of the turn as said (what the
+        claim gate reads; ``None`` for a named speaker's recall vector, or none computed)."""
         sal = salience(message.content, role=message.role)
         if not self._reads(message):
-            return sal.score, sal.cues
+            return sal.score, sal.cues, None
         pair = self._salience_model()
         if pair is None:
-            return sal.score, sal.cues
+            return sal.score, sal.cues, None
         embedder, model = pair
         if vector is None:
             try:
@@ -139,11 +146,12 @@ class RuleIngestor:
                 vector = embedder.embed_documents([message.content[:SALIENCE_CHARS]])[0]
             except EmbeddingError as exc:
                 log.warning("salience model skipped, embedding failed (%s): rule salience used", exc)
-                return sal.score, (*sal.cues, "model_unavailable")
+                return sal.score, (*sal.cues, "model_unavailable"), None
+        plain = None if recall and message.name else vector
         if recall and message.name and model.spoken is not None:
             # recall's vector of a named speaker's turn is of "<name>: <text>": the head trained on those
             model = model.spoken
-        return model.importance(vector, sal.score), (*sal.cues, "model")
+        return model.importance(vector, sal.score), (*sal.cues, "model"), plain
 
     def _salient(self, text: str) -> bool:
         """Whether the salience model judges ``text`` (what is left of a split turn) worth keeping:
@@ -161,6 +169,39 @@ class RuleIngestor:
     def _matters(self, text: str) -> bool:
         """What is left of a split turn is kept when the rule salience or the model says it matters."""
         return salience(text).score >= FILLER_FLOOR or self._salient(text)
+
+    def _claim_gate(self) -> tuple[Embedder, ClaimGate] | None:
+        """The claim gate over the salience model's embedder, when weights ship for it."""
+        pair = self._salience_model()
+        if pair is None:
+            return None
+        gate = load_gate(pair[0].model_id)
+        return (pair[0], gate) if gate is not None else None
+
+    def _claims(
+        self, message: Message, facts: list[_Fact], vector: Vectors | None
+    ) -> tuple[list[_Fact], bool]:
+        """The rules' facts the turn supports: when the claim gate (:mod:`remnant.understand.claim_gate`)
+        says the turn states nothing lasting (chit-chat, a question, a wish, sarcasm), its generic
+        facts and preferences go and those of an exact shape (:func:`~remnant.extract.rules.exact_shape`)
+        stay. The gate reads the turn's vector when salience computed it, else embeds the turn, and
+        only when a generic fact is at stake. Whether it dropped any is the second value."""
+        if not any(not exact_shape(f) for f, _ in facts) or not self._reads(message):
+            return facts, False
+        found = self._claim_gate()
+        if found is None:
+            return facts, False
+        embedder, gate = found
+        text = message.content[:SALIENCE_CHARS]
+        if vector is None:
+            try:
+                vector = embedder.embed_documents([text])[0]
+            except EmbeddingError as exc:  # the rules' facts stand: a fact lost is the worse failure
+                log.warning("claim gate skipped, embedding failed (%s)", exc)
+                return facts, False
+        if gate.states_claim(vector, text):
+            return facts, False
+        return [(f, ttl) for f, ttl in facts if exact_shape(f)], True
 
     def observe_many(
         self,
@@ -216,7 +257,7 @@ class RuleIngestor:
     def _observe(
         self, message: Message, recent: Sequence[str], vector: Vectors | None, *, recall: bool = False
     ) -> Observation:
-        score, cues = self._importance(message, vector, recall=recall)
+        score, cues, plain = self._importance(message, vector, recall=recall)
         now = self.clock.now()
         split = split_expiry(message.content, now, matters=self._matters)
         ttl = split.ttl if split is not None else expiry_of(message.content, now)
@@ -225,6 +266,7 @@ class RuleIngestor:
         else:  # only what the temporary clauses say expires; the lasting part's facts hold on
             facts = [(f, ttl) for f in self.extractor.extract(split.temporary, role=message.role)]
             facts += [(f, None) for f in self.extractor.extract(split.lasting, role=message.role)]
+        facts, gated = self._claims(message, facts, plain)
         drafts = [
             Draft(
                 f.content,
@@ -258,6 +300,7 @@ class RuleIngestor:
             cues
             + (("expiry_in_words",) if ttl is not None else ())
             + (("expiry_split",) if split is not None else ())
+            + (("claim_gate",) if gated else ())
         )
         # a turn that yielded a fact carried something: never score it as filler
         importance = max(score, 0.5) if facts else score
