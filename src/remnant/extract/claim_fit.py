@@ -21,7 +21,14 @@ import numpy as np
 
 from remnant.extract.rules import RuleExtractor, exact_shape
 from remnant.extract.salience_model import Array, fit, predict
-from remnant.understand.claim_gate import READ_CHARS, ClaimGate, features, weights_path
+from remnant.understand.claim_gate import (
+    READ_CHARS,
+    ClaimGate,
+    cue_features,
+    features,
+    has_filler_cue,
+    weights_path,
+)
 
 L2_GRID = (10.0, 30.0, 100.0, 300.0, 1000.0)
 THRESHOLDS = tuple(round(float(t), 3) for t in np.linspace(0.02, 0.6, 59))
@@ -42,10 +49,10 @@ def _held_out(x: Array, y: Array, authors: Array, l2: float) -> Array:
     return out
 
 
-def _figures(p: Array, y: Array, generic: Array, t: float) -> dict[str, Any]:
+def _figures(p: Array, cued: Array, y: Array, generic: Array, t: float) -> dict[str, Any]:
     """At threshold ``t``: drop precision (filler share of what is dropped), filler recall, and the
     rules' generic facts: on filler turns, how many the gate removes; on fact turns, how many it loses."""
-    drop = p < t
+    drop = (p < t) & cued
     filler, fact = y == 0, y == 1
     return {
         "dropped": int(drop.sum()),
@@ -56,19 +63,18 @@ def _figures(p: Array, y: Array, generic: Array, t: float) -> dict[str, Any]:
     }
 
 
-def _choose(
-    p: Array, y: Array, authors: Array, floor: float
-) -> tuple[float, float] | None:
-    """The threshold dropping the most filler (pooled) with every author's drop precision ≥ floor."""
+def _choose(p: Array, cued: Array, y: Array, authors: Array, floor: float) -> tuple[float, float] | None:
+    """The threshold dropping the most filler (pooled) with every author's drop precision ≥ floor
+    (a turn is dropped when it has a filler cue and its probability is under the threshold)."""
     best: tuple[float, float] | None = None
     for t in THRESHOLDS:
         precisions = []
         for a in sorted(set(authors.tolist())):
-            drop = (p < t) & (authors == a)
+            drop = (p < t) & cued & (authors == a)
             precisions.append(float(np.mean(y[drop] == 0)) if drop.any() else 1.0)
         if min(precisions) < floor:
             continue
-        recall = float(np.mean(p[y == 0] < t))
+        recall = float(np.mean(((p < t) & cued)[y == 0]))
         if best is None or recall > best[1]:
             best = (t, recall)
     return best
@@ -104,11 +110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.vectors:
             np.save(args.vectors, vectors)
     x = features(vectors, texts)
+    cued = np.asarray([has_filler_cue(cue_features(t)) for t in texts])
 
     chosen: tuple[float, float, float, Array] | None = None  # l2, threshold, recall, probabilities
     for l2 in L2_GRID:
         p = _held_out(x, y, authors, l2)
-        pick = _choose(p, y, authors, args.precision)
+        pick = _choose(p, cued, y, authors, args.precision)
         if pick is None:
             print(f"l2={l2}: no threshold keeps every author's drop precision >= {args.precision}")
             continue
@@ -119,9 +126,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("no gate meets the precision floor: nothing written")
         return 1
     l2, threshold, _, p = chosen
-    per_author = {a: _figures(p[authors == a], y[authors == a], generic[authors == a], threshold)
-                  for a in sorted(set(authors.tolist()))}  # fmt: skip
-    pooled = _figures(p, y, generic, threshold)
+    per_author = {
+        a: _figures(p[at], cued[at], y[at], generic[at], threshold)
+        for a in sorted(set(authors.tolist()))
+        for at in [authors == a]
+    }
+    pooled = _figures(p, cued, y, generic, threshold)
     precisions = [f["drop_precision"] for f in per_author.values()]
     recalls = [f["filler_recall"] for f in per_author.values()]
     print(f"chosen l2={l2} threshold={threshold:.3f}")
