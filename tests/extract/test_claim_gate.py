@@ -110,7 +110,9 @@ def test_the_cues_come_from_the_data_files() -> None:
     assert not has_filler_cue(cue_features("I'm retired"))
 
 
-def test_weights_for_another_embedder_or_other_cues_answer_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_weights_for_another_embedder_or_other_cues_answer_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert load_gate("no-such-model") is None
     shipped = load_gate("multilingual-e5-small-q4")
     assert shipped is not None
@@ -127,7 +129,13 @@ def test_the_cues_are_linear_in_the_turn() -> None:
     gate = load_gate("multilingual-e5-small-q4")
     assert gate is not None
     vector = np.zeros(gate.w.shape[0] - len(CUES))
-    for text in ("1" * 100_000, " " * 100_000, "' " * 50_000, "一二三四五" * 20_000, "a'b \"c? 要是说 " * 8_000):
+    for text in (
+        "1" * 100_000,
+        " " * 100_000,
+        "' " * 50_000,
+        "一二三四五" * 20_000,
+        "a'b \"c? 要是说 " * 8_000,
+    ):
         start = time.perf_counter()
         gate.states_claim(vector, text)
         assert time.perf_counter() - start < 2.0

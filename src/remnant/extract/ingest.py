@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import timedelta
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Protocol
 
 from remnant.core.clock import Clock, SystemClock
