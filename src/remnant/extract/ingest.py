@@ -6,7 +6,10 @@ expiry said in words, for each conversation message, offline.
   (:mod:`remnant.extract.salience_model`: logistic regression over the turn's vector and the rule
   score), the model decides; otherwise the rule cues (:mod:`remnant.extract.salience`) do.
 - **Facts**: the rule extractor's (:mod:`remnant.extract.rules`), or an LLM extractor's when one is
-  configured (its values must be grounded in the text; rules win on shared keys).
+  configured (its values must be grounded in the text; rules win on shared keys). Where the
+  salience model runs, the claim gate (:mod:`remnant.understand.claim_gate`) reads the same vector:
+  a turn that states nothing lasting ("i just LOVE mondays 🙃", 要是我中了五百万…) keeps no generic
+  fact or preference; values of an exact shape (:func:`remnant.extract.rules.exact_shape`) stay.
 - **Expiry in words** (:mod:`remnant.extract.expiry`): "this code is valid for ten minutes",
   "expires in 2 hours", "I'm staying in Osaka for 10 days", 十分钟内有效, 两小时后过期, 我要出差三天
   set the episode's TTL (and its facts'); a period in passing ("I waited ten minutes") does not.
