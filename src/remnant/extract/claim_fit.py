@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from remnant.extract.rules import RuleExtractor, exact_shape
 from remnant.extract.salience_model import Array, fit, predict
@@ -30,6 +31,7 @@ from remnant.understand.claim_gate import (
     weights_path,
 )
 
+Mask = npt.NDArray[np.bool_]
 L2_GRID = (10.0, 30.0, 100.0, 300.0, 1000.0)
 THRESHOLDS = tuple(round(float(t), 3) for t in np.linspace(0.02, 0.6, 59))
 
@@ -49,7 +51,7 @@ def _held_out(x: Array, y: Array, authors: Array, l2: float) -> Array:
     return out
 
 
-def _figures(p: Array, cued: Array, y: Array, generic: Array, t: float) -> dict[str, Any]:
+def _figures(p: Array, cued: Mask, y: Array, generic: Mask, t: float) -> dict[str, Any]:
     """At threshold ``t``: drop precision (filler share of what is dropped), filler recall, and the
     rules' generic facts: on filler turns, how many the gate removes; on fact turns, how many it loses."""
     drop = (p < t) & cued
@@ -63,7 +65,7 @@ def _figures(p: Array, cued: Array, y: Array, generic: Array, t: float) -> dict[
     }
 
 
-def _choose(p: Array, cued: Array, y: Array, authors: Array, floor: float) -> tuple[float, float] | None:
+def _choose(p: Array, cued: Mask, y: Array, authors: Array, floor: float) -> tuple[float, float] | None:
     """The threshold dropping the most filler (pooled) with every author's drop precision ≥ floor
     (a turn is dropped when it has a filler cue and its probability is under the threshold)."""
     best: tuple[float, float] | None = None

@@ -59,7 +59,8 @@ def weights_path(model_id: str) -> Path:
 def _cue_pattern(cue: str) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
     """Every language's words and patterns of ``cue`` as one case-insensitive regex, and its
     ``cased`` patterns (a shouted LOVE) as one that keeps case."""
-    parts, cased = [], []
+    parts: list[str] = []
+    cased: list[str] = []
     for lang in lexicon.languages():
         words = [re.escape(w) for w in lexicon.entries("claims", "cues", cue, "words", lang)]
         bounded = bool(lexicon.table(lang, "claims").get("word_boundaries", False))
