@@ -133,8 +133,8 @@ class RuleIngestor:
     def _importance(
         self, message: Message, vector: Vectors | None = None, *, recall: bool = False
     ) -> tuple[float, tuple[str, ...], Vectors | None]:
-        """The turn's importance, its cues, and its vector when it is of the turn as said (what the
-        claim gate reads; ``None`` for a named speaker's recall vector, or none computed)."""
+        """The turn's importance, its cues, and the vector the model read (the claim gate reads it
+        too; for a named speaker, recall's vector of "<name>: <text>"), ``None`` when none was."""
         sal = salience(message.content, role=message.role)
         if not self._reads(message):
             return sal.score, sal.cues, None
@@ -150,11 +150,10 @@ class RuleIngestor:
             except EmbeddingError as exc:
                 log.warning("salience model skipped, embedding failed (%s): rule salience used", exc)
                 return sal.score, (*sal.cues, "model_unavailable"), None
-        plain = None if recall and message.name else vector
         if recall and message.name and model.spoken is not None:
             # recall's vector of a named speaker's turn is of "<name>: <text>": the head trained on those
             model = model.spoken
-        return model.importance(vector, sal.score), (*sal.cues, "model"), plain
+        return model.importance(vector, sal.score), (*sal.cues, "model"), vector
 
     def _salient(self, text: str) -> bool:
         """Whether the salience model judges ``text`` (what is left of a split turn) worth keeping:
@@ -260,7 +259,7 @@ class RuleIngestor:
     def _observe(
         self, message: Message, recent: Sequence[str], vector: Vectors | None, *, recall: bool = False
     ) -> Observation:
-        score, cues, plain = self._importance(message, vector, recall=recall)
+        score, cues, read = self._importance(message, vector, recall=recall)
         now = self.clock.now()
         split = split_expiry(message.content, now, matters=self._matters)
         ttl = split.ttl if split is not None else expiry_of(message.content, now)
@@ -269,7 +268,7 @@ class RuleIngestor:
         else:  # only what the temporary clauses say expires; the lasting part's facts hold on
             facts = [(f, ttl) for f in self.extractor.extract(split.temporary, role=message.role)]
             facts += [(f, None) for f in self.extractor.extract(split.lasting, role=message.role)]
-        facts, gated = self._claims(message, facts, plain)
+        facts, gated = self._claims(message, facts, read)
         drafts = [
             Draft(
                 f.content,
