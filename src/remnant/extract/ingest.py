@@ -41,7 +41,7 @@ from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import FILLER_FLOOR, expiry_of, split_expiry
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
 from remnant.extract.model import ExtractedFact
-from remnant.extract.rules import RuleExtractor, exact_shape
+from remnant.extract.rules import RuleExtractor, exact_shape, keyed
 from remnant.extract.salience import salience
 from remnant.extract.salience_model import SalienceModel, load_model
 from remnant.understand.claim_gate import ClaimGate, load_gate
@@ -203,7 +203,11 @@ class RuleIngestor:
                 return facts, False
         if gate.states_claim(vector, text):
             return facts, False
-        return [(f, ttl) for f, ttl in facts if exact_shape(f)], True
+        # a keyed fact needs the stricter verdict; the verdict is the same vector's, so one more dot
+        # product at most
+        keep_keyed = gate.states_claim(vector, text, keyed=True)
+        kept = [(f, ttl) for f, ttl in facts if exact_shape(f) or (keep_keyed and keyed(f))]
+        return kept, len(kept) < len(facts)
 
     def observe_many(
         self,

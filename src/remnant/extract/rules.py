@@ -431,6 +431,14 @@ EXACT_KEYS = frozenset(SHAPED) | {
 }
 
 
+def keyed(fact: ExtractedFact) -> bool:
+    """The fact sets a known attribute of the user (diet, city, employer: a later value supersedes
+    it), not a habit, a plan, a like or a copy of a clause under an attribute the rules do not know."""
+    return fact.key in KNOWN_ATTRIBUTES and not fact.key.startswith(
+        ("habit_", "plan_", "likes_", "preference")
+    )
+
+
 def exact_shape(fact: ExtractedFact) -> bool:
     """The fact's value has a shape of its own (:data:`EXACT_KEYS`), or it is an open issue (an
     order, a reminder): not a generic copy of a clause, so the claim gate does not judge it."""

@@ -45,6 +45,8 @@ FILLER_CUES: tuple[str, ...] = CUES[:-1]
 """The cues of which one must be present for the gate to drop anything (``first`` is not one): a
 plain short statement ("I'm retired", "my favourite colour is green") reads, to a model trained on
 chatty turns, much like "lol same"; without a cue it stays with the rules, a precision guard."""
+KEYED_FACTOR = 0.5
+"""A keyed fact's threshold is this share of the generic one (see :attr:`ClaimGate.keyed_threshold`)."""
 READ_CHARS = 2000
 """How much of a turn the cues read (the vector reads the same opening: the salience model's)."""
 
@@ -111,6 +113,9 @@ class ClaimGate:
     bias: float
     threshold: float
     meta: dict[str, Any]
+    # a keyed fact (an attribute with its value: diet, city, employer) lost also loses the change it
+    # states (supersession): the gate drops it only with twice the confidence (KEYED_FACTOR)
+    keyed_threshold: float = 0.0
 
     def probability(self, vector: npt.ArrayLike, text: str) -> float:
         """How likely ``text`` (whose document vector is ``vector``) states something lasting."""
@@ -120,12 +125,13 @@ class ClaimGate:
         z = float(((x - self.mean) / self.scale) @ self.w) + self.bias
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
-    def states_claim(self, vector: npt.ArrayLike, text: str) -> bool:
+    def states_claim(self, vector: npt.ArrayLike, text: str, *, keyed: bool = False) -> bool:
         """``False`` when the turn says nothing lasting (chit-chat, a question, a joke, a wish): a
-        filler cue is present and the probability is under the threshold."""
+        filler cue is present and the probability is under the threshold (``keyed``: under
+        :attr:`keyed_threshold`, for a fact that sets an attribute)."""
         if not has_filler_cue(cue_features(text)):
             return True
-        return self.probability(vector, text) >= self.threshold
+        return self.probability(vector, text) >= (self.keyed_threshold if keyed else self.threshold)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -136,6 +142,7 @@ class ClaimGate:
             "w": [round(float(x), 6) for x in self.w],
             "bias": round(self.bias, 6),
             "threshold": round(self.threshold, 6),
+            "keyed_threshold": round(self.keyed_threshold, 6),
             "meta": self.meta,
         }
 
@@ -149,6 +156,7 @@ class ClaimGate:
             float(raw["bias"]),
             float(raw["threshold"]),
             dict(raw.get("meta", {})),
+            float(raw.get("keyed_threshold", raw["threshold"])),
         )
 
 
