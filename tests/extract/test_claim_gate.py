@@ -139,3 +139,21 @@ def test_the_cues_are_linear_in_the_turn() -> None:
         start = time.perf_counter()
         gate.states_claim(vector, text)
         assert time.perf_counter() - start < 2.0
+
+
+def test_a_keyed_fact_needs_twice_the_confidence() -> None:
+    """Between the keyed threshold and the threshold a turn's generic copies go and its keyed
+    facts (an attribute that a later value supersedes) stay; without a filler cue nothing goes."""
+    shipped = load_gate("multilingual-e5-small-q4")
+    assert shipped is not None and shipped.keyed_threshold == pytest.approx(shipped.threshold / 2)
+    d = shipped.w.shape[0]
+    p = (shipped.threshold + shipped.keyed_threshold) / 2
+    gate = claim_gate.ClaimGate(
+        "test", np.zeros(d), np.ones(d), np.zeros(d), float(np.log(p / (1 - p))), shipped.threshold,
+        {}, shipped.keyed_threshold,
+    )  # fmt: skip
+    vector = np.zeros(d - len(CUES))
+    cued = "what's a good meal prep for night shift?"
+    assert not gate.states_claim(vector, cued)
+    assert gate.states_claim(vector, cued, keyed=True)
+    assert gate.states_claim(vector, "I work nights")
