@@ -27,6 +27,10 @@ GATED = [
     "my mam always says 'you'll catch your death going out with wet hair' lol",
     "如果我中了五百万，第一件事就是辞职去环游世界",
     "what is a good soup for a cold. my throat is scratchy",
+    # the issue's own examples
+    "can u explain how compound interest works like i'm 5",
+    "imagine living in 1850 with no wifi lol",
+    "他开玩笑说“我下周搬到火星”",  # a keyed fact (city), dropped at the stricter threshold
 ]
 
 KEPT = [
