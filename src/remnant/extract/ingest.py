@@ -172,43 +172,6 @@ class RuleIngestor:
         """What is left of a split turn is kept when the rule salience or the model says it matters."""
         return salience(text).score >= FILLER_FLOOR or self._salient(text)
 
-    def _claim_gate(self) -> tuple[Embedder, ClaimGate] | None:
-        """The claim gate over the salience model's embedder, when weights ship for it."""
-        pair = self._salience_model()
-        if pair is None:
-            return None
-        gate = load_gate(pair[0].model_id)
-        return (pair[0], gate) if gate is not None else None
-
-    def _claims(
-        self, message: Message, facts: list[_Fact], vector: Vectors | None
-    ) -> tuple[list[_Fact], bool]:
-        """The rules' facts the turn supports: when the claim gate (:mod:`remnant.understand.claim_gate`)
-        says the turn states nothing lasting (chit-chat, a question, a wish, sarcasm), its generic
-        facts and preferences go and those of an exact shape (:func:`~remnant.extract.rules.exact_shape`)
-        stay. The gate reads the turn's vector when salience computed it, else embeds the turn, and
-        only when a generic fact is at stake. Whether it dropped any is the second value."""
-        if not any(not exact_shape(f) for f, _ in facts) or not self._reads(message):
-            return facts, False
-        found = self._claim_gate()
-        if found is None:
-            return facts, False
-        embedder, gate = found
-        text = message.content[:SALIENCE_CHARS]
-        if vector is None:
-            try:
-                vector = embedder.embed_documents([text])[0]
-            except EmbeddingError as exc:  # the rules' facts stand: a fact lost is the worse failure
-                log.warning("claim gate skipped, embedding failed (%s)", exc)
-                return facts, False
-        if gate.states_claim(vector, text):
-            return facts, False
-        # a keyed fact needs the stricter verdict; the verdict is the same vector's, so one more dot
-        # product at most
-        keep_keyed = gate.states_claim(vector, text, keyed=True)
-        kept = [(f, ttl) for f, ttl in facts if exact_shape(f) or (keep_keyed and keyed(f))]
-        return kept, len(kept) < len(facts)
-
     def observe_many(
         self,
         messages: Sequence[Message],
@@ -256,6 +219,43 @@ class RuleIngestor:
 
     def read_correction(self, text: str, recent: Sequence[MemoryRecord]) -> Correction | None:
         return self.corrections.read(text, recent)
+
+    def _claim_gate(self) -> tuple[Embedder, ClaimGate] | None:
+        """The claim gate over the salience model's embedder, when weights ship for it."""
+        pair = self._salience_model()
+        if pair is None:
+            return None
+        gate = load_gate(pair[0].model_id)
+        return (pair[0], gate) if gate is not None else None
+
+    def _claims(
+        self, message: Message, facts: list[_Fact], vector: Vectors | None
+    ) -> tuple[list[_Fact], bool]:
+        """The rules' facts the turn supports: when the claim gate (:mod:`remnant.understand.claim_gate`)
+        says the turn states nothing lasting (chit-chat, a question, a wish, sarcasm), its generic
+        facts and preferences go and those of an exact shape (:func:`~remnant.extract.rules.exact_shape`)
+        stay. The gate reads the turn's vector when salience computed it, else embeds the turn, and
+        only when a generic fact is at stake. Whether it dropped any is the second value."""
+        if not any(not exact_shape(f) for f, _ in facts) or not self._reads(message):
+            return facts, False
+        found = self._claim_gate()
+        if found is None:
+            return facts, False
+        embedder, gate = found
+        text = message.content[:SALIENCE_CHARS]
+        if vector is None:
+            try:
+                vector = embedder.embed_documents([text])[0]
+            except EmbeddingError as exc:  # the rules' facts stand: a fact lost is the worse failure
+                log.warning("claim gate skipped, embedding failed (%s)", exc)
+                return facts, False
+        if gate.states_claim(vector, text):
+            return facts, False
+        # a keyed fact needs the stricter verdict; the verdict is the same vector's, so one more dot
+        # product at most
+        keep_keyed = gate.states_claim(vector, text, keyed=True)
+        kept = [(f, ttl) for f, ttl in facts if exact_shape(f) or (keep_keyed and keyed(f))]
+        return kept, len(kept) < len(facts)
 
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
         return self._observe(message, recent, None)
