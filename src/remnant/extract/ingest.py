@@ -6,7 +6,10 @@ expiry said in words, for each conversation message, offline.
   (:mod:`remnant.extract.salience_model`: logistic regression over the turn's vector and the rule
   score), the model decides; otherwise the rule cues (:mod:`remnant.extract.salience`) do.
 - **Facts**: the rule extractor's (:mod:`remnant.extract.rules`), or an LLM extractor's when one is
-  configured (its values must be grounded in the text; rules win on shared keys).
+  configured (its values must be grounded in the text; rules win on shared keys). Where the
+  salience model runs, the claim gate (:mod:`remnant.understand.claim_gate`) reads the same vector:
+  a turn that states nothing lasting ("i just LOVE mondays 🙃", 要是我中了五百万…) keeps no generic
+  fact or preference; values of an exact shape (:func:`remnant.extract.rules.exact_shape`) stay.
 - **Expiry in words** (:mod:`remnant.extract.expiry`): "this code is valid for ten minutes",
   "expires in 2 hours", "I'm staying in Osaka for 10 days", 十分钟内有效, 两小时后过期, 我要出差三天
   set the episode's TTL (and its facts'); a period in passing ("I waited ten minutes") does not.
@@ -26,6 +29,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Protocol
 
 from remnant.core.clock import Clock, SystemClock
@@ -37,9 +41,10 @@ from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import FILLER_FLOOR, expiry_of, split_expiry
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
 from remnant.extract.model import ExtractedFact
-from remnant.extract.rules import RuleExtractor
+from remnant.extract.rules import RuleExtractor, exact_shape, keyed
 from remnant.extract.salience import salience
 from remnant.extract.salience_model import SalienceModel, load_model
+from remnant.understand.claim_gate import ClaimGate, load_gate
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +57,9 @@ REMAINDER_BAR = 0.4
 """The salience model's importance at which what is left of a split turn is kept on its own: below
 the consolidation bar (0.5), since a lasting clause dropped there expires with the value beside it
 (a memory lost wrongly is the worse failure); filler scores far under it."""
+
+
+_Fact = tuple[ExtractedFact, timedelta | None]
 
 
 class FactExtractor(Protocol):
@@ -124,13 +132,15 @@ class RuleIngestor:
 
     def _importance(
         self, message: Message, vector: Vectors | None = None, *, recall: bool = False
-    ) -> tuple[float, tuple[str, ...]]:
+    ) -> tuple[float, tuple[str, ...], Vectors | None]:
+        """The turn's importance, its cues, and the vector the model read (the claim gate reads it
+        too; for a named speaker, recall's vector of "<name>: <text>"), ``None`` when none was."""
         sal = salience(message.content, role=message.role)
         if not self._reads(message):
-            return sal.score, sal.cues
+            return sal.score, sal.cues, None
         pair = self._salience_model()
         if pair is None:
-            return sal.score, sal.cues
+            return sal.score, sal.cues, None
         embedder, model = pair
         if vector is None:
             try:
@@ -139,11 +149,11 @@ class RuleIngestor:
                 vector = embedder.embed_documents([message.content[:SALIENCE_CHARS]])[0]
             except EmbeddingError as exc:
                 log.warning("salience model skipped, embedding failed (%s): rule salience used", exc)
-                return sal.score, (*sal.cues, "model_unavailable")
+                return sal.score, (*sal.cues, "model_unavailable"), None
         if recall and message.name and model.spoken is not None:
             # recall's vector of a named speaker's turn is of "<name>: <text>": the head trained on those
             model = model.spoken
-        return model.importance(vector, sal.score), (*sal.cues, "model")
+        return model.importance(vector, sal.score), (*sal.cues, "model"), vector
 
     def _salient(self, text: str) -> bool:
         """Whether the salience model judges ``text`` (what is left of a split turn) worth keeping:
@@ -210,13 +220,50 @@ class RuleIngestor:
     def read_correction(self, text: str, recent: Sequence[MemoryRecord]) -> Correction | None:
         return self.corrections.read(text, recent)
 
+    def _claim_gate(self) -> tuple[Embedder, ClaimGate] | None:
+        """The claim gate over the salience model's embedder, when weights ship for it."""
+        pair = self._salience_model()
+        if pair is None:
+            return None
+        gate = load_gate(pair[0].model_id)
+        return (pair[0], gate) if gate is not None else None
+
+    def _claims(
+        self, message: Message, facts: list[_Fact], vector: Vectors | None
+    ) -> tuple[list[_Fact], bool]:
+        """The rules' facts the turn supports: when the claim gate (:mod:`remnant.understand.claim_gate`)
+        says the turn states nothing lasting (chit-chat, a question, a wish, sarcasm), its generic
+        facts and preferences go and those of an exact shape (:func:`~remnant.extract.rules.exact_shape`)
+        stay. The gate reads the turn's vector when salience computed it, else embeds the turn, and
+        only when a generic fact is at stake. Whether it dropped any is the second value."""
+        if not any(not exact_shape(f) for f, _ in facts) or not self._reads(message):
+            return facts, False
+        found = self._claim_gate()
+        if found is None:
+            return facts, False
+        embedder, gate = found
+        text = message.content[:SALIENCE_CHARS]
+        if vector is None:
+            try:
+                vector = embedder.embed_documents([text])[0]
+            except EmbeddingError as exc:  # the rules' facts stand: a fact lost is the worse failure
+                log.warning("claim gate skipped, embedding failed (%s)", exc)
+                return facts, False
+        if gate.states_claim(vector, text):
+            return facts, False
+        # a keyed fact needs the stricter verdict; the verdict is the same vector's, so one more dot
+        # product at most
+        keep_keyed = gate.states_claim(vector, text, keyed=True)
+        kept = [(f, ttl) for f, ttl in facts if exact_shape(f) or (keep_keyed and keyed(f))]
+        return kept, len(kept) < len(facts)
+
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
         return self._observe(message, recent, None)
 
     def _observe(
         self, message: Message, recent: Sequence[str], vector: Vectors | None, *, recall: bool = False
     ) -> Observation:
-        score, cues = self._importance(message, vector, recall=recall)
+        score, cues, read = self._importance(message, vector, recall=recall)
         now = self.clock.now()
         split = split_expiry(message.content, now, matters=self._matters)
         ttl = split.ttl if split is not None else expiry_of(message.content, now)
@@ -225,6 +272,7 @@ class RuleIngestor:
         else:  # only what the temporary clauses say expires; the lasting part's facts hold on
             facts = [(f, ttl) for f in self.extractor.extract(split.temporary, role=message.role)]
             facts += [(f, None) for f in self.extractor.extract(split.lasting, role=message.role)]
+        facts, gated = self._claims(message, facts, read)
         drafts = [
             Draft(
                 f.content,
@@ -258,6 +306,7 @@ class RuleIngestor:
             cues
             + (("expiry_in_words",) if ttl is not None else ())
             + (("expiry_split",) if split is not None else ())
+            + (("claim_gate",) if gated else ())
         )
         # a turn that yielded a fact carried something: never score it as filler
         importance = max(score, 0.5) if facts else score

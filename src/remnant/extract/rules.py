@@ -413,6 +413,37 @@ def _phone(raw: str, text: str) -> str | None:
 # keys whose value has a shape of its own: the value is that shape read from the text, or nothing
 SHAPED: dict[str, Callable[[str, str], str | None]] = {"name": name_value, "phone_number": _phone}
 
+# keys whose value has an exact shape (a number, an address, a date, an identifier): the claim gate
+# (remnant.understand.claim_gate) leaves their facts to the rules, which read the shape itself
+EXACT_KEYS = frozenset(SHAPED) | {
+    "email",
+    "birthday",
+    "address",
+    "shipping_address",
+    "zip_code",
+    "postcode",
+    "postal_code",
+    "account_number",
+    "passport_number",
+    "license_plate",
+    "username",
+    "website",
+}
+
+
+def keyed(fact: ExtractedFact) -> bool:
+    """The fact sets a known attribute of the user (diet, city, employer: a later value supersedes
+    it), not a habit, a plan, a like or a copy of a clause under an attribute the rules do not know."""
+    return fact.key in KNOWN_ATTRIBUTES and not fact.key.startswith(
+        ("habit_", "plan_", "likes_", "preference")
+    )
+
+
+def exact_shape(fact: ExtractedFact) -> bool:
+    """The fact's value has a shape of its own (:data:`EXACT_KEYS`), or it is an open issue (an
+    order, a reminder): not a generic copy of a clause, so the claim gate does not judge it."""
+    return fact.kind == "open_issue" or fact.key in EXACT_KEYS or fact.key.startswith("order_")
+
 
 def _name(m: MatchLike, text: str) -> ExtractedFact | None:
     value = name_value(m.group("val"), text)
