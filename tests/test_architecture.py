@@ -276,6 +276,7 @@ MEMORY_WRITES = frozenset(
         "insert",
         "insert_many",
         "update",
+        "update_many",
         "set_index_texts",
         "set_status",
         "touch",
