@@ -332,6 +332,7 @@ OTHER_STORE_METHODS = frozenset(
         "lexical_search",
         "lock_digests",
         "lock_rows",
+        "locked_rows",
         "low_importance",
         "mark_active",
         "meta",

@@ -122,6 +122,16 @@ def test_update_many_is_update_of_each_in_one_batch(store: Store) -> None:
     assert store.get(rs[0].id).importance == 0.0  # type: ignore[union-attr]
 
 
+def test_locked_rows_are_get_many_under_a_lock(store: Store) -> None:
+    rs = [rec(f"memory {i}") for i in range(4)]
+    store.insert_many([(r, None) for r in rs])
+    wanted = [rs[2].id, "mem_nope", rs[0].id, rs[3].id]
+    with store.transaction():
+        got = store.locked_rows(wanted)
+    assert got == store.get_many(wanted) == [rs[2], rs[0], rs[3]]
+    assert store.locked_rows([]) == []
+
+
 def test_insert_many_writes_the_digests_with_the_rows(store: Store) -> None:
     a, b, other = rec("I live in Lisbon"), rec("I live in Porto"), rec("I live in Faro", user="bob")
     store.insert_many(

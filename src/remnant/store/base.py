@@ -313,6 +313,12 @@ class Store(ABC):
         for stores whose transactions already exclude every other writer (SQLite)."""
         return None
 
+    def locked_rows(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]:
+        """:meth:`lock_rows`, then :meth:`get_many` of the same ids (in their order): the read of a
+        read-modify-write; one statement on PostgreSQL (``SELECT … FOR UPDATE``), two before."""
+        self.lock_rows(ids, tenant=tenant)
+        return self.get_many(ids, tenant=tenant)
+
     def in_transaction(self) -> bool:
         """Whether this thread is inside :meth:`transaction` (then a conflict cannot be retried
         below the outermost transaction, which must be run again whole)."""

@@ -48,10 +48,18 @@ from remnant.core.errors import (
 from remnant.core.extras import needs
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
 from remnant.core.settings import read as read_setting
-from remnant.store.base import MemoryFilter
+from remnant.store.base import MemoryFilter, row_to_record
 from remnant.store.filter_sql import PostgresDialect
 from remnant.store.migrations import MEMORIES, migrate
-from remnant.store.sql import AUDIT_COLUMNS, AUDIT_HEAD_UPSERT, COLUMNS, SQLStore, audit_row, rarest_terms
+from remnant.store.sql import (
+    AUDIT_COLUMNS,
+    AUDIT_HEAD_UPSERT,
+    COLUMNS,
+    SELECT,
+    SQLStore,
+    audit_row,
+    rarest_terms,
+)
 
 with needs("the PostgreSQL store", "pg"):
     import psycopg
@@ -343,6 +351,20 @@ class PostgresStore(SQLStore):
                     (tenant, sorted(set(ids))),
                 )
             )
+
+    def locked_rows(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]:
+        if not ids:
+            return []
+        # locked in id order, as lock_rows does (two writers never deadlock), read in the same
+        # statement: each row as it is once its lock is held (READ COMMITTED re-reads a row it waited for)
+        rows = self._write(
+            lambda c: c.execute(
+                f"SELECT {SELECT} FROM memories m WHERE m.tenant = %s AND m.id = ANY(%s) ORDER BY m.id FOR UPDATE",
+                (tenant, sorted(set(ids))),
+            ).fetchall()
+        )
+        got = {r.id: r for r in map(row_to_record, rows)}
+        return [got[i] for i in dict.fromkeys(ids) if i in got]
 
     def lock_digests(self, digests: Sequence[str], *, tenant: str, user_id: str) -> None:
         # one transaction lock per (user, digest), taken in a fixed order so two batches never deadlock

@@ -115,8 +115,7 @@ def run_consolidation(
     done: list[MemoryRecord] = []
     with ledger.store.transaction():
         # lock, then re-read: a concurrent sweep may have consolidated some of them meanwhile
-        ledger.store.lock_rows([r.id for r in due], tenant=ledger.tenant)
-        for episode in ledger.store.get_many([r.id for r in due], tenant=ledger.tenant):
+        for episode in ledger.store.locked_rows([r.id for r in due], tenant=ledger.tenant):
             if CONSOLIDATED in episode.metadata or episode.status != Status.ACTIVE:
                 continue
             fact = ledger.build(

@@ -389,8 +389,7 @@ def _flag(ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, 
     ids = [old.id for old, _ in found]
     record.metadata["contradicts"] = [*record.metadata.get("contradicts", []), *ids]
     # lock, then re-read: another writer may have flagged or reinforced them since the search
-    ledger.store.lock_rows(ids, tenant=ledger.tenant)
-    olds = ledger.store.get_many(sorted(ids), tenant=ledger.tenant)
+    olds = ledger.store.locked_rows(sorted(ids), tenant=ledger.tenant)
     for old in olds:
         prior = old.metadata.get("contradicted_by")
         old.metadata["contradicted_by"] = [*(prior if isinstance(prior, list) else []), record.id]
