@@ -143,6 +143,13 @@ def test_insert_many_writes_the_digests_with_the_rows(store: Store) -> None:
     assert [h[0] for h in store.lexical_search('"index"', MemoryFilter())] == [b.id]
     assert store.get_many([a.id, b.id, other.id]) == [a, b, other]
 
+    # every digest's rows in one read, oldest first, as by_digest gives each
+    again = rec("I live in Lisbon", created_at=T0 - timedelta(days=1))
+    store.insert_many([(again, None)], digests={again.id: "d1"})
+    got = store.by_digests(["d1", "d2", "nope"], tenant="default", user_id="ana")
+    assert got == {"d1": store.by_digest("d1", tenant="default", user_id="ana")}
+    assert [r.id for r in got["d1"]] == [again.id, a.id]
+
 
 def test_get_many_keeps_the_requested_order(store: Store) -> None:
     rs = [rec(f"memory {i}") for i in range(5)]

@@ -619,13 +619,21 @@ class Ledger:
         return hmac.new(key, scope.encode("utf-8"), hashlib.sha256).hexdigest()
 
     def duplicate_of(
-        self, record: MemoryRecord, digest: str, *, at: datetime | None = None
+        self,
+        record: MemoryRecord,
+        digest: str,
+        *,
+        at: datetime | None = None,
+        found: Sequence[MemoryRecord] | None = None,
     ) -> MemoryRecord | None:
         """The memory a new ``record`` repeats: the oldest of the user's with the same digest, agent,
         kind and key that is still active or only faded (weak, not forgotten); never a hidden,
-        superseded, expired or out-of-validity one, which a repeat does not revive."""
+        superseded, expired or out-of-validity one, which a repeat does not revive. ``found``: the
+        user's memories with that digest, when already read (a batch reads them in one statement)."""
         now = at or self.now()
-        for r in self.store.by_digest(digest, tenant=self.tenant, user_id=record.user_id):
+        if found is None:
+            found = self.store.by_digest(digest, tenant=self.tenant, user_id=record.user_id)
+        for r in found:
             if (
                 r.status in (Status.ACTIVE, Status.FADED)
                 and r.agent_id == record.agent_id
@@ -706,6 +714,11 @@ class Ledger:
                 by_user.setdefault(record.user_id, set()).add(digest)
         for user_id in sorted(by_user):  # before the lookups, so a concurrent writer's copy is seen
             self.store.lock_digests(sorted(by_user[user_id]), tenant=self.tenant, user_id=user_id)
+        # every lookup of the batch at once, a statement a user (they were one an item)
+        stored = {
+            user_id: self.store.by_digests(sorted(ds), tenant=self.tenant, user_id=user_id)
+            for user_id, ds in by_user.items()
+        }
         for i, (record, digest) in enumerate(zip(records, digests, strict=True)):
             if digest is None:
                 kept.append(record)
@@ -713,7 +726,9 @@ class Ledger:
             scope = (record.user_id, record.agent_id, digest)
             target = in_batch.get(scope)
             if target is None:
-                existing = self.duplicate_of(record, digest, at=now)
+                existing = self.duplicate_of(
+                    record, digest, at=now, found=stored[record.user_id].get(digest, [])
+                )
                 target = existing.id if existing is not None else None
             if target is not None:
                 repeats[i] = target

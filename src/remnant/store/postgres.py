@@ -385,6 +385,11 @@ class PostgresStore(SQLStore):
         store's ``set_trace_callback`` does (there the parameters are already in the text)."""
         self._cursor_class = psycopg.Cursor if callback is None else _traced_cursor(callback)
 
+    def set_cursor_class(self, cls: type[psycopg.Cursor[Any]] | None) -> None:
+        """The psycopg cursor class this store's connections use from now on (``None``: psycopg's
+        own): for a profile that counts or times each round trip (``remnant bench round-trips``)."""
+        self._cursor_class = psycopg.Cursor if cls is None else cls
+
     def _getconn(self) -> Conn:
         try:
             conn = self._pool.getconn(timeout=self._timeout)

@@ -371,6 +371,24 @@ class SQLStore(Store):
         rows.sort(key=lambda r: (r[COLUMNS.index("created_at")], r[-1]))
         return [row_to_record(r[:-1]) for r in rows]
 
+    def by_digests(
+        self, digests: Sequence[str], *, tenant: str, user_id: str
+    ) -> dict[str, list[MemoryRecord]]:
+        p, out = self.dialect.ph, {}
+        wanted = list(dict.fromkeys(digests))
+        # a bounded number of parameters a statement; each chunk one probe of the digest index a digest
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self._read(
+                f"SELECT {SELECT}, m.rid, m.digest FROM memories m WHERE m.tenant = {p} AND m.user_id = {p} "
+                f"AND m.digest IN ({self.dialect.marks(len(chunk))})",
+                (tenant, user_id, *chunk),
+            )
+            rows.sort(key=lambda r: (r[COLUMNS.index("created_at")], r[-2]))  # oldest first, as by_digest
+            for r in rows:
+                out.setdefault(str(r[-1]), []).append(row_to_record(r[:-2]))
+        return out
+
     def digests_of(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
         p, out = self.dialect.ph, {}
         for mid in dict.fromkeys(ids):  # a handful at a time (updates); one indexed lookup each
