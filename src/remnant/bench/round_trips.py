@@ -168,7 +168,10 @@ def run_round_trips(
                 "wall_ms": round(wall / reps * 1000, 2),
                 "client_cpu_ms": round(cpu / reps * 1000, 2),
                 "server_cpu_ms": round(server / reps * 1000, 2) if postmaster is not None else None,
-                "round_trips": round(counter.trips / reps, 1),
+                # None: a store without a cursor to count on (SQLite runs in process)
+                "round_trips": round(counter.trips / reps, 1)
+                if hasattr(mem.store, "set_cursor_class")
+                else None,
                 "statements": [
                     {
                         "times": round(c / reps, 1),
@@ -204,9 +207,10 @@ def bench_round_trips(
     click.echo(header(f"remnant bench round-trips --size {size} --users {users} --embedder {embedder}"))
     for row in run_round_trips(db, size, users, embedder, server_pid, seed, top):
         server = f", server CPU {row['server_cpu_ms']} ms" if row["server_cpu_ms"] is not None else ""
+        trips = f", {row['round_trips']} round trips a call" if row["round_trips"] is not None else ""
         click.echo(
             f"\n{row['verb']} (x{row['calls']}): wall {row['wall_ms']} ms, client CPU {row['client_cpu_ms']} ms"
-            f"{server}, {row['round_trips']} round trips a call"
+            f"{server}{trips}"
         )
         for s in row["statements"]:
             click.echo(f"  {s['times']:8.1f}  {s['wait_ms']:9.2f} ms  {s['sql']}")
