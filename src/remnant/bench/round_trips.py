@@ -47,7 +47,7 @@ def server_cpu(postmaster: int | None) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-class _Counter:
+class RoundTripCounter:
     """Statements by kind (their first 90 characters), their count and the client's wait on them."""
 
     def __init__(self) -> None:
@@ -86,7 +86,7 @@ class _Counter:
 
 
 @contextmanager
-def _counting(store: Any, counter: _Counter) -> Iterator[None]:
+def counting(store: Any, counter: RoundTripCounter) -> Iterator[None]:
     # the store hands each pooled connection this cursor class (PostgresStore.set_cursor_class)
     if not hasattr(store, "set_cursor_class"):
         yield
@@ -154,8 +154,8 @@ def run_round_trips(
     ]
     out: list[dict[str, Any]] = []
     for name, fn, reps in verbs:
-        counter = _Counter()
-        with _counting(mem.store, counter):
+        counter = RoundTripCounter()
+        with counting(mem.store, counter):
             s0, c0, t0 = server_cpu(postmaster), time.process_time(), time.perf_counter()
             for _ in range(reps):
                 fn()
