@@ -32,9 +32,9 @@ def test_batched_writes_are_one_round_trip_each(pg_url: str) -> None:
             for r in locked:
                 r.metadata = {"contradicted_by": ["x"]}
             store.update_many(locked)
-        # BEGIN, one statement each (an executemany is pipelined: one round trip), COMMIT; it was
-        # 20 (an INSERT and a digest UPDATE a row batched, but a lookup and an UPDATE a row, and
-        # the lock apart from the read)
+        # BEGIN, one statement each (an executemany is pipelined: one round trip), COMMIT; the
+        # calls these replace took 16 (the digests a second statement, a lookup and an UPDATE a
+        # row, the lock apart from the read)
         assert counter.trips == 6, counter.counts
         assert sorted(found) == [f"d{i}" for i in range(5)]
         assert [r.metadata for r in store.get_many([r.id for r in rows])] == [{"contradicted_by": ["x"]}] * 5
