@@ -52,7 +52,7 @@ class RoundTripCounter:
 
     def __init__(self) -> None:
         self.counts: collections.Counter[str] = collections.Counter()
-        self.waits: collections.Counter[str] = collections.Counter()
+        self.waits: dict[str, float] = collections.defaultdict(float)
         self.trips = 0
 
     def cursor_class(self) -> type[Any]:

@@ -374,7 +374,8 @@ class SQLStore(Store):
     def by_digests(
         self, digests: Sequence[str], *, tenant: str, user_id: str
     ) -> dict[str, list[MemoryRecord]]:
-        p, out = self.dialect.ph, {}
+        p = self.dialect.ph
+        out: dict[str, list[MemoryRecord]] = {}
         wanted = list(dict.fromkeys(digests))
         # a bounded number of parameters a statement; each chunk one probe of the digest index a digest
         for start in range(0, len(wanted), 500):
