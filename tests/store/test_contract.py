@@ -106,6 +106,51 @@ def test_update_overwrites_and_missing_is_not_found(store: Store) -> None:
         store.update(rec())
 
 
+def test_update_many_is_update_of_each_in_one_batch(store: Store) -> None:
+    rs = [rec(f"memory {i}") for i in range(4)]
+    store.insert_many([(r, None) for r in rs])
+    for i, r in enumerate(rs[:3]):
+        r.metadata = {"contradicted_by": [f"m{i}"]}
+        r.importance = 0.1 * i
+    store.update_many(rs[:3])
+    assert store.get_many([r.id for r in rs]) == rs
+    store.update_many([])
+    # a gone one fails the batch, and the transaction leaves the others as they were
+    rs[0].importance = 0.9
+    with pytest.raises(NotFoundError), store.transaction():
+        store.update_many([rs[0], rec()])
+    assert store.get(rs[0].id).importance == 0.0  # type: ignore[union-attr]
+
+
+def test_locked_rows_are_get_many_under_a_lock(store: Store) -> None:
+    rs = [rec(f"memory {i}") for i in range(4)]
+    store.insert_many([(r, None) for r in rs])
+    wanted = [rs[2].id, "mem_nope", rs[0].id, rs[3].id]
+    with store.transaction():
+        got = store.locked_rows(wanted)
+    assert got == store.get_many(wanted) == [rs[2], rs[0], rs[3]]
+    assert store.locked_rows([]) == []
+
+
+def test_insert_many_writes_the_digests_with_the_rows(store: Store) -> None:
+    a, b, other = rec("I live in Lisbon"), rec("I live in Porto"), rec("I live in Faro", user="bob")
+    store.insert_many(
+        [(a, None), (b, "porto index text"), (other, None)], digests={a.id: "d1", other.id: "d2"}
+    )
+    assert [r.id for r in store.by_digest("d1", tenant="default", user_id="ana")] == [a.id]
+    assert [r.id for r in store.by_digest("d2", tenant="default", user_id="bob")] == [other.id]
+    assert store.digests_of([a.id, b.id, other.id]) == {a.id: "d1", other.id: "d2"}
+    assert [h[0] for h in store.lexical_search('"index"', MemoryFilter())] == [b.id]
+    assert store.get_many([a.id, b.id, other.id]) == [a, b, other]
+
+    # every digest's rows in one read, oldest first, as by_digest gives each
+    again = rec("I live in Lisbon", created_at=T0 - timedelta(days=1))
+    store.insert_many([(again, None)], digests={again.id: "d1"})
+    got = store.by_digests(["d1", "d2", "nope"], tenant="default", user_id="ana")
+    assert got == {"d1": store.by_digest("d1", tenant="default", user_id="ana")}
+    assert [r.id for r in got["d1"]] == [again.id, a.id]
+
+
 def test_get_many_keeps_the_requested_order(store: Store) -> None:
     rs = [rec(f"memory {i}") for i in range(5)]
     for r in rs:

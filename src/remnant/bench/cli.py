@@ -32,6 +32,7 @@ def register(cli: click.Group) -> None:
     from remnant.bench.ingest import bench_ingest
     from remnant.bench.locomo import bench_locomo
     from remnant.bench.peers import bench_peers
+    from remnant.bench.round_trips import bench_round_trips
     from remnant.bench.training import bench_partitions, bench_pool
 
     for command in (
@@ -46,6 +47,7 @@ def register(cli: click.Group) -> None:
         bench_partitions,
         bench_serve,
         bench_peers,
+        bench_round_trips,
     ):
         bench.add_command(command)
     cli.add_command(bench)

@@ -154,6 +154,16 @@ class BatchWriteHook(Protocol):
     def batch(self, ledger: Ledger, records: Sequence[MemoryRecord]) -> AbstractContextManager[None]: ...
 
 
+@runtime_checkable
+class ScopedWriteHook(Protocol):
+    """Optional on a write hook: whether its :meth:`WriteHook.before_insert` reads or writes the store
+    for ``record`` at all (a contradiction check looks only at facts). The records of a batch that
+    no hook reads for are inserted together, in one statement, rather than one by one; a hook
+    without this is taken to read for every record (the rows before it are written first)."""
+
+    def reads_for(self, record: MemoryRecord) -> bool: ...
+
+
 @dataclass(frozen=True)
 class Transition:
     """One audited status change: what the memories move to and what the audit entry says."""
@@ -609,13 +619,21 @@ class Ledger:
         return hmac.new(key, scope.encode("utf-8"), hashlib.sha256).hexdigest()
 
     def duplicate_of(
-        self, record: MemoryRecord, digest: str, *, at: datetime | None = None
+        self,
+        record: MemoryRecord,
+        digest: str,
+        *,
+        at: datetime | None = None,
+        found: Sequence[MemoryRecord] | None = None,
     ) -> MemoryRecord | None:
         """The memory a new ``record`` repeats: the oldest of the user's with the same digest, agent,
         kind and key that is still active or only faded (weak, not forgotten); never a hidden,
-        superseded, expired or out-of-validity one, which a repeat does not revive."""
+        superseded, expired or out-of-validity one, which a repeat does not revive. ``found``: the
+        user's memories with that digest, when already read (a batch reads them in one statement)."""
         now = at or self.now()
-        for r in self.store.by_digest(digest, tenant=self.tenant, user_id=record.user_id):
+        if found is None:
+            found = self.store.by_digest(digest, tenant=self.tenant, user_id=record.user_id)
+        for r in found:
             if (
                 r.status in (Status.ACTIVE, Status.FADED)
                 and r.agent_id == record.agent_id
@@ -647,9 +665,9 @@ class Ledger:
         entities = self.entities_of(records)  # read before the lock (linear in the text)
         with self.store.transaction():
             kept, repeats, kept_digests = self._split_repeats(records, digests, now)
-            stored = self._insert_kept(kept, supersede, now, index_text)
+            # the digests go in with the rows (no second write of each new row)
+            stored = self._insert_kept(kept, supersede, now, index_text, dict(kept_digests))
             self._reindex_followed(kept)
-            self.store.set_digests(kept_digests, tenant=self.tenant)
             self.index_entities(kept, entities)
             reinforced = self._reinforce_repeats(repeats, records, now)
         self.retriever.on_write(self, [r.id for r in kept])
@@ -696,6 +714,11 @@ class Ledger:
                 by_user.setdefault(record.user_id, set()).add(digest)
         for user_id in sorted(by_user):  # before the lookups, so a concurrent writer's copy is seen
             self.store.lock_digests(sorted(by_user[user_id]), tenant=self.tenant, user_id=user_id)
+        # every lookup of the batch at once, a statement a user (they were one an item)
+        stored = {
+            user_id: self.store.by_digests(sorted(ds), tenant=self.tenant, user_id=user_id)
+            for user_id, ds in by_user.items()
+        }
         for i, (record, digest) in enumerate(zip(records, digests, strict=True)):
             if digest is None:
                 kept.append(record)
@@ -703,7 +726,9 @@ class Ledger:
             scope = (record.user_id, record.agent_id, digest)
             target = in_batch.get(scope)
             if target is None:
-                existing = self.duplicate_of(record, digest, at=now)
+                existing = self.duplicate_of(
+                    record, digest, at=now, found=stored[record.user_id].get(digest, [])
+                )
                 target = existing.id if existing is not None else None
             if target is not None:
                 repeats[i] = target
@@ -714,20 +739,48 @@ class Ledger:
         return kept, repeats, kept_digests
 
     def _insert_kept(
-        self, records: list[MemoryRecord], supersede: bool, now: datetime, index_text: IndexText | None
+        self,
+        records: list[MemoryRecord],
+        supersede: bool,
+        now: datetime,
+        index_text: IndexText | None,
+        digests: Mapping[str, str] | None = None,
     ) -> dict[str, MemoryRecord]:
         with ExitStack() as hooked:
             if supersede and len(records) > 1:
                 for hook in self.hooks:
                     if isinstance(hook, BatchWriteHook):
                         hooked.enter_context(hook.batch(self, records))
-            self._insert_each(records, supersede, now, index_text)
+            self._insert_each(records, supersede, now, index_text, digests or {})
         return {r.id: r.copy() for r in records}
 
+    def _reads_for(self, record: MemoryRecord) -> bool:
+        return any(not isinstance(h, ScopedWriteHook) or h.reads_for(record) for h in self.hooks)
+
     def _insert_each(
-        self, records: list[MemoryRecord], supersede: bool, now: datetime, index_text: IndexText | None
+        self,
+        records: list[MemoryRecord],
+        supersede: bool,
+        now: datetime,
+        index_text: IndexText | None,
+        digests: Mapping[str, str],
     ) -> None:
+        """Insert in order, each keyed record superseding and each unkeyed one through the hooks.
+        Rows wait to be sent in one batch until something reads the store (a supersession, a hook
+        that reads for the next record) or the end: every read sees the rows before it, as if each
+        were inserted on its own, in a round trip per batch rather than per row."""
+        pending: list[tuple[MemoryRecord, str | None]] = []
+
+        def flush() -> None:
+            if pending:
+                self.store.insert_many(
+                    pending, digests={r.id: digests[r.id] for r, _ in pending if r.id in digests}
+                )
+                pending.clear()
+
         for record in records:
+            if supersede and (record.key is not None or self._reads_for(record)):
+                flush()
             if supersede and record.key is not None:
                 speaker = record.metadata.get("speaker")
                 replaced = self.transition(
@@ -758,7 +811,8 @@ class Ledger:
                     hook.before_insert(self, record)
             # a retriever may index more than the content (speaker, date, neighbouring turns);
             # only the stored records are neighbours (a repeat left out holds no words of its own)
-            self.store.insert(record, index_text=index_text(self, record, records) if index_text else None)
+            pending.append((record, index_text(self, record, records) if index_text else None))
+        flush()
 
     def _reindex_followed(self, records: Sequence[MemoryRecord]) -> None:
         """Give the turns just before new ones their following context.
@@ -1004,6 +1058,10 @@ class Ledger:
         validity, expiry, links or status fields changed. Not for its content or who said it (they
         are part of its index text and of its neighbours'): :meth:`update` and :meth:`rewrite` are."""
         self.store.update(record)
+
+    def save_many(self, records: Sequence[MemoryRecord]) -> None:
+        """:meth:`save` of each record, sent to the store as one batch (one round trip on PostgreSQL)."""
+        self.store.update_many(records)
 
     def set_status(
         self,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -136,6 +136,23 @@ class Store(ABC):
     def insert(self, record: MemoryRecord, *, index_text: str | None = None) -> None:
         """Insert a new memory and its lexical index row (``index_text`` defaults to the content)."""
 
+    def insert_many(
+        self,
+        items: Sequence[tuple[MemoryRecord, str | None]],
+        *,
+        digests: Mapping[str, str] | None = None,
+    ) -> None:
+        """Insert many new memories (record, index text) in one transaction, with the duplicate
+        digest of those in ``digests`` (id -> digest) written with the row; a SQL store sends them
+        as one batch (one round trip on PostgreSQL)."""
+        with self.transaction():
+            for record, text in items:
+                self.insert(record, index_text=text)
+            if digests:
+                self.set_digests(
+                    list(digests.items()), tenant=items[0][0].tenant if items else DEFAULT_TENANT
+                )
+
     @abstractmethod
     def set_index_texts(self, items: Sequence[tuple[str, str]], *, tenant: str = DEFAULT_TENANT) -> None:
         """Replace the lexical index text of existing memories (a neighbour's text left them)."""
@@ -143,6 +160,12 @@ class Store(ABC):
     @abstractmethod
     def update(self, record: MemoryRecord) -> None:
         """Overwrite every column of an existing memory (content is immutable: re-index only if changed)."""
+
+    def update_many(self, records: Sequence[MemoryRecord]) -> None:
+        """:meth:`update` of each record, in one transaction; a SQL store sends them as one batch
+        (one round trip on PostgreSQL). Raises ``NotFoundError`` if any of them is gone."""
+        for record in records:
+            self.update(record)
 
     @abstractmethod
     def get(self, memory_id: str, *, tenant: str = DEFAULT_TENANT) -> MemoryRecord | None: ...
@@ -245,6 +268,14 @@ class Store(ABC):
         lookup (``ix_memories_digest``), never a scan. The default keeps no digests and finds none."""
         return []
 
+    def by_digests(
+        self, digests: Sequence[str], *, tenant: str, user_id: str
+    ) -> dict[str, list[MemoryRecord]]:
+        """:meth:`by_digest` of each digest (those with no memory left out), in one statement on a
+        SQL store: a batch's duplicate lookups, one round trip rather than one an item."""
+        out = {d: self.by_digest(d, tenant=tenant, user_id=user_id) for d in dict.fromkeys(digests)}
+        return {d: rs for d, rs in out.items() if rs}
+
     def digests_of(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
         """The text digest of each of these memories that has one. The default keeps none."""
         return {}
@@ -289,6 +320,12 @@ class Store(ABC):
         writers locking overlapping rows queue instead of deadlocking. The default does nothing,
         for stores whose transactions already exclude every other writer (SQLite)."""
         return None
+
+    def locked_rows(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]:
+        """:meth:`lock_rows`, then :meth:`get_many` of the same ids (in their order): the read of a
+        read-modify-write; one statement on PostgreSQL (``SELECT … FOR UPDATE``), two before."""
+        self.lock_rows(ids, tenant=tenant)
+        return self.get_many(ids, tenant=tenant)
 
     def in_transaction(self) -> bool:
         """Whether this thread is inside :meth:`transaction` (then a conflict cannot be retried

@@ -48,10 +48,18 @@ from remnant.core.errors import (
 from remnant.core.extras import needs
 from remnant.core.model import DEFAULT_TENANT, MemoryRecord, Status
 from remnant.core.settings import read as read_setting
-from remnant.store.base import MemoryFilter
+from remnant.store.base import MemoryFilter, row_to_record
 from remnant.store.filter_sql import PostgresDialect
 from remnant.store.migrations import MEMORIES, migrate
-from remnant.store.sql import AUDIT_COLUMNS, AUDIT_HEAD_UPSERT, COLUMNS, SQLStore, audit_row, rarest_terms
+from remnant.store.sql import (
+    AUDIT_COLUMNS,
+    AUDIT_HEAD_UPSERT,
+    COLUMNS,
+    SELECT,
+    SQLStore,
+    audit_row,
+    rarest_terms,
+)
 
 with needs("the PostgreSQL store", "pg"):
     import psycopg
@@ -83,9 +91,23 @@ def synchronous_commit_setting(value: str | None = None) -> str | None:
 
 
 _INSERT = (
-    f"INSERT INTO memories ({', '.join(COLUMNS)}, index_text) "
-    f"VALUES ({', '.join(['%s'] * (len(COLUMNS) + 1))})"
+    f"INSERT INTO memories ({', '.join(COLUMNS)}, index_text, digest) "
+    f"VALUES ({', '.join(['%s'] * (len(COLUMNS) + 2))})"
 )
+
+
+def _term_counts_sql(where: str) -> str:
+    """Each term's rows in the scope, up to a limit, as one array in term order: one correlated
+    subquery over the terms (parameters: the scope's, the limit, the terms' tsquery texts). It was
+    one scalar subquery per term, and planning those (10 terms: 5-18 ms, each a choice among the
+    table's indexes) cost the server more than running them (about 1 ms)."""
+    return (
+        "ARRAY(SELECT (SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tsv @@ "
+        f"to_tsquery('english', t.w) AND {where} LIMIT %s) c) "
+        "FROM unnest(%s::text[]) WITH ORDINALITY t(w, i) ORDER BY t.i)"
+    )
+
+
 _QUOTED_TERM = re.compile(r'"((?:[^"]|"")*)"(\*?)')  # a trailing * marks a prefix term
 #: bounded lexical searches between two reads of the tsvector column's statistics
 LEXEME_STATS_EVERY = 1024
@@ -330,6 +352,20 @@ class PostgresStore(SQLStore):
                 )
             )
 
+    def locked_rows(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> list[MemoryRecord]:
+        if not ids:
+            return []
+        # locked in id order, as lock_rows does (two writers never deadlock), read in the same
+        # statement: each row as it is once its lock is held (READ COMMITTED re-reads a row it waited for)
+        rows = self._write(
+            lambda c: c.execute(
+                f"SELECT {SELECT} FROM memories m WHERE m.tenant = %s AND m.id = ANY(%s) ORDER BY m.id FOR UPDATE",
+                (tenant, sorted(set(ids))),
+            ).fetchall()
+        )
+        got = {r.id: r for r in map(row_to_record, rows)}
+        return [got[i] for i in dict.fromkeys(ids) if i in got]
+
     def lock_digests(self, digests: Sequence[str], *, tenant: str, user_id: str) -> None:
         # one transaction lock per (user, digest), taken in a fixed order so two batches never deadlock
         locks = sorted({_lock_id("digest", tenant, user_id, d) for d in digests})
@@ -348,6 +384,11 @@ class PostgresStore(SQLStore):
         (``None``: stop); for tests that read the plan of each statement a verb runs, as the SQLite
         store's ``set_trace_callback`` does (there the parameters are already in the text)."""
         self._cursor_class = psycopg.Cursor if callback is None else _traced_cursor(callback)
+
+    def set_cursor_class(self, cls: type[psycopg.Cursor[Any]] | None) -> None:
+        """The psycopg cursor class this store's connections use from now on (``None``: psycopg's
+        own): for a profile that counts or times each round trip (``remnant bench round-trips``)."""
+        self._cursor_class = psycopg.Cursor if cls is None else cls
 
     def _getconn(self) -> Conn:
         try:
@@ -475,9 +516,23 @@ class PostgresStore(SQLStore):
         raise self._gave_up(last)
 
     def _read(
-        self, query: str | sql.Composed, params: Sequence[Any] = (), *, binary: bool = False
+        self,
+        query: str | sql.Composed,
+        params: Sequence[Any] = (),
+        *,
+        binary: bool = False,
+        prepare: bool | None = None,
     ) -> list[Any]:
-        return self._reading(lambda c: c.cursor(binary=binary).execute(query, params).fetchall())
+        return self._reading(
+            lambda c: c.cursor(binary=binary).execute(query, params, prepare=prepare).fetchall()
+        )
+
+    def _read_text(self, query: str, params: Sequence[Any]) -> list[Any]:
+        """A text search, planned for its own terms each time: never a prepared statement, whose
+        generic plan (PostgreSQL's choice after five runs of one text) cannot see how common a
+        term is. The candidates' ranking ran 3.9 ms of server CPU on its generic plan against
+        1.4 ms planned each time (a 2,900-row table), planning included."""
+        return self._read(query, params, prepare=False)
 
     def _reading(self, fn: Callable[[Conn], T]) -> T:
         """Run the read-only ``fn`` in the caller's transaction, else on a pooled connection in
@@ -503,8 +558,8 @@ class PostgresStore(SQLStore):
         raise self._gave_up(last)
 
     # -- memories: the tsvector and trigram index live in the row ----------------------------
-    def _insert(self, c: Conn, rows: Sequence[tuple[MemoryRecord, str]]) -> None:
-        c.cursor().executemany(_INSERT, [(*self.record_row(r), text) for r, text in rows])
+    def _insert(self, c: Conn, rows: Sequence[tuple[MemoryRecord, str, str | None]]) -> None:
+        c.cursor().executemany(_INSERT, [(*self.record_row(r), text, d) for r, text, d in rows])
 
     def _delete(self, c: Conn, tenant: str, ids: Sequence[str]) -> int:
         # embeddings go with their memory (ON DELETE CASCADE); the index entries are part of the row
@@ -639,7 +694,7 @@ class PostgresStore(SQLStore):
             f"WHERE m.index_text ILIKE ANY(%s) AND NOT (m.id = ANY(%s)) AND {where} "
             f"ORDER BY sim DESC, m.rid ASC LIMIT %s"
         )
-        extra = self._read(
+        extra = self._read_text(
             q2, [" ".join(t for t, _ in terms[:64]), patterns, seen, *params, limit - len(hits)]
         )
         # substring hits rank below every full-text hit
@@ -667,14 +722,8 @@ class PostgresStore(SQLStore):
             counts = [budget + 1] * len(lowered)
             todo = [i for i in range(len(lowered)) if i not in known_common]
             if todo:
-                one = (
-                    "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tsv @@ "
-                    f"to_tsquery('english', %s) AND {where} LIMIT %s) c)"
-                )
-                args: list[Any] = []
-                for i in todo:
-                    args += [_tsquery_text([lowered[i]]), *params, budget + 1]
-                got = self._read(f"SELECT {', '.join([one] * len(todo))}", args)[0]
+                texts = [_tsquery_text([lowered[i]]) for i in todo]
+                got = self._read_text(f"SELECT {_term_counts_sql(where)}", [*params, budget + 1, texts])[0][0]
                 for i, v in zip(todo, got, strict=True):
                     counts[i] = int(v)
         else:
@@ -697,7 +746,7 @@ class PostgresStore(SQLStore):
             )
             args += [_tsquery_text(rare), *params, limit]
             arms = "SELECT 0 AS arm, rid, s, -s AS k FROM r UNION ALL " + arms
-        rows = self._read(
+        rows = self._read_text(
             f"WITH {ctes} SELECT m.id, x.s FROM ({arms}) x JOIN memories m ON m.rid = x.rid "
             "ORDER BY x.arm, x.k",
             args,
@@ -716,7 +765,7 @@ class PostgresStore(SQLStore):
             f"(SELECT to_tsquery('english', %s) AS query) q "
             f"WHERE m.tsv @@ q.query AND {where} ORDER BY score DESC, m.rid ASC LIMIT %s"
         )
-        return [(r[0], float(r[1])) for r in self._read(q, [tsq, *params, limit])]
+        return [(r[0], float(r[1])) for r in self._read_text(q, [tsq, *params, limit])]
 
     def _guarded_lexical(
         self,
@@ -738,18 +787,10 @@ class PostgresStore(SQLStore):
         ``budget``: :attr:`lexical_budget` unless given."""
         budget = self.lexical_budget if budget is None else budget
         texts = [_tsquery_text([t]) for t in terms]
-        one = (
-            "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
-            f"AND {where} LIMIT %s) t)"
-        )
-        count_args: list[Any] = []
-        for text in texts:
-            count_args += [text, *params, budget + 1]
+        count_args: list[Any] = [*params, budget + 1, texts]
         # one term's count is the statement's own (``rows``)
         counts_sql = (
-            f"CASE WHEN c.n > %s THEN ARRAY[{', '.join([one] * len(terms))}] END"
-            if len(terms) >= 2
-            else "NULL::bigint[]"
+            f"CASE WHEN c.n > %s THEN {_term_counts_sql(where)} END" if len(terms) >= 2 else "NULL::bigint[]"
         )
         holds = ", ".join(["m.tsv @@ to_tsquery('english', %s)"] * len(terms))
         # ``rid = ANY(ARRAY(...))``: probes of the rid index for the few rows, never a merge join
@@ -769,7 +810,7 @@ class PostgresStore(SQLStore):
         )
         args = [tsq, *params, budget + 1, *([budget, *count_args] if len(terms) >= 2 else []), tsq, limit]
         args += [*texts, budget, limit]
-        rows = self._read(q, args)
+        rows = self._read_text(q, args)
         n = int(rows[0][0])
         if n > budget:
             counts = rows[0][4]
@@ -801,19 +842,13 @@ class PostgresStore(SQLStore):
         :meth:`remnant.store.sqlite.SQLiteStore.lexical_search`).
         """
         budget = self.lexical_budget
-        one = (
-            "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.tsv @@ to_tsquery('english', %s) "
-            f"AND {where} LIMIT %s) c)"
-        )
         # counting a common term's rows up to the budget visits that many heap rows (~2,000 page
         # reads, 10-30 ms at 1M): a term the statistics put far above the budget counts as common
         counts = list(counted) if counted is not None else [budget + 1] * len(terms)
         todo = [i for i in range(len(terms)) if i not in known_common and counted is None]
         if todo:
-            args: list[Any] = []
-            for i in todo:
-                args += [_tsquery_text([terms[i]]), *params, budget + 1]
-            got = self._read(f"SELECT {', '.join([one] * len(todo))}", args)[0]
+            texts = [_tsquery_text([terms[i]]) for i in todo]
+            got = self._read_text(f"SELECT {_term_counts_sql(where)}", [*params, budget + 1, texts])[0][0]
             for i, v in zip(todo, got, strict=True):
                 counts[i] = int(v)
         rare = rarest_terms(terms, counts, budget)
@@ -838,7 +873,7 @@ class PostgresStore(SQLStore):
             f"WITH {ctes} SELECT m.id, ts_rank(m.tsv, to_tsquery('english', %s), 1) AS score "
             f"FROM memories m WHERE m.rid IN ({candidates}) ORDER BY score DESC, m.rid ASC LIMIT %s"
         )
-        return [(r[0], float(r[1])) for r in self._read(q, [*cte_args, tsq, limit])]
+        return [(r[0], float(r[1])) for r in self._read_text(q, [*cte_args, tsq, limit])]
 
     def _globally_common(self, terms: Sequence[tuple[str, bool]], above: int) -> set[int]:
         """Positions of the terms (whole words) that the planner's statistics of ``memories.tsv``

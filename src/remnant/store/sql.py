@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any, TypeVar
 
@@ -189,8 +189,8 @@ class SQLStore(Store):
         """Rows of one query (in the caller's transaction if any); driver errors come out mapped."""
 
     @abstractmethod
-    def _insert(self, c: Conn, rows: Sequence[tuple[MemoryRecord, str]]) -> None:
-        """Insert memories and their lexical index text."""
+    def _insert(self, c: Conn, rows: Sequence[tuple[MemoryRecord, str, str | None]]) -> None:
+        """Insert memories with their lexical index text and duplicate digest (or None)."""
 
     @abstractmethod
     def _delete(self, c: Conn, tenant: str, ids: Sequence[str]) -> int:
@@ -309,25 +309,45 @@ class SQLStore(Store):
     def insert(self, record: MemoryRecord, *, index_text: str | None = None) -> None:
         self.insert_many([(record, index_text)])
 
-    def insert_many(self, items: Sequence[tuple[MemoryRecord, str | None]]) -> None:
-        """Insert many memories in one transaction; used by import and bulk loads."""
-        rows = [(r, text if text is not None else default_index_text(r.content)) for r, text in items]
+    def insert_many(
+        self,
+        items: Sequence[tuple[MemoryRecord, str | None]],
+        *,
+        digests: Mapping[str, str] | None = None,
+    ) -> None:
+        """Insert many memories in one transaction (one batched statement); used by the ledger's
+        writes, import and bulk loads. ``digests``: id -> duplicate digest, written with the row."""
+        got = digests or {}
+        rows = [
+            (r, text if text is not None else default_index_text(r.content), got.get(r.id))
+            for r, text in items
+        ]
         if rows:
             self._write(lambda c: self._insert(c, rows))
 
     def update(self, record: MemoryRecord) -> None:
+        self.update_many([record])
+
+    def update_many(self, records: Sequence[MemoryRecord]) -> None:
+        if not records:
+            return
         p = self.dialect.ph
         sets = ", ".join(f"{c} = {p}" for c in COLUMNS[1:])
-        row = self.record_row(record)
+        # user_id in the key keeps this a single-shard statement when distributed by user
+        sql = f"UPDATE memories SET {sets} WHERE id = {p} AND tenant = {p} AND user_id = {p}"
+        rows = [(*self.record_row(r)[1:], r.id, r.tenant, r.user_id) for r in records]
 
         def run(c: Conn) -> None:
-            # user_id in the key keeps this a single-shard statement when distributed by user
-            cur = c.execute(
-                f"UPDATE memories SET {sets} WHERE id = {p} AND tenant = {p} AND user_id = {p}",
-                (*row[1:], record.id, record.tenant, record.user_id),
-            )
-            if cur.rowcount == 0:
-                raise NotFoundError(f"no memory {record.id}")
+            if len(rows) == 1:
+                cur = c.execute(sql, rows[0])
+                if cur.rowcount == 0:
+                    raise NotFoundError(f"no memory {records[0].id}")
+                return
+            # one batch (psycopg pipelines it: one round trip); the count tells whether any was gone
+            cur = c.cursor()
+            cur.executemany(sql, rows)
+            if cur.rowcount < len(rows):
+                raise NotFoundError(f"no memory among {', '.join(r.id for r in records)}")
 
         self._write(run)
 
@@ -350,6 +370,25 @@ class SQLStore(Store):
         )
         rows.sort(key=lambda r: (r[COLUMNS.index("created_at")], r[-1]))
         return [row_to_record(r[:-1]) for r in rows]
+
+    def by_digests(
+        self, digests: Sequence[str], *, tenant: str, user_id: str
+    ) -> dict[str, list[MemoryRecord]]:
+        p = self.dialect.ph
+        out: dict[str, list[MemoryRecord]] = {}
+        wanted = list(dict.fromkeys(digests))
+        # a bounded number of parameters a statement; each chunk one probe of the digest index a digest
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self._read(
+                f"SELECT {SELECT}, m.rid, m.digest FROM memories m WHERE m.tenant = {p} AND m.user_id = {p} "
+                f"AND m.digest IN ({self.dialect.marks(len(chunk))})",
+                (tenant, user_id, *chunk),
+            )
+            rows.sort(key=lambda r: (r[COLUMNS.index("created_at")], r[-2]))  # oldest first, as by_digest
+            for r in rows:
+                out.setdefault(str(r[-1]), []).append(row_to_record(r[:-2]))
+        return out
 
     def digests_of(self, ids: Sequence[str], *, tenant: str = DEFAULT_TENANT) -> dict[str, str]:
         p, out = self.dialect.ph, {}

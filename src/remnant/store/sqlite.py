@@ -330,11 +330,14 @@ class SQLiteStore(SQLStore):
         return self._conn
 
     # -- memories: the FTS5 row beside each memory -----------------------------------------------
-    def _insert(self, c: Any, rows: Sequence[tuple[MemoryRecord, str]]) -> None:
-        sql = f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({self.dialect.marks(len(COLUMNS))})"
+    def _insert(self, c: Any, rows: Sequence[tuple[MemoryRecord, str, str | None]]) -> None:
+        sql = (
+            f"INSERT INTO memories ({', '.join(COLUMNS)}, digest) "
+            f"VALUES ({self.dialect.marks(len(COLUMNS) + 1)})"
+        )
         rids = []
-        for record, text in rows:
-            rid = c.execute(sql, self.record_row(record)).lastrowid
+        for record, text, digest in rows:
+            rid = c.execute(sql, (*self.record_row(record), digest)).lastrowid
             c.execute(
                 "INSERT INTO memory_fts (rowid, scope, text) VALUES (?, ?, ?)",
                 (rid, scope_tokens(record.tenant, record.user_id), text),

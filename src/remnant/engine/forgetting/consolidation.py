@@ -115,8 +115,7 @@ def run_consolidation(
     done: list[MemoryRecord] = []
     with ledger.store.transaction():
         # lock, then re-read: a concurrent sweep may have consolidated some of them meanwhile
-        ledger.store.lock_rows([r.id for r in due], tenant=ledger.tenant)
-        for episode in ledger.store.get_many([r.id for r in due], tenant=ledger.tenant):
+        for episode in ledger.store.locked_rows([r.id for r in due], tenant=ledger.tenant):
             if CONSOLIDATED in episode.metadata or episode.status != Status.ACTIVE:
                 continue
             fact = ledger.build(
@@ -136,10 +135,15 @@ def run_consolidation(
                 },
             )
             ledger.insert([fact])
-            episode.metadata[CONSOLIDATED] = fact.id
-            ledger.save(episode)
             made.append(fact.id)
             done.append(episode)
+        # the episodes' links in one batch; read again (still locked) since a fact's write hooks may
+        # have changed one of them meanwhile (a contradiction policy that checks episodes flags them)
+        into = dict(zip((r.id for r in done), made, strict=True))
+        linked = ledger.store.get_many(list(into), tenant=ledger.tenant) if into else []
+        for episode in linked:
+            episode.metadata[CONSOLIDATED] = into[episode.id]
+        ledger.save_many(linked)
         for user, episodes in by_user(done).items():
             ledger.audit(
                 "consolidate",

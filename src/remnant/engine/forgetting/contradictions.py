@@ -114,6 +114,17 @@ class ContradictionPolicy:
         else:
             apply_on_write(ledger, record, found, self)
 
+    def reads_for(self, record: MemoryRecord) -> bool:
+        """The engine's ``ScopedWriteHook``: whether :meth:`before_insert` looks at the store for
+        ``record`` (an unkeyed memory of a checked kind, a statement's length); the rows of a batch
+        it does not look for (conversation turns) are inserted together."""
+        return (
+            self.mode != "off"
+            and record.key is None
+            and record.kind in self.kinds
+            and len(record.content) <= self.max_chars
+        )
+
     def batch(self, ledger: Ledger, records: Sequence[MemoryRecord]) -> AbstractContextManager[None]:
         """The engine's batch hook: the nearest-neighbour probes of a batch's checked writes as one
         search of the stored vectors (``NeighbourBatch``), which each :meth:`before_insert` then reads
@@ -378,11 +389,11 @@ def _flag(ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, 
     ids = [old.id for old, _ in found]
     record.metadata["contradicts"] = [*record.metadata.get("contradicts", []), *ids]
     # lock, then re-read: another writer may have flagged or reinforced them since the search
-    ledger.store.lock_rows(ids, tenant=ledger.tenant)
-    for old in ledger.store.get_many(sorted(ids), tenant=ledger.tenant):
+    olds = ledger.store.locked_rows(sorted(ids), tenant=ledger.tenant)
+    for old in olds:
         prior = old.metadata.get("contradicted_by")
         old.metadata["contradicted_by"] = [*(prior if isinstance(prior, list) else []), record.id]
-        ledger.save(old)
+    ledger.save_many(olds)  # one batch, not a statement a flagged memory
     ledger.audit(
         "flag_contradiction",
         f"likely contradicted by {record.id}",
