@@ -13,6 +13,18 @@ Three things, each bounded by the hits in hand (one ``get_many`` for the keys of
 - **Superseded is earlier.** A superseded memory that comes back (through ``as_of`` or
   ``include_stale``) is labelled ``Hit.earlier``.
 
+- **A change the write path did not read.** Among the first :data:`POOL` candidates (all of them
+  answering the query: they passed the relevance floor), each pair said in different turns is put
+  to the supersession pair model (:class:`~remnant.understand.pair_model.PairJudge`) over the
+  hits' stored vectors (:class:`~remnant.engine.seams.StoredVectors`; nothing is embedded), newer
+  statement against older. When it judges the newer one a new value of the older one's slot with
+  probability at least ``earlier_at`` (:data:`EARLIER_AT`, a recall threshold below the write
+  path's: chosen by cross-validation over the development timelines, docs/retrieval.md), the older
+  hit is earlier: it leaves the answer and the next hit takes its place. With ``include_stale``
+  or ``as_of`` (``show_earlier``) it stays, behind every current hit, labelled ``Hit.earlier``.
+  A turn's time is the time it was said: a fact drawn from a turn (``from_episode``) or
+  consolidated from one (``derived_from``) is as old as that turn, and is never judged against it.
+
 A turn marked stale for one slot but still carrying another current claim stays a normal hit
 unless a newer hit on its stale slot is in the same answer: it is then ranked behind that hit and
 labelled earlier (it is found for its other content as before).
@@ -21,9 +33,13 @@ labelled earlier (it is found for its other content as before).
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
 
 from remnant.core.model import MemoryRecord, Status
 from remnant.engine.ledger import STALE_KEYS
@@ -31,6 +47,33 @@ from remnant.engine.results import Hit
 
 _COPY_PREFIXES = ("user:", "用户：", "用户:")
 _MIN_COPY_SHARE = 0.6  # a fact whose text is this share of its turn's (or more) and inside it
+
+#: how many of the ranked candidates the pair model compares (at most POOL * (POOL - 1) / 2 pairs)
+POOL = 10
+#: the pair model's probability from which the older of two hits is earlier at recall; below the
+#: write path's supersede threshold because nothing is lost (the hit is still stored and reachable
+#: through ``include_stale``, ``as_of`` and history): chosen by cross-validation over the three
+#: development timelines files (docs/retrieval.md, "Current state")
+EARLIER_AT = 0.7
+
+
+@runtime_checkable
+class PairScorer(Protocol):
+    """The supersession pair model at recall: the probability that ``new`` replaces ``old`` from
+    their vectors by ``model_id`` (``None``: it cannot say, e.g. its weights are for another model)."""
+
+    def probability_of(
+        self,
+        new: str,
+        old: str,
+        vec_new: npt.ArrayLike,
+        vec_old: npt.ArrayLike,
+        *,
+        model_id: str | None,
+    ) -> float | None: ...
+
+
+Vectors = Callable[[list[str]], tuple[str | None, Mapping[str, npt.NDArray[np.float64]]]]
 
 
 def _norm(text: str) -> str:
@@ -60,6 +103,18 @@ def turn_of(record: MemoryRecord) -> str:
     return source if isinstance(source, str) and source else record.id
 
 
+def said_in(record: MemoryRecord) -> str:
+    """The turn whose words a memory states: :func:`turn_of`, or the one turn a consolidated fact
+    was made from (``derived_from``), else the memory itself."""
+    source = turn_of(record)
+    if source != record.id:
+        return source
+    derived = record.metadata.get("derived_from")
+    if isinstance(derived, list) and len(derived) == 1 and isinstance(derived[0], str) and derived[0]:
+        return derived[0]
+    return record.id
+
+
 def _when(record: MemoryRecord) -> tuple[float, str]:
     at: datetime | None = record.occurred_at or record.created_at
     return (at.timestamp() if at else 0.0, record.id)
@@ -72,31 +127,55 @@ def current_first(
     limit: int,
     now: datetime | None = None,
     stale_shown: bool = False,
+    judge: PairScorer | None = None,
+    vectors: Vectors | None = None,
+    earlier_at: float = EARLIER_AT,
+    show_earlier: bool = False,
 ) -> list[Hit]:
     """The hits, copies collapsed, newest first on each slot, earlier ones labelled; at most
     ``limit``. ``fetch`` reads memories by id (any status). ``stale_shown``: the recall asked for
     superseded memories past their validity (``include_stale``), so what is outside its validity at
-    ``now`` and not superseded is dropped here (the store's filter could not)."""
+    ``now`` and not superseded is dropped here (the store's filter could not). ``judge`` and
+    ``vectors`` (the stored vectors of ids): the pair model's step on the first :data:`POOL` hits;
+    ``show_earlier``: what it judges earlier stays in the answer, behind the current hits."""
     kept = list(hits)
     if stale_shown and now is not None:
         kept = [h for h in kept if _valid_or_superseded(h.memory, now)]
-    kept = _collapse_copies(kept)[:limit]
+    kept = _collapse_copies(kept)
+    judged = judge is not None and vectors is not None and len(kept) > 1
+    if not judged:
+        kept = kept[:limit]
     if len(kept) < 2 and not any(h.memory.status == Status.SUPERSEDED for h in kept):
         return kept
+    pool = kept[:POOL] if judged else kept
     have = {h.memory.id for h in kept}
     wanted = [
         f
-        for h in kept
+        for h in pool
         for f in (h.memory.metadata.get("facts") or [])
         if isinstance(f, str) and f not in have
     ]
-    keys_of = {r.id: r.key for r in fetch(list(dict.fromkeys(wanted)))} if wanted else {}
+    sources = [s for h in pool if (s := said_in(h.memory)) not in have] if judged else []
+    read = fetch(list(dict.fromkeys([*wanted, *sources]))) if wanted or sources else []
+    keys_of = {r.id: r.key for r in read}
+    if judged:
+        assert judge is not None and vectors is not None
+        times = {r.id: _when(r) for r in read}
+        times.update({h.memory.id: _when(h.memory) for h in kept})
+        late = _judged_earlier(pool, judge, vectors, times, earlier_at)
+        if late:
+            current = [h for h in kept if h.memory.id not in late]
+            shown = [replace(h, earlier=True) for h in kept if h.memory.id in late] if show_earlier else []
+            kept = [*current, *shown]
+        kept = kept[:limit]
+        if len(kept) < 2 and not any(h.memory.status == Status.SUPERSEDED for h in kept):
+            return kept
     keys_of.update({h.memory.id: h.memory.key for h in kept})
     slots: dict[str, list[int]] = {}
     for i, h in enumerate(kept):
         for slot in _slots(h.memory, keys_of):
             slots.setdefault(slot, []).append(i)
-    earlier = [h.memory.status == Status.SUPERSEDED for h in kept]
+    earlier = [h.memory.status == Status.SUPERSEDED or h.earlier for h in kept]
     order = list(range(len(kept)))  # position -> hit
     for members in slots.values():
         turns = {turn_of(kept[i].memory) for i in members}
@@ -114,6 +193,50 @@ def current_first(
             order[p] = i
             where[i] = p
     return [replace(kept[i], earlier=earlier[i]) if earlier[i] else kept[i] for i in order]
+
+
+def _judged_earlier(
+    pool: list[Hit],
+    judge: PairScorer,
+    vectors: Vectors,
+    times: Mapping[str, tuple[float, str]],
+    earlier_at: float,
+) -> set[str]:
+    """Ids of the hits of ``pool`` that a newer hit, said in another turn, replaces by the pair
+    model (probability ``earlier_at`` or more). One read of the stored vectors; at most
+    ``len(pool) * (len(pool) - 1) / 2`` pairs, each judged one way (newer against older)."""
+    model, vecs = vectors([h.memory.id for h in pool])
+    if model is None or len(vecs) < 2:
+        return set()
+
+    def said_when(h: Hit) -> tuple[float, str]:
+        return times.get(said_in(h.memory), _when(h.memory))
+
+    ready = [h for h in pool if h.memory.id in vecs]
+    late: set[str] = set()
+    for i, old in enumerate(ready):
+        if old.memory.status == Status.SUPERSEDED:
+            continue  # already earlier
+        for new in ready[:i] + ready[i + 1 :]:
+            if (
+                new.memory.user_id != old.memory.user_id
+                or said_in(new.memory) == said_in(old.memory)
+                or said_when(new) <= said_when(old)
+            ):
+                continue
+            p = judge.probability_of(
+                new.memory.content,
+                old.memory.content,
+                vecs[new.memory.id],
+                vecs[old.memory.id],
+                model_id=model,
+            )
+            if p is None:
+                return late  # the model cannot judge these vectors: no pair will do better
+            if p >= earlier_at:
+                late.add(old.memory.id)
+                break
+    return late
 
 
 def _slots(record: MemoryRecord, keys_of: dict[str, str | None]) -> set[str]:

@@ -26,7 +26,7 @@ from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
 from remnant.core.limits import MAX_LIMIT, MAX_MESSAGES, MAX_QUERY_CHARS, MAX_REQUEST_CHARS
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier, is_memory_id
-from remnant.engine.current import current_first
+from remnant.engine.current import PairScorer, current_first
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.correction import CORRECTS, apply_correction, read_correction
 from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
@@ -62,6 +62,7 @@ from remnant.engine.seams import (
     Redactor,
     Reembedder,
     Retriever,
+    StoredVectors,
     vault_of,
 )
 from remnant.store import open_store
@@ -589,12 +590,20 @@ class Engine:
             hits, faded = self._one_pass(query, flt, wide, axis, now, want_hints)
         else:
             hits = [Hit(r, 0.0, s) for r, s in self._strongest(flt, axis, wide)]
+        judge = self.contradictions.pairs
+        retriever = self.retriever
+        judged = isinstance(judge, PairScorer) and isinstance(retriever, StoredVectors)
         hits = current_first(
             hits,
             lambda ids: self.store.get_many(ids, tenant=self.tenant),
             limit=limit,
             now=now if as_of is None else as_of,
             stale_shown=bool(filters.get("include_stale")) and as_of is None,
+            judge=judge if judged and isinstance(judge, PairScorer) else None,
+            vectors=(lambda ids: retriever.stored_vectors(self.ledger, ids))
+            if judged and isinstance(retriever, StoredVectors)
+            else None,
+            show_earlier=bool(filters.get("include_stale")) or as_of is not None,
         )
         if touch and hits and as_of is None:
             self.ledger.mark_active(user_id, now)

@@ -139,6 +139,18 @@ class NeighbourBatch(Protocol):
     ) -> AbstractContextManager[None]: ...
 
 
+@runtime_checkable
+class StoredVectors(Protocol):
+    """Optional on a retriever: the stored vectors of these memories, each as the embedding of the
+    memory's own text (a context-paired vector's own half), unit length, with the embedding model
+    they are of; ids without a vector are left out. Recall's current-state step reads them instead
+    of embedding its hits again."""
+
+    def stored_vectors(
+        self, engine: EngineView, ids: Sequence[str]
+    ) -> tuple[str | None, dict[str, np.ndarray]]: ...
+
+
 class RedactionOutcome(Protocol):
     @property
     def text(self) -> str: ...

@@ -685,6 +685,28 @@ class HybridRetriever:
                 kept = [(h, s) for h, s in kept if s >= floor]
         return kept[:n]
 
+    def stored_vectors(
+        self, engine: EngineView, ids: Sequence[str]
+    ) -> tuple[str | None, dict[str, np.ndarray]]:
+        """The engine's ``StoredVectors`` seam: the stored vectors of ``ids`` (one read, any status),
+        each cut to its own text's half when the vectors pair a turn with its context (the first
+        half is ``(1 - beta) * e(own)``: renormalised, it is ``e(own)`` exactly), and the model of
+        those halves. Nothing for a lexical retriever or before any vector was stored."""
+        model = self.model_id
+        if self.embedder is None or self.mode == "lexical" or model is None or not ids:
+            return None, {}
+        from remnant.store.base import MemoryFilter
+
+        flt = MemoryFilter(tenant=engine.tenant, ids=tuple(dict.fromkeys(ids)), statuses=None)
+        got, matrix = engine.store.embeddings(flt, model=model)
+        if not got:
+            return base_model_id(model), {}
+        own = np.asarray(matrix, dtype=np.float64)
+        if self.pairs is not None:
+            own = own[:, : int(self.pairs.inner.dim)]
+        own = own / np.maximum(np.linalg.norm(own, axis=1, keepdims=True), 1e-12)
+        return base_model_id(model), dict(zip(got, own, strict=True))
+
     def neighbours(
         self, engine: EngineView, text: str, flt: MemoryFilter, limit: int
     ) -> list[tuple[str, float]]:

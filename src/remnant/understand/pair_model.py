@@ -630,6 +630,34 @@ class PairJudge:
             return None
         return float(pair[1].probability(x)[0])
 
+    def probability_of(
+        self,
+        new: str,
+        old: str,
+        vec_new: npt.ArrayLike,
+        vec_old: npt.ArrayLike,
+        *,
+        model_id: str | None,
+    ) -> float | None:
+        """The model's probability that ``new`` replaces ``old``, from vectors already at hand (a
+        recall's stored ones: nothing is embedded); ``None`` when the weights are for another model
+        than ``model_id``'s, or there are none. The same statement again is 0."""
+        pair = self._load()
+        if pair is None or model_id is None or pair[1].model_id != model_id:
+            return None
+        if tokens(new) == tokens(old):
+            return 0.0
+        a = np.asarray(vec_new, dtype=np.float64)
+        b = np.asarray(vec_old, dtype=np.float64)
+        centroids = self.classifier.centroids
+        if centroids is None or centroids.center.shape != a.shape:
+            x = pair_features(new, old, a, b, None, None, None)
+        else:
+            guess_new, guess_old = centroids.classify(np.vstack([a, b]))
+            x = pair_features(new, old, a, b, guess_new, guess_old, centroids.center)
+        p = float(pair[1].probability(x)[0])
+        return None if math.isnan(p) else p
+
     def decide(self, new: str, old: str, *, crowded: bool = False) -> tuple[Action | None, str]:
         """Supersede, flag or nothing, with a reason naming the probability; ``crowded``: one of a
         write's several candidates (the weights' ``crowd_at`` threshold)."""
