@@ -4,7 +4,8 @@ Three things, each bounded by the hits in hand (one ``get_many`` for the keys of
 
 - **One slot per turn.** A fact that only copies its source turn's words ("User: so i guess i'm a
   product manager", drawn from that very turn) and the turn itself are one thing said once: when
-  both are hits, the lower ranked of the two is dropped and the next hit takes its place.
+  both are hits, they take one place, the better ranked one's, and the turn holds it (it says what
+  the copy says and the rest of what was said with it); the next hit takes the other place.
 - **Newest first on a slot.** A hit speaks of a slot when it is a keyed memory (its key), a turn
   whose facts are keyed (their keys) or a turn that stated an earlier value of a slot
   (``metadata["stale_keys"]``, set by :meth:`Ledger.retire_stale`). When hits from several turns
@@ -131,40 +132,50 @@ def current_first(
     vectors: Vectors | None = None,
     earlier_at: float = EARLIER_AT,
     show_earlier: bool = False,
+    below: Sequence[Hit] = (),
 ) -> list[Hit]:
     """The hits, copies collapsed, newest first on each slot, earlier ones labelled; at most
     ``limit``. ``fetch`` reads memories by id (any status). ``stale_shown``: the recall asked for
     superseded memories past their validity (``include_stale``), so what is outside its validity at
     ``now`` and not superseded is dropped here (the store's filter could not). ``judge`` and
-    ``vectors`` (the stored vectors of ids): the pair model's step on the first :data:`POOL` hits;
-    ``show_earlier``: what it judges earlier stays in the answer, behind the current hits."""
+    ``vectors`` (the stored vectors of ids): the pair model's step on the first :data:`POOL` hits,
+    and on ``below`` (candidates the relevance floor dropped: one enters only in the place of a hit
+    it replaces); ``show_earlier``: what it judges earlier stays in the answer, behind the current
+    hits."""
     kept = list(hits)
     if stale_shown and now is not None:
         kept = [h for h in kept if _valid_or_superseded(h.memory, now)]
     kept = _collapse_copies(kept)
-    judged = judge is not None and vectors is not None and len(kept) > 1
+    judged = judge is not None and vectors is not None and bool(kept) and (len(kept) > 1 or bool(below))
     if not judged:
         kept = kept[:limit]
-    if len(kept) < 2 and not any(h.memory.status == Status.SUPERSEDED for h in kept):
+    if len(kept) < 2 and not below and not any(h.memory.status == Status.SUPERSEDED for h in kept):
         return kept
     pool = kept[:POOL] if judged else kept
     have = {h.memory.id for h in kept}
+    spare = [h for h in below if h.memory.id not in have][:POOL] if judged else []
     wanted = [
         f
         for h in pool
         for f in (h.memory.metadata.get("facts") or [])
         if isinstance(f, str) and f not in have
     ]
-    sources = [s for h in pool if (s := said_in(h.memory)) not in have] if judged else []
+    sources = [s for h in [*pool, *spare] if (s := said_in(h.memory)) not in have] if judged else []
     read = fetch(list(dict.fromkeys([*wanted, *sources]))) if wanted or sources else []
     keys_of = {r.id: r.key for r in read}
     if judged:
         assert judge is not None and vectors is not None
         times = {r.id: _when(r) for r in read}
-        times.update({h.memory.id: _when(h.memory) for h in kept})
-        late = _judged_earlier(pool, judge, vectors, times, earlier_at)
+        times.update({h.memory.id: _when(h.memory) for h in [*kept, *spare]})
+        late, instead = _judged_earlier(pool, spare, judge, vectors, times, earlier_at, limit)
         if late:
-            current = [h for h in kept if h.memory.id not in late]
+            current: list[Hit] = []
+            for h in kept:
+                newer = instead.get(h.memory.id)
+                if newer is not None and newer not in current:
+                    current.append(newer)  # the newer statement takes the place of the one it replaces
+                if h.memory.id not in late:
+                    current.append(h)
             shown = [replace(h, earlier=True) for h in kept if h.memory.id in late] if show_earlier else []
             kept = [*current, *shown]
         kept = kept[:limit]
@@ -197,29 +208,41 @@ def current_first(
 
 def _judged_earlier(
     pool: list[Hit],
+    spare: list[Hit],
     judge: PairScorer,
     vectors: Vectors,
     times: Mapping[str, tuple[float, str]],
     earlier_at: float,
-) -> set[str]:
-    """Ids of the hits of ``pool`` that a newer hit, said in another turn, replaces by the pair
-    model (probability ``earlier_at`` or more). One read of the stored vectors; at most
-    ``len(pool) * (len(pool) - 1) / 2`` pairs, each judged one way (newer against older)."""
-    model, vecs = vectors([h.memory.id for h in pool])
+    limit: int,
+) -> tuple[set[str], dict[str, Hit]]:
+    """The ids of the hits of ``pool`` that a newer hit or ``spare`` candidate, said in another turn,
+    replaces by the pair model (probability ``earlier_at`` or more), and for each the spare
+    candidate that takes its place, if one does. One read of the stored vectors; the hits are
+    taken in rank order until ``limit`` of them stand, each judged against the newer ones only, so
+    at most ``limit + len(late)`` rows of ``len(pool) + len(spare)`` pairs."""
+    model, vecs = vectors([h.memory.id for h in [*pool, *spare]])
+    late: set[str] = set()
+    instead: dict[str, Hit] = {}
     if model is None or len(vecs) < 2:
-        return set()
+        return late, instead
 
     def said_when(h: Hit) -> tuple[float, str]:
         return times.get(said_in(h.memory), _when(h.memory))
 
     ready = [h for h in pool if h.memory.id in vecs]
-    late: set[str] = set()
-    for i, old in enumerate(ready):
-        if old.memory.status == Status.SUPERSEDED:
-            continue  # already earlier
-        for new in ready[:i] + ready[i + 1 :]:
+    spares = [h for h in spare if h.memory.id in vecs]
+    taken: set[str] = set()
+    standing = 0
+    for old in pool:
+        if standing >= limit:
+            break  # the rest are not shown: nothing to judge
+        if old.memory.status == Status.SUPERSEDED or old.memory.id not in vecs:
+            standing += old.memory.status != Status.SUPERSEDED
+            continue
+        for new in [*ready, *(h for h in spares if h.memory.id not in taken)]:
             if (
-                new.memory.user_id != old.memory.user_id
+                new is old
+                or new.memory.user_id != old.memory.user_id
                 or said_in(new.memory) == said_in(old.memory)
                 or said_when(new) <= said_when(old)
             ):
@@ -232,11 +255,16 @@ def _judged_earlier(
                 model_id=model,
             )
             if p is None:
-                return late  # the model cannot judge these vectors: no pair will do better
+                return late, instead  # the model cannot judge these vectors: no pair will do better
             if p >= earlier_at:
                 late.add(old.memory.id)
+                if new in spares:
+                    instead[old.memory.id] = new
+                    taken.add(new.memory.id)
                 break
-    return late
+        else:
+            standing += 1
+    return late, instead
 
 
 def _slots(record: MemoryRecord, keys_of: dict[str, str | None]) -> set[str]:
@@ -255,14 +283,20 @@ def _slots(record: MemoryRecord, keys_of: dict[str, str | None]) -> set[str]:
 
 def _collapse_copies(hits: list[Hit]) -> list[Hit]:
     by_id = {h.memory.id: i for i, h in enumerate(hits)}
+    out = list(hits)
     drop: set[int] = set()
     for i, h in enumerate(hits):
         j = by_id.get(str(h.memory.metadata.get("from_episode")))
         if j is None or i in drop or j in drop:
             continue
         if copies_turn(h.memory, hits[j].memory):
-            drop.add(max(i, j))  # the lower ranked of the two goes; the next hit takes its place
-    return [h for i, h in enumerate(hits) if i not in drop]
+            # one place for the two, the better ranked one's; the turn holds it, since it says all
+            # the copy says and the rest of what was said with it ("moved to the day shift" keeps
+            # its "7am to 3pm"); the next hit takes the other place
+            first, second = min(i, j), max(i, j)
+            out[first] = hits[j] if hits[j].memory.status == Status.ACTIVE else hits[i]
+            drop.add(second)
+    return [h for i, h in enumerate(out) if i not in drop]
 
 
 def _valid_or_superseded(record: MemoryRecord, now: datetime) -> bool:

@@ -108,6 +108,21 @@ class RecordRetriever(Protocol):
     ) -> list[tuple[MemoryRecord, float, float]]: ...
 
 
+class Ranking(list["tuple[MemoryRecord, float, float]"]):
+    """What :meth:`RecordRetriever.search_records` may return: the ranking, and in
+    ``below_floor`` the best few candidates the relevance floor dropped, (record, relevance,
+    strength) best first. Recall's current-state step reads them only to find a newer statement
+    that replaces a hit (``remnant.engine.current``); they never fill the answer otherwise."""
+
+    def __init__(
+        self,
+        items: Sequence[tuple[MemoryRecord, float, float]] = (),
+        below_floor: Sequence[tuple[MemoryRecord, float, float]] = (),
+    ) -> None:
+        super().__init__(items)
+        self.below_floor = list(below_floor)
+
+
 @runtime_checkable
 class EntitySource(Protocol):
     """Optional on a retriever: the entities (kind, key) a memory about to be stored names, read from
