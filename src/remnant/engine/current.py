@@ -51,6 +51,10 @@ _MIN_COPY_SHARE = 0.6  # a fact whose text is this share of its turn's (or more)
 
 #: how many of the ranked candidates the pair model compares (at most POOL * (POOL - 1) / 2 pairs)
 POOL = 10
+#: how many of the newer hits each hit is judged against, the nearest in meaning: on the development
+#: timelines the newer statement that replaced a hit was its nearest newer one in 102 cases of 105
+#: (the second nearest in 2), and one pair a hit keeps the step within its cost (docs/retrieval.md)
+NEAREST = 1
 #: the pair model's probability from which the older of two hits is earlier at recall; below the
 #: write path's supersede threshold because nothing is lost (the hit is still stored and reachable
 #: through ``include_stale``, ``as_of`` and history): chosen by cross-validation over the three
@@ -60,18 +64,18 @@ EARLIER_AT = 0.7
 
 @runtime_checkable
 class PairScorer(Protocol):
-    """The supersession pair model at recall: the probability that ``new`` replaces ``old`` from
-    their vectors by ``model_id`` (``None``: it cannot say, e.g. its weights are for another model)."""
+    """The supersession pair model at recall: for each ``(new, old)`` pair of indices into
+    ``texts`` and ``vectors`` (by ``model_id``), the probability that the new statement replaces
+    the old one; ``None``: it cannot say (e.g. its weights are for another model)."""
 
-    def probability_of(
+    def probabilities_of(
         self,
-        new: str,
-        old: str,
-        vec_new: npt.ArrayLike,
-        vec_old: npt.ArrayLike,
+        texts: Sequence[str],
+        vectors: Sequence[npt.ArrayLike],
+        pairs: Sequence[tuple[int, int]],
         *,
         model_id: str | None,
-    ) -> float | None: ...
+    ) -> list[float] | None: ...
 
 
 Vectors = Callable[[list[str]], tuple[str | None, Mapping[str, npt.NDArray[np.float64]]]]
@@ -160,7 +164,13 @@ def current_first(
         for f in (h.memory.metadata.get("facts") or [])
         if isinstance(f, str) and f not in have
     ]
-    sources = [s for h in [*pool, *spare] if (s := said_in(h.memory)) not in have] if judged else []
+    # a fact drawn from a turn was written with it (the same time); one consolidated from a turn
+    # later is as old as the turn, read here unless it is a hit
+    sources = (
+        [s for h in [*pool, *spare] if (s := said_in(h.memory)) not in have and s != turn_of(h.memory)]
+        if judged
+        else []
+    )
     read = fetch(list(dict.fromkeys([*wanted, *sources]))) if wanted or sources else []
     keys_of = {r.id: r.key for r in read}
     if judged:
@@ -217,53 +227,56 @@ def _judged_earlier(
 ) -> tuple[set[str], dict[str, Hit]]:
     """The ids of the hits of ``pool`` that a newer hit or ``spare`` candidate, said in another turn,
     replaces by the pair model (probability ``earlier_at`` or more), and for each the spare
-    candidate that takes its place, if one does. One read of the stored vectors; the hits are
-    taken in rank order until ``limit`` of them stand, each judged against the newer ones only, so
-    at most ``limit + len(late)`` rows of ``len(pool) + len(spare)`` pairs."""
+    candidate that takes its place, if one does. One read of the stored vectors. The hits are
+    judged in rank order, each against its :data:`NEAREST` newer ones by cosine, a round of them at
+    a time (one call of the model), until ``limit`` of them stand: the rest would not be shown; at
+    most ``NEAREST`` pairs per judged hit."""
     model, vecs = vectors([h.memory.id for h in [*pool, *spare]])
     late: set[str] = set()
     instead: dict[str, Hit] = {}
     if model is None or len(vecs) < 2:
         return late, instead
+    items = [h for h in [*pool, *spare] if h.memory.id in vecs]
+    first_spare = sum(h.memory.id in vecs for h in pool)
+    texts = [h.memory.content for h in items]
+    rows = [vecs[h.memory.id] for h in items]
+    said = [said_in(h.memory) for h in items]
+    when = [times.get(t, _when(h.memory)) for t, h in zip(said, items, strict=True)]
+    unit = np.vstack(rows).astype(np.float64)
+    unit /= np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
+    near = unit @ unit.T
 
-    def said_when(h: Hit) -> tuple[float, str]:
-        return times.get(said_in(h.memory), _when(h.memory))
+    def nearest_newer(i: int) -> list[int]:
+        newer = [
+            j
+            for j in range(len(items))
+            if items[j].memory.user_id == items[i].memory.user_id and said[j] != said[i] and when[j] > when[i]
+        ]
+        return sorted(newer, key=lambda j: -float(near[i, j]))[:NEAREST]
 
-    ready = [h for h in pool if h.memory.id in vecs]
-    spares = [h for h in spare if h.memory.id in vecs]
-    taken: set[str] = set()
-    standing = 0
-    for old in pool:
-        if standing >= limit:
-            break  # the rest are not shown: nothing to judge
-        if old.memory.status == Status.SUPERSEDED or old.memory.id not in vecs:
-            standing += old.memory.status != Status.SUPERSEDED
-            continue
-        for new in [*ready, *(h for h in spares if h.memory.id not in taken)]:
-            if (
-                new is old
-                or new.memory.user_id != old.memory.user_id
-                or said_in(new.memory) == said_in(old.memory)
-                or said_when(new) <= said_when(old)
-            ):
-                continue
-            p = judge.probability_of(
-                new.memory.content,
-                old.memory.content,
-                vecs[new.memory.id],
-                vecs[old.memory.id],
-                model_id=model,
-            )
-            if p is None:
-                return late, instead  # the model cannot judge these vectors: no pair will do better
+    taken: set[int] = set()
+    olds = [i for i in range(first_spare) if items[i].memory.status != Status.SUPERSEDED]
+    standing, at = 0, 0
+    while standing < limit and at < len(olds):
+        batch = olds[at : at + limit - standing]
+        at += len(batch)
+        pairs = [(j, i) for i in batch for j in nearest_newer(i)]
+        ps = judge.probabilities_of(texts, rows, pairs, model_id=model) if pairs else []
+        if ps is None:
+            return late, instead  # the model cannot judge these vectors
+        over: dict[int, list[int]] = {}
+        for (j, i), p in zip(pairs, ps, strict=True):
             if p >= earlier_at:
-                late.add(old.memory.id)
-                if new in spares:
-                    instead[old.memory.id] = new
-                    taken.add(new.memory.id)
-                break
-        else:
-            standing += 1
+                over.setdefault(i, []).append(j)
+        for i in batch:
+            news = [j for j in over.get(i, []) if j < first_spare or j not in taken]
+            if not news:
+                standing += 1
+                continue
+            late.add(items[i].memory.id)
+            if all(j >= first_spare for j in news):  # only spare candidates replace it: the nearest
+                instead[items[i].memory.id] = items[news[0]]  # takes its place
+                taken.add(news[0])
     return late, instead
 
 
