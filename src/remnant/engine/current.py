@@ -15,10 +15,12 @@ Three things, each bounded by the hits in hand (one ``get_many`` for the keys of
   ``include_stale``) is labelled ``Hit.earlier``.
 
 - **A change the write path did not read.** Among the first :data:`POOL` candidates (all of them
-  answering the query: they passed the relevance floor), each pair said in different turns is put
-  to the supersession pair model (:class:`~remnant.understand.pair_model.PairJudge`) over the
-  hits' stored vectors (:class:`~remnant.engine.seams.StoredVectors`; nothing is embedded), newer
-  statement against older. When it judges the newer one a new value of the older one's slot with
+  answering the query: they passed the relevance floor), each hit and its :data:`NEAREST` newer
+  hit said in another turn of the same user are put to the supersession pair model
+  (:class:`~remnant.understand.pair_model.PairJudge`) over the hits' stored vectors
+  (:class:`~remnant.engine.seams.StoredVectors`; nothing is embedded), newer statement against
+  older; a few candidates the floor dropped may be the newer side (and then take the older one's
+  place), never the older. When it judges the newer one a new value of the older one's slot with
   probability at least ``earlier_at`` (:data:`EARLIER_AT`, a recall threshold below the write
   path's: chosen by cross-validation over the development timelines, docs/retrieval.md), the older
   hit is earlier: it leaves the answer and the next hit takes its place. With ``include_stale``
@@ -49,7 +51,7 @@ from remnant.engine.results import Hit
 _COPY_PREFIXES = ("user:", "用户：", "用户:")
 _MIN_COPY_SHARE = 0.6  # a fact whose text is this share of its turn's (or more) and inside it
 
-#: how many of the ranked candidates the pair model compares (at most POOL * (POOL - 1) / 2 pairs)
+#: how many of the ranked candidates the pair model's step reads (and as many under the floor)
 POOL = 10
 #: how many of the newer hits each hit is judged against, the nearest in meaning: on the development
 #: timelines the newer statement that replaced a hit was its nearest newer one in 102 cases of 105
