@@ -47,6 +47,7 @@ import numpy.typing as npt
 from remnant.core.model import MemoryRecord, Status
 from remnant.engine.ledger import STALE_KEYS
 from remnant.engine.results import Hit
+from remnant.understand.pair_model import share_words
 
 _COPY_PREFIXES = ("user:", "用户：", "用户:")
 _MIN_COPY_SHARE = 0.6  # a fact whose text is this share of its turn's (or more) and inside it
@@ -252,7 +253,12 @@ def _judged_earlier(
         newer = [
             j
             for j in range(len(items))
-            if items[j].memory.user_id == items[i].memory.user_id and said[j] != said[i] and when[j] > when[i]
+            if items[j].memory.user_id == items[i].memory.user_id
+            and said[j] != said[i]
+            and when[j] > when[i]
+            # a candidate under the floor must share a word with the hit it would replace: the
+            # model, trained on pairs about one subject, rates some unrelated pairs high
+            and (j < first_spare or share_words(texts[j], texts[i]))
         ]
         return sorted(newer, key=lambda j: -float(near[i, j]))[:NEAREST]
 

@@ -122,6 +122,12 @@ def _content(text: str) -> set[str]:
     return {t.value for t in tokens(text) if t.kind in ("w", "c")}
 
 
+def share_words(a: str, b: str) -> bool:
+    """Whether two statements share a content word (a stemmed word or a CJK character, no
+    stopwords): what says they may be about one subject at all."""
+    return not _content(a).isdisjoint(_content(b))
+
+
 def _numbers(text: str) -> list[str]:
     return sorted(re.findall(r"\d+(?:[.,:]\d+)*", unicodedata.normalize("NFKC", text)))
 
