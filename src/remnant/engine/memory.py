@@ -592,19 +592,18 @@ class Engine:
             hits, faded, below = self._one_pass(query, flt, wide, axis, now, want_hints)
         else:
             hits = [Hit(r, 0.0, s) for r, s in self._strongest(flt, axis, wide)]
+        # the current-state step: the pair model over the hits' stored vectors, when both are here
         judge = self.contradictions.pairs
         retriever = self.retriever
-        judged = isinstance(judge, PairScorer) and isinstance(retriever, StoredVectors)
+        stored = retriever if isinstance(retriever, StoredVectors) else None
         hits = current_first(
             hits,
             lambda ids: self.store.get_many(ids, tenant=self.tenant),
             limit=limit,
             now=now if as_of is None else as_of,
             stale_shown=bool(filters.get("include_stale")) and as_of is None,
-            judge=judge if judged and isinstance(judge, PairScorer) else None,
-            vectors=(lambda ids: retriever.stored_vectors(self.ledger, ids))
-            if judged and isinstance(retriever, StoredVectors)
-            else None,
+            judge=judge if isinstance(judge, PairScorer) and stored is not None else None,
+            vectors=(lambda ids: stored.stored_vectors(self.ledger, ids)) if stored is not None else None,
             show_earlier=bool(filters.get("include_stale")) or as_of is not None,
             below=below,
         )
