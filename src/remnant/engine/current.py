@@ -4,7 +4,8 @@ Three things, each bounded by the hits in hand (one ``get_many`` for the keys of
 
 - **One slot per turn.** A fact that only copies its source turn's words ("User: so i guess i'm a
   product manager", drawn from that very turn) and the turn itself are one thing said once: when
-  both are hits, the lower ranked of the two is dropped and the next hit takes its place.
+  both are hits, they take one place, the better ranked one's, and the turn holds it (it says what
+  the copy says and the rest of what was said with it); the next hit takes the other place.
 - **Newest first on a slot.** A hit speaks of a slot when it is a keyed memory (its key), a turn
   whose facts are keyed (their keys) or a turn that stated an earlier value of a slot
   (``metadata["stale_keys"]``, set by :meth:`Ledger.retire_stale`). When hits from several turns
@@ -12,6 +13,20 @@ Three things, each bounded by the hits in hand (one ``get_many`` for the keys of
   group's first places; the others follow them and are labelled ``Hit.earlier``.
 - **Superseded is earlier.** A superseded memory that comes back (through ``as_of`` or
   ``include_stale``) is labelled ``Hit.earlier``.
+
+- **A change the write path did not read.** Among the first :data:`POOL` candidates (all of them
+  answering the query: they passed the relevance floor), each hit and its :data:`NEAREST` newer
+  hit said in another turn of the same user are put to the supersession pair model
+  (:class:`~remnant.understand.pair_model.PairJudge`) over the hits' stored vectors
+  (:class:`~remnant.engine.seams.StoredVectors`; nothing is embedded), newer statement against
+  older; a few candidates the floor dropped may be the newer side (and then take the older one's
+  place), never the older. When it judges the newer one a new value of the older one's slot with
+  probability at least ``earlier_at`` (:data:`EARLIER_AT`, a recall threshold below the write
+  path's: chosen by cross-validation over the development timelines, docs/retrieval.md), the older
+  hit is earlier: it leaves the answer and the next hit takes its place. With ``include_stale``
+  or ``as_of`` (``show_earlier``) it stays, behind every current hit, labelled ``Hit.earlier``.
+  A turn's time is the time it was said: a fact drawn from a turn (``from_episode``) or
+  consolidated from one (``derived_from``) is as old as that turn, and is never judged against it.
 
 A turn marked stale for one slot but still carrying another current claim stays a normal hit
 unless a newer hit on its stale slot is in the same answer: it is then ranked behind that hit and
@@ -21,16 +36,52 @@ labelled earlier (it is found for its other content as before).
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
 
 from remnant.core.model import MemoryRecord, Status
 from remnant.engine.ledger import STALE_KEYS
 from remnant.engine.results import Hit
+from remnant.understand.pair_model import share_words
 
 _COPY_PREFIXES = ("user:", "用户：", "用户:")
 _MIN_COPY_SHARE = 0.6  # a fact whose text is this share of its turn's (or more) and inside it
+
+#: how many of the ranked candidates the pair model's step reads (and as many under the floor)
+POOL = 10
+#: how many of the newer hits each hit is judged against, the nearest in meaning: on the development
+#: timelines the newer statement that replaced a hit was its nearest newer one in 102 cases of 105
+#: (the second nearest in 2), and one pair a hit keeps the step within its cost (docs/retrieval.md)
+NEAREST = 1
+#: the pair model's probability from which the older of two hits is earlier at recall; below the
+#: write path's supersede threshold because nothing is lost (the hit is still stored and reachable
+#: through ``include_stale``, ``as_of`` and history): chosen by cross-validation over the three
+#: development timelines files (docs/retrieval.md, "Current state")
+EARLIER_AT = 0.7
+
+
+@runtime_checkable
+class PairScorer(Protocol):
+    """The supersession pair model at recall: for each ``(new, old)`` pair of indices into
+    ``texts`` and ``vectors`` (by ``model_id``), the probability that the new statement replaces
+    the old one; ``None``: it cannot say (e.g. its weights are for another model)."""
+
+    def probabilities_of(
+        self,
+        texts: Sequence[str],
+        vectors: Sequence[npt.ArrayLike],
+        pairs: Sequence[tuple[int, int]],
+        *,
+        model_id: str | None,
+    ) -> list[float] | None: ...
+
+
+Vectors = Callable[[list[str]], tuple[str | None, Mapping[str, npt.NDArray[np.float64]]]]
 
 
 def _norm(text: str) -> str:
@@ -60,6 +111,18 @@ def turn_of(record: MemoryRecord) -> str:
     return source if isinstance(source, str) and source else record.id
 
 
+def said_in(record: MemoryRecord) -> str:
+    """The turn whose words a memory states: :func:`turn_of`, or the one turn a consolidated fact
+    was made from (``derived_from``), else the memory itself."""
+    source = turn_of(record)
+    if source != record.id:
+        return source
+    derived = record.metadata.get("derived_from")
+    if isinstance(derived, list) and len(derived) == 1 and isinstance(derived[0], str) and derived[0]:
+        return derived[0]
+    return record.id
+
+
 def _when(record: MemoryRecord) -> tuple[float, str]:
     at: datetime | None = record.occurred_at or record.created_at
     return (at.timestamp() if at else 0.0, record.id)
@@ -72,31 +135,71 @@ def current_first(
     limit: int,
     now: datetime | None = None,
     stale_shown: bool = False,
+    judge: PairScorer | None = None,
+    vectors: Vectors | None = None,
+    earlier_at: float = EARLIER_AT,
+    show_earlier: bool = False,
+    below: Sequence[Hit] = (),
 ) -> list[Hit]:
     """The hits, copies collapsed, newest first on each slot, earlier ones labelled; at most
     ``limit``. ``fetch`` reads memories by id (any status). ``stale_shown``: the recall asked for
     superseded memories past their validity (``include_stale``), so what is outside its validity at
-    ``now`` and not superseded is dropped here (the store's filter could not)."""
+    ``now`` and not superseded is dropped here (the store's filter could not). ``judge`` and
+    ``vectors`` (the stored vectors of ids): the pair model's step on the first :data:`POOL` hits,
+    and on ``below`` (candidates the relevance floor dropped: one enters only in the place of a hit
+    it replaces); ``show_earlier``: what it judges earlier stays in the answer, behind the current
+    hits."""
     kept = list(hits)
     if stale_shown and now is not None:
         kept = [h for h in kept if _valid_or_superseded(h.memory, now)]
-    kept = _collapse_copies(kept)[:limit]
-    if len(kept) < 2 and not any(h.memory.status == Status.SUPERSEDED for h in kept):
+    kept = _collapse_copies(kept)
+    judged = judge is not None and vectors is not None and bool(kept) and (len(kept) > 1 or bool(below))
+    if not judged:
+        kept = kept[:limit]
+    if len(kept) < 2 and not below and not any(h.memory.status == Status.SUPERSEDED for h in kept):
         return kept
+    pool = kept[:POOL] if judged else kept
     have = {h.memory.id for h in kept}
+    spare = [h for h in below if h.memory.id not in have][:POOL] if judged else []
     wanted = [
         f
-        for h in kept
+        for h in pool
         for f in (h.memory.metadata.get("facts") or [])
         if isinstance(f, str) and f not in have
     ]
-    keys_of = {r.id: r.key for r in fetch(list(dict.fromkeys(wanted)))} if wanted else {}
+    # a fact drawn from a turn was written with it (the same time); one consolidated from a turn
+    # later is as old as the turn, read here unless it is a hit
+    sources = (
+        [s for h in [*pool, *spare] if (s := said_in(h.memory)) not in have and s != turn_of(h.memory)]
+        if judged
+        else []
+    )
+    read = fetch(list(dict.fromkeys([*wanted, *sources]))) if wanted or sources else []
+    keys_of = {r.id: r.key for r in read}
+    if judged:
+        assert judge is not None and vectors is not None
+        times = {r.id: _when(r) for r in read}
+        times.update({h.memory.id: _when(h.memory) for h in [*kept, *spare]})
+        late, instead = _judged_earlier(pool, spare, judge, vectors, times, earlier_at, limit)
+        if late:
+            current: list[Hit] = []
+            for h in kept:
+                newer = instead.get(h.memory.id)
+                if newer is not None and newer not in current:
+                    current.append(newer)  # the newer statement takes the place of the one it replaces
+                if h.memory.id not in late:
+                    current.append(h)
+            shown = [replace(h, earlier=True) for h in kept if h.memory.id in late] if show_earlier else []
+            kept = [*current, *shown]
+        kept = kept[:limit]
+        if len(kept) < 2 and not any(h.memory.status == Status.SUPERSEDED for h in kept):
+            return kept
     keys_of.update({h.memory.id: h.memory.key for h in kept})
     slots: dict[str, list[int]] = {}
     for i, h in enumerate(kept):
         for slot in _slots(h.memory, keys_of):
             slots.setdefault(slot, []).append(i)
-    earlier = [h.memory.status == Status.SUPERSEDED for h in kept]
+    earlier = [h.memory.status == Status.SUPERSEDED or h.earlier for h in kept]
     order = list(range(len(kept)))  # position -> hit
     for members in slots.values():
         turns = {turn_of(kept[i].memory) for i in members}
@@ -116,6 +219,75 @@ def current_first(
     return [replace(kept[i], earlier=earlier[i]) if earlier[i] else kept[i] for i in order]
 
 
+def _judged_earlier(
+    pool: list[Hit],
+    spare: list[Hit],
+    judge: PairScorer,
+    vectors: Vectors,
+    times: Mapping[str, tuple[float, str]],
+    earlier_at: float,
+    limit: int,
+) -> tuple[set[str], dict[str, Hit]]:
+    """The ids of the hits of ``pool`` that a newer hit or ``spare`` candidate, said in another turn,
+    replaces by the pair model (probability ``earlier_at`` or more), and for each the spare
+    candidate that takes its place, if one does. One read of the stored vectors. The hits are
+    judged in rank order, each against its :data:`NEAREST` newer ones by cosine, a round of them at
+    a time (one call of the model), until ``limit`` of them stand: the rest would not be shown; at
+    most ``NEAREST`` pairs per judged hit."""
+    model, vecs = vectors([h.memory.id for h in [*pool, *spare]])
+    late: set[str] = set()
+    instead: dict[str, Hit] = {}
+    if model is None or len(vecs) < 2:
+        return late, instead
+    items = [h for h in [*pool, *spare] if h.memory.id in vecs]
+    first_spare = sum(h.memory.id in vecs for h in pool)
+    texts = [h.memory.content for h in items]
+    rows = [vecs[h.memory.id] for h in items]
+    said = [said_in(h.memory) for h in items]
+    when = [times.get(t, _when(h.memory)) for t, h in zip(said, items, strict=True)]
+    unit = np.vstack(rows).astype(np.float64)
+    unit /= np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
+    near = unit @ unit.T
+
+    def nearest_newer(i: int) -> list[int]:
+        newer = [
+            j
+            for j in range(len(items))
+            if items[j].memory.user_id == items[i].memory.user_id
+            and said[j] != said[i]
+            and when[j] > when[i]
+            # a candidate under the floor must share a word with the hit it would replace: the
+            # model, trained on pairs about one subject, rates some unrelated pairs high
+            and (j < first_spare or share_words(texts[j], texts[i]))
+        ]
+        return sorted(newer, key=lambda j: -float(near[i, j]))[:NEAREST]
+
+    taken: set[int] = set()
+    olds = [i for i in range(first_spare) if items[i].memory.status != Status.SUPERSEDED]
+    standing, at = 0, 0
+    while standing < limit and at < len(olds):
+        batch = olds[at : at + limit - standing]
+        at += len(batch)
+        pairs = [(j, i) for i in batch for j in nearest_newer(i)]
+        ps = judge.probabilities_of(texts, rows, pairs, model_id=model) if pairs else []
+        if ps is None:
+            return late, instead  # the model cannot judge these vectors
+        over: dict[int, list[int]] = {}
+        for (j, i), p in zip(pairs, ps, strict=True):
+            if p >= earlier_at:
+                over.setdefault(i, []).append(j)
+        for i in batch:
+            news = [j for j in over.get(i, []) if j < first_spare or j not in taken]
+            if not news:
+                standing += 1
+                continue
+            late.add(items[i].memory.id)
+            if all(j >= first_spare for j in news):  # only spare candidates replace it: the nearest
+                instead[items[i].memory.id] = items[news[0]]  # takes its place
+                taken.add(news[0])
+    return late, instead
+
+
 def _slots(record: MemoryRecord, keys_of: dict[str, str | None]) -> set[str]:
     out: set[str] = set()
     if record.key:
@@ -132,14 +304,20 @@ def _slots(record: MemoryRecord, keys_of: dict[str, str | None]) -> set[str]:
 
 def _collapse_copies(hits: list[Hit]) -> list[Hit]:
     by_id = {h.memory.id: i for i, h in enumerate(hits)}
+    out = list(hits)
     drop: set[int] = set()
     for i, h in enumerate(hits):
         j = by_id.get(str(h.memory.metadata.get("from_episode")))
         if j is None or i in drop or j in drop:
             continue
         if copies_turn(h.memory, hits[j].memory):
-            drop.add(max(i, j))  # the lower ranked of the two goes; the next hit takes its place
-    return [h for i, h in enumerate(hits) if i not in drop]
+            # one place for the two, the better ranked one's; the turn holds it, since it says all
+            # the copy says and the rest of what was said with it ("moved to the day shift" keeps
+            # its "7am to 3pm"); the next hit takes the other place
+            first, second = min(i, j), max(i, j)
+            out[first] = hits[j] if hits[j].memory.status == Status.ACTIVE else hits[i]
+            drop.add(second)
+    return [h for i, h in enumerate(out) if i not in drop]
 
 
 def _valid_or_superseded(record: MemoryRecord, now: datetime) -> bool:

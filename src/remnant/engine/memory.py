@@ -26,7 +26,7 @@ from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
 from remnant.core.limits import MAX_LIMIT, MAX_MESSAGES, MAX_QUERY_CHARS, MAX_REQUEST_CHARS
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier, is_memory_id
-from remnant.engine.current import current_first
+from remnant.engine.current import PairScorer, current_first
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.correction import CORRECTS, apply_correction, read_correction
 from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
@@ -58,10 +58,12 @@ from remnant.engine.results import (
 )
 from remnant.engine.seams import (
     LexicalRetriever,
+    Ranking,
     RecordRetriever,
     Redactor,
     Reembedder,
     Retriever,
+    StoredVectors,
     vault_of,
 )
 from remnant.store import open_store
@@ -582,19 +584,28 @@ class Engine:
         now = self.now()
         axis = self.axis(user_id, now)
         faded: list[FadedHint] = []
+        below: list[Hit] = []
         # a few more than asked: a copy collapsed into its turn leaves its place to the next hit
         wide = min(MAX_LIMIT, limit + max(2, limit))
         if query.strip():
             want_hints = hints and not include_faded
-            hits, faded = self._one_pass(query, flt, wide, axis, now, want_hints)
+            hits, faded, below = self._one_pass(query, flt, wide, axis, now, want_hints)
         else:
             hits = [Hit(r, 0.0, s) for r, s in self._strongest(flt, axis, wide)]
+        # the current-state step: the pair model over the hits' stored vectors, when both are here
+        judge = self.contradictions.pairs
+        retriever = self.retriever
+        stored = retriever if isinstance(retriever, StoredVectors) else None
         hits = current_first(
             hits,
             lambda ids: self.store.get_many(ids, tenant=self.tenant),
             limit=limit,
             now=now if as_of is None else as_of,
             stale_shown=bool(filters.get("include_stale")) and as_of is None,
+            judge=judge if isinstance(judge, PairScorer) and stored is not None else None,
+            vectors=(lambda ids: stored.stored_vectors(self.ledger, ids)) if stored is not None else None,
+            show_earlier=bool(filters.get("include_stale")) or as_of is not None,
+            below=below,
         )
         if touch and hits and as_of is None:
             self.ledger.mark_active(user_id, now)
@@ -628,13 +639,15 @@ class Engine:
 
     def _one_pass(
         self, query: str, flt: MemoryFilter, limit: int, axis: float, now: datetime, want_hints: bool
-    ) -> tuple[list[Hit], list[FadedHint]]:
-        """Hits and faded hints from one retrieval: the search runs on the recall filter widened to
+    ) -> tuple[list[Hit], list[FadedHint], list[Hit]]:
+        """Hits, faded hints and the live candidates under the relevance floor (:class:`Ranking`)
+        from one retrieval: the search runs on the recall filter widened to
         faded and expired memories, and the ranking is split here. Only when the widened candidates
         crowd live ones out of the ranked head (fewer than ``limit`` live among them) does a second,
         strict search run."""
         if not want_hints:
-            return [Hit(r, s, st) for r, s, st in self._ranked(query, flt, limit, axis)], []
+            ranked = self._ranked(query, flt, limit, axis)
+            return [Hit(r, s, st) for r, s, st in ranked], [], _below_floor(ranked, flt)
         wide = replace(
             flt,
             statuses=tuple(dict.fromkeys((*(flt.statuses or ()), *_HINT_STATUSES))),
@@ -656,9 +669,11 @@ class Engine:
                 faded.append(
                     FadedHint(r.id, r.kind.value, r.key, "expired" if expired else "faded", since, strength)
                 )
+        below = _below_floor(ranked, flt)
         if len(live) < limit and len(live) < len(ranked) >= asked:
-            live = [Hit(r, s, st) for r, s, st in self._ranked(query, flt, limit, axis)]
-        return live, faded
+            ranked = self._ranked(query, flt, limit, axis)
+            live, below = [Hit(r, s, st) for r, s, st in ranked], _below_floor(ranked, flt)
+        return live, faded, below
 
     def _strongest(
         self, flt: MemoryFilter, axis: float, limit: int | None
@@ -1045,3 +1060,11 @@ class Engine:
 # the engine's former name, kept so ``from remnant.engine import Memory`` goes on working; the product
 # a user holds is remnant.Memory (remnant.config.Memory), which builds on this class
 Memory = Engine
+
+
+def _below_floor(ranked: Sequence[tuple[MemoryRecord, float, float]], flt: MemoryFilter) -> list[Hit]:
+    """The live candidates a retriever's ranking holds under its relevance floor (none unless it
+    is a :class:`Ranking`)."""
+    if not isinstance(ranked, Ranking):
+        return []
+    return [Hit(r, s, st) for r, s, st in ranked.below_floor if _admits(flt, r)]

@@ -108,6 +108,21 @@ class RecordRetriever(Protocol):
     ) -> list[tuple[MemoryRecord, float, float]]: ...
 
 
+class Ranking(list["tuple[MemoryRecord, float, float]"]):
+    """What :meth:`RecordRetriever.search_records` may return: the ranking, and in
+    ``below_floor`` the best few candidates the relevance floor dropped, (record, relevance,
+    strength) best first. Recall's current-state step reads them only to find a newer statement
+    that replaces a hit (``remnant.engine.current``); they never fill the answer otherwise."""
+
+    def __init__(
+        self,
+        items: Sequence[tuple[MemoryRecord, float, float]] = (),
+        below_floor: Sequence[tuple[MemoryRecord, float, float]] = (),
+    ) -> None:
+        super().__init__(items)
+        self.below_floor = list(below_floor)
+
+
 @runtime_checkable
 class EntitySource(Protocol):
     """Optional on a retriever: the entities (kind, key) a memory about to be stored names, read from
@@ -137,6 +152,18 @@ class NeighbourBatch(Protocol):
     def neighbour_batch(
         self, engine: EngineView, texts: Sequence[str], limit: int
     ) -> AbstractContextManager[None]: ...
+
+
+@runtime_checkable
+class StoredVectors(Protocol):
+    """Optional on a retriever: the stored vectors of these memories, each as the embedding of the
+    memory's own text (a context-paired vector's own half), unit length, with the embedding model
+    they are of; ids without a vector are left out. Recall's current-state step reads them instead
+    of embedding its hits again."""
+
+    def stored_vectors(
+        self, engine: EngineView, ids: Sequence[str]
+    ) -> tuple[str | None, dict[str, np.ndarray]]: ...
 
 
 class RedactionOutcome(Protocol):

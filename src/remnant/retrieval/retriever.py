@@ -42,6 +42,7 @@ from remnant.core.text import index_text as store_index_text
 from remnant.core.text import match_expression
 from remnant.embed.base import Embedder, EmbeddingModelMismatch, base_model_id, l2_normalize
 from remnant.embed.cache import CachedEmbedder
+from remnant.engine.seams import Ranking
 from remnant.retrieval.entities import (
     EntityReader,
     ExpansionLimits,
@@ -87,6 +88,10 @@ if TYPE_CHECKING:
     from remnant.store.base import MemoryFilter
 
 log = logging.getLogger("remnant.retrieval")
+
+#: how many of the candidates the relevance floor dropped recall's current-state step may read (a
+#: newer statement that replaces a hit, ranked under the floor because it words the slot otherwise)
+BELOW_FLOOR = 5
 
 # Below these cosines a vector-only candidate is noise, not a memory about the query: unrelated
 # sentence pairs score about 0.74-0.76 with e5-small (its similarities are compressed high),
@@ -685,6 +690,28 @@ class HybridRetriever:
                 kept = [(h, s) for h, s in kept if s >= floor]
         return kept[:n]
 
+    def stored_vectors(
+        self, engine: EngineView, ids: Sequence[str]
+    ) -> tuple[str | None, dict[str, np.ndarray]]:
+        """The engine's ``StoredVectors`` seam: the stored vectors of ``ids`` (one read, any status),
+        each cut to its own text's half when the vectors pair a turn with its context (the first
+        half is ``(1 - beta) * e(own)``: renormalised, it is ``e(own)`` exactly), and the model of
+        those halves. Nothing for a lexical retriever or before any vector was stored."""
+        model = self.model_id
+        if self.embedder is None or self.mode == "lexical" or model is None or not ids:
+            return None, {}
+        from remnant.store.base import MemoryFilter
+
+        flt = MemoryFilter(tenant=engine.tenant, ids=tuple(dict.fromkeys(ids)), statuses=None)
+        got, matrix = engine.store.embeddings(flt, model=model)
+        if not got:
+            return base_model_id(model), {}
+        own = np.asarray(matrix, dtype=np.float64)
+        if self.pairs is not None:
+            own = own[:, : int(self.pairs.inner.dim)]
+        own = own / np.maximum(np.linalg.norm(own, axis=1, keepdims=True), 1e-12)
+        return base_model_id(model), dict(zip(got, own, strict=True))
+
     def neighbours(
         self, engine: EngineView, text: str, flt: MemoryFilter, limit: int
     ) -> list[tuple[str, float]]:
@@ -747,8 +774,11 @@ class HybridRetriever:
     ) -> list[tuple[MemoryRecord, float, float]]:
         """One pass (the engine's ``RecordRetriever`` seam): the reranked head, at least ``limit``
         deep, with the records read for the signals and the strength computed for them."""
-        ranked, loaded = self._search(engine, query, flt, limit, None)
-        return [(loaded[i][0], s, loaded[i][1]) for i, s in ranked if i in loaded]
+        ranked, loaded, below = self._search(engine, query, flt, limit, None)
+        return Ranking(
+            [(loaded[i][0], s, loaded[i][1]) for i, s in ranked if i in loaded],
+            [(loaded[i][0], s, loaded[i][1]) for i, s in below[:BELOW_FLOOR] if i in loaded],
+        )
 
     def explain(self, engine: EngineView, query: str, flt: MemoryFilter, limit: int) -> SearchTrace:
         """What :meth:`search` computes on the way to its ranking, per candidate: the lexical and
@@ -761,8 +791,9 @@ class HybridRetriever:
 
     def _search(
         self, engine: EngineView, query: str, flt: MemoryFilter, limit: int, trace: SearchTrace | None
-    ) -> tuple[list[tuple[str, float]], dict[str, tuple[MemoryRecord, float]]]:
-        """The fused ranking (reranked head, then the tail) and the head's records with strengths."""
+    ) -> tuple[list[tuple[str, float]], dict[str, tuple[MemoryRecord, float]], list[tuple[str, float]]]:
+        """The fused ranking (reranked head, then the tail), the head's records with strengths and
+        what the relevance floor dropped of the head (best first)."""
         qa = analyze(query)
         n = max(limit, self.fusion.candidates)
         lexical: list[tuple[str, float]] = []
@@ -841,7 +872,7 @@ class HybridRetriever:
         depth = max(limit, self.rerank_depth, t.depth if boosting else 0)
         head, tail = fused[:depth], fused[depth:]
         if not head:
-            return [], {}
+            return [], {}, []
         records = engine.store.get_many([i for i, _ in head], tenant=engine.tenant)
         now = engine.now()
         signals: dict[str, tuple[float, float, float | None]] = {}
@@ -903,22 +934,25 @@ class HybridRetriever:
         if trace is not None:
             trace.relevance = dict(head)
         floor = self.relevance_floor
+        below: list[tuple[str, float]] = []
         if floor is not None:
             # after the ranking, before the memory's own signals: a faded-looking but relevant
             # memory keeps its place, an unrelated one does not fill the list
+            relevance = dict(head)
             head, dropped = floor.apply(head, absolute=model is not None)
             if dropped:
                 tail = []  # the tail ranks below the head's weakest: under the floor too
+                below = sorted(((i, relevance[i]) for i in dropped), key=lambda p: -p[1])
                 if trace is not None:
                     trace.floored = set(dropped)
             if not head:
-                return [], loaded
+                return [], loaded, below
         ranked = rerank(head, signals, self.signals)
         if t.diversity:
             ranked = diversify(ranked, {r.id: r.content for r in records}, limit, t.diversity)
         if t.session_cap:
             ranked = cap_sessions(ranked, {r.id: r.session_id for r in records}, limit, t.session_cap)
-        return ranked + tail, loaded
+        return ranked + tail, loaded, below
 
     def _usable_ranker(self) -> LearnedRanker | None:
         """The learned ranker, if one is set and this search can compute every feature it uses

@@ -38,6 +38,7 @@ import math
 import re
 import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,7 @@ from remnant.understand.statements import ContradictionDetector, tokens
 log = logging.getLogger(__name__)
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
+_RECALL_CACHE = 2048  # statements read and pairs scored at recall kept for the next (a few kB a statement)
 Action = Literal["supersede", "flag"]
 
 FEATURES: tuple[str, ...] = (
@@ -118,6 +120,12 @@ def weights_path(model_id: str) -> Path:
 
 def _content(text: str) -> set[str]:
     return {t.value for t in tokens(text) if t.kind in ("w", "c")}
+
+
+def share_words(a: str, b: str) -> bool:
+    """Whether two statements share a content word (a stemmed word or a CJK character, no
+    stopwords): what says they may be about one subject at all."""
+    return not _content(a).isdisjoint(_content(b))
 
 
 def _numbers(text: str) -> list[str]:
@@ -266,30 +274,131 @@ _DETECTOR = ContradictionDetector()
 Guess = tuple[str, float] | None  # (attribute, margin) from the classifier, None when none
 
 
-def _span_features(
-    new: str,
-    old: str,
-    wn: set[str],
-    wo: set[str],
-    nn: list[str],
-    no: list[str],
-    guess_new: Guess,
-    guess_old: Guess,
-) -> list[float]:
+@dataclass(frozen=True)
+class Side:
+    """What the features read of one statement alone, computed once however many pairs it is in
+    (recall judges each hit against several others)."""
+
+    text: str
+    reading: attributes.Reading | None
+    guess: Guess  # the attribute head's guess from the vector
+    attr: Guess  # the rules' attribute when they read one (margin 1), else the guess
+    cues: attributes.Cues
+    subject: str  # "other" for a named subject, else the cues' subject
+    words: frozenset[str]
+    numbers: tuple[str, ...]
+    negations: int
+    flags: dict[str, float]  # each of CUES on the text
+    third: float  # the text opens on someone else
+    vec: npt.NDArray[np.float64]
+    norm: float
+    centred: npt.NDArray[np.float64]  # vec - center
+    centred_norm: float
+    unit: npt.NDArray[np.float64]  # the centred vector, unit length
+
+
+def side(text: str, vec: npt.ArrayLike, guess: Guess, center: npt.NDArray[np.float64] | None) -> Side:
+    """The one-statement part of :func:`pair_features`."""
+    a = np.asarray(vec, dtype=np.float64)
+    reading = attributes.read(text)
+    cue = attributes.cues(text)
+    plain = unicodedata.normalize("NFKC", text).replace("’", "'")
+    centred = a - center if center is not None else a
+    centred_norm = float(np.linalg.norm(centred))
+    return Side(
+        text=text,
+        reading=reading,
+        guess=guess,
+        attr=(reading.attribute, 1.0) if reading is not None else guess,
+        cues=cue,
+        subject="other" if cue.named_subject else cue.subject,
+        words=frozenset(_content(text)),
+        numbers=tuple(_numbers(text)),
+        negations=_negations(text),
+        flags={name: float(bool(pat.search(plain))) for name, pat in CUES.items() if name != "third"},
+        third=float(bool(_THIRD.search(plain.strip()))),
+        vec=a,
+        norm=float(np.linalg.norm(a)),
+        centred=centred,
+        centred_norm=centred_norm,
+        unit=centred / max(centred_norm, 1e-12),
+    )
+
+
+def _span_features(new: Side, old: Side) -> list[float]:
     """The features from ``correction_new`` to ``first_new`` (:data:`FEATURES`)."""
-    correction = _flag_of(_CORRECTION, new)
+    wn, wo = new.words, old.words
+    nn, no = list(new.numbers), list(old.numbers)
+    guess_new, guess_old = new.guess, old.guess
+    correction = new.flags["correction"]
     guess_same = guess_new is not None and guess_old is not None and guess_new[0] == guess_old[0]
     return [
         correction,
         len(wn - wo) / len(wn) if wn else 0.0,
         len(wo - wn) / len(wo) if wo else 0.0,
-        _old_negated(new, old),
+        _old_negated(new.text, old.text),
         float(guess_same),
         min(guess_new[1], guess_old[1]) if guess_same and guess_new and guess_old else 0.0,
         correction * float(bool(nn) and bool(no) and nn != no),
-        _flag_of(_KEPT, new),
-        float(bool(_THIRD.search(unicodedata.normalize("NFKC", new).replace("’", "'").strip()))),
-        _flag_of(_FIRST, new),
+        new.flags["kept"],
+        new.third,
+        new.flags["first"],
+    ]
+
+
+def scalar_features(new: Side, old: Side, *, centred: bool = True) -> list[float]:
+    """The scalar :data:`FEATURES` of the pair (old, new) from its two sides; ``centred``: the sides
+    were made with a center (else the centred cosine is the raw one)."""
+    cos = float(new.vec @ old.vec) / max(new.norm * old.norm, 1e-12)
+    cos_c = (
+        float(new.centred @ old.centred) / max(new.centred_norm * old.centred_norm, 1e-12) if centred else cos
+    )
+    an, ao = new.attr, old.attr
+    same = an is not None and ao is not None and an[0] == ao[0] and an[0] != OTHER
+    other = (an is not None and an[0] == OTHER) or (ao is not None and ao[0] == OTHER)
+    margin = min(an[1], ao[1]) if same and an is not None and ao is not None else 0.0
+    rel = attributes.relate(new.reading, old.reading)
+    det = _DETECTOR.compare(new.text, old.text).label
+    wn, wo = new.words, old.words
+    overlap = len(wn & wo) / len(wn | wo) if wn and wo else 0.0
+    cn, co = new.cues, old.cues
+    nn, no = new.numbers, old.numbers
+    change = cn.changed or cn.ended
+    return [
+        cos,
+        cos_c,
+        float(same),
+        margin,
+        float(other),
+        float(rel == "supersedes"),
+        float(rel == "compatible"),
+        float(rel == "unrelated"),
+        float(rel is None),
+        float(det == "contradiction"),
+        float(det == "unrelated"),
+        overlap,
+        float(bool(wn and wo) and (wn <= wo or wo <= wn)),
+        float(cn.changed),
+        float(cn.ended),
+        float(cn.additive),
+        float(cn.temporary),
+        float(cn.hypothetical or co.hypothetical),
+        float(new.subject != old.subject),
+        float(cn.context != co.context),
+        float(cn.refinement and not co.refinement),
+        float(bool(nn) and bool(no) and nn != no),
+        float((new.negations % 2) != (old.negations % 2)),
+        float(same and change),
+        cos * float(change),
+        new.flags["event"],
+        new.flags["plan"],
+        new.flags["now_le"],
+        old.flags["habit"],
+        new.flags["exception"],
+        new.flags["question"],
+        float(new.subject == old.subject == "user"),
+        abs(math.log(max(len(new.text), 1) / max(len(old.text), 1))),
+        *_span_features(new, old),
     ]
 
 
@@ -303,70 +412,15 @@ def pair_features(
     center: npt.NDArray[np.float64] | None,
 ) -> npt.NDArray[np.float64]:
     """The feature vector of (old, new): :data:`FEATURES`, then the :data:`BLOCKS`."""
-    a = np.asarray(vec_new, dtype=np.float64)
-    b = np.asarray(vec_old, dtype=np.float64)
-    cos = float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12)
-    if center is not None:
-        ac, bc = a - center, b - center
-        cos_c = float(ac @ bc) / max(float(np.linalg.norm(ac) * np.linalg.norm(bc)), 1e-12)
-    else:
-        cos_c = cos
-    rn, ro = attributes.read(new), attributes.read(old)
-    an = (rn.attribute, 1.0) if rn is not None else guess_new
-    ao = (ro.attribute, 1.0) if ro is not None else guess_old
-    same = an is not None and ao is not None and an[0] == ao[0] and an[0] != OTHER
-    other = (an is not None and an[0] == OTHER) or (ao is not None and ao[0] == OTHER)
-    margin = min(an[1], ao[1]) if same and an is not None and ao is not None else 0.0
-    rel = attributes.relate(rn, ro)
-    det = _DETECTOR.compare(new, old).label
-    wn, wo = _content(new), _content(old)
-    overlap = len(wn & wo) / len(wn | wo) if wn and wo else 0.0
-    cn, co = attributes.cues(new), attributes.cues(old)
-    subj_new = "other" if cn.named_subject else cn.subject
-    subj_old = "other" if co.named_subject else co.subject
-    nn, no = _numbers(new), _numbers(old)
-    change = cn.changed or cn.ended
-    x = [
-        cos,
-        cos_c,
-        float(same),
-        margin,
-        float(other),
-        float(rel == "supersedes"),
-        float(rel == "compatible"),
-        float(rel == "unrelated"),
-        float(rel is None),
-        float(det == "contradiction"),
-        float(det == "unrelated"),
-        overlap,
-        float(contained(new, old)),
-        float(cn.changed),
-        float(cn.ended),
-        float(cn.additive),
-        float(cn.temporary),
-        float(cn.hypothetical or co.hypothetical),
-        float(subj_new != subj_old),
-        float(cn.context != co.context),
-        float(cn.refinement and not co.refinement),
-        float(bool(nn) and bool(no) and nn != no),
-        float((_negations(new) % 2) != (_negations(old) % 2)),
-        float(same and change),
-        cos * float(change),
-        _flag_of(_EVENT, new),
-        _flag_of(_PLAN, new),
-        _flag_of(_NOW_LE, new),
-        _flag_of(_HABIT, old),
-        _flag_of(_EXCEPTION, new),
-        _flag_of(_QUESTION, new),
-        float(subj_new == subj_old == "user"),
-        abs(math.log(max(len(new), 1) / max(len(old), 1))),
-        *_span_features(new, old, wn, wo, nn, no, guess_new, guess_old),
-    ]
-    ua = (a - center) if center is not None else a
-    ub = (b - center) if center is not None else b
-    ua = ua / max(float(np.linalg.norm(ua)), 1e-12)
-    ub = ub / max(float(np.linalg.norm(ub)), 1e-12)
-    return np.concatenate([np.asarray(x, dtype=np.float64), ua * ub, np.abs(ua - ub), ua])
+    n, o = side(new, vec_new, guess_new, center), side(old, vec_old, guess_old, center)
+    return pair_row(n, o, centred=center is not None)
+
+
+def pair_row(new: Side, old: Side, *, centred: bool = True) -> npt.NDArray[np.float64]:
+    """:func:`pair_features` from the two sides."""
+    x = np.asarray(scalar_features(new, old, centred=centred), dtype=np.float64)
+    ua, ub = new.unit, old.unit
+    return np.concatenate([x, ua * ub, np.abs(ua - ub), ua])
 
 
 @dataclass(frozen=True)
@@ -531,6 +585,9 @@ class PairJudge:
         )
         self._lock = threading.Lock()
         self._vectors: dict[str, npt.NDArray[np.float64]] = {}
+        # what recall read and scored, for the next recall (oldest dropped first)
+        self._sides: OrderedDict[tuple[str, bytes], Side] = OrderedDict()
+        self._probs: OrderedDict[tuple[tuple[str, bytes], tuple[str, bytes]], float] = OrderedDict()
 
     def _resolve(self) -> tuple[Embedder, PairWeights] | None:
         from remnant.embed.registry import get_embedder
@@ -629,6 +686,71 @@ class PairJudge:
         if pair is None or x is None:
             return None
         return float(pair[1].probability(x)[0])
+
+    def clear_cache(self) -> None:
+        """Forget the statements read and the pairs scored at recall (they are read again)."""
+        with self._lock:
+            self._sides.clear()
+            self._probs.clear()
+
+    def probabilities_of(
+        self,
+        texts: Sequence[str],
+        vectors: Sequence[npt.ArrayLike],
+        pairs: Sequence[tuple[int, int]],
+        *,
+        model_id: str | None,
+    ) -> list[float] | None:
+        """The model's probability for each ``(new, old)`` pair of indices into ``texts`` and
+        ``vectors`` (a recall's hits and their stored vectors: nothing is embedded), that the new
+        statement replaces the old one. Each statement is read once however many pairs it is in,
+        the pairs are scored in one product, and what was read and scored is kept for the next
+        recall (a user's hits recur), keyed by text and vector. ``None`` when the weights are for
+        another model than ``model_id``'s, or there are none. The same statement again is 0."""
+        pair = self._load()
+        if pair is None or model_id is None or pair[1].model_id != model_id:
+            return None
+        weights = pair[1]
+        needed = sorted({i for p in pairs for i in p})
+        vecs = {i: np.asarray(vectors[i], dtype=np.float64) for i in needed}
+        keys = {i: (texts[i], vecs[i].tobytes()) for i in needed}
+        out: list[float | None] = []
+        todo: list[int] = []
+        with self._lock:
+            for k, (n, o) in enumerate(pairs):
+                got = 0.0 if tokens(texts[n]) == tokens(texts[o]) else self._probs.get((keys[n], keys[o]))
+                out.append(got)
+                if got is None:
+                    todo.append(k)
+            sides = {i: self._sides[keys[i]] for i in needed if keys[i] in self._sides}
+        if todo:
+            centroids = self.classifier.centroids
+            centred = centroids is not None and centroids.center.shape == vecs[needed[0]].shape
+            center = centroids.center if centred and centroids is not None else None
+            unread = sorted({i for k in todo for i in pairs[k]} - sides.keys())
+            if unread:
+                guesses: list[Guess] = (
+                    list(centroids.classify(np.vstack([vecs[i] for i in unread])))
+                    if centred and centroids is not None
+                    else [None] * len(unread)
+                )
+                sides.update(
+                    {i: side(texts[i], vecs[i], g, center) for i, g in zip(unread, guesses, strict=True)}
+                )
+            rows = np.vstack(
+                [pair_row(sides[pairs[k][0]], sides[pairs[k][1]], centred=centred) for k in todo]
+            )
+            scored = [0.0 if math.isnan(p) else float(p) for p in weights.probability(rows)]
+            with self._lock:
+                for k, p in zip(todo, scored, strict=True):
+                    out[k] = p
+                    self._probs[(keys[pairs[k][0]], keys[pairs[k][1]])] = p
+                for i in unread:
+                    self._sides[keys[i]] = sides[i]
+                for cache in (self._probs, self._sides):
+                    while len(cache) > _RECALL_CACHE:
+                        cache.popitem(last=False)
+        return [p if p is not None else 0.0 for p in out]
 
     def decide(self, new: str, old: str, *, crowded: bool = False) -> tuple[Action | None, str]:
         """Supersede, flag or nothing, with a reason naming the probability; ``crowded``: one of a

@@ -149,7 +149,11 @@ def _rules(ta: list[Tok], tb: list[Tok], shared: set[str], overlap: float, max_v
     multi = bool(shared & _MULTI) and not (words & _SINGLE)
     sa = [t for t in ta if t.kind != "neg"]
     sb = [t for t in tb if t.kind != "neg"]
-    ops = SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()
+    # matched as (kind, value) tuples, equal exactly when the tokens are: a tuple hashes in C, a
+    # frozen dataclass in Python (the matcher hashes every token many times; 4x the pair's cost)
+    ops = SequenceMatcher(
+        None, [(t.kind, t.value) for t in sa], [(t.kind, t.value) for t in sb], autojunk=False
+    ).get_opcodes()
     numeric = False
     value_spans = 0
     big_change = 0.0

@@ -1,0 +1,160 @@
+"""Recall answers the current state for changes the write path did not read (issue 27), through the
+product (``remnant.Memory`` with its defaults: e5-small, the salience and pair models) on SQLite and
+PostgreSQL.
+
+The last step of recall puts the ranked hits, said in different turns, to the supersession pair
+model over their stored vectors: an older hit that a newer one replaces leaves the answer (a newer
+statement ranked under the relevance floor takes its place), and stays stored, reachable with
+``include_stale`` and ``as_of``, labelled earlier. Two pets, two children, two hobbies, someone
+else's move and a week's exception both stay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from tests.engine.conftest import OpenMemory
+
+from remnant import Memory
+from remnant.core.clock import ManualClock
+from remnant.core.model import Status
+from remnant.embed.base import EmbeddingError
+
+NOW = datetime(2026, 3, 2, 9, tzinfo=UTC)
+
+
+@pytest.fixture
+def product(monkeypatch: pytest.MonkeyPatch, open_mem: OpenMemory) -> Iterator[OpenMemory]:
+    """The product's defaults: the test suite's lexical, rules-only switches unset."""
+    from remnant.embed.registry import get_embedder
+
+    try:
+        get_embedder("e5-small", threads=1)
+    except EmbeddingError as exc:
+        pytest.skip(f"e5-small not installed: {exc}")
+    for name in ("REMNANT_EMBEDDER", "REMNANT_SALIENCE", "REMNANT_ATTRIBUTES"):
+        monkeypatch.delenv(name, raising=False)
+    yield open_mem
+
+
+def said(mem: Memory, clock: ManualClock, *turns: str, user: str = "u") -> list[str]:
+    ids = []
+    for text in turns:
+        ids.append(mem.add([{"role": "user", "content": text}], user_id=user).episodes[0].id)
+        clock.advance(timedelta(days=2))
+    return ids
+
+
+def texts(mem: Memory, query: str, **kw: object) -> list[str]:
+    return [h.memory.content for h in mem.recall(query, user_id="u", touch=False, **kw)]  # type: ignore[arg-type]
+
+
+def test_a_change_in_ordinary_words_answers_and_the_old_turn_is_earlier(product: OpenMemory) -> None:
+    clock = ManualClock(NOW)
+    mem = product(clock)
+    before = clock.now()
+    old, new = said(
+        mem,
+        clock,
+        "i drive a 2009 silverado truck",
+        "finally traded the old truck in, my truck is a 2019 ranger now",
+    )
+    question = "what truck does the user drive"
+    got = texts(mem, question)
+    assert got and any("ranger" in t for t in got)
+    assert not any("silverado" in t for t in got), got
+    assert mem.get(old).status == Status.ACTIVE  # nothing was superseded: recall judged it
+    assert mem.get(new).status == Status.ACTIVE
+
+    shown = mem.recall(question, user_id="u", touch=False, include_stale=True).hits
+    assert [h.earlier for h in shown] == sorted(h.earlier for h in shown)  # current ones first
+    assert any(h.earlier and "silverado" in h.memory.content for h in shown)
+    assert not shown[0].earlier and "ranger" in shown[0].memory.content
+    then = mem.recall("silverado truck", user_id="u", touch=False, as_of=before + timedelta(hours=12))
+    assert old in {h.memory.id for h in then.hits}
+
+
+def test_a_newer_statement_under_the_floor_takes_the_old_ones_place(product: OpenMemory) -> None:
+    """ "现在早上改喝无糖豆浆了" ranks under the relevance floor for "用户早上喝什么"; it replaces the hit
+    that answers, so it answers in its place."""
+    clock = ManualClock(NOW)
+    mem = product(clock)
+    said(mem, clock, "我每天早上都要喝两杯奶茶", "医生说我血糖高，现在早上改喝无糖豆浆了")
+    got = texts(mem, "用户早上喝什么")
+    assert any("豆浆" in t for t in got), got
+    assert not any("奶茶" in t for t in got), got
+
+
+def test_a_fact_that_copies_its_turn_gives_its_place_to_the_turn(product: OpenMemory) -> None:
+    """The turn says what its copy says and more: "7am to 3pm" stays in the answer."""
+    clock = ManualClock(NOW)
+    mem = product(clock)
+    said(
+        mem,
+        clock,
+        "i work nights at the depot, 10pm to 6am",
+        "good news, moved to the day shift at the depot, 7am to 3pm",
+    )
+    got = texts(mem, "what shift does the user work at the depot")
+    assert any("7am to 3pm" in t for t in got), got
+    assert not any("10pm" in t for t in got), got
+
+
+@pytest.mark.parametrize(
+    ("turns", "question", "both"),
+    [
+        (
+            ("we have a dog called rex", "we also adopted a cat, her name is mia"),
+            "what pets does the user have, dog or cat",
+            ("rex", "mia"),
+        ),
+        (
+            ("my son tom is 7 and loves football", "my daughter lily is 4 and loves drawing"),
+            "how old are the user's kids",
+            ("tom", "lily"),
+        ),
+        (
+            (
+                "i play the guitar most evenings as a hobby",
+                "new hobby: i started a pottery class on tuesdays",
+            ),
+            "what are the user's hobbies",
+            ("guitar", "pottery"),
+        ),
+        (
+            ("i live in madrid, in a flat near retiro", "my sister just moved to rome for her new job"),
+            "where does the user live",
+            ("madrid",),
+        ),
+        (
+            (
+                "i work at the porto office",
+                "this week i'm working from the lisbon office, back to porto next monday",
+            ),
+            "which office does the user work at",
+            ("porto office", "lisbon"),
+        ),
+    ],
+    ids=["two-pets", "two-kids", "two-hobbies", "someone-else", "temporary"],
+)
+def test_what_does_not_replace_stays(
+    product: OpenMemory, turns: tuple[str, ...], question: str, both: tuple[str, ...]
+) -> None:
+    clock = ManualClock(NOW)
+    mem = product(clock)
+    said(mem, clock, *turns)
+    hits = mem.recall(question, user_id="u", touch=False).hits
+    got = "\n".join(h.memory.content for h in hits)
+    assert all(v in got for v in both), got
+    assert not any(h.earlier for h in hits)
+
+
+def test_another_users_statement_is_never_judged(product: OpenMemory) -> None:
+    clock = ManualClock(NOW)
+    mem = product(clock)
+    said(mem, clock, "i drive a 2009 silverado truck")
+    said(mem, clock, "finally traded the old truck in, my truck is a 2019 ranger now", user="v")
+    got = texts(mem, "what truck does the user drive")
+    assert any("silverado" in t for t in got) and not any("ranger" in t for t in got), got
