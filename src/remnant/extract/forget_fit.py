@@ -66,6 +66,7 @@ NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 L2S = (3.0, 10.0, 30.0, 100.0)
 ADD_AT = tuple(round(0.30 + 0.05 * i, 2) for i in range(14))  # 0.30 … 0.95
 VETO_AT = (None, 0.05, 0.1, 0.15, 0.2, 0.3)
+LEADS = (None, 0.1, 0.2, 0.3)  # a model pick within this of the likeliest memory's p
 CANDIDATES = 8
 
 
@@ -145,7 +146,9 @@ class Vectors:
         for i in range(0, len(need), 64):
             chunk = need[i : i + 64]
             got = self.embedder.embed_documents([embedding_text(t, None) for t in chunk])
-            self.docs.update({self._key(t): [float(v) for v in vec] for t, vec in zip(chunk, got, strict=True)})
+            self.docs.update(
+                {self._key(t): [float(v) for v in vec] for t, vec in zip(chunk, got, strict=True)}
+            )
         for q in dict.fromkeys(queries):
             if self._key(q) not in self.queries:
                 self.queries[self._key(q)] = [float(v) for v in self.embedder.embed_query(q)]
@@ -244,7 +247,12 @@ POLICIES: dict[str, tuple[bool, str | None]] = {
 
 
 def decide(
-    line: Line, p: npt.NDArray[np.float64], add_at: float | None, veto_at: float | None, policy: str
+    line: Line,
+    p: npt.NDArray[np.float64],
+    add_at: float | None,
+    veto_at: float | None,
+    policy: str,
+    lead: float | None = None,
 ) -> list[bool]:
     """Which memories the policy touches: the rules' picks, the model's at ``add_at`` (where the
     rules found nothing, or always), less the rule picks the model vetoes below ``veto_at`` (on one
@@ -260,8 +268,9 @@ def decide(
         picks = [pk and not (flag[i] and p[i] < veto_at) for i, pk in enumerate(picks)]
     if add_at is not None and not line.pii and (union or not any(rule)):
         order = np.argsort(-p)[:CANDIDATES]
+        top = float(p[order[0]]) if len(order) else 0.0
         for i in order:
-            if p[i] >= add_at:
+            if p[i] >= add_at and (lead is None or p[i] >= top - lead):
                 picks[int(i)] = True
     return picks
 
@@ -272,10 +281,11 @@ def tally(
     add_at: float | None,
     veto_at: float | None,
     policy: str = "rules",
+    lead: float | None = None,
 ) -> dict[str, float]:
     tp = fp = fn = exact = whole_on_value = 0
     for line, p in zip(lines, probs, strict=True):
-        picks = decide(line, p, add_at, veto_at, policy)
+        picks = decide(line, p, add_at, veto_at, policy, lead)
         y = line.y > 0.5
         tp += int(sum(pk and yy for pk, yy in zip(picks, y, strict=True)))
         fp += int(sum(pk and not yy for pk, yy in zip(picks, y, strict=True)))
@@ -308,11 +318,14 @@ def _prob(params: tuple[Any, ...], line: Line) -> npt.NDArray[np.float64]:
     return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
 
 
-def select(lines: Sequence[Line]) -> dict[str, tuple[float, float, float | None]]:
-    """Per policy, the (l2, add_at, veto_at) that maximise the lines touched exactly right over an
+Choice = tuple[float, float, float | None, float | None]  # l2, add_at, veto_at, lead
+
+
+def select(lines: Sequence[Line]) -> dict[str, Choice]:
+    """Per policy, the (l2, add_at, veto_at, lead) that maximise the lines touched exactly right over an
     inner leave-one-author-out on ``lines`` (ties: the stricter threshold)."""
     authors = sorted({ln.author for ln in lines})
-    best: dict[str, tuple[tuple[float, ...], tuple[float, float, float | None]]] = {}
+    best: dict[str, tuple[tuple[float, ...], Choice]] = {}
     for l2 in L2S:
         held: list[Line] = []
         probs: list[npt.NDArray[np.float64]] = []
@@ -327,15 +340,18 @@ def select(lines: Sequence[Line]) -> dict[str, tuple[float, float, float | None]
         for policy, (_, veto) in POLICIES.items():
             for add_at in ADD_AT:
                 for veto_at in VETO_AT if veto is not None else (None,):
-                    score = tally(held, probs, add_at, veto_at, policy)["exact_n"]
-                    key = (score, add_at, -(veto_at or 0.0), -l2)
-                    if policy not in best or key > best[policy][0]:
-                        best[policy] = (key, (l2, add_at, veto_at))
+                    for lead in LEADS:
+                        score = tally(held, probs, add_at, veto_at, policy, lead)["exact_n"]
+                        key = (score, add_at, -(veto_at or 0.0), -(lead if lead is not None else 9.0), -l2)
+                        if policy not in best or key > best[policy][0]:
+                            best[policy] = (key, (l2, add_at, veto_at, lead))
     return {k: v[1] for k, v in best.items()}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m remnant.extract.forget_fit", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m remnant.extract.forget_fit", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("corpora", nargs="+", type=Path)
     ap.add_argument("--embedder", default="e5-small")
     ap.add_argument("--cache", type=Path, default=Path(".cache/forget_fit_vectors.json"))
@@ -354,18 +370,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     blocks = tuple(b for b in args.blocks.split(",") if b)
     lines = build(read_lines(args.corpora), vecs, embedder.model_id, blocks)
     authors = sorted({ln.author for ln in lines})
-    print(f"{len(lines)} lines, {sum(len(ln.records) for ln in lines)} rows, authors {authors} ({time.time() - t0:.0f}s)")
+    print(
+        f"{len(lines)} lines, {sum(len(ln.records) for ln in lines)} rows, authors {authors} ({time.time() - t0:.0f}s)"
+    )
     per: dict[str, dict[str, dict[str, float]]] = {}
     for a in authors:
         train = [ln for ln in lines if ln.author != a]
         test = [ln for ln in lines if ln.author == a]
         chosen = select(train)
         per[a] = {"rules": tally(test, [np.zeros(len(ln.records)) for ln in test], None, None)}
-        for policy, (l2, add_at, veto_at) in chosen.items():
+        for policy, (l2, add_at, veto_at, lead) in chosen.items():
             params = _fit(train, l2)
             probs = [_prob(params, ln) for ln in test]
-            per[a][policy] = tally(test, probs, add_at, veto_at, policy)
-            per[a][policy]["choice"] = f"l2={l2} add_at={add_at} veto_at={veto_at}"  # type: ignore[assignment]
+            per[a][policy] = tally(test, probs, add_at, veto_at, policy, lead)
+            per[a][policy]["choice"] = f"l2={l2} add_at={add_at} veto_at={veto_at} lead={lead}"  # type: ignore[assignment]
         print(f"held {a}:")
         for name, t in per[a].items():
             print(
@@ -382,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"{name:34s} " + "  ".join(f"{m} {v}" for m, v in summary[name].items()))
     # the shipped policy: the best mean exact share over the held authors
     ship = max(POLICIES, key=lambda k: statistics.mean(per[a][k]["exact"] for a in authors))
-    l2, add_at, veto_at = select(lines)[ship]
+    l2, add_at, veto_at, lead = select(lines)[ship]
     mean, scale, w, b = _fit(lines, l2)
     weights = TargetWeights(
         embedder.model_id,
@@ -406,9 +424,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         POLICIES[ship][0],
         POLICIES[ship][1] if veto_at is not None else None,
         blocks,
+        lead,
         int(embedder.dim) if hasattr(embedder, "dim") else len(vecs.query(core_request(lines[0].request))),
     )
-    print(f"shipped: {ship}: l2={l2} add_at={add_at} veto_at={veto_at}")
+    print(f"shipped: {ship}: l2={l2} add_at={add_at} veto_at={veto_at} lead={lead}")
     if not args.dry_run:
         out = args.out or weights_path(embedder.model_id)
         out.write_text(json.dumps(weights.to_json(), ensure_ascii=False) + "\n", encoding="utf-8")

@@ -187,9 +187,7 @@ def features(
         qc, mc = _unit(q), _unit(m)
     intent = scope.intent
     rank = scope.order.get(record.id, len(scope.order))
-    same = (
-        scope.guess is not None and guess is not None and scope.guess[0] == guess[0] and guess[0] != OTHER
-    )
+    same = scope.guess is not None and guess is not None and scope.guess[0] == guess[0] and guess[0] != OTHER
     text = record.content
     values = detect_values(text) if len(text) <= 20_000 else []
     asked = set(intent.pii_types)
@@ -253,6 +251,8 @@ class TargetWeights:
     # not made by a key or a value), None
     veto: str | None = None
     blocks: tuple[str, ...] = BLOCKS  # the vector blocks after the scalar features
+    # a memory the model takes is within this of the likeliest candidate's p (None: any)
+    lead: float | None = None
     dim: int = 384  # the embedder's dimension the weights were fitted on
 
     def own(self, vectors: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -276,6 +276,7 @@ class TargetWeights:
             "features": list(self.features),
             "blocks": list(self.blocks),
             "dim": self.dim,
+            "lead": self.lead,
             "mean": [round(float(v), 6) for v in self.mean],
             "scale": [round(float(v), 6) for v in self.scale],
             "weights": [round(float(v), 6) for v in self.weights],
@@ -308,6 +309,7 @@ class TargetWeights:
             bool(raw.get("union", False)),
             None if raw.get("veto") is None else str(raw["veto"]),
             blocks,
+            None if raw.get("lead") is None else float(raw["lead"]),
             int(raw.get("dim", 384)),
         )
 

@@ -200,14 +200,19 @@ def _learned(
     # a type of personal data the detectors find nowhere has nothing to forget (the exact-shape
     # rules are the guard): a guess could only take the wrong memory
     if (weights.union or not found) and not intent.pii_types:
-        for mid in forget_model.nearest(cosines, weights.candidates):
+        near = forget_model.nearest(cosines, weights.candidates)
+        top = max((probs.get(mid, 0.0) for mid in near), default=0.0)
+        for mid in near:
             p = probs.get(mid)
-            if mid not in hits and p is not None and p >= weights.add_at:
-                added.append((by_id[mid], MatchHit(f"{_MODEL_SAYS} (p={p:.2f})", [])))
+            if p is None or mid in hits or p < weights.add_at:
+                continue
+            if weights.lead is None or p >= top - weights.lead:
+                # a guess: hidden (undoable), never purged, whatever the request's verb
+                added.append((by_id[mid], MatchHit(f"{_MODEL_SAYS} (p={p:.2f})", [], tentative=True)))
     return added, vetoed
 
 
-_MODEL_SAYS = "learned matcher: what the request means"
+_MODEL_SAYS = "learned matcher: a guess, hidden not purged: what the request means"
 _NOT_SURE = "not sure enough to purge: hidden"
 # "everything about that / it / this": a referent only the conversation knows
 _UNRESOLVED = re.compile(
@@ -215,6 +220,8 @@ _UNRESOLVED = re.compile(
     r"|(?:那个|这个|那件事|这件事|那些|这些|它)(?:的)?(?:一切|所有|全部)",
     re.IGNORECASE,
 )
+
+
 def _word_only(hit: MatchHit) -> bool:
     """A match that rests on one word of a broad scope alone ("about health (hospital)"), not on
     the memory's key, a value or a topic's own words."""
@@ -443,6 +450,9 @@ def forget_request(
         # rule pick on one scope word alone, as its weights say (docs/benchmarks/understanding.md)
         added, vetoed = _learned(ledger, text, intent, flt, records, found)
         found = [(r, h) for r, h in found if r.id not in vetoed] + added
+        if added and all(h.tentative for _, h in found):
+            is_hard = False  # only guesses: hidden, so they can be undone
+            outcome.action = action = "hide"
     # a request naming a type of personal data ("forget my phone number") that the detectors find
     # nowhere has nothing to forget: guessing by meaning could only purge the wrong memory
     if not found and not intent.when and not intent.everything and not intent.kinds and not intent.pii_types:
