@@ -140,12 +140,11 @@ class Vectors:
         return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
     def ensure(self, docs: Sequence[str], queries: Sequence[str]) -> None:
-        from remnant.retrieval.retriever import embedding_text
-
         need = [t for t in dict.fromkeys(docs) if self._key(t) not in self.docs]
         for i in range(0, len(need), 64):
             chunk = need[i : i + 64]
-            got = self.embedder.embed_documents([embedding_text(t, None) for t in chunk])
+            # a short plain turn with no speaker is embedded as its text (retrieval's embedding_text)
+            got = self.embedder.embed_documents(list(chunk))
             self.docs.update(
                 {self._key(t): [float(v) for v in vec] for t, vec in zip(chunk, got, strict=True)}
             )

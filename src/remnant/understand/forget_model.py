@@ -159,7 +159,7 @@ def picked_of(
     center: npt.NDArray[np.float64] | None,
 ) -> tuple[tuple[str, npt.NDArray[np.float64], frozenset[str]], ...]:
     """The rules' picks as :attr:`Scope.picked` holds them (the first :data:`PICKED` with a vector)."""
-    out = []
+    out: list[tuple[str, npt.NDArray[np.float64], frozenset[str]]] = []
     for r in records:
         if r.id in hits and r.id in vectors and len(out) < PICKED:
             v = _unit(np.asarray(vectors[r.id], dtype=np.float64))
