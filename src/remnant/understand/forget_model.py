@@ -189,7 +189,7 @@ def features(
     rank = scope.order.get(record.id, len(scope.order))
     same = scope.guess is not None and guess is not None and scope.guess[0] == guess[0] and guess[0] != OTHER
     text = record.content
-    values = detect_values(text) if len(text) <= 20_000 else []
+    values = detect_values(text)
     asked = set(intent.pii_types)
     want = _content(scope.core)
     have = _content(text)
