@@ -127,12 +127,20 @@ def test_the_learned_matcher_takes_what_the_rules_miss_on_every_backend(
     assert all(after[i] == before[i] for i in ids[1:])
 
 
-def test_a_type_of_personal_data_stored_nowhere_is_never_guessed(e5_mem: remnant.Memory) -> None:
+def test_an_exact_reading_that_finds_nothing_is_never_guessed_beside(
+    e5_mem: remnant.Memory, clock: ManualClock
+) -> None:
+    """A type of personal data stored nowhere, a time scope with nothing said in it: the rules'
+    reading is exact, so the learned matcher takes nothing."""
     mem = e5_mem
     for t in [*TURNS, "my phone keeps dying, the battery is shot"]:
         mem.remember(t, user_id="u")
+    clock.advance(days=5)
     assert mem.forget("forget my phone number", user_id="u", dry_run=True).count == 0
     assert mem.forget("忘记我的电话号码", user_id="u", dry_run=True).count == 0
+    assert (
+        mem.forget("forget what I told you yesterday about my holiday", user_id="u", dry_run=True).count == 0
+    )
 
 
 def test_the_learned_path_stays_bounded_on_long_input(e5_mem: remnant.Memory) -> None:

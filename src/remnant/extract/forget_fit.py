@@ -45,6 +45,7 @@ from remnant.understand.forget_model import (
     Scope,
     TargetWeights,
     features,
+    guarded,
     load_centroids,
     nearest,
     picked_of,
@@ -79,7 +80,9 @@ class Line:
     hits: dict[str, MatchHit]
     x: npt.NDArray[np.float64]  # one row per record
     lang: str
-    pii: bool = False  # the request names a type of personal data (the rules' guard: no guess)
+    # the rules' reading is exact (a type of personal data, a time scope, everything, a kind):
+    # the model guesses nothing beside it (forget_model.guarded)
+    guarded: bool = False
 
     @property
     def y(self) -> npt.NDArray[np.float64]:
@@ -222,7 +225,7 @@ def build(
                 hits,
                 x,
                 str(ln.get("lang", "en")),
-                bool(scope.intent.pii_types),
+                guarded(scope.intent),
             )
         )
     return out
@@ -265,7 +268,7 @@ def decide(
         if veto == "unsure":
             flag = ~flag
         picks = [pk and not (flag[i] and p[i] < veto_at) for i, pk in enumerate(picks)]
-    if add_at is not None and not line.pii and (union or not any(rule)):
+    if add_at is not None and not line.guarded and (union or not any(rule)):
         order = np.argsort(-p)[:CANDIDATES]
         top = float(p[order[0]]) if len(order) else 0.0
         for i in order:

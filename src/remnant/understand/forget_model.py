@@ -351,6 +351,12 @@ def load_centroids(model_id: str) -> Centroids | None:
         return _CENTROIDS[model_id]
 
 
+def guarded(intent: ForgetIntent) -> bool:
+    """Whether the rules' reading of the request is exact, so the model guesses nothing beside it:
+    a type of personal data (found by its shape or not at all), a time scope, everything, a kind."""
+    return bool(intent.pii_types or intent.when or intent.everything or intent.kinds)
+
+
 def nearest(cosines: Mapping[str, float], k: int) -> list[str]:
     """The ``k`` memory ids nearest the request (ties by id: deterministic)."""
     return sorted(cosines, key=lambda mid: (-cosines[mid], mid))[: max(0, k)]

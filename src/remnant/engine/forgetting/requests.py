@@ -197,9 +197,9 @@ def _learned(
             if p is not None and unsure and p < weights.veto_at:
                 vetoed.add(record.id)
     added: list[tuple[MemoryRecord, MatchHit]] = []
-    # a type of personal data the detectors find nowhere has nothing to forget (the exact-shape
-    # rules are the guard): a guess could only take the wrong memory
-    if (weights.union or not found) and not intent.pii_types:
+    # where the rules' reading is exact (a type of personal data the detectors find nowhere, a time
+    # scope, everything, a kind) there is nothing to guess beside it: a guess could only be wrong
+    if (weights.union or not found) and not forget_model.guarded(intent):
         near = forget_model.nearest(cosines, weights.candidates)
         top = max((probs.get(mid, 0.0) for mid in near), default=0.0)
         for mid in near:
