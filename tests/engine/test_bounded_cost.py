@@ -75,8 +75,22 @@ def _readers() -> dict[str, Callable[[str], object]]:
     def measures(text: str) -> object:
         return [request_parts.measure_spans(kind, text) for kind in ("weight", "height", "pay", "duration")]
 
+    def forget_target(text: str) -> object:
+        # the learned forget-target matcher's features of one candidate memory (vectors aside)
+        import numpy as np
+
+        from remnant.core.model import MemoryRecord
+        from remnant.understand import forget_model
+
+        intent = requests.parse_intent("forget how much I paid for the car")
+        vec = np.ones(384) / np.sqrt(384)
+        scope = forget_model.Scope("how much I paid for the car", intent, vec, {"m": 0.8}, False, 1)
+        record = MemoryRecord(id="m", user_id="u", content=text)
+        return forget_model.features(scope, record, vec, None, None)
+
     ref = date(2026, 3, 14)
     return {
+        "forget_target": forget_target,
         "facts": RuleExtractor().extract,
         "attributes": attributes.read,
         "attribute_cues": attributes.cues,

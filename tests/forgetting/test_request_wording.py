@@ -129,10 +129,13 @@ def test_a_guess_by_meaning_is_hidden_never_purged(db_path: Path, clock: ManualC
     assert out.forgotten == [will.id] and out.action == "hide"
     assert mem.get(will.id).status == Status.HIDDEN  # restorable: a guess can be undone
     assert out.matches[0].to_dict()["tentative"] is True
-    # without the tentative tier (or with it off) nothing so uncertain is taken
+    # without the tentative tier (or with it off) and without the learned matcher (a guess of its
+    # own, hidden the same way) nothing so uncertain is taken
     mem.unhide(will.id)
     off = MeaningMatch(tentative=None)
-    assert forget_request(mem.ledger, request, user_id="u", dry_run=True, meaning=off).count == 0
+    assert (
+        forget_request(mem.ledger, request, user_id="u", dry_run=True, meaning=off, learned=False).count == 0
+    )
 
 
 def test_chinese_requests_that_point_back_or_split_a_word(mem: Memory) -> None:

@@ -532,9 +532,14 @@ def test_the_meaning_match_only_steps_in_when_the_rules_find_nothing(
     for t in ["我在一家律所做实习。", "我每周去游泳两次。", "I go bouldering on Fridays."]:
         mem.remember(t, user_id="u")
     out = mem.forget("我跟我妈闹矛盾的事忘了吧", user_id="u", dry_run=True)  # no shared word: 吵架 vs 闹矛盾
+    # the learned matcher answers first where the rules find nothing (tests/forgetting/test_forget_model.py)
+    assert [m.id for m in out.matches] == [row.id] and out.matches[0].why.startswith("learned matcher")
+    out = forget_request(mem.ledger, "我跟我妈闹矛盾的事忘了吧", user_id="u", dry_run=True, learned=False)
     assert [m.id for m in out.matches] == [row.id] and out.matches[0].why.startswith("meaning: nearest")
     assert (
-        forget_request(mem.ledger, "我跟我妈闹矛盾的事忘了吧", user_id="u", dry_run=True, meaning=None).count
+        forget_request(
+            mem.ledger, "我跟我妈闹矛盾的事忘了吧", user_id="u", dry_run=True, meaning=None, learned=False
+        ).count
         == 0
     )
     assert (

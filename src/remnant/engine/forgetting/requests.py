@@ -5,7 +5,9 @@ types, free text; hide or delete), finds the user's memories that match (by key,
 privacy layer's placeholders such as ``[PHONE_1]`` in the content, by words), and hides or purges
 them, all audited under one batch id. ``dry_run`` shows what would go. A request that would take
 more than ``confirm_share`` of the user's memories needs ``confirm=True``. Rule-based, English and
-Chinese; an LLM can parse instead through :class:`IntentParser` (the rules still do the matching).
+Chinese; an LLM can parse instead through :class:`IntentParser` (the rules still do the matching);
+where the rules find no target, the learned forget-target matcher
+(:mod:`remnant.understand.forget_model`, :func:`_learned`) may take a guess, hidden, never purged.
 The reading (the intent, the match of one memory) is :mod:`remnant.understand.requests`; this module
 is the policy: what is hidden, purged or rewritten, when to ask for confirmation, the audit.
 """
@@ -25,6 +27,7 @@ from remnant.core.text import has_cjk
 from remnant.embed.base import base_model_id
 from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
 from remnant.store.base import MemoryFilter
+from remnant.understand import forget_model
 from remnant.understand.requests import (
     IntentParser,
     Matcher,
@@ -148,6 +151,70 @@ def meaning_scores(ledger: Ledger, text: str, flt: MemoryFilter) -> dict[str, fl
         return {}
 
 
+def _learned(
+    ledger: Ledger,
+    text: str,
+    intent: ForgetIntent,
+    flt: MemoryFilter,
+    records: list[MemoryRecord],
+    found: list[tuple[MemoryRecord, MatchHit]],
+) -> tuple[list[tuple[MemoryRecord, MatchHit]], set[str]]:
+    """The learned forget-target matcher (:mod:`remnant.understand.forget_model`): memories it
+    takes that the rules did not (where they found nothing, or always, as its weights say), and the
+    rule picks it vetoes. It judges the ``candidates`` memories nearest the request by their stored
+    vectors (no memory is embedded again; one model call for the request) and the rules' picks.
+    Without an embedder, stored vectors or weights for the model: nothing, the rules decide."""
+    embedder = ledger.retriever.embedder
+    if embedder is None or not records:
+        return [], set()
+    weights = forget_model.load_weights(base_model_id(embedder.model_id))
+    if weights is None or (found and not weights.union and weights.veto is None):
+        return [], set()
+    try:
+        import numpy as np
+
+        ids, mat = ledger.store.embeddings(flt, model=embedder.model_id)
+        if not len(ids):
+            return [], set()
+        by_id = {r.id: r for r in records}
+        core = core_request(text)
+        # the model's own vectors: a stored context pair's first half (remnant.retrieval.passages)
+        q = weights.own(embedder.embed_query(core))[0]
+        m = weights.own(mat)
+        sims = m @ q / (np.linalg.norm(m, axis=1) * float(np.linalg.norm(q)) + 1e-12)
+        cosines = {mid: float(sc) for mid, sc in zip(ids, sims, strict=True) if mid in by_id}
+        rows = {mid: i for i, mid in enumerate(ids)}
+        hits = {r.id: h for r, h in found}
+        chosen = list(dict.fromkeys(forget_model.nearest(cosines, weights.candidates) + list(hits)))
+        cand = [by_id[mid] for mid in chosen if mid in by_id and mid in rows]
+        vectors = {r.id: m[rows[r.id]] for r in cand}
+        probs = forget_model.score(weights, core, intent, q, cand, vectors, hits, cosines, len(records))
+    except Exception:  # no vectors, a model mismatch: the rules' answer stands
+        return [], set()
+    vetoed: set[str] = set()
+    if weights.veto is not None and weights.veto_at is not None:
+        for record, hit in found:
+            p = probs.get(record.id)
+            unsure = _word_only(hit) if weights.veto == "word_only" else not _by_value(hit)
+            if p is not None and unsure and p < weights.veto_at:
+                vetoed.add(record.id)
+    added: list[tuple[MemoryRecord, MatchHit]] = []
+    # where the rules' reading is exact (a type of personal data the detectors find nowhere, a time
+    # scope, everything, a kind) there is nothing to guess beside it: a guess could only be wrong
+    if (weights.union or not found) and not forget_model.guarded(intent):
+        near = forget_model.nearest(cosines, weights.candidates)
+        top = max((probs.get(mid, 0.0) for mid in near), default=0.0)
+        for mid in near:
+            p = probs.get(mid)
+            if p is None or mid in hits or p < weights.add_at:
+                continue
+            if weights.lead is None or p >= top - weights.lead:
+                # a guess: hidden (undoable), never purged, whatever the request's verb
+                added.append((by_id[mid], MatchHit(f"{_MODEL_SAYS} (p={p:.2f})", [], tentative=True)))
+    return added, vetoed
+
+
+_MODEL_SAYS = "learned matcher: a guess, hidden not purged: what the request means"
 _NOT_SURE = "not sure enough to purge: hidden"
 # "everything about that / it / this": a referent only the conversation knows
 _UNRESOLVED = re.compile(
@@ -155,18 +222,17 @@ _UNRESOLVED = re.compile(
     r"|(?:那个|这个|那件事|这件事|那些|这些|它)(?:的)?(?:一切|所有|全部)",
     re.IGNORECASE,
 )
-_SCOPE_WORD = re.compile(r"^about [\w ]+ \((?!a card number\)|an amount\))[^)]*\)")
 
 
 def _word_only(hit: MatchHit) -> bool:
     """A match that rests on one word of a broad scope alone ("about health (hospital)"), not on
     the memory's key, a value or a topic's own words."""
-    return not hit.by_key and not hit.value and _SCOPE_WORD.match(hit.why) is not None
+    return forget_model.word_only(hit)
 
 
 def _by_value(hit: MatchHit) -> bool:
     """A match on the memory's key or on a value of the type the request names: sure."""
-    return hit.by_key or hit.value or hit.why.startswith(("key ", "contains ", "holds "))
+    return forget_model.sure(hit)
 
 
 def _match_all(matcher: Matcher, records: list[MemoryRecord]) -> list[tuple[MemoryRecord, MatchHit]]:
@@ -307,6 +373,7 @@ def forget_request(
     purge_share: float = 0.25,
     parser: IntentParser | None = None,
     meaning: MeaningMatch | None = DEFAULT_MEANING,
+    learned: bool = True,
 ) -> ForgetResult:
     """Carry out a forget request in words for ``user_id``.
 
@@ -328,6 +395,10 @@ def forget_request(
     caller saw the list: ``confirm=8``). "Forget everything about that", with no referent the engine
     can resolve, asks for confirmation (listing what it would take) even with ``confirm=True``;
     only ``confirm=<that count>`` carries it out.
+
+    ``learned`` (default on): the learned forget-target matcher (:func:`_learned`) takes what the
+    request means where the rules find nothing, and vetoes a rule pick it scores too low, as its
+    shipped weights say; ``False``: the rules alone.
     """
     if not isinstance(text, str) or not text.strip():
         raise ValidationError("a forget request must be a non-empty text")
@@ -376,6 +447,14 @@ def forget_request(
             found = _match_all(matcher, records)
     found = narrow(found, intent)
     found += by_names(matcher, found, records)  # "everything about my ex": his name elsewhere too
+    if learned:
+        # the learned matcher where the rules find nothing (or beside them) and as a veto of a
+        # rule pick on one scope word alone, as its weights say (docs/benchmarks/understanding.md)
+        added, vetoed = _learned(ledger, text, intent, flt, records, found)
+        found = [(r, h) for r, h in found if r.id not in vetoed] + added
+        if added and all(h.tentative for _, h in found):
+            is_hard = False  # only guesses: hidden, so they can be undone
+            outcome.action = action = "hide"
     # a request naming a type of personal data ("forget my phone number") that the detectors find
     # nowhere has nothing to forget: guessing by meaning could only purge the wrong memory
     if not found and not intent.when and not intent.everything and not intent.kinds and not intent.pii_types:
