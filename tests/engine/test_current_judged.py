@@ -158,3 +158,16 @@ def test_another_users_statement_is_never_judged(product: OpenMemory) -> None:
     said(mem, clock, "finally traded the old truck in, my truck is a 2019 ranger now", user="v")
     got = texts(mem, "what truck does the user drive")
     assert any("silverado" in t for t in got) and not any("ranger" in t for t in got), got
+
+
+def test_named_speakers_turns_are_not_judged(product: OpenMemory) -> None:
+    """A transcript of named speakers (two friends under one user, as LoCoMo's conversations) is
+    outside what the pair model learned: the same change as above, said by a named speaker, leaves
+    both turns in the answer."""
+    clock = ManualClock(NOW)
+    mem = product(clock)
+    for text in ("i drive a 2009 silverado truck", "finally traded the old truck in, my truck is a 2019 ranger now"):
+        mem.add([{"role": "user", "content": text, "name": "Maya"}], user_id="u")
+        clock.advance(timedelta(days=2))
+    got = texts(mem, "what truck does Maya drive")
+    assert any("ranger" in t for t in got) and any("silverado" in t for t in got), got

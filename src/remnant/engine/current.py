@@ -244,6 +244,7 @@ def _judged_earlier(
     texts = [h.memory.content for h in items]
     rows = [vecs[h.memory.id] for h in items]
     said = [said_in(h.memory) for h in items]
+    speaker = [h.memory.metadata.get("speaker") or None for h in items]
     when = [times.get(t, _when(h.memory)) for t, h in zip(said, items, strict=True)]
     unit = np.vstack(rows).astype(np.float64)
     unit /= np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
@@ -254,6 +255,11 @@ def _judged_earlier(
             j
             for j in range(len(items))
             if items[j].memory.user_id == items[i].memory.user_id
+            # only a user's own unnamed statements: the model learned on what one person tells an
+            # assistant; over named speakers' transcripts (LoCoMo's two friends under one user) it
+            # read news and events as changes and took 24 points of turn Recall@5 (conv-26)
+            and speaker[j] is None
+            and speaker[i] is None
             and said[j] != said[i]
             and when[j] > when[i]
             # a candidate under the floor must share a word with the hit it would replace: the
