@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from remnant.core.clock import Clock, SystemClock
@@ -34,8 +35,17 @@ from remnant.embed.base import Embedder, EmbeddingError, Vectors
 from remnant.embed.registry import get_embedder
 from remnant.engine.options import Correction, Draft, Message, Observation
 from remnant.extract.corrections import CorrectionReader
-from remnant.extract.expiry import FILLER_FLOOR, expiry_of, split_expiry
+from remnant.extract.expiry import (
+    FILLER_FLOOR,
+    ExpirySplit,
+    cues,
+    expiry_of,
+    holds_on,
+    sentences,
+    split_expiry,
+)
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
+from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, load_weights
 from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor
 from remnant.extract.salience import salience
@@ -76,8 +86,10 @@ class RuleIngestor:
         salience_embedders: Sequence[str] = (),
         threads: int = 2,
         clock: Clock | None = None,
+        expiry_reader: bool = True,
     ) -> None:
         self.extractor: FactExtractor = extractor or RuleExtractor()
+        self._expiry_reader = expiry_reader
         self._given = embedder
         self._names = tuple(salience_embedders)
         self._threads = threads
@@ -124,13 +136,14 @@ class RuleIngestor:
 
     def _importance(
         self, message: Message, vector: Vectors | None = None, *, recall: bool = False
-    ) -> tuple[float, tuple[str, ...]]:
+    ) -> tuple[float, tuple[str, ...], Vectors | None]:
+        """The turn's importance and cues, and the vector the model read (``None`` without one)."""
         sal = salience(message.content, role=message.role)
         if not self._reads(message):
-            return sal.score, sal.cues
+            return sal.score, sal.cues, None
         pair = self._salience_model()
         if pair is None:
-            return sal.score, sal.cues
+            return sal.score, sal.cues, None
         embedder, model = pair
         if vector is None:
             try:
@@ -139,28 +152,111 @@ class RuleIngestor:
                 vector = embedder.embed_documents([message.content[:SALIENCE_CHARS]])[0]
             except EmbeddingError as exc:
                 log.warning("salience model skipped, embedding failed (%s): rule salience used", exc)
-                return sal.score, (*sal.cues, "model_unavailable")
+                return sal.score, (*sal.cues, "model_unavailable"), None
         if recall and message.name and model.spoken is not None:
             # recall's vector of a named speaker's turn is of "<name>: <text>": the head trained on those
             model = model.spoken
-        return model.importance(vector, sal.score), (*sal.cues, "model")
+        return model.importance(vector, sal.score), (*sal.cues, "model"), vector
 
-    def _salient(self, text: str) -> bool:
-        """Whether the salience model judges ``text`` (what is left of a split turn) worth keeping:
-        its importance reaches ``REMAINDER_BAR``. ``False`` without a model or when embedding fails."""
+    def _matters_many(self, texts: Sequence[str]) -> list[bool]:
+        """Whether each of ``texts`` (what is left of a split turn: the whole remainder first, then
+        its clauses) is worth keeping on its own: the rule salience is not filler, or the salience
+        model's importance reaches ``REMAINDER_BAR``. The model reads, in one embedder call, only
+        what the rules call filler, and nothing when the whole remainder already passes (the
+        clauses' verdicts are then unread)."""
+        out = [salience(t).score >= FILLER_FLOOR for t in texts]
+        if not texts or out[0]:
+            return out
         pair = self._salience_model()
-        if pair is None or not text.strip():
-            return False
+        todo = [i for i, ok in enumerate(out) if not ok and texts[i].strip()]
+        if pair is None or not todo:
+            return out
         embedder, model = pair
         try:
-            vector = embedder.embed_documents([text[:SALIENCE_CHARS]])[0]
+            vectors = embedder.embed_documents([texts[i][:SALIENCE_CHARS] for i in todo])
         except EmbeddingError:
-            return False
-        return model.importance(vector, salience(text).score) >= REMAINDER_BAR
+            return out
+        for i, v in zip(todo, vectors, strict=True):
+            out[i] = model.importance(v, salience(texts[i]).score) >= REMAINDER_BAR
+        return out
 
-    def _matters(self, text: str) -> bool:
-        """What is left of a split turn is kept when the rule salience or the model says it matters."""
-        return salience(text).score >= FILLER_FLOOR or self._salient(text)
+    def expiry_weights(self) -> ExpiryWeights | None:
+        """The learned expiry reader's weights (:mod:`remnant.extract.expiry_model`) for the
+        salience model's embedder, or ``None`` (off, no embedder, none trained): the rules alone."""
+        if not self._expiry_reader:
+            return None
+        pair = self._salience_model()
+        return load_weights(pair[0].model_id) if pair is not None else None
+
+    def _expiry(
+        self, message: Message, vector: Vectors | None, now: datetime
+    ) -> tuple[timedelta | None, ExpirySplit | None, tuple[str, ...]]:
+        """The turn's TTL, the split of its temporary and lasting parts, and why: the rules' reading
+        (:func:`split_expiry`, :func:`expiry_of`), with the learned reader's recall and veto."""
+        text = message.content
+        split = split_expiry(text, now, matters_many=self._matters_many)
+        ttl = split.ttl if split is not None else expiry_of(text, now)
+        weights = self.expiry_weights() if self._reads(message) else None
+        if weights is None:
+            return ttl, split, ()
+        parts = sentences(text)
+        if len(parts) <= 1:
+            # one sentence: the vector the add path read (recall's or the salience model's)
+            if vector is None:
+                got = self._embed([text[:SALIENCE_CHARS]])
+                if got is None:
+                    return ttl, split, ()
+                vector = got[0]
+            p = weights.read(vector, text, now)
+            if ttl is not None:
+                # a look-alike the rules read ("i work 10 hour shifts", "my visa expires in march")
+                return (None, None, ("expiry_vetoed",)) if p < weights.veto else (ttl, split, ())
+            if p < weights.threshold:
+                return None, None, ()
+            length, source = length_of(text, now, weights.horizon)
+            return length, None, ("expiry_model", f"expiry_length_{source}")
+        if ttl is not None:
+            return ttl, split, ()  # the rules read it and split the turn where the period attaches
+        said = [cues(s, now) for s in parts]
+        if not any(any(c[:4]) for c in said):
+            return None, None, ()  # no sentence names a period, an end or a temporary word: no embedding
+        vectors = self._embed([s[:SENTENCE_CHARS] for s in parts])
+        if vectors is None:
+            return None, None, ()
+        temporary = [
+            i
+            for i, (s, v, c) in enumerate(zip(parts, vectors, said, strict=True))
+            if weights.probability(v, c) >= weights.threshold
+        ]
+        if not temporary:
+            return None, None, ()
+        lengths = [length_of(parts[i], now, weights.horizon) for i in temporary]
+        length, source = next(((n, src) for n, src in lengths if src != "horizon"), lengths[0])
+        reasons = ("expiry_model", f"expiry_length_{source}")
+        pair = self._salience_model()
+        kept = []
+        for i, s in enumerate(parts):
+            if i in temporary or not holds_on(s):
+                continue
+            score = salience(s).score
+            if score >= FILLER_FLOOR or (
+                pair is not None and pair[1].importance(vectors[i], score) >= REMAINDER_BAR
+            ):
+                kept.append(s)
+        if not kept:
+            return length, None, reasons  # the rest follows from it or is filler: the turn expires whole
+        split = ExpirySplit(length, " ".join(parts[i] for i in temporary), " ".join(kept))
+        return length, split, (*reasons, "expiry_split")
+
+    def _embed(self, texts: Sequence[str]) -> Sequence[Vectors] | None:
+        pair = self._salience_model()
+        if pair is None:
+            return None
+        try:
+            return pair[0].embed_documents(list(texts))
+        except EmbeddingError as exc:
+            log.warning("expiry reader skipped, embedding failed (%s): the rules decide", exc)
+            return None
 
     def observe_many(
         self,
@@ -216,10 +312,9 @@ class RuleIngestor:
     def _observe(
         self, message: Message, recent: Sequence[str], vector: Vectors | None, *, recall: bool = False
     ) -> Observation:
-        score, cues = self._importance(message, vector, recall=recall)
+        score, cue_words, read = self._importance(message, vector, recall=recall)
         now = self.clock.now()
-        split = split_expiry(message.content, now, matters=self._matters)
-        ttl = split.ttl if split is not None else expiry_of(message.content, now)
+        ttl, split, why = self._expiry(message, read, now)
         if split is None:
             facts = [(f, ttl) for f in self.extractor.extract(message.content, role=message.role)]
         else:  # only what the temporary clauses say expires; the lasting part's facts hold on
@@ -255,9 +350,10 @@ class RuleIngestor:
                 )
             )
         reasons = (
-            cues
+            cue_words
             + (("expiry_in_words",) if ttl is not None else ())
-            + (("expiry_split",) if split is not None else ())
+            + (("expiry_split",) if split is not None and "expiry_split" not in why else ())
+            + why
         )
         # a turn that yielded a fact carried something: never score it as filler
         importance = max(score, 0.5) if facts else score

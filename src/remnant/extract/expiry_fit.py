@@ -1,0 +1,374 @@
+"""Fit the learned expiry reader (:mod:`remnant.extract.expiry_model`) and choose its threshold,
+veto and default horizon by cross-validation: ``python -m remnant.extract.expiry_fit``.
+
+Training lines: the corpora of ``corpora/expiry/`` (``{"text", "label": temporary | lasting,
+"span", "lasts", "keep", "lang", "author"}``), each written by one independent author who read no
+code and no evaluation set. Each line gives its text; a temporary line's ``span`` (the temporary
+sentence or value) is one more temporary example and its ``keep`` (the lasting part said beside
+it) one more lasting example, in the line's fold. Never an evaluation set: ``--dev`` files (the
+expiry suite's development files, ``{"text", "ttl_seconds"}``) are only scored.
+
+**Selection** (on the training authors only, by leave-one-author-out among them): the L2 strength
+(the least out-of-fold log loss), the threshold (the most recall, on the lines the rules read
+nothing in, at precision >= ``--target``), the veto (the highest probability under which the
+rules' readings are look-alikes at >= ``--veto-target`` of the time; 0, no veto, when none is)
+and the default horizon (of the grid, the least cost on the temporary lines whose length nothing
+in the text names and whose author gave one: an expiry before the stated end costs 2, a memory
+that stays past it 1, since a memory lost wrongly is the worse failure).
+
+**Leave one author out**: that selection on two authors, tested on the third; the report gives
+each held author's figures (the reader alone, the rules alone, the two together as the ingestor
+combines them) and their mean ± spread. The shipped weights: the selection on all authors, a
+final fit on all of them. ``--dry-run`` only reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from remnant.extract.expiry import cues, expiry_of
+from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, weights_path
+from remnant.understand.pair_model import fit_logistic
+
+CORPORA = tuple(sorted(Path("corpora/expiry").glob("expiry_c*.jsonl")))
+# a fixed reference time for the cues and lengths: a Wednesday morning (an end point said then
+# has days to run, as most in the corpora do)
+REF = datetime(2026, 1, 7, 10, 0, tzinfo=UTC)
+L2_GRID = (3.0, 30.0, 300.0)
+GRID = [round(float(t), 2) for t in np.arange(0.05, 0.96, 0.01)]
+HORIZONS = tuple(int(h * 3600) for h in (1, 3, 6, 12, 24, 48, 72, 120, 168, 336, 720))  # 1 hour .. 30 days
+EARLY_COST, LATE_COST = 2.0, 1.0
+
+Array = npt.NDArray[np.float64]
+
+
+@dataclass
+class Data:
+    texts: list[str]
+    x: Array  # [vector, cues]
+    y: npt.NDArray[np.bool_]
+    author: list[str]
+    primary: npt.NDArray[np.bool_]  # a line's own text (scored), not a span or keep added to it
+    rule: npt.NDArray[np.bool_]  # the rules read an expiry in it
+    lasts: list[float | None]  # the author's length (temporary lines)
+    source: list[str]  # where the reader's length would come from (rules, period, end_point, horizon)
+    length: list[float]  # that length in seconds (the horizon's is a placeholder: 0)
+
+
+def load_lines(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    out = []
+    for path in paths:
+        for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not raw.strip():
+                continue
+            try:
+                row = json.loads(raw)
+            except json.JSONDecodeError:
+                print(f"{path}:{n}: not JSON, skipped", file=sys.stderr)
+                continue
+            if not isinstance(row.get("text"), str) or row.get("label") not in ("temporary", "lasting"):
+                print(f"{path}:{n}: no text or label, skipped", file=sys.stderr)
+                continue
+            row.setdefault("author", path.stem)
+            out.append(row)
+    return out
+
+
+def _embed(texts: list[str], embedder_name: str, cache: Path | None) -> Array:
+    from remnant.embed.registry import get_embedder
+
+    store: dict[str, Array] = {}
+    if cache is not None and cache.exists():
+        with np.load(cache) as z:
+            store = {k: z[k] for k in z.files}
+    key = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+    missing = sorted({k: t for k, t in zip(key, texts, strict=True) if k not in store}.items())
+    if missing:
+        embedder = get_embedder(embedder_name)
+        vecs = embedder.embed_documents([t[:SENTENCE_CHARS] for _, t in missing])
+        for (k, _), v in zip(missing, vecs, strict=True):
+            store[k] = np.asarray(v, dtype=np.float64)
+        if cache is not None:
+            np.savez(cache, **store)
+    return np.stack([store[k] for k in key])
+
+
+def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) -> Data:
+    texts: list[str] = []
+    y: list[bool] = []
+    author: list[str] = []
+    primary: list[bool] = []
+    lasts: list[float | None] = []
+    for row in rows:
+        temp = row["label"] == "temporary"
+        texts.append(row["text"])
+        y.append(temp)
+        author.append(str(row["author"]))
+        primary.append(True)
+        lasts.append(float(row["lasts"]) if temp and isinstance(row.get("lasts"), (int, float)) else None)
+        extra = []
+        span, keep = row.get("span"), row.get("keep")
+        if temp and isinstance(span, str) and span.strip() and span.strip() != row["text"].strip():
+            extra.append((span, True))
+        if isinstance(keep, str) and keep.strip() and keep.strip() != row["text"].strip():
+            extra.append((keep, False))
+        for t, label in extra:
+            texts.append(t)
+            y.append(label)
+            author.append(str(row["author"]))
+            primary.append(False)
+            lasts.append(lasts[-1] if label else None)
+    vectors = _embed(texts, embedder_name, cache)
+    cue_rows = np.asarray([cues(t, REF) for t in texts], dtype=np.float64)
+    rule = np.asarray([expiry_of(t, REF) is not None for t in texts])
+    source, length = [], []
+    for t in texts:
+        got, src = length_of(t, REF, timedelta(0))
+        source.append(src)
+        length.append(got.total_seconds())
+    return Data(
+        texts,
+        np.hstack([vectors, cue_rows]),
+        np.asarray(y),
+        author,
+        np.asarray(primary),
+        rule,
+        lasts,
+        source,
+        length,
+    )
+
+
+Model = tuple[Array, Array, Array, float]
+
+
+def fit(data: Data, idx: npt.NDArray[np.int64], l2: float) -> Model:
+    return fit_logistic(data.x[idx], data.y[idx], l2=l2)
+
+
+def prob(model: Model, x: Array) -> Array:
+    mean, scale, w, b = model
+    z = ((x - mean) / scale) @ w + b
+    return np.asarray(1.0 / (1.0 + np.exp(-np.clip(z, -50, 50))), dtype=np.float64)
+
+
+def _pr(pred: npt.NDArray[np.bool_], y: npt.NDArray[np.bool_]) -> tuple[float, float]:
+    tp = int((pred & y).sum())
+    p = tp / int(pred.sum()) if pred.sum() else 1.0
+    r = tp / int(y.sum()) if y.sum() else 1.0
+    return p, r
+
+
+def _combined(p: Array, rule: npt.NDArray[np.bool_], threshold: float, veto: float) -> npt.NDArray[np.bool_]:
+    return np.asarray((rule & (p >= veto)) | (~rule & (p >= threshold)))
+
+
+def _horizon_cost(h: float, lasts: Sequence[float]) -> float:
+    early = sum(1 for L in lasts if h < 0.9 * L)
+    late = sum(1 for L in lasts if h > 1.1 * L)
+    return (EARLY_COST * early + LATE_COST * late) / max(1, len(lasts))
+
+
+def _horizon_lasts(data: Data, idx: npt.NDArray[np.int64]) -> list[float]:
+    return [
+        float(data.lasts[i])  # type: ignore[arg-type]
+        for i in idx
+        if data.y[i] and data.primary[i] and data.source[i] == "horizon" and data.lasts[i]
+    ]
+
+
+@dataclass(frozen=True)
+class Choice:
+    l2: float
+    threshold: float
+    veto: float
+    horizon: int
+
+
+def select(data: Data, idx: npt.NDArray[np.int64], *, target: float, veto_target: float) -> Choice:
+    """L2, threshold, veto and horizon from the out-of-fold probabilities of the authors in ``idx``
+    (each author held out in turn)."""
+    authors = sorted({data.author[i] for i in idx})
+    best: tuple[float, float, Array] | None = None
+    for l2 in L2_GRID:
+        oof = np.zeros(len(data.texts))
+        for a in authors:
+            train = np.asarray([i for i in idx if data.author[i] != a])
+            test = np.asarray([i for i in idx if data.author[i] == a])
+            oof[test] = prob(fit(data, train, l2), data.x[test])
+        p = np.clip(oof[idx], 1e-6, 1 - 1e-6)
+        yy = data.y[idx]
+        loss = float(-np.mean(yy * np.log(p) + (~yy) * np.log(1 - p)))
+        if best is None or loss < best[0]:
+            best = (loss, l2, oof)
+    assert best is not None
+    _, l2, oof = best
+    prim = np.asarray([i for i in idx if data.primary[i]])
+    p, y, rule = oof[prim], data.y[prim], data.rule[prim]
+    silent = ~rule
+    threshold, most = 1.01, -1.0
+    for t in GRID:
+        pred = silent & (p >= t)
+        if pred.sum() < 3:
+            continue
+        prec = float((pred & y).sum() / pred.sum())
+        rec = float((pred & y).sum() / max(1, int((silent & y).sum())))
+        if prec >= target and rec > most:
+            threshold, most = t, rec
+    veto = 0.0
+    for t in GRID:
+        below = rule & (p < t)
+        if below.sum() >= 2 and float((below & ~y).sum() / below.sum()) >= veto_target:
+            veto = t
+    lasts = _horizon_lasts(data, idx)
+    horizon = min(HORIZONS, key=lambda h: (_horizon_cost(h, lasts), h)) if lasts else 86400
+    return Choice(l2, threshold, veto, horizon)
+
+
+def _ms(values: Sequence[float]) -> str:
+    return f"{np.mean(values):.3f} ± {np.std(values):.3f}"
+
+
+def leave_one_author_out(data: Data, *, target: float, veto_target: float) -> dict[str, Any]:
+    authors = sorted(set(data.author))
+    rows: dict[str, dict[str, float]] = {}
+    for a in authors:
+        train = np.asarray([i for i, b in enumerate(data.author) if b != a])
+        test = np.asarray([i for i, b in enumerate(data.author) if b == a and data.primary[i]])
+        c = select(data, train, target=target, veto_target=veto_target)
+        p = prob(fit(data, train, c.l2), data.x[test])
+        y, rule = data.y[test], data.rule[test]
+        mp, mr = _pr(p >= c.threshold, y)
+        rp, rr = _pr(rule, y)
+        comb = _combined(p, rule, c.threshold, c.veto)
+        cp, cr = _pr(comb, y)
+        lasting = ~y
+        vetoed = rule & (p < c.veto)
+        lasts = _horizon_lasts(data, test)
+        rows[a] = {
+            "n": len(test),
+            "temporary": int(y.sum()),
+            "model_p": mp,
+            "model_r": mr,
+            "rules_p": rp,
+            "rules_r": rr,
+            "combined_p": cp,
+            "combined_r": cr,
+            "lasting_expired_rules": float((rule & lasting).sum() / max(1, lasting.sum())),
+            "lasting_expired_combined": float((comb & lasting).sum() / max(1, lasting.sum())),
+            "vetoed": int(vetoed.sum()),
+            "vetoed_right": int((vetoed & lasting).sum()),
+            "threshold": c.threshold,
+            "veto": c.veto,
+            "l2": c.l2,
+            "horizon_h": c.horizon / 3600,
+            "horizon_lines": len(lasts),
+            "horizon_cost": _horizon_cost(c.horizon, lasts),
+        }
+    keys = ("model_p", "model_r", "rules_p", "rules_r", "combined_p", "combined_r",
+            "lasting_expired_rules", "lasting_expired_combined")  # fmt: skip
+    summary = {k: _ms([r[k] for r in rows.values()]) for k in keys}
+    return {"per_author": rows, "summary": summary}
+
+
+def score_dev(weights: ExpiryWeights, data_x: Array, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The shipped weights on a development file (``ttl_seconds`` given: temporary), turn by turn."""
+    mean, scale, w, b = weights.mean, weights.scale, weights.w, weights.bias
+    p = prob((mean, scale, w, b), data_x)
+    y = np.asarray([r.get("ttl_seconds") is not None for r in rows])
+    rule = np.asarray([expiry_of(r["text"], REF) is not None for r in rows])
+    comb = _combined(p, rule, weights.threshold, weights.veto)
+    rp, rr = _pr(rule, y)
+    cp, cr = _pr(comb, y)
+    return {
+        "n": len(rows),
+        "rules_p": round(rp, 3),
+        "rules_r": round(rr, 3),
+        "combined_p": round(cp, 3),
+        "combined_r": round(cr, 3),
+        "added": int((comb & ~rule).sum()),
+        "added_right": int((comb & ~rule & y).sum()),
+        "vetoed": int((rule & ~comb).sum()),
+        "vetoed_right": int((rule & ~comb & ~y).sum()),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("corpora", nargs="*", type=Path, default=list(CORPORA))
+    ap.add_argument("--embedder", default="e5-small")
+    ap.add_argument("--target", type=float, default=0.9, help="precision of the reader's additions")
+    ap.add_argument(
+        "--veto-target", type=float, default=0.8, help="share of vetoed readings that are look-alikes"
+    )
+    ap.add_argument("--dev", type=Path, action="append", default=[], help="a file only scored (ttl_seconds)")
+    ap.add_argument("--cache", type=Path, help="an .npz of vectors by text, reused between runs")
+    ap.add_argument("--dry-run", action="store_true", help="report only, write no weights")
+    ap.add_argument("--out", type=Path, help="write the weights here instead of the shipped file")
+    args = ap.parse_args(argv)
+    if not args.corpora:
+        ap.error("no corpora given and none under corpora/expiry/")
+    rows = load_lines(args.corpora)
+    data = build(rows, args.embedder, args.cache)
+    print(f"{len(rows)} lines ({int(data.y[data.primary].sum())} temporary) by {len(set(data.author))} authors; "
+          f"{len(data.texts)} examples with spans and keeps")  # fmt: skip
+    report = leave_one_author_out(data, target=args.target, veto_target=args.veto_target)
+    for a, r in report["per_author"].items():
+        print(
+            f"held out {a}: "
+            + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in r.items())
+        )
+    for k, v in report["summary"].items():
+        print(f"  {k}: {v}")
+    everyone = np.arange(len(data.texts))
+    c = select(data, everyone, target=args.target, veto_target=args.veto_target)
+    mean, scale, w, b = fit(data, everyone, c.l2)
+    from remnant.embed.registry import get_embedder
+
+    model_id = get_embedder(args.embedder).model_id
+    weights = ExpiryWeights(
+        model_id,
+        mean,
+        scale,
+        w,
+        b,
+        c.threshold,
+        c.veto,
+        float(c.horizon),
+        {
+            "corpora": [p.name for p in args.corpora],
+            "lines": len(rows),
+            "examples": len(data.texts),
+            "l2": c.l2,
+            "target": args.target,
+            "veto_target": args.veto_target,
+            "leave_one_author_out": report["summary"],
+            "command": "python -m remnant.extract.expiry_fit",
+        },
+    )
+    print(f"shipped: l2 {c.l2}, threshold {c.threshold}, veto {c.veto}, horizon {c.horizon / 3600:g} h")
+    for path in args.dev:
+        dev_rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        texts = [r["text"] for r in dev_rows]
+        x = np.hstack([_embed(texts, args.embedder, args.cache), np.asarray([cues(t, REF) for t in texts])])
+        print(f"dev {path}: {score_dev(weights, x, dev_rows)}")
+    if not args.dry_run:
+        out = args.out or weights_path(model_id)
+        out.write_text(json.dumps(weights.to_json()) + "\n", encoding="utf-8")
+        print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
