@@ -1039,16 +1039,25 @@ def expiry_of(text: str, now: datetime | None = None) -> timedelta | None:
 
 
 # -- what the learned reader (extract/expiry_model.py) reads beside the sentence's vector ----------
-_SENTENCE_CAP = 32
-"""At most this many sentences of a turn are read one by one (the rest goes with the last)."""
+# Chinese typed without punctuation separates its sentences with spaces (这两周在戒碳水 我在铁馆练了三年了)
+_HAN_SPACE = re.compile(rf"(?<=[{HAN_CLASS}])[ \t\u3000]+(?=[{HAN_CLASS}])")
+_CLAUSE_CAP = 32
+"""At most this many clauses of a turn are read one by one (the rest goes with the last)."""
 
 
-def sentences(text: str) -> list[str]:
-    """The turn's sentences (English and Chinese ends, new lines), stripped, empty ones dropped;
-    at most ``_SENTENCE_CAP``, the rest joined to the last: linear in the text."""
-    out = [s.strip() for s in _ANY_SENTENCE_END.split(text) if s and s.strip()]
-    if len(out) > _SENTENCE_CAP:
-        out = [*out[: _SENTENCE_CAP - 1], " ".join(out[_SENTENCE_CAP - 1 :])]
+def clauses(text: str) -> list[str]:
+    """The turn's clauses as the split reads them (punctuation, new lines, a space between Chinese
+    characters), stripped of their edge punctuation, empty ones dropped; at most ``_CLAUSE_CAP``,
+    the rest joined to the last: linear in the text."""
+    out = [
+        c
+        for part in _CLAUSE_SPLIT.split(text)
+        if part
+        for piece in _HAN_SPACE.split(part)
+        if (c := piece.strip(" \t\n,;，；、"))
+    ]
+    if len(out) > _CLAUSE_CAP:
+        out = [*out[: _CLAUSE_CAP - 1], " ".join(out[_CLAUSE_CAP - 1 :])]
     return out
 
 
@@ -1062,7 +1071,23 @@ def period_said(text: str) -> timedelta | None:
     for _start, _end, seconds in _zh_periods(text):
         if seconds > 0:
             return timedelta(seconds=seconds)
+    en, zh = _few()
+    if (m := en.search(text)) is not None:
+        return timedelta(seconds=3 * _EN_UNITS[m.group("unit").casefold()])
+    if (z := zh.search(text)) is not None:
+        return timedelta(seconds=3 * _ZH_UNITS.get(z.group("unit"), _DAY))
     return None
+
+
+@functools.cache
+def _few() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """ "a few days", 这几天: three of the unit (a vague period the rules leave alone)."""
+    units = "|".join(sorted((u for u in _EN_UNITS if len(u) > 3), key=len, reverse=True))
+    zh_units = "|".join(sorted(_ZH_UNITS, key=len, reverse=True)) + "|晚"
+    return (
+        re.compile(rf"\b(?:{_alternation(_lang('en')['few_words'])})\s+(?P<unit>{units})\b", re.I),
+        re.compile(rf"(?:{_alternation(_lang('zh')['few_words'])})个?(?P<unit>{zh_units})"),
+    )
 
 
 @functools.cache
@@ -1096,11 +1121,25 @@ def end_point_said(text: str, now: datetime) -> timedelta | None:
         return _until(_month_end(now.date()), now)
     if (left := _hour_left(text, now)) is not None:
         return left
+    if (d := _EN_DAY_OF_MONTH.search(text) or _ZH_DAY_OF_MONTH.search(text)) is not None:
+        n = _zh_number(d.group(1)) if not d.group(1).isdigit() else float(d.group(1))
+        if n is not None and 1 <= n <= 31:
+            return _until(_coming_day_of_month(now.date(), int(n)), now)
+    en = _lang("en")
+    folded = text.casefold()
+    if any(w in folded for w in en["next_week_words"]) or any(w in text for w in zh["next_week_words"]):
+        return _until(coming_weekday(now.date(), WEEKDAYS["sunday"], week=1), now)
+    if any(w in folded for w in en["this_month_words"]) or any(w in text for w in zh["this_month_words"]):
+        return _until(_month_end(now.date()), now)
     if today.search(text) or any(w in text for w in zh["today_words"]):
         return _until(now.date(), now)
     return None
 
 
+# a day of the month as an end point: "till the 22nd", "until the 3rd"
+_EN_DAY_OF_MONTH = re.compile(
+    r"\b(?:till|until|til|thru|through|by|before)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b", re.I
+)
 # a clock hour as an end point: "till 6", "until 5:30pm", "by 9 am", 到6点, 六点前
 _EN_HOUR = re.compile(
     r"\b(?:till|until|til|thru|through|by|before)\s+(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?(?![\w:])",
@@ -1162,9 +1201,3 @@ def cues(text: str, now: datetime) -> list[float]:
         float(stripped.endswith(("?", "？", "吗"))),
         float(bool(re.search(f"[{HAN_CLASS}]", text))),
     ]
-
-
-def holds_on(clause: str) -> bool:
-    """A clause that holds on its own beside a temporary one: not a question, nor one that
-    follows from it ("so ...", "for now", 所以…, 暂时…)."""
-    return _lasting(clause)

@@ -3,15 +3,18 @@ veto and default horizon by cross-validation: ``python -m remnant.extract.expiry
 
 Training lines: the corpora of ``corpora/expiry/`` (``{"text", "label": temporary | lasting,
 "span", "lasts", "keep", "lang", "author"}``), each written by one independent author who read no
-code and no evaluation set. Each line gives its text; a temporary line's ``span`` (the temporary
-sentence or value) is one more temporary example and its ``keep`` (the lasting part said beside
-it) one more lasting example, in the line's fold. Never an evaluation set: ``--dev`` files (the
+code and no evaluation set. Each line gives its text; each clause of a temporary line
+(:func:`remnant.extract.expiry.clauses`) is one more example, lasting when it is the line's
+``keep`` (the part said to hold on beside the temporary value), temporary otherwise, in the line's
+fold. Never an evaluation set: ``--dev`` files (the
 expiry suite's development files, ``{"text", "ttl_seconds"}``) are only scored.
 
 **Selection** (on the training authors only, by leave-one-author-out among them): the L2 strength
 (the least out-of-fold log loss), the threshold (the most recall, on the lines the rules read
 nothing in, at precision >= ``--target``), the veto (the highest probability under which the
-rules' readings are look-alikes at >= ``--veto-target`` of the time; 0, no veto, when none is)
+rules' readings are look-alikes at >= ``--veto-target`` of the time; 0, no veto, when none is),
+the keep bar (the highest probability under which a clause of a temporary line is lasting at
+precision >= ``--target``)
 and the default horizon (of the grid, the least cost on the temporary lines whose length nothing
 in the text names and whose author gave one: an expiry before the stated end costs 2, a memory
 that stays past it 1, since a memory lost wrongly is the worse failure).
@@ -37,7 +40,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from remnant.extract.expiry import cues, expiry_of
+from remnant.extract.expiry import clauses, cues, expiry_of
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, weights_path
 from remnant.understand.pair_model import fit_logistic
 
@@ -59,11 +62,12 @@ class Data:
     x: Array  # [vector, cues]
     y: npt.NDArray[np.bool_]
     author: list[str]
-    primary: npt.NDArray[np.bool_]  # a line's own text (scored), not a span or keep added to it
+    primary: npt.NDArray[np.bool_]  # a line's own text (scored), not one of its clauses
     rule: npt.NDArray[np.bool_]  # the rules read an expiry in it
     lasts: list[float | None]  # the author's length (temporary lines)
     source: list[str]  # where the reader's length would come from (rules, period, end_point, horizon)
     length: list[float]  # that length in seconds (the horizon's is a placeholder: 0)
+    line: list[int]  # the line an example comes from (its clauses stay in its fold)
 
 
 def load_lines(paths: Sequence[Path]) -> list[dict[str, Any]]:
@@ -104,31 +108,43 @@ def _embed(texts: list[str], embedder_name: str, cache: Path | None) -> Array:
     return np.stack([store[k] for k in key])
 
 
+def _in_keep(clause: str, keep: str) -> bool:
+    """The clause is (mostly) the author's lasting part."""
+    norm = lambda t: " ".join(t.casefold().split())  # noqa: E731
+    c, k = norm(clause), norm(keep)
+    if not c or not k:
+        return False
+    return c in k or (k in c and len(k) >= 0.5 * len(c))
+
+
 def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) -> Data:
     texts: list[str] = []
     y: list[bool] = []
     author: list[str] = []
     primary: list[bool] = []
     lasts: list[float | None] = []
-    for row in rows:
+    line: list[int] = []
+    for n, row in enumerate(rows):
         temp = row["label"] == "temporary"
         texts.append(row["text"])
         y.append(temp)
         author.append(str(row["author"]))
         primary.append(True)
+        line.append(n)
         lasts.append(float(row["lasts"]) if temp and isinstance(row.get("lasts"), (int, float)) else None)
-        extra = []
-        span, keep = row.get("span"), row.get("keep")
-        if temp and isinstance(span, str) and span.strip() and span.strip() != row["text"].strip():
-            extra.append((span, True))
-        if isinstance(keep, str) and keep.strip() and keep.strip() != row["text"].strip():
-            extra.append((keep, False))
-        for t, label in extra:
-            texts.append(t)
-            y.append(label)
-            author.append(str(row["author"]))
-            primary.append(False)
-            lasts.append(lasts[-1] if label else None)
+        if temp:
+            # the value level: each clause of a temporary line, lasting when it is the author's
+            # ``keep`` (the part said to hold on), temporary otherwise (it expires with the value)
+            keep = row.get("keep") if isinstance(row.get("keep"), str) else ""
+            parts = clauses(row["text"])
+            if len(parts) > 1:
+                for c in parts:
+                    texts.append(c)
+                    y.append(not _in_keep(c, keep))
+                    author.append(str(row["author"]))
+                    primary.append(False)
+                    lasts.append(None)
+                    line.append(n)
     vectors = _embed(texts, embedder_name, cache)
     cue_rows = np.asarray([cues(t, REF) for t in texts], dtype=np.float64)
     rule = np.asarray([expiry_of(t, REF) is not None for t in texts])
@@ -147,6 +163,7 @@ def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) ->
         lasts,
         source,
         length,
+        line,
     )
 
 
@@ -194,18 +211,21 @@ class Choice:
     threshold: float
     veto: float
     horizon: int
+    keep: float
 
 
 def select(data: Data, idx: npt.NDArray[np.int64], *, target: float, veto_target: float) -> Choice:
     """L2, threshold, veto and horizon from the out-of-fold probabilities of the authors in ``idx``
     (each author held out in turn)."""
     authors = sorted({data.author[i] for i in idx})
+    # the inner folds: by author where there are several, else five by line
+    fold = {i: (data.author[i] if len(authors) > 1 else str(data.line[i] % 5)) for i in idx}
     best: tuple[float, float, Array] | None = None
     for l2 in L2_GRID:
         oof = np.zeros(len(data.texts))
-        for a in authors:
-            train = np.asarray([i for i in idx if data.author[i] != a])
-            test = np.asarray([i for i in idx if data.author[i] == a])
+        for a in sorted(set(fold.values())):
+            train = np.asarray([i for i in idx if fold[i] != a])
+            test = np.asarray([i for i in idx if fold[i] == a])
             oof[test] = prob(fit(data, train, l2), data.x[test])
         p = np.clip(oof[idx], 1e-6, 1 - 1e-6)
         yy = data.y[idx]
@@ -233,7 +253,22 @@ def select(data: Data, idx: npt.NDArray[np.int64], *, target: float, veto_target
             veto = t
     lasts = _horizon_lasts(data, idx)
     horizon = min(HORIZONS, key=lambda h: (_horizon_cost(h, lasts), h)) if lasts else 86400
-    return Choice(l2, threshold, veto, horizon)
+    return Choice(l2, threshold, veto, horizon, _keep_bar(oof, data, idx, target))
+
+
+def _keep_bar(p: Array, data: Data, idx: npt.NDArray[np.int64], target: float) -> float:
+    """The highest probability under which a clause of a temporary line is kept as lasting with
+    precision >= ``target`` (0: keep none)."""
+    cl = np.asarray([i for i in idx if not data.primary[i]])
+    if not len(cl):
+        return 0.0
+    pc, lasting = p[cl], ~data.y[cl]
+    bar = 0.0
+    for t in GRID:
+        kept = pc < t
+        if kept.sum() >= 3 and float((kept & lasting).sum() / kept.sum()) >= target:
+            bar = t
+    return bar
 
 
 def _ms(values: Sequence[float]) -> str:
@@ -256,6 +291,9 @@ def leave_one_author_out(data: Data, *, target: float, veto_target: float) -> di
         lasting = ~y
         vetoed = rule & (p < c.veto)
         lasts = _horizon_lasts(data, test)
+        cl = np.asarray([i for i, b in enumerate(data.author) if b == a and not data.primary[i]])
+        pc = prob(fit(data, train, c.l2), data.x[cl]) if len(cl) else np.zeros(0)
+        kp, kr = _pr(pc < c.keep, ~data.y[cl]) if len(cl) else (1.0, 0.0)
         rows[a] = {
             "n": len(test),
             "temporary": int(y.sum()),
@@ -275,9 +313,13 @@ def leave_one_author_out(data: Data, *, target: float, veto_target: float) -> di
             "horizon_h": c.horizon / 3600,
             "horizon_lines": len(lasts),
             "horizon_cost": _horizon_cost(c.horizon, lasts),
+            "keep_bar": c.keep,
+            "keep_p": kp,
+            "keep_r": kr,
+            "clauses": len(cl),
         }
     keys = ("model_p", "model_r", "rules_p", "rules_r", "combined_p", "combined_r",
-            "lasting_expired_rules", "lasting_expired_combined")  # fmt: skip
+            "lasting_expired_rules", "lasting_expired_combined", "keep_p", "keep_r")  # fmt: skip
     summary = {k: _ms([r[k] for r in rows.values()]) for k in keys}
     return {"per_author": rows, "summary": summary}
 
@@ -356,8 +398,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "leave_one_author_out": report["summary"],
             "command": "python -m remnant.extract.expiry_fit",
         },
+        c.keep,
     )
-    print(f"shipped: l2 {c.l2}, threshold {c.threshold}, veto {c.veto}, horizon {c.horizon / 3600:g} h")
+    print(
+        f"shipped: l2 {c.l2}, threshold {c.threshold}, veto {c.veto}, keep {c.keep}, horizon {c.horizon / 3600:g} h"
+    )
     for path in args.dev:
         dev_rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
         texts = [r["text"] for r in dev_rows]

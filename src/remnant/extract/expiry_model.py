@@ -4,7 +4,7 @@ The rules (:mod:`remnant.extract.expiry`) read the exact parts: a period's lengt
 minutes", 十分钟内有效), an end point ("till sunday", 只在今天有效), and what the period attaches
 to. They read only the phrasings they were written against, and a few look-alikes fool them. The
 reader is ``p = sigmoid(w · [v, c] + b)`` over the sentence's document vector ``v`` from the
-product's embedder (e5-small: for a one-sentence turn the vector the add path already computed)
+product's embedder (e5-small: for the turn, the vector the add path already computed)
 and the lexical cues ``c`` of :func:`remnant.extract.expiry.cues` (the rules' reading, a period or an
 end point named, temporary words, a value's shape, past, recurring, question, Chinese).
 
@@ -13,12 +13,13 @@ How the ingestor uses it (:class:`remnant.extract.ingest.RuleIngestor`):
 - **recall**: where the rules read no expiry and ``p >= threshold``, the sentence expires after the
   length the text names (:func:`remnant.extract.expiry.period_said`, then
   :func:`~remnant.extract.expiry.end_point_said`), else after the default ``horizon``;
-- **veto**: where the rules read an expiry in a one-sentence turn but ``p < veto``, it is a
-  look-alike (a habit, an age, a past duration, a deadline that is lasting knowledge) and none is set;
-- **value level**: in a turn of several sentences only the temporary ones expire; the others, when
-  they matter (the salience reading), are kept as their own fact, as the rules' split does.
+- **veto**: where the rules read an expiry but the turn's ``p < veto``, it is a look-alike (a
+  habit, an age, a past duration, a deadline that is lasting knowledge) and none is set;
+- **value level**: in a temporary turn the rules did not split, each clause is read (one embedder
+  call for all of them); a clause with ``p < keep`` that matters (the salience reading) is kept as
+  its own fact without the TTL, the rest expires with the turn, as the rules' split does.
 
-``threshold``, ``veto`` and ``horizon`` are chosen by cross-validation on the training corpora
+``threshold``, ``veto``, ``keep`` and ``horizon`` are chosen by cross-validation on the training corpora
 (``corpora/expiry/``, three independent authors): ``python -m remnant.extract.expiry_fit``, which
 also reports the leave-one-author-out figures (docs/benchmarks/understanding.md). The weights are one
 JSON file per embedder model (``extract/data/expiry_<model_id>.json``); without them the rules decide
@@ -45,7 +46,7 @@ log = logging.getLogger(__name__)
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SENTENCE_CHARS = 500
-"""How much of one sentence the reader embeds (a sentence is short; a longer one is read by its head)."""
+"""How much of one clause the reader embeds (a clause is short; a longer one is read by its head)."""
 
 Array = npt.NDArray[np.float64]
 
@@ -59,8 +60,8 @@ def weights_path(model_id: str) -> Path:
 class ExpiryWeights:
     """The reader's trained weights for one embedder model (standardised features: ``mean``,
     ``scale``); ``threshold``: the probability at which a sentence is temporary; ``veto``: under
-    it a rule's reading of a one-sentence turn is a look-alike; ``horizon_s``: the default period
-    when the text names no length."""
+    it a rule's reading is a look-alike; ``horizon_s``: the default period when the text names no
+    length; ``keep``: under it a clause of a temporary turn is lasting (kept when it matters)."""
 
     model_id: str
     mean: Array
@@ -71,6 +72,7 @@ class ExpiryWeights:
     veto: float
     horizon_s: float
     meta: dict[str, Any]
+    keep: float = 0.0
 
     @property
     def horizon(self) -> timedelta:
@@ -97,6 +99,7 @@ class ExpiryWeights:
             "bias": round(self.bias, 6),
             "threshold": round(self.threshold, 4),
             "veto": round(self.veto, 4),
+            "keep": round(self.keep, 4),
             "horizon_s": self.horizon_s,
             "meta": self.meta,
         }
@@ -115,6 +118,7 @@ class ExpiryWeights:
             float(raw["veto"]),
             float(raw["horizon_s"]),
             dict(raw.get("meta", {})),
+            float(raw.get("keep", 0.0)),
         )
 
 

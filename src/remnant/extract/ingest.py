@@ -38,10 +38,8 @@ from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import (
     FILLER_FLOOR,
     ExpirySplit,
-    cues,
+    clauses,
     expiry_of,
-    holds_on,
-    sentences,
     split_expiry,
 )
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
@@ -192,61 +190,56 @@ class RuleIngestor:
         self, message: Message, vector: Vectors | None, now: datetime
     ) -> tuple[timedelta | None, ExpirySplit | None, tuple[str, ...]]:
         """The turn's TTL, the split of its temporary and lasting parts, and why: the rules' reading
-        (:func:`split_expiry`, :func:`expiry_of`), with the learned reader's recall and veto."""
+        (:func:`split_expiry`, :func:`expiry_of`), with the learned reader's recall, veto and
+        value-level split (:mod:`remnant.extract.expiry_model`)."""
         text = message.content
         split = split_expiry(text, now, matters_many=self._matters_many)
         ttl = split.ttl if split is not None else expiry_of(text, now)
         weights = self.expiry_weights() if self._reads(message) else None
         if weights is None:
             return ttl, split, ()
-        parts = sentences(text)
-        if len(parts) <= 1:
-            # one sentence: the vector the add path read (recall's or the salience model's)
-            if vector is None:
-                got = self._embed([text[:SALIENCE_CHARS]])
-                if got is None:
-                    return ttl, split, ()
-                vector = got[0]
-            p = weights.read(vector, text, now)
-            if ttl is not None:
-                # a look-alike the rules read ("i work 10 hour shifts", "my visa expires in march")
-                return (None, None, ("expiry_vetoed",)) if p < weights.veto else (ttl, split, ())
+        if vector is None:  # the salience model did not read the turn (its embedding failed)
+            got = self._embed([text[:SALIENCE_CHARS]])
+            if got is None:
+                return ttl, split, ()
+            vector = got[0]
+        p = weights.read(vector, text, now)
+        reasons: tuple[str, ...] = ()
+        if ttl is not None and p < weights.veto:
+            # a look-alike the rules read ("i work 10 hour shifts", "my visa expires in march")
+            return None, None, ("expiry_vetoed",)
+        if ttl is None:
             if p < weights.threshold:
                 return None, None, ()
-            length, source = length_of(text, now, weights.horizon)
-            return length, None, ("expiry_model", f"expiry_length_{source}")
-        if ttl is not None:
-            return ttl, split, ()  # the rules read it and split the turn where the period attaches
-        said = [cues(s, now) for s in parts]
-        if not any(any(c[:4]) for c in said):
-            return None, None, ()  # no sentence names a period, an end or a temporary word: no embedding
-        vectors = self._embed([s[:SENTENCE_CHARS] for s in parts])
+            ttl, source = length_of(text, now, weights.horizon)
+            reasons = ("expiry_model", f"expiry_length_{source}")
+        if split is not None:
+            return ttl, split, reasons  # the rules split the turn where the period attaches
+        parts = clauses(text)
+        if len(parts) < 2:
+            return ttl, None, reasons
+        # the value level: the clauses the reader judges lasting (a home beside a stay, the account
+        # beside a code) are kept on their own when they matter; the rest expires with the turn
+        vectors = self._embed([c[:SENTENCE_CHARS] for c in parts])
         if vectors is None:
-            return None, None, ()
-        temporary = [
-            i
-            for i, (s, v, c) in enumerate(zip(parts, vectors, said, strict=True))
-            if weights.probability(v, c) >= weights.threshold
-        ]
-        if not temporary:
-            return None, None, ()
-        lengths = [length_of(parts[i], now, weights.horizon) for i in temporary]
-        length, source = next(((n, src) for n, src in lengths if src != "horizon"), lengths[0])
-        reasons = ("expiry_model", f"expiry_length_{source}")
+            return ttl, None, reasons
         pair = self._salience_model()
-        kept = []
-        for i, s in enumerate(parts):
-            if i in temporary or not holds_on(s):
+        lasting = [False] * len(parts)
+        for i, (c, v) in enumerate(zip(parts, vectors, strict=True)):
+            if c.endswith(("?", "？", "吗")) or weights.read(v, c, now) >= weights.keep:
                 continue
-            score = salience(s).score
-            if score >= FILLER_FLOOR or (
-                pair is not None and pair[1].importance(vectors[i], score) >= REMAINDER_BAR
-            ):
-                kept.append(s)
-        if not kept:
-            return length, None, reasons  # the rest follows from it or is filler: the turn expires whole
-        split = ExpirySplit(length, " ".join(parts[i] for i in temporary), " ".join(kept))
-        return length, split, (*reasons, "expiry_split")
+            score = salience(c).score
+            lasting[i] = score >= FILLER_FLOOR or (
+                pair is not None and pair[1].importance(v, score) >= REMAINDER_BAR
+            )
+        if not any(lasting) or all(lasting):
+            return ttl, None, reasons
+        split = ExpirySplit(
+            ttl,
+            " ".join(c for c, keep in zip(parts, lasting, strict=True) if not keep),
+            " ".join(c for c, keep in zip(parts, lasting, strict=True) if keep),
+        )
+        return ttl, split, (*reasons, "expiry_split")
 
     def _embed(self, texts: Sequence[str]) -> Sequence[Vectors] | None:
         pair = self._salience_model()

@@ -1,0 +1,135 @@
+"""The learned expiry reader (:mod:`remnant.extract.expiry_model`): its shipped weights, where a
+length comes from, the ingestor's one embedder call per add, and the behaviour through the
+product (``Memory(path)``) on SQLite and PostgreSQL: a temporary value said in words the rules do
+not read expires, a look-alike does not, and a turn's lasting half outlives its temporary half."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from remnant import Memory
+from remnant.core.clock import ManualClock
+from remnant.embed.base import Embedder, Vectors
+from remnant.embed.registry import get_embedder
+from remnant.engine.options import Message
+from remnant.extract.expiry import CUES, cues, end_point_said, period_said, sentences
+from remnant.extract.expiry_model import ExpiryWeights, length_of, load_weights, weights_path
+from remnant.extract.ingest import RuleIngestor
+from remnant.privacy import generate_key
+from remnant.store.postgres import PostgresStore
+
+# a Wednesday morning
+T0 = datetime(2026, 3, 4, 10, 0, tzinfo=UTC)
+
+
+class Counting(Embedder):
+    """The real e5-small, counting its calls (what a write costs the model)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.calls: list[int] = []
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.calls.append(len(texts))
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.inner.embed_query(text)
+
+
+@pytest.fixture(scope="module")
+def e5() -> Embedder:
+    return get_embedder("e5-small")
+
+
+def test_the_weights_ship_for_the_product_embedder(e5: Embedder) -> None:
+    weights = load_weights(e5.model_id)
+    assert weights is not None, weights_path(e5.model_id)
+    assert weights.w.shape[0] == e5.dim + len(CUES)
+    assert 0.0 <= weights.veto < weights.threshold <= 1.0
+    assert timedelta(hours=1) <= weights.horizon <= timedelta(days=30)
+    again = ExpiryWeights.from_json(weights.to_json())
+    v = e5.embed_documents(["the gate code is 4471 for now"])[0]
+    assert again.read(v, "the gate code is 4471 for now", T0) == pytest.approx(
+        weights.read(v, "the gate code is 4471 for now", T0), abs=1e-4
+    )
+
+
+def test_a_length_comes_from_the_rules_then_the_text_then_the_horizon() -> None:
+    horizon = timedelta(hours=12)
+    assert length_of("the code is good for 10 minutes", T0, horizon) == (timedelta(minutes=10), "rules")
+    assert length_of("gate code 4471, 20 minutes tops", T0, horizon)[0] == timedelta(minutes=20)
+    # an end point the rules do not read: "parking till 6" is 6 pm today
+    assert length_of("parking till 6", T0, horizon) == (timedelta(hours=8), "end_point")
+    assert length_of("这周在外地出差", T0, horizon)[1] in ("rules", "end_point")
+    assert length_of("the wifi is acting up, use my hotspot for now", T0, horizon) == (horizon, "horizon")
+
+
+def test_the_exact_parts_read_periods_and_end_points() -> None:
+    assert period_said("good for an hour and a half") == timedelta(minutes=90)
+    assert period_said("有效期三天") == timedelta(days=3)
+    assert period_said("every other day") is None
+    assert end_point_said("im at my mums till sunday", T0) == datetime(2026, 3, 9, tzinfo=UTC) - T0
+    assert end_point_said("到六点为止", T0) == timedelta(hours=8)
+    assert end_point_said("no end here", T0) is None
+    assert len(cues("the pin is 4471 till friday", T0)) == len(CUES)
+    assert sentences("hi. the code is 4471! 我在北京。好的") == ["hi.", "the code is 4471!", "我在北京。", "好的"]
+
+
+def test_a_split_turn_costs_one_embedder_call_beyond_the_turn(e5: Embedder) -> None:
+    """What is left of a split turn (here several filler clauses the rules cannot judge) is read by
+    the salience model in one batch, not one call per clause."""
+    counting = Counting(e5)
+    ingestor = RuleIngestor(embedder=counting, clock=ManualClock(T0))
+    turn = "the door code is 4471, good for 15 minutes, lol, ok ok, haha, whatever, bye"
+    ingestor.observe(Message(role="user", content=turn))
+    assert len(counting.calls) <= 2, counting.calls
+
+
+def test_the_reader_is_bounded_on_the_documented_maximum(e5: Embedder) -> None:
+    """100,000 characters of sentences with periods, end points and codes: the reader embeds at most
+    its sentence cap, each sentence by its head (budget 20 s with the model on a shared machine)."""
+    ingestor = RuleIngestor(embedder=e5, clock=ManualClock(T0))
+    for unit in ("parking till 6. ", "code 4471 for now! ", "只在今天有效。", "1 " * 40 + ". "):
+        text = (unit * (100_000 // len(unit) + 1))[:100_000]
+        started = time.perf_counter()
+        ingestor.observe(Message(role="user", content=text))
+        assert time.perf_counter() - started < 20.0
+
+
+Open = Callable[[ManualClock], Memory]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
+def open_mem(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Open]:
+    """The product (lexical recall: the salience and expiry readers still use e5-small) on either backend."""
+    opened: list[Memory] = []
+    if request.param == "postgres":
+        monkeypatch.setenv("REMNANT_VAULT_KEY", generate_key())
+        monkeypatch.delenv("REMNANT_VAULT_KEY_FILE", raising=False)
+
+    def make(clock: ManualClock) -> Memory:
+        if request.param == "sqlite":
+            mem = Memory(tmp_path / "m.db", clock=clock, embedder=None)  # type: ignore[arg-type]
+        else:
+            mem = Memory(store=PostgresStore(request.getfixturevalue("pg_url")), clock=clock, embedder=None)  # type: ignore[arg-type]
+        opened.append(mem)
+        return mem
+
+    yield make
+    for mem in opened:
+        mem.close()
+
+
+def _texts(mem: Memory, user: str) -> str:
+    return " | ".join(r.content for r, _ in mem.active(user))
