@@ -1045,6 +1045,23 @@ _CLAUSE_CAP = 32
 """At most this many clauses of a turn are read one by one (the rest goes with the last)."""
 
 
+def units(text: str) -> list[str]:
+    """What the learned reader judges one by one in a turn: its sentences (ends, new lines, a
+    space between Chinese characters) when it has several, else the clauses of its one sentence."""
+    out = [
+        c
+        for part in _ANY_SENTENCE_END.split(text)
+        if part
+        for piece in _HAN_SPACE.split(part)
+        if (c := piece.strip(" \t\n,;，；、"))
+    ]
+    if len(out) < 2:
+        return clauses(text)
+    if len(out) > _CLAUSE_CAP:
+        out = [*out[: _CLAUSE_CAP - 1], " ".join(out[_CLAUSE_CAP - 1 :])]
+    return out
+
+
 def clauses(text: str) -> list[str]:
     """The turn's clauses as the split reads them (punctuation, new lines, a space between Chinese
     characters), stripped of their edge punctuation, empty ones dropped; at most ``_CLAUSE_CAP``,
@@ -1059,6 +1076,18 @@ def clauses(text: str) -> list[str]:
     if len(out) > _CLAUSE_CAP:
         out = [*out[: _CLAUSE_CAP - 1], " ".join(out[_CLAUSE_CAP - 1 :])]
     return out
+
+
+def period_refused(text: str, now: datetime | None = None) -> bool:
+    """The text names an exact period ("for an hour", 两小时) and the rules read no expiry in it:
+    they saw the period and refused it (past, recurring, a thing's length, an instruction). The
+    learned reader does not overrule that refusal (a precision guard: "ran for an hour this
+    morning", "steep the tea for five minutes", 会议拖了一个半小时)."""
+    # any exact period counts, the ones the rules skip at once too ("2 hours 40 minutes long")
+    exact = any(seconds > 0 for _s, _e, seconds, _more in _en_periods(text)) or any(
+        seconds > 0 for _s, _e, seconds in _zh_periods(text)
+    )
+    return exact and expiry_of(text, now) is None
 
 
 def period_said(text: str) -> timedelta | None:

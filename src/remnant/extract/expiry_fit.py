@@ -11,13 +11,17 @@ expiry suite's development files, ``{"text", "ttl_seconds"}``) are only scored.
 
 **Selection** (on the training authors only, by leave-one-author-out among them): the L2 strength
 (the least out-of-fold log loss), the threshold (the most recall, on the lines the rules read
-nothing in, at precision >= ``--target``), the veto (the highest probability under which the
-rules' readings are look-alikes at >= ``--veto-target`` of the time; 0, no veto, when none is),
+nothing in and refused no period in, at precision >= ``--target``), the refused bar (the same
+on the lines where the rules saw an exact period and refused it), the veto (the highest probability under which the
+rules' readings, at least five, are look-alikes at >= ``--veto-target`` of the time; 0, no veto,
+when none is),
 the keep bar (the highest probability under which a clause of a temporary line is lasting at
-precision >= ``--target``)
+precision >= ``--keep-target``, 0.75: a clause kept wrongly keeps a stale value, one dropped
+wrongly loses a lasting one)
 and the default horizon (of the grid, the least cost on the temporary lines whose length nothing
-in the text names and whose author gave one: an expiry before the stated end costs 2, a memory
-that stays past it 1, since a memory lost wrongly is the worse failure).
+in the text names and whose author gave one: how many times too early or too late it ends, on a
+log scale, an early end weighing 2 and a late one 1, since a memory lost wrongly is the worse
+failure).
 
 **Leave one author out**: that selection on two authors, tested on the third; the report gives
 each held author's figures (the reader alone, the rules alone, the two together as the ingestor
@@ -30,6 +34,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,7 +45,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from remnant.extract.expiry import clauses, cues, expiry_of
+from remnant.extract.expiry import cues, expiry_of, period_refused, units
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, weights_path
 from remnant.understand.pair_model import fit_logistic
 
@@ -52,6 +57,7 @@ L2_GRID = (3.0, 30.0, 300.0)
 GRID = [round(float(t), 2) for t in np.arange(0.05, 0.96, 0.01)]
 HORIZONS = tuple(int(h * 3600) for h in (1, 3, 6, 12, 24, 48, 72, 120, 168, 336, 720))  # 1 hour .. 30 days
 EARLY_COST, LATE_COST = 2.0, 1.0
+MIN_VETOED = 5  # a veto needs this many of the rules' readings under it (the rules are rarely wrong)
 
 Array = npt.NDArray[np.float64]
 
@@ -64,6 +70,7 @@ class Data:
     author: list[str]
     primary: npt.NDArray[np.bool_]  # a line's own text (scored), not one of its clauses
     rule: npt.NDArray[np.bool_]  # the rules read an expiry in it
+    refused: npt.NDArray[np.bool_]  # the rules saw an exact period and refused it (the guard)
     lasts: list[float | None]  # the author's length (temporary lines)
     source: list[str]  # where the reader's length would come from (rules, period, end_point, horizon)
     length: list[float]  # that length in seconds (the horizon's is a placeholder: 0)
@@ -136,7 +143,7 @@ def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) ->
             # the value level: each clause of a temporary line, lasting when it is the author's
             # ``keep`` (the part said to hold on), temporary otherwise (it expires with the value)
             keep = row.get("keep") if isinstance(row.get("keep"), str) else ""
-            parts = clauses(row["text"])
+            parts = units(row["text"])
             if len(parts) > 1:
                 for c in parts:
                     texts.append(c)
@@ -148,6 +155,7 @@ def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) ->
     vectors = _embed(texts, embedder_name, cache)
     cue_rows = np.asarray([cues(t, REF) for t in texts], dtype=np.float64)
     rule = np.asarray([expiry_of(t, REF) is not None for t in texts])
+    refused = np.asarray([period_refused(t, REF) for t in texts])
     source, length = [], []
     for t in texts:
         got, src = length_of(t, REF, timedelta(0))
@@ -160,6 +168,7 @@ def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) ->
         author,
         np.asarray(primary),
         rule,
+        refused,
         lasts,
         source,
         length,
@@ -187,14 +196,45 @@ def _pr(pred: npt.NDArray[np.bool_], y: npt.NDArray[np.bool_]) -> tuple[float, f
     return p, r
 
 
-def _combined(p: Array, rule: npt.NDArray[np.bool_], threshold: float, veto: float) -> npt.NDArray[np.bool_]:
-    return np.asarray((rule & (p >= veto)) | (~rule & (p >= threshold)))
+def _combined(
+    p: Array,
+    rule: npt.NDArray[np.bool_],
+    refused: npt.NDArray[np.bool_],
+    threshold: float,
+    veto: float,
+    refused_bar: float,
+) -> npt.NDArray[np.bool_]:
+    """As the ingestor decides: the rules' reading unless vetoed, the reader's where the rules read
+    nothing (at the stricter bar where they refused a period)."""
+    return np.asarray(
+        (rule & (p >= veto)) | (~rule & ~refused & (p >= threshold)) | (~rule & refused & (p >= refused_bar))
+    )
+
+
+def _bar(p: Array, y: npt.NDArray[np.bool_], among: npt.NDArray[np.bool_], target: float) -> float:
+    """The threshold with the most recall among ``among`` at precision >= ``target`` (at least three
+    predicted; 1.01, never, when none reaches it)."""
+    best, most = 1.01, -1.0
+    for t in GRID:
+        pred = among & (p >= t)
+        if pred.sum() < 3:
+            continue
+        prec = float((pred & y).sum() / pred.sum())
+        rec = float((pred & y).sum() / max(1, int((among & y).sum())))
+        if prec >= target and rec > most:
+            best, most = t, rec
+    return best
 
 
 def _horizon_cost(h: float, lasts: Sequence[float]) -> float:
-    early = sum(1 for L in lasts if h < 0.9 * L)
-    late = sum(1 for L in lasts if h > 1.1 * L)
-    return (EARLY_COST * early + LATE_COST * late) / max(1, len(lasts))
+    """The mean cost of the horizon ``h`` over the stated lengths: how many times too early or too
+    late it ends, on a log scale, an early end (a memory lost while it still held) weighing
+    ``EARLY_COST``, a late one (a stale value still offered) ``LATE_COST``."""
+    cost = 0.0
+    for length in lasts:
+        ratio = math.log(max(h, 1.0) / max(length, 1.0))
+        cost += LATE_COST * ratio if ratio > 0 else -EARLY_COST * ratio
+    return cost / max(1, len(lasts))
 
 
 def _horizon_lasts(data: Data, idx: npt.NDArray[np.int64]) -> list[float]:
@@ -212,9 +252,12 @@ class Choice:
     veto: float
     horizon: int
     keep: float
+    refused: float
 
 
-def select(data: Data, idx: npt.NDArray[np.int64], *, target: float, veto_target: float) -> Choice:
+def select(
+    data: Data, idx: npt.NDArray[np.int64], *, target: float, veto_target: float, keep_target: float
+) -> Choice:
     """L2, threshold, veto and horizon from the out-of-fold probabilities of the authors in ``idx``
     (each author held out in turn)."""
     authors = sorted({data.author[i] for i in idx})
@@ -236,24 +279,17 @@ def select(data: Data, idx: npt.NDArray[np.int64], *, target: float, veto_target
     _, l2, oof = best
     prim = np.asarray([i for i in idx if data.primary[i]])
     p, y, rule = oof[prim], data.y[prim], data.rule[prim]
-    silent = ~rule
-    threshold, most = 1.01, -1.0
-    for t in GRID:
-        pred = silent & (p >= t)
-        if pred.sum() < 3:
-            continue
-        prec = float((pred & y).sum() / pred.sum())
-        rec = float((pred & y).sum() / max(1, int((silent & y).sum())))
-        if prec >= target and rec > most:
-            threshold, most = t, rec
+    refused = data.refused[prim]
+    threshold = _bar(p, y, ~rule & ~refused, target)
+    refused_bar = _bar(p, y, ~rule & refused, target)
     veto = 0.0
     for t in GRID:
         below = rule & (p < t)
-        if below.sum() >= 2 and float((below & ~y).sum() / below.sum()) >= veto_target:
+        if below.sum() >= MIN_VETOED and float((below & ~y).sum() / below.sum()) >= veto_target:
             veto = t
     lasts = _horizon_lasts(data, idx)
     horizon = min(HORIZONS, key=lambda h: (_horizon_cost(h, lasts), h)) if lasts else 86400
-    return Choice(l2, threshold, veto, horizon, _keep_bar(oof, data, idx, target))
+    return Choice(l2, threshold, veto, horizon, _keep_bar(oof, data, idx, keep_target), refused_bar)
 
 
 def _keep_bar(p: Array, data: Data, idx: npt.NDArray[np.int64], target: float) -> float:
@@ -275,18 +311,20 @@ def _ms(values: Sequence[float]) -> str:
     return f"{np.mean(values):.3f} ± {np.std(values):.3f}"
 
 
-def leave_one_author_out(data: Data, *, target: float, veto_target: float) -> dict[str, Any]:
+def leave_one_author_out(
+    data: Data, *, target: float, veto_target: float, keep_target: float
+) -> dict[str, Any]:
     authors = sorted(set(data.author))
     rows: dict[str, dict[str, float]] = {}
     for a in authors:
         train = np.asarray([i for i, b in enumerate(data.author) if b != a])
         test = np.asarray([i for i, b in enumerate(data.author) if b == a and data.primary[i]])
-        c = select(data, train, target=target, veto_target=veto_target)
+        c = select(data, train, target=target, veto_target=veto_target, keep_target=keep_target)
         p = prob(fit(data, train, c.l2), data.x[test])
         y, rule = data.y[test], data.rule[test]
         mp, mr = _pr(p >= c.threshold, y)
         rp, rr = _pr(rule, y)
-        comb = _combined(p, rule, c.threshold, c.veto)
+        comb = _combined(p, rule, data.refused[test], c.threshold, c.veto, c.refused)
         cp, cr = _pr(comb, y)
         lasting = ~y
         vetoed = rule & (p < c.veto)
@@ -308,6 +346,7 @@ def leave_one_author_out(data: Data, *, target: float, veto_target: float) -> di
             "vetoed": int(vetoed.sum()),
             "vetoed_right": int((vetoed & lasting).sum()),
             "threshold": c.threshold,
+            "refused_bar": c.refused,
             "veto": c.veto,
             "l2": c.l2,
             "horizon_h": c.horizon / 3600,
@@ -330,7 +369,8 @@ def score_dev(weights: ExpiryWeights, data_x: Array, rows: list[dict[str, Any]])
     p = prob((mean, scale, w, b), data_x)
     y = np.asarray([r.get("ttl_seconds") is not None for r in rows])
     rule = np.asarray([expiry_of(r["text"], REF) is not None for r in rows])
-    comb = _combined(p, rule, weights.threshold, weights.veto)
+    refused = np.asarray([period_refused(r["text"], REF) for r in rows])
+    comb = _combined(p, rule, refused, weights.threshold, weights.veto, weights.refused)
     rp, rr = _pr(rule, y)
     cp, cr = _pr(comb, y)
     return {
@@ -350,10 +390,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpora", nargs="*", type=Path, default=list(CORPORA))
     ap.add_argument("--embedder", default="e5-small")
-    ap.add_argument("--target", type=float, default=0.9, help="precision of the reader's additions")
+    ap.add_argument("--target", type=float, default=0.95, help="precision of the reader's additions")
     ap.add_argument(
         "--veto-target", type=float, default=0.8, help="share of vetoed readings that are look-alikes"
     )
+    ap.add_argument("--keep-target", type=float, default=0.75, help="share of kept clauses that are lasting")
     ap.add_argument("--dev", type=Path, action="append", default=[], help="a file only scored (ttl_seconds)")
     ap.add_argument("--cache", type=Path, help="an .npz of vectors by text, reused between runs")
     ap.add_argument("--dry-run", action="store_true", help="report only, write no weights")
@@ -365,7 +406,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = build(rows, args.embedder, args.cache)
     print(f"{len(rows)} lines ({int(data.y[data.primary].sum())} temporary) by {len(set(data.author))} authors; "
           f"{len(data.texts)} examples with spans and keeps")  # fmt: skip
-    report = leave_one_author_out(data, target=args.target, veto_target=args.veto_target)
+    report = leave_one_author_out(
+        data, target=args.target, veto_target=args.veto_target, keep_target=args.keep_target
+    )
     for a, r in report["per_author"].items():
         print(
             f"held out {a}: "
@@ -374,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for k, v in report["summary"].items():
         print(f"  {k}: {v}")
     everyone = np.arange(len(data.texts))
-    c = select(data, everyone, target=args.target, veto_target=args.veto_target)
+    c = select(data, everyone, target=args.target, veto_target=args.veto_target, keep_target=args.keep_target)
     mean, scale, w, b = fit(data, everyone, c.l2)
     from remnant.embed.registry import get_embedder
 
@@ -395,13 +438,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             "l2": c.l2,
             "target": args.target,
             "veto_target": args.veto_target,
+            "keep_target": args.keep_target,
             "leave_one_author_out": report["summary"],
             "command": "python -m remnant.extract.expiry_fit",
         },
         c.keep,
+        c.refused,
     )
     print(
-        f"shipped: l2 {c.l2}, threshold {c.threshold}, veto {c.veto}, keep {c.keep}, horizon {c.horizon / 3600:g} h"
+        f"shipped: l2 {c.l2}, threshold {c.threshold}, refused {c.refused}, veto {c.veto}, keep {c.keep}, "
+        f"horizon {c.horizon / 3600:g} h"
     )
     for path in args.dev:
         dev_rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]

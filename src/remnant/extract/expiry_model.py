@@ -10,16 +10,19 @@ end point named, temporary words, a value's shape, past, recurring, question, Ch
 
 How the ingestor uses it (:class:`remnant.extract.ingest.RuleIngestor`):
 
-- **recall**: where the rules read no expiry and ``p >= threshold``, the sentence expires after the
+- **recall**: where the rules read no expiry and ``p >= threshold`` (``p >= refused`` where they
+  saw an exact period and refused it: a stricter bar, since they refuse look-alikes such as
+  "ran for an hour this morning"), the turn expires after the
   length the text names (:func:`remnant.extract.expiry.period_said`, then
   :func:`~remnant.extract.expiry.end_point_said`), else after the default ``horizon``;
 - **veto**: where the rules read an expiry but the turn's ``p < veto``, it is a look-alike (a
   habit, an age, a past duration, a deadline that is lasting knowledge) and none is set;
-- **value level**: in a temporary turn the rules did not split, each clause is read (one embedder
-  call for all of them); a clause with ``p < keep`` that matters (the salience reading) is kept as
-  its own fact without the TTL, the rest expires with the turn, as the rules' split does.
+- **value level**: in a temporary turn the rules did not split, each part is read (its sentences,
+  or the clauses of its one sentence: :func:`remnant.extract.expiry.units`; one embedder call for
+  all of them); a part with ``p < keep`` that matters (the salience reading) is kept as its own
+  fact without the TTL, the rest expires with the turn, as the rules' split does.
 
-``threshold``, ``veto``, ``keep`` and ``horizon`` are chosen by cross-validation on the training corpora
+``threshold``, ``refused``, ``veto``, ``keep`` and ``horizon`` are chosen by cross-validation on the training corpora
 (``corpora/expiry/``, three independent authors): ``python -m remnant.extract.expiry_fit``, which
 also reports the leave-one-author-out figures (docs/benchmarks/understanding.md). The weights are one
 JSON file per embedder model (``extract/data/expiry_<model_id>.json``); without them the rules decide
@@ -61,7 +64,9 @@ class ExpiryWeights:
     """The reader's trained weights for one embedder model (standardised features: ``mean``,
     ``scale``); ``threshold``: the probability at which a sentence is temporary; ``veto``: under
     it a rule's reading is a look-alike; ``horizon_s``: the default period when the text names no
-    length; ``keep``: under it a clause of a temporary turn is lasting (kept when it matters)."""
+    length; ``keep``: under it a part of a temporary turn is lasting (kept when it matters);
+    ``refused``: the threshold where the rules saw an exact period and refused it (higher: they
+    refuse "ran for an hour this morning"; 1.01, never)."""
 
     model_id: str
     mean: Array
@@ -73,6 +78,7 @@ class ExpiryWeights:
     horizon_s: float
     meta: dict[str, Any]
     keep: float = 0.0
+    refused: float = 1.01
 
     @property
     def horizon(self) -> timedelta:
@@ -100,6 +106,7 @@ class ExpiryWeights:
             "threshold": round(self.threshold, 4),
             "veto": round(self.veto, 4),
             "keep": round(self.keep, 4),
+            "refused": round(self.refused, 4),
             "horizon_s": self.horizon_s,
             "meta": self.meta,
         }
@@ -119,6 +126,7 @@ class ExpiryWeights:
             float(raw["horizon_s"]),
             dict(raw.get("meta", {})),
             float(raw.get("keep", 0.0)),
+            float(raw.get("refused", 1.01)),
         )
 
 

@@ -38,9 +38,10 @@ from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import (
     FILLER_FLOOR,
     ExpirySplit,
-    clauses,
     expiry_of,
+    period_refused,
     split_expiry,
+    units,
 )
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, load_weights
@@ -209,13 +210,14 @@ class RuleIngestor:
             # a look-alike the rules read ("i work 10 hour shifts", "my visa expires in march")
             return None, None, ("expiry_vetoed",)
         if ttl is None:
-            if p < weights.threshold:
+            bar = weights.refused if period_refused(text, now) else weights.threshold
+            if p < bar:
                 return None, None, ()
             ttl, source = length_of(text, now, weights.horizon)
             reasons = ("expiry_model", f"expiry_length_{source}")
         if split is not None:
             return ttl, split, reasons  # the rules split the turn where the period attaches
-        parts = clauses(text)
+        parts = units(text)
         if len(parts) < 2:
             return ttl, None, reasons
         # the value level: the clauses the reader judges lasting (a home beside a stay, the account
