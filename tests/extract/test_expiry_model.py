@@ -17,7 +17,7 @@ from remnant.core.clock import ManualClock
 from remnant.embed.base import Embedder, Vectors
 from remnant.embed.registry import get_embedder
 from remnant.engine.options import Message
-from remnant.extract.expiry import CUES, cues, end_point_said, period_said, sentences
+from remnant.extract.expiry import CUES, cues, end_point_said, period_said, units
 from remnant.extract.expiry_model import ExpiryWeights, length_of, load_weights, weights_path
 from remnant.extract.ingest import RuleIngestor
 from remnant.privacy import generate_key
@@ -83,7 +83,8 @@ def test_the_exact_parts_read_periods_and_end_points() -> None:
     assert end_point_said("到六点为止", T0) == timedelta(hours=8)
     assert end_point_said("no end here", T0) is None
     assert len(cues("the pin is 4471 till friday", T0)) == len(CUES)
-    assert sentences("hi. the code is 4471! 我在北京。好的") == ["hi.", "the code is 4471!", "我在北京。", "好的"]
+    assert units("hi. the code is 4471! 我在北京。好的") == ["hi.", "the code is 4471!", "我在北京。", "好的"]
+    assert units("parked on level 3, bay 212") == ["parked on level 3", "bay 212"]
 
 
 def test_a_split_turn_costs_one_embedder_call_beyond_the_turn(e5: Embedder) -> None:
@@ -111,7 +112,9 @@ Open = Callable[[ManualClock], Memory]
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
-def open_mem(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Open]:
+def open_mem(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Open]:
     """The product (lexical recall: the salience and expiry readers still use e5-small) on either backend."""
     opened: list[Memory] = []
     if request.param == "postgres":
@@ -133,3 +136,73 @@ def open_mem(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest
 
 def _texts(mem: Memory, user: str) -> str:
     return " | ".join(r.content for r, _ in mem.active(user))
+
+
+def _said(mem: Memory, user: str, text: str) -> list[object]:
+    out = mem.add([{"role": "user", "content": text}], user_id=user)
+    return [*out.episodes, *out.facts]
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "parking till 6",  # an end point the rules do not read: 6 pm
+        "wifi at the airbnb is CasaLuna_5G pw sol2024, we're here till thursday",
+        "这周在外地出差，住在成都的汉庭",
+        "临时密码 Abc@8812，只在今天有效",
+    ],
+)
+def test_a_temporary_value_said_in_words_expires(open_mem: Open, turn: str) -> None:
+    clock = ManualClock(T0)
+    mem = open_mem(clock)
+    made = _said(mem, "ana", turn)
+    turn_memory = next(m for m in made if m.content == turn)  # type: ignore[attr-defined]
+    assert turn_memory.expires_at is not None  # type: ignore[attr-defined]
+    assert turn_memory.expires_at <= T0 + timedelta(days=7)  # type: ignore[attr-defined]
+    clock.advance(timedelta(days=8))
+    mem.sweep()
+    assert turn not in _texts(mem, "ana")
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "i work 10 hour shifts at the depot",
+        "my son is 3 weeks old",
+        "ran for an hour this morning",
+        "my visa expires in march",
+        "我儿子三周大了",
+        "I was in hospital for a week after the surgery",
+    ],
+)
+def test_a_look_alike_sets_no_expiry(open_mem: Open, turn: str) -> None:
+    mem = open_mem(ManualClock(T0))
+    made = _said(mem, "bo", turn)
+    turn_memory = next(m for m in made if m.content == turn)  # type: ignore[attr-defined]
+    assert turn_memory.expires_at is None  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("turn", "gone", "kept"),
+    [
+        (
+            "borrowing my friend Tasha's car this week while mine is in the shop. my own car is a white BYD Dolphin",
+            "Tasha",
+            "BYD Dolphin",
+        ),
+        (
+            "这周我在上海出差，住在静安的全季酒店，周日回北京。我是做产品经理的，天天开会",
+            "全季酒店",
+            "产品经理",
+        ),
+    ],
+)
+def test_only_the_temporary_part_of_a_turn_expires(open_mem: Open, turn: str, gone: str, kept: str) -> None:
+    clock = ManualClock(T0)
+    mem = open_mem(clock)
+    _said(mem, "cy", turn)
+    clock.advance(timedelta(days=10))
+    mem.sweep()
+    remembered = _texts(mem, "cy")
+    assert kept in remembered
+    assert gone not in remembered

@@ -1214,6 +1214,13 @@ CUES = ("rule", "period", "end_point", "temporary_words", "value", "past", "recu
 """The lexical cues :func:`cues` reads, in order (the learned reader's features beside the vector)."""
 
 
+def names_a_while(cue_values: list[float]) -> bool:
+    """Of :func:`cues`: the text names a period, an end point or a temporary word, without which
+    the learned reader adds no expiry (a precision guard: a plain fact, "two cats at home, both
+    rescues", 鞋码42, says nothing of how long it holds)."""
+    return any(cue_values[1:4])
+
+
 def cues(text: str, now: datetime) -> list[float]:
     """The lexical cues of :data:`CUES` for one sentence: whether the rules read an expiry, a period
     or an end point is named, how many temporary words (capped at 3), a value's shape (a code, a

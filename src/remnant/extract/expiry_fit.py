@@ -9,9 +9,16 @@ code and no evaluation set. Each line gives its text; each clause of a temporary
 fold. Never an evaluation set: ``--dev`` files (the
 expiry suite's development files, ``{"text", "ttl_seconds"}``) are only scored.
 
+**Background**: ``--background`` (default: the supersession corpora, ``corpora/supersession/``,
+six more independent authors) gives one ordinary lasting statement per pair, in every training
+fold with weight ``BG_WEIGHT`` and never scored: the expiry corpora's lasting lines are all
+look-alikes (a period or a date said in something lasting), so without them a plain fact with no
+time in it ("two cats at home, both rescues") read as temporary.
+
 **Selection** (on the training authors only, by leave-one-author-out among them): the L2 strength
 (the least out-of-fold log loss), the threshold (the most recall, on the lines the rules read
-nothing in and refused no period in, at precision >= ``--target``), the refused bar (the same
+nothing in and refused no period in, among those that name a period, an end point or a temporary
+word (the gate: :func:`remnant.extract.expiry.names_a_while`), at precision >= ``--target``), the refused bar (the same
 on the lines where the rules saw an exact period and refused it), the veto (the highest probability under which the
 rules' readings, at least five, are look-alikes at >= ``--veto-target`` of the time; 0, no veto,
 when none is),
@@ -45,11 +52,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from remnant.extract.expiry import cues, expiry_of, period_refused, units
+from remnant.extract.expiry import cues, expiry_of, names_a_while, period_refused, units
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, weights_path
 from remnant.understand.pair_model import fit_logistic
 
 CORPORA = tuple(sorted(Path("corpora/expiry").glob("expiry_c*.jsonl")))
+# ordinary lasting statements (a job, a home, a pet) by other independent authors: the expiry
+# corpora's lasting lines are all look-alikes (a period or a date in a lasting statement), so
+# without these a plain fact with no time in it read as temporary ("two cats at home, both rescues")
+BACKGROUND = tuple(sorted(Path("corpora/supersession").glob("pairs_p*.jsonl")))
+BG_WEIGHT = 0.5  # each background statement's weight in the fit (they are many: 3,000)
 # a fixed reference time for the cues and lengths: a Wednesday morning (an end point said then
 # has days to run, as most in the corpora do)
 REF = datetime(2026, 1, 7, 10, 0, tzinfo=UTC)
@@ -71,10 +83,12 @@ class Data:
     primary: npt.NDArray[np.bool_]  # a line's own text (scored), not one of its clauses
     rule: npt.NDArray[np.bool_]  # the rules read an expiry in it
     refused: npt.NDArray[np.bool_]  # the rules saw an exact period and refused it (the guard)
+    named: npt.NDArray[np.bool_]  # a period, an end point or a temporary word is named (the gate)
     lasts: list[float | None]  # the author's length (temporary lines)
     source: list[str]  # where the reader's length would come from (rules, period, end_point, horizon)
     length: list[float]  # that length in seconds (the horizon's is a placeholder: 0)
     line: list[int]  # the line an example comes from (its clauses stay in its fold)
+    background: npt.NDArray[np.bool_]  # a background statement: always in training, never scored
 
 
 def load_lines(paths: Sequence[Path]) -> list[dict[str, Any]]:
@@ -124,6 +138,23 @@ def _in_keep(clause: str, keep: str) -> bool:
     return c in k or (k in c and len(k) >= 0.5 * len(c))
 
 
+def background_lines(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """One lasting statement per pair of the supersession corpora, old and new in turn (a change
+    said, "i moved to leeds last month", holds from then on: lasting too)."""
+    out = []
+    for path in paths:
+        for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines()):
+            if not raw.strip():
+                continue
+            row = json.loads(raw)
+            text = row.get("old" if n % 2 == 0 else "new")
+            if isinstance(text, str) and text.strip():
+                out.append(
+                    {"text": text, "label": "lasting", "author": f"bg:{path.stem}", "background": True}
+                )
+    return out
+
+
 def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) -> Data:
     texts: list[str] = []
     y: list[bool] = []
@@ -139,7 +170,7 @@ def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) ->
         primary.append(True)
         line.append(n)
         lasts.append(float(row["lasts"]) if temp and isinstance(row.get("lasts"), (int, float)) else None)
-        if temp:
+        if temp and not row.get("background"):
             # the value level: each clause of a temporary line, lasting when it is the author's
             # ``keep`` (the part said to hold on), temporary otherwise (it expires with the value)
             keep = row.get("keep") if isinstance(row.get("keep"), str) else ""
@@ -156,6 +187,7 @@ def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) ->
     cue_rows = np.asarray([cues(t, REF) for t in texts], dtype=np.float64)
     rule = np.asarray([expiry_of(t, REF) is not None for t in texts])
     refused = np.asarray([period_refused(t, REF) for t in texts])
+    named = np.asarray([names_a_while(list(c)) for c in cue_rows])
     source, length = [], []
     for t in texts:
         got, src = length_of(t, REF, timedelta(0))
@@ -169,10 +201,12 @@ def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) ->
         np.asarray(primary),
         rule,
         refused,
+        named,
         lasts,
         source,
         length,
         line,
+        np.asarray([str(a).startswith("bg:") for a in author]),
     )
 
 
@@ -180,7 +214,8 @@ Model = tuple[Array, Array, Array, float]
 
 
 def fit(data: Data, idx: npt.NDArray[np.int64], l2: float) -> Model:
-    return fit_logistic(data.x[idx], data.y[idx], l2=l2)
+    weight = np.where(data.background[idx], BG_WEIGHT, 1.0)
+    return fit_logistic(data.x[idx], data.y[idx], l2=l2, sample_weight=weight)
 
 
 def prob(model: Model, x: Array) -> Array:
@@ -200,15 +235,15 @@ def _combined(
     p: Array,
     rule: npt.NDArray[np.bool_],
     refused: npt.NDArray[np.bool_],
+    named: npt.NDArray[np.bool_],
     threshold: float,
     veto: float,
     refused_bar: float,
 ) -> npt.NDArray[np.bool_]:
     """As the ingestor decides: the rules' reading unless vetoed, the reader's where the rules read
-    nothing (at the stricter bar where they refused a period)."""
-    return np.asarray(
-        (rule & (p >= veto)) | (~rule & ~refused & (p >= threshold)) | (~rule & refused & (p >= refused_bar))
-    )
+    nothing and the text names a while (at the stricter bar where they refused a period)."""
+    added = named & ((~refused & (p >= threshold)) | (refused & (p >= refused_bar)))
+    return np.asarray((rule & (p >= veto)) | (~rule & added))
 
 
 def _bar(p: Array, y: npt.NDArray[np.bool_], among: npt.NDArray[np.bool_], target: float) -> float:
@@ -260,28 +295,30 @@ def select(
 ) -> Choice:
     """L2, threshold, veto and horizon from the out-of-fold probabilities of the authors in ``idx``
     (each author held out in turn)."""
-    authors = sorted({data.author[i] for i in idx})
-    # the inner folds: by author where there are several, else five by line
+    authors = sorted({data.author[i] for i in idx if not data.background[i]})
+    # the inner folds: by author where there are several, else five by line; the background
+    # statements are in every training fold and no test fold
     fold = {i: (data.author[i] if len(authors) > 1 else str(data.line[i] % 5)) for i in idx}
+    scored = np.asarray([i for i in idx if not data.background[i]])
     best: tuple[float, float, Array] | None = None
     for l2 in L2_GRID:
         oof = np.zeros(len(data.texts))
-        for a in sorted(set(fold.values())):
-            train = np.asarray([i for i in idx if fold[i] != a])
-            test = np.asarray([i for i in idx if fold[i] == a])
+        for a in sorted({fold[i] for i in scored}):
+            train = np.asarray([i for i in idx if fold[i] != a or data.background[i]])
+            test = np.asarray([i for i in scored if fold[i] == a])
             oof[test] = prob(fit(data, train, l2), data.x[test])
-        p = np.clip(oof[idx], 1e-6, 1 - 1e-6)
-        yy = data.y[idx]
+        p = np.clip(oof[scored], 1e-6, 1 - 1e-6)
+        yy = data.y[scored]
         loss = float(-np.mean(yy * np.log(p) + (~yy) * np.log(1 - p)))
         if best is None or loss < best[0]:
             best = (loss, l2, oof)
     assert best is not None
     _, l2, oof = best
-    prim = np.asarray([i for i in idx if data.primary[i]])
+    prim = np.asarray([i for i in idx if data.primary[i] and not data.background[i]])
     p, y, rule = oof[prim], data.y[prim], data.rule[prim]
-    refused = data.refused[prim]
-    threshold = _bar(p, y, ~rule & ~refused, target)
-    refused_bar = _bar(p, y, ~rule & refused, target)
+    refused, named = data.refused[prim], data.named[prim]
+    threshold = _bar(p, y, ~rule & ~refused & named, target)
+    refused_bar = _bar(p, y, ~rule & refused & named, target)
     veto = 0.0
     for t in GRID:
         below = rule & (p < t)
@@ -295,7 +332,7 @@ def select(
 def _keep_bar(p: Array, data: Data, idx: npt.NDArray[np.int64], target: float) -> float:
     """The highest probability under which a clause of a temporary line is kept as lasting with
     precision >= ``target`` (0: keep none)."""
-    cl = np.asarray([i for i in idx if not data.primary[i]])
+    cl = np.asarray([i for i in idx if not data.primary[i] and not data.background[i]])
     if not len(cl):
         return 0.0
     pc, lasting = p[cl], ~data.y[cl]
@@ -314,7 +351,7 @@ def _ms(values: Sequence[float]) -> str:
 def leave_one_author_out(
     data: Data, *, target: float, veto_target: float, keep_target: float
 ) -> dict[str, Any]:
-    authors = sorted(set(data.author))
+    authors = sorted({a for a, bg in zip(data.author, data.background, strict=True) if not bg})
     rows: dict[str, dict[str, float]] = {}
     for a in authors:
         train = np.asarray([i for i, b in enumerate(data.author) if b != a])
@@ -324,12 +361,18 @@ def leave_one_author_out(
         y, rule = data.y[test], data.rule[test]
         mp, mr = _pr(p >= c.threshold, y)
         rp, rr = _pr(rule, y)
-        comb = _combined(p, rule, data.refused[test], c.threshold, c.veto, c.refused)
+        comb = _combined(p, rule, data.refused[test], data.named[test], c.threshold, c.veto, c.refused)
         cp, cr = _pr(comb, y)
         lasting = ~y
         vetoed = rule & (p < c.veto)
         lasts = _horizon_lasts(data, test)
-        cl = np.asarray([i for i, b in enumerate(data.author) if b == a and not data.primary[i]])
+        cl = np.asarray(
+            [
+                i
+                for i, b in enumerate(data.author)
+                if b == a and not data.primary[i] and not data.background[i]
+            ]
+        )
         pc = prob(fit(data, train, c.l2), data.x[cl]) if len(cl) else np.zeros(0)
         kp, kr = _pr(pc < c.keep, ~data.y[cl]) if len(cl) else (1.0, 0.0)
         rows[a] = {
@@ -370,7 +413,8 @@ def score_dev(weights: ExpiryWeights, data_x: Array, rows: list[dict[str, Any]])
     y = np.asarray([r.get("ttl_seconds") is not None for r in rows])
     rule = np.asarray([expiry_of(r["text"], REF) is not None for r in rows])
     refused = np.asarray([period_refused(r["text"], REF) for r in rows])
-    comb = _combined(p, rule, refused, weights.threshold, weights.veto, weights.refused)
+    named = np.asarray([names_a_while(cues(r["text"], REF)) for r in rows])
+    comb = _combined(p, rule, refused, named, weights.threshold, weights.veto, weights.refused)
     rp, rr = _pr(rule, y)
     cp, cr = _pr(comb, y)
     return {
@@ -390,6 +434,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpora", nargs="*", type=Path, default=list(CORPORA))
     ap.add_argument("--embedder", default="e5-small")
+    ap.add_argument(
+        "--background",
+        type=Path,
+        nargs="*",
+        default=list(BACKGROUND),
+        help="pair files whose statements are lasting",
+    )
     ap.add_argument("--target", type=float, default=0.95, help="precision of the reader's additions")
     ap.add_argument(
         "--veto-target", type=float, default=0.8, help="share of vetoed readings that are look-alikes"
@@ -403,9 +454,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.corpora:
         ap.error("no corpora given and none under corpora/expiry/")
     rows = load_lines(args.corpora)
-    data = build(rows, args.embedder, args.cache)
-    print(f"{len(rows)} lines ({int(data.y[data.primary].sum())} temporary) by {len(set(data.author))} authors; "
-          f"{len(data.texts)} examples with spans and keeps")  # fmt: skip
+    data = build(rows + background_lines(args.background), args.embedder, args.cache)
+    print(f"{len(rows)} lines ({int(data.y[data.primary].sum())} temporary); {len(data.texts)} examples with "
+          f"the clauses of temporary lines and {int(data.background.sum())} background statements")  # fmt: skip
     report = leave_one_author_out(
         data, target=args.target, veto_target=args.veto_target, keep_target=args.keep_target
     )
@@ -433,6 +484,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         float(c.horizon),
         {
             "corpora": [p.name for p in args.corpora],
+            "background": [p.name for p in args.background],
+            "background_weight": BG_WEIGHT,
             "lines": len(rows),
             "examples": len(data.texts),
             "l2": c.l2,

@@ -38,7 +38,9 @@ from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import (
     FILLER_FLOOR,
     ExpirySplit,
+    cues,
     expiry_of,
+    names_a_while,
     period_refused,
     split_expiry,
     units,
@@ -61,6 +63,11 @@ REMAINDER_BAR = 0.4
 """The salience model's importance at which what is left of a split turn is kept on its own: below
 the consolidation bar (0.5), since a lasting clause dropped there expires with the value beside it
 (a memory lost wrongly is the worse failure); filler scores far under it."""
+
+
+REMAINDER_READS = 32
+"""How many texts of a split turn's remainder the salience model reads at most (in one call); the
+rest is judged by the rule cues alone."""
 
 
 class FactExtractor(Protocol):
@@ -157,26 +164,37 @@ class RuleIngestor:
             model = model.spoken
         return model.importance(vector, sal.score), (*sal.cues, "model"), vector
 
-    def _matters_many(self, texts: Sequence[str]) -> list[bool]:
+    def _matters_many(
+        self,
+        texts: Sequence[str],
+        *,
+        also: Sequence[str] = (),
+        cache: dict[str, Vectors] | None = None,
+    ) -> list[bool]:
         """Whether each of ``texts`` (what is left of a split turn: the whole remainder first, then
         its clauses) is worth keeping on its own: the rule salience is not filler, or the salience
         model's importance reaches ``REMAINDER_BAR``. The model reads, in one embedder call, only
         what the rules call filler, and nothing when the whole remainder already passes (the
-        clauses' verdicts are then unread)."""
+        clauses' verdicts are then unread). ``also``: texts the expiry reader will need, embedded
+        in the same call into ``cache``."""
         out = [salience(t).score >= FILLER_FLOOR for t in texts]
         if not texts or out[0]:
             return out
         pair = self._salience_model()
-        todo = [i for i, ok in enumerate(out) if not ok and texts[i].strip()]
+        # at most REMAINDER_READS texts: a 100,000-character turn has thousands of clauses
+        todo = [i for i, ok in enumerate(out) if not ok and texts[i].strip()][:REMAINDER_READS]
         if pair is None or not todo:
             return out
         embedder, model = pair
+        extra = [t for t in dict.fromkeys(also) if cache is not None and t not in cache]
         try:
-            vectors = embedder.embed_documents([texts[i][:SALIENCE_CHARS] for i in todo])
+            vectors = embedder.embed_documents([texts[i][:SALIENCE_CHARS] for i in todo] + extra)
         except EmbeddingError:
             return out
-        for i, v in zip(todo, vectors, strict=True):
+        for i, v in zip(todo, vectors[: len(todo)], strict=True):
             out[i] = model.importance(v, salience(texts[i]).score) >= REMAINDER_BAR
+        if cache is not None:
+            cache.update(zip(extra, vectors[len(todo) :], strict=True))
         return out
 
     def expiry_weights(self) -> ExpiryWeights | None:
@@ -194,9 +212,17 @@ class RuleIngestor:
         (:func:`split_expiry`, :func:`expiry_of`), with the learned reader's recall, veto and
         value-level split (:mod:`remnant.extract.expiry_model`)."""
         text = message.content
-        split = split_expiry(text, now, matters_many=self._matters_many)
-        ttl = split.ttl if split is not None else expiry_of(text, now)
         weights = self.expiry_weights() if self._reads(message) else None
+        parts = units(text) if weights is not None else []
+        heads = [c[:SENTENCE_CHARS] for c in parts] if len(parts) > 1 else []
+        cache: dict[str, Vectors] = {}  # the parts' vectors, when the rules' split embedded them
+
+        def matters_many(texts: Sequence[str]) -> list[bool]:
+            # one embedder call per add: the remainder's salience and the parts the reader reads
+            return self._matters_many(texts, also=heads, cache=cache)
+
+        split = split_expiry(text, now, matters_many=matters_many)
+        ttl = split.ttl if split is not None else expiry_of(text, now)
         if weights is None:
             return ttl, split, ()
         if vector is None:  # the salience model did not read the turn (its embedding failed)
@@ -204,27 +230,31 @@ class RuleIngestor:
             if got is None:
                 return ttl, split, ()
             vector = got[0]
-        p = weights.read(vector, text, now)
+        said = cues(text, now)
+        p = weights.probability(vector, said)
         reasons: tuple[str, ...] = ()
         if ttl is not None and p < weights.veto:
             # a look-alike the rules read ("i work 10 hour shifts", "my visa expires in march")
             return None, None, ("expiry_vetoed",)
         if ttl is None:
             bar = weights.refused if period_refused(text, now) else weights.threshold
-            if p < bar:
+            if p < bar or not names_a_while(said):
                 return None, None, ()
             ttl, source = length_of(text, now, weights.horizon)
             reasons = ("expiry_model", f"expiry_length_{source}")
         if split is not None:
             return ttl, split, reasons  # the rules split the turn where the period attaches
-        parts = units(text)
         if len(parts) < 2:
             return ttl, None, reasons
-        # the value level: the clauses the reader judges lasting (a home beside a stay, the account
+        # the value level: the parts the reader judges lasting (a home beside a stay, the account
         # beside a code) are kept on their own when they matter; the rest expires with the turn
-        vectors = self._embed([c[:SENTENCE_CHARS] for c in parts])
-        if vectors is None:
-            return ttl, None, reasons
+        missing = [h for h in dict.fromkeys(heads) if h not in cache]
+        if missing:
+            got = self._embed(missing)
+            if got is None:
+                return ttl, None, reasons
+            cache.update(zip(missing, got, strict=True))
+        vectors = [cache[h] for h in heads]
         pair = self._salience_model()
         lasting = [False] * len(parts)
         for i, (c, v) in enumerate(zip(parts, vectors, strict=True)):
