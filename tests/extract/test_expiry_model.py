@@ -98,8 +98,10 @@ def test_a_split_turn_costs_one_embedder_call_beyond_the_turn(e5: Embedder) -> N
 
 
 def test_the_reader_is_bounded_on_the_documented_maximum(e5: Embedder) -> None:
-    """100,000 characters of sentences with periods, end points and codes: the reader embeds at most
-    its sentence cap, each sentence by its head (budget 20 s with the model on a shared machine)."""
+    """100,000 characters of sentences with periods, end points and codes: the reader reads the
+    turn's head and embeds at most its cap of parts, each by its head; the rules read the whole
+    turn (budget 20 s for the whole observation with the model, as the product paths of
+    tests/engine/test_bounded_cost.py, on a shared 2-core machine)."""
     ingestor = RuleIngestor(embedder=e5, clock=ManualClock(T0))
     for unit in ("parking till 6. ", "code 4471 for now! ", "只在今天有效。", "1 " * 40 + ". "):
         text = (unit * (100_000 // len(unit) + 1))[:100_000]
@@ -120,6 +122,8 @@ def open_mem(
     if request.param == "postgres":
         monkeypatch.setenv("REMNANT_VAULT_KEY", generate_key())
         monkeypatch.delenv("REMNANT_VAULT_KEY_FILE", raising=False)
+
+    monkeypatch.setenv("REMNANT_SALIENCE", "model")  # the product's default (tests default to the rules)
 
     def make(clock: ManualClock) -> Memory:
         if request.param == "sqlite":

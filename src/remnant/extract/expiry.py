@@ -1215,10 +1215,14 @@ CUES = ("rule", "period", "end_point", "temporary_words", "value", "past", "recu
 
 
 def names_a_while(cue_values: list[float]) -> bool:
-    """Of :func:`cues`: the text names a period, an end point or a temporary word, without which
-    the learned reader adds no expiry (a precision guard: a plain fact, "two cats at home, both
-    rescues", 鞋码42, says nothing of how long it holds)."""
-    return any(cue_values[1:4])
+    """Of :func:`cues`: the text names a period, an end point or a temporary word, and no past or
+    recurring word; otherwise the learned reader adds no expiry (the rules' precision guards: a
+    plain fact, "two cats at home, both rescues", 鞋码42, says nothing of how long it holds; a
+    change told in the past, "started at the Lloyds in Leyland on monday", and a habit, "每周二我找他拿货",
+    hold on)."""
+    return any(cue_values[1:4]) and not (
+        cue_values[CUES.index("past")] or cue_values[CUES.index("recurring")]
+    )
 
 
 def cues(text: str, now: datetime) -> list[float]:

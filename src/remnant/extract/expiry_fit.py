@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from remnant.extract.expiry import cues, expiry_of, names_a_while, period_refused, units
+from remnant.extract.expiry import CUES, cues, expiry_of, names_a_while, period_refused, units
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, weights_path
 from remnant.understand.pair_model import fit_logistic
 
@@ -84,6 +84,7 @@ class Data:
     rule: npt.NDArray[np.bool_]  # the rules read an expiry in it
     refused: npt.NDArray[np.bool_]  # the rules saw an exact period and refused it (the guard)
     named: npt.NDArray[np.bool_]  # a period, an end point or a temporary word is named (the gate)
+    past: npt.NDArray[np.bool_]  # a past word: with a refused period, never added
     lasts: list[float | None]  # the author's length (temporary lines)
     source: list[str]  # where the reader's length would come from (rules, period, end_point, horizon)
     length: list[float]  # that length in seconds (the horizon's is a placeholder: 0)
@@ -188,6 +189,7 @@ def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) ->
     rule = np.asarray([expiry_of(t, REF) is not None for t in texts])
     refused = np.asarray([period_refused(t, REF) for t in texts])
     named = np.asarray([names_a_while(list(c)) for c in cue_rows])
+    past = cue_rows[:, CUES.index("past")] > 0
     source, length = [], []
     for t in texts:
         got, src = length_of(t, REF, timedelta(0))
@@ -200,8 +202,9 @@ def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) ->
         author,
         np.asarray(primary),
         rule,
-        refused,
-        named,
+        refused & ~past,
+        named & ~(refused & past),
+        past,
         lasts,
         source,
         length,
@@ -412,8 +415,11 @@ def score_dev(weights: ExpiryWeights, data_x: Array, rows: list[dict[str, Any]])
     p = prob((mean, scale, w, b), data_x)
     y = np.asarray([r.get("ttl_seconds") is not None for r in rows])
     rule = np.asarray([expiry_of(r["text"], REF) is not None for r in rows])
+    said = [cues(r["text"], REF) for r in rows]
+    past = np.asarray([c[CUES.index("past")] > 0 for c in said])
     refused = np.asarray([period_refused(r["text"], REF) for r in rows])
-    named = np.asarray([names_a_while(cues(r["text"], REF)) for r in rows])
+    named = np.asarray([names_a_while(c) for c in said]) & ~(refused & past)
+    refused &= ~past
     comb = _combined(p, rule, refused, named, weights.threshold, weights.veto, weights.refused)
     rp, rr = _pr(rule, y)
     cp, cr = _pr(comb, y)

@@ -36,6 +36,7 @@ from remnant.embed.registry import get_embedder
 from remnant.engine.options import Correction, Draft, Message, Observation
 from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import (
+    CUES,
     FILLER_FLOOR,
     ExpirySplit,
     cues,
@@ -230,17 +231,34 @@ class RuleIngestor:
             if got is None:
                 return ttl, split, ()
             vector = got[0]
-        said = cues(text, now)
+        # the reader reads what its vector saw: the turn's head (a 100,000-character turn is not
+        # read five more times over for cues the vector did not carry)
+        head = text[:SALIENCE_CHARS]
+        said = cues(head, now)
         p = weights.probability(vector, said)
         reasons: tuple[str, ...] = ()
         if ttl is not None and p < weights.veto:
             # a look-alike the rules read ("i work 10 hour shifts", "my visa expires in march")
             return None, None, ("expiry_vetoed",)
+        vectors: list[Vectors] | None = None
         if ttl is None:
-            bar = weights.refused if period_refused(text, now) else weights.threshold
-            if p < bar or not names_a_while(said):
+            if not names_a_while(said):
                 return None, None, ()
-            ttl, source = length_of(text, now, weights.horizon)
+            # the rules saw an exact period and refused it: a stricter bar, and never when the
+            # text is past ("ran for an hour this morning")
+            refused = period_refused(head, now)
+            bar = weights.refused if refused else weights.threshold
+            if refused and said[CUES.index("past")]:
+                return None, None, ()
+            if p < bar:
+                # a turn of several parts: its vector is diluted by the lasting ones ("这周我在上海出差，
+                # 住在…，周日回北京。我是做产品经理的"): one part at the bar makes it temporary
+                vectors = self._part_vectors(parts, heads, cache)
+                if vectors is None or not any(
+                    weights.read(v, c, now) >= bar for c, v in zip(parts, vectors, strict=True)
+                ):
+                    return None, None, ()
+            ttl, source = length_of(head, now, weights.horizon)
             reasons = ("expiry_model", f"expiry_length_{source}")
         if split is not None:
             return ttl, split, reasons  # the rules split the turn where the period attaches
@@ -248,13 +266,9 @@ class RuleIngestor:
             return ttl, None, reasons
         # the value level: the parts the reader judges lasting (a home beside a stay, the account
         # beside a code) are kept on their own when they matter; the rest expires with the turn
-        missing = [h for h in dict.fromkeys(heads) if h not in cache]
-        if missing:
-            got = self._embed(missing)
-            if got is None:
-                return ttl, None, reasons
-            cache.update(zip(missing, got, strict=True))
-        vectors = [cache[h] for h in heads]
+        vectors = vectors or self._part_vectors(parts, heads, cache)
+        if vectors is None:
+            return ttl, None, reasons
         pair = self._salience_model()
         lasting = [False] * len(parts)
         for i, (c, v) in enumerate(zip(parts, vectors, strict=True)):
@@ -272,6 +286,21 @@ class RuleIngestor:
             " ".join(c for c, keep in zip(parts, lasting, strict=True) if keep),
         )
         return ttl, split, (*reasons, "expiry_split")
+
+    def _part_vectors(
+        self, parts: Sequence[str], heads: Sequence[str], cache: dict[str, Vectors]
+    ) -> list[Vectors] | None:
+        """The vectors of a turn's parts (``None`` for a turn of one part or when embedding fails):
+        those the rules' split already embedded, the rest in one call."""
+        if len(parts) < 2:
+            return None
+        missing = [h for h in dict.fromkeys(heads) if h not in cache]
+        if missing:
+            got = self._embed(missing)
+            if got is None:
+                return None
+            cache.update(zip(missing, got, strict=True))
+        return [cache[h] for h in heads]
 
     def _embed(self, texts: Sequence[str]) -> Sequence[Vectors] | None:
         pair = self._salience_model()
