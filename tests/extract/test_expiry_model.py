@@ -100,14 +100,14 @@ def test_a_split_turn_costs_one_embedder_call_beyond_the_turn(e5: Embedder) -> N
 def test_the_reader_is_bounded_on_the_documented_maximum(e5: Embedder) -> None:
     """100,000 characters of sentences with periods, end points and codes: the reader reads the
     turn's head and embeds at most its cap of parts, each by its head; the rules read the whole
-    turn (budget 20 s for the whole observation with the model, as the product paths of
-    tests/engine/test_bounded_cost.py, on a shared 2-core machine)."""
+    turn and extract its facts (budget 30 s for the whole observation with the model, on a shared
+    2-core machine under the suite's load; it takes a few seconds alone)."""
     ingestor = RuleIngestor(embedder=e5, clock=ManualClock(T0))
     for unit in ("parking till 6. ", "code 4471 for now! ", "只在今天有效。", "1 " * 40 + ". "):
         text = (unit * (100_000 // len(unit) + 1))[:100_000]
         started = time.perf_counter()
         ingestor.observe(Message(role="user", content=text))
-        assert time.perf_counter() - started < 20.0
+        assert time.perf_counter() - started < 30.0
 
 
 Open = Callable[[ManualClock], Memory]

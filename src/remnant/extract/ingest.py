@@ -36,7 +36,6 @@ from remnant.embed.registry import get_embedder
 from remnant.engine.options import Correction, Draft, Message, Observation
 from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import (
-    CUES,
     FILLER_FLOOR,
     ExpirySplit,
     cues,
@@ -242,20 +241,17 @@ class RuleIngestor:
             return None, None, ("expiry_vetoed",)
         vectors: list[Vectors] | None = None
         if ttl is None:
-            if not names_a_while(said):
-                return None, None, ()
-            # the rules saw an exact period and refused it: a stricter bar, and never when the
-            # text is past ("ran for an hour this morning")
-            refused = period_refused(head, now)
-            bar = weights.refused if refused else weights.threshold
-            if refused and said[CUES.index("past")]:
-                return None, None, ()
-            if p < bar:
-                # a turn of several parts: its vector is diluted by the lasting ones ("这周我在上海出差，
-                # 住在…，周日回北京。我是做产品经理的"): one part at the bar makes it temporary
+            if not self._adds(weights, p, head, said, now):
+                said_parts = [cues(h, now) for h in heads]
+                if len(parts) < 2 or not any(names_a_while(c) for c in said_parts):
+                    return None, None, ()
+                # a turn of several parts: its vector is diluted by the lasting ones, and a habit
+                # said in one ("我是做产品经理的，天天开会") is not the other's: one part the reader
+                # adds makes the turn temporary
                 vectors = self._part_vectors(parts, heads, cache)
                 if vectors is None or not any(
-                    weights.read(v, c, now) >= bar for c, v in zip(parts, vectors, strict=True)
+                    self._adds(weights, weights.probability(v, c), h, c, now)
+                    for h, v, c in zip(heads, vectors, said_parts, strict=True)
                 ):
                     return None, None, ()
             ttl, source = length_of(head, now, weights.horizon)
@@ -286,6 +282,15 @@ class RuleIngestor:
             " ".join(c for c, keep in zip(parts, lasting, strict=True) if keep),
         )
         return ttl, split, (*reasons, "expiry_split")
+
+    @staticmethod
+    def _adds(weights: ExpiryWeights, p: float, text: str, said: list[float], now: datetime) -> bool:
+        """The reader adds an expiry the rules did not read: the text names a while (no past or
+        recurring word), and ``p`` reaches the threshold, or the stricter ``refused`` bar where the
+        rules saw an exact period and refused it (never with a past word: "ran for an hour")."""
+        if not names_a_while(said):
+            return False
+        return p >= (weights.refused if period_refused(text, now) else weights.threshold)
 
     def _part_vectors(
         self, parts: Sequence[str], heads: Sequence[str], cache: dict[str, Vectors]
