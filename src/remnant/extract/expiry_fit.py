@@ -18,7 +18,8 @@ time in it ("two cats at home, both rescues") read as temporary.
 **Selection** (on the training authors only, by leave-one-author-out among them): the L2 strength
 (the least out-of-fold log loss), the threshold (the most recall, on the lines the rules read
 nothing in and refused no period in, among those that name a period, an end point or a temporary
-word (the gate: :func:`remnant.extract.expiry.names_a_while`), at precision >= ``--target``), the refused bar (the same
+word (the gate: :func:`remnant.extract.expiry.names_a_while`), at precision >= ``--target``, and
+never under 0.5: the corpora are half temporary, a user's chat far less), the refused bar (the same
 on the lines where the rules saw an exact period and refused it), the veto (the highest probability under which the
 rules' readings, at least five, are look-alikes at >= ``--veto-target`` of the time; 0, no veto,
 when none is),
@@ -69,6 +70,7 @@ L2_GRID = (3.0, 30.0, 300.0)
 GRID = [round(float(t), 2) for t in np.arange(0.05, 0.96, 0.01)]
 HORIZONS = tuple(int(h * 3600) for h in (1, 3, 6, 12, 24, 48, 72, 120, 168, 336, 720))  # 1 hour .. 30 days
 EARLY_COST, LATE_COST = 2.0, 1.0
+MIN_BAR = 0.5  # the reader's thresholds are never under even odds (see select)
 MIN_VETOED = 5  # a veto needs this many of the rules' readings under it (the rules are rarely wrong)
 
 Array = npt.NDArray[np.float64]
@@ -126,7 +128,7 @@ def _embed(texts: list[str], embedder_name: str, cache: Path | None) -> Array:
         for (k, _), v in zip(missing, vecs, strict=True):
             store[k] = np.asarray(v, dtype=np.float64)
         if cache is not None:
-            np.savez(cache, **store)
+            np.savez(cache, **store)  # type: ignore[arg-type]
     return np.stack([store[k] for k in key])
 
 
@@ -174,7 +176,8 @@ def build(rows: list[dict[str, Any]], embedder_name: str, cache: Path | None) ->
         if temp and not row.get("background"):
             # the value level: each clause of a temporary line, lasting when it is the author's
             # ``keep`` (the part said to hold on), temporary otherwise (it expires with the value)
-            keep = row.get("keep") if isinstance(row.get("keep"), str) else ""
+            said_keep = row.get("keep")
+            keep = said_keep if isinstance(said_keep, str) else ""
             parts = units(row["text"])
             if len(parts) > 1:
                 for c in parts:
@@ -320,8 +323,9 @@ def select(
     prim = np.asarray([i for i in idx if data.primary[i] and not data.background[i]])
     p, y, rule = oof[prim], data.y[prim], data.rule[prim]
     refused, named = data.refused[prim], data.named[prim]
-    threshold = _bar(p, y, ~rule & ~refused & named, target)
-    refused_bar = _bar(p, y, ~rule & refused & named, target)
+    # never under even odds: the corpora are half temporary, a user's chat far less
+    threshold = max(MIN_BAR, _bar(p, y, ~rule & ~refused & named, target))
+    refused_bar = max(MIN_BAR, _bar(p, y, ~rule & refused & named, target))
     veto = 0.0
     for t in GRID:
         below = rule & (p < t)

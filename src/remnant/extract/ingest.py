@@ -239,21 +239,9 @@ class RuleIngestor:
         if ttl is not None and p < weights.veto:
             # a look-alike the rules read ("i work 10 hour shifts", "my visa expires in march")
             return None, None, ("expiry_vetoed",)
-        vectors: list[Vectors] | None = None
         if ttl is None:
             if not self._adds(weights, p, head, said, now):
-                said_parts = [cues(h, now) for h in heads]
-                if len(parts) < 2 or not any(names_a_while(c) for c in said_parts):
-                    return None, None, ()
-                # a turn of several parts: its vector is diluted by the lasting ones, and a habit
-                # said in one ("我是做产品经理的，天天开会") is not the other's: one part the reader
-                # adds makes the turn temporary
-                vectors = self._part_vectors(parts, heads, cache)
-                if vectors is None or not any(
-                    self._adds(weights, weights.probability(v, c), h, c, now)
-                    for h, v, c in zip(heads, vectors, said_parts, strict=True)
-                ):
-                    return None, None, ()
+                return None, None, ()
             ttl, source = length_of(head, now, weights.horizon)
             reasons = ("expiry_model", f"expiry_length_{source}")
         if split is not None:
@@ -262,7 +250,7 @@ class RuleIngestor:
             return ttl, None, reasons
         # the value level: the parts the reader judges lasting (a home beside a stay, the account
         # beside a code) are kept on their own when they matter; the rest expires with the turn
-        vectors = vectors or self._part_vectors(parts, heads, cache)
+        vectors = self._part_vectors(parts, heads, cache)
         if vectors is None:
             return ttl, None, reasons
         pair = self._salience_model()
@@ -307,12 +295,12 @@ class RuleIngestor:
             cache.update(zip(missing, got, strict=True))
         return [cache[h] for h in heads]
 
-    def _embed(self, texts: Sequence[str]) -> Sequence[Vectors] | None:
+    def _embed(self, texts: Sequence[str]) -> list[Vectors] | None:
         pair = self._salience_model()
         if pair is None:
             return None
         try:
-            return pair[0].embed_documents(list(texts))
+            return list(pair[0].embed_documents(list(texts)))
         except EmbeddingError as exc:
             log.warning("expiry reader skipped, embedding failed (%s): the rules decide", exc)
             return None
