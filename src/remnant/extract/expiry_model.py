@@ -8,7 +8,9 @@ product's embedder (e5-small: for the turn, the vector the add path already comp
 and the lexical cues ``c`` of :func:`remnant.extract.expiry.cues` (the rules' reading, a period or an
 end point named, temporary words, a value's shape, past, recurring, question, Chinese).
 
-How the ingestor uses it (:class:`remnant.extract.ingest.RuleIngestor`):
+How the ingestor uses it (:class:`remnant.extract.ingest.RuleIngestor`, when it is on:
+``REMNANT_EXPIRY_READER=model``; off by default, since on the dev suites it also expires more of
+what holds on, docs/benchmarks/understanding.md):
 
 - **recall**: where the rules read no expiry and ``p >= threshold`` (``p >= refused`` where they
   saw an exact period and refused it: a stricter bar, since they refuse look-alikes such as
