@@ -415,6 +415,7 @@ def _pool_rows_holding(path: str, probes: Any) -> int:
 
 
 SALIENCE_ENV = "REMNANT_SALIENCE"
+EXPIRY_READER_ENV = "REMNANT_EXPIRY_READER"
 ATTRIBUTES_ENV = "REMNANT_ATTRIBUTES"
 
 
@@ -458,14 +459,20 @@ def build_ingestor(embedder: Any = None, *, clock: Clock | None = None) -> Inges
     Salience is the trained model (over ``embedder``'s vectors when the project ships weights for
     it, else over e5-small's or MiniLM's, whichever is installed, loaded on the first message) unless
     ``REMNANT_SALIENCE=rules``; with no such embedder installed the rule cues decide. ``clock`` is
-    the memory's, against which an end point said in words ("good until friday") is read."""
+    the memory's, against which an end point said in words ("good until friday") is read.
+    ``REMNANT_EXPIRY_READER=model`` adds the learned expiry reader to the rules (off by default:
+    docs/benchmarks/understanding.md, *The learned expiry reader*)."""
     from remnant.extract.ingest import RuleIngestor
 
     if _model_or_rules(SALIENCE_ENV) == "rules":
         return RuleIngestor(clock=clock)
     threads = int(read("REMNANT_EMBED_THREADS"))
     return RuleIngestor(
-        embedder=embedder, salience_embedders=("e5-small", "minilm"), threads=threads, clock=clock
+        embedder=embedder,
+        salience_embedders=("e5-small", "minilm"),
+        threads=threads,
+        clock=clock,
+        expiry_reader=_model_or_rules(EXPIRY_READER_ENV) == "model",
     )
 
 

@@ -260,6 +260,15 @@ SWITCHES: tuple[Switch, ...] = (
         group="recall",
     ),
     _S(
+        "REMNANT_EXPIRY_READER",
+        "expiry_reader",
+        "rules / model",
+        "rules",
+        "How an expiry said in words is read: the rules alone, or plus the learned expiry reader "
+        "(docs/benchmarks/understanding.md: more recall, and on the dev suites more false expiries).",
+        group="recall",
+    ),
+    _S(
         "REMNANT_ATTRIBUTES",
         "attributes",
         "rules / model / pairs",
@@ -432,6 +441,7 @@ class Settings:
     context_recipe: str | None = None
     relevance_floor: str | None = None
     salience: str = "model"
+    expiry_reader: str = "rules"
     attributes: str = "rules"
     dedup: str = "on"
     recall_threshold: float | None = None

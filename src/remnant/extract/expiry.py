@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -722,7 +722,11 @@ def _not_filler(text: str) -> bool:
 
 
 def split_expiry(
-    text: str, now: datetime | None = None, *, matters: Callable[[str], bool] | None = None
+    text: str,
+    now: datetime | None = None,
+    *,
+    matters: Callable[[str], bool] | None = None,
+    matters_many: Callable[[Sequence[str]], Sequence[bool]] | None = None,
 ) -> ExpirySplit | None:
     """The temporary and lasting parts of a turn that states an expiry, or ``None`` when the
     period bounds the whole turn (one clause, or the rest is filler) or nothing.
@@ -733,9 +737,15 @@ def split_expiry(
     travelodge for the next 3 nights, room 214"): its whole sentence is temporary, and another
     sentence ("my usual number's 07845 661 203") holds on. Given ``now``, an end point counts too
     (:func:`expiry_of`). ``matters`` says whether what is left is worth keeping on its own (default:
-    the rule salience is not filler; the ingestor adds its salience model's judgement). Linear:
-    each clause is read once or twice."""
+    the rule salience is not filler; the ingestor adds its salience model's judgement);
+    ``matters_many`` says it of several texts in one call (the whole remainder first, then each of
+    its clauses, whose verdicts are read only when the whole's is ``False``), so a model behind it
+    embeds them in one batch. Linear: each clause is read once or twice."""
     keep = matters or _not_filler
+
+    def keep_many(texts: Sequence[str]) -> Sequence[bool]:
+        return matters_many(texts) if matters_many is not None else [keep(t) for t in texts]
+
     ttl = expiry_of(text, now)
     if ttl is None:
         return None
@@ -765,9 +775,12 @@ def split_expiry(
     # each other clause holds on its own, so a turn loses only what was said to expire
     rest = [c for c in (*clauses[:lo], *clauses[hi + 1 :]) if _lasting(c)]
     lasting = "".join(rest).strip(" \t\n,;，；、")
-    if lasting and not keep(lasting):
-        # filler beside what holds ("帮我记一下…。另外我的邮箱是…"): keep the clauses that matter
-        lasting = "".join(c for c in rest if keep(c)).strip(" \t\n,;，；、")
+    if lasting:
+        # one call for the whole remainder and each clause (a model batches its embedding); filler
+        # beside what holds ("帮我记一下…。另外我的邮箱是…"): keep the clauses that matter
+        whole, *each = keep_many([lasting, *rest]) if len(rest) > 1 else [*keep_many([lasting])] * 2
+        if not whole:
+            lasting = "".join(c for c, ok in zip(rest, each, strict=True) if ok).strip(" \t\n,;，；、")
     if not lasting:
         return None
     temporary = "".join(clauses[lo : hi + 1]).strip(" \t\n,;，；、")
@@ -1023,3 +1036,208 @@ def expiry_of(text: str, now: datetime | None = None) -> timedelta | None:
     if got is None and now is not None:
         got = expiry_until(text, now)
     return got
+
+
+# -- what the learned reader (extract/expiry_model.py) reads beside the sentence's vector ----------
+# Chinese typed without punctuation separates its sentences with spaces (这两周在戒碳水 我在铁馆练了三年了)
+_HAN_SPACE = re.compile(rf"(?<=[{HAN_CLASS}])[ \t\u3000]+(?=[{HAN_CLASS}])")
+_CLAUSE_CAP = 32
+"""At most this many clauses of a turn are read one by one (the rest goes with the last)."""
+
+
+def units(text: str) -> list[str]:
+    """What the learned reader judges one by one in a turn: its sentences (ends, new lines, a
+    space between Chinese characters) when it has several, else the clauses of its one sentence."""
+    out = [
+        c
+        for part in _ANY_SENTENCE_END.split(text)
+        if part
+        for piece in _HAN_SPACE.split(part)
+        if (c := piece.strip(" \t\n,;，；、"))
+    ]
+    if len(out) < 2:
+        return clauses(text)
+    if len(out) > _CLAUSE_CAP:
+        out = [*out[: _CLAUSE_CAP - 1], " ".join(out[_CLAUSE_CAP - 1 :])]
+    return out
+
+
+def clauses(text: str) -> list[str]:
+    """The turn's clauses as the split reads them (punctuation, new lines, a space between Chinese
+    characters), stripped of their edge punctuation, empty ones dropped; at most ``_CLAUSE_CAP``,
+    the rest joined to the last: linear in the text."""
+    out = [
+        c
+        for part in _CLAUSE_SPLIT.split(text)
+        if part
+        for piece in _HAN_SPACE.split(part)
+        if (c := piece.strip(" \t\n,;，；、"))
+    ]
+    if len(out) > _CLAUSE_CAP:
+        out = [*out[: _CLAUSE_CAP - 1], " ".join(out[_CLAUSE_CAP - 1 :])]
+    return out
+
+
+def period_refused(text: str, now: datetime | None = None) -> bool:
+    """The text names an exact period ("for an hour", 两小时) and the rules read no expiry in it:
+    they saw the period and refused it (past, recurring, a thing's length, an instruction). The
+    learned reader does not overrule that refusal (a precision guard: "ran for an hour this
+    morning", "steep the tea for five minutes", 会议拖了一个半小时)."""
+    # any exact period counts, the ones the rules skip at once too ("2 hours 40 minutes long")
+    exact = any(seconds > 0 for _s, _e, seconds, _more in _en_periods(text)) or any(
+        seconds > 0 for _s, _e, seconds in _zh_periods(text)
+    )
+    return exact and expiry_of(text, now) is None
+
+
+def period_said(text: str) -> timedelta | None:
+    """The first period the text names ("10 minutes", 三天, "an hour and a half"), read without
+    the context rules of :func:`expiry_in_words` (whether it bounds a validity is the learned
+    reader's call): the exact length when the reader says the sentence is temporary."""
+    for start, end, seconds, _more in _en_periods(text):
+        if seconds > 0 and not _EN_AFTER_SKIP.match(text[end:]) and not _EN_BEFORE_SKIP.search(text[:start]):
+            return timedelta(seconds=seconds)
+    for _start, _end, seconds in _zh_periods(text):
+        if seconds > 0:
+            return timedelta(seconds=seconds)
+    en, zh = _few()
+    if (m := en.search(text)) is not None:
+        return timedelta(seconds=3 * _EN_UNITS[m.group("unit").casefold()])
+    if (z := zh.search(text)) is not None:
+        return timedelta(seconds=3 * _ZH_UNITS.get(z.group("unit"), _DAY))
+    return None
+
+
+@functools.cache
+def _few() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """ "a few days", 这几天: three of the unit (a vague period the rules leave alone)."""
+    units = "|".join(sorted((u for u in _EN_UNITS if len(u) > 3), key=len, reverse=True))
+    zh_units = "|".join(sorted(_ZH_UNITS, key=len, reverse=True)) + "|晚"
+    return (
+        re.compile(rf"\b(?:{_alternation(_lang('en')['few_words'])})\s+(?P<unit>{units})\b", re.I),
+        re.compile(rf"(?:{_alternation(_lang('zh')['few_words'])})个?(?P<unit>{zh_units})"),
+    )
+
+
+@functools.cache
+def _en_end_words() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    d = _lang("en")
+    today = re.compile(rf"\b(?:{_alternation(d['today_words'] + d['for_today_words'])})\b", re.I)
+    week = re.compile(rf"\b(?:{_alternation(d['this_week_words'] + d['weekend_words'])})\b", re.I)
+    weekday = re.compile(rf"\b(?:{_alternation(list(WEEKDAYS))})\b", re.I)
+    tomorrow = re.compile(rf"\b(?:{_alternation(d['tomorrow_words'])})\b", re.I)
+    return today, week, weekday, tomorrow
+
+
+def end_point_said(text: str, now: datetime) -> timedelta | None:
+    """The time left until an end point the text names, read without the context rules of
+    :func:`expiry_until`: a weekday (the coming one, through its end), tomorrow, this week or the
+    weekend (through Sunday), today or tonight, the end of the month. ``None`` when none is named."""
+    today, week, weekday, tomorrow = _en_end_words()
+    zh = _lang("zh")
+    if (m := weekday.search(text)) is not None:
+        return _until(coming_weekday(now.date(), WEEKDAYS[m.group(0).casefold()]), now)
+    if (z := _ZH_WEEKDAY.search(text)) is not None:
+        wk = {"下": 1, "这": 0, "本": 0}.get(z.group(0)[0])
+        return _until(coming_weekday(now.date(), ZH_WEEKDAYS[z.group(0)[-1]], week=wk), now)
+    if tomorrow.search(text) or any(w in text for w in zh["tomorrow_words"]):
+        return _until(now.date() + timedelta(days=1), now)
+    if week.search(text) or _ZH_THIS_WEEK.search(text) or "周末" in text:
+        return _until(coming_weekday(now.date(), WEEKDAYS["sunday"]), now)
+    if any(w in text.casefold() for w in _lang("en")["month_end_words"]) or any(
+        w in text for w in zh["month_end_words"]
+    ):
+        return _until(_month_end(now.date()), now)
+    if (left := _hour_left(text, now)) is not None:
+        return left
+    if (d := _EN_DAY_OF_MONTH.search(text) or _ZH_DAY_OF_MONTH.search(text)) is not None:
+        n = _zh_number(d.group(1)) if not d.group(1).isdigit() else float(d.group(1))
+        if n is not None and 1 <= n <= 31:
+            return _until(_coming_day_of_month(now.date(), int(n)), now)
+    en = _lang("en")
+    folded = text.casefold()
+    if any(w in folded for w in en["next_week_words"]) or any(w in text for w in zh["next_week_words"]):
+        return _until(coming_weekday(now.date(), WEEKDAYS["sunday"], week=1), now)
+    if any(w in folded for w in en["this_month_words"]) or any(w in text for w in zh["this_month_words"]):
+        return _until(_month_end(now.date()), now)
+    if today.search(text) or any(w in text for w in zh["today_words"]):
+        return _until(now.date(), now)
+    return None
+
+
+# a day of the month as an end point: "till the 22nd", "until the 3rd"
+_EN_DAY_OF_MONTH = re.compile(
+    r"\b(?:till|until|til|thru|through|by|before)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b", re.I
+)
+# a clock hour as an end point: "till 6", "until 5:30pm", "by 9 am", 到6点, 六点前
+_EN_HOUR = re.compile(
+    r"\b(?:till|until|til|thru|through|by|before)\s+(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?(?![\w:])",
+    re.I,
+)
+_ZH_HOUR = re.compile(
+    r"(?P<h>\d{1,2}|[一二三四五六七八九十]{1,3})点(?:(?P<half>半)|(?P<m>[0-5]?\d)分?)?(?:之前|以前|前|为止)"
+)
+
+
+def _hour_left(text: str, now: datetime) -> timedelta | None:
+    """The time left until a clock hour named as an end point, today (or tomorrow once passed);
+    a bare hour under 8 is the afternoon's ("parking till 6", 到六点为止), unless the morning is said."""
+    hour = minute = None
+    if (m := _EN_HOUR.search(text)) is not None:
+        hour, minute = int(m.group("h")), int(m.group("m") or 0)
+        ap = (m.group("ap") or "").casefold()[:1]
+        if (ap == "p" and hour < 12) or (not ap and hour < 8):
+            hour += 12
+        elif ap == "a" and hour == 12:
+            hour = 0
+    elif (z := _ZH_HOUR.search(text)) is not None:
+        n = _zh_number(z.group("h"))
+        hour = int(n) if n is not None else None
+        minute = 30 if z.group("half") else int(z.group("m") or 0)
+        if hour is not None and hour < 8 and not re.search(r"早上|早晨|上午|凌晨|清晨", text):
+            hour += 12
+    if hour is None or minute is None or hour > 23:
+        return None
+    at = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if at <= now:
+        at += timedelta(days=1)
+    return at - now
+
+
+@functools.cache
+def _temporary_words() -> re.Pattern[str]:
+    en, zh = _lang("en")["temporary_words"], _lang("zh")["temporary_words"]
+    return re.compile(rf"\b(?:{_alternation(en)})\b|{_alternation(zh)}", re.I)
+
+
+CUES = ("rule", "period", "end_point", "temporary_words", "value", "past", "recurring", "question", "han")
+"""The lexical cues :func:`cues` reads, in order (the learned reader's features beside the vector)."""
+
+
+def names_a_while(cue_values: list[float]) -> bool:
+    """Of :func:`cues`: the text names a period, an end point or a temporary word, and no past or
+    recurring word; otherwise the learned reader adds no expiry (the rules' precision guards: a
+    plain fact, "two cats at home, both rescues", 鞋码42, says nothing of how long it holds; a
+    change told in the past, "started at the Lloyds in Leyland on monday", and a habit, "每周二我找他拿货",
+    hold on)."""
+    return any(cue_values[1:4]) and not (
+        cue_values[CUES.index("past")] or cue_values[CUES.index("recurring")]
+    )
+
+
+def cues(text: str, now: datetime) -> list[float]:
+    """The lexical cues of :data:`CUES` for one sentence: whether the rules read an expiry, a period
+    or an end point is named, how many temporary words (capped at 3), a value's shape (a code, a
+    number), a past or recurring word, a question, Chinese. Linear in the text."""
+    stripped = text.rstrip()
+    return [
+        float(expiry_of(text, now) is not None),
+        float(period_said(text) is not None),
+        float(end_point_said(text, now) is not None),
+        float(min(3, len(_temporary_words().findall(text)))),
+        float(_VALUE.search(text) is not None),
+        float(bool(_EN_PAST.search(text) or _ZH_PAST_SENTENCE.search(text))),
+        float(bool(_EN_RECURRING.search(text) or _ZH_RECURRING.search(text))),
+        float(stripped.endswith(("?", "？", "吗"))),
+        float(bool(re.search(f"[{HAN_CLASS}]", text))),
+    ]

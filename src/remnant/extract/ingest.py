@@ -19,6 +19,11 @@ expiry said in words, for each conversation message, offline.
   as their own fact (``from_episode`` to the turn, no TTL): :func:`remnant.extract.expiry.split_expiry`.
   A state's sentence expires whole ("at the travelodge for the next 3 nights, room 214"), another
   sentence holds on; what is left is kept when the rule cues or the salience model say it matters.
+- **The learned expiry reader** (:mod:`remnant.extract.expiry_model`, opt-in:
+  ``expiry_reader=True``, ``REMNANT_EXPIRY_READER=model``): where the rules read no expiry, a turn
+  the reader judges temporary (over the vector the salience model read, and cues) expires after
+  the length its text names or a default horizon; a part it judges lasting is kept on its own.
+  What is left of a split turn is judged by the salience model in one embedder call per add.
 - **Corrections** (:mod:`remnant.extract.corrections`): "I meant Tuesday not Thursday", 说错了，是周二
   name the recent memory whose value was wrong; the engine writes the corrected value and
   supersedes the wrong one (:mod:`remnant.engine.forgetting.correction`).
@@ -29,7 +34,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from remnant.core.clock import Clock, SystemClock
@@ -38,8 +43,18 @@ from remnant.embed.base import Embedder, EmbeddingError, Vectors
 from remnant.embed.registry import get_embedder
 from remnant.engine.options import Correction, Draft, Message, Observation
 from remnant.extract.corrections import CorrectionReader
-from remnant.extract.expiry import FILLER_FLOOR, expiry_of, split_expiry
+from remnant.extract.expiry import (
+    FILLER_FLOOR,
+    ExpirySplit,
+    cues,
+    expiry_of,
+    names_a_while,
+    period_refused,
+    split_expiry,
+    units,
+)
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
+from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, load_weights
 from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor, exact_shape, keyed
 from remnant.extract.salience import salience
@@ -60,6 +75,10 @@ the consolidation bar (0.5), since a lasting clause dropped there expires with t
 
 
 _Fact = tuple[ExtractedFact, timedelta | None]
+
+REMAINDER_READS = 32
+"""How many texts of a split turn's remainder the salience model reads at most (in one call); the
+rest is judged by the rule cues alone."""
 
 
 class FactExtractor(Protocol):
@@ -84,8 +103,10 @@ class RuleIngestor:
         salience_embedders: Sequence[str] = (),
         threads: int = 2,
         clock: Clock | None = None,
+        expiry_reader: bool = False,
     ) -> None:
         self.extractor: FactExtractor = extractor or RuleExtractor()
+        self._expiry_reader = expiry_reader
         self._given = embedder
         self._names = tuple(salience_embedders)
         self._threads = threads
@@ -155,22 +176,146 @@ class RuleIngestor:
             model = model.spoken
         return model.importance(vector, sal.score), (*sal.cues, "model"), vector
 
-    def _salient(self, text: str) -> bool:
-        """Whether the salience model judges ``text`` (what is left of a split turn) worth keeping:
-        its importance reaches ``REMAINDER_BAR``. ``False`` without a model or when embedding fails."""
+    def _matters_many(
+        self,
+        texts: Sequence[str],
+        *,
+        also: Sequence[str] = (),
+        cache: dict[str, Vectors] | None = None,
+    ) -> list[bool]:
+        """Whether each of ``texts`` (what is left of a split turn: the whole remainder first, then
+        its clauses) is worth keeping on its own: the rule salience is not filler, or the salience
+        model's importance reaches ``REMAINDER_BAR``. The model reads, in one embedder call, only
+        what the rules call filler, and nothing when the whole remainder already passes (the
+        clauses' verdicts are then unread). ``also``: texts the expiry reader will need, embedded
+        in the same call into ``cache``."""
+        out = [salience(t).score >= FILLER_FLOOR for t in texts]
+        if not texts or out[0]:
+            return out
         pair = self._salience_model()
-        if pair is None or not text.strip():
-            return False
+        # at most REMAINDER_READS texts: a 100,000-character turn has thousands of clauses
+        todo = [i for i, ok in enumerate(out) if not ok and texts[i].strip()][:REMAINDER_READS]
+        if pair is None or not todo:
+            return out
         embedder, model = pair
+        extra = [t for t in dict.fromkeys(also) if cache is not None and t not in cache]
         try:
-            vector = embedder.embed_documents([text[:SALIENCE_CHARS]])[0]
+            vectors = embedder.embed_documents([texts[i][:SALIENCE_CHARS] for i in todo] + extra)
         except EmbeddingError:
-            return False
-        return model.importance(vector, salience(text).score) >= REMAINDER_BAR
+            return out
+        for i, v in zip(todo, vectors[: len(todo)], strict=True):
+            out[i] = model.importance(v, salience(texts[i]).score) >= REMAINDER_BAR
+        if cache is not None:
+            cache.update(zip(extra, vectors[len(todo) :], strict=True))
+        return out
 
-    def _matters(self, text: str) -> bool:
-        """What is left of a split turn is kept when the rule salience or the model says it matters."""
-        return salience(text).score >= FILLER_FLOOR or self._salient(text)
+    def expiry_weights(self) -> ExpiryWeights | None:
+        """The learned expiry reader's weights (:mod:`remnant.extract.expiry_model`) for the
+        salience model's embedder, or ``None`` (off, no embedder, none trained): the rules alone."""
+        if not self._expiry_reader:
+            return None
+        pair = self._salience_model()
+        return load_weights(pair[0].model_id) if pair is not None else None
+
+    def _expiry(
+        self, message: Message, vector: Vectors | None, now: datetime
+    ) -> tuple[timedelta | None, ExpirySplit | None, tuple[str, ...]]:
+        """The turn's TTL, the split of its temporary and lasting parts, and why: the rules' reading
+        (:func:`split_expiry`, :func:`expiry_of`), with the learned reader's recall, veto and
+        value-level split (:mod:`remnant.extract.expiry_model`)."""
+        text = message.content
+        weights = self.expiry_weights() if self._reads(message) else None
+        parts = units(text) if weights is not None else []
+        heads = [c[:SENTENCE_CHARS] for c in parts] if len(parts) > 1 else []
+        cache: dict[str, Vectors] = {}  # the parts' vectors, when the rules' split embedded them
+
+        def matters_many(texts: Sequence[str]) -> list[bool]:
+            # one embedder call per add: the remainder's salience and the parts the reader reads
+            return self._matters_many(texts, also=heads, cache=cache)
+
+        split = split_expiry(text, now, matters_many=matters_many)
+        ttl = split.ttl if split is not None else expiry_of(text, now)
+        if weights is None:
+            return ttl, split, ()
+        if vector is None:  # the salience model did not read the turn (its embedding failed)
+            got = self._embed([text[:SALIENCE_CHARS]])
+            if got is None:
+                return ttl, split, ()
+            vector = got[0]
+        # the reader reads what its vector saw: the turn's head (a 100,000-character turn is not
+        # read five more times over for cues the vector did not carry)
+        head = text[:SALIENCE_CHARS]
+        said = cues(head, now)
+        p = weights.probability(vector, said)
+        reasons: tuple[str, ...] = ()
+        if ttl is not None and p < weights.veto:
+            # a look-alike the rules read ("i work 10 hour shifts", "my visa expires in march")
+            return None, None, ("expiry_vetoed",)
+        if ttl is None:
+            if not self._adds(weights, p, head, said, now):
+                return None, None, ()
+            ttl, source = length_of(head, now, weights.horizon)
+            reasons = ("expiry_model", f"expiry_length_{source}")
+        if split is not None:
+            return ttl, split, reasons  # the rules split the turn where the period attaches
+        if len(parts) < 2:
+            return ttl, None, reasons
+        # the value level: the parts the reader judges lasting (a home beside a stay, the account
+        # beside a code) are kept on their own when they matter; the rest expires with the turn
+        vectors = self._part_vectors(parts, heads, cache)
+        if vectors is None:
+            return ttl, None, reasons
+        pair = self._salience_model()
+        lasting = [False] * len(parts)
+        for i, (c, v) in enumerate(zip(parts, vectors, strict=True)):
+            if c.endswith(("?", "？", "吗")) or weights.read(v, c, now) >= weights.keep:
+                continue
+            score = salience(c).score
+            lasting[i] = score >= FILLER_FLOOR or (
+                pair is not None and pair[1].importance(v, score) >= REMAINDER_BAR
+            )
+        if not any(lasting) or all(lasting):
+            return ttl, None, reasons
+        split = ExpirySplit(
+            ttl,
+            " ".join(c for c, keep in zip(parts, lasting, strict=True) if not keep),
+            " ".join(c for c, keep in zip(parts, lasting, strict=True) if keep),
+        )
+        return ttl, split, (*reasons, "expiry_split")
+
+    @staticmethod
+    def _adds(weights: ExpiryWeights, p: float, text: str, said: list[float], now: datetime) -> bool:
+        """The reader adds an expiry the rules did not read: the text names a while (no past or
+        recurring word), and ``p`` reaches the threshold, or the stricter ``refused`` bar where the
+        rules saw an exact period and refused it (never with a past word: "ran for an hour")."""
+        if not names_a_while(said):
+            return False
+        return p >= (weights.refused if period_refused(text, now) else weights.threshold)
+
+    def _part_vectors(
+        self, parts: Sequence[str], heads: Sequence[str], cache: dict[str, Vectors]
+    ) -> list[Vectors] | None:
+        """The vectors of a turn's parts (``None`` for a turn of one part or when embedding fails):
+        those the rules' split already embedded, the rest in one call."""
+        if len(parts) < 2:
+            return None
+        missing = [h for h in dict.fromkeys(heads) if h not in cache]
+        if missing:
+            got = self._embed(missing)
+            if got is None:
+                return None
+            cache.update(zip(missing, got, strict=True))
+        return [cache[h] for h in heads]
+
+    def _embed(self, texts: Sequence[str]) -> list[Vectors] | None:
+        pair = self._salience_model()
+        if pair is None:
+            return None
+        try:
+            return list(pair[0].embed_documents(list(texts)))
+        except EmbeddingError as exc:
+            log.warning("expiry reader skipped, embedding failed (%s): the rules decide", exc)
+            return None
 
     def observe_many(
         self,
@@ -263,10 +408,9 @@ class RuleIngestor:
     def _observe(
         self, message: Message, recent: Sequence[str], vector: Vectors | None, *, recall: bool = False
     ) -> Observation:
-        score, cues, read = self._importance(message, vector, recall=recall)
+        score, cue_words, read = self._importance(message, vector, recall=recall)
         now = self.clock.now()
-        split = split_expiry(message.content, now, matters=self._matters)
-        ttl = split.ttl if split is not None else expiry_of(message.content, now)
+        ttl, split, why = self._expiry(message, read, now)
         if split is None:
             facts = [(f, ttl) for f in self.extractor.extract(message.content, role=message.role)]
         else:  # only what the temporary clauses say expires; the lasting part's facts hold on
@@ -303,9 +447,10 @@ class RuleIngestor:
                 )
             )
         reasons = (
-            cues
+            cue_words
             + (("expiry_in_words",) if ttl is not None else ())
-            + (("expiry_split",) if split is not None else ())
+            + (("expiry_split",) if split is not None and "expiry_split" not in why else ())
+            + why
             + (("claim_gate",) if gated else ())
         )
         # a turn that yielded a fact carried something: never score it as filler
