@@ -166,7 +166,10 @@ def test_named_speakers_turns_are_not_judged(product: OpenMemory) -> None:
     both turns in the answer."""
     clock = ManualClock(NOW)
     mem = product(clock)
-    for text in ("i drive a 2009 silverado truck", "finally traded the old truck in, my truck is a 2019 ranger now"):
+    for text in (
+        "i drive a 2009 silverado truck",
+        "finally traded the old truck in, my truck is a 2019 ranger now",
+    ):
         mem.add([{"role": "user", "content": text, "name": "Maya"}], user_id="u")
         clock.advance(timedelta(days=2))
     got = texts(mem, "what truck does Maya drive")
