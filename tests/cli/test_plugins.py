@@ -24,6 +24,7 @@ BENCH_COMMANDS = {
     "locomo",
     "partitions",
     "peers",
+    "round-trips",
     "pool",
     "privacy",
     "serve",
