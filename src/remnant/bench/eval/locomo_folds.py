@@ -74,6 +74,7 @@ def baseline_config() -> dict[str, float]:
         "floor_shift": 0.0,
         "skip_vector_ratio": 0.0,
         "entity_weight": 0.0,
+        "speaker_round": 0.0,
     }
 
 
@@ -96,6 +97,7 @@ def current_config(speaker_boost: float = 0.5) -> dict[str, float]:
         "floor_shift": 0.0,
         "skip_vector_ratio": t.skip_vector_ratio,
         "entity_weight": t.entity_weight,
+        "speaker_round": float(t.speaker_round),
     }
 
 
@@ -115,6 +117,8 @@ def apply(retriever: HybridRetriever, cfg: dict[str, float]) -> None:
         retriever.min_similarity = (floor + cfg.get("floor_shift", 0.0)) * scale
     # every other setting is a field of RecallTuning
     given: dict[str, Any] = {k: v for k, v in cfg.items() if k in TUNING_FIELDS}
+    if "speaker_round" in cfg:
+        given["speaker_round"] = int(cfg["speaker_round"])
     if "speakers_out" in cfg:
         given["strip_speakers"] = cfg["speakers_out"] > 0
         given["speaker_vector_weight"] = cfg["speakers_out"]
