@@ -173,3 +173,32 @@ def test_the_speakers_stored_names_follow_writes(tmp_path) -> None:
         assert {mem.get(i).content for i in trace.speaker_round} <= {"hello there"}  # type: ignore[union-attr]
     finally:
         mem.close()
+
+
+def test_a_model_trained_with_the_round_runs_it_at_the_size_it_records(tmp_path) -> None:
+    """A model file trained on the round's candidates (``--speaker-round K``) records K; a retriever
+    whose tuning leaves the round off runs it for that model, held to MAX_SPEAKER_ROUND."""
+    from remnant.bench.eval.locomo_folds import ranker_features
+    from remnant.retrieval.ranker import RANKER_FEATURES, SPEAKER_FEATURES
+
+    assert ranker_features(0) == RANKER_FEATURES
+    assert set(ranker_features(25)) == set(RANKER_FEATURES) | SPEAKER_FEATURES
+    trained = replace(_speaker_model(), info={"speaker_round": 10})
+    retriever = _retriever(0, trained)
+    mem = _memory(tmp_path / "m.db", retriever)
+    try:
+        evidence = _id_of(mem, EVIDENCE)
+        trace = retriever.explain(mem.ledger, QUESTION, mem.recall_filter("u"), 5)
+        assert evidence in trace.speaker_round
+        assert (
+            mem.recall(QUESTION, user_id="u", limit=3, touch=False).hits[0].memory.metadata["speaker"]
+            == "Alice"
+        )
+        # without the record, or for a model that does not use the features, no round
+        assert (
+            not _retriever(0, _speaker_model())
+            .explain(mem.ledger, QUESTION, mem.recall_filter("u"), 5)
+            .speaker_round
+        )
+    finally:
+        mem.close()

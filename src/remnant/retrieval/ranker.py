@@ -91,6 +91,9 @@ RANKER_FEATURES: tuple[str, ...] = (
 VECTOR_FEATURES = frozenset(
     {"vector_score", "vector_rank", "vector_own", "vector_context", "speaker_vector", "speaker_vector_rank"}
 )
+# The speaker round's features (RecallTuning.speaker_round): a model trained with them records the
+# round's size in its info, and a retriever runs the round for it.
+SPEAKER_FEATURES = frozenset({"speaker_vector", "speaker_vector_rank", "speaker_lexical_rank", "beyond_head"})
 # Features that cost a lexical query more (the seeded round): computed only for a model using them.
 SEEDED_FEATURES = frozenset({"seeded", "seeded_rank"})
 # A feature that reads each candidate's words: computed only for a model using it.

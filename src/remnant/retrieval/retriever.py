@@ -59,6 +59,7 @@ from remnant.retrieval.query import analyze
 from remnant.retrieval.ranker import (
     FEATURES,
     SEEDED_FEATURES,
+    SPEAKER_FEATURES,
     VECTOR_FEATURES,
     WORD_FEATURES,
     LearnedRanker,
@@ -157,6 +158,8 @@ def _with_speaker(content: str, metadata: Mapping[str, Any] | None) -> str:
 SPEAKER_LIMIT = 256
 # the speaker round (RecallTuning.speaker_round) searches at most this many named speakers' memories
 SPEAKER_ROUND_NAMES = 2
+# and at most this many memories of each (a model file asking for more is held to it)
+MAX_SPEAKER_ROUND = 100
 
 # A memory's vector is the embedding of its first EMBED_CHARS characters (with the speaker): the
 # models read at most 512 tokens (about 2,000 characters of English) anyway, so this bounds the work
@@ -857,11 +860,12 @@ class HybridRetriever:
         model = self._usable_ranker()
         speaker_lists: tuple[list[tuple[str, float]], list[tuple[str, float]]] = ([], [])
         added: list[tuple[str, float]] = []
-        if t.speaker_round > 0 and (model is not None or trace is not None):
+        per_speaker = self._speaker_round_size(model)
+        if per_speaker > 0 and (model is not None or trace is not None):
             # the speaker round: the named speaker's own nearest and best-matching memories join
             # the candidates the ranker scores (the fused lists rank them past the head)
             speaker_lists = self._speaker_round(
-                engine, qa.terms, vector_query, flt, t.speaker_round, bool(vector)
+                engine, qa.terms, vector_query, flt, per_speaker, bool(vector)
             )
             seen = {i for i, _ in head}
             rest = dict(tail)
@@ -966,6 +970,16 @@ class HybridRetriever:
         if trained_on and (inner is None or base_model_id(inner.model_id) != base_model_id(str(trained_on))):
             return None  # its cosine features were learned on another model's similarities
         return model if model.usable(self._available_features()) else None
+
+    def _speaker_round_size(self, model: LearnedRanker | None) -> int:
+        """How many of each named speaker's memories the speaker round adds: the tuning's, else
+        what a model trained with the round's features was trained with (its info), else 0."""
+        if self.tuning.speaker_round > 0:
+            return self.tuning.speaker_round
+        if model is None or not model.used() & SPEAKER_FEATURES:
+            return 0
+        size = (model.info or {}).get("speaker_round", 0)
+        return min(int(size), MAX_SPEAKER_ROUND) if isinstance(size, int | float) and size > 0 else 0
 
     def _available_features(self) -> frozenset[str]:
         if self.embedder is None or self.mode != "hybrid":
