@@ -867,11 +867,11 @@ class HybridRetriever:
             speaker_lists = self._speaker_round(
                 engine, qa.terms, vector_query, flt, per_speaker, bool(vector)
             )
-            seen = {i for i, _ in head}
+            present = {i for i, _ in head}
             rest = dict(tail)
             for i, _ in itertools.chain(*speaker_lists):
-                if i not in seen:
-                    seen.add(i)
+                if i not in present:
+                    present.add(i)
                     added.append((i, rest.get(i, 0.0)))
             if trace is not None:
                 trace.speaker_round = {i for i, _ in added}

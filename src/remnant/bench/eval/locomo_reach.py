@@ -170,9 +170,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 print(f"wrote {len(lost)} lost evidence turns to {args.dump}")
         finally:
             runner.close()
-        store = emb.store
-        if store is not None:
-            store.flush()
+        flush = getattr(emb.store, "flush", None)  # the file-backed cache writes what it learned
+        if flush is not None:
+            flush()
 
 
 if __name__ == "__main__":
