@@ -60,9 +60,16 @@ def test_ranker_folds_train_on_the_other_conversation_and_report_the_ablation(tw
     assert [f["held_out"] for f in rk["folds"]] == ["toy-1", "toy-2"]
     assert all(0.0 <= f["ranker"] <= 1.0 and 0.0 <= f["fixed"] <= 1.0 for f in rk["folds"])
     assert set(rk["ablation"]["per_fold"]) == {"toy-1", "toy-2"}
-    assert set(rk["feature_ablation"]) == set(FEATURE_GROUPS)
+    # the speaker round's features are ablated only where its candidates were recorded
+    assert set(rk["feature_ablation"]) == set(FEATURE_GROUPS) - {"speaker round"}
     text = format_folds(report)
     assert "learned ranker" in text and "ranker feature groups" in text
+    wide = run_folds(load_locomo(two), get_embedder("static"), tmp_path, weight_search=False, speaker_round=5)
+    assert set(wide["ranker"]["feature_ablation"]) == set(FEATURE_GROUPS)
+    assert all(0.0 <= f["ranker"] <= 1.0 for f in wide["ranker"]["folds"])
+    assert any(
+        w for f in wide["ranker"]["folds"] for k, w in f["weights"].items() if k == "speaker_vector_rank"
+    )
 
 
 @pytest.mark.slow

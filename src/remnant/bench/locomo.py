@@ -150,6 +150,14 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
     "(the shipped one is remnant/retrieval/data/ranker.json).",
 )
 @click.option(
+    "--speaker-round",
+    type=click.IntRange(0, 100),
+    default=0,
+    show_default=True,
+    help="With --folds or --train-ranker: the speaker round's candidates (this many of each named "
+    "speaker's memories by vector and by BM25) join the ranker's, and its features are trained on.",
+)
+@click.option(
     "--systems",
     default="remnant,bm25,vector",
     show_default=True,
@@ -192,6 +200,7 @@ def bench_locomo(
     folds: bool,
     weight_search: bool,
     train_ranker_path: str | None,
+    speaker_round: int,
 ) -> None:
     """Turn- and session-level recall, answer-hit, context tokens and timing on LoCoMo.
 
@@ -233,7 +242,9 @@ def bench_locomo(
         from remnant.bench.eval.locomo_folds import train_full
 
         with tempfile.TemporaryDirectory(prefix="remnant-locomo-") as tmp:
-            model, fit = train_full(convs, emb, tmp, clock=clock, data_name=Path(data_path).name)
+            model, fit = train_full(
+                convs, emb, tmp, clock=clock, data_name=Path(data_path).name, speaker_round=speaker_round
+            )
         _flush(emb, base)
         model.save(train_ranker_path)
         click.echo(
@@ -255,6 +266,7 @@ def bench_locomo(
                 clock=clock,
                 progress=lambda m: click.echo(m, err=True),
                 weight_search=weight_search,
+                speaker_round=speaker_round,
             )
         _flush(emb, base)
         click.echo(format_folds(report))

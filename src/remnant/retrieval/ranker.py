@@ -65,6 +65,11 @@ FEATURES: tuple[str, ...] = (
     "seeded",  # BM25 in the seeded round (the first hits' words the question lacks), over its best
     "seeded_rank",  # 1 / log2(1 + rank) in the seeded round
     "own_terms",  # share of the question's words (speakers' names apart) in the turn's own text
+    # the speaker round (RecallTuning.speaker_round): the named speaker's own memories
+    "speaker_vector",  # cosine in the speaker round's vector list, min-max scaled over it
+    "speaker_vector_rank",  # 1 / log2(1 + rank) in that list
+    "speaker_lexical_rank",  # 1 / log2(1 + rank) in its BM25 list (the question's other words)
+    "beyond_head",  # the speaker round brought it: it is not among the fused head
     # the question's own shape, the same for all its candidates: alone they cannot order them, but
     # a model with crosses or trees weighs the other features by them
     "q_when",  # a "when" question
@@ -83,7 +88,12 @@ RANKER_FEATURES: tuple[str, ...] = (
 )
 
 # Features only a retriever with vectors can compute: a model that uses them falls back without.
-VECTOR_FEATURES = frozenset({"vector_score", "vector_rank", "vector_own", "vector_context"})
+VECTOR_FEATURES = frozenset(
+    {"vector_score", "vector_rank", "vector_own", "vector_context", "speaker_vector", "speaker_vector_rank"}
+)
+# The speaker round's features (RecallTuning.speaker_round): a model trained with them records the
+# round's size in its info, and a retriever runs the round for it.
+SPEAKER_FEATURES = frozenset({"speaker_vector", "speaker_vector_rank", "speaker_lexical_rank", "beyond_head"})
 # Features that cost a lexical query more (the seeded round): computed only for a model using them.
 SEEDED_FEATURES = frozenset({"seeded", "seeded_rank"})
 # A feature that reads each candidate's words: computed only for a model using it.
@@ -320,13 +330,18 @@ def candidate_features(
     entity: Mapping[str, float] | None = None,
     seeded: Sequence[tuple[str, float]] = (),
     own_terms: bool = True,
+    speaker_vector: Sequence[tuple[str, float]] = (),
+    speaker_lexical: Sequence[tuple[str, float]] = (),
+    beyond: frozenset[str] = frozenset(),
 ) -> dict[str, dict[str, float]]:
     """:data:`FEATURES` of every candidate of ``head`` (those with a record). ``terms``: the
     question's words (lower case); ``speakers``: the scope's speakers' names
     (:func:`~remnant.retrieval.rescoring.speaker_names`); ``halves``: per id, the cosines of the
     question with the turn's own text and with its context (when the vectors hold both);
     ``entity``: per id, the entity round's score over its best; ``seeded``: the seeded lexical
-    round's (id, BM25) best first; ``own_terms=False``: that feature is 0 (it reads every
+    round's (id, BM25) best first; ``speaker_vector`` / ``speaker_lexical``: the speaker round's
+    (id, cosine) and (id, BM25) lists, best first, and ``beyond`` the ids it added past the fused
+    head; ``own_terms=False``: that feature is 0 (it reads every
     candidate's words: computed only for a model that uses it, or to explain). Linear in the head: one pass over it, one over each candidate list."""
     lex_rank = {i: (r, s) for r, (i, s) in enumerate(lexical, start=1)}
     vec_rank = {i: (r, s) for r, (i, s) in enumerate(vector, start=1)}
@@ -354,6 +369,12 @@ def candidate_features(
             top_sessions[sess] = top_sessions.get(sess, 0) + 1
     seed_rank = {i: (r, s) for r, (i, s) in enumerate(seeded, start=1)}
     best_seeded = max((s for _, s in seeded), default=0.0) or 1.0
+    spk_vec = {i: (r, s) for r, (i, s) in enumerate(speaker_vector, start=1)}
+    spk_cos = [s for _, s in speaker_vector]
+    spk_lo = min(spk_cos) if spk_cos else 0.0
+    spk_span = (max(spk_cos) - spk_lo) if spk_cos else 1.0
+    spk_span = spk_span or 1.0
+    spk_lex = {i: r for r, (i, _) in enumerate(speaker_lexical, start=1)}
     entity = entity or {}
     asked = _word_keys(" ".join(named - speakers))
     q_terms = min(1.0, len(asked) / 10.0)
@@ -401,6 +422,10 @@ def candidate_features(
             "q_speaker": 1.0 if asked_about else 0.0,
             "q_terms": q_terms,
             "own_terms": len(asked & _word_keys(head_text)) / len(asked) if asked and own_terms else 0.0,
+            "speaker_vector": (spk_vec[i][1] - spk_lo) / spk_span if i in spk_vec else 0.0,
+            "speaker_vector_rank": _rank_feature(spk_vec[i][0] if i in spk_vec else None),
+            "speaker_lexical_rank": _rank_feature(spk_lex.get(i)),
+            "beyond_head": 1.0 if i in beyond else 0.0,
         }
         if halves is not None and i in halves:
             x["vector_own"], x["vector_context"] = halves[i]

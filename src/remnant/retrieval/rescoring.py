@@ -59,6 +59,12 @@ class RecallTuning:
     # weight of the entity round (remnant.retrieval.entities): memories naming the question's or its
     # first hits' people, places, organisations, products (0: off)
     entity_weight: float = 0.0
+    # the speaker round: per speaker the question names (at most two), this many of that speaker's
+    # memories nearest the question's vector, and as many best by BM25 of its other words, join
+    # the learned ranker's candidates beside the fused head (0: off; the fixed weights never see
+    # them). Multi-hop evidence is mostly the named speaker's turns that share nothing else with
+    # the question: the scope-wide lists rank them past the head (docs/retrieval.md)
+    speaker_round: int = 0
 
 
 # A capitalised word (a name, mostly: "Caroline", "Caroline's", "LGBTQ"), but not "I", "I'm".

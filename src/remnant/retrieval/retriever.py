@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import itertools
 import logging
 import re
 import threading
@@ -59,6 +60,7 @@ from remnant.retrieval.query import analyze
 from remnant.retrieval.ranker import (
     FEATURES,
     SEEDED_FEATURES,
+    SPEAKER_FEATURES,
     VECTOR_FEATURES,
     WORD_FEATURES,
     LearnedRanker,
@@ -159,6 +161,10 @@ def _with_speaker(content: str, metadata: Mapping[str, Any] | None) -> str:
 # At most this many speakers' names are read for a scope (RecallTuning.strip_speakers): a
 # conversation has a few; a scope with more is a group whose names are rarely all in one question.
 SPEAKER_LIMIT = 256
+# the speaker round (RecallTuning.speaker_round) searches at most this many named speakers' memories
+SPEAKER_ROUND_NAMES = 2
+# and at most this many memories of each (a model file asking for more is held to it)
+MAX_SPEAKER_ROUND = 100
 
 # A memory's vector is the embedding of its first EMBED_CHARS characters (with the speaker): the
 # models read at most 512 tokens (about 2,000 characters of English) anyway, so this bounds the work
@@ -281,7 +287,8 @@ class HybridRetriever:
         self._indexes: dict[tuple[int, str, str | None], VectorIndex] = {}
         self._checked: set[tuple[int, str, str | None]] = set()  # scopes checked on shared indexes
         # per scope, the names of the speakers its memories hold (RecallTuning.strip_speakers)
-        self._speakers: dict[tuple[int, str, str | None], frozenset[str]] = {}
+        # (the stored names, and their words as speaker_names gives them)
+        self._speakers: dict[tuple[int, str, str | None], tuple[frozenset[str], frozenset[str]]] = {}
         self._lock = threading.RLock()
 
     @property
@@ -393,8 +400,8 @@ class HybridRetriever:
                 if isinstance(speaker, str):
                     for key in ((id(engine.store), r.tenant, r.user_id), (id(engine.store), r.tenant, None)):
                         known = self._speakers.get(key)
-                        if known is not None:
-                            self._speakers[key] = known | speaker_names([speaker])
+                        if known is not None and speaker not in known[0]:
+                            self._speakers[key] = (known[0] | {speaker}, known[1] | speaker_names([speaker]))
             for r, v in zip(records, vecs, strict=True):
                 for key in ((id(engine.store), r.tenant, r.user_id), (id(engine.store), r.tenant, None)):
                     idx = self._indexes.get(key)
@@ -417,6 +424,14 @@ class HybridRetriever:
         on a scope's first use, then kept current by :meth:`on_write` (a store shared between
         processes: a speaker another process adds is seen once this one writes or deletes, or
         restarts)."""
+        return self._speaker_scope(engine, flt)[1]
+
+    def speaker_values(self, engine: EngineView, flt: MemoryFilter) -> frozenset[str]:
+        """The speakers of the filter's scope as stored in ``metadata["speaker"]`` (what a
+        metadata filter matches); read and kept current as :meth:`speakers`."""
+        return self._speaker_scope(engine, flt)[0]
+
+    def _speaker_scope(self, engine: EngineView, flt: MemoryFilter) -> tuple[frozenset[str], frozenset[str]]:
         key = (id(engine.store), flt.tenant, flt.user_id)
         with self._lock:
             known = self._speakers.get(key)
@@ -425,9 +440,9 @@ class HybridRetriever:
         from remnant.store.base import MemoryFilter
 
         scope = MemoryFilter(tenant=flt.tenant, user_id=flt.user_id, statuses=None)
-        names = speaker_names(engine.store.metadata_values(scope, "speaker", limit=SPEAKER_LIMIT))
+        raw = frozenset(engine.store.metadata_values(scope, "speaker", limit=SPEAKER_LIMIT))
         with self._lock:
-            return self._speakers.setdefault(key, names)
+            return self._speakers.setdefault(key, (raw, speaker_names(raw)))
 
     def _vector_query(self, engine: EngineView, query: str, flt: MemoryFilter) -> str:
         """The text the vector half embeds for ``query``: as is, or without the scope's speakers'
@@ -873,7 +888,25 @@ class HybridRetriever:
         head, tail = fused[:depth], fused[depth:]
         if not head:
             return [], {}, []
-        records = engine.store.get_many([i for i, _ in head], tenant=engine.tenant)
+        model = self._usable_ranker()
+        speaker_lists: tuple[list[tuple[str, float]], list[tuple[str, float]]] = ([], [])
+        added: list[tuple[str, float]] = []
+        per_speaker = self._speaker_round_size(model)
+        if per_speaker > 0 and (model is not None or trace is not None):
+            # the speaker round: the named speaker's own nearest and best-matching memories join
+            # the candidates the ranker scores (the fused lists rank them past the head)
+            speaker_lists = self._speaker_round(
+                engine, qa.terms, vector_query, flt, per_speaker, bool(vector)
+            )
+            present = {i for i, _ in head}
+            rest = dict(tail)
+            for i, _ in itertools.chain(*speaker_lists):
+                if i not in present:
+                    present.add(i)
+                    added.append((i, rest.get(i, 0.0)))
+            if trace is not None:
+                trace.speaker_round = {i for i, _ in added}
+        records = engine.store.get_many([i for i, _ in head + added], tenant=engine.tenant)
         now = engine.now()
         signals: dict[str, tuple[float, float, float | None]] = {}
         loaded: dict[str, tuple[MemoryRecord, float]] = {}
@@ -888,7 +921,11 @@ class HybridRetriever:
             speaker = r.metadata.get("speaker")
             if named and isinstance(speaker, str) and speaker.strip().lower() in named:
                 boosted.append(r.id)
-        model = self._usable_ranker()
+        if model is not None and added:
+            # ranked by the model with the head; the fixed weights cannot weigh them (fused 0)
+            taken = {i for i, _ in added}
+            head = head + added
+            tail = [(i, s) for i, s in tail if i not in taken]
         features: dict[str, dict[str, float]] = {}
         if trace is not None:
             trace.signals = {i: (*sig, self.signals.factor(*sig)) for i, sig in signals.items()}
@@ -899,11 +936,13 @@ class HybridRetriever:
                 query,
                 vector_query,
                 flt,
-                head,
+                head if model is not None else head + added,
                 lexical,
                 vector,
                 records,
                 entity_scores,
+                speaker_lists,
+                frozenset(i for i, _ in added),
                 seeded=trace is not None or bool(model is not None and model.used() & SEEDED_FEATURES),
                 words=trace is not None or bool(model is not None and model.used() & WORD_FEATURES),
             )
@@ -966,6 +1005,16 @@ class HybridRetriever:
             return None  # its cosine features were learned on another model's similarities
         return model if model.usable(self._available_features()) else None
 
+    def _speaker_round_size(self, model: LearnedRanker | None) -> int:
+        """How many of each named speaker's memories the speaker round adds: the tuning's, else
+        what a model trained with the round's features was trained with (its info), else 0."""
+        if self.tuning.speaker_round > 0:
+            return self.tuning.speaker_round
+        if model is None or not model.used() & SPEAKER_FEATURES:
+            return 0
+        size = (model.info or {}).get("speaker_round", 0)
+        return min(int(size), MAX_SPEAKER_ROUND) if isinstance(size, int | float) and size > 0 else 0
+
     def _available_features(self) -> frozenset[str]:
         if self.embedder is None or self.mode != "hybrid":
             return frozenset(FEATURES) - VECTOR_FEATURES
@@ -985,6 +1034,8 @@ class HybridRetriever:
         vector: Sequence[tuple[str, float]],
         records: Sequence[MemoryRecord],
         entity: Mapping[str, float],
+        speaker_lists: tuple[Sequence[tuple[str, float]], Sequence[tuple[str, float]]] = ((), ()),
+        beyond: frozenset[str] = frozenset(),
         *,
         seeded: bool = True,
         words: bool = True,
@@ -1013,7 +1064,46 @@ class HybridRetriever:
             entity=entity,
             seeded=second,
             own_terms=words,
+            speaker_vector=speaker_lists[0],
+            speaker_lexical=speaker_lists[1],
+            beyond=beyond,
         )
+
+    def _speaker_round(
+        self,
+        engine: EngineView,
+        terms: Sequence[str],
+        vector_query: str,
+        flt: MemoryFilter,
+        per_speaker: int,
+        vectors: bool,
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """Per speaker the question names (at most :data:`SPEAKER_ROUND_NAMES`), the
+        ``per_speaker`` memories of that speaker nearest the question's vector (cached: no model
+        call) and the ``per_speaker`` best by BM25 of the question's words other than the
+        speakers' names, each list best first (a memory in two speakers' lists keeps its best).
+        Two bounded searches per speaker, filtered in SQL by ``metadata["speaker"]``."""
+        asked = set(terms)
+        names = self.speakers(engine, flt)
+        chosen = [raw for raw in sorted(self.speaker_values(engine, flt)) if speaker_names([raw]) & asked][
+            :SPEAKER_ROUND_NAMES
+        ]
+        if not chosen:
+            return [], []
+        words = [w for w in terms if w not in names]
+        match = match_expression(words) if words else ""
+        by_vector: dict[str, float] = {}
+        by_words: dict[str, float] = {}
+        for raw in chosen:
+            own = replace(flt, metadata={**flt.metadata, "speaker": raw})
+            if vectors and self.embedder is not None:
+                for i, sc in self._vector_candidates(engine, vector_query, own, per_speaker):
+                    by_vector[i] = max(sc, by_vector.get(i, sc))
+            if match and self.mode != "vector":
+                for i, sc in engine.store.lexical_search(match, own, limit=per_speaker):
+                    by_words[i] = max(sc, by_words.get(i, sc))
+        rank = lambda d: sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))  # noqa: E731
+        return rank(by_vector), rank(by_words)
 
     def _halves(
         self, engine: EngineView, vector_query: str, flt: MemoryFilter, ids: Sequence[str]
@@ -1091,6 +1181,8 @@ class SearchTrace:
     # and the candidates the relevance floor dropped
     relevance: dict[str, float] = field(default_factory=dict)
     floored: set[str] = field(default_factory=set)
+    # the candidates the speaker round added beyond the fused head (RecallTuning.speaker_round)
+    speaker_round: set[str] = field(default_factory=set)
 
 
 CONTEXT_VECTOR_ENV = "REMNANT_CONTEXT_VECTOR"

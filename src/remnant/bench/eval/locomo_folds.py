@@ -31,7 +31,7 @@ from remnant.bench.eval.locomo import (
 from remnant.embed.base import Embedder, base_model_id
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig
-from remnant.retrieval.ranker import RANKER_FEATURES, Group, LearnedRanker, train_ranker
+from remnant.retrieval.ranker import RANKER_FEATURES, SPEAKER_FEATURES, Group, LearnedRanker, train_ranker
 from remnant.retrieval.rescoring import RecallTuning
 from remnant.retrieval.retriever import DEFAULT_FUSION, DEFAULT_TUNING, RELEVANCE_FLOORS, HybridRetriever
 
@@ -74,6 +74,7 @@ def baseline_config() -> dict[str, float]:
         "floor_shift": 0.0,
         "skip_vector_ratio": 0.0,
         "entity_weight": 0.0,
+        "speaker_round": 0.0,
     }
 
 
@@ -96,6 +97,7 @@ def current_config(speaker_boost: float = 0.5) -> dict[str, float]:
         "floor_shift": 0.0,
         "skip_vector_ratio": t.skip_vector_ratio,
         "entity_weight": t.entity_weight,
+        "speaker_round": float(t.speaker_round),
     }
 
 
@@ -115,6 +117,8 @@ def apply(retriever: HybridRetriever, cfg: dict[str, float]) -> None:
         retriever.min_similarity = (floor + cfg.get("floor_shift", 0.0)) * scale
     # every other setting is a field of RecallTuning
     given: dict[str, Any] = {k: v for k, v in cfg.items() if k in TUNING_FIELDS}
+    if "speaker_round" in cfg:
+        given["speaker_round"] = int(cfg["speaker_round"])
     if "speakers_out" in cfg:
         given["strip_speakers"] = cfg["speakers_out"] > 0
         given["speaker_vector_weight"] = cfg["speakers_out"]
@@ -281,16 +285,25 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "entity round": ("entity",),
     "seeded round": ("seeded", "seeded_rank"),
     "own terms": ("own_terms",),
+    "speaker round": tuple(sorted(SPEAKER_FEATURES)),
 }
 
 
-def _without(group: Sequence[str]) -> tuple[list[str], int]:
-    """The feature set of the ablation of ``group`` and the sign of its delta: the shipped set
-    without the group (+1: what it adds), or, for a group the shipped set leaves out, the set with
-    it (-1: what adding it would add)."""
-    if any(f in RANKER_FEATURES for f in group):
-        return [f for f in RANKER_FEATURES if f not in group], 1
-    return [*RANKER_FEATURES, *group], -1
+def ranker_features(speaker_round: int = 0) -> tuple[str, ...]:
+    """The features a model is trained on: the shipped set, plus the speaker round's when its
+    candidates are in (``--speaker-round``)."""
+    if speaker_round <= 0:
+        return RANKER_FEATURES
+    return (*RANKER_FEATURES, *sorted(SPEAKER_FEATURES))
+
+
+def _without(group: Sequence[str], base: Sequence[str] = RANKER_FEATURES) -> tuple[list[str], int]:
+    """The feature set of the ablation of ``group`` and the sign of its delta: the trained set
+    without the group (+1: what it adds), or, for a group the set leaves out, the set with it (-1:
+    what adding it would add)."""
+    if any(f in base for f in group):
+        return [f for f in base if f not in group], 1
+    return [*base, *group], -1
 
 
 def ranker_folds(
@@ -298,6 +311,7 @@ def ranker_folds(
     cfg: dict[str, float],
     ids: Sequence[str],
     progress: Callable[[str], None] | None = None,
+    features: Sequence[str] = RANKER_FEATURES,
 ) -> dict[str, Any]:
     """Leave-one-conversation-out for the learned ranker: for each held-out conversation, train on
     the other conversations' candidates only, rank the held-out one with it through the retriever,
@@ -307,11 +321,13 @@ def ranker_folds(
     folds: list[dict[str, Any]] = []
     held_fixed: list[tuple[int, float]] = []
     held_ranker: list[tuple[int, float]] = []
-    dropped: dict[str, list[float]] = {name: [] for name in FEATURE_GROUPS}
+    # the speaker round's group only where its candidates were recorded
+    ablated = {n: f for n, f in FEATURE_GROUPS.items() if n != "speaker round" or set(f) <= set(features)}
+    dropped: dict[str, list[float]] = {name: [] for name in ablated}
     for c in ids:
         train = [g for x in ids if x != c for g in groups[x]]
         try:
-            model: LearnedRanker | None = train_ranker(train, features=RANKER_FEATURES)
+            model: LearnedRanker | None = train_ranker(train, features=features)
         except RetrievalError:
             model = None  # nothing to learn from (a tiny split): the fixed weights rank
         fixed = runner.ranked_scores(cfg, None, c)
@@ -320,12 +336,12 @@ def ranker_folds(
         held_ranker.extend(ranked)
         if model is not None:
             full_offline = _offline_r5(model, groups[c])
-            for name, feats in FEATURE_GROUPS.items():
-                other, sign = _without(feats)
+            for name, feats in ablated.items():
+                other, sign = _without(feats, features)
                 less = train_ranker(train, features=other)
                 dropped[name].append(sign * (full_offline - _offline_r5(less, groups[c])))
         else:
-            for name in FEATURE_GROUPS:
+            for name in ablated:
                 dropped[name].append(0.0)
         row = {
             "held_out": c,
@@ -375,23 +391,26 @@ def train_full(
     *,
     clock: str = "real",
     data_name: str = "",
+    speaker_round: int = 0,
 ) -> tuple[LearnedRanker, dict[str, Any]]:
     """The ranker trained on every conversation given (what ships), with its in-sample figure
     beside the fixed weights' (optimistic: scored on what it was trained on)."""
     runner = FoldRunner(conversations, embedder, db_dir, clock)
     try:
         ids = [c.sample_id for c in conversations]
-        cfg = current_config()
+        cfg = {**current_config(), "speaker_round": float(speaker_round)}
         groups = [g for c in ids for g in runner.ranker_groups(cfg, c)]
         model = train_ranker(
             groups,
-            features=RANKER_FEATURES,
+            features=ranker_features(speaker_round),
             info={
                 "data": data_name,
                 "conversations": ids,
                 "questions": len(groups),
                 "trainer": "pairwise logistic regression, L2 1e-3, 300 steps (remnant.retrieval.ranker.train_ranker)",
                 "embedder": embedder.model_id,
+                # the candidates it was trained on: a retriever runs the round for it
+                **({"speaker_round": speaker_round} if speaker_round > 0 else {}),
             },
         )
         fixed = [r for c in ids for r in runner.ranked_scores(cfg, None, c)]
@@ -418,6 +437,7 @@ def run_folds(
     clock: str = "real",
     progress: Callable[[str], None] | None = None,
     weight_search: bool = True,
+    speaker_round: int = 0,
 ) -> dict[str, Any]:
     """The cross-validated report (fractions in 0..1). ``weight_search=False``: only the
     learned ranker's folds against the shipped fixed weights (the weight search is the slow part)."""
@@ -426,7 +446,8 @@ def run_folds(
         ids = [c.sample_id for c in conversations]
         base = baseline_config()
         shipped = current_config()
-        ranker = ranker_folds(runner, shipped, ids, progress)
+        wide = {**shipped, "speaker_round": float(speaker_round)} if speaker_round > 0 else shipped
+        ranker = ranker_folds(runner, wide, ids, progress, features=ranker_features(speaker_round))
         if not weight_search:
             return {"ranker": ranker}
         folds: list[dict[str, Any]] = []
