@@ -57,7 +57,7 @@ from remnant.extract.expiry import CUES, cues, expiry_of, names_a_while, period_
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, weights_path
 from remnant.understand.pair_model import fit_logistic
 
-CORPORA = tuple(sorted(Path("corpora/expiry").glob("expiry_c*.jsonl")))
+CORPORA = tuple(sorted(Path("corpora/expiry").glob("expiry_*.jsonl")))
 # ordinary lasting statements (a job, a home, a pet) by other independent authors: the expiry
 # corpora's lasting lines are all look-alikes (a period or a date in a lasting statement), so
 # without these a plain fact with no time in it read as temporary ("two cats at home, both rescues")
