@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from remnant.core.text import HAN_CLASS, has_han
+from remnant.core.text.numerals import ENGLISH_MONTHS
 from remnant.extract.keys import CANONICAL, normalise_key, slug
 from remnant.extract.model import ExtractedFact, FactKind
 from remnant.understand import attributes
@@ -578,7 +579,7 @@ def _order_done(m: MatchLike, text: str) -> ExtractedFact | None:
 
 # --- change, habits, family, plans: what the attribute reader knows ---------------------------
 
-_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+_MONTH = rf"(?:{'|'.join(ENGLISH_MONTHS)})"  # the shared month names (core/text/numerals.py)
 _PLAN_TIME = re.compile(
     r"\bnext\s+(?:term|semester|school year|year|month|week|spring|summer|fall|autumn|winter)\b"
     r"|\bthis\s+(?:coming\s+)?(?:term|semester|spring|summer|fall|autumn|winter)\b"
@@ -622,12 +623,20 @@ def _plan_expiry(when: str) -> timedelta:
     return timedelta(days=365)
 
 
+@functools.cache
+def _rule_words(lang: str, key: str) -> str:
+    """The ``key`` words of extract/data/rules.<lang>.json as one alternation, in the file's order
+    (a longer phrasing before a shorter one it starts with)."""
+    words: list[str] = json.loads((_DATA / f"rules.{lang}.json").read_text(encoding="utf-8"))[key]
+    return "|".join(map(re.escape, words))
+
+
 _MY_X_IS_Y = re.compile(
-    r"\bmy\s+(?P<attr>[a-z][a-z' -]{1,30}?)\s+(?:is now|has changed to|changed to|is|are|was changed to)\s+(?P<val>[^\n]+)",
+    rf"\bmy\s+(?P<attr>[a-z][a-z' -]{{1,30}}?)\s+(?:{_rule_words('en', 'my_x_is_verbs')})\s+(?P<val>[^\n]+)",
     re.I,
 )
 _MY_X_IS_Y_ZH = re.compile(
-    r"我的(?P<attr>[^，,。！!？?是的]{1,12})(?:是|改成了?|换成了?|变成了?|更新为)(?P<val>[^，,。！!？?]+)"
+    rf"我的(?P<attr>[^，,。！!？?是的]{{1,12}})(?:{_rule_words('zh', 'my_x_is_verbs')})(?P<val>[^，,。！!？?]+)"
 )
 
 
