@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from remnant.core.text import HAN_CLASS, has_han
+from remnant.core.text.calendar import WEEKDAYS
 from remnant.core.text.numerals import ENGLISH_MONTHS
 from remnant.extract.keys import CANONICAL, normalise_key, slug
 from remnant.extract.model import ExtractedFact, FactKind
@@ -579,6 +580,15 @@ def _order_done(m: MatchLike, text: str) -> ExtractedFact | None:
 
 # --- change, habits, family, plans: what the attribute reader knows ---------------------------
 
+
+@functools.cache
+def _rule_words(lang: str, key: str) -> str:
+    """The ``key`` words of extract/data/rules.<lang>.json as one alternation, in the file's order
+    (a longer phrasing before a shorter one it starts with)."""
+    words: list[str] = json.loads((_DATA / f"rules.{lang}.json").read_text(encoding="utf-8"))[key]
+    return "|".join(map(re.escape, words))
+
+
 _MONTH = rf"(?:{'|'.join(ENGLISH_MONTHS)})"  # the shared month names (core/text/numerals.py)
 _PLAN_TIME = re.compile(
     r"\bnext\s+(?:term|semester|school year|year|month|week|spring|summer|fall|autumn|winter)\b"
@@ -593,10 +603,9 @@ _PLAN_DAYS = (
     (re.compile(r"term|semester|学期|开学|暑假|寒假|summer|winter|spring|fall|autumn", re.I), 200),
 )
 _HABIT = re.compile(
-    r"\bevery\s+(?:single\s+)?(?:morning|day|night|evening|weekday|week|weekend|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday)\b|\b(?:usually|always|normally|typically|generally)\b|\bmost\s+"
-    r"(?:days|mornings|evenings|nights)\b|\bon\s+(?:weekdays|weekends|mondays|tuesdays|wednesdays|thursdays|"
-    r"fridays|saturdays|sundays)\b|每天|每周|每晚|每个?早上|每个?周末|平时|一般|通常|天天",
+    rf"\bevery\s+(?:single\s+)?(?:{_rule_words('en', 'habit_every')}|{'|'.join(WEEKDAYS)})\b"
+    rf"|\b(?:{_rule_words('en', 'habit_words')})\b|\bmost\s+(?:{_rule_words('en', 'habit_most')})\b"
+    rf"|\bon\s+(?:{_rule_words('en', 'habit_on')})\b|{_rule_words('zh', 'habit_words')}",
     re.I,
 )
 _SPEAKER = re.compile(r"\b(?:i|i'm|i've|we|we're|my|our)\b|我", re.I)
@@ -621,14 +630,6 @@ def _plan_expiry(when: str) -> timedelta:
         if pat.search(when):
             return timedelta(days=days)
     return timedelta(days=365)
-
-
-@functools.cache
-def _rule_words(lang: str, key: str) -> str:
-    """The ``key`` words of extract/data/rules.<lang>.json as one alternation, in the file's order
-    (a longer phrasing before a shorter one it starts with)."""
-    words: list[str] = json.loads((_DATA / f"rules.{lang}.json").read_text(encoding="utf-8"))[key]
-    return "|".join(map(re.escape, words))
 
 
 _MY_X_IS_Y = re.compile(
