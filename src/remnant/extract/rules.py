@@ -591,10 +591,10 @@ def _rule_words(lang: str, key: str) -> str:
 
 _MONTH = rf"(?:{'|'.join(ENGLISH_MONTHS)})"  # the shared month names (core/text/numerals.py)
 _PLAN_TIME = re.compile(
-    r"\bnext\s+(?:term|semester|school year|year|month|week|spring|summer|fall|autumn|winter)\b"
-    r"|\bthis\s+(?:coming\s+)?(?:term|semester|spring|summer|fall|autumn|winter)\b"
-    rf"|\b(?:in|from|starting|this)\s+{_MONTH}\b|\bafter the (?:holidays|summer|break)\b"
-    r"|下学期|下个?月|明年|下周|下星期|暑假|寒假|开学(?:后|以后)?|(?:[一二三四五六七八九十]{1,2}|\d{1,2})月(?:份)?(?:起|开始)?",
+    rf"\bnext\s+(?:{_rule_words('en', 'plan_next')})\b"
+    rf"|\bthis\s+(?:coming\s+)?(?:{_rule_words('en', 'plan_this')})\b"
+    rf"|\b(?:{_rule_words('en', 'plan_month_leads')})\s+{_MONTH}\b|\bafter the (?:{_rule_words('en', 'plan_after_the')})\b"
+    rf"|{_rule_words('zh', 'plan_words')}|(?:[一二三四五六七八九十]{{1,2}}|\d{{1,2}})月(?:份)?(?:起|开始)?",
     re.I,
 )
 _PLAN_DAYS = (
