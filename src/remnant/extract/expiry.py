@@ -46,11 +46,24 @@ from pathlib import Path
 
 from remnant.core.text import HAN_CLASS
 from remnant.core.text.calendar import WEEKDAYS, ZH_WEEKDAYS, coming_weekday, end_of_day
-from remnant.core.text.numerals import ZH_DIGITS
+from remnant.core.text.numerals import ENGLISH_MONTHS, ZH_DIGITS
 from remnant.extract.salience import salience
 
 _MINUTE, _HOUR, _DAY = 60, 3600, 86400
 _DATA = Path(__file__).resolve().parent / "data"
+
+
+@functools.cache
+def _lang(lang: str) -> dict[str, list[str]]:
+    """The word lists of one language (extract/data/expiry.<lang>.json)."""
+    data: dict[str, list[str]] = json.loads((_DATA / f"expiry.{lang}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _alternation(words: list[str]) -> str:
+    """Literal words as one alternation, longest first, a space matching any run of spaces."""
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
 
 # -- English ---------------------------------------------------------------------------------------
 _ONES = {
@@ -132,7 +145,7 @@ _EN_INFO = re.compile(
     re.I,
 )
 _EN_RESTRICT = re.compile(r"\b(?:only|just|still)\b|\bmore\b|\bthe\s+next\b|\banother\b|\bfrom\s+now\b", re.I)
-_EN_PAST_VALID = re.compile(r"\b(?:was|were|had\s+been|used\s+to\s+be)\s+(?:\w+\s+)?$", re.I)
+_EN_PAST_VALID = re.compile(rf"\b(?:{_alternation(_lang('en')['past_valid_words'])})\s+(?:\w+\s+)?$", re.I)
 _EN_FROM_NOW = re.compile(
     r"\b(?:the\s+next|(?:at\s+least\s+)?another|(?:with)?in\s+the\s+next|over\s+the\s+next)\s+$", re.I
 )
@@ -208,31 +221,22 @@ _EN_RANGE_AFTER = re.compile(r"^\s*(?:or\s+(?:two|three|so|more|less|longer|\d+)
 _EN_PAST = re.compile(
     r"\b(?:was|were|been|had|did|took|waited|ran|stayed|slept|spent|lived|went|sat|lasted|thought|felt|"
     r"came|saw|made|ago|known|since|expired|"
-    r"yesterday|back\s+in|used\s+to|last\s+(?:week|month|year|night|time|summer|winter|spring|autumn|fall)|"
+    rf"yesterday|back\s+in|used\s+to|last\s+(?:{_alternation(_lang('en')['last_words'])})|"
     r"for\s+the\s+(?:past|last)|in\s+(?:19|20)\d\d)\b"
     r"|\b(?:i|we|he|she|they|you)\s+(?!(?:need|feed|speed|seed|bleed|breed|proceed|succeed|exceed|shed|wed)\b)\w+ed\b",
     re.I,
 )
-_EN_RECURRING = re.compile(
-    r"\b(?:every|each|per|daily|nightly|weekly|monthly|yearly|annually|usually|normally|typically|"
-    r"generally|always|often|sometimes|regularly|routinely|most\s+(?:days|nights|mornings|evenings|weeks)|"
-    r"on\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays|weekends)|"
-    r"at\s+weekends|weekdays|twice|once\s+a|times\s+a|(?:after|before)\s+(?:lunch|dinner|breakfast|"
-    r"work|school|bed|class)|in\s+the\s+(?:mornings|evenings|afternoons)|renews?)\b",
-    re.I,
-)
+_EN_RECURRING = re.compile(rf"\b(?:{_alternation(_lang('en')['recurring_words'])})\b", re.I)
 # a later start: a plan, a date to come (not "for the next week", which runs from now)
 _EN_LATER = re.compile(
-    r"(?<!the )\bnext\s+(?:week|month|year|weekend|summer|winter|spring|fall|autumn|time|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday)\b|\btomorrow\b|\btonight\b|\blater\b|\bsoon\b|"
-    r"\bsomeday\b|\bsometime\b|\beventually\b|"
-    r"\bin\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)\b|"
-    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
+    rf"(?<!the )\bnext\s+(?:{_alternation([*_lang('en')['next_words'], *WEEKDAYS])})\b"
+    rf"|\b(?:{_alternation(_lang('en')['later_words'])})\b|"
+    rf"\bin\s+(?:{_alternation(list(ENGLISH_MONTHS))})\b|"
+    rf"\b(?:{_alternation(list(WEEKDAYS))})\b|"
     r"\b(?:starting|beginning|from|after)\s+(?:on\s+|the\s+)?(?:next|tomorrow|\d)|"
     r"\bafter\s+(?:my|our|the|his|her|their|i|we)\b|"
-    r"\bthis\s+(?:summer|winter|spring|fall|autumn|weekend|christmas)\b|\bafter\s+(?:christmas|new\s+year)|"
-    r"\b(?:plan|plans|planning|planned|thinking\s+(?:of|about)|considering|hoping|hope\s+to|want\s+to|"
-    r"wanna|would\s+like|might|maybe|perhaps|if|when|once|let's|let\s+us|shall\s+we)\b",
+    rf"\bthis\s+(?:{_alternation(_lang('en')['this_later_words'])})\b|\bafter\s+(?:christmas|new\s+year)|"
+    rf"\b(?:{_alternation(_lang('en')['plan_words'])})\b",
     re.I,
 )
 # the length of an event, a process or a thing, not a state that holds
@@ -425,17 +429,13 @@ _ZH_USE = re.compile(r"(?<!能)(?<!可以)用$")
 # a present or coming state: 要, 在, 来 (not 后来, 原来), 会 (not 会议), 让 ...
 _ZH_STATE = re.compile(r"要|在|(?<![后原本])来|让|得|会(?!议)|将|先")
 _ZH_PAST = re.compile(r"了|过|以前|当时|那时|那次|曾|上次|去年|上个")
-_ZH_PAST_SENTENCE = re.compile(
-    r"昨天|前天|上周|上星期|上礼拜|上个|去年|前年|那年|小时候|当年|刚才|以前|(?<!明天)之前|曾经|当时|那时|那次|已经"
-)
-_ZH_RECURRING = re.compile(
-    r"每|隔(?![离壁])|一般|通常|平时|平常|经常|总是|常常|往往|天天|老是|一节|一集|年费|续费"
-)
-# a later start: a plan, a date to come
+# 之前 (before) is past, but not 明天之前 (before tomorrow)
+_ZH_PAST_SENTENCE = re.compile(rf"{_alternation(_lang('zh')['past_sentence_words'])}|(?<!明天)之前")
+# 隔 (every other: 隔天) but not 隔离 (isolation) or 隔壁 (next door)
+_ZH_RECURRING = re.compile(rf"{_alternation(_lang('zh')['recurring_words'])}|隔(?![离壁])")
+# a later start: a plan, a date to come, a weekday (周五) or a month (三月, not 三个月 nor 一月内)
 _ZH_LATER = re.compile(
-    r"下周|下个?星期|下个?礼拜|下个?月|明年|后年|明天|后天|明早|明晚|下次|以后|将来|到时候|暑假|寒假|假期|"
-    r"国庆|春节|过年|元旦|周末|(?:周|星期|礼拜)[一二三四五六日天]|[一二三四五六七八九十\d]{1,20}月(?!内)|年底|月底|"
-    r"下半年|打算|计划|准备|想|希望|考虑|如果|要是|假如|等到|可能|也许|或许"
+    rf"{_alternation(_lang('zh')['later_words'])}|(?:周|星期|礼拜)[一二三四五六日天]|[一二三四五六七八九十\d]{{1,20}}月(?!内)"
 )
 # an event's, a process's or a thing's length: capacity, cooking, products, journeys
 _ZH_NOT_A_STATE = re.compile(
@@ -676,10 +676,6 @@ def _has_subject(clause: str) -> bool:
     return bool(_EN_INFO.search(clause) or _ZH_INFO.search(clause) or _VALUE.search(clause))
 
 
-def _alternation(words: list[str]) -> str:
-    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
-
-
 @functools.cache
 def _tied() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """What makes a clause follow from the temporary one (extract/data/expiry.*.json): an opener
@@ -788,12 +784,6 @@ def split_expiry(
 
 
 # -- an end point: "good until friday", 只在今天有效 ---------------------------------------------
-@functools.cache
-def _lang(lang: str) -> dict[str, list[str]]:
-    data: dict[str, list[str]] = json.loads((_DATA / f"expiry.{lang}.json").read_text(encoding="utf-8"))
-    return data
-
-
 @functools.cache
 def _en_until() -> re.Pattern[str]:
     d = _lang("en")

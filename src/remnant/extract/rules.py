@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from remnant.core.text import HAN_CLASS, has_han
+from remnant.core.text.calendar import WEEKDAYS
+from remnant.core.text.numerals import ENGLISH_MONTHS
 from remnant.extract.keys import CANONICAL, normalise_key, slug
 from remnant.extract.model import ExtractedFact, FactKind
 from remnant.understand import attributes
@@ -578,12 +580,21 @@ def _order_done(m: MatchLike, text: str) -> ExtractedFact | None:
 
 # --- change, habits, family, plans: what the attribute reader knows ---------------------------
 
-_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+
+@functools.cache
+def _rule_words(lang: str, key: str) -> str:
+    """The ``key`` words of extract/data/rules.<lang>.json as one alternation, in the file's order
+    (a longer phrasing before a shorter one it starts with)."""
+    words: list[str] = json.loads((_DATA / f"rules.{lang}.json").read_text(encoding="utf-8"))[key]
+    return "|".join(map(re.escape, words))
+
+
+_MONTH = rf"(?:{'|'.join(ENGLISH_MONTHS)})"  # the shared month names (core/text/numerals.py)
 _PLAN_TIME = re.compile(
-    r"\bnext\s+(?:term|semester|school year|year|month|week|spring|summer|fall|autumn|winter)\b"
-    r"|\bthis\s+(?:coming\s+)?(?:term|semester|spring|summer|fall|autumn|winter)\b"
-    rf"|\b(?:in|from|starting|this)\s+{_MONTH}\b|\bafter the (?:holidays|summer|break)\b"
-    r"|下学期|下个?月|明年|下周|下星期|暑假|寒假|开学(?:后|以后)?|(?:[一二三四五六七八九十]{1,2}|\d{1,2})月(?:份)?(?:起|开始)?",
+    rf"\bnext\s+(?:{_rule_words('en', 'plan_next')})\b"
+    rf"|\bthis\s+(?:coming\s+)?(?:{_rule_words('en', 'plan_this')})\b"
+    rf"|\b(?:{_rule_words('en', 'plan_month_leads')})\s+{_MONTH}\b|\bafter the (?:{_rule_words('en', 'plan_after_the')})\b"
+    rf"|{_rule_words('zh', 'plan_words')}|(?:[一二三四五六七八九十]{{1,2}}|\d{{1,2}})月(?:份)?(?:起|开始)?",
     re.I,
 )
 _PLAN_DAYS = (
@@ -592,10 +603,9 @@ _PLAN_DAYS = (
     (re.compile(r"term|semester|学期|开学|暑假|寒假|summer|winter|spring|fall|autumn", re.I), 200),
 )
 _HABIT = re.compile(
-    r"\bevery\s+(?:single\s+)?(?:morning|day|night|evening|weekday|week|weekend|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday)\b|\b(?:usually|always|normally|typically|generally)\b|\bmost\s+"
-    r"(?:days|mornings|evenings|nights)\b|\bon\s+(?:weekdays|weekends|mondays|tuesdays|wednesdays|thursdays|"
-    r"fridays|saturdays|sundays)\b|每天|每周|每晚|每个?早上|每个?周末|平时|一般|通常|天天",
+    rf"\bevery\s+(?:single\s+)?(?:{_rule_words('en', 'habit_every')}|{'|'.join(WEEKDAYS)})\b"
+    rf"|\b(?:{_rule_words('en', 'habit_words')})\b|\bmost\s+(?:{_rule_words('en', 'habit_most')})\b"
+    rf"|\bon\s+(?:{_rule_words('en', 'habit_on')})\b|{_rule_words('zh', 'habit_words')}",
     re.I,
 )
 _SPEAKER = re.compile(r"\b(?:i|i'm|i've|we|we're|my|our)\b|我", re.I)
@@ -623,11 +633,11 @@ def _plan_expiry(when: str) -> timedelta:
 
 
 _MY_X_IS_Y = re.compile(
-    r"\bmy\s+(?P<attr>[a-z][a-z' -]{1,30}?)\s+(?:is now|has changed to|changed to|is|are|was changed to)\s+(?P<val>[^\n]+)",
+    rf"\bmy\s+(?P<attr>[a-z][a-z' -]{{1,30}}?)\s+(?:{_rule_words('en', 'my_x_is_verbs')})\s+(?P<val>[^\n]+)",
     re.I,
 )
 _MY_X_IS_Y_ZH = re.compile(
-    r"我的(?P<attr>[^，,。！!？?是的]{1,12})(?:是|改成了?|换成了?|变成了?|更新为)(?P<val>[^，,。！!？?]+)"
+    rf"我的(?P<attr>[^，,。！!？?是的]{{1,12}})(?:{_rule_words('zh', 'my_x_is_verbs')})(?P<val>[^，,。！!？?]+)"
 )
 
 
