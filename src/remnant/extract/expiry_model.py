@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -47,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from remnant.extract.expiry import CUES, cues, end_point_said, expiry_of, period_said
+from remnant.understand import logistic
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +91,7 @@ class ExpiryWeights:
         x = np.concatenate([np.asarray(vector, dtype=np.float64).reshape(-1), np.asarray(cue_values)])
         if x.shape[0] != self.w.shape[0]:
             raise ValueError(f"features have {x.shape[0]} dimensions, the reader expects {self.w.shape[0]}")
-        z = float(((x - self.mean) / self.scale) @ self.w) + self.bias
-        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        return logistic.probability(x, self.mean, self.scale, self.w, self.bias)
 
     def read(self, vector: npt.ArrayLike, text: str, now: datetime) -> float:
         """The probability that ``text`` (one sentence, its vector ``vector``) is temporary."""
@@ -102,9 +101,9 @@ class ExpiryWeights:
         return {
             "model_id": self.model_id,
             "cues": list(CUES),
-            "mean": [round(float(x), 6) for x in self.mean],
-            "scale": [round(float(x), 6) for x in self.scale],
-            "w": [round(float(x), 6) for x in self.w],
+            "mean": logistic.rounded(self.mean),
+            "scale": logistic.rounded(self.scale),
+            "w": logistic.rounded(self.w),
             "bias": round(self.bias, 6),
             "threshold": round(self.threshold, 4),
             "veto": round(self.veto, 4),

@@ -26,7 +26,6 @@ gate answers nothing and the rules decide alone.
 from __future__ import annotations
 
 import json
-import math
 import re
 import threading
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from remnant.understand import lexicon
+from remnant.understand import lexicon, logistic
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 CUES: tuple[str, ...] = ("question", "quote", "hypothetical", "sarcasm", "request", "reported", "first")
@@ -122,8 +121,7 @@ class ClaimGate:
         x = features([np.asarray(vector, dtype=np.float64).reshape(-1)], [text])[0]
         if x.shape[0] != self.w.shape[0]:
             raise ValueError(f"vector gives {x.shape[0]} features, the gate expects {self.w.shape[0]}")
-        z = float(((x - self.mean) / self.scale) @ self.w) + self.bias
-        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        return logistic.probability(x, self.mean, self.scale, self.w, self.bias)
 
     def states_claim(self, vector: npt.ArrayLike, text: str, *, keyed: bool = False) -> bool:
         """``False`` when the turn says nothing lasting (chit-chat, a question, a joke, a wish): a
@@ -137,9 +135,9 @@ class ClaimGate:
         return {
             "model_id": self.model_id,
             "features": list(FEATURES),
-            "mean": [round(float(x), 6) for x in self.mean],
-            "scale": [round(float(x), 6) for x in self.scale],
-            "w": [round(float(x), 6) for x in self.w],
+            "mean": logistic.rounded(self.mean),
+            "scale": logistic.rounded(self.scale),
+            "w": logistic.rounded(self.w),
             "bias": round(self.bias, 6),
             "threshold": round(self.threshold, 6),
             "keyed_threshold": round(self.keyed_threshold, 6),

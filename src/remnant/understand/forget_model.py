@@ -46,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from remnant.core.model import MemoryRecord
+from remnant.understand import logistic
 from remnant.understand.attribute_model import OTHER, Centroids
 from remnant.understand.attribute_model import weights_path as attribute_weights_path
 from remnant.understand.intent import ForgetIntent
@@ -277,9 +278,9 @@ class TargetWeights:
             "blocks": list(self.blocks),
             "dim": self.dim,
             "lead": self.lead,
-            "mean": [round(float(v), 6) for v in self.mean],
-            "scale": [round(float(v), 6) for v in self.scale],
-            "weights": [round(float(v), 6) for v in self.weights],
+            "mean": logistic.rounded(self.mean),
+            "scale": logistic.rounded(self.scale),
+            "weights": logistic.rounded(self.weights),
             "bias": round(self.bias, 6),
             "add_at": self.add_at,
             "veto_at": self.veto_at,

@@ -48,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from remnant.embed.base import Embedder, EmbeddingError
-from remnant.understand import attributes, lexicon
+from remnant.understand import attributes, lexicon, logistic
 from remnant.understand.attribute_model import OTHER, AttributeClassifier
 from remnant.understand.statements import ContradictionDetector, tokens
 
@@ -455,9 +455,9 @@ class PairWeights:
             "model_id": self.model_id,
             "features": list(self.features),
             "blocks": list(BLOCKS),
-            "mean": [round(float(v), 6) for v in self.mean],
-            "scale": [round(float(v), 6) for v in self.scale],
-            "weights": [round(float(v), 6) for v in self.weights],
+            "mean": logistic.rounded(self.mean),
+            "scale": logistic.rounded(self.scale),
+            "weights": logistic.rounded(self.weights),
             "bias": round(self.bias, 6),
             "supersede_at": self.supersede_at,
             "flag_at": self.flag_at,
