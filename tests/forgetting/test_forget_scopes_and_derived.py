@@ -237,3 +237,23 @@ def test_derived_memories_lose_the_value_on_every_backend(
     texts = _texts(mem, "u")
     assert "whalley range" not in texts and "138 0013 6659" not in texts
     assert "lishu_bb1968" in texts and "阿伟" in texts
+
+
+def test_a_turn_consolidated_today_was_still_said_weeks_ago(
+    plain: remnant.Memory, clock: ManualClock
+) -> None:
+    """A consolidated copy is as old as its turn: "what I told you today" takes today's turns, not
+    a month-old one that happened to be consolidated this morning."""
+    said = clock.now()
+    plain.add("i work as a midwife at the royal infirmary, mostly night shifts", user_id="u")
+    for _ in range(20):  # the sweeps an application runs; the turn is consolidated before it fades
+        clock.advance(days=1)
+        plain.sweep()
+    copies = [r for r in plain.list_memories("u", limit=100) if r.source == "consolidation"]
+    assert copies and all(r.occurred_at == said for r in copies)
+    plain.add("blood test came back this morning, cholesterol 6.1 apparently", user_id="u")
+    clock.advance(hours=2)
+    plain.forget("forget what i told you today", user_id="u", hard=True, confirm=True)
+    texts = _texts(plain, "u")
+    assert "6.1" not in texts
+    assert "midwife" in texts

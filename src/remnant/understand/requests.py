@@ -1103,8 +1103,8 @@ class Matcher:
     def _match_rules(self, record: MemoryRecord) -> MatchHit | None:
         intent = self.intent
         if self.window is not None:
-            created = record.created_at
-            if created is None or not (self.window[0] <= created < self.window[1]):
+            said = record.occurred_at or record.created_at  # when it was said, not when it was written
+            if said is None or not (self.window[0] <= said < self.window[1]):
                 return None
         if intent.everything:
             return MatchHit("everything", [])

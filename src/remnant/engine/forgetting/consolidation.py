@@ -129,6 +129,9 @@ def run_consolidation(
                     "agent_id": episode.agent_id,
                     "session_id": episode.session_id,
                     "metadata": {"derived_from": [episode.id]},
+                    # said when the turn was, not when it faded: "forget what I told you today" must
+                    # not take a month-old turn consolidated this morning
+                    "occurred_at": episode.occurred_at or episode.created_at,
                     # a turn said to hold for a while (a code, a stay) makes a fact that ends with it
                     "expires_at": episode.expires_at,
                     "redact": False,  # the episode's text was redacted when it was written
