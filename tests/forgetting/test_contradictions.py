@@ -9,7 +9,7 @@ import pytest
 from remnant.core.clock import ManualClock
 from remnant.core.errors import ValidationError
 from remnant.core.model import Status
-from remnant.engine.forgetting.contradiction_set import evaluate, generate_pairs
+from remnant.understand.contradiction_set import evaluate, generate_pairs
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.memory import Memory
 from remnant.understand.statements import ContradictionDetector, ContradictionJudge

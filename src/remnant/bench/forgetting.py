@@ -255,7 +255,7 @@ def bench_forgetting(
     """
     from datetime import UTC, datetime
 
-    from remnant.engine.forgetting.contradiction_set import evaluate, generate_pairs
+    from remnant.understand.contradiction_set import evaluate, generate_pairs
 
     try:
         counts = [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]
