@@ -35,19 +35,12 @@ from dataclasses import dataclass
 
 from remnant.core.text import query_terms
 from remnant.core.text.scripts import HAN_CLASS
+from remnant.understand import lexicon
 
-_SUFFIXES = ("ies", "ing", "ed", "es", "ly", "ic", "y", "s")
-
-
+# The words are each language's data (understand/data/<lang>/relevance.json), read once.
+_SUFFIXES = lexicon.words("relevance", "stem_suffixes")
 # irregular forms a question and its answer often differ by ("where did I grow up?" / "I grew up")
-_IRREGULAR = {
-    "goes": "go", "went": "go", "gone": "go", "grew": "grow", "grown": "grow", "drove": "drive",
-    "driven": "drive", "taught": "teach", "bought": "buy", "wrote": "write", "written": "write",
-    "ran": "run", "swam": "swim", "ate": "eat", "eaten": "eat", "met": "meet", "saw": "see",
-    "seen": "see", "took": "take", "taken": "take", "gave": "give", "given": "give", "made": "make",
-    "got": "get", "gotten": "get", "began": "begin", "begun": "begin", "sang": "sing", "sung": "sing",
-    "flew": "fly", "flown": "fly", "spoke": "speak", "spoken": "speak", "studied": "study",
-}  # fmt: skip
+_IRREGULAR: dict[str, str] = lexicon.mapping("relevance", "irregular")
 
 
 def _stem(word: str) -> str:
@@ -67,27 +60,26 @@ def _terms(text: str) -> set[str]:
     return {_stem(t) for t in query_terms(text) if not re.fullmatch(r"\d{1,2}", t)}
 
 
-# The noun a question asks for: "which sport do I …", "what kind of car does my …", "what is my job?"
-# (only at the end of its clause: in "what is my dog called?" the dog is the subject, not the type).
-_AUX = r"(?:do|does|did|am|is|are|was|were|have|has|can|could|will|would|should)"
+# The noun a question asks for: "which sport do I …", "what kind of car does my …", "what is my job?",
+# 学什么语言 (only at the end of its clause: in "what is my dog called?" the dog is the subject, not
+# the type).
+_AUX = "(?:" + "|".join(lexicon.words("relevance", "aux")) + ")"
+# one alternation, as one pattern scans: a match consumes its words for the next
 _ASKED_TYPE = re.compile(
-    rf"\b(?:which|what|whose)\s+(?:(?:kind|type|sort)\s+of\s+)?([a-z]+)\s+{_AUX}\s+(?:i|we|my|our)\b"
-    r"|\bwhat(?:\s+is|\s+are|'s|'re)\s+(?:my|our)\s+([a-z]+)\s*(?:$|[?.,;!]|\band\b|\bnow\b)",
+    "|".join(
+        p.replace("{aux}", _AUX).replace("{han}", HAN_CLASS) for p in lexicon.words("relevance", "asked_type")
+    ),
     re.IGNORECASE,
 )
-_ZH_QUESTION = re.compile(
-    rf"(?:什么|哪(?:个|种|家|所|位|只|门|样|里)?)([{HAN_CLASS}]{{2}})(?=$|[?？。，,!！]|[{HAN_CLASS}]*$)"
-)
-_ZH_QUESTION_CHARS = frozenset("什么哪谁几吗呢")
+_QUESTION_CHARS = frozenset(lexicon.words("relevance", "question_chars"))
 
 
 def _question_form(query: str, wanted: set[str]) -> set[str]:
     """The terms of ``query`` that say what kind of answer it wants rather than what it is about:
     the asked-for noun, and CJK bigrams holding a question word (no answer contains those)."""
-    form = {t for t in wanted if len(t) == 2 and any(ch in _ZH_QUESTION_CHARS for ch in t)}
+    form = {t for t in wanted if len(t) == 2 and any(ch in _QUESTION_CHARS for ch in t)}
     for m in _ASKED_TYPE.finditer(query):
-        form.add(_stem((m.group(1) or m.group(2)).lower()))
-    form.update(m.group(1) for m in _ZH_QUESTION.finditer(query))
+        form.add(_stem(next(g for g in m.groups() if g).lower()))
     return form & wanted
 
 

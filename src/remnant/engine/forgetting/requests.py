@@ -27,7 +27,7 @@ from remnant.core.text import has_cjk
 from remnant.embed.base import base_model_id
 from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
 from remnant.store.base import MemoryFilter
-from remnant.understand import forget_model
+from remnant.understand import forget_model, lexicon
 from remnant.understand.requests import (
     IntentParser,
     Matcher,
@@ -216,12 +216,9 @@ def _learned(
 
 _MODEL_SAYS = "learned matcher: a guess, hidden not purged: what the request means"
 _NOT_SURE = "not sure enough to purge: hidden"
-# "everything about that / it / this": a referent only the conversation knows
-_UNRESOLVED = re.compile(
-    r"\b(?:about|of|regarding|related to|to do with|on)\s+(?:that|it|this|those|these|them)\b\s*[.!?]*\s*$"
-    r"|(?:那个|这个|那件事|这件事|那些|这些|它)(?:的)?(?:一切|所有|全部)",
-    re.IGNORECASE,
-)
+# "everything about that / it / this": a referent only the conversation knows (each language's
+# patterns: understand/data/<lang>/requests.json)
+_UNRESOLVED = re.compile("|".join(lexicon.words("requests", "unresolved_referent")), re.IGNORECASE)
 
 
 def _word_only(hit: MatchHit) -> bool:
