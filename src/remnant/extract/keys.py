@@ -6,78 +6,43 @@ all land on ``phone_number``; "favourite colour" and 最喜欢的颜色 on ``pre
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 from remnant.core.text import CJK_CLASS
 
-# Spelling variants folded before matching (British -> American, plural noise).
-_SPELLING = {"favourite": "favorite", "colour": "color", "colours": "colors", "e-mail": "email"}
+_DATA = Path(__file__).resolve().parent / "data"
+_LANGS = ("en", "zh")
 
-# Canonical keys for common attribute names (English and Chinese).
-CANONICAL: dict[str, str] = {
-    "phone": "phone_number",
-    "mobile": "phone_number",
-    "mobile_number": "phone_number",
-    "mobile_phone": "phone_number",
-    "cell": "phone_number",
-    "cell_phone": "phone_number",
-    "telephone": "phone_number",
-    "telephone_number": "phone_number",
-    "contact_number": "phone_number",
-    "order_number": "last_order_id",
-    "order_id": "last_order_id",
-    "order_no": "last_order_id",
-    "email": "email",
-    "email_address": "email",
-    "mail": "email",
-    "home_address": "address",
-    "delivery_address": "shipping_address",
-    "shipping_address": "shipping_address",
-    "name": "name",
-    "full_name": "name",
-    "first_name": "name",
-    "birthday": "birthday",
-    "date_of_birth": "birthday",
-    "city": "city",
-    "home_city": "city",
-    "hometown": "city",
-    "home_town": "city",
-    "location": "city",
-    "favorite_color": "preferred_color",
-    "color": "preferred_color",
-    "favorite_colour": "preferred_color",
-    "language": "preferred_language",
-    "job": "occupation",
-    "profession": "occupation",
-    "手机": "phone_number",
-    "手机号": "phone_number",
-    "手机号码": "phone_number",
-    "电话": "phone_number",
-    "电话号码": "phone_number",
-    "联系电话": "phone_number",
-    "邮箱": "email",
-    "电子邮箱": "email",
-    "邮件地址": "email",
-    "名字": "name",
-    "姓名": "name",
-    "地址": "address",
-    "家庭住址": "address",
-    "收货地址": "shipping_address",
-    "送货地址": "shipping_address",
-    "生日": "birthday",
-    "城市": "city",
-    "所在城市": "city",
-    "颜色": "preferred_color",
-    "最喜欢的颜色": "preferred_color",
-    "工作": "occupation",
-    "职业": "occupation",
-    "会员等级": "membership_level",
-    "订单号": "last_order_id",
-    "语言": "preferred_language",
-}
 
-_ARTICLES = {"the", "a", "an", "my", "our", "your", "some", "any", "current", "new"}
+@cache
+def _table(lang: str) -> dict[str, Any]:
+    """``data/keys.<lang>.json``: one language's names of attributes, read once."""
+    data: dict[str, Any] = json.loads((_DATA / f"keys.{lang}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _merged(field: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for lang in _LANGS:
+        for k, v in _table(lang).get(field, {}).items():
+            out.setdefault(k, v)
+    return out
+
+
+# Spelling variants folded before matching (British -> American, plural noise), in the data's order.
+_SPELLING = _merged("spelling")
+
+# Canonical keys for common attribute names (every language's).
+CANONICAL: dict[str, str] = _merged("canonical")
+
+_ARTICLES = frozenset(w for lang in _LANGS for w in _table(lang).get("articles", ()))
+# a name that says it is a favourite: "favorite_drink", 最喜欢的饮料 -> preferred_drink
+_PREFERRED = tuple(p for lang in _LANGS for p in _table(lang).get("preferred_prefixes", ()))
 _NON_WORD = re.compile(rf"[^0-9a-z{CJK_CLASS}]+")
 
 
@@ -102,10 +67,8 @@ def normalise_key(name: str) -> str:
         raise ValueError(f"cannot build a key from {name!r}")
     if key in CANONICAL:
         return CANONICAL[key]
-    if key.startswith("最喜欢的"):
-        rest = key.removeprefix("最喜欢的")
-        return "preferred_" + CANONICAL.get(rest, rest).removeprefix("preferred_") if rest else key
-    if key.startswith("favorite_"):
-        rest = key.removeprefix("favorite_")
-        return "preferred_" + CANONICAL.get(rest, rest).removeprefix("preferred_")
+    for prefix in _PREFERRED:
+        if key.startswith(prefix):
+            rest = key.removeprefix(prefix)
+            return "preferred_" + CANONICAL.get(rest, rest).removeprefix("preferred_") if rest else key
     return key

@@ -8,9 +8,12 @@ tests and offline use need no model and give identical vectors on every machine.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -46,43 +49,18 @@ class E5Embedder:
 
 
 _WORD = re.compile(rf"[a-z0-9]+|[{CJK_CLASS}]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "which",
-        "who",
-        "why",
-        "with",
-        "you",
-        "your",
-    ]
-)
+
+
+@cache
+def _stop() -> frozenset[str]:
+    """The stop words, every language's (data/<lang>/embed.json), read once."""
+    data = Path(__file__).resolve().parent / "data"
+    return frozenset(
+        w
+        for folder in sorted(p for p in data.iterdir() if p.is_dir())
+        if (folder / "embed.json").exists()
+        for w in json.loads((folder / "embed.json").read_text(encoding="utf-8")).get("stopwords", ())
+    )
 
 
 def tokens(text: str) -> list[str]:
@@ -92,7 +70,7 @@ def tokens(text: str) -> list[str]:
         if is_cjk(run[0]):
             out.extend(run)
             out.extend(run[i : i + 2] for i in range(len(run) - 1))
-        elif run not in _STOP:
+        elif run not in _stop():
             out.append(run)
             if len(run) > 4:
                 out.append(run[:4])  # a crude stem: "partitions" meets "partition"

@@ -14,8 +14,12 @@ word such as "email" just before.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 from remnant.privacy.entities import Detection, EntityType
 
@@ -33,117 +37,30 @@ _DOT = re.compile(
 )
 _LOCAL_PUNCT = frozenset("._%+-")
 _HANDLE_PUNCT = frozenset("._+-")
-_CUE = re.compile(
-    r"(?:e-?mail|mail|address|contact|reach|write|邮箱|邮件|电邮|信箱|联系)[^.\n]{0,24}$", re.IGNORECASE
-)
+_DATA = Path(__file__).resolve().parent / "data"
 
-# For spelled-out forms only: the top-level domains people actually type (an unknown word after
-# "dot" is more likely prose). With a real "@" and real dots any alphabetic TLD is accepted.
-_COMMON_TLDS = frozenset(
-    [
-        "com",
-        "net",
-        "org",
-        "edu",
-        "gov",
-        "mil",
-        "int",
-        "io",
-        "co",
-        "cn",
-        "uk",
-        "de",
-        "fr",
-        "jp",
-        "ru",
-        "br",
-        "in",
-        "it",
-        "es",
-        "nl",
-        "au",
-        "ca",
-        "ch",
-        "se",
-        "no",
-        "fi",
-        "dk",
-        "pl",
-        "be",
-        "at",
-        "us",
-        "me",
-        "info",
-        "biz",
-        "xyz",
-        "app",
-        "dev",
-        "ai",
-        "tv",
-        "cc",
-        "hk",
-        "tw",
-        "sg",
-        "kr",
-        "mx",
-        "ar",
-        "za",
-        "nz",
-        "ie",
-        "pt",
-        "gr",
-        "tr",
-        "il",
-        "ua",
-        "cz",
-        "hu",
-        "ro",
-        "vn",
-        "th",
-        "my",
-        "id",
-        "ph",
-        "online",
-        "site",
-        "top",
-        "email",
-        "mail",
-        "cloud",
-        "tech",
-    ]
-)
-# Chinese- and Japanese-script TLDs (the label after the last dot): the known ones, so
-# 用户@例子.中国谢谢 stops before 谢谢.
-_HAN_TLDS = tuple(
-    sorted(
-        [
-            "中国",
-            "中國",
-            "公司",
-            "网络",
-            "在线",
-            "网址",
-            "网站",
-            "香港",
-            "台湾",
-            "台灣",
-            "集团",
-            "商城",
-            "手机",
-            "信息",
-            "世界",
-            "游戏",
-            "企业",
-            "购物",
-            "新加坡",
-            "日本",
-            "コム",
-            "みんな",
-        ],
-        key=len,
-        reverse=True,
-    )
-)
+
+@cache
+def _table(name: str) -> dict[str, Any]:
+    """``data/<name>.json`` (``<lang>/emails``: one language's words), read once; {} when absent."""
+    path = _DATA / f"{name}.json"
+    return dict(json.loads(path.read_text(encoding="utf-8"))) if path.exists() else {}
+
+
+def _words(field: str) -> tuple[str, ...]:
+    """Every language's ``field`` (data/<lang>/emails.json), languages in name order."""
+    langs = sorted(p.name for p in _DATA.iterdir() if p.is_dir())
+    return tuple(w for lang in langs for w in _table(f"{lang}/emails").get(field, ()))
+
+
+_CUE = re.compile("(?:" + "|".join(_words("cues")) + r")[^.\n]{0,24}$", re.IGNORECASE)
+_NOT_LOCAL = frozenset(_words("not_local_parts"))
+_LOCAL_CUES = _words("local_part_cues")
+
+# For spelled-out forms only: the top-level domains people actually type (see the data).
+_COMMON_TLDS = frozenset(_table("emails")["tlds"])
+# Chinese- and Japanese-script TLDs, longest first, so 用户@例子.中国谢谢 stops before 谢谢.
+_HAN_TLDS = tuple(sorted(_table("emails")["script_tlds"], key=len, reverse=True))
 _CJK_HEADS = frozenset({"CJK", "IDEOGRAPHIC", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HALFWIDTH"})
 _MAX_LOCAL = 64
 _MAX_LABELS = 8
@@ -200,7 +117,7 @@ def _local_start(text: str, end: int) -> int:
         i += 1
     if script == "CJK" and i < end:
         # a Chinese local part is glued to the sentence: keep what follows the last cue word
-        for cue in ("邮箱是", "邮箱为", "邮箱", "邮件", "地址是", "地址", "是", "为", "到", "给", "：", ":"):
+        for cue in _LOCAL_CUES:
             k = text.rfind(cue, i, end)
             if k != -1:
                 i = k + len(cue)
@@ -303,7 +220,7 @@ def _accept(
             handle = any(c.isdigit() or c in _HANDLE_PUNCT for c in local)
             if not handle and not _CUE.search(text[max(0, local_start - 40) : local_start]):
                 continue  # "we met at google.com"
-        if not real_at and text[local_start:local_end].lower() in ("i", "me", "we", "us", "you"):
+        if not real_at and text[local_start:local_end].lower() in _NOT_LOCAL:
             continue
         score = 1.0 if not spelled else 0.9
         return Detection(EntityType.EMAIL, local_start, tld_end, text[local_start:tld_end], score, "email")

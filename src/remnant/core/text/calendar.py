@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 
-WEEKDAYS: dict[str, int] = {
-    name: i
-    for i, name in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
-}
+from remnant.core.text.words import table, words
+
+# the names are data (data/<lang>/calendar.json), Monday first
+WEEKDAYS: dict[str, int] = {name: i for i, name in enumerate(words("calendar", "weekdays", "en"))}
 # 周五, 星期天, 礼拜日: the character after the week word
-ZH_WEEKDAYS: dict[str, int] = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+ZH_WEEKDAYS: dict[str, int] = dict(table("zh", "calendar")["weekday_chars"])
 
 
 def coming_weekday(ref: date, weekday: int, *, week: int | None = None) -> date | None:
