@@ -156,18 +156,18 @@ _SELF_SUBJECT = re.compile(
 _PEOPLE = frozenset(lexicon.words("requests", "people"))
 # key words that say whose a memory is ("children", "spouse_phone")
 _KEY_PERSON: dict[str, str] = lexicon.mapping("requests", "key_person")
-_OWN = frozenset({"personal", "private", "home"})  # "my personal email" is simply mine
-_MUM_DAD = {"mum": "mother", "mom": "mother", "dad": "father", "kids": "kid", "child": "kid"}
+_OWN = frozenset(lexicon.words("requests", "own_words"))  # "my personal email" is simply mine
+_MUM_DAD: dict[str, str] = lexicon.mapping("requests", "kin_forms")
 _POSSESSIVE_EN = re.compile(r"\b([a-z]+)(?:'s|’s|s')\s")
-_GENERIC_HEADS = frozenset(
-    {"number", "numbers", "no", "num", "info", "details", "detail", "status", "data", "value", "values", "id"}
-)
+_GENERIC_HEADS = frozenset(lexicon.words("requests", "generic_heads"))
 
 # time scopes, relative to the caller's clock
 _WHEN = FORGET_SCOPES
 
 # words of a request that are neither topic nor subject ("stop remembering that I got…")
 _MORE_FILLER = frozenset(lexicon.words("requests", "more_filler"))
+# words that make a request about a subject ("anything about work", 工作相关)
+_ABOUT_WORDS = lexicon.words("requests", "about_words")
 _ZH_MORE_FILLER = lexicon.words("requests", "filler_phrases")
 # what the rest of a request says stays ("…, keep the work one", "…，但保留城市")
 _KEEP_TAIL = re.compile(
@@ -219,24 +219,7 @@ _CLAUSE = re.compile(
     r"|(?:而且|但是|不过|另外|还有))"
 )
 # the words that name the one a key is about ("child_school": my daughter …), by key person
-_KEY_SUBJECT_WORDS: dict[str, tuple[str, ...]] = {
-    "kid": ("daughter", "son", "kid", "child", "女儿", "儿子", "孩子", "闺女", "宝宝"),
-    "son": ("son", "儿子"),
-    "daughter": ("daughter", "女儿", "闺女"),
-    "partner": (
-        "wife",
-        "husband",
-        "partner",
-        "girlfriend",
-        "boyfriend",
-        "老婆",
-        "老公",
-        "妻子",
-        "丈夫",
-        "对象",
-    ),
-    "pet": ("dog", "cat", "puppy", "kitten", "狗", "猫"),
-}
+_KEY_SUBJECT_WORDS: dict[str, tuple[str, ...]] = lexicon.grouped("requests", "key_subject_words")
 _NOT_NAMES = frozenset(lexicon.words("requests", "not_names"))
 _REGISTERED_PLACE = re.compile(rf"(?:户籍|户口|老家|籍贯)(?:在|是)[{HAN_CLASS}]{{2,4}}")
 # words that carry no information of their own in what is left of a memory
@@ -444,7 +427,7 @@ def _concept_forms(term: str) -> set[str]:
     return forms
 
 
-_NEW_WORD_ENDINGS = frozenset({"ant", "ary", "al", "ial", "ure", "ive", "ee", "ic"})
+_NEW_WORD_ENDINGS = frozenset(lexicon.words("requests", "new_word_endings"))
 
 
 def _near_word(asked: str, said: str) -> bool:
@@ -527,16 +510,8 @@ def _cut(rest: str, phrase: str) -> tuple[str, bool]:
 
 
 # misspelt verbs ("pls forgt my gf's name") and "we"/"our" said for oneself ("where we live")
-_TYPO_VERBS = re.compile(
-    r"\b(?:forgt|forgot|froget|fogret|forgett|foget|delet|deleet|remeber|rember|remembr)\b"
-)
-_TYPO_FIX = {
-    "remeber": "remember",
-    "rember": "remember",
-    "remembr": "remember",
-    "delet": "delete",
-    "deleet": "delete",
-}
+_TYPO_VERBS = re.compile(r"\b(?:" + "|".join(lexicon.words("requests", "typo_verbs")) + r")\b")
+_TYPO_FIX: dict[str, str] = lexicon.mapping("requests", "typo_fix")
 _WE = (
     (r"\bwe're\b", "i'm"),
     (r"\bwe've\b", "i've"),
@@ -830,10 +805,7 @@ def parse_intent(text: str) -> ForgetIntent:
         if hit:
             topics.extend(by_key[k] for k in keys if by_key[k] not in topics)
     scopes: list[str] = []
-    about = bool(_ABOUT.search(norm)) or any(
-        w in norm
-        for w in ("anything", "everything", "stuff", "相关", "方面", "一切", "所有", "上的事", "的事")
-    )
+    about = bool(_ABOUT.search(norm)) or any(w in norm for w in _ABOUT_WORDS)
     for scope in SCOPES:
         for phrase in sorted(scope.request_words, key=len, reverse=True):
             # "my work" / "my job" name the job; "anything about work" / "my health" the subject
@@ -989,9 +961,8 @@ _SCOPE_TOPICS: dict[str, tuple[str, ...]] = {
 
 
 _SCOPE_KEY_WORDS: dict[str, frozenset[str]] = {
-    "money": frozenset(
-        _stem(w) for w in ("card", "bank", "pension", "savings", "debt", "loan", "rent", "finance")
-    ),
+    scope: frozenset(_stem(w) for w in ws)
+    for scope, ws in lexicon.grouped("requests", "scope_key_words").items()
 }
 
 
@@ -1024,25 +995,16 @@ def _foreign(found: set[str], wanted: set[str]) -> bool:
 # words too general to say which part of a turn is meant ("that number", 那个数)
 _GENERIC_CUES = frozenset(lexicon.words("requests", "generic_cues"))
 # one word for each measured attribute, to list them all (measures_named over these)
-_MEASURE_WORDS = ("weight", "height", "bp", "heart rate", "blood sugar", "body fat", "how long", "pay")
+_MEASURE_WORDS = lexicon.words("requests", "measure_words")
 
 
 # words that qualify a value without saying anything else ("currently 52k before tax", 现在税前月薪…):
 # a memory that holds only them besides the value is the value, and goes whole
-_QUALIFYING_EN = ("currently", "now", "right", "about", "around", "roughly", "tax", "gross")
-_QUALIFYING_ZH = (
-    "现在",
-    "目前",
-    "税前",
-    "税后",
-    "大概",
-    "差不多",
-    "一个月",
-    "每个月",
-    "每月",
-    "左右",
-    "到手",
-)
+_QUALIFYING_EN = lexicon.words("requests", "qualifying", "en")
+_QUALIFYING_ZH = lexicon.words("requests", "qualifying", "zh")
+# what else a memory's rest may say and still be only its value ("my number is …", 我的号码是…)
+_REST_FILLER_EN = lexicon.words("requests", "rest_filler_words", "en")
+_REST_FILLER_ZH = lexicon.words("requests", "rest_filler_words", "zh")
 
 
 class Matcher:
@@ -1959,33 +1921,12 @@ class Matcher:
             rest = rest[:s] + " " + rest[e:]
         words = {_stem(w) for w in _EN_WORD.findall(rest.lower())} - {_stem(w) for w in _MORE_FILLER}
         topic_words = {_stem(w) for p in topic.request_words + topic.content_words for w in p.split()}
-        filler = {
-            _stem(w)
-            for w in [
-                "my",
-                "me",
-                "i",
-                "is",
-                "at",
-                "on",
-                "the",
-                "a",
-                "an",
-                "number",
-                "call",
-                "reach",
-                "text",
-                "it",
-                "new",
-                "old",
-                *_QUALIFYING_EN,
-            ]
-        }
+        filler = {_stem(w) for w in (*_REST_FILLER_EN, *_QUALIFYING_EN)}
         content = words - topic_words - filler - {w for w in words if len(w) < 3}
         zh = "".join(ch for ch in rest if is_han(ch))
         for w in topic.request_words + topic.content_words:
             zh = zh.replace(w, "")
-        for f in (*_QUALIFYING_ZH, "我的", "是", "我", "的", "号码", "打", "给", "联系"):
+        for f in (*_QUALIFYING_ZH, *_REST_FILLER_ZH):
             zh = zh.replace(f, "")
         return len(content) >= 2 or len(zh) >= 3
 
@@ -2297,14 +2238,23 @@ _ASKS_TO_FORGET = re.compile(
 )
 
 
+_QUESTION_OPENERS = lexicon.words("requests", "question_openers")
+_SERVICE_ACTION = re.compile(
+    "|".join(
+        rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w)
+        for w in lexicon.words("requests", "service_actions")
+    )
+)
+
+
 def is_forget_request(text: str) -> bool:
     """Whether a chat message asks the assistant to forget something ("please forget my address",
     "把我的手机号删了"), as opposed to talking about deleting ("how do I delete my account?")."""
     if len(text) > MAX_REQUEST_CHARS:
         return False  # a long message is talk, not a request; Memory.forget refuses one this long
     norm = unicodedata.normalize("NFKC", text).lower().strip().replace("’", "'")
-    if not norm or norm.startswith(("how ", "why ", "what ", "when ", "where ", "怎么", "如何", "为什么")):
+    if not norm or norm.startswith(_QUESTION_OPENERS):
         return False
-    if re.search(r"\b(account|order|subscription|card from|payment method)\b|账号|账户|订单|订阅", norm):
+    if _SERVICE_ACTION.search(norm):
         return False  # a customer-service action, not a memory request
     return bool(_ASKS_TO_FORGET.search(norm)) and not parse_intent(text).empty
