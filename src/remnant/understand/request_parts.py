@@ -16,6 +16,7 @@ import unicodedata
 from functools import lru_cache
 
 from remnant.core.text import HAN_CLASS, has_cjk
+from remnant.understand import lexicon
 
 _H = HAN_CLASS
 
@@ -194,25 +195,10 @@ def split_request(norm: str) -> tuple[str, str, str]:
 
 
 # -- values inside a memory's text -------------------------------------------------------------------
-_MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december|"
-    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|fridays|sundays"
+_MONTHS = "|".join(lexicon.words("request_parts", "months"))
+_WEEKDAYS = "|".join(lexicon.words("request_parts", "weekdays"))
 _NOT_PLACE = frozenset(
-    [
-        *_MONTHS.split("|"),
-        *_WEEKDAYS.split("|"),
-        "i",
-        "im",
-        "i'm",
-        "my",
-        "the",
-        "a",
-        "we",
-        "christmas",
-        "easter",
-    ]
+    [*_MONTHS.split("|"), *_WEEKDAYS.split("|"), *lexicon.words("request_parts", "not_place")]
 )
 _CAP_SEQ = r"(?:St\.?\s+)?[A-Z][\w'&-]*(?:\.[A-Za-z]+)*(?:\s+(?:of\s+|de\s+|la\s+)?[A-Z][\w'&-]*(?:\.[A-Za-z]+)*){0,3}"
 _PLACE_EN = re.compile(rf"\b(?:in|to|from|at|near|around|outside|visit(?:ing)?)\s+({_CAP_SEQ})")
@@ -308,9 +294,7 @@ _MED_EN = re.compile(
     r"(?=\s*(?:,|\.|and i|every|daily|twice|for|since|$))"
 )
 _MED_ZH = re.compile(rf"(?:吃|服用|在吃)(?:[一两二三\d]+[片粒颗支])?([{_H}]{{2,6}}?)(?=[，。,、在]|$)")
-_NOT_NAME_ZH = frozenset(
-    {"今年", "现在", "已经", "刚刚", "在读", "也在", "一直", "还在", "特别", "最近", "去年"}
-)
+_NOT_NAME_ZH = frozenset(lexicon.words("request_parts", "not_name"))
 
 # a value said right after the words that name it: "my Steam name is VoidWalker99", "航班是MU5401"
 _AFTER_EN = re.compile(
@@ -450,7 +434,10 @@ _OTHER_EN = re.compile(
 _OTHER_ZH = re.compile(r"他|她|它")
 # "经理的电话", "张浩妈妈的电话": someone's personal data; 我的, 自己的, 我家的, 公司的 are the user's
 _WHOSE_ZH = re.compile(rf"([{_H}]{{1,4}})的(?:电话|手机|号码|邮箱|地址|微信|身份证|生日|工资|车牌)")
-_SELF_OWNER_ZH = ("我", "我们", "自己", "俺", "家", "公司", "单位")
+_SELF_OWNER_ZH = lexicon.words("request_parts", "self_owners")
+# capitalised words that open a sentence, not a name ("My Monzo")
+_SENTENCE_OPENERS = frozenset(lexicon.words("request_parts", "sentence_openers"))
+_NAME_OPENERS = frozenset(lexicon.words("request_parts", "name_openers"))
 
 
 # the matcher asks this of the clause around each value it finds, and a turn without punctuation
@@ -547,7 +534,7 @@ def plain_values(text: str, start: int, end: int, skip: set[str]) -> list[tuple[
     for m in _CAPS.finditer(piece):
         s, e = start + m.start(1), start + m.end(1)
         words = m.group(1).split()
-        if s in whose or m.group(1).lower() in skip or words[0] in ("I", "I'm", "My", "The", "We", "Our"):
+        if s in whose or m.group(1).lower() in skip or words[0] in _SENTENCE_OPENERS:
             continue
         if s == 0 or text[:s].rstrip().endswith((".", "!", "?")):
             continue
@@ -562,7 +549,7 @@ def named_value(text: str, start: int, end: int, term: str) -> list[tuple[int, i
     out = []
     for m in _CAPS.finditer(text[start:end]):
         words = m.group(1).split()
-        if words and words[0] in ("My", "Our", "The", "I", "We", "His", "Her", "Their"):
+        if words and words[0] in _NAME_OPENERS:
             continue  # "My Monzo": a sentence's first word, not part of the name
         if len(words) > 1 and any(w.lower().rstrip("s'") == term.rstrip("s") for w in words):
             out.append((start + m.start(1), start + m.end(1)))
