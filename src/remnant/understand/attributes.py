@@ -831,30 +831,7 @@ def read(text: str) -> Reading | None:
     if subject == "user" and re.match(r"\s*(?:is|are|'s)\b", clause[m.start() :], re.I) is None:
         # "Anna moved to Rome": a name right before the predicate is someone else
         name = re.search(r"(?:^|\s)([A-Z][a-z]+)\s+(?:just\s+|recently\s+|finally\s+|now\s+)?$", prefix)
-        if name and name.group(1) not in (
-            "I",
-            "We",
-            "Now",
-            "Just",
-            "Finally",
-            "Recently",
-            "So",
-            "Also",
-            "And",
-            "But",
-            "Oh",
-            "Well",
-            "Yeah",
-            "Yes",
-            "Ok",
-            "Okay",
-            "Actually",
-            "Lol",
-            "Btw",
-            "Still",
-            "Then",
-            "Today",
-        ):
+        if name and name.group(1) not in _SENTENCE_OPENERS:
             subject = "other"
     if subject == "user" and has_han(prefix) and "我" not in prefix:
         other = _OTHER_SUBJECT_ZH.search(prefix.strip())
@@ -1173,68 +1150,14 @@ def ends_named(new_text: str, old_text: str) -> bool:
 
 # The words an attribute is stated with: a second keyword query finds an old statement that shares
 # no word with the new one ("moved to Paris" / "live in Berlin").
-CUES: dict[str, tuple[str, ...]] = {
-    "city": ("live", "lives", "living", "moved", "move", "based", "住", "搬", "定居", "生活", "在"),
-    "birthplace": ("born", "grew", "出生", "老家"),
-    "employer": (
-        "work",
-        "working",
-        "job",
-        "joined",
-        "company",
-        "hired",
-        "employer",
-        "上班",
-        "工作",
-        "入职",
-        "公司",
-        "离职",
-        "跳槽",
-    ),
-    "occupation": ("work", "job", "am", "career", "retired", "是", "当", "做", "工作", "退休"),
-    "work_location": ("work", "remote", "home", "office", "办公", "上班", "公司"),
-    "work_shift": ("shift", "shifts", "nights", "班"),
-    "diet": ("vegetarian", "vegan", "meat", "eat", "diet", "keto", "吃", "素", "肉"),
-    "drink": ("coffee", "tea", "decaf", "drink", "咖啡", "茶", "喝"),
-    "commute": ("work", "commute", "drive", "bus", "train", "bike", "上班", "通勤", "地铁", "开车"),
-    "wake_time": ("wake", "up", "alarm", "起床", "起"),
-    "bedtime": ("bed", "sleep", "睡", "睡觉"),
-    "exercise_habit": ("run", "gym", "swim", "yoga", "exercise", "跑步", "健身", "游泳", "瑜伽", "运动"),
-    "relationship_status": (
-        "single",
-        "married",
-        "engaged",
-        "divorced",
-        "dating",
-        "girlfriend",
-        "boyfriend",
-        "结婚",
-        "单身",
-        "离婚",
-        "对象",
-        "恋爱",
-    ),
-    "age": ("old", "years", "turned", "age", "岁"),
-    "school": ("school", "kindergarten", "daycare", "学校", "小学", "幼儿园", "上学"),
-    "grade": ("grade", "year", "年级"),
-    "phone_number": ("number", "phone", "mobile", "cell", "手机", "电话", "号码"),
-    "email": ("email", "mail", "邮箱"),
-    "bank": ("bank", "banking", "account", "银行"),
-    "phone_model": ("phone", "iphone", "android", "手机"),
-    "car": ("car", "drive", "车"),
-    "smoking": ("smoke", "smoking", "cigarettes", "烟"),
-    "alcohol": ("drink", "drinking", "alcohol", "sober", "酒"),
-    "weight": ("weigh", "weight", "kg", "kilos", "scale", "体重", "斤"),
-    "salary": ("make", "salary", "paid", "pay", "raise", "月薪", "年薪", "工资", "到手"),
-    "rent": ("rent", "房租"),
-    "name": ("name", "call", "叫", "名字"),
-}
+CUES: dict[str, tuple[str, ...]] = lexicon.grouped("attributes", "cue_words")
+_FAVORITE_CUES = lexicon.words("attributes", "favorite_cues")
 
 
 def cue_words(attribute: str) -> tuple[str, ...]:
     """Words to search the keyword index with for earlier statements about ``attribute``."""
     if attribute.startswith("favorite"):
-        return ("favorite", "favourite", "最喜欢")
+        return _FAVORITE_CUES
     return CUES.get(attribute, ())
 
 
@@ -1284,40 +1207,9 @@ _NAMED = re.compile(
     r"(?:is|was|has|had|got|gets|works|worked|lives|lived|moved|started|quit|left|became|goes|went|"
     r"drives|takes|eats|drinks|[a-z]+ed)\b)"
 )
-_NOT_NAMES = frozenset(
-    [
-        "it",
-        "that",
-        "this",
-        "there",
-        "rent",
-        "work",
-        "everything",
-        "nothing",
-        "someone",
-        "everyone",
-        "home",
-        "life",
-        "dinner",
-        "lunch",
-        "breakfast",
-        "school",
-        "coffee",
-        "tea",
-        "my",
-        "our",
-        "the",
-        "just",
-        "now",
-        "finally",
-        "recently",
-        "also",
-        "still",
-        "then",
-        "today",
-        "yesterday",
-    ]
-)
+_NOT_NAMES = frozenset(lexicon.words("attributes", "not_names"))
+# capitalised words right before a predicate that open a sentence, not someone's name ("So moved …")
+_SENTENCE_OPENERS = frozenset(lexicon.words("attributes", "sentence_openers"))
 
 
 @dataclass(frozen=True)
