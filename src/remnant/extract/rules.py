@@ -589,6 +589,12 @@ def _rule_words(lang: str, key: str) -> str:
     return "|".join(map(re.escape, words))
 
 
+# the family words an activity drops before it becomes a key, every language's in order (data)
+_RELATION_WORDS = tuple(
+    w
+    for lang in ("en", "zh")
+    for w in json.loads((_DATA / f"rules.{lang}.json").read_text(encoding="utf-8"))["relation_words"]
+)
 _MONTH = rf"(?:{'|'.join(ENGLISH_MONTHS)})"  # the shared month names (core/text/numerals.py)
 _PLAN_TIME = re.compile(
     rf"\bnext\s+(?:{_rule_words('en', 'plan_next')})\b"
@@ -694,23 +700,7 @@ def _about(m: MatchLike, text: str) -> ExtractedFact | None:
     if subject == "other":
         return None
     activity = re.sub(r"\s+", " ", _FILLER_WORDS.sub(" ", clause)).strip(" ，,的了")
-    for rel in (
-        "daughter",
-        "son",
-        "kids",
-        "kid",
-        "children",
-        "child",
-        "wife",
-        "husband",
-        "partner",
-        "女儿",
-        "闺女",
-        "儿子",
-        "孩子",
-        "老婆",
-        "老公",
-    ):
+    for rel in _RELATION_WORDS:
         activity = activity.replace(rel, " ")
     topic = slug(activity, max_words=3)[:12].strip("_") if zh else slug(activity, max_words=3)
     if not topic:
