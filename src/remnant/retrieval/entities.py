@@ -353,9 +353,15 @@ class LightEntityReader:
         return None
 
 
+@cache
+def _contraction_ending() -> re.Pattern[str]:
+    endings = "|".join(_load("en")["contraction_endings"])
+    return re.compile(rf"['’](?:{endings})$", re.I)
+
+
 def _contraction(word: str) -> bool:
     """You're, They've, How'd: a pronoun or question word with its verb, never a name."""
-    return bool(re.search(r"['’](?:re|ve|ll|d|m|t)$", word, re.I))
+    return bool(_contraction_ending().search(word))
 
 
 def _inside(start: int, end: int, taken: Sequence[tuple[int, int]]) -> bool:

@@ -8,8 +8,11 @@ Normalisation and CJK handling (NFKC, bigrams of Han / kana / hangul runs) are t
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
 from remnant.core.limits import MAX_QUERY_CHARS
 from remnant.core.text import (
@@ -47,6 +50,7 @@ __all__ = [
     "fts_or_query",
     "has_cjk",
     "lexical_text",
+    "question_cues",
     "words",
 ]
 
@@ -100,11 +104,17 @@ class QueryAnalysis:
     dates: list[DateMention] = field(default_factory=list)
 
 
-_TEMPORAL_CUES = re.compile(
-    r"\b(when|what (?:year|month|day|date|time)|how long|since|ago|last (?:week|month|year)|"
-    r"yesterday|recently|before|after|date)\b",
-    re.IGNORECASE,
-)
+_DATA = Path(__file__).resolve().parent / "data"
+
+
+@cache
+def question_cues(field: str, lang: str) -> tuple[str, ...]:
+    """One field of ``retrieval/data/questions.<lang>.json`` (recall's question cues), read once."""
+    data = json.loads((_DATA / f"questions.{lang}.json").read_text(encoding="utf-8"))
+    return tuple(data.get(field, ()))
+
+
+_TEMPORAL_CUES = re.compile(r"\b(" + "|".join(question_cues("temporal_cues", "en")) + r")\b", re.IGNORECASE)
 
 
 def date_mentions(text: str) -> list[DateMention]:

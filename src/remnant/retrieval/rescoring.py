@@ -29,11 +29,15 @@ import numpy as np
 from remnant.core.model import MemoryRecord
 from remnant.core.text.scripts import has_cjk
 from remnant.retrieval.fusion import minmax
-from remnant.retrieval.query import STOPWORDS, content_terms, words
+from remnant.retrieval.query import STOPWORDS, content_terms, question_cues, words
 from remnant.understand.timeexpr import MONTHS, WEEKDAYS, TimeRange, has_time_expression, resolve
 
+# a question that asks for a time ("when …", 什么时候): retrieval/data/questions.<lang>.json
 _WHEN = re.compile(
-    r"^\s*(when|what (?:year|month|day|date|time)|how long ago)\b|什么时候|哪天|哪年|几月|何时"
+    r"^\s*("
+    + "|".join(question_cues("when_openers", "en"))
+    + r")\b|"
+    + "|".join(question_cues("when_words", "zh"))
 )
 
 
