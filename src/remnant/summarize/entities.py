@@ -11,21 +11,28 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-_MONTHS = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+from remnant.summarize.lexicon import words
+
+# the words are each language's data (data/<lang>/summary.json)
+_MONTHS = "(?:" + "|".join(words("months")) + ")"
+_ORDINAL = "(?:" + "|".join(words("ordinal_suffixes")) + ")"
+_ORDER_WORDS = "|".join([rf"\b{w}" for w in words("order_words", "en")] + list(words("order_words", "zh")))
+_ID_WORDS = "|".join(words("id_words"))
+_CURRENCY = "|".join(words("currency_words"))
 
 ENTITY_PATTERNS: dict[str, re.Pattern[str]] = {
     "order": re.compile(
-        r"(?:\border|\bticket|\bcase|\brma|\btracking|订单|工单|运单|快递单)\s*(?:number|no\.?|id|号|编号)?\s*[:：#]?\s*"
+        rf"(?:{_ORDER_WORDS})\s*(?:{_ID_WORDS})?\s*[:：#]?\s*"
         r"(?P<id>[A-Za-z]{0,6}[-_]?\d[A-Za-z0-9_-]{3,})",
         re.I,
     ),
     "code": re.compile(r"(?<![\w#])(?P<id>#\d{4,}|[A-Z]{2,}[-_]?\d{4,}[A-Z0-9]*)(?![\w])"),
     "date": re.compile(
         r"(?P<id>\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{4}年\d{1,2}月\d{1,2}[日号]|\d{1,2}月\d{1,2}[日号]"
-        rf"|{_MONTHS}\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?|\d{{1,2}}(?:st|nd|rd|th)? {_MONTHS}(?: \d{{4}})?)"
+        rf"|{_MONTHS}\.? \d{{1,2}}{_ORDINAL}?(?:,? \d{{4}})?|\d{{1,2}}{_ORDINAL}? {_MONTHS}(?: \d{{4}})?)"
     ),
     "amount": re.compile(
-        r"(?P<id>[$€£¥￥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:元|块钱|USD|EUR|RMB|CNY|GBP|dollars|euros))",
+        rf"(?P<id>[$€£¥￥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY}))",
         re.I,
     ),
     "product": re.compile(r"(?<![\w-])(?P<id>[A-Z]{1,3}\d{2,4}[A-Za-z]?)(?![\w-])"),

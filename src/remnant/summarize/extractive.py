@@ -12,12 +12,12 @@ from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor
 from remnant.llm.base import Message
 from remnant.summarize.entities import entities_of_turns
+from remnant.summarize.lexicon import words
 from remnant.summarize.template import StructuredSummary
 
+# what makes a sentence the core request: each language's cues (data/<lang>/summary.json)
 _REQUEST = re.compile(
-    r"\b(?:I (?:want|need|would like|'d like)|can you|could you|please|help|refund|return|replace|exchange|cancel|"
-    r"how do I|where is|when will|hasn't arrived|has not arrived|never arrived|broken|damaged|problem|issue|wrong)\b"
-    r"|\?|？|我想|我要|请|帮我|能不能|可以.*吗|怎么|如何|退货|退款|换货|取消|还没|没收到|坏了|问题",
+    r"\b(?:" + "|".join(words("request_cues", "en")) + r")\b|\?|？|" + "|".join(words("request_cues", "zh")),
     re.I,
 )
 _SENTENCE = re.compile(r"(?:[^.!?。！？\n]|\.(?=\S))+[.!?。！？]?")  # "$129.99" is not a sentence end

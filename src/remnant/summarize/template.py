@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-LABELS = {
-    "en": ("Core request", "Confirmed facts", "Pending items", "Preferences", "Key entities"),
-    "zh": ("核心诉求", "已确认事实", "待决事项", "用户偏好", "关键实体"),
-}
+from remnant.summarize.lexicon import languages, table, words
+
+# each language's section labels (data/<lang>/summary.json), in the template's order
+LABELS = {lang: words("labels", lang) for lang in languages()}
 
 SUMMARY_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -69,7 +69,7 @@ class StructuredSummary:
     def render(self, lang: str = "en") -> str:
         """Plain-text rendering with bracketed section labels, as stored in memory and prompts."""
         labels = LABELS.get(lang, LABELS["en"])
-        none = "无" if lang == "zh" else "none"
+        none = str(table(lang if lang in LABELS else "en").get("none", "none"))
         sections = [
             (labels[0], [self.core_request] if self.core_request else []),
             (labels[1], self.confirmed_facts),
