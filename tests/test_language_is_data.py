@@ -85,8 +85,6 @@ NOT_YET_MOVED: dict[str, str] = {
     "integrations/llamaindex.py": "forget-request phrasings",
     "partitions/manager.py": "the example partitions' keywords",
     "privacy/freetext.py": "name cues, street and address words",
-    "privacy/normalize.py": "English digit words",
-    "privacy/patterns.py": "passport cue words",
     "training/attribute_data.py": "templates and values of the generated attribute set",
     "training/normalize.py": "unit names",
     "training/salience_data.py": "templates of the generated salience set",

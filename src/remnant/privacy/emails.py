@@ -14,14 +14,11 @@ word such as "email" just before.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
-from functools import cache
-from pathlib import Path
-from typing import Any
 
 from remnant.privacy.entities import Detection, EntityType
+from remnant.privacy.lexicon import shared, words
 
 # runs of spaces are bounded ({0,16}): an unbounded one is tried from every space of a long run
 _AT = re.compile(
@@ -37,30 +34,14 @@ _DOT = re.compile(
 )
 _LOCAL_PUNCT = frozenset("._%+-")
 _HANDLE_PUNCT = frozenset("._+-")
-_DATA = Path(__file__).resolve().parent / "data"
-
-
-@cache
-def _table(name: str) -> dict[str, Any]:
-    """``data/<name>.json`` (``<lang>/emails``: one language's words), read once; {} when absent."""
-    path = _DATA / f"{name}.json"
-    return dict(json.loads(path.read_text(encoding="utf-8"))) if path.exists() else {}
-
-
-def _words(field: str) -> tuple[str, ...]:
-    """Every language's ``field`` (data/<lang>/emails.json), languages in name order."""
-    langs = sorted(p.name for p in _DATA.iterdir() if p.is_dir())
-    return tuple(w for lang in langs for w in _table(f"{lang}/emails").get(field, ()))
-
-
-_CUE = re.compile("(?:" + "|".join(_words("cues")) + r")[^.\n]{0,24}$", re.IGNORECASE)
-_NOT_LOCAL = frozenset(_words("not_local_parts"))
-_LOCAL_CUES = _words("local_part_cues")
+_CUE = re.compile("(?:" + "|".join(words("emails", "cues")) + r")[^.\n]{0,24}$", re.IGNORECASE)
+_NOT_LOCAL = frozenset(words("emails", "not_local_parts"))
+_LOCAL_CUES = words("emails", "local_part_cues")
 
 # For spelled-out forms only: the top-level domains people actually type (see the data).
-_COMMON_TLDS = frozenset(_table("emails")["tlds"])
+_COMMON_TLDS = frozenset(shared("emails")["tlds"])
 # Chinese- and Japanese-script TLDs, longest first, so 用户@例子.中国谢谢 stops before 谢谢.
-_HAN_TLDS = tuple(sorted(_table("emails")["script_tlds"], key=len, reverse=True))
+_HAN_TLDS = tuple(sorted(shared("emails")["script_tlds"], key=len, reverse=True))
 _CJK_HEADS = frozenset({"CJK", "IDEOGRAPHIC", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HALFWIDTH"})
 _MAX_LOCAL = 64
 _MAX_LABELS = 8

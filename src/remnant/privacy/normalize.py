@@ -12,6 +12,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from remnant.privacy.lexicon import languages, table
+
 # Characters an adversary can slip inside a number without changing how it reads.
 _DROP = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 _DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u30fc")
@@ -58,20 +60,11 @@ def _cn_numeral_positions(text: str) -> dict[int, str]:
 
 # Digits spelled as English words ("five five five, one two three, four five six seven"): like
 # the Chinese numerals, only a run of at least 7 becomes digits.
-_EN_DIGIT_WORDS = {
-    "zero": "0",
-    "oh": "0",
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
+# (the words are data: data/<lang>/normalize.json)
+_EN_DIGIT_WORDS: dict[str, str] = {
+    w: d for lang in languages() for w, d in table(lang, "normalize").get("digit_words", {}).items()
 }
-_EN_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_EN_WORD = "(?:" + "|".join(_EN_DIGIT_WORDS) + ")"
 _EN_RUN = re.compile(rf"(?<![A-Za-z]){_EN_WORD}(?:[ ,\-.]{{1,3}}{_EN_WORD})+(?![A-Za-z])", re.IGNORECASE)
 _EN_WORD_RE = re.compile(_EN_WORD, re.IGNORECASE)
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from remnant.privacy.emails import find_emails
 from remnant.privacy.entities import Detection, EntityType
+from remnant.privacy.lexicon import words
 
 # Country code, check digits, then 11-30 alphanumerics in any grouping (space, dash or dot).
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ \-._~/]?[A-Za-z0-9]){11,34}(?![A-Za-z0-9])")
@@ -20,7 +21,9 @@ _IBAN_TOKEN = re.compile(r"[A-Za-z0-9]+")
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
 _IPV6 = re.compile(r"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![0-9A-Fa-f:])")
 
-_PASSPORT_CUE = re.compile(r"passport|护照|pasaporte|passeport|reisepass", re.IGNORECASE)
+# "passport" in each language (data/<lang>/patterns.json)
+_PASSPORT_WORDS = words("patterns", "passport_words")
+_PASSPORT_CUE = re.compile("|".join(_PASSPORT_WORDS), re.IGNORECASE)
 _PASSPORT_NUMBER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{0,2}\d{6,9}(?![A-Za-z0-9])")
 _PASSPORT_WINDOW = 40
 
