@@ -82,7 +82,6 @@ NOT_YET_MOVED: dict[str, str] = {
     "extract/llm.py": "what a model says for nothing (yes, none, n/a)",
     "extract/rules.py": "the rule patterns' inline words",
     "extract/salience.py": "salience cue regexes",
-    "integrations/llamaindex.py": "forget-request phrasings",
     "partitions/manager.py": "the example partitions' keywords",
     "privacy/freetext.py": "name cues, street and address words",
     "training/attribute_data.py": "templates and values of the generated attribute set",

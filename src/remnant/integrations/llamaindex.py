@@ -23,9 +23,11 @@ See ``docs/integrations/llamaindex.md``.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from remnant.core.errors import ConfirmationRequired
@@ -56,19 +58,20 @@ _ROLES = {
     MessageRole.TOOL: "tool",
     MessageRole.FUNCTION: "tool",
 }
-_FORGET = re.compile(
-    r"^\s*(?:(?:please|pls|kindly)\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
-    r"(?:forget|delete|erase|remove|drop)\b.*\b(?:my|me|i|about)\b",
-    re.IGNORECASE | re.DOTALL,
+_DATA = Path(__file__).resolve().parent / "data"
+# each language's patterns of a request to forget (data/<lang>/llamaindex.json), matched from the start
+_FORGET = tuple(
+    re.compile(pattern, re.IGNORECASE | re.DOTALL)
+    for folder in sorted(p for p in _DATA.iterdir() if p.is_dir())
+    if (folder / "llamaindex.json").exists()
+    for pattern in json.loads((folder / "llamaindex.json").read_text(encoding="utf-8"))["forget_openers"]
 )
-
-_FORGET_ZH = re.compile(r"^\s*(?:请|麻烦你?)?\s*(?:忘记|忘掉|删除|删掉|清除)")
 
 
 def is_forget_request(text: str) -> bool:
     """Whether a user message asks to forget something about them ("please forget my address",
     "delete what I told you about my job", "请忘记我的电话")."""
-    return bool(_FORGET.match(text) or _FORGET_ZH.match(text))
+    return any(p.match(text) for p in _FORGET)
 
 
 def _text(message: ChatMessage) -> str:
