@@ -11,10 +11,13 @@ Without a model (or when it fails) a deterministic offline answer is composed fr
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Protocol
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol
 
 from remnant.assistant.context import Context, build_context, key_mentioned, messages_tokens
 from remnant.assistant.knowledge import KnowledgeBase
@@ -69,9 +72,17 @@ class _Session:
     pending_forget: str | None = None  # a request waiting for the user's confirmation
 
 
-_YES = re.compile(
-    r"^\s*(yes|yep|yeah|sure|ok|okay|confirm|do it|go ahead|please do|是|是的|好|好的|确认|可以|对)\b", re.I
-)
+_DATA = Path(__file__).resolve().parent / "data"
+
+
+@cache
+def _words(lang: str) -> dict[str, Any]:
+    """``data/<lang>/assistant.json``: the assistant's words in one language, read once."""
+    return dict(json.loads((_DATA / lang / "assistant.json").read_text(encoding="utf-8")))
+
+
+# a reply that confirms a pending forget request ("yes", "go ahead", 好的)
+_YES = re.compile(r"^\s*(" + "|".join(_words("en")["yes_words"] + _words("zh")["yes_words"]) + r")\b", re.I)
 _CJK = re.compile(f"[{HAN_CLASS}]")  # Chinese: picks lang="zh"
 
 
@@ -420,17 +431,8 @@ class Assistant:
         return record
 
 
-_ZH_KEY_NAMES = {
-    "city": "所在城市",
-    "phone_number": "手机号",
-    "email": "邮箱",
-    "name": "姓名",
-    "address": "地址",
-    "shipping_address": "收货地址",
-    "preferred_courier": "快递偏好",
-    "preferred_color": "颜色偏好",
-    "preferred_contact_channel": "联系方式偏好",
-}
+_ZH_KEY_NAMES: dict[str, str] = dict(_words("zh")["key_names"])
+_SAID_WHEN: dict[str, str] = dict(_words("en")["said_when"])
 
 
 def _what(result: ForgetResult, zh: bool) -> str:
@@ -439,15 +441,7 @@ def _what(result: ForgetResult, zh: bool) -> str:
     names = [t.replace("_", " ") for t in intent.topics] + list(intent.scopes)
     names += [k.value.replace("_", " ") + "s" for k in intent.kinds]
     if intent.when:
-        names.append(
-            {
-                "today": "what you said today",
-                "yesterday": "what you said yesterday",
-                "last_week": "what you said last week",
-                "this_week": "what you said this week",
-                "last_month": "what you said last month",
-            }.get(intent.when, "what you said then")
-        )
+        names.append(_SAID_WHEN.get(intent.when, "what you said then"))
     if intent.everything:
         names = ["everything"]
     if zh:
