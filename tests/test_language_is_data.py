@@ -78,7 +78,6 @@ NOT_YET_MOVED: dict[str, str] = {
     "bench/forgetting.py": "words of the generated bulk load",
     "bench/serve.py": "words of the generated load",
     "extract/expiry.py": "expiry phrasings in regexes (the word lists are already data/expiry.<lang>.json)",
-    "extract/llm.py": "what a model says for nothing (yes, none, n/a)",
     "extract/rules.py": "the rule patterns' inline words",
     "extract/salience.py": "salience cue regexes",
     "partitions/manager.py": "the example partitions' keywords",

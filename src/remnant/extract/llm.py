@@ -15,6 +15,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from remnant.core.text import fold, has_cjk, tokens
@@ -117,7 +118,11 @@ class Extraction:
 
 
 # Values a model emits for "nothing" or a bare answer: never a fact on their own.
-_NOT_A_VALUE = frozenset({"yes", "no", "none", "null", "nil", "unknown", "n/a", "na", "true", "false", "ok"})
+_NOT_A_VALUE = frozenset(
+    json.loads((Path(__file__).resolve().parent / "data" / "llm.en.json").read_text(encoding="utf-8"))[
+        "non_values"
+    ]
+)
 _DIGITS = re.compile(r"\d+")
 
 
