@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast, get_args
 
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.understand import lexicon
@@ -30,13 +30,15 @@ class DevPair:
 
 def _dev_pairs() -> tuple[DevPair, ...]:
     """Every language's pairs (understand/data/<lang>/supersession_dev.json), labels in the file's order."""
-    return tuple(
-        DevPair(old, new, label, lang)
-        for lang in lexicon.languages()
-        for label, rows in lexicon.table(lang, "supersession_dev").items()
-        if not label.startswith("_")
-        for old, new in rows
-    )
+    out: list[DevPair] = []
+    for lang in lexicon.languages():
+        for label, rows in lexicon.table(lang, "supersession_dev").items():
+            if label.startswith("_"):
+                continue
+            if label not in get_args(PairLabel):
+                raise ValueError(f"supersession_dev.json ({lang}): unknown label {label!r}")
+            out.extend(DevPair(old, new, cast(PairLabel, label), lang) for old, new in rows)
+    return tuple(out)
 
 
 DEV_PAIRS: tuple[DevPair, ...] = _dev_pairs()
