@@ -14,118 +14,59 @@ the held-out turns in ``bench/heldout/salience.jsonl`` were written apart and ar
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 from remnant.core.text import has_han
 
-_I = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|my|mine|myself|we|we're|our|us)\b", re.I)
-_ZH_I = re.compile(r"我|咱|俺|本人")
+_DATA = Path(__file__).resolve().parent / "data"
+_NEVER = r"(?!x)x"  # a cue a language has no pattern for (Chinese names have no capitals)
 
-# (name, weight, English pattern, Chinese pattern)
-_CUES: tuple[tuple[str, float, str, str], ...] = (
-    (
-        "self_state",
-        1.6,
-        r"\b(?:i am|i'm|im|i work|i live|i moved|i've been|i have|i got|i was born|i study|i teach|"
-        r"i run|i own|i drive|i use|i go to|i started|i quit|i left|i joined|i switched|i became|"
-        r"i no longer|i don't \w+ anymore|i stopped|i'm allergic|allergic|diagnosed|pregnant|retired)\b",
-        r"我(?:是|在|住|搬|做|当|有|得了|怀孕|退休|离职|辞职|换了|开始|不再|已经|刚|养了|买了|考上|读|上班|工作)",
-    ),
-    (
-        "preference",
-        1.4,
-        r"\b(?:love|like|likes|liked|enjoy|prefer|favou?rite|hate|can't stand|dislike|allergic|"
-        r"vegetarian|vegan|into|fan of|rather|not a fan)\b",
-        r"喜欢|爱|讨厌|不喜欢|最爱|偏好|受不了|过敏|吃素|不吃|不喝|偏爱|习惯",
-    ),
-    (
-        "habit",
-        1.3,
-        r"\b(?:every (?:day|morning|night|evening|week|weekend|monday|tuesday|wednesday|thursday|"
-        r"friday|saturday|sunday)|usually|always|never|most days|each (?:day|morning|week)|"
-        r"daily|weekly|on weekends|every other|routine)\b",
-        r"每天|每周|每晚|每早|每个?月|平时|一般|经常|总是|从不|通常|天天|周末都",
-    ),
-    (
-        "plan_date",
-        1.3,
-        r"\b(?:next (?:week|month|year|term|semester|monday|tuesday|wednesday|thursday|friday|"
-        r"saturday|sunday|summer|spring|fall|autumn|winter)|tomorrow|tonight|this (?:weekend|"
-        r"friday|saturday|sunday|summer)|going to|gonna|planning|plan to|will be|starts?|"
-        r"deadline|due|appointment|interview|trip|flight|wedding|birthday|anniversary|"
-        r"january|february|march|april|may|june|july|august|september|october|november|december|"
-        r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{1,2}(?:st|nd|rd|th)\b)\b",
-        r"下(?:周|个?月|学期|星期|礼拜)|明天|后天|明年|今年|打算|计划|准备|要去|预约|面试|出差|"
-        r"旅行|航班|婚礼|生日|纪念日|[一二三四五六七八九十\d]{1,20}月|周[一二三四五六日末]|星期[一二三四五六日天]",
-    ),
-    (
-        "people",
-        1.2,
-        r"\b(?:wife|husband|partner|boyfriend|girlfriend|fianc[ée]e?|son|daughter|kids?|children|"
-        r"child|baby|mom|mum|mother|dad|father|parents?|brother|sister|sibling|grandma|grandpa|"
-        r"grandmother|grandfather|aunt|uncle|cousin|niece|nephew|boss|manager|colleague|coworker|"
-        r"roommate|neighbou?r|friend|dog|cat|puppy|kitten|pet)\b",
-        r"老婆|老公|妻子|丈夫|爱人|对象|男朋友|女朋友|儿子|女儿|闺女|孩子|宝宝|妈妈|爸爸|父母|"
-        r"哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表|老板|领导|同事|"
-        r"室友|邻居|朋友|狗|猫|宠物",
-    ),
-    (
-        "change",
-        1.2,
-        r"\b(?:now|anymore|any more|these days|switched|moved|changed|new job|just got|recently|"
-        r"no longer|used to|finally|from now on|starting)\b",
-        r"现在|不再|改成|换成|搬到|搬家|最近|刚刚|以后|从今天起|终于|已经不",
-    ),
-    (
-        "number",
-        0.6,
-        r"\b\d[\d,.:]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
-        r"thirty|forty|fifty|hundred|thousand)\b",
-        r"[\d０-９]+|[一二两三四五六七八九十百千万]{1,20}(?:岁|块|元|公斤|斤|米|公里|点|号|个|年)",
-    ),
-    (
-        "name",
-        0.5,
-        r"(?<=[a-z,;] )[A-Z][a-z]+(?: [A-Z][a-z]+)*",
-        r"(?!x)x",  # Chinese names have no capitals; the people and self-state cues cover them
-    ),
+
+@cache
+def _patterns(lang: str) -> dict[str, Any]:
+    """``data/salience_cues.<lang>.json``: one language's cue patterns, read once."""
+    data: dict[str, Any] = json.loads((_DATA / f"salience_cues.{lang}.json").read_text(encoding="utf-8"))
+    return data
+
+
+_I = re.compile(_patterns("en")["first_person"], re.I)
+_ZH_I = re.compile(_patterns("zh")["first_person"])
+
+# (name, weight): the score's weights, set by hand on the dev turns; the patterns are data
+_CUE_WEIGHTS: tuple[tuple[str, float], ...] = (
+    ("self_state", 1.6),
+    ("preference", 1.4),
+    ("habit", 1.3),
+    ("plan_date", 1.3),
+    ("people", 1.2),
+    ("change", 1.2),
+    ("number", 0.6),
+    ("name", 0.5),
+)
+_FILLER_WEIGHTS: tuple[tuple[str, float], ...] = (
+    ("greeting", -2.6),
+    ("weather_smalltalk", -1.2),
+    ("question_to_assistant", -1.4),
+    ("meta", -1.0),
 )
 
-_FILLER: tuple[tuple[str, float, str, str], ...] = (
-    (
-        "greeting",
-        -2.6,
-        r"^\W*(?:hi|hey|hello|yo|good (?:morning|afternoon|evening|night)|bye|goodbye|see you|"
-        r"thanks?|thank you|thx|ty|ok(?:ay)?|k|cool|nice|great|awesome|sure|yes|yeah|yep|no|nope|"
-        r"lol|haha+|hmm+|got it|sounds good|perfect|right|alright|np|you too|same)\b[\W\s]*"
-        r"(?:(?:so|very|a lot|much|man|dude|buddy|there|again|bro)\b[\W\s]*)*$",
-        r"^\W*(?:你好|您好|嗨|哈喽|早上好|晚上好|晚安|再见|拜拜|谢谢|多谢|感谢|好的|好吧|嗯+|哦+|"
-        r"哈哈+|收到|明白|知道了|可以|行|对|是的|没问题|辛苦了)[\W\s啊呀呢吧啦了哈]*$",
-    ),
-    (
-        "weather_smalltalk",
-        -1.2,
-        r"\b(?:weather|rain(?:ing|y)?|sunny|cloudy|snow(?:ing)?|hot today|cold today|windy|"
-        r"what a day|long day|crazy day|lol|haha|lmao)\b",
-        r"天气|下雨|好热|好冷|刮风|晴天|阴天|哈哈",
-    ),
-    (
-        "question_to_assistant",
-        -1.4,
-        r"^\W*(?:what|how|why|who|where|when|which|can you|could you|would you|will you|do you|"
-        r"is it|are there|tell me|explain|show me|give me|write|translate|summari[sz]e|help me)\b",
-        r"[吗呢？?]\s*$|^(?:请|帮我|能不能|可以|怎么|为什么|什么是|告诉我|解释|翻译|写一)",
-    ),
-    (
-        "meta",
-        -1.0,
-        r"\b(?:shorter|longer|bullet points|in english|in chinese|rephrase|format|again please|"
-        r"never mind|nevermind|just kidding|ignore that)\b",
-        r"简短|详细点|换个说法|用英文|用中文|算了|不用了|重新说",
-    ),
-)
+
+def _with_patterns(
+    weights: tuple[tuple[str, float], ...], group: str
+) -> tuple[tuple[str, float, str, str], ...]:
+    """(name, weight, English pattern, Chinese pattern) for each cue of ``group``."""
+    en, zh = _patterns("en")[group], _patterns("zh")[group]
+    return tuple((name, weight, en.get(name, _NEVER), zh.get(name, _NEVER)) for name, weight in weights)
+
+
+_CUES = _with_patterns(_CUE_WEIGHTS, "cues")
+_FILLER = _with_patterns(_FILLER_WEIGHTS, "filler")
 
 _BIAS = -1.2
 
