@@ -30,8 +30,8 @@ _NEVER = r"(?!x)x"  # a cue a language has no pattern for (Chinese names have no
 
 @cache
 def _patterns(lang: str) -> dict[str, Any]:
-    """``data/salience_cues.<lang>.json``: one language's cue patterns, read once."""
-    data: dict[str, Any] = json.loads((_DATA / f"salience_cues.{lang}.json").read_text(encoding="utf-8"))
+    """``data/salience.<lang>.json``: one language's cue patterns, read once."""
+    data: dict[str, Any] = json.loads((_DATA / f"salience.{lang}.json").read_text(encoding="utf-8"))
     return data
 
 
