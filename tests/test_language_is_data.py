@@ -10,11 +10,14 @@ Flagged, in every module under src/remnant (parsed with ``ast``, nothing importe
   natural language (letters of any script, Han included, with spaces, apostrophes or hyphens; no
   digits, underscores or dots, so identifiers, paths and formats are not words);
 * a dict literal with that many such values (keys alone are mostly field names);
-* a string (a regular expression) with that many alternatives (``a|b|c``) that are words.
+* a string (a regular expression) with that many alternatives (``a|b|c``) that are words;
+* a string of that many space-separated words made a list in code (``"a b c".split()``, or the
+  argument of a function named ``*words*``).
 
-``__all__``, ``Literal[...]`` types and docstrings are not scanned. What is left is schema, not language: a name the code or
-the wire defines (an enum's values, HTTP methods, a package's name), listed in ``SCHEMA`` with the
-reason, by ``module::name`` (the top-level name whose value holds the literal), never a whole module.
+``__all__``, ``Literal[...]`` types and docstrings are not scanned, and a collection all in capitals
+(EMAIL, GET, PERSON) is a code's names. What is left is schema, not language: a name the code or the
+wire defines (roles, columns, scopes, feature names), listed in ``SCHEMA`` with the reason, by
+``module::name`` (the top-level name whose value holds the literal), never a whole module.
 
 ``NOT_YET_MOVED`` lists the modules whose words have not been moved out yet: the debt, which may
 only shrink. A module in it that no longer holds words fails too, so the list cannot go stale.
@@ -120,6 +123,20 @@ def _alternatives(pattern: str) -> list[str]:
     return [p for p in _REGEX_NOISE.sub("|", pattern).split("|") if _wordlike(p)]
 
 
+def _split_words(node: ast.Call) -> list[str]:
+    """The words of ``"a b c".split()`` or ``_words("a b c")``: a word list written as one string."""
+    text: object = None
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "split" and not node.args:
+        text = func.value.value if isinstance(func.value, ast.Constant) else None
+    elif isinstance(func, ast.Name) and "words" in func.id.lower() and node.args:
+        text = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+    if not isinstance(text, str):
+        return []
+    tokens = text.split()
+    return tokens if all(_wordlike(t) for t in tokens) else []
+
+
 def _docstrings(tree: ast.Module) -> set[int]:
     out: set[int] = set()
     for node in ast.walk(tree):
@@ -171,6 +188,8 @@ def scan(path: Path, root: Path = SRC) -> list[Offence]:
                 values = [v.value for v in node.values if isinstance(v, ast.Constant) and _wordlike(v.value)]
                 if len(values) >= MIN_WORDS:
                     what = f"a dict of {len(values)} words {values[:4]}"
+            elif isinstance(node, ast.Call) and len(split := _split_words(node)) >= MIN_WORDS:
+                what = f"a string of {len(split)} words {split[:4]}"
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
                 alts = _alternatives(node.value)
                 if len(alts) >= MIN_WORDS:
@@ -212,8 +231,10 @@ def test_the_guard_sees_what_it_is_meant_to_see(tmp_path: Path) -> None:
         'AUX = re.compile(r"\\b(?:do|does|did|am|is)\\b")\n'
         'IRREGULAR = {"went": "go", "grew": "grow", "ran": "run", "ate": "eat", "saw": "see"}\n'
         'FIELDS = ("user_id", "created_at", "kind_v2", "a.b", "x-1")\n'
-        'FEW = ("yes", "no", "maybe", "later")\n',
+        'FEW = ("yes", "no", "maybe", "later")\n'
+        'STATES = "AL AK AZ AR CA".split()\n'
+        'SENTENCE = "a sentence, with punctuation and 5 digits".split()\n',
         encoding="utf-8",
     )
     found = {o.owner for o in scan(sample, tmp_path)}
-    assert found == {"CITIES", "AUX", "IRREGULAR"}
+    assert found == {"CITIES", "AUX", "IRREGULAR", "STATES"}
