@@ -85,7 +85,6 @@ NOT_YET_MOVED: dict[str, str] = {
     "partitions/manager.py": "the example partitions' keywords",
     "privacy/freetext.py": "name cues, street and address words",
     "training/attribute_data.py": "templates and values of the generated attribute set",
-    "training/normalize.py": "unit names",
     "training/salience_data.py": "templates of the generated salience set",
     "training/synthetic.py": "product names of the synthetic set",
     "training/updates.py": "Chinese source names",

@@ -3,40 +3,59 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 _SPACE = re.compile(r"\s+")
 _KEY_PUNCT = re.compile(r"[_\-–—:：·\"'“”‘’`]+")
 _NUMBER = re.compile(r"^([-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+)\s*(.*)$")
 
-# unit -> (dimension, factor to the dimension's base unit)
-_UNITS: dict[str, tuple[str, float]] = {}
-for _names, _dim, _factor in [
-    (("b", "byte", "bytes", "字节"), "bytes", 1.0),
-    (("kb", "kib", "kbyte", "kbytes"), "bytes", 1024.0),
-    (("mb", "mib", "mbyte", "mbytes"), "bytes", 1024.0**2),
-    (("gb", "gib", "gbyte", "gbytes"), "bytes", 1024.0**3),
-    (("tb", "tib"), "bytes", 1024.0**4),
-    (("ns", "nanosecond", "nanoseconds", "纳秒"), "seconds", 1e-9),
-    (("us", "µs", "μs", "microsecond", "microseconds", "微秒"), "seconds", 1e-6),
-    (("ms", "millisecond", "milliseconds", "毫秒"), "seconds", 1e-3),
-    (("s", "sec", "secs", "second", "seconds", "秒"), "seconds", 1.0),
-    (("min", "mins", "minute", "minutes", "分钟", "分"), "seconds", 60.0),
-    (("h", "hr", "hrs", "hour", "hours", "小时"), "seconds", 3600.0),
-    (("d", "day", "days", "天", "日"), "seconds", 86400.0),
-    (("%", "percent", "pct", "百分比"), "percent", 1.0),
-    (("hz",), "hertz", 1.0),
-    (("khz",), "hertz", 1e3),
-    (("mhz",), "hertz", 1e6),
-    (("ghz",), "hertz", 1e9),
-]:
-    for _name in _names:
-        _UNITS[_name] = (_dim, _factor)
+_DATA = Path(__file__).resolve().parent / "data"
 
-_MULTIPLIERS = {"k": 1e3, "m": 1e6, "万": 1e4, "千": 1e3, "亿": 1e8}
+
+@cache
+def _names(lang: str) -> dict[str, Any]:
+    """``data/<lang>/units.json``: one language's unit names and multipliers, read once."""
+    path = _DATA / lang / "units.json"
+    return dict(json.loads(path.read_text(encoding="utf-8"))) if path.exists() else {}
+
+
+_LANGS = tuple(sorted(p.name for p in _DATA.iterdir() if p.is_dir()))
+# unit -> (dimension, factor to the dimension's base unit); the names each unit is written with are data
+_DIMENSIONS: tuple[tuple[str, str, float], ...] = (
+    ("byte", "bytes", 1.0),
+    ("kilobyte", "bytes", 1024.0),
+    ("megabyte", "bytes", 1024.0**2),
+    ("gigabyte", "bytes", 1024.0**3),
+    ("terabyte", "bytes", 1024.0**4),
+    ("nanosecond", "seconds", 1e-9),
+    ("microsecond", "seconds", 1e-6),
+    ("millisecond", "seconds", 1e-3),
+    ("second", "seconds", 1.0),
+    ("minute", "seconds", 60.0),
+    ("hour", "seconds", 3600.0),
+    ("day", "seconds", 86400.0),
+    ("percent", "percent", 1.0),
+    ("hertz", "hertz", 1.0),
+    ("kilohertz", "hertz", 1e3),
+    ("megahertz", "hertz", 1e6),
+    ("gigahertz", "hertz", 1e9),
+)
+_UNITS: dict[str, tuple[str, float]] = {
+    name: (dim, factor)
+    for unit, dim, factor in _DIMENSIONS
+    for lang in _LANGS
+    for name in _names(lang).get("units", {}).get(unit, ())
+}
+_MULTIPLIERS: dict[str, float] = {
+    k: float(v) for lang in _LANGS for k, v in _names(lang).get("multipliers", {}).items()
+}
 
 
 def normalize_text(text: str) -> str:
