@@ -87,7 +87,6 @@ NOT_YET_MOVED: dict[str, str] = {
     "training/attribute_data.py": "templates and values of the generated attribute set",
     "training/salience_data.py": "templates of the generated salience set",
     "training/synthetic.py": "product names of the synthetic set",
-    "training/updates.py": "Chinese source names",
     "understand/attributes.py": "the attribute readers' regexes (their phrasings)",
     "understand/request_parts.py": "the request splitter's regexes",
     "understand/requests.py": "the request reader's regexes",

@@ -8,9 +8,11 @@ is no longer valid, e.g. "According to the 2023 manual it was 10; since the 2024
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from remnant.training.claims import Claim
@@ -20,16 +22,12 @@ LANGS = ("en", "zh")
 _HAS_YEAR = re.compile(r"(?<!\d)(19|20)\d{2}(?!\d)")
 
 
-_ZH_WORDS = {
-    "manual": "手册",
-    "product manual": "产品手册",
-    "blog": "博客",
-    "community blog": "社区博客",
-    "release notes": "发布说明",
-    "api docs": "API 文档",
-    "white paper": "白皮书",
-    "whitepaper": "白皮书",
-}
+# a source's name in Chinese when it has no label (data/zh/sources.json: "manual" -> 手册)
+_ZH_WORDS: dict[str, str] = dict(
+    json.loads(
+        (Path(__file__).resolve().parent / "data" / "zh" / "sources.json").read_text(encoding="utf-8")
+    )["source_words"]
+)
 
 
 @dataclass(frozen=True)
