@@ -9,9 +9,9 @@ import pytest
 from remnant.core.clock import ManualClock
 from remnant.core.errors import ValidationError
 from remnant.core.model import Status
-from remnant.understand.contradiction_set import evaluate, generate_pairs
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.memory import Memory
+from remnant.understand.contradiction_set import evaluate, generate_pairs
 from remnant.understand.statements import ContradictionDetector, ContradictionJudge
 
 
