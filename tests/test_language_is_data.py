@@ -82,7 +82,6 @@ NOT_YET_MOVED: dict[str, str] = {
     "bench/serve.py": "words of the generated load",
     "extract/expiry.py": "expiry phrasings in regexes (the word lists are already data/expiry.<lang>.json)",
     "extract/rules.py": "the rule patterns' inline words",
-    "partitions/manager.py": "the example partitions' keywords",
     "privacy/freetext.py": "name cues, street and address words",
     "training/attribute_data.py": "templates and values of the generated attribute set",
     "training/salience_data.py": "templates of the generated salience set",

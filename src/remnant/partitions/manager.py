@@ -25,28 +25,40 @@ from remnant.partitions.router import RouteDecision, Router
 from remnant.store.migrations import PARTITIONS, SQLiteConnection, migrate
 from remnant.training.clock import Clock, SystemClock, format_time, parse_time
 
-# The seed's three example experts, usable as a starting layout (``PartitionManager.seed_defaults``).
-DEFAULT_PARTITIONS = (
-    Partition(
-        "basic",
-        "Basic, stable general knowledge: definitions, how things work, facts that rarely change.",
-        kinds=("fact",),
-    ),
-    Partition(
-        "dynamic-2024",
-        "Dynamic, time-sensitive knowledge from 2024: latest product specs, versions, limits, prices, release notes, updates.",
-        keywords=("2024", "latest", "current", "now", "最新", "目前"),
-        patterns=(r"\b(version|release|update)s?\b",),
-        kinds=("time-sensitive",),
-    ),
-    Partition(
-        "user-a-preferences",
-        "User A's personal preferences and history: likes, dislikes, preferred style, favourite choices.",
-        keywords=("i prefer", "my favourite", "i like", "我喜欢", "偏好"),
-        patterns=(r"\b(my|me|i)\b.*\b(prefer|like|favou?rite)\b",),
-        kinds=("preference",),
-    ),
+_DATA = Path(__file__).resolve().parent / "data"
+# The seed's three example experts, usable as a starting layout (``PartitionManager.seed_defaults``):
+# their names and query kinds here; their descriptions, keywords and patterns each language's data
+_DEFAULT_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("basic", ("fact",)),
+    ("dynamic-2024", ("time-sensitive",)),
+    ("user-a-preferences", ("preference",)),
 )
+
+
+def _default_partitions() -> tuple[Partition, ...]:
+    """The example partitions, every language's words merged in language order (data/<lang>/defaults.json)."""
+    words: dict[str, dict[str, list[str]]] = {}
+    for folder in sorted(p for p in _DATA.iterdir() if p.is_dir()):
+        path = folder / "defaults.json"
+        if not path.exists():
+            continue
+        for name, entry in json.loads(path.read_text(encoding="utf-8"))["partitions"].items():
+            merged = words.setdefault(name, {})
+            for field, value in entry.items():
+                merged.setdefault(field, []).extend([value] if isinstance(value, str) else value)
+    return tuple(
+        Partition(
+            name,
+            words[name]["description"][0],
+            keywords=tuple(words[name].get("keywords", ())),
+            patterns=tuple(words[name].get("patterns", ())),
+            kinds=kinds,
+        )
+        for name, kinds in _DEFAULT_KINDS
+    )
+
+
+DEFAULT_PARTITIONS = _default_partitions()
 
 
 class PartitionManager:
