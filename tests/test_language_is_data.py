@@ -77,7 +77,6 @@ NOT_YET_MOVED: dict[str, str] = {
     "bench/engine.py": "syllables of generated names",
     "bench/eval/scenarios.py": "the eval scenarios' generated texts",
     "bench/eval/suites/reinforcement.py": "unrelated questions of the suite",
-    "bench/eval/temporal_shapes.py": "month and season names of the shape reader",
     "bench/forgetting.py": "words of the generated bulk load",
     "bench/serve.py": "words of the generated load",
     "extract/expiry.py": "expiry phrasings in regexes (the word lists are already data/expiry.<lang>.json)",

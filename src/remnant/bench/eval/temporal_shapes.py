@@ -17,7 +17,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+from remnant.core.text.numerals import ENGLISH_MONTHS
+from remnant.core.text.words import words
+
+# month and season names: the text layer's data (core/text/data/<lang>/calendar.json)
+_MONTH = "(?:" + "|".join(ENGLISH_MONTHS) + ")"
+_SEASON = re.compile(r"\b(" + "|".join(words("calendar", "seasons", "en")) + r")\b")
 SHAPES = (
     "how long (ago)",
     "first / last time",
@@ -41,7 +46,7 @@ def shape_of(question: str, answer: str) -> str:
         re.search(r"\b(before|after|of)\b", a) and re.search(r"\b(week|weekend|day|days|\w+day)\b", a)
     ) or " ago" in a:
         return "relative (the week before D)"
-    if re.search(r"\b(spring|summer|autumn|fall|winter)\b", a):
+    if _SEASON.search(a):
         return "season"
     if re.search(rf"\d{{1,2}}(st|nd|rd|th)? {_MONTH}|{_MONTH},? \d{{1,2}}(st|nd|rd|th)?\b", a):
         return "exact date"
