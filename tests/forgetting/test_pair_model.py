@@ -257,6 +257,33 @@ def test_fold_groups_keep_near_duplicates_together() -> None:
     assert folds[0] == folds[1] and folds[2] == folds[3]
 
 
+def test_a_correction_is_a_positive_that_keeps_its_own_label(tmp_path: Path) -> None:
+    from remnant.extract.supersession_fit import load_jsonl
+
+    rows = [
+        {
+            "old": "my pin is 4471",
+            "new": "typo, it's 4417",
+            "label": "corrects",
+            "attribute": "pin",
+            "lang": "en",
+        },
+        {
+            "old": "I live in Leeds",
+            "new": "we moved to York",
+            "label": "supersedes",
+            "attribute": "city",
+            "lang": "en",
+        },
+    ]
+    path = tmp_path / "pairs_x.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    fix, change = load_jsonl(path)
+    # one positive class for the judge; the flag lets the leave-one-author-out report count corrections
+    assert (fix.label, fix.corrects, fix.source) == ("supersedes", True, "pairs_x")
+    assert (change.label, change.corrects) == ("supersedes", False)
+
+
 def test_crowd_score_counts_the_likeliest_nearest_candidate() -> None:
     from remnant.extract.supersession_fit import CrowdRows, crowd_score
 
@@ -280,7 +307,8 @@ def test_crowd_score_counts_the_likeliest_nearest_candidate() -> None:
 # leave to the judge: what it must do with each kind, through the product (``remnant.Memory(path)``
 # with the default settings). Two changes it misses stay out of the assertions and are said here:
 # "I shop at the Aldi on Park Road" → "we do our big shop at the Lidl by the station these days"
-# (p 0.47) and 我用的是小米手机 → 小米手机摔坏了，现在换成了华为 (p 0.71, flagged).
+# (p 0.49 with the eight-author weights; 0.47 before) and 我用的是小米手机 → 小米手机摔坏了，现在换成了华为
+# (p 0.68, flagged; 0.71 before).
 # (old, new, superseded?)
 DECISIONS = [
     # a change

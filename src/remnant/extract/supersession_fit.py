@@ -84,6 +84,7 @@ class Pair:
     lang: str
     attribute: str  # the attribute the author named (dev1: the rules' reading)
     source: str  # dev1 | the file's stem
+    corrects: bool = False  # the author's label was "corrects" (label: supersedes), for its own share
 
 
 def load_jsonl(path: Path) -> list[Pair]:
@@ -98,6 +99,7 @@ def load_jsonl(path: Path) -> list[Pair]:
             r.get("lang", "?"),
             str(r.get("attribute") or r["id"]),
             name,
+            r["label"] == "corrects",
         )
         for r in rows
     ]
@@ -529,9 +531,10 @@ def leave_one_set_out(
             counts["fp"] += 1
         elif pos:
             counts["fn"] += 1
-        s = shares.setdefault(f"{p.lang}/{p.label}", [0, 0])
-        s[0] += int(done)
-        s[1] += 1
+        for key in (f"{p.lang}/{p.label}", "corrects") if p.corrects else (f"{p.lang}/{p.label}",):
+            s = shares.setdefault(key, [0, 0])
+            s[0] += int(done)
+            s[1] += 1
     tp, fp, fn = counts["tp"], counts["fp"], counts["fn"]
     res.pop("p")
     return res | {

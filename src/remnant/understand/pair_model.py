@@ -22,7 +22,7 @@ model weighs, for a pair (old, new), a handful of signals that each say a little
 model's to judge, the threshold is ``crowd_at``, and the likeliest is superseded only when it leads
 the next pick by ``margin`` (else both are flagged). Weights, thresholds and those three ship as
 ``data/supersession_<model>.json``, fitted by ``python -m remnant.extract.supersession_fit`` on the
-hand-written development pairs and six corpus authors' pairs, chosen by cross-validation and
+hand-written development pairs and eight corpus authors' pairs, chosen by cross-validation and
 leave-one-author-out (see ``docs/benchmarks/understanding.md``). The rules decide first; the model
 is asked only about pairs they cannot read. It is the default (``REMNANT_ATTRIBUTES=pairs``): every
 held-out corpus author measured precision ≥ 0.90, the rule fixed before the fit;
