@@ -40,7 +40,8 @@ def test_a_corpus_line_without_its_fields_is_an_error_naming_the_line(tmp_path: 
     assert [r["salient"] for r in read_corpus(good)] == [True, False]
     bad = tmp_path / "bad.jsonl"
     bad.write_text(
-        good.read_text(encoding="utf-8") + '{"id": "x", "author": "s1", "lang": "en", "text": "hi", "salient": "no"}\n',
+        good.read_text(encoding="utf-8")
+        + '{"id": "x", "author": "s1", "lang": "en", "text": "hi", "salient": "no"}\n',
         encoding="utf-8",
     )
     with pytest.raises(ValueError, match=r"bad.jsonl:3: field 'salient'"):

@@ -9,6 +9,14 @@ computed once) and ``rule_logit`` the rule score's logit. It is trained on the t
 (never on the held-out turns), with the decision threshold chosen by k-fold cross-validation;
 see ``docs/forgetting.md`` (*How salience is estimated*) and :func:`main` to retrain.
 
+``--corpus FILE ...`` adds corpora written by independent authors (``corpora/salience/``, each
+line ``{"id", "author", "lang", "text", "salient", "kind"}``), weighted by ``--corpus-weight``,
+and ``--no-generated`` drops the generated turns; ``--loao`` compares the recipes
+(:data:`RECIPES`) by leaving each corpus author out in turn (the L2 strength and the threshold
+chosen by inner cross-validation on the rest) and writes nothing. The shipped weights learn from
+no corpus: every corpus recipe beat them on the held authors but lost the salience suite's
+held-out salient turns (``docs/benchmarks/understanding.md``).
+
 Weights are one JSON file per embedder model (``extract/data/salience_<model_id>.json``), loaded
 lazily; an embedder without weights, or none at all, leaves salience to the rules. A file may hold
 a second head, ``spoken``, for a named speaker's turn as recall embeds it (``"Maya: ..."``), trained
@@ -332,14 +340,17 @@ def held_figures(p: Array, y: Array, threshold: float) -> dict[str, float]:
     }
 
 
-def _select(x: Array, rows: Rows, folds: int, weights: Array) -> tuple[float, dict[str, Any]]:
-    """The L2 strength with the best inner-cross-validated min(kept, faded), and that CV."""
-    results = {
+def _cv_grid(x: Array, rows: Rows, folds: int, weights: Array) -> dict[float, dict[str, Any]]:
+    """The inner cross-validation (inside the training rows) at each L2 strength of the grid."""
+    return {
         l2: cross_validate(x, rows.labels, rows.source, rows.templates, k=folds, l2=l2, weights=weights)
         for l2 in L2_GRID
     }
-    l2, cv = max(results.items(), key=lambda kv: min(kv[1]["kept"], kv[1]["faded"]))
-    return l2, cv
+
+
+def _select(results: dict[float, dict[str, Any]]) -> tuple[float, dict[str, Any]]:
+    """The L2 strength with the best inner-cross-validated min(kept, faded), and its CV."""
+    return max(results.items(), key=lambda kv: min(kv[1]["kept"], kv[1]["faded"]))
 
 
 @dataclass(frozen=True)
@@ -369,13 +380,12 @@ RECIPES = (
     Recipe("a: generated + dev", corpora=False),
     Recipe("b: generated + dev + corpora"),
     Recipe("b: generated + dev + corpora x3", corpus_weight=3.0),
+    Recipe("b: generated + dev + corpora x10", corpus_weight=10.0),
     Recipe("c: corpora + dev", generated=False),
 )
 
 
-def leave_one_author_out(
-    recipe: Recipe, x: Array, rows: Rows, folds: int
-) -> dict[str, dict[str, float]]:
+def leave_one_author_out(recipe: Recipe, x: Array, rows: Rows, folds: int) -> dict[str, dict[str, float]]:
     """For each corpus author: the recipe's rows without that author, L2 and threshold chosen by
     inner CV on them, the fit on all of them, and the held author's lines scored."""
     out: dict[str, dict[str, float]] = {}
@@ -388,7 +398,7 @@ def leave_one_author_out(
             train = recipe.mask(rows, held)
             sub = rows.take(train)
             sw = recipe.weights(sub)
-            l2, cv = _select(x[train], sub, folds, sw)
+            l2, cv = _select(_cv_grid(x[train], sub, folds, sw))
             w, b = fit(x[train], sub.labels, l2=l2, weights=sw)
             threshold = float(cv["threshold"])
             shared = (w, b, threshold, l2)
@@ -419,11 +429,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument(
         "--corpus",
-        nargs="*",
+        nargs="+",
         type=Path,
-        default=list(CORPORA),
         help="authored corpora ({id, author, lang, text, salient, kind} a line) trained on beside the "
-        "generated and dev turns (default: corpora/salience/salience_*.jsonl; '--corpus' alone: none)",
+        "generated and dev turns (default: none; with --loao, corpora/salience/salience_*.jsonl)",
     )
     ap.add_argument(
         "--corpus-weight", type=float, default=1.0, help="a corpus line's weight against a generated one"
@@ -436,6 +445,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "write nothing",
     )
     ap.add_argument("--loao-json", type=Path, help="with --loao: write the figures there too")
+    ap.add_argument(
+        "--recipe", action="append", help="with --loao: only the recipes whose name starts so (repeat)"
+    )
     ap.add_argument(
         "--no-speakers",
         action="store_true",
@@ -456,6 +468,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dry-run", action="store_true", help="report the cross-validation, write nothing")
     args = ap.parse_args(argv)
 
+    if args.corpus is None:
+        # the shipped weights learn from no corpus (their fits lost held-out salient turns, see
+        # docs/benchmarks/understanding.md); the comparison reads the project's corpora
+        args.corpus = list(CORPORA) if args.loao else []
     rows = training_rows(args.turns, args.seed, args.corpus)
     plain = rows.texts
     # one draw of names over every row: the generated and dev turns keep the names they had
@@ -473,13 +489,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error("--loao needs --corpus files")
         report: dict[str, Any] = {}
         for recipe in RECIPES:
+            if args.recipe and not any(recipe.name.startswith(r) for r in args.recipe):
+                continue
             for head, x in (("plain", x_plain), ("spoken", x_spoken)):
                 if x is None:
                     continue
                 per = leave_one_author_out(recipe, x, rows, args.folds)
                 summary = summarise(per)
                 report.setdefault(recipe.name, {})[head] = {"per_author": per, "mean_sd": summary}
-                print(f"{recipe.name} [{head}]: " + ", ".join(f"{k} {m:.3f} ± {s:.3f}" for k, (m, s) in summary.items()))
+                print(
+                    f"{recipe.name} [{head}]: "
+                    + ", ".join(f"{k} {m:.3f} ± {s:.3f}" for k, (m, s) in summary.items())
+                )
                 for author, f in per.items():
                     print(f"    held {author}: " + ", ".join(f"{k} {v:.3f}" for k, v in f.items()))  # fmt: skip
         if args.loao_json:
@@ -487,12 +508,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     recipe = Recipe(
-        "shipped", generated=not args.no_generated, corpora=bool(args.corpus), corpus_weight=args.corpus_weight
+        "shipped",
+        generated=not args.no_generated,
+        corpora=bool(args.corpus),
+        corpus_weight=args.corpus_weight,
     )
     train = recipe.mask(rows, None)
     sub = rows.take(train)
     sw = recipe.weights(sub)
-    parts = [] if args.no_generated else [f"remnant.training.salience_data.generate({args.turns}, seed={args.seed})"]
+    parts = (
+        []
+        if args.no_generated
+        else [f"remnant.training.salience_data.generate({args.turns}, seed={args.seed})"]
+    )
     parts.append(DEV_TURNS.name)
     parts += [f"{p.as_posix()} (author {a})" for p, a in zip(args.corpus, _authors(args.corpus), strict=True)]
     trained_on = " + ".join(parts)
@@ -527,11 +555,8 @@ def _authors(paths: Sequence[Path]) -> list[str]:
 
 def _train(model_id: str, x: Array, rows: Rows, weights: Array, folds: int, trained_on: str) -> SalienceModel:
     """The L2 strength with the best cross-validated min(kept, faded), then the fit on every turn."""
-    results = {
-        l2: cross_validate(x, rows.labels, rows.source, rows.templates, k=folds, l2=l2, weights=weights)
-        for l2 in L2_GRID
-    }
-    l2, cv = max(results.items(), key=lambda kv: min(kv[1]["kept"], kv[1]["faded"]))
+    results = _cv_grid(x, rows, folds, weights)
+    l2, cv = _select(results)
     for lam, r in results.items():
         print(f"l2={lam}: threshold {r['threshold']:.2f} kept {r['kept']:.3f} faded {r['faded']:.3f} "
               f"folds kept {r['fold_kept']} faded {r['fold_faded']} dev {r['dev_kept_faded']} "
