@@ -477,7 +477,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # one draw of names over every row: the generated and dev turns keep the names they had
     texts = plain if args.no_speakers else plain + spoken(plain, rows.langs, seed=args.seed)
     # the static embedder (tests) takes no thread count
-    embedder = get_embedder(args.embedder, **({} if args.embedder == "static" else {"threads": 2}))
+    options: dict[str, Any] = {} if args.embedder == "static" else {"threads": 2}
+    embedder = get_embedder(args.embedder, **options)
     vectors = embed_cached(embedder, texts, args.vectors)
     # the rule cues read the turn as said (the ingestor scores message.content, never the speaker)
     rules = [salience(t).score for t in plain]
@@ -491,14 +492,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for recipe in RECIPES:
             if args.recipe and not any(recipe.name.startswith(r) for r in args.recipe):
                 continue
-            for head, x in (("plain", x_plain), ("spoken", x_spoken)):
+            for reading, x in (("plain", x_plain), ("spoken", x_spoken)):
                 if x is None:
                     continue
                 per = leave_one_author_out(recipe, x, rows, args.folds)
                 summary = summarise(per)
-                report.setdefault(recipe.name, {})[head] = {"per_author": per, "mean_sd": summary}
+                report.setdefault(recipe.name, {})[reading] = {"per_author": per, "mean_sd": summary}
                 print(
-                    f"{recipe.name} [{head}]: "
+                    f"{recipe.name} [{reading}]: "
                     + ", ".join(f"{k} {m:.3f} ± {s:.3f}" for k, (m, s) in summary.items())
                 )
                 for author, f in per.items():
