@@ -9,6 +9,14 @@ computed once) and ``rule_logit`` the rule score's logit. It is trained on the t
 (never on the held-out turns), with the decision threshold chosen by k-fold cross-validation;
 see ``docs/forgetting.md`` (*How salience is estimated*) and :func:`main` to retrain.
 
+``--corpus FILE ...`` adds corpora written by independent authors (``corpora/salience/``, each
+line ``{"id", "author", "lang", "text", "salient", "kind"}``), weighted by ``--corpus-weight``,
+and ``--no-generated`` drops the generated turns; ``--loao`` compares the recipes
+(:data:`RECIPES`) by leaving each corpus author out in turn (the L2 strength and the threshold
+chosen by inner cross-validation on the rest) and writes nothing. The shipped weights learn from
+no corpus: every corpus recipe beat them on the held authors but lost the salience suite's
+held-out salient turns (``docs/benchmarks/understanding.md``).
+
 Weights are one JSON file per embedder model (``extract/data/salience_<model_id>.json``), loaded
 lazily; an embedder without weights, or none at all, leaves salience to the rules. A file may hold
 a second head, ``spoken``, for a named speaker's turn as recall embeds it (``"Maya: ..."``), trained
@@ -134,17 +142,21 @@ def features(vectors: npt.ArrayLike, rule_scores: Sequence[float]) -> Array:
     return np.hstack([np.asarray(vectors, dtype=np.float64), logits])
 
 
-def fit(x: Array, y: Array, *, l2: float = 1.0, iters: int = 30) -> tuple[Array, float]:
-    """L2-regularised logistic regression by Newton's method (the bias is not penalised)."""
+def fit(
+    x: Array, y: Array, *, l2: float = 1.0, iters: int = 30, weights: Array | None = None
+) -> tuple[Array, float]:
+    """L2-regularised logistic regression by Newton's method (the bias is not penalised);
+    ``weights``: each row's weight in the likelihood (default 1)."""
     n, d = x.shape
+    sw = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     xb = np.hstack([x, np.ones((n, 1))])
     theta = np.zeros(d + 1)
     reg = np.full(d + 1, l2)
     reg[-1] = 0.0
     for _ in range(iters):
         p = 1.0 / (1.0 + np.exp(-np.clip(xb @ theta, -50, 50)))
-        grad = xb.T @ (p - y) + reg * theta
-        hess = (xb * (p * (1 - p))[:, None]).T @ xb + np.diag(reg) + 1e-9 * np.eye(d + 1)
+        grad = xb.T @ (sw * (p - y)) + reg * theta
+        hess = (xb * (sw * p * (1 - p))[:, None]).T @ xb + np.diag(reg) + 1e-9 * np.eye(d + 1)
         step = np.linalg.solve(hess, grad)
         theta -= step
         if float(np.max(np.abs(step))) < 1e-7:
@@ -157,54 +169,285 @@ def predict(x: Array, w: Array, b: float) -> Array:
     return out
 
 
-def _balanced_accuracy(p: Array, y: Array, t: float) -> tuple[float, float]:
+def _balanced_accuracy(p: Array, y: Array, t: float, weights: Array | None = None) -> tuple[float, float]:
+    sw = np.ones(len(y)) if weights is None else weights
     pos, neg = y == 1, y == 0
-    kept = float(np.mean(p[pos] >= t)) if pos.any() else 1.0
-    faded = float(np.mean(p[neg] < t)) if neg.any() else 1.0
+    kept = float(np.average(p[pos] >= t, weights=sw[pos])) if pos.any() else 1.0
+    faded = float(np.average(p[neg] < t, weights=sw[neg])) if neg.any() else 1.0
     return kept, faded
 
 
 def cross_validate(
-    x: Array, y: Array, groups: Array, templates: Sequence[str], *, k: int = 5, l2: float = 1.0
+    x: Array,
+    y: Array,
+    groups: Array,
+    templates: Sequence[str],
+    *,
+    k: int = 5,
+    l2: float = 1.0,
+    weights: Array | None = None,
 ) -> dict[str, Any]:
     """k-fold CV with folds split by template (a held-out fold has phrasings the model never saw,
     not just new slot values): out-of-fold probabilities, the threshold maximising
-    min(kept, faded) on them, and each fold's kept/faded at that threshold (the spread)."""
+    min(kept, faded) on them (each row counted with its weight), and each fold's kept/faded at
+    that threshold (the spread)."""
     names = sorted(set(templates))
     order = np.random.default_rng(0).permutation(len(names))
     fold_of = {names[i]: int(j) % k for j, i in enumerate(order)}
     fold = np.asarray([fold_of[t] for t in templates])
+    sw = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
     oof = np.zeros(len(y))
     for f in range(k):
         train, test = fold != f, fold == f
-        w, b = fit(x[train], y[train], l2=l2)
+        w, b = fit(x[train], y[train], l2=l2, weights=sw[train])
         oof[test] = predict(x[test], w, b)
     grid = np.linspace(0.05, 0.95, 91)
-    scores = [min(_balanced_accuracy(oof, y, float(t))) for t in grid]
+    scores = [min(_balanced_accuracy(oof, y, float(t), sw)) for t in grid]
     best = float(grid[int(np.argmax(scores))])
     per_fold = [_balanced_accuracy(oof[fold == f], y[fold == f], best) for f in range(k)]
     dev = groups == 1
-    return {
+    corpus = groups == 2
+    out = {
         "threshold": best,
-        "kept": _balanced_accuracy(oof, y, best)[0],
-        "faded": _balanced_accuracy(oof, y, best)[1],
+        "kept": _balanced_accuracy(oof, y, best, sw)[0],
+        "faded": _balanced_accuracy(oof, y, best, sw)[1],
         "fold_kept": [round(a, 4) for a, _ in per_fold],
         "fold_faded": [round(b, 4) for _, b in per_fold],
         "dev_kept_faded": _balanced_accuracy(oof[dev], y[dev], best) if dev.any() else None,
         "l2": l2,
     }
+    if corpus.any():
+        out["corpus_kept_faded"] = _balanced_accuracy(oof[corpus], y[corpus], best)
+    return out
+
+
+# ---------------------------------------------------------------- training rows
+
+GENERATED, DEV, CORPUS = 0, 1, 2
+L2_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)
+# the authored corpora (corpora/salience/, issue 27): the default training turns beside the rest
+CORPORA = tuple(sorted(Path("corpora/salience").glob("salience_*.jsonl")))
+_CORPUS_FIELDS = {"id": str, "author": str, "lang": str, "text": str, "salient": bool}
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Labelled training turns: ``source`` is GENERATED, DEV or CORPUS; ``template`` names the
+    cross-validation group (a generated turn's template, else the line itself); ``author`` the
+    corpus author ("" for generated and dev turns)."""
+
+    texts: list[str]
+    langs: list[str]
+    labels: Array
+    source: Array
+    templates: list[str]
+    authors: list[str]
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def take(self, mask: npt.NDArray[np.bool_]) -> Rows:
+        idx = np.flatnonzero(mask)
+        return Rows(
+            [self.texts[i] for i in idx],
+            [self.langs[i] for i in idx],
+            self.labels[idx],
+            self.source[idx],
+            [self.templates[i] for i in idx],
+            [self.authors[i] for i in idx],
+        )
+
+
+def read_corpus(path: Path) -> list[dict[str, Any]]:
+    """One authored corpus (``{"id", "author", "lang", "text", "salient", "kind"}`` a line); a line
+    that does not parse or lacks a field is an error naming the file and the line."""
+    out = []
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from None
+            for key, kind in _CORPUS_FIELDS.items():
+                if not isinstance(raw.get(key), kind) or (kind is str and not raw[key].strip()):
+                    raise ValueError(f"{path}:{n}: field {key!r} must be a non-empty {kind.__name__}")
+            out.append(raw)
+    return out
+
+
+def training_rows(turns: int, seed: int, corpora: Sequence[Path]) -> Rows:
+    """The generated turns, the development turns, then each corpus's lines, in that order."""
+    from remnant.training.salience_data import SALIENT, generate
+
+    gen = generate(turns, seed=seed)
+    with DEV_TURNS.open(encoding="utf-8") as fh:
+        dev = [json.loads(line) for line in fh if line.strip()]
+    lines = [row for path in corpora for row in read_corpus(path)]
+    return Rows(
+        [t.text for t in gen] + [d["text"] for d in dev] + [r["text"] for r in lines],
+        [t.lang for t in gen] + [d["lang"] for d in dev] + [r["lang"] for r in lines],
+        np.asarray(
+            [t.label == SALIENT for t in gen] + [d["label"] == "salient" for d in dev] + [r["salient"] for r in lines],
+            dtype=np.float64,
+        ),
+        np.asarray([GENERATED] * len(gen) + [DEV] * len(dev) + [CORPUS] * len(lines)),
+        [t.template for t in gen] + [f"dev:{d['id']}" for d in dev] + [f"{r['author']}:{r['id']}" for r in lines],
+        [""] * (len(gen) + len(dev)) + [r["author"] for r in lines],
+    )  # fmt: skip
+
+
+def embed_cached(embedder: Any, texts: Sequence[str], path: str | None) -> Array:
+    """Document vectors of ``texts``, reusing those in ``path`` (a .npy; the texts they belong to
+    in ``<path>.texts.json`` beside it) and embedding only the rest; both written back. A .npy
+    without the list (the older form) is used as it is when its row count matches."""
+    if path is None:
+        return np.asarray(embedder.embed_documents(list(texts)), dtype=np.float64)
+    npy, names = Path(path), Path(f"{path}.texts.json")
+    known: dict[str, Array] = {}
+    if npy.exists():
+        cached = np.load(npy)
+        if names.exists():
+            known = dict(zip(json.loads(names.read_text(encoding="utf-8")), cached, strict=True))
+        elif len(cached) == len(texts):
+            known = dict(zip(texts, cached, strict=True))
+    todo = list(dict.fromkeys(t for t in texts if t not in known))
+    if todo:
+        print(f"embedding {len(todo)} texts ({len(texts) - len(todo)} cached)", flush=True)
+        known.update(zip(todo, np.asarray(embedder.embed_documents(todo)), strict=True))
+        order = list(known)
+        np.save(npy, np.asarray([known[t] for t in order], dtype=np.float32))
+        names.write_text(json.dumps(order, ensure_ascii=False), encoding="utf-8")
+    return np.asarray([known[t] for t in texts], dtype=np.float64)
+
+
+# ---------------------------------------------------------------- leave one author out
+
+
+def held_figures(p: Array, y: Array, threshold: float) -> dict[str, float]:
+    """A held author's lines at the shipped rule (salient when ``p >= threshold``, importance
+    0.5): accuracy, salient recall, filler precision (of the turns let fade, the share that is
+    filler) and the false-keep rate (of the filler, the share kept)."""
+    keep = p >= threshold
+    pos, neg = y == 1, y == 0
+    faded = ~keep
+    return {
+        "accuracy": float(np.mean(keep == pos)),
+        "salient_recall": float(np.mean(keep[pos])) if pos.any() else 1.0,
+        "filler_precision": float(np.mean(neg[faded])) if faded.any() else 1.0,
+        "false_keep": float(np.mean(keep[neg])) if neg.any() else 0.0,
+    }
+
+
+def _cv_grid(x: Array, rows: Rows, folds: int, weights: Array) -> dict[float, dict[str, Any]]:
+    """The inner cross-validation (inside the training rows) at each L2 strength of the grid."""
+    return {
+        l2: cross_validate(x, rows.labels, rows.source, rows.templates, k=folds, l2=l2, weights=weights)
+        for l2 in L2_GRID
+    }
+
+
+def _select(results: dict[float, dict[str, Any]]) -> tuple[float, dict[str, Any]]:
+    """The L2 strength with the best inner-cross-validated min(kept, faded), and its CV."""
+    return max(results.items(), key=lambda kv: min(kv[1]["kept"], kv[1]["faded"]))
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Which rows a fit learns from: the generated turns or not, the development turns, the
+    corpora (of the authors not held out) and the weight of a corpus line against a generated one."""
+
+    name: str
+    generated: bool = True
+    corpora: bool = True
+    corpus_weight: float = 1.0
+
+    def mask(self, rows: Rows, held: str | None) -> npt.NDArray[np.bool_]:
+        corpus = rows.source == CORPUS
+        keep = (rows.source == DEV) | (corpus if self.corpora else np.zeros(len(rows), dtype=bool))
+        if self.generated:
+            keep |= rows.source == GENERATED
+        if held is not None:
+            keep &= np.asarray([a != held for a in rows.authors])
+        return keep
+
+    def weights(self, rows: Rows) -> Array:
+        return np.where(rows.source == CORPUS, self.corpus_weight, 1.0)
+
+
+RECIPES = (
+    Recipe("a: generated + dev", corpora=False),
+    Recipe("b: generated + dev + corpora"),
+    Recipe("b: generated + dev + corpora x3", corpus_weight=3.0),
+    Recipe("b: generated + dev + corpora x10", corpus_weight=10.0),
+    Recipe("c: corpora + dev", generated=False),
+)
+
+
+def leave_one_author_out(recipe: Recipe, x: Array, rows: Rows, folds: int) -> dict[str, dict[str, float]]:
+    """For each corpus author: the recipe's rows without that author, L2 and threshold chosen by
+    inner CV on them, the fit on all of them, and the held author's lines scored."""
+    out: dict[str, dict[str, float]] = {}
+    authors = sorted({a for a in rows.authors if a})
+    shared: tuple[Array, float, float, float] | None = None
+    for held in authors:
+        if not recipe.corpora and shared is not None:
+            w, b, threshold, l2 = shared  # nothing of the corpora is in the fit: one fit for all
+        else:
+            train = recipe.mask(rows, held)
+            sub = rows.take(train)
+            sw = recipe.weights(sub)
+            l2, cv = _select(_cv_grid(x[train], sub, folds, sw))
+            w, b = fit(x[train], sub.labels, l2=l2, weights=sw)
+            threshold = float(cv["threshold"])
+            shared = (w, b, threshold, l2)
+        test = np.asarray([a == held for a in rows.authors])
+        figures = held_figures(predict(x[test], w, b), rows.labels[test], threshold)
+        out[held] = {**figures, "threshold": threshold, "l2": l2}
+    return out
+
+
+def summarise(per_author: dict[str, dict[str, float]]) -> dict[str, tuple[float, float]]:
+    """Mean and (population) standard deviation over the held authors of each figure."""
+    keys = ("accuracy", "salient_recall", "filler_precision", "false_keep")
+    return {
+        k: (float(np.mean([f[k] for f in per_author.values()])), float(np.std([f[k] for f in per_author.values()])))
+        for k in keys
+    }  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Retrain: ``python -m remnant.extract.salience_model --embedder e5-small`` writes the weights."""
     from remnant.embed.registry import get_embedder
-    from remnant.training.salience_data import SALIENT, generate, spoken
+    from remnant.training.salience_data import spoken
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--embedder", default="e5-small")
     ap.add_argument("--turns", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument(
+        "--corpus",
+        nargs="+",
+        type=Path,
+        help="authored corpora ({id, author, lang, text, salient, kind} a line) trained on beside the "
+        "generated and dev turns (default: none; with --loao, corpora/salience/salience_*.jsonl)",
+    )
+    ap.add_argument(
+        "--corpus-weight", type=float, default=1.0, help="a corpus line's weight against a generated one"
+    )
+    ap.add_argument("--no-generated", action="store_true", help="train on the corpora and dev turns only")
+    ap.add_argument(
+        "--loao",
+        action="store_true",
+        help="leave one corpus author out for each recipe (today's, + corpora, corpora only): report, "
+        "write nothing",
+    )
+    ap.add_argument("--loao-json", type=Path, help="with --loao: write the figures there too")
+    ap.add_argument(
+        "--recipe", action="append", help="with --loao: only the recipes whose name starts so (repeat)"
+    )
     ap.add_argument(
         "--no-speakers",
         action="store_true",
@@ -213,8 +456,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument(
         "--vectors",
-        help="a .npy of precomputed document vectors (generated turns, then dev, then their spoken forms); "
-        "written there when it does not exist",
+        help="a .npy cache of document vectors (the texts they belong to in <file>.texts.json): "
+        "only texts not in it are embedded, and it is written back",
     )
     ap.add_argument(
         "--keep-plain",
@@ -225,41 +468,77 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dry-run", action="store_true", help="report the cross-validation, write nothing")
     args = ap.parse_args(argv)
 
-    turns = generate(args.turns, seed=args.seed)
-    with DEV_TURNS.open(encoding="utf-8") as fh:
-        dev = [json.loads(line) for line in fh if line.strip()]
-    plain = [t.text for t in turns] + [d["text"] for d in dev]
-    langs = [t.lang for t in turns] + [d["lang"] for d in dev]
-    labels = np.asarray([t.label == SALIENT for t in turns] + [d["label"] == "salient" for d in dev], float)
-    groups = np.asarray([0] * len(turns) + [1] * len(dev))
-    templates = [t.template for t in turns] + [f"dev:{d['id']}" for d in dev]
-    texts = plain if args.no_speakers else plain + spoken(plain, langs, seed=args.seed)
-    embedder = get_embedder(args.embedder, threads=2)
-    if args.vectors and Path(args.vectors).exists():
-        vectors = np.load(args.vectors)
-    else:
-        vectors = embedder.embed_documents(texts)
-        if args.vectors:
-            np.save(args.vectors, vectors)
-    trained_on = f"remnant.training.salience_data.generate({args.turns}, seed={args.seed}) + {DEV_TURNS.name}"
+    if args.corpus is None:
+        # the shipped weights learn from no corpus (their fits lost held-out salient turns, see
+        # docs/benchmarks/understanding.md); the comparison reads the project's corpora
+        args.corpus = list(CORPORA) if args.loao else []
+    rows = training_rows(args.turns, args.seed, args.corpus)
+    plain = rows.texts
+    # one draw of names over every row: the generated and dev turns keep the names they had
+    texts = plain if args.no_speakers else plain + spoken(plain, rows.langs, seed=args.seed)
+    # the static embedder (tests) takes no thread count
+    options: dict[str, Any] = {} if args.embedder == "static" else {"threads": 2}
+    embedder = get_embedder(args.embedder, **options)
+    vectors = embed_cached(embedder, texts, args.vectors)
     # the rule cues read the turn as said (the ingestor scores message.content, never the speaker)
     rules = [salience(t).score for t in plain]
     n = len(plain)
+    x_plain = features(vectors[:n], rules)
+    x_spoken = None if args.no_speakers else features(vectors[n : 2 * n], rules)
+    if args.loao:
+        if not any(rows.authors):
+            ap.error("--loao needs --corpus files")
+        report: dict[str, Any] = {}
+        for recipe in RECIPES:
+            if args.recipe and not any(recipe.name.startswith(r) for r in args.recipe):
+                continue
+            for reading, x in (("plain", x_plain), ("spoken", x_spoken)):
+                if x is None:
+                    continue
+                per = leave_one_author_out(recipe, x, rows, args.folds)
+                summary = summarise(per)
+                report.setdefault(recipe.name, {})[reading] = {"per_author": per, "mean_sd": summary}
+                print(
+                    f"{recipe.name} [{reading}]: "
+                    + ", ".join(f"{k} {m:.3f} ± {s:.3f}" for k, (m, s) in summary.items())
+                )
+                for author, f in per.items():
+                    print(f"    held {author}: " + ", ".join(f"{k} {v:.3f}" for k, v in f.items()))  # fmt: skip
+        if args.loao_json:
+            args.loao_json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        return 0
+
+    recipe = Recipe(
+        "shipped",
+        generated=not args.no_generated,
+        corpora=bool(args.corpus),
+        corpus_weight=args.corpus_weight,
+    )
+    train = recipe.mask(rows, None)
+    sub = rows.take(train)
+    sw = recipe.weights(sub)
+    parts = (
+        []
+        if args.no_generated
+        else [f"remnant.training.salience_data.generate({args.turns}, seed={args.seed})"]
+    )
+    parts.append(DEV_TURNS.name)
+    parts += [f"{p.as_posix()} (author {a})" for p, a in zip(args.corpus, _authors(args.corpus), strict=True)]
+    trained_on = " + ".join(parts)
+    if recipe.corpora and args.corpus_weight != 1.0:
+        trained_on += f"; a corpus line weighs {args.corpus_weight:g} generated ones"
     shipped = weights_path(embedder.model_id)
     if args.keep_plain and shipped.exists():
         model = replace(SalienceModel.from_json(json.loads(shipped.read_text(encoding="utf-8"))), spoken=None)
     else:
-        model = _train(
-            embedder.model_id, features(vectors[:n], rules), labels, groups, templates, args.folds, trained_on
-        )
-    if not args.no_speakers:
+        model = _train(embedder.model_id, x_plain[train], sub, sw, args.folds, trained_on)
+    if x_spoken is not None:
         print("spoken:")
         head = _train(
             embedder.model_id,
-            features(vectors[n : 2 * n], rules),
-            labels,
-            groups,
-            templates,
+            x_spoken[train],
+            sub,
+            sw,
             args.folds,
             trained_on + f", each as spoken(seed={args.seed}): '<name>: <text>'",
         )
@@ -271,25 +550,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _train(
-    model_id: str,
-    x: Array,
-    labels: Array,
-    groups: Array,
-    templates: Sequence[str],
-    folds: int,
-    trained_on: str,
-) -> SalienceModel:
+def _authors(paths: Sequence[Path]) -> list[str]:
+    return [",".join(sorted({r["author"] for r in read_corpus(p)})) for p in paths]
+
+
+def _train(model_id: str, x: Array, rows: Rows, weights: Array, folds: int, trained_on: str) -> SalienceModel:
     """The L2 strength with the best cross-validated min(kept, faded), then the fit on every turn."""
-    results = {
-        l2: cross_validate(x, labels, groups, templates, k=folds, l2=l2) for l2 in (0.1, 0.3, 1.0, 3.0)
-    }
-    l2, cv = max(results.items(), key=lambda kv: min(kv[1]["kept"], kv[1]["faded"]))
+    results = _cv_grid(x, rows, folds, weights)
+    l2, cv = _select(results)
     for lam, r in results.items():
         print(f"l2={lam}: threshold {r['threshold']:.2f} kept {r['kept']:.3f} faded {r['faded']:.3f} "
-              f"folds kept {r['fold_kept']} faded {r['fold_faded']} dev {r['dev_kept_faded']}")  # fmt: skip
-    w, b = fit(x, labels, l2=l2)
-    meta = {"trained_on": trained_on, "turns": len(labels), "cv": dict(cv)}
+              f"folds kept {r['fold_kept']} faded {r['fold_faded']} dev {r['dev_kept_faded']} "
+              f"corpus {r.get('corpus_kept_faded')}")  # fmt: skip
+    w, b = fit(x, rows.labels, l2=l2, weights=weights)
+    meta = {"trained_on": trained_on, "turns": len(rows), "cv": dict(cv)}
     return SalienceModel(model_id, w[:-1], float(w[-1]), b, float(cv["threshold"]), meta)
 
 
