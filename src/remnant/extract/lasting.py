@@ -1,0 +1,168 @@
+"""What of a turn lasts: the clauses consolidation keeps when a salient turn is about to fade.
+
+Consolidation (:mod:`remnant.engine.forgetting.consolidation`) used to copy the whole turn into a
+fact, so what the turn said only for a while (a code "this weekend only", a room "till sunday", a
+week's course of tablets) lived on in the copy for months. :func:`lasting_parts` reads the turn
+clause by clause (:func:`remnant.extract.expiry.pieces`) and leaves out
+
+- **what lapses**: a clause whose own period or end point, read from when the turn was said, ends
+  by the consolidation horizon (the rules: :func:`remnant.extract.expiry.lapsing`; and, when its
+  weights load and the policy asks for it, the learned expiry reader's judgement of the clause,
+  :mod:`remnant.extract.expiry_model`, with the length :func:`~remnant.extract.expiry_model.length_of`
+  reads);
+- **what states nothing**: a question (its mark), and a clause the claim gate
+  (:mod:`remnant.understand.claim_gate`) reads as a request to the assistant, a wish or chit-chat;
+- **filler**: when something went and what is left is filler by the rule cues, the clauses the
+  salience model scores under the remainder bar.
+
+Nothing left: nothing is consolidated (the turn just fades). Nothing left out: the turn's own text,
+as before. The models read the clauses' vectors, computed by the caller in one embedder call for
+every turn of a sweep (:class:`Readers`), before any lock is taken. Linear in the text: at most
+:data:`~remnant.extract.expiry._CLAUSE_CAP` clauses a turn, each read a bounded number of times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from remnant.embed.base import Vectors
+from remnant.engine.options import Lasting
+from remnant.extract.expiry import (
+    FILLER_FLOOR,
+    asked,
+    bare,
+    cues,
+    expiry_of,
+    lapsing,
+    names_a_while,
+    pieces,
+)
+from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of
+from remnant.extract.salience import salience
+from remnant.extract.salience_model import SalienceModel
+from remnant.understand.claim_gate import ClaimGate
+
+REMAINDER_BAR = 0.4
+"""The salience model's importance at which a clause of what is left is kept (the ingestor's bar
+for what is left of a split turn, :data:`remnant.extract.ingest.REMAINDER_BAR`)."""
+
+
+@dataclass(frozen=True)
+class Readers:
+    """The models that judge a clause, each optional (without one, the rules decide): the salience
+    model, the claim gate and the learned expiry reader, all over ``embed``'s vectors."""
+
+    embed: Callable[[Sequence[str]], Sequence[Vectors] | None] | None = None
+    salience: SalienceModel | None = None
+    gate: ClaimGate | None = None
+    expiry: ExpiryWeights | None = None
+
+    @property
+    def any(self) -> bool:
+        return self.embed is not None and (
+            self.salience is not None or self.gate is not None or self.expiry is not None
+        )
+
+
+def head(piece: str) -> str:
+    return bare(piece)[:SENTENCE_CHARS]
+
+
+def lasting_parts(turns: Sequence[tuple[str, datetime]], until: datetime, readers: Readers) -> list[Lasting]:
+    """For each ``(text, said)``, what of it lasts past ``until`` (see the module docstring); one
+    embedder call for the clauses of all the turns that have something the rules did not decide."""
+    split = [pieces(text) for text, _ in turns]
+    gone = [
+        lapsing(parts, said, until) if len(parts) else []
+        for parts, (_, said) in zip(split, turns, strict=True)
+    ]
+    why: list[list[str]] = [["expiry"] * any(g) for g in gone]
+    for parts, g, w in zip(split, gone, why, strict=True):
+        for i, part in enumerate(parts):
+            if not g[i] and asked(part):
+                g[i] = True
+                w.append("question")
+    vectors = _vectors(split, gone, readers)
+    out: list[Lasting] = []
+    for t, ((text, said), parts, g, w) in enumerate(zip(turns, split, gone, why, strict=True)):
+        vec = vectors.get(t, {})
+        for i, part in enumerate(parts):
+            if g[i] or i not in vec:
+                continue
+            if readers.expiry is not None and _reader_lapses(readers.expiry, vec[i], head(part), said, until):
+                g[i] = True
+                w.append("expiry_model")
+            elif readers.gate is not None and not readers.gate.states_claim(vec[i], head(part)):
+                g[i] = True
+                w.append("no_claim")
+        out.append(_kept(text, said, parts, g, w, vec, readers.salience))
+    return out
+
+
+def _vectors(
+    split: Sequence[Sequence[str]], gone: Sequence[Sequence[bool]], readers: Readers
+) -> dict[int, dict[int, Vectors]]:
+    """The vectors of the clauses the rules kept, by turn and clause, from one embedder call."""
+    if not readers.any or readers.embed is None:
+        return {}
+    at = [
+        (t, i)
+        for t, (parts, g) in enumerate(zip(split, gone, strict=True))
+        for i, p in enumerate(parts)
+        if not g[i] and bare(p)
+    ]
+    if not at:
+        return {}
+    texts = [head(split[t][i]) for t, i in at]
+    unique = list(dict.fromkeys(texts))
+    got = readers.embed(unique)
+    if got is None:
+        return {}
+    by_text = dict(zip(unique, got, strict=True))
+    out: dict[int, dict[int, Vectors]] = {}
+    for (t, i), text in zip(at, texts, strict=True):
+        out.setdefault(t, {})[i] = by_text[text]
+    return out
+
+
+def _reader_lapses(
+    weights: ExpiryWeights, vector: Vectors, text: str, said: datetime, until: datetime
+) -> bool:
+    """The learned reader judges the clause temporary (its threshold, and it names a while with no
+    past or recurring word: the ingestor's guard) and the length it reads ends by ``until``."""
+    said_cues = cues(text, said)
+    if not names_a_while(said_cues) or weights.probability(vector, said_cues) < weights.threshold:
+        return False
+    length, _source = length_of(text, said, weights.horizon)
+    return said + length <= until
+
+
+def _kept(
+    text: str,
+    said: datetime,
+    parts: Sequence[str],
+    gone: Sequence[bool],
+    why: Sequence[str],
+    vec: dict[int, Vectors],
+    model: SalienceModel | None,
+) -> Lasting:
+    if not any(gone):
+        return Lasting(text)
+    keep = [not g and bool(bare(p)) for p, g in zip(parts, gone, strict=True)]
+    rest = "".join(p for p, k in zip(parts, keep, strict=True) if k)
+    if bare(rest) and salience(rest).score < FILLER_FLOOR:
+        # what is left is filler by the rule cues: keep the clauses that matter on their own
+        for i, part in enumerate(parts):
+            if keep[i]:
+                score = salience(part).score
+                keep[i] = score >= FILLER_FLOOR or (
+                    model is not None and i in vec and model.importance(vec[i], score) >= REMAINDER_BAR
+                )
+        if not any(keep):
+            why = (*why, "filler")
+    kept = [p for p, k in zip(parts, keep, strict=True) if k]
+    # a clause kept with a period of its own that outlasts the horizon still ends with it
+    ends = [said + ttl for p in kept if (ttl := expiry_of(p, said)) is not None]
+    return Lasting(bare("".join(kept)), min(ends) if ends else None, tuple(dict.fromkeys(why)))
