@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from remnant.embed.base import EmbeddingError, Vectors
+from remnant.embed.base import Vectors
 from remnant.engine.options import Lasting
 from remnant.extract.expiry import lapsing, pieces
 from remnant.extract.ingest import RuleIngestor
@@ -34,13 +35,22 @@ def test_pieces_join_back_to_the_text() -> None:
     ("text", "kept"),
     [
         # a value with an end point that has passed: out, with the clause that names it
-        ("the gym's guest code is 5521, good till friday, and my membership number is on the card", "and my membership number is on the card"),
+        (
+            "the gym's guest code is 5521, good till friday, and my membership number is on the card",
+            "and my membership number is on the card",
+        ),
         # a period of a course that has run out beside a lasting condition
         ("I'm taking amoxicillin for 5 days. I have type 1 diabetes", "I have type 1 diabetes"),
         # an end point beside a temporary word, of a state: its clauses up to one of its own
-        ("we're at the Harbour Inn, room 31 till thursday, and I get seasick on small boats", "and I get seasick on small boats"),
+        (
+            "we're at the Harbour Inn, room 31 till thursday, and I get seasick on small boats",
+            "and I get seasick on small boats",
+        ),
         # what follows from the temporary clause goes with it
-        ("the visitor permit is PX-2207 this week only, so leave it on the dashboard. my flat is 4B", "my flat is 4B"),
+        (
+            "the visitor permit is PX-2207 this week only, so leave it on the dashboard. my flat is 4B",
+            "my flat is 4B",
+        ),
     ],
 )
 def test_what_lapses_by_the_horizon_is_left_out(text: str, kept: str) -> None:
@@ -85,50 +95,36 @@ def test_lapsing_reads_each_clause_from_when_it_was_said() -> None:
     assert lapsing(parts, SAID, LATER) == [True, False]
 
 
-class Counting:
-    """The product's embedder, counting its calls (the real model runs)."""
-
-    def __init__(self, ingestor: RuleIngestor) -> None:
-        model = ingestor.model
-        if model is None:
-            pytest.skip("e5-small is not installed here")
-        self.ingestor = ingestor
-        self.calls: list[int] = []
-
-    def __call__(self, texts: Sequence[str]) -> Sequence[Vectors] | None:
-        self.calls.append(len(texts))
-        pair = self.ingestor._salience_model()  # noqa: SLF001 - the test reads the embedder the ingestor resolved
-        assert pair is not None
-        try:
-            return list(pair[0].embed_documents(list(texts)))
-        except EmbeddingError:
-            return None
-
-
 @pytest.fixture(scope="module")
 def ingestor() -> RuleIngestor:
-    return RuleIngestor(salience_embedders=("e5-small",))
+    got = RuleIngestor(salience_embedders=("e5-small",))
+    if got.model is None:
+        pytest.skip("e5-small is not installed here")
+    return got
 
 
 def test_the_models_judge_the_clauses_of_every_turn_in_one_call(ingestor: RuleIngestor) -> None:
-    embed = Counting(ingestor)
-    gate = ingestor._claim_gate()  # noqa: SLF001
-    readers = Readers(embed=embed, salience=ingestor.model, gate=gate[1] if gate else None)
+    readers = ingestor.readers()
+    assert readers.embed is not None and readers.salience is not None and readers.gate is not None
+    embed, calls = readers.embed, []
+
+    def counting(texts: Sequence[str]) -> Sequence[Vectors] | None:
+        calls.append(len(texts))
+        return embed(texts)
+
     turns = [
         ("we're at the Harbour Inn, room 31 till thursday, and I get seasick on small boats", SAID),
         ("my nephew Bartholomew turns 7 in June, can you suggest a present for him?", SAID),
         ("I have a standing desk at work and my back has been much better since", SAID),
     ]
-    got = lasting_parts(turns, LATER, readers)
-    assert len(embed.calls) == 1
+    got = lasting_parts(turns, LATER, replace(readers, embed=counting))
+    assert len(calls) == 1
     assert got[0].text == "and I get seasick on small boats"
     assert got[1].text == "my nephew Bartholomew turns 7 in June"  # the request is left out
     assert got[2] == Lasting(turns[2][0])
 
 
 def test_the_ingestor_reads_them_as_the_sweep_asks(ingestor: RuleIngestor) -> None:
-    if ingestor.model is None:
-        pytest.skip("e5-small is not installed here")
     turns = [("room 31 till thursday. what's good to eat around here?", SAID), ("I'm vegetarian", SAID)]
     for reader in (False, True):
         got = ingestor.lasting_many(turns, LATER, expiry_reader=reader)

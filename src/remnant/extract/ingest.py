@@ -409,15 +409,21 @@ class RuleIngestor:
         """What of each turn ``(text, said)`` lasts past ``until``, clause by clause
         (:func:`remnant.extract.lasting.lasting_parts`): the rules, then the salience model, the
         claim gate and, with ``expiry_reader``, the learned expiry reader, over one embedder call."""
+        return lasting_parts(turns, until, self.readers(expiry_reader=expiry_reader))
+
+    def readers(self, *, expiry_reader: bool = False) -> Readers:
+        """The models that judge a clause (:class:`remnant.extract.lasting.Readers`) over the
+        salience model's embedder; none where that has no trained weights."""
         pair = self._salience_model()
+        if pair is None:
+            return Readers()
         gate = self._claim_gate()
-        readers = Readers(
-            embed=self._embed if pair is not None else None,
-            salience=pair[1] if pair is not None else None,
+        return Readers(
+            embed=self._embed,
+            salience=pair[1],
             gate=gate[1] if gate is not None else None,
-            expiry=load_weights(pair[0].model_id) if pair is not None and expiry_reader else None,
+            expiry=load_weights(pair[0].model_id) if expiry_reader else None,
         )
-        return lasting_parts(turns, until, readers)
 
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
         return self._observe(message, recent, None)
