@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from remnant.core import decay as dk
 from remnant.core.model import Kind, MemoryRecord, Status
@@ -119,9 +120,9 @@ def _lasting(
     models embed every turn's clauses in one batch, before any lock); without a reader, all of it."""
     if reader is None or not policy.clauses or not due:
         return {r.id: Lasting(r.content) for r in due}
-    until = ledger.now() + policy.horizon
-    turns: list[tuple[str, datetime]] = [(r.content, r.occurred_at or r.created_at) for r in due]
-    got = reader.lasting_many(turns, until, expiry_reader=policy.expiry_reader)
+    now = ledger.now()
+    turns: list[tuple[str, datetime]] = [(r.content, r.occurred_at or r.created_at or now) for r in due]
+    got = reader.lasting_many(turns, now + policy.horizon, expiry_reader=policy.expiry_reader)
     return {r.id: lasting for r, lasting in zip(due, got, strict=True)}
 
 
@@ -145,7 +146,7 @@ def run_consolidation(
     due = [
         r
         for r in due
-        if (kept := lasting[r.id].text) and (kept == r.content or not carried(kept, facts[r.id]))
+        if (text := lasting[r.id].text) and (text == r.content or not carried(text, facts[r.id]))
     ]
     read = {r.id: r.content for r in due}
     if not due:
@@ -161,7 +162,7 @@ def run_consolidation(
                 continue  # rewritten since it was read (a correction): the next sweep reads it again
             kept = lasting[episode.id]
             whole = kept.text == episode.content
-            meta: dict[str, object] = {"derived_from": [episode.id]}
+            meta: dict[str, Any] = {"derived_from": [episode.id]}
             if not whole:
                 meta["clauses_left_out"] = list(kept.dropped)  # why, never what: the words went
             fact = ledger.build(
