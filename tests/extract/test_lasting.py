@@ -46,6 +46,11 @@ def test_pieces_join_back_to_the_text() -> None:
             "we're at the Harbour Inn, room 31 till thursday, and I get seasick on small boats",
             "and I get seasick on small boats",
         ),
+        # a state with nothing named lapses with its own sentence, not the one before it
+        (
+            "I'm allergic to cashews, not peanuts. off sick till wednesday",
+            "I'm allergic to cashews, not peanuts.",
+        ),
         # what follows from the temporary clause goes with it
         (
             "the visitor permit is PX-2207 this week only, so leave it on the dashboard. my flat is 4B",
@@ -77,6 +82,8 @@ def test_a_period_that_outlasts_the_horizon_keeps_its_clause_and_its_end() -> No
         "I swim at the lido every friday, and I get seasick on small boats",  # recurring
         "my sister's wedding is on saturday and I'm a bridesmaid",  # an event's day, no temporary word
         "I have a standing desk at work and my back has been much better since",
+        # a day named alone is when something happened, not how long it holds
+        "I started at the new bakery today, and my manager is called Rosalind",
     ],
 )
 def test_what_lasts_is_the_turn_itself(text: str) -> None:
@@ -104,8 +111,8 @@ def ingestor() -> RuleIngestor:
 
 
 def test_the_models_judge_the_clauses_of_every_turn_in_one_call(ingestor: RuleIngestor) -> None:
-    readers = ingestor.readers()
-    assert readers.embed is not None and readers.salience is not None and readers.gate is not None
+    readers = ingestor.readers(expiry_reader=True)
+    assert readers.embed is not None and readers.salience is not None and readers.expiry is not None
     embed, calls = readers.embed, []
 
     def counting(texts: Sequence[str]) -> Sequence[Vectors] | None:
@@ -116,12 +123,18 @@ def test_the_models_judge_the_clauses_of_every_turn_in_one_call(ingestor: RuleIn
         ("we're at the Harbour Inn, room 31 till thursday, and I get seasick on small boats", SAID),
         ("my nephew Bartholomew turns 7 in June, can you suggest a present for him?", SAID),
         ("I have a standing desk at work and my back has been much better since", SAID),
+        ("the bike lock code is 3390 until friday. lol ok", SAID),  # what is left is filler
     ]
     got = lasting_parts(turns, LATER, replace(readers, embed=counting))
     assert len(calls) == 1
     assert got[0].text == "and I get seasick on small boats"
-    assert got[1].text == "my nephew Bartholomew turns 7 in June"  # the request is left out
+    assert got[1].text == "my nephew Bartholomew turns 7 in June"  # the question is left out
     assert got[2] == Lasting(turns[2][0])
+    assert got[3].text == "" and "filler" in got[3].dropped
+    # without the expiry reader the salience model reads only the turn whose rest is filler
+    calls.clear()
+    again = lasting_parts(turns, LATER, replace(readers, embed=counting, expiry=None))
+    assert calls == [1] and [g.text for g in again] == [g.text for g in got]
 
 
 def test_the_ingestor_reads_them_as_the_sweep_asks(ingestor: RuleIngestor) -> None:

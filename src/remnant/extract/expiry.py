@@ -806,9 +806,9 @@ def lapsing(parts: Sequence[str], said: datetime, until: datetime) -> list[bool]
     """Which of a turn's :func:`pieces` hold only until ``until`` or less, read from ``said`` (when
     the turn was said), by the rules of :func:`split_expiry`: a clause whose own period or end point
     (:func:`expiry_of`, alone or with the clause before it; or an end point :func:`end_point_said`
-    reads beside a temporary word, "room 31 till thursday", with no past or recurring word) ends by
-    then, with the clause before it when it does not name the thing it is said of ("the code is
-    4471," "good till friday"), and, when it is a state ("at the travelodge for 3 nights, room
+    reads after an until word, "room 31 till thursday", with no past or recurring word) ends by
+    then, with the clause before it in its sentence when it does not name the thing it is said of
+    ("the code is 4471," "good till friday"), and, when it is a state ("at the travelodge for 3 nights, room
     214"), the clauses of its sentence up to one that opens a clause of its own ("and I get
     seasick"; ``clause_openers``); beside such a clause, those that follow from it ("so ...", "for
     now"). A period that outlasts ``until`` leaves its clauses alone. Linear: each clause is read a
@@ -816,7 +816,7 @@ def lapsing(parts: Sequence[str], said: datetime, until: datetime) -> list[bool]
     out = [False] * len(parts)
     for i, part in enumerate(parts):
         span: tuple[int, int] | None = None
-        ttl = expiry_of(part, said) or _end_beside_temporary(part, said)
+        ttl = expiry_of(part, said) or _end_after_until(part, said)
         if ttl is not None:
             span = (i, i)
         elif i and expiry_of(parts[i - 1], said) is None:
@@ -825,7 +825,12 @@ def lapsing(parts: Sequence[str], said: datetime, until: datetime) -> list[bool]
         if span is None or ttl is None or said + ttl > until:
             continue
         lo, hi = span
-        if lo > 0 and not _has_subject("".join(parts[lo : hi + 1])):
+        # the clause before names what it is said of, in the same sentence only
+        if (
+            lo > 0
+            and not _has_subject("".join(parts[lo : hi + 1]))
+            and not _ENDS_SENTENCE.search(parts[lo - 1])
+        ):
             lo -= 1
         if not _has_subject("".join(parts[lo : hi + 1])):
             lo, hi = _state_of(parts, lo, hi)
@@ -838,13 +843,15 @@ def lapsing(parts: Sequence[str], said: datetime, until: datetime) -> list[bool]
     return out
 
 
-def _end_beside_temporary(part: str, said: datetime) -> timedelta | None:
-    """An end point :func:`end_point_said` reads in a clause that has a temporary word ("till
-    thursday", "this week") and no past, recurring or question cue."""
-    said_cues = cues(part, said)
-    if not said_cues[CUES.index("temporary_words")] or said_cues[CUES.index("question")]:
+def _end_after_until(part: str, said: datetime) -> timedelta | None:
+    """An end point :func:`end_point_said` reads in a clause that bounds something by it ("room 31
+    till thursday", "on nights until the weekend": ``until_words``), with no past, recurring or
+    question cue. A day named alone ("back at work today", 今天回福永上班了) is when something
+    happened, not how long it holds."""
+    if not _en_words("until_words").search(part):
         return None
-    if said_cues[CUES.index("past")] or said_cues[CUES.index("recurring")]:
+    said_cues = cues(part, said)
+    if any(said_cues[CUES.index(c)] for c in ("past", "recurring", "question")):
         return None
     return end_point_said(part, said)
 

@@ -407,8 +407,8 @@ class RuleIngestor:
         self, turns: Sequence[tuple[str, datetime]], until: datetime, *, expiry_reader: bool = False
     ) -> list[Lasting]:
         """What of each turn ``(text, said)`` lasts past ``until``, clause by clause
-        (:func:`remnant.extract.lasting.lasting_parts`): the rules, then the salience model, the
-        claim gate and, with ``expiry_reader``, the learned expiry reader, over one embedder call."""
+        (:func:`remnant.extract.lasting.lasting_parts`): the rules, then the salience model and,
+        with ``expiry_reader``, the learned expiry reader, over one embedder call."""
         return lasting_parts(turns, until, self.readers(expiry_reader=expiry_reader))
 
     def readers(self, *, expiry_reader: bool = False) -> Readers:
@@ -417,11 +417,9 @@ class RuleIngestor:
         pair = self._salience_model()
         if pair is None:
             return Readers()
-        gate = self._claim_gate()
         return Readers(
             embed=self._embed,
             salience=pair[1],
-            gate=gate[1] if gate is not None else None,
             expiry=load_weights(pair[0].model_id) if expiry_reader else None,
         )
 

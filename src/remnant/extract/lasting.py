@@ -10,10 +10,15 @@ clause by clause (:func:`remnant.extract.expiry.pieces`) and leaves out
   weights load and the policy asks for it, the learned expiry reader's judgement of the clause,
   :mod:`remnant.extract.expiry_model`, with the length :func:`~remnant.extract.expiry_model.length_of`
   reads);
-- **what states nothing**: a question (its mark), and a clause the claim gate
-  (:mod:`remnant.understand.claim_gate`) reads as a request to the assistant, a wish or chit-chat;
+- **questions** to the assistant (their mark: ?, ？, 吗);
 - **filler**: when something went and what is left is filler by the rule cues, the clauses the
-  salience model scores under the remainder bar.
+  salience model scores under the remainder bar (a request without a question mark, "recommend a
+  place near the college", is left to this judgement).
+
+The claim gate (:mod:`remnant.understand.claim_gate`) was tried on each clause and is not used: it
+was trained on whole turns, and on a clause its cues misfire (给我 in 股份都转给我了 reads as a
+request, a 🙄 beside "joined Paper Tigers instead" as sarcasm), which lost current values on the
+development timelines (docs/benchmarks/understanding.md).
 
 Nothing left: nothing is consolidated (the turn just fades). Nothing left out: the turn's own text,
 as before. The models read the clauses' vectors, computed by the caller in one embedder call for
@@ -42,7 +47,6 @@ from remnant.extract.expiry import (
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of
 from remnant.extract.salience import salience
 from remnant.extract.salience_model import SalienceModel
-from remnant.understand.claim_gate import ClaimGate
 
 REMAINDER_BAR = 0.4
 """The salience model's importance at which a clause of what is left is kept (the ingestor's bar
@@ -52,18 +56,15 @@ for what is left of a split turn, :data:`remnant.extract.ingest.REMAINDER_BAR`).
 @dataclass(frozen=True)
 class Readers:
     """The models that judge a clause, each optional (without one, the rules decide): the salience
-    model, the claim gate and the learned expiry reader, all over ``embed``'s vectors."""
+    model and the learned expiry reader, both over ``embed``'s vectors."""
 
     embed: Callable[[Sequence[str]], Sequence[Vectors] | None] | None = None
     salience: SalienceModel | None = None
-    gate: ClaimGate | None = None
     expiry: ExpiryWeights | None = None
 
     @property
     def any(self) -> bool:
-        return self.embed is not None and (
-            self.salience is not None or self.gate is not None or self.expiry is not None
-        )
+        return self.embed is not None and (self.salience is not None or self.expiry is not None)
 
 
 def head(piece: str) -> str:
@@ -94,9 +95,6 @@ def lasting_parts(turns: Sequence[tuple[str, datetime]], until: datetime, reader
             if readers.expiry is not None and _reader_lapses(readers.expiry, vec[i], head(part), said, until):
                 g[i] = True
                 w.append("expiry_model")
-            elif readers.gate is not None and not readers.gate.states_claim(vec[i], head(part)):
-                g[i] = True
-                w.append("no_claim")
         out.append(_kept(text, said, parts, g, w, vec, readers.salience))
     return out
 
@@ -104,15 +102,16 @@ def lasting_parts(turns: Sequence[tuple[str, datetime]], until: datetime, reader
 def _vectors(
     split: Sequence[Sequence[str]], gone: Sequence[Sequence[bool]], readers: Readers
 ) -> dict[int, dict[int, Vectors]]:
-    """The vectors of the clauses the rules kept, by turn and clause, from one embedder call."""
+    """The vectors of the clauses a model will read, by turn and clause, from one embedder call:
+    every clause the rules kept when the expiry reader judges them; else, for the salience model,
+    those of a turn that lost some whose rest is filler by the rule cues."""
     if not readers.any or readers.embed is None:
         return {}
-    at = [
-        (t, i)
-        for t, (parts, g) in enumerate(zip(split, gone, strict=True))
-        for i, p in enumerate(parts)
-        if not g[i] and bare(p)
-    ]
+    at: list[tuple[int, int]] = []
+    for t, (parts, g) in enumerate(zip(split, gone, strict=True)):
+        if readers.expiry is None and not (any(g) and _filler(_rest(parts, g))):
+            continue
+        at += [(t, i) for i, p in enumerate(parts) if not g[i] and bare(p)]
     if not at:
         return {}
     texts = [head(split[t][i]) for t, i in at]
@@ -125,6 +124,15 @@ def _vectors(
     for (t, i), text in zip(at, texts, strict=True):
         out.setdefault(t, {})[i] = by_text[text]
     return out
+
+
+def _rest(parts: Sequence[str], gone: Sequence[bool]) -> str:
+    return "".join(p for p, g in zip(parts, gone, strict=True) if not g)
+
+
+def _filler(text: str) -> bool:
+    """What is left is filler by the rule cues (nothing left is not: there is nothing to judge)."""
+    return bool(bare(text)) and salience(text).score < FILLER_FLOOR
 
 
 def _reader_lapses(
@@ -151,8 +159,7 @@ def _kept(
     if not any(gone):
         return Lasting(text)
     keep = [not g and bool(bare(p)) for p, g in zip(parts, gone, strict=True)]
-    rest = "".join(p for p, k in zip(parts, keep, strict=True) if k)
-    if bare(rest) and salience(rest).score < FILLER_FLOOR:
+    if _filler(_rest(parts, gone)):
         # what is left is filler by the rule cues: keep the clauses that matter on their own
         for i, part in enumerate(parts):
             if keep[i]:
