@@ -4,9 +4,14 @@ Episodes decay in days (their kind's base stability is 3 days); that is right fo
 conversation and wrong for what they said about the user. So each sweep, before it marks anything
 faded, looks at the episodes that will cross the recall threshold within ``horizon`` (a set-based
 query on the indexed fade time, so nothing loops over the table) and, for those whose importance
-(the ingestor's salience) is at least ``min_importance``, writes a **fact** with the turn's text
-(already redacted), the episode's importance and a lower confidence, with provenance
-(``metadata.derived_from``) and an audit entry (``consolidate``). The fact goes through the normal
+(the ingestor's salience) is at least ``min_importance``, writes a **fact** with what the turn said
+that lasts (already redacted), the episode's importance and a lower confidence, with provenance
+(``metadata.derived_from``) and an audit entry (``consolidate``). What lasts is the ingestor's
+reading (:class:`~remnant.engine.options.LastingReader`, done for all the due turns before any row
+lock): the turn's clauses without those whose period or end point, read from when the turn was
+said, ends within ``horizon`` (a code "this weekend only", a room "till thursday"), without
+questions to the assistant and filler; the whole text when every clause lasts; nothing when none
+does (the turn just fades). The fact goes through the normal
 write path, so it supersedes or is flagged against what the user said before. Filler, which the
 ingestor scored low, is not consolidated and simply fades: the way sleep keeps the gist and drops
 the noise.
