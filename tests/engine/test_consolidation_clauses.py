@@ -5,6 +5,7 @@ holding the clauses that last, read from when the turn was said; a value said to
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -111,3 +112,30 @@ def test_the_setting_off_copies_the_turn_as_before(open_mem: Open) -> None:
     _said(mem, STAY, "ines")
     _fade(mem, clock, SweepPolicy(consolidate=ConsolidationPolicy(clauses=False)))
     assert [r.content for r in _consolidated(mem, "ines")] == [STAY]
+
+
+SHAPES = (
+    "we're at the Harbour Inn, room {n} till thursday, and I get seasick on small boats",
+    "the gym's guest code is {n}, good till friday, and my membership is under my work email",
+    "my nephew turns {n} in June, what should I get him?",
+    "I have a standing desk at work and my back has been much better since I moved to flat {n}",
+)
+
+
+@pytest.mark.parametrize("reader", [False, True])
+def test_the_sweep_reads_the_clauses_of_many_turns_in_bounded_time(tmp_path: Path, reader: bool) -> None:
+    # 200 salient turns, a sweep a day for two weeks: bounded cost, not speed (a generous budget on a
+    # loaded box; the figures are in docs/benchmarks/understanding.md)
+    clock = ManualClock(T0)
+    texts = [SHAPES[i % len(SHAPES)].format(n=100 + i) for i in range(200)]
+    with Memory(tmp_path / "m.db", clock=clock) as mem:
+        mem.add([{"role": "user", "content": t} for t in texts], user_id="ines")
+        policy = SweepPolicy(consolidate=ConsolidationPolicy(expiry_reader=reader))
+        started = time.perf_counter()
+        for _ in range(14):
+            clock.advance(timedelta(days=1))
+            mem.sweep(policy=policy)
+        assert time.perf_counter() - started < 120.0
+        facts = [r.content for r in _consolidated(mem, "ines")]
+    bad = [f for f in facts if "room 1" in f or "Harbour Inn" in f or f.endswith("?")]
+    assert facts and not bad, bad[:5]

@@ -834,6 +834,12 @@ def lapsing(parts: Sequence[str], said: datetime, until: datetime) -> list[bool]
             lo -= 1
         if not _has_subject("".join(parts[lo : hi + 1])):
             lo, hi = _state_of(parts, lo, hi)
+        elif (
+            lo > 0
+            and not _ENDS_SENTENCE.search(parts[lo - 1])
+            and _en_words("stay_words").search(parts[lo - 1])
+        ):
+            lo -= 1  # the stay the value belongs to ("we're at the Harbour Inn, room 101 till thursday")
         for j in range(lo, hi + 1):
             out[j] = True
     if any(out):
