@@ -139,12 +139,14 @@ def _reader_lapses(
     weights: ExpiryWeights, vector: Vectors, text: str, said: datetime, until: datetime
 ) -> bool:
     """The learned reader judges the clause temporary (its threshold, and it names a while with no
-    past or recurring word: the ingestor's guard) and the length it reads ends by ``until``."""
+    past or recurring word: the ingestor's guard) and the length the clause names (a period or an
+    end point, never the reader's default horizon: "the dentist on tuesday the 12th" is not over
+    because a week has passed) ends by ``until``."""
     said_cues = cues(text, said)
     if not names_a_while(said_cues) or weights.probability(vector, said_cues) < weights.threshold:
         return False
-    length, _source = length_of(text, said, weights.horizon)
-    return said + length <= until
+    length, source = length_of(text, said, weights.horizon)
+    return source != "horizon" and said + length <= until
 
 
 def _kept(
