@@ -42,6 +42,7 @@ from remnant.extract.expiry import (
     expiry_of,
     lapsing,
     names_a_while,
+    period_refused,
     pieces,
 )
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of
@@ -139,11 +140,16 @@ def _reader_lapses(
     weights: ExpiryWeights, vector: Vectors, text: str, said: datetime, until: datetime
 ) -> bool:
     """The learned reader judges the clause temporary (its threshold, and it names a while with no
-    past or recurring word: the ingestor's guard) and the length the clause names (a period or an
+    past or recurring word, and the rules did not refuse a period it names: the ingestor's guards) and the length the clause names (a period or an
     end point, never the reader's default horizon: "the dentist on tuesday the 12th" is not over
     because a week has passed) ends by ``until``."""
     said_cues = cues(text, said)
-    if not names_a_while(said_cues) or weights.probability(vector, said_cues) < weights.threshold:
+    if not names_a_while(said_cues):
+        return False
+    # the ingestor's guard: where the rules saw an exact period and refused it ("15 min chunks
+    # max", "ran for an hour"), only the stricter ``refused`` bar counts
+    bar = weights.refused if period_refused(text, said) else weights.threshold
+    if weights.probability(vector, said_cues) < bar:
         return False
     length, source = length_of(text, said, weights.horizon)
     return source != "horizon" and said + length <= until
