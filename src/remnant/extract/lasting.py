@@ -68,7 +68,7 @@ class Readers:
         return self.embed is not None and (self.salience is not None or self.expiry is not None)
 
 
-def head(piece: str) -> str:
+def _head(piece: str) -> str:
     return bare(piece)[:SENTENCE_CHARS]
 
 
@@ -93,7 +93,9 @@ def lasting_parts(turns: Sequence[tuple[str, datetime]], until: datetime, reader
         for i, part in enumerate(parts):
             if g[i] or i not in vec:
                 continue
-            if readers.expiry is not None and _reader_lapses(readers.expiry, vec[i], head(part), said, until):
+            if readers.expiry is not None and _reader_lapses(
+                readers.expiry, vec[i], _head(part), said, until
+            ):
                 g[i] = True
                 w.append("expiry_model")
         out.append(_kept(text, said, parts, g, w, vec, readers.salience))
@@ -115,7 +117,7 @@ def _vectors(
         at += [(t, i) for i, p in enumerate(parts) if not g[i] and bare(p)]
     if not at:
         return {}
-    texts = [head(split[t][i]) for t, i in at]
+    texts = [_head(split[t][i]) for t, i in at]
     unique = list(dict.fromkeys(texts))
     got = readers.embed(unique)
     if got is None:
