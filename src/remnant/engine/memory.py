@@ -37,6 +37,7 @@ from remnant.engine.ledger import STALE_KEYS, Ledger, provenance, retrying
 from remnant.engine.options import (
     BatchIngestor,
     Ingestor,
+    LastingReader,
     Message,
     PlainIngestor,
     RecallFilters,
@@ -968,7 +969,9 @@ class Engine:
     @_retry_conflicts
     def sweep(self, *, dry_run: bool = False, policy: SweepPolicy | None = None) -> SweepReport:
         """Run every forgetting policy once (expiry, fading, purges after grace periods, eviction)."""
-        return run_sweep(self.ledger, policy or SweepPolicy(), dry_run=dry_run)
+        # what of a fading turn lasts is the ingestor's reading (its models, batched before any lock)
+        reader = self.ingestor if isinstance(self.ingestor, LastingReader) else None
+        return run_sweep(self.ledger, policy or SweepPolicy(), dry_run=dry_run, reader=reader)
 
     def sync_knowledge(
         self,

@@ -161,6 +161,31 @@ class BatchIngestor(Protocol):
 
 
 @dataclass(frozen=True)
+class Lasting:
+    """What of a conversation turn lasts past the consolidation horizon (:class:`LastingReader`):
+    ``text`` is the turn's own text when all of it does, the clauses that do when some lapse or
+    state nothing (a code "this weekend only", a question to the assistant), ``""`` when none
+    does; ``ends_at``: the earliest end said of a kept clause (a period that outlasts the horizon);
+    ``dropped``: why clauses were left out ("expiry", "expiry_model", "question", "no_claim", "filler")."""
+
+    text: str
+    ends_at: datetime | None = None
+    dropped: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class LastingReader(Protocol):
+    """Optional on an ingestor: what of each turn ``(text, said)`` lasts past ``until``, read clause
+    by clause (consolidation keeps that, not a copy of the turn). Called before the sweep takes any
+    lock; any model it runs reads all the turns in one batch. ``expiry_reader``: the learned expiry
+    reader judges the clauses too, when its weights load."""
+
+    def lasting_many(
+        self, turns: Sequence[tuple[str, datetime]], until: datetime, *, expiry_reader: bool = False
+    ) -> list[Lasting]: ...
+
+
+@dataclass(frozen=True)
 class Correction:
     """A turn that corrects a value one of the user's recent memories stated ("I meant Tuesday not
     Thursday", 说错了，是周二): that memory, the wrong value's span in its content, the corrected

@@ -783,6 +783,96 @@ def split_expiry(
     return ExpirySplit(ttl, temporary, lasting)
 
 
+def pieces(text: str) -> list[str]:
+    """The turn's clauses as the split cuts them, each with its own punctuation and spacing, so
+    that joining them gives the text back; at most ``_CLAUSE_CAP`` (the rest goes with the last)."""
+    out = [c for c in _CLAUSE_SPLIT.split(text) if c]
+    if len(out) > _CLAUSE_CAP:
+        out = [*out[: _CLAUSE_CAP - 1], "".join(out[_CLAUSE_CAP - 1 :])]
+    return out
+
+
+def bare(piece: str) -> str:
+    """A piece of :func:`pieces` without its edge punctuation and spaces."""
+    return piece.strip(" \t\n,;，；、")
+
+
+def asked(piece: str) -> bool:
+    """The clause is a question (its mark: ?, ？, 吗 at its end)."""
+    return bare(piece).endswith(("?", "？", "吗"))
+
+
+def lapsing(parts: Sequence[str], said: datetime, until: datetime) -> list[bool]:
+    """Which of a turn's :func:`pieces` hold only until ``until`` or less, read from ``said`` (when
+    the turn was said), by the rules of :func:`split_expiry`: a clause whose own period or end point
+    (:func:`expiry_of`, alone or with the clause before it; or an end point :func:`end_point_said`
+    reads after an until word, "room 31 till thursday", with no past or recurring word) ends by
+    then, with the clause before it in its sentence when it does not name the thing it is said of
+    ("the code is 4471," "good till friday"), and, when it is a state ("at the travelodge for 3 nights, room
+    214"), the clauses of its sentence up to one that opens a clause of its own ("and I get
+    seasick"; ``clause_openers``); beside such a clause, those that follow from it ("so ...", "for
+    now"). A period that outlasts ``until`` leaves its clauses alone. Linear: each clause is read a
+    few times."""
+    out = [False] * len(parts)
+    for i, part in enumerate(parts):
+        span: tuple[int, int] | None = None
+        ttl = expiry_of(part, said) or _end_after_until(part, said)
+        if ttl is not None:
+            span = (i, i)
+        elif i and expiry_of(parts[i - 1], said) is None:
+            ttl = expiry_of(parts[i - 1] + part, said)
+            span = (i - 1, i) if ttl is not None else None
+        if span is None or ttl is None or said + ttl > until:
+            continue
+        lo, hi = span
+        # the clause before names what it is said of, in the same sentence only
+        if (
+            lo > 0
+            and not _has_subject("".join(parts[lo : hi + 1]))
+            and not _ENDS_SENTENCE.search(parts[lo - 1])
+        ):
+            lo -= 1
+        if not _has_subject("".join(parts[lo : hi + 1])):
+            lo, hi = _state_of(parts, lo, hi)
+        elif (
+            lo > 0
+            and not _ENDS_SENTENCE.search(parts[lo - 1])
+            and _en_words("stay_words").search(parts[lo - 1])
+        ):
+            lo -= 1  # the stay the value belongs to ("we're at the Harbour Inn, room 101 till thursday")
+        for j in range(lo, hi + 1):
+            out[j] = True
+    if any(out):
+        for j, part in enumerate(parts):
+            if not out[j] and bare(part) and not _lasting(part):
+                out[j] = True
+    return out
+
+
+def _end_after_until(part: str, said: datetime) -> timedelta | None:
+    """An end point :func:`end_point_said` reads in a clause that bounds something by it ("room 31
+    till thursday", "on nights until the weekend": ``until_words``), with no past, recurring or
+    question cue. A day named alone ("back at work today", 今天回福永上班了) is when something
+    happened, not how long it holds."""
+    if not _en_words("until_words").search(part):
+        return None
+    said_cues = cues(part, said)
+    if any(said_cues[CUES.index(c)] for c in ("past", "recurring", "question")):
+        return None
+    return end_point_said(part, said)
+
+
+def _state_of(parts: Sequence[str], lo: int, hi: int) -> tuple[int, int]:
+    """A state's clauses: its sentence, short of a clause that opens one of its own."""
+    s_lo, s_hi = _sentence_of(list(parts), lo, hi)
+    opens = _en_words("clause_openers")
+    while lo > s_lo and not opens.match(bare(parts[lo])):
+        lo -= 1
+    while hi < s_hi and not opens.match(bare(parts[hi + 1])):
+        hi += 1
+    return lo, hi
+
+
 # -- an end point: "good until friday", 只在今天有效 ---------------------------------------------
 @functools.cache
 def _en_until() -> re.Pattern[str]:

@@ -41,7 +41,7 @@ from remnant.core.clock import Clock, SystemClock
 from remnant.core.model import MemoryRecord
 from remnant.embed.base import Embedder, EmbeddingError, Vectors
 from remnant.embed.registry import get_embedder
-from remnant.engine.options import Correction, Draft, Message, Observation
+from remnant.engine.options import Correction, Draft, Lasting, Message, Observation
 from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import (
     FILLER_FLOOR,
@@ -55,6 +55,7 @@ from remnant.extract.expiry import (
 )
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, load_weights
+from remnant.extract.lasting import Readers, lasting_parts
 from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor, exact_shape, keyed
 from remnant.extract.salience import salience
@@ -401,6 +402,26 @@ class RuleIngestor:
         keep_keyed = gate.states_claim(vector, text, keyed=True)
         kept = [(f, ttl) for f, ttl in facts if exact_shape(f) or (keep_keyed and keyed(f))]
         return kept, len(kept) < len(facts)
+
+    def lasting_many(
+        self, turns: Sequence[tuple[str, datetime]], until: datetime, *, expiry_reader: bool = False
+    ) -> list[Lasting]:
+        """What of each turn ``(text, said)`` lasts past ``until``, clause by clause
+        (:func:`remnant.extract.lasting.lasting_parts`): the rules, then the salience model and,
+        with ``expiry_reader``, the learned expiry reader, over one embedder call."""
+        return lasting_parts(turns, until, self.readers(expiry_reader=expiry_reader))
+
+    def readers(self, *, expiry_reader: bool = False) -> Readers:
+        """The models that judge a clause (:class:`remnant.extract.lasting.Readers`) over the
+        salience model's embedder; none where that has no trained weights."""
+        pair = self._salience_model()
+        if pair is None:
+            return Readers()
+        return Readers(
+            embed=self._embed,
+            salience=pair[1],
+            expiry=load_weights(pair[0].model_id) if expiry_reader else None,
+        )
 
     def observe(self, message: Message, *, recent: Sequence[str] = ()) -> Observation:
         return self._observe(message, recent, None)

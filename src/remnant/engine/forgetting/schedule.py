@@ -19,6 +19,7 @@ from remnant.engine.results import SweepReport
 
 if TYPE_CHECKING:
     from remnant.engine.ledger import Ledger
+    from remnant.engine.options import LastingReader
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,11 @@ def _last(ledger: Ledger, what: str) -> datetime | None:
     return from_epoch(float(value)) if value else None
 
 
-def run_due(ledger: Ledger, schedule: Schedule | None = None) -> SweepReport | None:
-    """Run a sweep if one is due (``None`` otherwise); eviction only if its interval has passed."""
+def run_due(
+    ledger: Ledger, schedule: Schedule | None = None, *, reader: LastingReader | None = None
+) -> SweepReport | None:
+    """Run a sweep if one is due (``None`` otherwise); eviction only if its interval has passed.
+    ``reader``: what of a fading turn lasts (the ingestor's: ``Memory.sweep`` passes its own)."""
     sched = schedule or Schedule()
     now = ledger.now()
     last_sweep, last_evict = _last(ledger, "sweep"), _last(ledger, "evict")
@@ -46,7 +50,7 @@ def run_due(ledger: Ledger, schedule: Schedule | None = None) -> SweepReport | N
         return None
     evict_due = last_evict is None or now - last_evict >= sched.evict_every
     policy = sched.policy if evict_due else replace(sched.policy, evict=None)
-    report = retrying(ledger.store, lambda: run_sweep(ledger, policy))
+    report = retrying(ledger.store, lambda: run_sweep(ledger, policy, reader=reader))
     if report.skipped is None:
         ledger.store.set_meta(f"last_sweep:{ledger.tenant}", str(now.timestamp()))
         if evict_due and policy.evict is not None:

@@ -22,6 +22,7 @@ from remnant.store.base import MemoryFilter
 
 if TYPE_CHECKING:
     from remnant.engine.ledger import Ledger
+    from remnant.engine.options import LastingReader
 
 
 @dataclass(frozen=True)
@@ -47,14 +48,19 @@ class SweepPolicy:
     lock_lease: timedelta = timedelta(hours=1)
 
 
-def run_sweep(ledger: Ledger, policy: SweepPolicy, *, dry_run: bool = False) -> SweepReport:
-    report = _run_sweep(ledger, policy, dry_run=dry_run)
+def run_sweep(
+    ledger: Ledger, policy: SweepPolicy, *, dry_run: bool = False, reader: LastingReader | None = None
+) -> SweepReport:
+    """One sweep; ``reader``: what of a fading turn lasts (the ingestor's, for consolidation)."""
+    report = _run_sweep(ledger, policy, dry_run=dry_run, reader=reader)
     if not dry_run and any(s.count for s in report.steps if s.action.startswith(("purge", "evict"))):
         ledger.store.scrub()  # once per sweep, not per purged chunk
     return report
 
 
-def _run_sweep(ledger: Ledger, policy: SweepPolicy, *, dry_run: bool = False) -> SweepReport:
+def _run_sweep(
+    ledger: Ledger, policy: SweepPolicy, *, dry_run: bool = False, reader: LastingReader | None = None
+) -> SweepReport:
     now = ledger.now()
     batch = new_id("sweep")
     report = SweepReport(batch_id=batch, at=now, dry_run=dry_run)
@@ -64,11 +70,11 @@ def _run_sweep(ledger: Ledger, policy: SweepPolicy, *, dry_run: bool = False) ->
             report.skipped = f"another sweep ({holder}) is running on tenant {ledger.tenant!r}"
             return report
         try:
-            _run_steps(ledger, policy, report, batch, dry_run)
+            _run_steps(ledger, policy, report, batch, dry_run, reader)
         finally:
             _release(ledger, batch)
         return report
-    _run_steps(ledger, policy, report, batch, dry_run)
+    _run_steps(ledger, policy, report, batch, dry_run, reader)
     return report
 
 
@@ -100,7 +106,14 @@ def _release(ledger: Ledger, batch: str) -> None:
             ledger.store.set_meta(key, "")
 
 
-def _run_steps(ledger: Ledger, policy: SweepPolicy, report: SweepReport, batch: str, dry_run: bool) -> None:
+def _run_steps(
+    ledger: Ledger,
+    policy: SweepPolicy,
+    report: SweepReport,
+    batch: str,
+    dry_run: bool,
+    reader: LastingReader | None = None,
+) -> None:
     now = ledger.now()
     base = MemoryFilter(tenant=ledger.tenant)
 
@@ -136,7 +149,9 @@ def _run_steps(ledger: Ledger, policy: SweepPolicy, report: SweepReport, batch: 
             "ttl",
         )
     if policy.consolidate is not None and policy.consolidate.enabled:
-        report.steps.append(run_consolidation(ledger, policy.consolidate, batch_id=batch, dry_run=dry_run))
+        report.steps.append(
+            run_consolidation(ledger, policy.consolidate, batch_id=batch, dry_run=dry_run, reader=reader)
+        )
     if policy.fade:
         for flt in ledger.fading_filters(base):
             change(
