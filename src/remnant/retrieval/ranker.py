@@ -5,7 +5,8 @@ a "when" boost whose sizes were chosen by cross-validation. The learned ranker i
 candidate of the fused head (:data:`FEATURES`: BM25 and cosine, their ranks, the two halves of
 the turn's vector, speaker and addressee match, time-range match, the candidate's place in time
 among the others, importance, how well its session and its neighbours did, its length, what the
-entity round and a seeded lexical round gave it) with one linear model,
+entity round and a seeded lexical round gave it, whether it holds the kind of answer the question
+asks for) with one linear model,
 ``score = sigmoid(b + sum_i w_i (x_i - mean_i) / sd_i)``, optionally plus boosted regression trees
 on its residual (:func:`boost_trees`), so every feature's contribution to a hit's score is a number
 the recall explanation can show (a tree's share goes to the features it splits on).
