@@ -10,8 +10,8 @@ import pytest
 from remnant.core.clock import ManualClock
 from remnant.embed import get_embedder
 from remnant.engine import Memory
-from remnant.retrieval import HybridRetriever
-from remnant.retrieval.answers import MAX_QUESTION_CHARS, read_answer
+from remnant.retrieval import HybridRetriever, read_answer
+from remnant.retrieval.answers import MAX_QUESTION_CHARS
 from remnant.retrieval.explain import explain_recall
 from remnant.retrieval.ranker import ANSWER_FEATURES, FEATURES, VECTOR_FEATURES, LearnedRanker
 
