@@ -85,3 +85,24 @@ def test_train_ranker_writes_a_model_the_retriever_loads(two, tmp_path):
     model = load_ranker(out)
     assert model is not None and model.info and model.info["conversations"] == ["toy-1", "toy-2"]
     assert "wrote" in res.output and "in-sample" in res.output
+
+
+@pytest.mark.slow
+def test_the_answer_type_features_are_trained_with_answer_type(two, tmp_path):
+    from remnant.bench.eval.locomo_folds import ranker_features
+    from remnant.bench.locomo import bench_locomo
+    from remnant.retrieval.ranker import ANSWER_FEATURES, RANKER_FEATURES
+
+    assert ranker_features(0, False) == RANKER_FEATURES
+    assert set(ranker_features(0, True)) == set(RANKER_FEATURES) | ANSWER_FEATURES
+    out = tmp_path / "answer.json"
+    res = CliRunner().invoke(
+        bench_locomo,
+        [
+            *("--data", str(two), "--embedder", "static", "--systems", "remnant"),
+            *("--answer-type", "--train-ranker", str(out)),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    model = load_ranker(out)
+    assert model is not None and set(model.features) >= ANSWER_FEATURES

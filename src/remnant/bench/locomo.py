@@ -158,6 +158,13 @@ def latency_at_scale(conversations: Any, embedder: Any, n: int, db_dir: str) -> 
     "speaker's memories by vector and by BM25) join the ranker's, and its features are trained on.",
 )
 @click.option(
+    "--answer-type/--no-answer-type",
+    default=False,
+    show_default=True,
+    help="With --folds or --train-ranker: also train on the answer-type features (answer_entity, "
+    "answer_head: what kind of answer the question asks for).",
+)
+@click.option(
     "--systems",
     default="remnant,bm25,vector",
     show_default=True,
@@ -201,6 +208,7 @@ def bench_locomo(
     weight_search: bool,
     train_ranker_path: str | None,
     speaker_round: int,
+    answer_type: bool,
 ) -> None:
     """Turn- and session-level recall, answer-hit, context tokens and timing on LoCoMo.
 
@@ -243,7 +251,13 @@ def bench_locomo(
 
         with tempfile.TemporaryDirectory(prefix="remnant-locomo-") as tmp:
             model, fit = train_full(
-                convs, emb, tmp, clock=clock, data_name=Path(data_path).name, speaker_round=speaker_round
+                convs,
+                emb,
+                tmp,
+                clock=clock,
+                data_name=Path(data_path).name,
+                speaker_round=speaker_round,
+                answer_type=answer_type,
             )
         _flush(emb, base)
         model.save(train_ranker_path)
@@ -267,6 +281,7 @@ def bench_locomo(
                 progress=lambda m: click.echo(m, err=True),
                 weight_search=weight_search,
                 speaker_round=speaker_round,
+                answer_type=answer_type,
             )
         _flush(emb, base)
         click.echo(format_folds(report))

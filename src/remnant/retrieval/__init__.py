@@ -3,6 +3,7 @@
 ``default_retriever()`` is what the product, :class:`remnant.Memory`, installs in the engine.
 """
 
+from remnant.retrieval.answers import AnswerType, read_answer
 from remnant.retrieval.context import recall_context
 from remnant.retrieval.entities import (
     Entity,
@@ -23,6 +24,7 @@ from remnant.retrieval.tokens import ApproxCounter, TiktokenCounter, TokenCounte
 
 __all__ = [
     "HNSW_THRESHOLD",
+    "AnswerType",
     "ApproxCounter",
     "Entity",
     "EntityReader",
@@ -51,6 +53,7 @@ __all__ = [
     "fuse",
     "load_ranker",
     "pack_context",
+    "read_answer",
     "recall_context",
     "rerank",
     "rrf",

@@ -5,7 +5,8 @@ a "when" boost whose sizes were chosen by cross-validation. The learned ranker i
 candidate of the fused head (:data:`FEATURES`: BM25 and cosine, their ranks, the two halves of
 the turn's vector, speaker and addressee match, time-range match, the candidate's place in time
 among the others, importance, how well its session and its neighbours did, its length, what the
-entity round and a seeded lexical round gave it) with one linear model,
+entity round and a seeded lexical round gave it, whether it holds the kind of answer the question
+asks for) with one linear model,
 ``score = sigmoid(b + sum_i w_i (x_i - mean_i) / sd_i)``, optionally plus boosted regression trees
 on its residual (:func:`boost_trees`), so every feature's contribution to a hit's score is a number
 the recall explanation can show (a tree's share goes to the features it splits on).
@@ -70,6 +71,9 @@ FEATURES: tuple[str, ...] = (
     "speaker_vector_rank",  # 1 / log2(1 + rank) in that list
     "speaker_lexical_rank",  # 1 / log2(1 + rank) in its BM25 list (the question's other words)
     "beyond_head",  # the speaker round brought it: it is not among the fused head
+    # the answer type (remnant.retrieval.answers): what kind of answer the question asks for
+    "answer_entity",  # it names an entity of the kind the question asks for (not the question's own)
+    "answer_head",  # cosine of the answer's head noun ("activities") with its own text, min-max
     # the question's own shape, the same for all its candidates: alone they cannot order them, but
     # a model with crosses or trees weighs the other features by them
     "q_when",  # a "when" question
@@ -79,7 +83,9 @@ FEATURES: tuple[str, ...] = (
 )
 # The features the shipped model is trained on (``train_ranker``'s default), chosen by the
 # leave-one-conversation-out folds (docs/benchmarks/retrieval.md, "Issue 31, evidence clusters"):
-# the seeded round, own terms and trees measured no better held out, so they stay out of it.
+# the seeded round, own terms and trees measured no better held out, so they stay out of it, as
+# do the speaker round's features and the answer type's (+0.6 ± 1.0 points held out, under the bar:
+# "Issue 31, the answer type").
 RANKER_FEATURES: tuple[str, ...] = (
     *FEATURES[: FEATURES.index("length") + 1],
     "session_mean",
@@ -89,7 +95,15 @@ RANKER_FEATURES: tuple[str, ...] = (
 
 # Features only a retriever with vectors can compute: a model that uses them falls back without.
 VECTOR_FEATURES = frozenset(
-    {"vector_score", "vector_rank", "vector_own", "vector_context", "speaker_vector", "speaker_vector_rank"}
+    {
+        "vector_score",
+        "vector_rank",
+        "vector_own",
+        "vector_context",
+        "speaker_vector",
+        "speaker_vector_rank",
+        "answer_head",
+    }
 )
 # The speaker round's features (RecallTuning.speaker_round): a model trained with them records the
 # round's size in its info, and a retriever runs the round for it.
@@ -98,6 +112,9 @@ SPEAKER_FEATURES = frozenset({"speaker_vector", "speaker_vector_rank", "speaker_
 SEEDED_FEATURES = frozenset({"seeded", "seeded_rank"})
 # A feature that reads each candidate's words: computed only for a model using it.
 WORD_FEATURES = frozenset({"own_terms"})
+# The answer-type features: one more query embedding (the head noun) and one read of the
+# candidates' entity rows per question, computed only for a model using them (or to explain).
+ANSWER_FEATURES = frozenset({"answer_entity", "answer_head"})
 
 # how many of the fused head's first candidates ``session_top`` counts
 SESSION_TOP = 20
@@ -333,6 +350,8 @@ def candidate_features(
     speaker_vector: Sequence[tuple[str, float]] = (),
     speaker_lexical: Sequence[tuple[str, float]] = (),
     beyond: frozenset[str] = frozenset(),
+    answer_entity: Mapping[str, float] | None = None,
+    answer_head: Mapping[str, float] | None = None,
 ) -> dict[str, dict[str, float]]:
     """:data:`FEATURES` of every candidate of ``head`` (those with a record). ``terms``: the
     question's words (lower case); ``speakers``: the scope's speakers' names
@@ -342,7 +361,10 @@ def candidate_features(
     round's (id, BM25) best first; ``speaker_vector`` / ``speaker_lexical``: the speaker round's
     (id, cosine) and (id, BM25) lists, best first, and ``beyond`` the ids it added past the fused
     head; ``own_terms=False``: that feature is 0 (it reads every
-    candidate's words: computed only for a model that uses it, or to explain). Linear in the head: one pass over it, one over each candidate list."""
+    candidate's words: computed only for a model that uses it, or to explain); ``answer_entity``:
+    per id, 1 when it names an entity of the kind the question asks for; ``answer_head``: per id,
+    the cosine of the answer's head noun with the turn's own text (min-max scaled over the head
+    here). Linear in the head: one pass over it, one over each candidate list."""
     lex_rank = {i: (r, s) for r, (i, s) in enumerate(lexical, start=1)}
     vec_rank = {i: (r, s) for r, (i, s) in enumerate(vector, start=1)}
     best_bm25 = max((s for _, s in lexical), default=0.0) or 1.0
@@ -376,6 +398,11 @@ def candidate_features(
     spk_span = spk_span or 1.0
     spk_lex = {i: r for r, (i, _) in enumerate(speaker_lexical, start=1)}
     entity = entity or {}
+    answer_entity = answer_entity or {}
+    answer_head = answer_head or {}
+    head_cos = [answer_head[i] for i in ids if i in answer_head]
+    head_lo = min(head_cos) if head_cos else 0.0
+    head_span = ((max(head_cos) - head_lo) if head_cos else 1.0) or 1.0
     asked = _word_keys(" ".join(named - speakers))
     q_terms = min(1.0, len(asked) / 10.0)
     out: dict[str, dict[str, float]] = {}
@@ -426,6 +453,8 @@ def candidate_features(
             "speaker_vector_rank": _rank_feature(spk_vec[i][0] if i in spk_vec else None),
             "speaker_lexical_rank": _rank_feature(spk_lex.get(i)),
             "beyond_head": 1.0 if i in beyond else 0.0,
+            "answer_entity": float(answer_entity.get(i, 0.0)),
+            "answer_head": (answer_head[i] - head_lo) / head_span if i in answer_head else 0.0,
         }
         if halves is not None and i in halves:
             x["vector_own"], x["vector_context"] = halves[i]

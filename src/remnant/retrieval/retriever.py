@@ -44,6 +44,7 @@ from remnant.core.text import match_expression
 from remnant.embed.base import Embedder, EmbeddingModelMismatch, base_model_id, l2_normalize
 from remnant.embed.cache import CachedEmbedder
 from remnant.engine.seams import Ranking
+from remnant.retrieval.answers import read_answer
 from remnant.retrieval.entities import (
     EntityReader,
     ExpansionLimits,
@@ -58,6 +59,7 @@ from remnant.retrieval.index import HNSW_THRESHOLD, ExactIndex, VectorIndex, bui
 from remnant.retrieval.passages import RECIPES, ContextPairEmbedder, same_family
 from remnant.retrieval.query import analyze
 from remnant.retrieval.ranker import (
+    ANSWER_FEATURES,
     FEATURES,
     SEEDED_FEATURES,
     SPEAKER_FEATURES,
@@ -945,6 +947,7 @@ class HybridRetriever:
                 frozenset(i for i, _ in added),
                 seeded=trace is not None or bool(model is not None and model.used() & SEEDED_FEATURES),
                 words=trace is not None or bool(model is not None and model.used() & WORD_FEATURES),
+                answers=trace is not None or bool(model is not None and model.used() & ANSWER_FEATURES),
             )
             if trace is not None:
                 trace.features = features
@@ -1039,11 +1042,29 @@ class HybridRetriever:
         *,
         seeded: bool = True,
         words: bool = True,
+        answers: bool = True,
     ) -> dict[str, dict[str, float]]:
         """The learned ranker's features of the head (remnant.retrieval.ranker.candidate_features).
-        ``seeded``: run the seeded round; ``words``: read the candidates' words (each only when the
-        model uses it, or to explain)."""
-        halves = self._halves(engine, vector_query, flt, [r.id for r in records]) if vector else None
+        ``seeded``: run the seeded round; ``words``: read the candidates' words; ``answers``: the
+        answer-type features (each only when the model uses it, or to explain)."""
+        speakers = self.speakers(engine, flt)
+        answer = read_answer(query, speakers) if answers else None
+        ids = [r.id for r in records]
+        head_cos: dict[str, float] | None = None
+        halves = None
+        if vector:
+            halves, head_cos = self._halves(engine, vector_query, flt, ids, answer.head if answer else "")
+        answer_entity: dict[str, float] | None = None
+        if answer is not None and answer.kinds and self.entity_reader is not None:
+            # an entity of the asked kind that the question does not name itself (nor a speaker's
+            # name: every turn is one of theirs): one read of the candidates' entity rows
+            own = {key for _, key in entity_rows(self.entity_reader, query)} | speakers
+            held = engine.store.entities_of(ids, tenant=engine.tenant)
+            answer_entity = {
+                i: 1.0
+                for i, rows in held.items()
+                if any(kind in answer.kinds and key not in own for kind, key in rows)
+            }
         # the seeded round: one lexical query of the first hits' words the question lacks (at most
         # ``expansion_terms`` of them, as many results as the head), so a turn that shares what the
         # first hits say rather than the question's words is seen (multi-hop)
@@ -1057,7 +1078,7 @@ class HybridRetriever:
             vector,
             {r.id: r for r in records},
             terms=terms,
-            speakers=self.speakers(engine, flt),
+            speakers=speakers,
             ranges=query_ranges(query, engine.now()),
             when=is_when_question(query),
             halves=halves,
@@ -1067,6 +1088,8 @@ class HybridRetriever:
             speaker_vector=speaker_lists[0],
             speaker_lexical=speaker_lists[1],
             beyond=beyond,
+            answer_entity=answer_entity,
+            answer_head=head_cos,
         )
 
     def _speaker_round(
@@ -1106,30 +1129,40 @@ class HybridRetriever:
         return rank(by_vector), rank(by_words)
 
     def _halves(
-        self, engine: EngineView, vector_query: str, flt: MemoryFilter, ids: Sequence[str]
-    ) -> dict[str, tuple[float, float]] | None:
+        self, engine: EngineView, vector_query: str, flt: MemoryFilter, ids: Sequence[str], head: str = ""
+    ) -> tuple[dict[str, tuple[float, float]] | None, dict[str, float] | None]:
         """Per id, the question's cosine with the turn's own text and with its context passage: the
         two halves of a pair vector, read from the store (the query vector is cached); with one
-        vector per memory, its cosine twice."""
+        vector per memory, its cosine twice. With ``head`` (the answer's head noun), also its
+        cosine with each turn's own text, from the same read (one more query embedding, cached)."""
         if self.embedder is None or not ids:
-            return None
+            return None, None
         dim = self.embedder.dim
         got, mat = engine.store.embeddings(
             replace(flt, ids=tuple(ids), statuses=None), model=self.embedder.model_id
         )
         if not mat.size:
-            return {}
+            return {}, {} if head else None
         if self.pairs is None:
             q = np.asarray(self.embedder.embed_query(vector_query), dtype=np.float32)
             sims = mat @ q
-            return {i: (float(v), float(v)) for i, v in zip(got, sims, strict=True)}
+            heads = None
+            if head:
+                hs = mat @ np.asarray(self.embedder.embed_query(head), dtype=np.float32)
+                heads = {i: float(v) for i, v in zip(got, hs, strict=True)}
+            return {i: (float(v), float(v)) for i, v in zip(got, sims, strict=True)}, heads
         inner = np.asarray(self.pairs.inner.embed_query(vector_query), dtype=np.float32)
         b = self.pairs.beta
         norm = float(np.sqrt((1.0 - b) ** 2 + b**2))
         d = dim // 2
         own = (mat[:, :d] @ inner) * norm / (1.0 - b)
         ctx = (mat[:, d:] @ inner) * norm / b
-        return {i: (float(o), float(c)) for i, o, c in zip(got, own, ctx, strict=True)}
+        heads = None
+        if head:
+            hv = np.asarray(self.pairs.inner.embed_query(head), dtype=np.float32)
+            hs = (mat[:, :d] @ hv) * norm / (1.0 - b)
+            heads = {i: float(v) for i, v in zip(got, hs, strict=True)}
+        return {i: (float(o), float(c)) for i, o, c in zip(got, own, ctx, strict=True)}, heads
 
     def _feedback_round(
         self, engine: EngineView, query: str, fused: Sequence[tuple[str, float]], flt: MemoryFilter, n: int

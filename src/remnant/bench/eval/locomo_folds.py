@@ -31,7 +31,14 @@ from remnant.bench.eval.locomo import (
 from remnant.embed.base import Embedder, base_model_id
 from remnant.retrieval.errors import RetrievalError
 from remnant.retrieval.hybrid import HybridConfig
-from remnant.retrieval.ranker import RANKER_FEATURES, SPEAKER_FEATURES, Group, LearnedRanker, train_ranker
+from remnant.retrieval.ranker import (
+    ANSWER_FEATURES,
+    RANKER_FEATURES,
+    SPEAKER_FEATURES,
+    Group,
+    LearnedRanker,
+    train_ranker,
+)
 from remnant.retrieval.rescoring import RecallTuning
 from remnant.retrieval.retriever import DEFAULT_FUSION, DEFAULT_TUNING, RELEVANCE_FLOORS, HybridRetriever
 
@@ -286,15 +293,21 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "seeded round": ("seeded", "seeded_rank"),
     "own terms": ("own_terms",),
     "speaker round": tuple(sorted(SPEAKER_FEATURES)),
+    "answer type (entity kind, head noun)": tuple(sorted(ANSWER_FEATURES)),
+    "answer entity kind": ("answer_entity",),
+    "answer head noun": ("answer_head",),
 }
 
 
-def ranker_features(speaker_round: int = 0) -> tuple[str, ...]:
+def ranker_features(speaker_round: int = 0, answer_type: bool = False) -> tuple[str, ...]:
     """The features a model is trained on: the shipped set, plus the speaker round's when its
-    candidates are in (``--speaker-round``)."""
-    if speaker_round <= 0:
-        return RANKER_FEATURES
-    return (*RANKER_FEATURES, *sorted(SPEAKER_FEATURES))
+    candidates are in (``--speaker-round``), plus the answer-type features (``--answer-type``)."""
+    out = RANKER_FEATURES
+    if speaker_round > 0:
+        out = (*out, *sorted(SPEAKER_FEATURES))
+    if answer_type:
+        out = (*out, *sorted(ANSWER_FEATURES - set(out)))
+    return out
 
 
 def _without(group: Sequence[str], base: Sequence[str] = RANKER_FEATURES) -> tuple[list[str], int]:
@@ -392,6 +405,7 @@ def train_full(
     clock: str = "real",
     data_name: str = "",
     speaker_round: int = 0,
+    answer_type: bool = False,
 ) -> tuple[LearnedRanker, dict[str, Any]]:
     """The ranker trained on every conversation given (what ships), with its in-sample figure
     beside the fixed weights' (optimistic: scored on what it was trained on)."""
@@ -402,7 +416,7 @@ def train_full(
         groups = [g for c in ids for g in runner.ranker_groups(cfg, c)]
         model = train_ranker(
             groups,
-            features=ranker_features(speaker_round),
+            features=ranker_features(speaker_round, answer_type),
             info={
                 "data": data_name,
                 "conversations": ids,
@@ -438,6 +452,7 @@ def run_folds(
     progress: Callable[[str], None] | None = None,
     weight_search: bool = True,
     speaker_round: int = 0,
+    answer_type: bool = False,
 ) -> dict[str, Any]:
     """The cross-validated report (fractions in 0..1). ``weight_search=False``: only the
     learned ranker's folds against the shipped fixed weights (the weight search is the slow part)."""
@@ -447,7 +462,9 @@ def run_folds(
         base = baseline_config()
         shipped = current_config()
         wide = {**shipped, "speaker_round": float(speaker_round)} if speaker_round > 0 else shipped
-        ranker = ranker_folds(runner, wide, ids, progress, features=ranker_features(speaker_round))
+        ranker = ranker_folds(
+            runner, wide, ids, progress, features=ranker_features(speaker_round, answer_type)
+        )
         if not weight_search:
             return {"ranker": ranker}
         folds: list[dict[str, Any]] = []
