@@ -55,7 +55,7 @@ from remnant.extract.expiry import (
 )
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, load_weights
-from remnant.extract.lasting import Readers, lasting_parts
+from remnant.extract.lasting import REMAINDER_BAR, Readers, lasting_parts
 from remnant.extract.model import ExtractedFact
 from remnant.extract.rules import RuleExtractor, exact_shape, keyed
 from remnant.extract.salience import salience
@@ -67,12 +67,6 @@ log = logging.getLogger(__name__)
 
 SALIENCE_CHARS = 2000
 """How much of a turn the salience model reads."""
-
-
-REMAINDER_BAR = 0.4
-"""The salience model's importance at which what is left of a split turn is kept on its own: below
-the consolidation bar (0.5), since a lasting clause dropped there expires with the value beside it
-(a memory lost wrongly is the worse failure); filler scores far under it."""
 
 
 _Fact = tuple[ExtractedFact, timedelta | None]

@@ -50,8 +50,10 @@ from remnant.extract.salience import salience
 from remnant.extract.salience_model import SalienceModel
 
 REMAINDER_BAR = 0.4
-"""The salience model's importance at which a clause of what is left is kept (the ingestor's bar
-for what is left of a split turn, :data:`remnant.extract.ingest.REMAINDER_BAR`)."""
+"""The salience model's importance at which what is left of a turn is kept on its own, by the
+ingestor when it splits a temporary turn and by consolidation clause by clause: below the
+consolidation bar (0.5), since a lasting clause dropped there expires with the value beside it (a
+memory lost wrongly is the worse failure); filler scores far under it."""
 
 
 @dataclass(frozen=True)
