@@ -15,10 +15,10 @@ at import, not in the middle of a request.
 
 from __future__ import annotations
 
-import json
-from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
+
+from remnant.core.text.words import Lexicon
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -36,33 +36,10 @@ __all__ = [
 ]
 
 
-@lru_cache(maxsize=1)
-def languages() -> tuple[str, ...]:
-    """The languages with a folder of data, in the order their words are merged."""
-    return tuple(
-        sorted(p.name for p in DATA_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
-    )
-
-
-@cache
-def table(lang: str, name: str) -> dict[str, Any]:
-    """``data/<lang>/<name>.json`` (empty when the language has none)."""
-    path = DATA_DIR / lang / f"{name}.json"
-    if not path.exists():
-        return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected an object")
-    return data
-
-
-@cache
-def shared(name: str) -> dict[str, Any]:
-    """``data/<name>.json``: a table's language-neutral structure."""
-    data = json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{DATA_DIR / name}.json: expected an object")
-    return data
+_LEXICON = Lexicon(DATA_DIR)  # the text layer's one loader over this layer's folder
+languages = _LEXICON.languages
+table = _LEXICON.table
+shared = _LEXICON.shared
 
 
 def _expand(lang: str, items: list[str]) -> list[str]:
