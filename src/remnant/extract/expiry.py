@@ -1034,6 +1034,8 @@ def _english_until(sentence: str, now: datetime) -> timedelta | None:
             return None  # "till march 15th", "the 15th of june": a date this reader does not place
         return _until(_coming_day_of_month(now.date(), int(day[:-2])), now)
     if day in WEEKDAYS:
+        if (dated := _WEEKDAY_DATE.match(sentence, m.end())) is not None:
+            return _until(_coming_day_of_month(now.date(), int(dated.group(1))), now)  # "tuesday the 15th"
         return _until(
             coming_weekday(now.date(), WEEKDAYS[day], week=0 if m.group("this") == "this" else None), now
         )
@@ -1216,7 +1218,7 @@ def end_point_said(text: str, now: datetime) -> timedelta | None:
     today, week, weekday, tomorrow = _en_end_words()
     zh = _lang("zh")
     if (m := weekday.search(text)) is not None:
-        return _until(coming_weekday(now.date(), WEEKDAYS[m.group(0).casefold()]), now)
+        return _until(_weekday_or_date(now.date(), m.group(0).casefold(), text[m.end() :]), now)
     if (z := _ZH_WEEKDAY.search(text)) is not None:
         wk = {"下": 1, "这": 0, "本": 0}.get(z.group(0)[0])
         return _until(coming_weekday(now.date(), ZH_WEEKDAYS[z.group(0)[-1]], week=wk), now)
@@ -1243,6 +1245,19 @@ def end_point_said(text: str, now: datetime) -> timedelta | None:
     if today.search(text) or any(w in text for w in zh["today_words"]):
         return _until(now.date(), now)
     return None
+
+
+# a weekday given with its day of the month ("tuesday the 15th", "fri 20th"): the date is the
+# day of the month, not the coming weekday (an exact shape: weekday, then an ordinal)
+_WEEKDAY_DATE = re.compile(r"\s*,?\s*(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b", re.I)
+
+
+def _weekday_or_date(today: date, weekday: str, after: str) -> date | None:
+    """The day a weekday names: the day of the month said right after it, else the coming weekday."""
+    dated = _WEEKDAY_DATE.match(after)
+    if dated is not None and 1 <= int(dated.group(1)) <= 31:
+        return _coming_day_of_month(today, int(dated.group(1)))
+    return coming_weekday(today, WEEKDAYS[weekday])
 
 
 # a day of the month as an end point: "till the 22nd", "until the 3rd"
