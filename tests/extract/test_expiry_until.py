@@ -119,3 +119,19 @@ def test_the_end_point_reader_is_linear() -> None:
 )
 def test_another_sentence_does_not_cancel_an_end_point(turn: str) -> None:
     assert expiry_until(turn, THU) is not None
+
+
+@pytest.mark.parametrize(
+    ("turn", "day"),
+    [
+        ("the guest wifi works until tuesday the 13th", 13),  # not the coming tuesday, the 6th
+        ("we're at the lodge till saturday 17th, room 9", 17),
+        ("the loaner car is mine until monday, the 12th", 12),
+    ],
+)
+def test_a_weekday_with_its_day_of_the_month_ends_on_that_date(turn: str, day: int) -> None:
+    from remnant.extract.expiry import end_point_said
+
+    end = datetime(2026, 1, day + 1, tzinfo=UTC)  # through the end of that day
+    assert end_point_said(turn, THU) == end - THU
+    assert expiry_until(turn, THU) in (None, end - THU)
