@@ -6,47 +6,21 @@ holding the clauses that last, read from when the turn was said; a value said to
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from tests.engine.conftest import OpenMemory as Open  # the product on each backend (conftest)
 
 from remnant import ManualClock, Memory
 from remnant.core.model import MemoryRecord
 from remnant.engine.forgetting import SweepPolicy
 from remnant.engine.forgetting.consolidation import ConsolidationPolicy
-from remnant.privacy import generate_key
-from remnant.store.postgres import PostgresStore
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday
 STAY = "we're at the Harbour Inn, room 31 till thursday, and I get seasick on small boats"
 ASKED = "we're at the Harbour Inn, room 31 till thursday. what's good to eat around here?"
 WHOLE = "I have a standing desk at work and my back has been much better since"
-
-Open = Callable[[ManualClock], Memory]
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
-def open_mem(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Open]:
-    opened: list[Memory] = []
-    if request.param == "postgres":
-        monkeypatch.setenv("REMNANT_VAULT_KEY", generate_key())
-        monkeypatch.delenv("REMNANT_VAULT_KEY_FILE", raising=False)
-
-    def make(clock: ManualClock) -> Memory:
-        if request.param == "sqlite":
-            mem = Memory(tmp_path / "m.db", clock=clock)
-        else:
-            mem = Memory(store=PostgresStore(request.getfixturevalue("pg_url")), clock=clock)
-        opened.append(mem)
-        return mem
-
-    yield make
-    for m in opened:
-        m.close()
 
 
 def _said(mem: Memory, text: str, user: str) -> MemoryRecord:
