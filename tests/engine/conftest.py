@@ -36,3 +36,18 @@ def open_mem(
     yield make
     for mem in opened:
         mem.close()
+
+
+@pytest.fixture
+def product_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The product's own defaults (e5-small, the salience and pair models): the test suite's
+    lexical, rules-only switches unset; skipped where e5-small is not installed."""
+    from remnant.embed.base import EmbeddingError
+    from remnant.embed.registry import get_embedder
+
+    try:
+        get_embedder("e5-small", threads=1)
+    except EmbeddingError as exc:
+        pytest.skip(f"e5-small not installed: {exc}")
+    for name in ("REMNANT_EMBEDDER", "REMNANT_SALIENCE", "REMNANT_ATTRIBUTES"):
+        monkeypatch.delenv(name, raising=False)

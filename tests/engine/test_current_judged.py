@@ -20,22 +20,13 @@ from tests.engine.conftest import OpenMemory
 from remnant import Memory
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
-from remnant.embed.base import EmbeddingError
 
 NOW = datetime(2026, 3, 2, 9, tzinfo=UTC)
 
 
 @pytest.fixture
-def product(monkeypatch: pytest.MonkeyPatch, open_mem: OpenMemory) -> Iterator[OpenMemory]:
-    """The product's defaults: the test suite's lexical, rules-only switches unset."""
-    from remnant.embed.registry import get_embedder
-
-    try:
-        get_embedder("e5-small", threads=1)
-    except EmbeddingError as exc:
-        pytest.skip(f"e5-small not installed: {exc}")
-    for name in ("REMNANT_EMBEDDER", "REMNANT_SALIENCE", "REMNANT_ATTRIBUTES"):
-        monkeypatch.delenv(name, raising=False)
+def product(product_defaults: None, open_mem: OpenMemory) -> Iterator[OpenMemory]:
+    """The product's defaults (conftest's ``product_defaults``) on each backend."""
     yield open_mem
 
 

@@ -18,7 +18,6 @@ import pytest
 
 from remnant import Memory
 from remnant.core.clock import ManualClock
-from remnant.embed.base import EmbeddingError
 
 T0 = datetime(2026, 5, 4, 8, 30, tzinfo=UTC)
 
@@ -34,16 +33,8 @@ FILLER = (
 
 
 @pytest.fixture
-def product(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Memory, ManualClock]]:
-    """The product's defaults: the test suite's lexical, rules-only switches unset."""
-    from remnant.embed.registry import get_embedder
-
-    try:
-        get_embedder("e5-small", threads=1)
-    except EmbeddingError as exc:
-        pytest.skip(f"e5-small not installed: {exc}")
-    for name in ("REMNANT_EMBEDDER", "REMNANT_SALIENCE", "REMNANT_ATTRIBUTES"):
-        monkeypatch.delenv(name, raising=False)
+def product(product_defaults: None, tmp_path: Path) -> Iterator[tuple[Memory, ManualClock]]:
+    """The product's defaults (conftest's ``product_defaults``)."""
     clock = ManualClock(T0)
     with Memory(tmp_path / "m.db", clock=clock) as mem:
         yield mem, clock
