@@ -4,7 +4,7 @@ the value said to expire is gone after the period, the rest of the turn is still
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -133,3 +133,42 @@ def test_a_turn_consolidated_before_its_expiry_makes_a_fact_that_ends_with_it(
     assert facts[0].expires_at == ep.expires_at
     clock.advance(timedelta(days=3, minutes=1))
     assert not any("9921" in h.memory.content for h in product.recall("gate code", user_id="ana").hits)
+
+
+@pytest.mark.parametrize(
+    ("turn", "code", "lasting"),
+    [
+        # the period's clause names a thing ("card") but not the value: the value before it expires
+        (
+            "they gave me a guest badge, pin 8812, just for this week till my own card arrives, "
+            "also my desk is on the fourth floor",
+            "8812",
+            "fourth floor",
+        ),
+        # a time of day is no value: "6pm" does not keep the clause its own
+        ("the printer code is 5519, only good till 6pm today, our team is called Falcon", "5519", "Falcon"),
+    ],
+)
+def test_a_validity_said_of_the_value_before_it_takes_that_value(turn: str, code: str, lasting: str) -> None:
+    got = split_expiry(turn, datetime(2026, 3, 2, 9, tzinfo=UTC))  # a Monday morning
+    assert got is not None
+    assert code in got.temporary and code not in got.lasting
+    assert lasting in got.lasting
+
+
+@pytest.mark.parametrize(
+    ("clause", "said_of_before"),
+    [
+        ("only good till 6pm today", True),
+        ("just for this week", True),
+        ("今天下午有效", True),
+        ("只这周有效", True),
+        ("only the code 4471 works", False),  # a value of its own
+        ("验证码今天有效", False),  # it names the thing itself
+        ("my sister lives in Porto", False),
+    ],
+)
+def test_what_a_validity_clause_is_said_of(clause: str, said_of_before: bool) -> None:
+    from remnant.extract.expiry import said_of_before as reads
+
+    assert reads(clause) is said_of_before

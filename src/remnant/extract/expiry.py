@@ -692,6 +692,44 @@ def _tied() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return opener, anywhere
 
 
+@functools.cache
+def _said_of_before() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """What opens a clause that says how long the value before it holds (extract/data/expiry.*.json,
+    ``said_of_before``): English as a clause's first word, Chinese as its start."""
+    en, zh = (_lang(lang)["said_of_before"] for lang in ("en", "zh"))
+    return (
+        re.compile(rf"^\s*(?:{_alternation(en)})\b", re.I),
+        re.compile(rf"^\s*(?:{_alternation(zh)})"),
+    )
+
+
+# a time of day, an ordinal or a length ("6pm", "15th", "24h", "10mins"): a value's shape, but no
+# value said to expire
+_NOT_A_CODE = re.compile(r"\d{1,2}(?:am|pm)|\d+(?:st|nd|rd|th)|\d+(?:h|hr|hrs|min|mins|d|s)", re.I)
+
+
+def _codes(clause: str) -> list[str]:
+    """The clause's values of an exact shape (4471, SZ88QX, 2-9-14), times and lengths aside."""
+    return [m.group() for m in _VALUE.finditer(clause) if not _NOT_A_CODE.fullmatch(m.group())]
+
+
+def said_of_before(clause: str) -> bool:
+    """A clause of a validity with no value of its own ("only good till 6pm today", "just for this
+    week", 今天下午有效): it is said of the value in the clause before it, which expires with it."""
+    if _codes(clause):
+        return False
+    en, zh = _said_of_before()
+    if en.match(clause):
+        return True
+    return bool(zh.match(clause)) and not _ZH_INFO.search(clause)
+
+
+def takes_value_before(clauses: Sequence[str], at: int) -> bool:
+    """Whether the temporary clause ``at`` takes the clause before it: it is :func:`said_of_before`
+    and that clause holds a value (a code, a number: an exact shape)."""
+    return at > 0 and said_of_before(clauses[at]) and bool(_codes(clauses[at - 1]))
+
+
 def _lasting(clause: str) -> bool:
     """A clause that holds on its own: not a question, nor one that follows from the temporary part."""
     text = clause.strip(" \t\n,;，；、")
@@ -759,7 +797,9 @@ def split_expiry(
     if span is None:
         return None
     lo, hi = span
-    if lo > 0 and not _has_subject("".join(clauses[lo : hi + 1])):
+    if lo > 0 and (not _has_subject("".join(clauses[lo : hi + 1])) or takes_value_before(clauses, lo)):
+        # "the code is 4471, good for a day": the period is said of the thing before it; "combo
+        # 31-07-44, just for this week till my card comes": of the value before it, which expires
         lo -= 1
     if not _has_subject("".join(clauses[lo : hi + 1])):
         # a state ("I'm in Osaka for 10 days, room 214 if anyone needs me"): what holds for the

@@ -51,6 +51,7 @@ from remnant.extract.expiry import (
     names_a_while,
     period_refused,
     split_expiry,
+    takes_value_before,
     units,
 )
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
@@ -269,6 +270,9 @@ class RuleIngestor:
             lasting[i] = score >= FILLER_FLOOR or (
                 pair is not None and pair[1].importance(v, score) >= REMAINDER_BAR
             )
+        for i in range(1, len(parts)):
+            if not lasting[i] and lasting[i - 1] and takes_value_before(parts, i):
+                lasting[i - 1] = False  # "study room code 7731, only good till 6pm": 7731 expires
         if not any(lasting) or all(lasting):
             return ttl, None, reasons
         split = ExpirySplit(
