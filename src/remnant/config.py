@@ -460,8 +460,8 @@ def build_ingestor(embedder: Any = None, *, clock: Clock | None = None) -> Inges
     it, else over e5-small's or MiniLM's, whichever is installed, loaded on the first message) unless
     ``REMNANT_SALIENCE=rules``; with no such embedder installed the rule cues decide. ``clock`` is
     the memory's, against which an end point said in words ("good until friday") is read.
-    ``REMNANT_EXPIRY_READER=model`` adds the learned expiry reader to the rules (off by default:
-    docs/benchmarks/understanding.md, *The learned expiry reader*)."""
+    The learned expiry reader reads beside the rules (``REMNANT_EXPIRY_READER=rules``: the rules
+    alone; docs/benchmarks/understanding.md, *The learned expiry reader, on by default*)."""
     from remnant.extract.ingest import RuleIngestor
 
     if _model_or_rules(SALIENCE_ENV) == "rules":

@@ -1,6 +1,6 @@
 """The learned expiry reader (:mod:`remnant.extract.expiry_model`): its shipped weights, where a
 length comes from, the ingestor's one embedder call per add, and the behaviour through the
-product (``Memory(path)`` with ``REMNANT_EXPIRY_READER=model``) on SQLite and PostgreSQL: a
+product (``Memory(path)``, the reader on by default) on SQLite and PostgreSQL: a
 temporary value said in words the rules do not read expires, a look-alike does not, and a turn's
 lasting half outlives its temporary half."""
 
@@ -136,7 +136,7 @@ def open_mem(
         monkeypatch.delenv("REMNANT_VAULT_KEY_FILE", raising=False)
 
     monkeypatch.setenv("REMNANT_SALIENCE", "model")  # the product's default (tests default to the rules)
-    monkeypatch.setenv("REMNANT_EXPIRY_READER", "model")  # the reader, off by default
+    monkeypatch.delenv("REMNANT_EXPIRY_READER", raising=False)  # the reader: the product's default
 
     def make(clock: ManualClock) -> Memory:
         if request.param == "sqlite":

@@ -263,9 +263,10 @@ SWITCHES: tuple[Switch, ...] = (
         "REMNANT_EXPIRY_READER",
         "expiry_reader",
         "rules / model",
-        "rules",
-        "How an expiry said in words is read: the rules alone, or plus the learned expiry reader "
-        "(docs/benchmarks/understanding.md: more recall, and on the dev suites more false expiries).",
+        "model",
+        "How an expiry said in words is read: the rules plus the learned expiry reader (the default), "
+        "or the rules alone (docs/benchmarks/understanding.md: the reader reads more expiries, and a "
+        "few lasting turns expire with them).",
         group="recall",
     ),
     _S(

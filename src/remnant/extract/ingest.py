@@ -19,8 +19,8 @@ expiry said in words, for each conversation message, offline.
   as their own fact (``from_episode`` to the turn, no TTL): :func:`remnant.extract.expiry.split_expiry`.
   A state's sentence expires whole ("at the travelodge for the next 3 nights, room 214"), another
   sentence holds on; what is left is kept when the rule cues or the salience model say it matters.
-- **The learned expiry reader** (:mod:`remnant.extract.expiry_model`, opt-in:
-  ``expiry_reader=True``, ``REMNANT_EXPIRY_READER=model``): where the rules read no expiry, a turn
+- **The learned expiry reader** (:mod:`remnant.extract.expiry_model`, ``expiry_reader=True``; the
+  product's default, ``REMNANT_EXPIRY_READER=rules`` for the rules alone): where the rules read no expiry, a turn
   the reader judges temporary (over the vector the salience model read, and cues) expires after
   the length its text names or a default horizon; a part it judges lasting is kept on its own.
   What is left of a split turn is judged by the salience model in one embedder call per add.
