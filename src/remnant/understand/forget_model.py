@@ -21,7 +21,8 @@ word "hospital". This model weighs, for one request and one of the user's memori
 ``p = sigmoid(w · standardise(x) + b)``. The engine's forget policy
 (:mod:`remnant.engine.forgetting.requests`) asks it about the ``candidates`` memories nearest the
 request (by the vectors recall already stored: no memory is embedded again) and the rules' picks:
-where the rules find nothing, a memory with ``p ≥ add_at`` is taken; a rule pick that rests on one
+where the rules find nothing (or, with ``union``, the shipped policy, beside their picks too), a
+memory with ``p ≥ add_at`` is taken; a rule pick that rests on one
 scope word alone with ``p < veto_at`` is left alone (``veto_at`` ``None``: no veto). Weights and
 thresholds ship as ``data/forget_<model>.json``, fitted by ``python -m remnant.extract.forget_fit``
 on the forget corpora (``corpora/forget/``), chosen by leave-one-author-out

@@ -6,7 +6,7 @@ privacy layer's placeholders such as ``[PHONE_1]`` in the content, by words), an
 them, all audited under one batch id. ``dry_run`` shows what would go. A request that would take
 more than ``confirm_share`` of the user's memories needs ``confirm=True``. Rule-based, English and
 Chinese; an LLM can parse instead through :class:`IntentParser` (the rules still do the matching);
-where the rules find no target, the learned forget-target matcher
+beside the rules' targets (or where they find none), the learned forget-target matcher
 (:mod:`remnant.understand.forget_model`, :func:`_learned`) may take a guess, hidden, never purged.
 The reading (the intent, the match of one memory) is :mod:`remnant.understand.requests`; this module
 is the policy: what is hidden, purged or rewritten, when to ask for confirmation, the audit.
