@@ -54,10 +54,11 @@ _MIN_COPY_SHARE = 0.6  # a fact whose text is this share of its turn's (or more)
 
 #: how many of the ranked candidates the pair model's step reads (and as many under the floor)
 POOL = 10
-#: how many of the newer hits each hit is judged against, the nearest in meaning. One missed the
-#: change whose turn was not the nearest ("开我那辆白色卡罗拉送孩子上学" is nearer "孩子学校在南湖路"
-#: than "现在开的是比亚迪宋"); chosen by leave-one-file-out over the five development timelines
-#: files from {1, 2, 3} (docs/retrieval.md): two pairs a hit keep the step within its cost
+#: how many of the newer hits each hit is judged against, the nearest in meaning. One missed a
+#: change whose turn was not the nearest (driving the children to school in the old car is nearer a
+#: later turn about the school than the turn naming the new car); chosen by leave-one-file-out over
+#: the five development timelines files from {1, 2, 3} (docs/retrieval.md): two pairs a hit keep
+#: the step within its cost
 NEAREST = 2
 #: the pair model's probability from which the older of two hits is earlier at recall; below the
 #: write path's supersede threshold because nothing is lost (the hit is still stored and reachable
