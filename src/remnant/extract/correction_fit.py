@@ -24,9 +24,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
+
 from remnant.core.model import Kind, MemoryRecord
 from remnant.engine.options import Correction
-from remnant.extract.corrections import CorrectionReader
+from remnant.extract.corrections import (
+    ALIGN_FEATURES,
+    ALIGN_WEIGHTS,
+    AlignedCandidate,
+    AlignWeights,
+    CorrectionReader,
+    aligned_candidates,
+    signal,
+)
+from remnant.understand.pair_model import fit_logistic
 
 CORPORA = tuple(sorted(Path("corpora/supersession").glob("pairs_p*.jsonl")))
 _NOW = datetime(2026, 3, 2, 9, tzinfo=UTC)
@@ -130,13 +141,184 @@ def report(tallies: dict[str, Tally]) -> str:
     return "\n".join(lines)
 
 
+# -- the aligned step's scorer, fitted leave-one-author-out ------------------------------------------
+#: the false-positive rate on the training authors' compatible/unrelated pairs a threshold may reach
+FP_BUDGET = 0.005
+L2 = 1.0
+MIL_ROUNDS = 4
+GRID = [round(0.30 + 0.01 * i, 2) for i in range(70)]
+#: the simple scorer the learned one must beat: a hand-weighted sum (no fit), the same threshold rule
+SIMPLE = {
+    "strong": 0.5,
+    "stated": 0.3,
+    "wrong_negated": 0.5,
+    "similarity": 2.0,
+    "anagram": 0.5,
+    "left_anchor": 0.7,
+    "right_anchor": 0.7,
+    "right_run_edge": 0.3,
+    "wrong_run_edge": 0.3,
+    "units_apart": -0.5,
+}
+
+
+@dataclass
+class Bag:
+    """One pair as the aligned step sees it: the rules' reading, else the candidates it scores."""
+
+    pair: Pair
+    ruled: Correction | None
+    candidates: list[AlignedCandidate]
+
+
+def bags(pairs: Sequence[Pair]) -> list[Bag]:
+    rules = CorrectionReader(align=False)
+    out = []
+    for p in pairs:
+        recent = [memory(p.old)]
+        fixed = rules.read(p.new, recent)
+        found = signal(p.new) if fixed is None else None
+        cands = aligned_candidates(p.new, recent, *found) if found is not None else []
+        out.append(Bag(p, fixed, cands))
+    return out
+
+
+def simple_weights(threshold: float = 0.5) -> AlignWeights:
+    n = len(ALIGN_FEATURES)
+    w = tuple(SIMPLE.get(f, 0.0) for f in ALIGN_FEATURES)
+    return AlignWeights((0.0,) * n, (1.0,) * n, w, -2.0, threshold)
+
+
+def _as_correction(bag: Bag, c: AlignedCandidate, p: float) -> Correction:
+    a, b = c.right
+    return Correction("old", c.wrong, bag.pair.new[a:b], c.right, p)
+
+
+def best(bag: Bag, weights: AlignWeights) -> tuple[float, AlignedCandidate] | None:
+    scored = [(weights.probability(c.features), c) for c in bag.candidates]
+    return max(scored, key=lambda t: t[0]) if scored else None
+
+
+def reading(bag: Bag, weights: AlignWeights | None) -> Correction | None:
+    if bag.ruled is not None or weights is None:
+        return bag.ruled
+    top = best(bag, weights)
+    if top is None or top[0] < weights.threshold:
+        return None
+    return _as_correction(bag, top[1], top[0])
+
+
+def tally(rows: Sequence[Bag], weights: AlignWeights | None) -> Tally:
+    t = Tally()
+    for bag in rows:
+        fix = reading(bag, weights)
+        if bag.pair.label == "corrects":
+            ok, plausible = corrects(bag.pair, fix)
+            t.corrects, t.read, t.plausible = t.corrects + 1, t.read + ok, t.plausible + plausible
+        elif bag.pair.label == "supersedes":
+            t.changes, t.changes_read = t.changes + 1, t.changes_read + (fix is not None)
+        else:
+            t.negatives, t.false_pos = t.negatives + 1, t.false_pos + (fix is not None)
+    return t
+
+
+def choose_threshold(rows: Sequence[Bag], weights: AlignWeights) -> AlignWeights:
+    """The lowest threshold whose false-positive rate on these pairs stays within FP_BUDGET."""
+    for t in GRID:
+        w = AlignWeights(weights.mean, weights.scale, weights.weights, weights.bias, t)
+        if tally(rows, w).fp_rate <= FP_BUDGET:
+            return w
+    return AlignWeights(weights.mean, weights.scale, weights.weights, weights.bias, 1.01)
+
+
+def fit(rows: Sequence[Bag]) -> AlignWeights:
+    """Multiple-instance logistic regression: a correction's bag holds one right pairing (the one the
+    current model ranks first, the simple scorer at the start), its other pairings and every pairing
+    of a compatible/unrelated pair are wrong ones; refitted MIL_ROUNDS times."""
+    current = simple_weights()
+    train = [b for b in rows if b.ruled is None and b.candidates and b.pair.label != "supersedes"]
+    for _ in range(MIL_ROUNDS):
+        x: list[tuple[float, ...]] = []
+        y: list[float] = []
+        sw: list[float] = []
+        for bag in train:
+            top = best(bag, current) if bag.pair.label == "corrects" else None
+            for c in bag.candidates:
+                x.append(c.features)
+                y.append(1.0 if top is not None and c is top[1] else 0.0)
+                sw.append(1.0 if y[-1] else 1.0 / max(1, len(bag.candidates)) ** 0.5)
+        mean, scale, w, b = fit_logistic(np.array(x), np.array(y), l2=L2, sample_weight=np.array(sw))
+        current = AlignWeights(
+            tuple(float(v) for v in mean),
+            tuple(float(v) for v in scale),
+            tuple(float(v) for v in w),
+            float(b),
+            0.5,
+        )
+    return choose_threshold(rows, current)
+
+
+def loao(rows: Sequence[Bag]) -> dict[str, dict[str, Tally]]:
+    """Per held-out author: the rules alone, the simple scorer and the learned one, each threshold
+    chosen on the other authors."""
+    authors = sorted({b.pair.author for b in rows})
+    out: dict[str, dict[str, Tally]] = {}
+    for held in authors:
+        train = [b for b in rows if b.pair.author != held]
+        test = [b for b in rows if b.pair.author == held]
+        out[held] = {
+            "rules": tally(test, None),
+            "simple": tally(test, choose_threshold(train, simple_weights())),
+            "learned": tally(test, fit(train)),
+        }
+    return out
+
+
+def summary(per: dict[str, dict[str, Tally]]) -> str:
+    lines = [
+        "| held-out author | rules: recall / FP | simple: recall / FP | learned: recall / FP | learned: supersedes read |",
+        "|---|---|---|---|---|",
+    ]
+    for author, r in per.items():
+        cells = [f"{r[k].recall:.3f} / {r[k].fp_rate:.4f}" for k in ("rules", "simple", "learned")]
+        lines.append(
+            f"| {author} | " + " | ".join(cells) + f" | {r['learned'].changes_read}/{r['learned'].changes} |"
+        )
+    cells = []
+    for k in ("rules", "simple", "learned"):
+        rec = np.array([r[k].recall for r in per.values()])
+        fp = np.array([r[k].fp_rate for r in per.values()])
+        cells.append(f"{rec.mean():.3f} ± {rec.std():.3f} / {fp.mean():.4f} ± {fp.std():.4f}")
+    lines.append("| mean ± spread | " + " | ".join(cells) + " | |")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="*", type=Path, default=list(CORPORA))
-    ap.add_argument("--misses", action="store_true", help="print the corrections missed and the false positives")
+    ap.add_argument(
+        "--misses", action="store_true", help="print the corrections missed and the false positives"
+    )
+    ap.add_argument(
+        "--loao", action="store_true", help="leave-one-author-out: rules, simple and learned scorers"
+    )
+    ap.add_argument("--write", action="store_true", help="fit on every author and write the shipped weights")
     args = ap.parse_args(argv)
     pairs = load(args.files)
     print(report(score(pairs)))
+    if args.loao or args.write:
+        rows = bags(pairs)
+        if args.loao:
+            print(summary(loao(rows)))
+        if args.write:
+            w = fit(rows)
+            data = {
+                "about": "the correction reader's aligned step (remnant.extract.corrections), fitted by "
+                "python -m remnant.extract.correction_fit --write on corpora/supersession",
+                **w.to_json(),
+            }
+            ALIGN_WEIGHTS.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            print(f"wrote {ALIGN_WEIGHTS} (threshold {w.threshold})")
     if args.misses:
         reader = CorrectionReader()
         for p in pairs:
@@ -144,9 +326,13 @@ def main(argv: Sequence[str] | None = None) -> None:
             if p.label == "corrects" and not corrects(p, fix)[0]:
                 print(f"MISS {p.author}: {p.old!r} -> {p.new!r}")
             elif p.label == "corrects" and not corrects(p, fix)[1] and fix is not None:
-                print(f"ODD  {p.author}: {p.old!r} -> {p.new!r}: {p.old[fix.wrong[0]:fix.wrong[1]]!r} -> {fix.right!r}")
+                print(
+                    f"ODD  {p.author}: {p.old!r} -> {p.new!r}: {p.old[fix.wrong[0] : fix.wrong[1]]!r} -> {fix.right!r}"
+                )
             elif p.label in ("compatible", "unrelated") and fix is not None:
-                print(f"FP   {p.author}: {p.old!r} -> {p.new!r}: {p.old[fix.wrong[0]:fix.wrong[1]]!r} -> {fix.right!r}")
+                print(
+                    f"FP   {p.author}: {p.old!r} -> {p.new!r}: {p.old[fix.wrong[0] : fix.wrong[1]]!r} -> {fix.right!r}"
+                )
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ patterns are literal alternations and digit groups with a bounded count, no nest
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -352,8 +353,40 @@ def _leftover(low: str, right: tuple[int, int], wrong: str) -> int:
     return sum(1 for w in _WORD.finditer(low) if not all(covered[w.start() : w.end()]))
 
 
+def _markers(low: str) -> tuple[re.Match[str] | None, re.Match[str] | None] | None:
+    """The first strong and the first weak marker of a turn; None for a veto or a question."""
+    lex = lexicon()
+    stripped = low.rstrip(" \t\n" + _PUNCT)
+    if any(q in low for q in lex.question) or any(stripped.endswith(q) for q in lex.question_final):
+        return None
+    strong = weak = None
+    for m in lex.phrases.finditer(low):
+        phrase = m.group()
+        if phrase in lex.veto:
+            return None
+        if phrase in lex.strong and strong is None:
+            strong = m
+        elif phrase in lex.weak and weak is None and phrase not in lex.strong:
+            weak = m
+    return strong, weak
+
+
+def signal(text: str) -> tuple[tuple[int, int], bool] | None:
+    """A turn's correction signal: the marker the reader reads it by (the first strong one, else the
+    first weak one) and whether it is strong; None without one, or for a veto or a question."""
+    markers = _markers(_lower(text[:MAX_CHARS]))
+    marker = markers and (markers[0] or markers[1])
+    return (marker.span(), markers[0] is not None) if markers and marker else None
+
+
 class CorrectionReader:
-    """Reads a correction from a user turn against the user's recent memories (newest first)."""
+    """Reads a correction from a user turn against the user's recent memories (newest first).
+
+    ``weights``: the aligned step's model (by default the shipped one, :func:`align_weights`);
+    ``align=False`` reads with the rules alone."""
+
+    def __init__(self, *, align: bool = True, weights: AlignWeights | None = None) -> None:
+        self._weights = (weights or align_weights()) if align else None
 
     def might_correct(self, text: str) -> bool:
         """Cheap test, before any memory is read: a marker or a negator/"instead" word is present."""
@@ -362,21 +395,12 @@ class CorrectionReader:
         return bool(lex.phrases.search(low) or lex.pairs.search(low))
 
     def read(self, text: str, recent: Sequence[MemoryRecord]) -> Correction | None:
-        lex = lexicon()
         turn = text[:MAX_CHARS]
         low = _lower(turn)
-        stripped = low.rstrip(" \t\n" + _PUNCT)
-        if any(q in low for q in lex.question) or any(stripped.endswith(q) for q in lex.question_final):
+        markers = _markers(low)
+        if markers is None:
             return None
-        strong = weak = None
-        for m in lex.phrases.finditer(low):
-            phrase = m.group()
-            if phrase in lex.veto:
-                return None
-            if phrase in lex.strong and strong is None:
-                strong = m
-            elif phrase in lex.weak and weak is None and phrase not in lex.strong:
-                weak = m
+        strong, weak = markers
         marker = strong or weak
         memories = [
             _Memory(r, mlow, _values(mlow)) for r in recent for mlow in [_lower(r.content[:MAX_CHARS])]
@@ -385,6 +409,8 @@ class CorrectionReader:
         fix = self._pair(turn, low, floor, marker is not None, strong is not None, memories)
         if fix is None and marker is not None:
             fix = self._value_alone(turn, low, marker, strong is not None, memories)
+        if fix is None and marker is not None:
+            fix = _aligned(turn, low, marker, strong is not None, memories, self._weights)
         if fix is None:
             return None
         wrong = next(m for m in memories if m.record.id == fix.memory_id)
@@ -603,3 +629,279 @@ class CorrectionReader:
                 if at is not None:
                     return other.record, (at, at + len(wrong))
         return mem.record, (hit.start, hit.end)
+
+
+# -- 5. an aligned pair, scored by a small learned model ---------------------------------------------
+#: a unit of a text: a number (digit groups joined by one separator, a unit after it: 5.2kg, 0412 555
+#: 019, 7:30), a Latin word (kaiwen#4412, anne's, b+), one CJK character
+_LAT = f"[^\\W_{CJK_CLASS}]"
+_UNIT = re.compile(
+    rf"\+?\d+(?:[\-.: ]\d+)*(?:{_LAT}+)?(?!{_LAT})|[{CJK_CLASS}]|{_LAT}+(?:[#@.'+\-:/·]{_LAT}+)*\+?"
+)
+_CJK_NUMERALS = frozenset("零〇一二三四五六七八九十百千万两半")
+#: the units of a turn and of a memory the aligned step reads, how many of each side's runs it pairs,
+#: the newest memories it aligns against, the longest run (Latin words, CJK characters)
+_ALIGN_UNITS = 64
+_ALIGN_RUNS = 32
+_ALIGN_MEMORIES = 5
+_RUN_LAT = 3
+_RUN_CJK = 4
+#: the aligned step's features, in the order of its weights (extract/data/correction_align.json)
+ALIGN_FEATURES = (
+    "strong",  # a strong marker (else a weak one)
+    "after_marker",  # the right value comes after the marker
+    "marker_distance",  # units from the marker to the right value, at most 12, over 12
+    "stated",  # "it's" / 是 right before the right value
+    "wrong_negated",  # the wrong value said again after a "not" / 不是
+    "similarity",  # 1 - edit distance / the longer length
+    "same_length",
+    "anagram",  # the same characters in another order (0412 / 0421)
+    "left_anchor",  # the unit before each is the same
+    "right_anchor",  # the unit after each is the same
+    "right_run_edge",  # the right value starts or ends its run of words new to the memory
+    "wrong_run_edge",  # the wrong value starts or ends its run of words the turn does not say
+    "wrong_at_end",  # the wrong value ends the memory
+    "units_apart",  # |units of right - units of wrong|
+    "number",  # the shape: digits, a code (letters and digits), CJK numerals, a CJK run, a word
+    "code",
+    "cjk_numeral",
+    "cjk",
+    "word",
+)
+
+
+@dataclass(frozen=True)
+class AlignWeights:
+    """A logistic model over :data:`ALIGN_FEATURES` and the probability it must reach."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+
+    def probability(self, x: Sequence[float]) -> float:
+        z = self.bias + sum(
+            w * (v - m) / s for w, v, m, s in zip(self.weights, x, self.mean, self.scale, strict=True)
+        )
+        return 0.5 * (1.0 + math.tanh(0.5 * z))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "features": list(ALIGN_FEATURES),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "weights": list(self.weights),
+            "bias": self.bias,
+            "threshold": self.threshold,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> AlignWeights:
+        if data.get("features") != list(ALIGN_FEATURES):
+            raise ValueError("the aligned step's weights were fitted on other features")
+
+        def floats(key: str) -> tuple[float, ...]:
+            value = data[key]
+            assert isinstance(value, list)
+            return tuple(float(v) for v in value)
+
+        bias, threshold = data["bias"], data["threshold"]
+        assert isinstance(bias, (int, float)) and isinstance(threshold, (int, float))
+        return cls(floats("mean"), floats("scale"), floats("weights"), float(bias), float(threshold))
+
+
+ALIGN_WEIGHTS = _DATA / "correction_align.json"
+
+
+@cache
+def align_weights() -> AlignWeights | None:
+    """The shipped weights of the aligned step (fitted by ``python -m remnant.extract.correction_fit
+    --write``); None when the file is absent (the step is then off)."""
+    if not ALIGN_WEIGHTS.exists():
+        return None
+    return AlignWeights.from_json(json.loads(ALIGN_WEIGHTS.read_text(encoding="utf-8")))
+
+
+@dataclass(frozen=True)
+class AlignedCandidate:
+    """One pairing of a run of a memory (the wrong value) with a run of the turn (the right one)."""
+
+    memory: int  # index into the recent memories
+    wrong: tuple[int, int]
+    right: tuple[int, int]
+    features: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class _Unit:
+    start: int
+    end: int
+    text: str
+    cjk: bool
+
+
+def _units(low: str) -> list[_Unit]:
+    return [
+        _Unit(m.start(), m.end(), m.group(), bool(_CJK.match(m.group())))
+        for m, _ in zip(_UNIT.finditer(low), range(_ALIGN_UNITS), strict=False)
+    ]
+
+
+def _joined(low: str, a: _Unit, b: _Unit) -> bool:
+    """Two neighbouring units of one run: the same script, no punctuation between them, and no
+    space between CJK characters (a chat's space separates CJK phrases)."""
+    gap = low[a.end : b.start]
+    if a.cjk != b.cjk or any(c in _PUNCT for c in gap):
+        return False
+    return not (a.cjk and gap)
+
+
+def _shape(text: str) -> str:
+    if _CJK.match(text):
+        return "cjk_numeral" if all(c in _CJK_NUMERALS for c in text) else "cjk"
+    digits = any(c.isdigit() for c in text)
+    letters = any(c.isalpha() for c in text)
+    return "number" if digits and not letters else "code" if digits else "word"
+
+
+def _edits(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def _runs(units: list[_Unit], low: str, ok: Sequence[bool]) -> list[tuple[int, int]]:
+    """The runs [i, j) of consecutive ``ok`` units, one to _RUN_LAT words (_RUN_CJK characters)."""
+    out = []
+    for i, u in enumerate(units):
+        if not ok[i]:
+            continue
+        most = _RUN_CJK if u.cjk else _RUN_LAT
+        j = i + 1
+        out.append((i, j))
+        while j < len(units) and j - i < most and ok[j] and _joined(low, units[j - 1], units[j]):
+            j += 1
+            out.append((i, j))
+    return out
+
+
+def aligned_candidates(
+    text: str, recent: Sequence[MemoryRecord], marker: tuple[int, int], strong: bool
+) -> list[AlignedCandidate]:
+    """Every pairing the aligned step scores: a run of the turn new to a memory (not a marker, a
+    filler or a "not" word) with a run of that memory the turn does not say (or says only after a
+    "not"), of the same shape; for the newest :data:`_ALIGN_MEMORIES` memories. Bounded: at most
+    :data:`_ALIGN_UNITS` units of each text, :data:`_ALIGN_RUNS` runs of each side."""
+    lex = lexicon()
+    low = _lower(text[:MAX_CHARS])
+    units = _units(low)
+    if not units:
+        return []
+    covered = bytearray(len(low))
+    for m in lex.covers.finditer(low):
+        covered[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+    covered[marker[0] : marker[1]] = b"\x01" * (marker[1] - marker[0])
+    negated = bytearray(len(low))
+    for m in lex.pairs.finditer(low):
+        if m.group() in lex.negators:
+            end = _clause_end(low, m.end())
+            negated[m.end() : end] = b"\x01" * (end - m.end())
+    free = [not all(covered[u.start : u.end]) for u in units]
+    said = {u.text for u, f in zip(units, free, strict=True) if not any(negated[u.start : u.end])}
+    said |= {u.text for u, f in zip(units, free, strict=True) if not f}
+    out: list[AlignedCandidate] = []
+    for at, record in enumerate(recent[:_ALIGN_MEMORIES]):
+        mlow = _lower(record.content[:MAX_CHARS])
+        munits = _units(mlow)
+        if not munits:
+            continue
+        mtexts = {u.text for u in munits}
+        new = [f and u.text not in mtexts for u, f in zip(units, free, strict=True)]
+        lost = [u.text not in said for u in munits]
+        rights = sorted(
+            _runs(units, low, new),
+            key=lambda r: (units[r[0]].start < marker[1], abs(units[r[0]].start - marker[1])),
+        )[:_ALIGN_RUNS]
+        wrongs = _runs(munits, mlow, lost)[:_ALIGN_RUNS]
+        for ri, rj in rights:
+            rs, re_ = units[ri].start, units[rj - 1].end
+            rtext = low[rs:re_]
+            rshape = _shape(rtext)
+            after = rs >= marker[1]
+            gap = (
+                sum(1 for u in units if marker[1] <= u.start < rs)
+                if after
+                else sum(1 for u in units if re_ <= u.start < marker[0])
+            )
+            stated = float(_stated(low, rs))
+            redge = float(ri == 0 or not new[ri - 1] or rj == len(units) or not new[rj])
+            for wi, wj in wrongs:
+                ws, we = munits[wi].start, munits[wj - 1].end
+                wtext = mlow[ws:we]
+                wshape = _shape(wtext)
+                if wshape != rshape and {wshape, rshape} != {"number", "code"}:
+                    continue
+                if wtext == rtext:
+                    continue
+                longer = max(len(wtext), len(rtext))
+                sim = 1.0 - _edits(wtext, rtext) / longer if longer <= 24 else 0.0
+                left = float(
+                    (ri == 0 and wi == 0) or (ri > 0 and wi > 0 and units[ri - 1].text == munits[wi - 1].text)
+                )
+                right = float(
+                    (rj == len(units) and wj == len(munits))
+                    or (rj < len(units) and wj < len(munits) and units[rj].text == munits[wj].text)
+                )
+                wedge = float(wi == 0 or not lost[wi - 1] or wj == len(munits) or not lost[wj])
+                wneg = float(any(any(negated[i : i + len(wtext)]) for i in _occurrences(low, wtext)))
+                features = (
+                    float(strong),
+                    float(after),
+                    min(gap, 12) / 12,
+                    stated,
+                    wneg,
+                    sim,
+                    float(len(wtext) == len(rtext)),
+                    float(sorted(wtext) == sorted(rtext)),
+                    left,
+                    right,
+                    redge,
+                    wedge,
+                    float(wj == len(munits)),
+                    float(abs((rj - ri) - (wj - wi))),
+                    *(float(rshape == s) for s in ("number", "code", "cjk_numeral", "cjk", "word")),
+                )
+                out.append(AlignedCandidate(at, (ws, we), (rs, re_), features))
+    return out
+
+
+def _aligned(
+    turn: str,
+    low: str,
+    marker: re.Match[str],
+    strong: bool,
+    memories: list[_Memory],
+    weights: AlignWeights | None,
+) -> Correction | None:
+    """A marker and no rule's reading: the likeliest pairing of a wrong run of a recent memory with a
+    right run of the turn, when the learned scorer puts it at or above its threshold."""
+    if weights is None:
+        return None
+    recent = [m.record for m in memories]
+    best: tuple[float, AlignedCandidate] | None = None
+    for c in aligned_candidates(turn, recent, marker.span(), strong):
+        p = weights.probability(c.features)
+        if best is None or p > best[0]:
+            best = (p, c)
+    if best is None or best[0] < weights.threshold:
+        return None
+    p, c = best
+    mem = memories[c.memory]
+    target, span = CorrectionReader._prefer_keyed(
+        mem, mem.low[c.wrong[0] : c.wrong[1]], memories, Value(*c.wrong)
+    )
+    return Correction(target.id, span, turn[c.right[0] : c.right[1]], c.right, round(min(p, 0.9), 4))
