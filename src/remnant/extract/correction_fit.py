@@ -178,7 +178,11 @@ def bags(pairs: Sequence[Pair]) -> list[Bag]:
         recent = [memory(p.old)]
         fixed = rules.read(p.new, recent)
         found = signal(p.new) if fixed is None else None
-        cands = aligned_candidates(p.new, recent, *found) if found is not None else []
+        cands = (
+            aligned_candidates(p.new, recent, found.span, found.strong, negation=found.negation)
+            if found is not None
+            else []
+        )
         out.append(Bag(p, fixed, cands))
     return out
 

@@ -371,12 +371,29 @@ def _markers(low: str) -> tuple[re.Match[str] | None, re.Match[str] | None] | No
     return strong, weak
 
 
-def signal(text: str) -> tuple[tuple[int, int], bool] | None:
+@dataclass(frozen=True)
+class Signal:
+    """What makes a turn read as a correction: its marker's span and strength, or (``negation``) no
+    marker but a "not" / 不是 word, whose object must then be a value a memory states."""
+
+    span: tuple[int, int]
+    strong: bool
+    negation: bool = False
+
+
+def signal(text: str) -> Signal | None:
     """A turn's correction signal: the marker the reader reads it by (the first strong one, else the
-    first weak one) and whether it is strong; None without one, or for a veto or a question."""
-    markers = _markers(_lower(text[:MAX_CHARS]))
-    marker = markers and (markers[0] or markers[1])
-    return (marker.span(), markers[0] is not None) if markers and marker else None
+    first weak one), else its first "not" word; None without one, or for a veto or a question."""
+    low = _lower(text[:MAX_CHARS])
+    markers = _markers(low)
+    if markers is None:
+        return None
+    marker = markers[0] or markers[1]
+    if marker is not None:
+        return Signal(marker.span(), markers[0] is not None)
+    lex = lexicon()
+    negator = next((m for m in lex.pairs.finditer(low) if m.group() in lex.negators), None)
+    return Signal(negator.span(), False, negation=True) if negator is not None else None
 
 
 class CorrectionReader:
@@ -409,8 +426,10 @@ class CorrectionReader:
         fix = self._pair(turn, low, floor, marker is not None, strong is not None, memories)
         if fix is None and marker is not None:
             fix = self._value_alone(turn, low, marker, strong is not None, memories)
-        if fix is None and marker is not None:
-            fix = _aligned(turn, low, marker, strong is not None, memories, self._weights)
+        if fix is None and self._weights is not None:
+            said = signal(turn)
+            if said is not None:
+                fix = _aligned(turn, said, memories, self._weights)
         if fix is None:
             return None
         wrong = next(m for m in memories if m.record.id == fix.memory_id)
@@ -649,11 +668,13 @@ _RUN_CJK = 4
 #: the aligned step's features, in the order of its weights (extract/data/correction_align.json)
 ALIGN_FEATURES = (
     "strong",  # a strong marker (else a weak one)
+    "negation_only",  # no marker: the turn says the wrong value after a "not" / 不是 (the signal)
     "after_marker",  # the right value comes after the marker
     "marker_distance",  # units from the marker to the right value, at most 12, over 12
     "stated",  # "it's" / 是 right before the right value
     "wrong_negated",  # the wrong value said again after a "not" / 不是
     "similarity",  # 1 - edit distance / the longer length
+    "weak_similarity",  # the similarity, when the marker is not a strong one
     "same_length",
     "anagram",  # the same characters in another order (0412 / 0421)
     "left_anchor",  # the unit before each is the same
@@ -790,7 +811,12 @@ def _runs(units: list[_Unit], low: str, ok: Sequence[bool]) -> list[tuple[int, i
 
 
 def aligned_candidates(
-    text: str, recent: Sequence[MemoryRecord], marker: tuple[int, int], strong: bool
+    text: str,
+    recent: Sequence[MemoryRecord],
+    marker: tuple[int, int],
+    strong: bool,
+    *,
+    negation: bool = False,
 ) -> list[AlignedCandidate]:
     """Every pairing the aligned step scores: a run of the turn new to a memory (not a marker, a
     filler or a "not" word) with a run of that memory the turn does not say (or says only after a
@@ -820,8 +846,12 @@ def aligned_candidates(
         if not munits:
             continue
         mtexts = {u.text for u in munits}
+        mcovered = bytearray(len(mlow))
+        for m in lex.covers.finditer(mlow):
+            mcovered[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
         new = [f and u.text not in mtexts for u, f in zip(units, free, strict=True)]
-        lost = [u.text not in said for u in munits]
+        # a memory's filler word ("on", "is", 是) is no value
+        lost = [u.text not in said and not all(mcovered[u.start : u.end]) for u in munits]
         rights = sorted(
             _runs(units, low, new),
             key=lambda r: (units[r[0]].start < marker[1], abs(units[r[0]].start - marker[1])),
@@ -858,13 +888,17 @@ def aligned_candidates(
                 )
                 wedge = float(wi == 0 or not lost[wi - 1] or wj == len(munits) or not lost[wj])
                 wneg = float(any(any(negated[i : i + len(wtext)]) for i in _occurrences(low, wtext)))
+                if negation and not wneg:
+                    continue  # the "not" is the only signal: it must name the wrong value
                 features = (
                     float(strong),
+                    float(negation),
                     float(after),
                     min(gap, 12) / 12,
                     stated,
                     wneg,
                     sim,
+                    0.0 if strong else sim,
                     float(len(wtext) == len(rtext)),
                     float(sorted(wtext) == sorted(rtext)),
                     left,
@@ -879,21 +913,12 @@ def aligned_candidates(
     return out
 
 
-def _aligned(
-    turn: str,
-    low: str,
-    marker: re.Match[str],
-    strong: bool,
-    memories: list[_Memory],
-    weights: AlignWeights | None,
-) -> Correction | None:
+def _aligned(turn: str, said: Signal, memories: list[_Memory], weights: AlignWeights) -> Correction | None:
     """A marker and no rule's reading: the likeliest pairing of a wrong run of a recent memory with a
     right run of the turn, when the learned scorer puts it at or above its threshold."""
-    if weights is None:
-        return None
     recent = [m.record for m in memories]
     best: tuple[float, AlignedCandidate] | None = None
-    for c in aligned_candidates(turn, recent, marker.span(), strong):
+    for c in aligned_candidates(turn, recent, said.span, said.strong, negation=said.negation):
         p = weights.probability(c.features)
         if best is None or p > best[0]:
             best = (p, c)
