@@ -147,7 +147,9 @@ def lexicon() -> Lexicon:
     for shape, words in sorted(names.items()):
         shapes.append((shape, re.compile(_alternation(list(words))), words))
     # a code: a few letters and digits (a flight CI033, a plot 47B), before the plain numbers
-    shapes.append(("code", re.compile(r"(?<![0-9a-z])(?:[a-z]{1,3}\d{2,6}|\d{1,4}[a-z])(?![0-9a-z])"), {}))
+    shapes.append(
+        ("code", re.compile(r"(?<![0-9a-z])(?<!\d\.)(?:[a-z]{1,3}\d{2,6}|\d{1,4}[a-z])(?![0-9a-z])"), {})
+    )
     # digit groups joined by one separator each: no two ways to match the same text (and not the
     # digits of a placeholder such as [PHONE_1])
     shapes.append(("number", re.compile(r"(?<![0-9a-z_])\+?\d{1,12}(?:[\-. ]\d{1,12}){0,6}(?![0-9a-z])"), {}))
@@ -669,6 +671,8 @@ _RUN_CJK = 4
 ALIGN_FEATURES = (
     "strong",  # a strong marker (else a weak one)
     "negation_only",  # no marker: the turn says the wrong value after a "not" / 不是 (the signal)
+    "marker_at_start",  # the marker opens the turn ("no, ...", "sorry ...", 说错了 ...)
+    "marker_set_off",  # punctuation, the end or another marker word right after it ("no, it's", not "no golf")
     "after_marker",  # the right value comes after the marker
     "marker_distance",  # units from the marker to the right value, at most 12, over 12
     "stated",  # "it's" / 是 right before the right value
@@ -837,6 +841,13 @@ def aligned_candidates(
             end = _clause_end(low, m.end())
             negated[m.end() : end] = b"\x01" * (end - m.end())
     free = [not all(covered[u.start : u.end]) for u in units]
+    head = _strip(low, 0, len(low))[0]
+    at_start = float(marker[0] <= head)
+    # set off: "no, it's 5" / "no wait" / 说错了，是 (not "no golf for me"): punctuation, the end or a
+    # correction or filler word after it (a CJK marker: a space too)
+    raw = low[marker[1] :]
+    rest = raw if _CJK.match(low[marker[1] - 1 : marker[1]] or "x") else raw.lstrip()
+    set_off = float(not rest or rest[0] in _PUNCT or rest[0].isspace() or lex.covers.match(rest) is not None)
     said = {u.text for u, f in zip(units, free, strict=True) if not any(negated[u.start : u.end])}
     said |= {u.text for u, f in zip(units, free, strict=True) if not f}
     out: list[AlignedCandidate] = []
@@ -893,6 +904,8 @@ def aligned_candidates(
                 features = (
                     float(strong),
                     float(negation),
+                    at_start,
+                    set_off,
                     float(after),
                     min(gap, 12) / 12,
                     stated,
