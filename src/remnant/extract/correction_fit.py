@@ -143,7 +143,7 @@ def report(tallies: dict[str, Tally]) -> str:
 
 # -- the aligned step's scorer, fitted leave-one-author-out ------------------------------------------
 #: the false-positive rate on the training authors' compatible/unrelated pairs a threshold may reach
-FP_BUDGET = 0.005
+FP_BUDGET = 0.003
 L2 = 1.0
 MIL_ROUNDS = 4
 GRID = [round(0.30 + 0.01 * i, 2) for i in range(70)]
@@ -226,16 +226,16 @@ def tally(rows: Sequence[Bag], weights: AlignWeights | None) -> Tally:
     return t
 
 
-def choose_threshold(rows: Sequence[Bag], weights: AlignWeights) -> AlignWeights:
-    """The lowest threshold whose false-positive rate on these pairs stays within FP_BUDGET."""
+def choose_threshold(rows: Sequence[Bag], weights: AlignWeights, budget: float = FP_BUDGET) -> AlignWeights:
+    """The lowest threshold whose false-positive rate on these pairs stays within ``budget``."""
     for t in GRID:
         w = AlignWeights(weights.mean, weights.scale, weights.weights, weights.bias, t)
-        if tally(rows, w).fp_rate <= FP_BUDGET:
+        if tally(rows, w).fp_rate <= budget:
             return w
     return AlignWeights(weights.mean, weights.scale, weights.weights, weights.bias, 1.01)
 
 
-def fit(rows: Sequence[Bag]) -> AlignWeights:
+def fit(rows: Sequence[Bag], budget: float = FP_BUDGET) -> AlignWeights:
     """Multiple-instance logistic regression: a correction's bag holds one right pairing (the one the
     current model ranks first, the simple scorer at the start), its other pairings and every pairing
     of a compatible/unrelated pair are wrong ones; refitted MIL_ROUNDS times."""
@@ -259,10 +259,10 @@ def fit(rows: Sequence[Bag]) -> AlignWeights:
             float(b),
             0.5,
         )
-    return choose_threshold(rows, current)
+    return choose_threshold(rows, current, budget)
 
 
-def loao(rows: Sequence[Bag]) -> dict[str, dict[str, Tally]]:
+def loao(rows: Sequence[Bag], budget: float = FP_BUDGET) -> dict[str, dict[str, Tally]]:
     """Per held-out author: the rules alone, the simple scorer and the learned one, each threshold
     chosen on the other authors."""
     authors = sorted({b.pair.author for b in rows})
@@ -272,8 +272,8 @@ def loao(rows: Sequence[Bag]) -> dict[str, dict[str, Tally]]:
         test = [b for b in rows if b.pair.author == held]
         out[held] = {
             "rules": tally(test, None),
-            "simple": tally(test, choose_threshold(train, simple_weights())),
-            "learned": tally(test, fit(train)),
+            "simple": tally(test, choose_threshold(train, simple_weights(), budget)),
+            "learned": tally(test, fit(train, budget)),
         }
     return out
 
@@ -307,15 +307,28 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--loao", action="store_true", help="leave-one-author-out: rules, simple and learned scorers"
     )
     ap.add_argument("--write", action="store_true", help="fit on every author and write the shipped weights")
+    ap.add_argument(
+        "--fp-budget",
+        type=float,
+        default=FP_BUDGET,
+        help="training false-positive rate a threshold may reach",
+    )
+    ap.add_argument(
+        "--simple", action="store_true", help="with --write: ship the simple scorer, not the learned one"
+    )
     args = ap.parse_args(argv)
     pairs = load(args.files)
     print(report(score(pairs)))
     if args.loao or args.write:
         rows = bags(pairs)
         if args.loao:
-            print(summary(loao(rows)))
+            print(summary(loao(rows, args.fp_budget)))
         if args.write:
-            w = fit(rows)
+            w = (
+                choose_threshold(rows, simple_weights(), args.fp_budget)
+                if args.simple
+                else fit(rows, args.fp_budget)
+            )
             data = {
                 "about": "the correction reader's aligned step (remnant.extract.corrections), fitted by "
                 "python -m remnant.extract.correction_fit --write on corpora/supersession",

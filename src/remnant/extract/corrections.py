@@ -19,10 +19,22 @@ the exact value shapes' word lists); this module holds only the mechanism:
    of a memory's numbers the one of the same length is the mistyped one. Far from its marker, a
    value said as the answer ("... it's 22 june") corrects only a correction just made;
 4. no shaped value, a strong marker: a name spelled anew ("its Dashaun", 是陈诗彤) corrects the memory that
-   spells it nearly the same (one or two letters; one character of three or four).
+   spells it nearly the same (one or two letters; one character of three or four);
+5. none of the rules reads it, a marker (or, without one, a "not" whose object is a value a memory
+   states): the *aligned step* pairs each run of the turn new to a memory (one to three words, one
+   to four CJK characters; no marker, filler or function word at its edges) with each run of the
+   memory the turn does not say (or says only after a "not") of the same shape class (digits, a
+   code, CJK numerals, a CJK run, a word), describes each pairing by a handful of features
+   (:data:`ALIGN_FEATURES`: marker strength and place, edit similarity, shared neighbours,
+   whether the wrong value is repeated after a "not", ...) and takes the likeliest when a small
+   logistic model (``extract/data/correction_align.json``, fitted leave-one-author-out on the
+   supersession corpora by :mod:`remnant.extract.correction_fit`) puts it at or above its
+   threshold. The rules stay first and their vetoes (step 1) stay guards.
 
 Every step is linear in its input: the turn and each memory are read up to :data:`MAX_CHARS`, the
-patterns are literal alternations and digit groups with a bounded count, no nested quantifier.
+patterns are literal alternations and digit groups with a bounded count, no nested quantifier; the
+aligned step reads at most :data:`_ALIGN_UNITS` units of the turn and of each of the
+:data:`_ALIGN_MEMORIES` newest memories and pairs at most :data:`_ALIGN_RUNS` runs of each side.
 """
 
 from __future__ import annotations
@@ -80,6 +92,9 @@ class Lexicon:
     shapes: tuple[tuple[str, re.Pattern[str], dict[str, str]], ...]  # (shape, pattern, word -> canonical)
     not_values: re.Pattern[str]  # digits that count, not values ("last 4")
     not_names: frozenset[str]  # capitalised words after a marker that are no name ("Sorry")
+    function_words: frozenset[str]  # words no aligned value starts or ends with ("my", "her", 我)
+    set_off_only: frozenset[str]  # weak markers the aligned step reads only when set off ("no,")
+    stated: re.Pattern[str]  # what says the value that follows it ("is", "called", 叫, 是), at the end
 
 
 def _alternation(words: Sequence[str]) -> str:
@@ -180,6 +195,9 @@ def lexicon() -> Lexicon:
         shapes=tuple(shapes),
         not_values=re.compile(_alternation(merged("not_values"))),
         not_names=frozenset(merged("not_names")),
+        function_words=frozenset(merged("function_words")),
+        set_off_only=frozenset(merged("set_off_only")),
+        stated=re.compile(f"(?:{_alternation(merged('stated'))})\\s*$"),
     )
 
 
@@ -683,6 +701,7 @@ ALIGN_FEATURES = (
     "anagram",  # the same characters in another order (0412 / 0421)
     "left_anchor",  # the unit before each is the same
     "right_anchor",  # the unit after each is the same
+    "both_at_end",  # each ends its text
     "right_run_edge",  # the right value starts or ends its run of words new to the memory
     "wrong_run_edge",  # the wrong value starts or ends its run of words the turn does not say
     "wrong_at_end",  # the wrong value ends the memory
@@ -692,6 +711,7 @@ ALIGN_FEATURES = (
     "cjk_numeral",
     "cjk",
     "word",
+    "mutual_best",  # of the memory's pairings, each is the other's most similar run
 )
 
 
@@ -800,17 +820,21 @@ def _edits(a: str, b: str) -> int:
 
 
 def _runs(units: list[_Unit], low: str, ok: Sequence[bool]) -> list[tuple[int, int]]:
-    """The runs [i, j) of consecutive ``ok`` units, one to _RUN_LAT words (_RUN_CJK characters)."""
+    """The runs [i, j) of consecutive ``ok`` units, one to _RUN_LAT words (_RUN_CJK characters),
+    that neither start nor end with a function word."""
+    words = lexicon().function_words
+    edge = [u.text not in words for u in units]
     out = []
     for i, u in enumerate(units):
-        if not ok[i]:
+        if not (ok[i] and edge[i]):
             continue
         most = _RUN_CJK if u.cjk else _RUN_LAT
         j = i + 1
         out.append((i, j))
         while j < len(units) and j - i < most and ok[j] and _joined(low, units[j - 1], units[j]):
             j += 1
-            out.append((i, j))
+            if edge[j - 1]:
+                out.append((i, j))
     return out
 
 
@@ -848,8 +872,13 @@ def aligned_candidates(
     raw = low[marker[1] :]
     rest = raw if _CJK.match(low[marker[1] - 1 : marker[1]] or "x") else raw.lstrip()
     set_off = float(not rest or rest[0] in _PUNCT or rest[0].isspace() or lex.covers.match(rest) is not None)
+    if low[marker[0] : marker[1]] in lex.set_off_only and not (
+        rest and (rest[0] in _PUNCT or lex.phrases.match(rest) is not None)
+    ):
+        return []  # "no coffee for me", "said no" are no correction; "no, it's 5", "no wait" may be
     said = {u.text for u, f in zip(units, free, strict=True) if not any(negated[u.start : u.end])}
     said |= {u.text for u, f in zip(units, free, strict=True) if not f}
+    turn_values = _values(low) if negation else []
     out: list[AlignedCandidate] = []
     for at, record in enumerate(recent[:_ALIGN_MEMORIES]):
         mlow = _lower(record.content[:MAX_CHARS])
@@ -868,6 +897,7 @@ def aligned_candidates(
             key=lambda r: (units[r[0]].start < marker[1], abs(units[r[0]].start - marker[1])),
         )[:_ALIGN_RUNS]
         wrongs = _runs(munits, mlow, lost)[:_ALIGN_RUNS]
+        scored: list[tuple[tuple[int, int], tuple[int, int], float, tuple[float, ...]]] = []
         for ri, rj in rights:
             rs, re_ = units[ri].start, units[rj - 1].end
             rtext = low[rs:re_]
@@ -878,29 +908,40 @@ def aligned_candidates(
                 if after
                 else sum(1 for u in units if re_ <= u.start < marker[0])
             )
-            stated = float(_stated(low, rs))
+            answer = _stated(low, rs)
+            stated = float(answer or lex.stated.search(low, max(0, rs - 16), rs) is not None)
             redge = float(ri == 0 or not new[ri - 1] or rj == len(units) or not new[rj])
+            if units[ri].cjk and (
+                (ri > 0 and new[ri - 1] and _joined(low, units[ri - 1], units[ri]))
+                or (rj < len(units) and new[rj] and _joined(low, units[rj - 1], units[rj]))
+            ):
+                continue  # a CJK value is the whole new run: not 告 of 你别告诉他
             for wi, wj in wrongs:
                 ws, we = munits[wi].start, munits[wj - 1].end
                 wtext = mlow[ws:we]
                 wshape = _shape(wtext)
+                wshapes = {v.shape for v in _values(wtext)} if negation else set()
                 if wshape != rshape and {wshape, rshape} != {"number", "code"}:
                     continue
                 if wtext == rtext:
                     continue
                 longer = max(len(wtext), len(rtext))
                 sim = 1.0 - _edits(wtext, rtext) / longer if longer <= 24 else 0.0
-                left = float(
-                    (ri == 0 and wi == 0) or (ri > 0 and wi > 0 and units[ri - 1].text == munits[wi - 1].text)
-                )
-                right = float(
-                    (rj == len(units) and wj == len(munits))
-                    or (rj < len(units) and wj < len(munits) and units[rj].text == munits[wj].text)
-                )
+                left = float(ri > 0 and wi > 0 and units[ri - 1].text == munits[wi - 1].text)
+                right = float(rj < len(units) and wj < len(munits) and units[rj].text == munits[wj].text)
                 wedge = float(wi == 0 or not lost[wi - 1] or wj == len(munits) or not lost[wj])
                 wneg = float(any(any(negated[i : i + len(wtext)]) for i in _occurrences(low, wtext)))
                 if negation and not wneg:
                     continue  # the "not" is the only signal: it must name the wrong value
+                if not strong and not negation and not (answer or wneg):
+                    continue  # a weak marker ("actually", "wait"): the value is said as the answer
+                if negation and any(
+                    v.shape in wshapes
+                    and not (v.start < re_ and rs < v.end)
+                    and not any(negated[v.start : v.end])
+                    for v in turn_values
+                ):
+                    continue  # "open Monday to Friday, not Saturday": another value of the shape, no correction
                 features = (
                     float(strong),
                     float(negation),
@@ -916,13 +957,22 @@ def aligned_candidates(
                     float(sorted(wtext) == sorted(rtext)),
                     left,
                     right,
+                    float(rj == len(units) and wj == len(munits)),
                     redge,
                     wedge,
                     float(wj == len(munits)),
                     float(abs((rj - ri) - (wj - wi))),
                     *(float(rshape == s) for s in ("number", "code", "cjk_numeral", "cjk", "word")),
                 )
-                out.append(AlignedCandidate(at, (ws, we), (rs, re_), features))
+                scored.append(((ws, we), (rs, re_), sim, features))
+        best_right: dict[tuple[int, int], float] = {}
+        best_wrong: dict[tuple[int, int], float] = {}
+        for w, r, sim, _ in scored:
+            best_right[r] = max(best_right.get(r, 0.0), sim)
+            best_wrong[w] = max(best_wrong.get(w, 0.0), sim)
+        for w, r, sim, features in scored:
+            mutual = float(sim > 0 and sim == best_right[r] == best_wrong[w])
+            out.append(AlignedCandidate(at, w, r, (*features, mutual)))
     return out
 
 
