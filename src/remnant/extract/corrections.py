@@ -94,6 +94,7 @@ class Lexicon:
     not_names: frozenset[str]  # capitalised words after a marker that are no name ("Sorry")
     function_words: frozenset[str]  # words no aligned value starts or ends with ("my", "her", 我)
     set_off_only: frozenset[str]  # weak markers the aligned step reads only when set off ("no,")
+    numerals: frozenset[str]  # the characters of a number written in words (CJK: 二十三)
     stated: re.Pattern[str]  # what says the value that follows it ("is", "called", 叫, 是), at the end
 
 
@@ -197,6 +198,7 @@ def lexicon() -> Lexicon:
         not_names=frozenset(merged("not_names")),
         function_words=frozenset(merged("function_words")),
         set_off_only=frozenset(merged("set_off_only")),
+        numerals=frozenset(c for d in data for c in d.get("numeral_chars", "")),
         stated=re.compile(f"(?:{_alternation(merged('stated'))})\\s*$"),
     )
 
@@ -677,7 +679,6 @@ _LAT = f"[^\\W_{CJK_CLASS}]"
 _UNIT = re.compile(
     rf"\+?\d+(?:[\-.: ]\d+)*(?:{_LAT}+)?(?!{_LAT})|[{CJK_CLASS}]|{_LAT}+(?:[#@.'+\-:/·]{_LAT}+)*\+?"
 )
-_CJK_NUMERALS = frozenset("零〇一二三四五六七八九十百千万两半")
 #: the units of a turn and of a memory the aligned step reads, how many of each side's runs it pairs,
 #: the newest memories it aligns against, the longest run (Latin words, CJK characters)
 _ALIGN_UNITS = 64
@@ -804,7 +805,7 @@ def _joined(low: str, a: _Unit, b: _Unit) -> bool:
 
 def _shape(text: str) -> str:
     if _CJK.match(text):
-        return "cjk_numeral" if all(c in _CJK_NUMERALS for c in text) else "cjk"
+        return "cjk_numeral" if all(c in lexicon().numerals for c in text) else "cjk"
     digits = any(c.isdigit() for c in text)
     letters = any(c.isalpha() for c in text)
     return "number" if digits and not letters else "code" if digits else "word"
