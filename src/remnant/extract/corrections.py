@@ -713,6 +713,7 @@ ALIGN_FEATURES = (
     "cjk",
     "word",
     "mutual_best",  # of the memory's pairings, each is the other's most similar run
+    "wrong_said",  # the turn says the wrong value too, not after a "not" ("rotterdam is where her friend lives")
 )
 
 
@@ -892,7 +893,8 @@ def aligned_candidates(
             mcovered[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
         new = [f and u.text not in mtexts for u, f in zip(units, free, strict=True)]
         # a memory's filler word ("on", "is", 是) is no value
-        lost = [u.text not in said and not all(mcovered[u.start : u.end]) for u in munits]
+        lost = [not all(mcovered[u.start : u.end]) for u in munits]
+        unsaid = [u.text not in said for u in munits]
         rights = sorted(
             _runs(units, low, new),
             key=lambda r: (units[r[0]].start < marker[1], abs(units[r[0]].start - marker[1])),
@@ -930,8 +932,10 @@ def aligned_candidates(
                 sim = 1.0 - _edits(wtext, rtext) / longer if longer <= 24 else 0.0
                 left = float(ri > 0 and wi > 0 and units[ri - 1].text == munits[wi - 1].text)
                 right = float(rj < len(units) and wj < len(munits) and units[rj].text == munits[wj].text)
-                wedge = float(wi == 0 or not lost[wi - 1] or wj == len(munits) or not lost[wj])
-                wneg = float(any(any(negated[i : i + len(wtext)]) for i in _occurrences(low, wtext)))
+                wedge = float(wi == 0 or not unsaid[wi - 1] or wj == len(munits) or not unsaid[wj])
+                spots = list(_occurrences(low, wtext))
+                wneg = float(any(any(negated[i : i + len(wtext)]) for i in spots))
+                wsaid = float(any(not any(negated[i : i + len(wtext)]) for i in spots))
                 if negation and not wneg:
                     continue  # the "not" is the only signal: it must name the wrong value
                 if not strong and not negation and not (answer or wneg):
@@ -965,7 +969,7 @@ def aligned_candidates(
                     float(abs((rj - ri) - (wj - wi))),
                     *(float(rshape == s) for s in ("number", "code", "cjk_numeral", "cjk", "word")),
                 )
-                scored.append(((ws, we), (rs, re_), sim, features))
+                scored.append(((ws, we), (rs, re_), sim, (*features, wsaid)))
         best_right: dict[tuple[int, int], float] = {}
         best_wrong: dict[tuple[int, int], float] = {}
         for w, r, sim, _ in scored:
@@ -973,7 +977,7 @@ def aligned_candidates(
             best_wrong[w] = max(best_wrong.get(w, 0.0), sim)
         for w, r, sim, features in scored:
             mutual = float(sim > 0 and sim == best_right[r] == best_wrong[w])
-            out.append(AlignedCandidate(at, w, r, (*features, mutual)))
+            out.append(AlignedCandidate(at, w, r, (*features[:-1], mutual, features[-1])))
     return out
 
 
