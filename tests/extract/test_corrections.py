@@ -151,6 +151,23 @@ ALIGNED = [
     ("我表妹住在青山湖区", "打错了 是青云湖区", "山", "云"),
     ("我室友叫李思源", "输入法打错了，是李思远", "源", "远"),
     ("我家楼下的快递柜密码是6628", "搞反了 是6682", "6628", "6682"),
+    # read by the aligned step alone (the rules miss them)
+    (
+        "my dentist is on harcourt road",
+        "sorry i mixed up the streets, it's on hartley road",
+        "harcourt",
+        "hartley",
+    ),
+    (
+        "my daughter's coach is called mr pratchett",
+        "autocorrect strikes again, mr prachet",
+        "pratchett",
+        "prachet",
+    ),
+    ("我姐住在杭州西湖区", "说错了，她住滨江区", "西湖", "滨江"),
+    ("我的牙医姓欧阳", "打错了 他姓司马", "欧阳", "司马"),
+    ("我们小区叫金桂园", "搞混了 我们小区叫银桂园 金桂园在对面", "金", "银"),
+    ("我妈属兔", "记错了 我妈属龙", "兔", "龙"),
 ]
 
 
@@ -168,9 +185,9 @@ def test_an_ordinary_correction_is_read(said: str, turn: str, wrong: str, right:
 
 
 def test_the_issue_examples_need_the_aligned_step() -> None:
-    """The rules alone miss them (issue 27); the shipped scorer reads them."""
+    """The rules alone miss them (issue 27's three and others); the shipped scorer reads them."""
     rules = CorrectionReader(align=False)
-    for said, turn, _, _ in ALIGNED[:3]:
+    for said, turn, _, _ in [*ALIGNED[:4], *ALIGNED[-6:]]:
         assert rules.read(turn, memories([said])) is None
         assert CorrectionReader().read(turn, memories([said])) is not None
 
