@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shutil
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,6 +31,7 @@ import numpy as np
 
 from remnant.core.model import Kind, MemoryRecord
 from remnant.engine.options import Correction
+from remnant.extract import corrections as reader_module
 from remnant.extract.corrections import (
     ALIGN_FEATURES,
     ALIGN_WEIGHTS,
@@ -297,6 +301,73 @@ def summary(per: dict[str, dict[str, Tally]]) -> str:
     return "\n".join(lines)
 
 
+def _says(low: str, word: str) -> bool:
+    """``word`` in ``low`` as the lexicon matches it: a CJK word as a substring, a Latin one whole."""
+    if any(not c.isascii() for c in word):
+        return word in low
+    return re.search(rf"(?<![0-9a-z]){re.escape(word)}(?![0-9a-z])", low) is not None
+
+
+def _words(data: dict[str, object]) -> set[tuple[str, str]]:
+    return {(k, w) for k, v in data.items() if isinstance(v, list) for w in v if isinstance(w, str)}
+
+
+def words_loao(pairs: Sequence[Pair], base: Path, budget: float = FP_BUDGET) -> dict[str, dict[str, Tally]]:
+    """Leave one author out for the correction words too: the words added to the lexicon since
+    ``base`` (a folder of ``<lang>/corrections.json`` as they were) that only the held-out author's
+    turns use are taken out before that author's pairs are read, the scorer fitted on the others."""
+    current = {
+        p.parent.name: json.loads(p.read_text(encoding="utf-8"))
+        for p in reader_module.DATA_DIR.glob("*/corrections.json")
+    }
+    added: dict[str, set[tuple[str, str]]] = {}
+    for lang, data in current.items():
+        old = base / lang / "corrections.json"
+        before = _words(json.loads(old.read_text(encoding="utf-8"))) if old.exists() else set()
+        added[lang] = _words(data) - before
+    users: dict[tuple[str, str, str], set[str]] = {}
+    for p in pairs:
+        if p.label != "corrects":
+            continue
+        low = p.new.lower()
+        for lang, words in added.items():
+            for field, w in words:
+                if _says(low, w.lower()):
+                    users.setdefault((lang, field, w), set()).add(p.author)
+    authors = sorted({p.author for p in pairs})
+    out: dict[str, dict[str, Tally]] = {}
+    home = reader_module.DATA_DIR
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            for held in authors:
+                own = {key for key, who in users.items() if who == {held}}
+                for lang, data in current.items():
+                    kept = {
+                        k: [w for w in v if (lang, k, w) not in own] if isinstance(v, list) else v
+                        for k, v in data.items()
+                    }
+                    (Path(tmp) / lang).mkdir(exist_ok=True)
+                    (Path(tmp) / lang / "corrections.json").write_text(
+                        json.dumps(kept, ensure_ascii=False), encoding="utf-8"
+                    )
+                reader_module.DATA_DIR = Path(tmp)
+                reader_module.lexicon.cache_clear()
+                rows = bags(pairs)
+                train = [b for b in rows if b.pair.author != held]
+                test = [b for b in rows if b.pair.author == held]
+                out[held] = {
+                    "rules": tally(test, None),
+                    "simple": tally(test, choose_threshold(train, simple_weights(), budget)),
+                    "learned": tally(test, fit(train, budget)),
+                }
+                print(f"{held}: {len(own)} of its own words out", flush=True)
+        finally:
+            reader_module.DATA_DIR = home
+            reader_module.lexicon.cache_clear()
+            shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="*", type=Path, default=list(CORPORA))
@@ -316,9 +387,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--simple", action="store_true", help="with --write: ship the simple scorer, not the learned one"
     )
+    ap.add_argument(
+        "--words-loao",
+        type=Path,
+        metavar="BASE",
+        help="leave-one-author-out for the words too: BASE holds <lang>/corrections.json before the words were added",
+    )
     args = ap.parse_args(argv)
     pairs = load(args.files)
     print(report(score(pairs)))
+    if args.words_loao is not None:
+        print(summary(words_loao(pairs, args.words_loao, args.fp_budget)))
     if args.loao or args.write:
         rows = bags(pairs)
         if args.loao:

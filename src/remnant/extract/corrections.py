@@ -51,7 +51,9 @@ from remnant.core.model import MemoryRecord
 from remnant.core.text import CJK_CLASS
 from remnant.engine.options import Correction
 
-_DATA = Path(__file__).with_name("data")
+#: the folder of the language folders (``<lang>/corrections.json``); :func:`lexicon` reads it once
+#: (the fit's word check points it at a copy, then clears the cache)
+DATA_DIR = Path(__file__).with_name("data")
 #: the characters of a turn, and of each recent memory, the reader looks at
 MAX_CHARS = 2000
 #: the most words (Latin) or characters (CJK) a value without a shape may have
@@ -112,13 +114,13 @@ def _alternation(words: Sequence[str]) -> str:
 
 def languages() -> list[str]:
     """The language folders that hold correction words."""
-    return sorted(p.parent.name for p in _DATA.glob("*/corrections.json"))
+    return sorted(p.parent.name for p in DATA_DIR.glob("*/corrections.json"))
 
 
 @cache
 def lexicon() -> Lexicon:
     data = [
-        json.loads((_DATA / lang / "corrections.json").read_text(encoding="utf-8")) for lang in languages()
+        json.loads((DATA_DIR / lang / "corrections.json").read_text(encoding="utf-8")) for lang in languages()
     ]
 
     def merged(field: str) -> list[str]:
@@ -758,7 +760,7 @@ class AlignWeights:
         return cls(floats("mean"), floats("scale"), floats("weights"), float(bias), float(threshold))
 
 
-ALIGN_WEIGHTS = _DATA / "correction_align.json"
+ALIGN_WEIGHTS = Path(__file__).with_name("data") / "correction_align.json"
 
 
 @cache
