@@ -409,8 +409,14 @@ def main(argv: Sequence[str] | None = None) -> None:
                 else fit(rows, args.fp_budget)
             )
             data = {
-                "about": "the correction reader's aligned step (remnant.extract.corrections), fitted by "
-                "python -m remnant.extract.correction_fit --write on corpora/supersession",
+                "about": "the correction reader's aligned step (remnant.extract.corrections): "
+                + (
+                    "the simple scorer's hand weights (correction_fit.SIMPLE), its threshold chosen by "
+                    "python -m remnant.extract.correction_fit --write --simple on corpora/supersession "
+                    "(the learned one did not beat it leave-one-author-out)"
+                    if args.simple
+                    else "fitted by python -m remnant.extract.correction_fit --write on corpora/supersession"
+                ),
                 **w.to_json(),
             }
             ALIGN_WEIGHTS.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -97,6 +97,10 @@ class Lexicon:
     function_words: frozenset[str]  # words no aligned value starts or ends with ("my", "her", 我)
     set_off_only: frozenset[str]  # weak markers the aligned step reads only when set off ("no,")
     numerals: frozenset[str]  # the characters of a number written in words (CJK: 二十三)
+    # the aligned step's units: a number (digit groups joined by one separator, a unit after it:
+    # 5.2kg, 0412 555 019, 7:30), a number in CJK numerals (二十一), one other CJK character, a
+    # Latin word (kaiwen#4412, anne's, b+)
+    units: re.Pattern[str]
     stated: re.Pattern[str]  # what says the value that follows it ("is", "called", 叫, 是), at the end
 
 
@@ -171,6 +175,8 @@ def lexicon() -> Lexicon:
     # digit groups joined by one separator each: no two ways to match the same text (and not the
     # digits of a placeholder such as [PHONE_1])
     shapes.append(("number", re.compile(r"(?<![0-9a-z_])\+?\d{1,12}(?:[\-. ]\d{1,12}){0,6}(?![0-9a-z])"), {}))
+    numerals = {c for d in data for c in d.get("numeral_chars", "")}
+    cjk_number = f"[{re.escape(''.join(sorted(numerals)))}]+|" if numerals else ""
     return Lexicon(
         strong=frozenset(merged("strong")),
         weak=frozenset(merged("weak")),
@@ -200,7 +206,11 @@ def lexicon() -> Lexicon:
         not_names=frozenset(merged("not_names")),
         function_words=frozenset(merged("function_words")),
         set_off_only=frozenset(merged("set_off_only")),
-        numerals=frozenset(c for d in data for c in d.get("numeral_chars", "")),
+        numerals=frozenset(numerals),
+        units=re.compile(
+            rf"\+?\d+(?:[\-.: ]\d+)*(?:{_LAT}+)?(?!{_LAT})|{cjk_number}[{CJK_CLASS}]"
+            rf"|{_LAT}+(?:[#@.'+\-:/·]{_LAT}+)*\+?"
+        ),
         stated=re.compile(f"(?:{_alternation(merged('stated'))})\\s*$"),
     )
 
@@ -675,12 +685,10 @@ class CorrectionReader:
 
 
 # -- 5. an aligned pair, scored by a small learned model ---------------------------------------------
-#: a unit of a text: a number (digit groups joined by one separator, a unit after it: 5.2kg, 0412 555
-#: 019, 7:30), a Latin word (kaiwen#4412, anne's, b+), one CJK character
+#: a letter or digit of no CJK script
 _LAT = f"[^\\W_{CJK_CLASS}]"
-_UNIT = re.compile(
-    rf"\+?\d+(?:[\-.: ]\d+)*(?:{_LAT}+)?(?!{_LAT})|[{CJK_CLASS}]|{_LAT}+(?:[#@.'+\-:/·]{_LAT}+)*\+?"
-)
+
+
 #: the units of a turn and of a memory the aligned step reads, how many of each side's runs it pairs,
 #: the newest memories it aligns against, the longest run (Latin words, CJK characters)
 _ALIGN_UNITS = 64
@@ -793,7 +801,7 @@ class _Unit:
 def _units(low: str) -> list[_Unit]:
     return [
         _Unit(m.start(), m.end(), m.group(), bool(_CJK.match(m.group())))
-        for m, _ in zip(_UNIT.finditer(low), range(_ALIGN_UNITS), strict=False)
+        for m, _ in zip(lexicon().units.finditer(low), range(_ALIGN_UNITS), strict=False)
     ]
 
 
