@@ -150,7 +150,7 @@ def report(tallies: dict[str, Tally]) -> str:
 FP_BUDGET = 0.003
 L2 = 1.0
 MIL_ROUNDS = 4
-GRID = [round(0.30 + 0.01 * i, 2) for i in range(70)]
+GRID = [round(0.05 + 0.01 * i, 2) for i in range(95)]  # 0.05 a floor: a pairing rated under it is never taken
 #: the simple scorer the learned one must beat: a hand-weighted sum (no fit), the same threshold rule
 SIMPLE = {
     "strong": 0.5,

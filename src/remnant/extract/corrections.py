@@ -1007,4 +1007,6 @@ def _aligned(turn: str, said: Signal, memories: list[_Memory], weights: AlignWei
     target, span = CorrectionReader._prefer_keyed(
         mem, mem.low[c.wrong[0] : c.wrong[1]], memories, Value(*c.wrong)
     )
-    return Correction(target.id, span, turn[c.right[0] : c.right[1]], c.right, round(min(p, 0.9), 4))
+    # the score ranks pairings and is no calibrated probability: the confidence spans what the rules
+    # give (0.5 to 0.9), so a corrected fact is not ranked under the value it corrects
+    return Correction(target.id, span, turn[c.right[0] : c.right[1]], c.right, round(0.5 + 0.4 * p, 4))
