@@ -203,6 +203,20 @@ def test_the_issue_examples_need_the_aligned_step() -> None:
         ("my sister lives in leeds", "how do i turn off autocorrect"),
         ("我每周二去游泳", "不对劲，今天水好冷"),
         ("我女儿在读初一", "其实我挺喜欢下雨天的"),
+        # a strong marker and words that are no value said twice
+        ("i call my mum on sundays", "my bad, I forgot to call mum"),
+        ("my laptop is a macbook", "oops I spilled coffee on my laptop"),
+        ("my dog is called biscuit", "oops biscuit ate my sock again"),
+        ("i'm allergic to peanuts", "whoops, almost grabbed the peanut butter cookies"),
+        ("my favourite band is radiohead", "i mean, radiohead live is something else"),
+        ("my car is a red golf", "typo in my last email to my boss, so embarrassing"),
+        ("我儿子在读初二", "不对不对，他昨天又没写作业"),
+        # a "not" and no marker: a change or a remark, not "X not Y" of one value
+        ("i'm vegetarian", "not vegetarian anymore, i eat fish now"),
+        ("i live in berlin", "i'm not in berlin this week, visiting my mum in hamburg"),
+        ("my favourite colour is blue", "not blue today, wearing red for the match"),
+        ("我住在北京", "我不是北京人，只是在这工作"),
+        ("my brother is called tom", "tom is not my brother's real name, it's thomas"),
     ],
 )
 def test_a_marker_without_an_aligned_value_corrects_nothing(said: str, turn: str) -> None:

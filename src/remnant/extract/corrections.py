@@ -696,6 +696,8 @@ _ALIGN_RUNS = 32
 _ALIGN_MEMORIES = 5
 _RUN_LAT = 3
 _RUN_CJK = 4
+#: the shape classes of a value whatever its words: digits, a code, CJK numerals
+_EXACT = frozenset(("number", "code", "cjk_numeral"))
 #: the aligned step's features, in the order of its weights (extract/data/correction_align.json)
 ALIGN_FEATURES = (
     "strong",  # a strong marker (else a weak one)
@@ -872,10 +874,12 @@ def aligned_candidates(
         covered[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
     covered[marker[0] : marker[1]] = b"\x01" * (marker[1] - marker[0])
     negated = bytearray(len(low))
+    negators: list[tuple[int, int, int]] = []  # (start, end, end of the clause it negates)
     for m in lex.pairs.finditer(low):
         if m.group() in lex.negators:
             end = _clause_end(low, m.end())
             negated[m.end() : end] = b"\x01" * (end - m.end())
+            negators.append((m.start(), m.end(), end))
     free = [not all(covered[u.start : u.end]) for u in units]
     head = _strip(low, 0, len(low))[0]
     at_start = float(marker[0] <= head)
@@ -946,8 +950,28 @@ def aligned_candidates(
                 spots = list(_occurrences(low, wtext))
                 wneg = float(any(any(negated[i : i + len(wtext)]) for i in spots))
                 wsaid = float(any(not any(negated[i : i + len(wtext)]) for i in spots))
-                if negation and not wneg:
-                    continue  # the "not" is the only signal: it must name the wrong value
+                if negation and not any(
+                    any(n_end <= i < c_end for i in spots)
+                    and ((re_ <= n_start and not low[re_:n_start].strip(" ,，")) or (rs >= c_end and answer))
+                    for n_start, n_end, c_end in negators
+                ):
+                    # the "not" is the only signal: "X not Y" / "not Y, it's X" of the wrong value Y
+                    continue
+                anchor = (left and units[ri - 1].text not in lex.function_words) or (
+                    right and units[rj].text not in lex.function_words
+                )
+                variant = rshape == "word" and (wtext.startswith(rtext) or rtext.startswith(wtext))
+                if not (
+                    rshape in _EXACT
+                    or (wneg and not negation)
+                    or anchor
+                    or (left and right)
+                    or (sim >= 0.5 and (answer or not variant))
+                ):
+                    # no sign the two are one value said two ways: digits for digits, the wrong one
+                    # negated beside a marker, the same frame ("on harcourt road" / "on hartley road"), a respelling
+                    # ("peanut" of "peanuts" only said as the answer: "it's noa")
+                    continue
                 if not strong and not negation and not (answer or wneg):
                     continue  # a weak marker ("actually", "wait"): the value is said as the answer
                 if negation and any(
