@@ -913,7 +913,17 @@ def aligned_candidates(
             _runs(units, low, new),
             key=lambda r: (units[r[0]].start < marker[1], abs(units[r[0]].start - marker[1])),
         )[:_ALIGN_RUNS]
-        wrongs = _runs(munits, mlow, lost)[:_ALIGN_RUNS]
+        # of the memory's runs, first those of a shape a right run has (digits and codes before words),
+        # then those the turn does not say again: a long memory's value is not cut off by the cap
+        shapes = {_shape(low[units[i].start : units[j - 1].end]) for i, j in rights}
+        if shapes & {"number", "code"}:
+            shapes |= {"number", "code"}
+        keyed = [
+            (shape not in shapes, shape not in _EXACT, not all(unsaid[i:j]), n, (i, j))
+            for n, (i, j) in enumerate(_runs(munits, mlow, lost))
+            for shape in [_shape(mlow[munits[i].start : munits[j - 1].end])]
+        ]
+        wrongs = [r for *_, r in sorted(keyed)[:_ALIGN_RUNS]]
         scored: list[tuple[tuple[int, int], tuple[int, int], float, tuple[float, ...]]] = []
         for ri, rj in rights:
             rs, re_ = units[ri].start, units[rj - 1].end
