@@ -266,3 +266,22 @@ def test_the_scorer_reports_per_author(tmp_path: Path, capsys: pytest.CaptureFix
     correction_fit.main([str(path)])
     out = capsys.readouterr().out
     assert "| a |" in out and "| b |" in out and "| all |" in out
+
+
+def test_the_word_check_reads_from_a_copy_and_puts_the_lexicon_back(tmp_path: Path) -> None:
+    from remnant.extract import corrections
+
+    base = tmp_path / "base"
+    for lang in languages():
+        (base / lang).mkdir(parents=True)
+        (base / lang / "corrections.json").write_text(
+            (corrections.DATA_DIR / lang / "corrections.json").read_text(encoding="utf-8"), encoding="utf-8"
+        )
+    pairs = [
+        correction_fit.Pair("my door code is 4172", "typo, door code is 4127", "corrects", "en", author)
+        for author in ("a", "b")
+    ]
+    home, words = corrections.DATA_DIR, corrections.lexicon().strong
+    per = correction_fit.words_loao(pairs, base)
+    assert per["a"]["simple"].read == per["b"]["simple"].read == 1
+    assert home == corrections.DATA_DIR and corrections.lexicon().strong == words

@@ -13,6 +13,14 @@ statement against one recent memory, the old statement. Per author it prints
 - the rate on ``supersedes`` pairs, apart: a change is no correction, but one said with a
   correction signal ("actually it's 1090 now") may be read as one, which the engine then writes
   as the same new value.
+
+``--loao``: leave one author out for the aligned step's scorer (the rules alone, the hand-weighted
+:data:`SIMPLE` sum, and a multiple-instance logistic fit), each threshold the lowest whose
+false-positive rate on the other authors stays within :data:`FP_BUDGET`. ``--words-loao BASE``:
+the same with the correction words added since ``BASE`` that only the held-out author uses taken
+out. ``--write`` fits on every author and writes ``extract/data/correction_align.json``;
+``--write --simple`` writes the simple scorer with its threshold instead (what ships: the learned
+one did not beat it, docs/benchmarks/understanding.md).
 """
 
 from __future__ import annotations
@@ -245,6 +253,8 @@ def fit(rows: Sequence[Bag], budget: float = FP_BUDGET) -> AlignWeights:
     of a compatible/unrelated pair are wrong ones; refitted MIL_ROUNDS times."""
     current = simple_weights()
     train = [b for b in rows if b.ruled is None and b.candidates and b.pair.label != "supersedes"]
+    if not train:  # the rules read every pair: nothing to fit
+        return choose_threshold(rows, current, budget)
     for _ in range(MIL_ROUNDS):
         x: list[tuple[float, ...]] = []
         y: list[float] = []
