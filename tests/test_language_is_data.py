@@ -53,6 +53,7 @@ SCHEMA: dict[str, str] = {
     "bench/eval/temporal_shapes.py::SHAPES": "the report's names of answer shapes",
     "core/durations.py::_PART": "the duration syntax of settings and the wire (30d, 12h)",
     "embed/registry.py::_ALIASES": "embedder model names",
+    "extract/corrections.py::ALIGN_FEATURES": "the correction reader's aligned-step feature names (its words are data)",
     "extract/llm.py::kind_for_key": "attribute keys",
     "integrations/llamaindex.py::_ROLES": "chat roles",
     "integrations/openai_agents.py::_STRUCTURAL": "the Agents SDK's item fields",

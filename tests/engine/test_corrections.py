@@ -261,3 +261,36 @@ def test_a_corrected_value_that_repeats_its_frame_is_not_said_twice(open_mem: Op
     old, _ = said(mem, "gu", "我对虾过敏，吃了会肚子疼", "哎说错了，是对蟹过敏，不是虾")
     fact = mem.get(corrected_fact(mem, "gu", old))
     assert fact.content == "我对蟹过敏，吃了会肚子疼"
+
+
+@pytest.mark.parametrize(
+    ("first", "fix", "question", "wrong", "right"),
+    [
+        # read by the correction reader's aligned step (issue 27): no rule's phrasing
+        (
+            "my new manager is called brianna, she seems nice",
+            "sorry autocorrect lol, her name is breanne",
+            "what is my new manager called?",
+            "brianna",
+            "breanne",
+        ),
+        (
+            "my new lab partner is called Sienna",
+            "lmao her name's actually Siena with one n, i've been spelling it wrong",
+            "what is my lab partner called?",
+            "Sienna",
+            "Siena",
+        ),
+        ("我姐住在杭州西湖区", "说错了，她住滨江区", "我姐住在哪个区", "西湖", "滨江"),
+    ],
+)
+def test_an_ordinary_correction_answers(
+    open_mem: OpenMemory, first: str, fix: str, question: str, wrong: str, right: str
+) -> None:
+    mem = open_mem(ManualClock(NOW))
+    old, _ = said(mem, "ai", first, fix)
+    assert mem.get(old).status == Status.SUPERSEDED
+    got = texts(mem, question, "ai")
+    assert any(right in t for t in got), got
+    assert not any(wrong in t for t in got), got
+    assert len(mem.audit_log(user_id="ai", action="correct")) == 1

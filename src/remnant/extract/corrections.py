@@ -19,15 +19,28 @@ the exact value shapes' word lists); this module holds only the mechanism:
    of a memory's numbers the one of the same length is the mistyped one. Far from its marker, a
    value said as the answer ("... it's 22 june") corrects only a correction just made;
 4. no shaped value, a strong marker: a name spelled anew ("its Dashaun", 是陈诗彤) corrects the memory that
-   spells it nearly the same (one or two letters; one character of three or four).
+   spells it nearly the same (one or two letters; one character of three or four);
+5. none of the rules reads it, a marker (or, without one, a "not" whose object is a value a memory
+   states): the *aligned step* pairs each run of the turn new to a memory (one to three words, one
+   to four CJK characters; no marker, filler or function word at its edges) with each run of the
+   memory the turn does not say (or says only after a "not") of the same shape class (digits, a
+   code, CJK numerals, a CJK run, a word), describes each pairing by a handful of features
+   (:data:`ALIGN_FEATURES`: marker strength and place, edit similarity, shared neighbours,
+   whether the wrong value is repeated after a "not", ...) and takes the likeliest when a small
+   logistic model (``extract/data/correction_align.json``, fitted leave-one-author-out on the
+   supersession corpora by :mod:`remnant.extract.correction_fit`) puts it at or above its
+   threshold. The rules stay first and their vetoes (step 1) stay guards.
 
 Every step is linear in its input: the turn and each memory are read up to :data:`MAX_CHARS`, the
-patterns are literal alternations and digit groups with a bounded count, no nested quantifier.
+patterns are literal alternations and digit groups with a bounded count, no nested quantifier; the
+aligned step reads at most :data:`_ALIGN_UNITS` units of the turn and of each of the
+:data:`_ALIGN_MEMORIES` newest memories and pairs at most :data:`_ALIGN_RUNS` runs of each side.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -38,7 +51,9 @@ from remnant.core.model import MemoryRecord
 from remnant.core.text import CJK_CLASS
 from remnant.engine.options import Correction
 
-_DATA = Path(__file__).with_name("data")
+#: the folder of the language folders (``<lang>/corrections.json``); :func:`lexicon` reads it once
+#: (the fit's word check points it at a copy, then clears the cache)
+DATA_DIR = Path(__file__).with_name("data")
 #: the characters of a turn, and of each recent memory, the reader looks at
 MAX_CHARS = 2000
 #: the most words (Latin) or characters (CJK) a value without a shape may have
@@ -79,6 +94,14 @@ class Lexicon:
     shapes: tuple[tuple[str, re.Pattern[str], dict[str, str]], ...]  # (shape, pattern, word -> canonical)
     not_values: re.Pattern[str]  # digits that count, not values ("last 4")
     not_names: frozenset[str]  # capitalised words after a marker that are no name ("Sorry")
+    function_words: frozenset[str]  # words no aligned value starts or ends with ("my", "her", 我)
+    set_off_only: frozenset[str]  # weak markers the aligned step reads only when set off ("no,")
+    numerals: frozenset[str]  # the characters of a number written in words (CJK: 二十三)
+    # the aligned step's units: a number (digit groups joined by one separator, a unit after it:
+    # 5.2kg, 0412 555 019, 7:30), a number in CJK numerals (二十一), one other CJK character, a
+    # Latin word (kaiwen#4412, anne's, b+)
+    units: re.Pattern[str]
+    stated: re.Pattern[str]  # what says the value that follows it ("is", "called", 叫, 是), at the end
 
 
 def _alternation(words: Sequence[str]) -> str:
@@ -95,13 +118,13 @@ def _alternation(words: Sequence[str]) -> str:
 
 def languages() -> list[str]:
     """The language folders that hold correction words."""
-    return sorted(p.parent.name for p in _DATA.glob("*/corrections.json"))
+    return sorted(p.parent.name for p in DATA_DIR.glob("*/corrections.json"))
 
 
 @cache
 def lexicon() -> Lexicon:
     data = [
-        json.loads((_DATA / lang / "corrections.json").read_text(encoding="utf-8")) for lang in languages()
+        json.loads((DATA_DIR / lang / "corrections.json").read_text(encoding="utf-8")) for lang in languages()
     ]
 
     def merged(field: str) -> list[str]:
@@ -146,10 +169,14 @@ def lexicon() -> Lexicon:
     for shape, words in sorted(names.items()):
         shapes.append((shape, re.compile(_alternation(list(words))), words))
     # a code: a few letters and digits (a flight CI033, a plot 47B), before the plain numbers
-    shapes.append(("code", re.compile(r"(?<![0-9a-z])(?:[a-z]{1,3}\d{2,6}|\d{1,4}[a-z])(?![0-9a-z])"), {}))
+    shapes.append(
+        ("code", re.compile(r"(?<![0-9a-z])(?<!\d\.)(?:[a-z]{1,3}\d{2,6}|\d{1,4}[a-z])(?![0-9a-z])"), {})
+    )
     # digit groups joined by one separator each: no two ways to match the same text (and not the
     # digits of a placeholder such as [PHONE_1])
     shapes.append(("number", re.compile(r"(?<![0-9a-z_])\+?\d{1,12}(?:[\-. ]\d{1,12}){0,6}(?![0-9a-z])"), {}))
+    numerals = {c for d in data for c in d.get("numeral_chars", "")}
+    cjk_number = f"[{re.escape(''.join(sorted(numerals)))}]+|" if numerals else ""
     return Lexicon(
         strong=frozenset(merged("strong")),
         weak=frozenset(merged("weak")),
@@ -177,6 +204,14 @@ def lexicon() -> Lexicon:
         shapes=tuple(shapes),
         not_values=re.compile(_alternation(merged("not_values"))),
         not_names=frozenset(merged("not_names")),
+        function_words=frozenset(merged("function_words")),
+        set_off_only=frozenset(merged("set_off_only")),
+        numerals=frozenset(numerals),
+        units=re.compile(
+            rf"\+?\d+(?:[\-.: ]\d+)*(?:{_LAT}+)?(?!{_LAT})|{cjk_number}[{CJK_CLASS}]"
+            rf"|{_LAT}+(?:[#@.'+\-:/·]{_LAT}+)*\+?"
+        ),
+        stated=re.compile(f"(?:{_alternation(merged('stated'))})\\s*$"),
     )
 
 
@@ -352,8 +387,57 @@ def _leftover(low: str, right: tuple[int, int], wrong: str) -> int:
     return sum(1 for w in _WORD.finditer(low) if not all(covered[w.start() : w.end()]))
 
 
+def _markers(low: str) -> tuple[re.Match[str] | None, re.Match[str] | None] | None:
+    """The first strong and the first weak marker of a turn; None for a veto or a question."""
+    lex = lexicon()
+    stripped = low.rstrip(" \t\n" + _PUNCT)
+    if any(q in low for q in lex.question) or any(stripped.endswith(q) for q in lex.question_final):
+        return None
+    strong = weak = None
+    for m in lex.phrases.finditer(low):
+        phrase = m.group()
+        if phrase in lex.veto:
+            return None
+        if phrase in lex.strong and strong is None:
+            strong = m
+        elif phrase in lex.weak and weak is None and phrase not in lex.strong:
+            weak = m
+    return strong, weak
+
+
+@dataclass(frozen=True)
+class Signal:
+    """What makes a turn read as a correction: its marker's span and strength, or (``negation``) no
+    marker but a "not" / 不是 word, whose object must then be a value a memory states."""
+
+    span: tuple[int, int]
+    strong: bool
+    negation: bool = False
+
+
+def signal(text: str) -> Signal | None:
+    """A turn's correction signal: the marker the reader reads it by (the first strong one, else the
+    first weak one), else its first "not" word; None without one, or for a veto or a question."""
+    low = _lower(text[:MAX_CHARS])
+    markers = _markers(low)
+    if markers is None:
+        return None
+    marker = markers[0] or markers[1]
+    if marker is not None:
+        return Signal(marker.span(), markers[0] is not None)
+    lex = lexicon()
+    negator = next((m for m in lex.pairs.finditer(low) if m.group() in lex.negators), None)
+    return Signal(negator.span(), False, negation=True) if negator is not None else None
+
+
 class CorrectionReader:
-    """Reads a correction from a user turn against the user's recent memories (newest first)."""
+    """Reads a correction from a user turn against the user's recent memories (newest first).
+
+    ``weights``: the aligned step's model (by default the shipped one, :func:`align_weights`);
+    ``align=False`` reads with the rules alone."""
+
+    def __init__(self, *, align: bool = True, weights: AlignWeights | None = None) -> None:
+        self._weights = (weights or align_weights()) if align else None
 
     def might_correct(self, text: str) -> bool:
         """Cheap test, before any memory is read: a marker or a negator/"instead" word is present."""
@@ -362,21 +446,12 @@ class CorrectionReader:
         return bool(lex.phrases.search(low) or lex.pairs.search(low))
 
     def read(self, text: str, recent: Sequence[MemoryRecord]) -> Correction | None:
-        lex = lexicon()
         turn = text[:MAX_CHARS]
         low = _lower(turn)
-        stripped = low.rstrip(" \t\n" + _PUNCT)
-        if any(q in low for q in lex.question) or any(stripped.endswith(q) for q in lex.question_final):
+        markers = _markers(low)
+        if markers is None:
             return None
-        strong = weak = None
-        for m in lex.phrases.finditer(low):
-            phrase = m.group()
-            if phrase in lex.veto:
-                return None
-            if phrase in lex.strong and strong is None:
-                strong = m
-            elif phrase in lex.weak and weak is None and phrase not in lex.strong:
-                weak = m
+        strong, weak = markers
         marker = strong or weak
         memories = [
             _Memory(r, mlow, _values(mlow)) for r in recent for mlow in [_lower(r.content[:MAX_CHARS])]
@@ -385,6 +460,10 @@ class CorrectionReader:
         fix = self._pair(turn, low, floor, marker is not None, strong is not None, memories)
         if fix is None and marker is not None:
             fix = self._value_alone(turn, low, marker, strong is not None, memories)
+        if fix is None and self._weights is not None:
+            said = signal(turn)
+            if said is not None:
+                fix = _aligned(turn, said, memories, self._weights)
         if fix is None:
             return None
         wrong = next(m for m in memories if m.record.id == fix.memory_id)
@@ -603,3 +682,365 @@ class CorrectionReader:
                 if at is not None:
                     return other.record, (at, at + len(wrong))
         return mem.record, (hit.start, hit.end)
+
+
+# -- 5. an aligned pair, scored by a small learned model ---------------------------------------------
+#: a letter or digit of no CJK script
+_LAT = f"[^\\W_{CJK_CLASS}]"
+
+
+#: the units of a turn and of a memory the aligned step reads, how many of each side's runs it pairs,
+#: the newest memories it aligns against, the longest run (Latin words, CJK characters)
+_ALIGN_UNITS = 64
+_ALIGN_RUNS = 32
+_ALIGN_MEMORIES = 5
+_RUN_LAT = 3
+_RUN_CJK = 4
+#: the shape classes of a value whatever its words: digits, a code, CJK numerals
+_EXACT = frozenset(("number", "code", "cjk_numeral"))
+#: the aligned step's features, in the order of its weights (extract/data/correction_align.json)
+ALIGN_FEATURES = (
+    "strong",  # a strong marker (else a weak one)
+    "negation_only",  # no marker: the turn says the wrong value after a "not" / 不是 (the signal)
+    "marker_at_start",  # the marker opens the turn ("no, ...", "sorry ...", 说错了 ...)
+    "marker_set_off",  # punctuation, the end or another marker word right after it ("no, it's", not "no golf")
+    "after_marker",  # the right value comes after the marker
+    "marker_distance",  # units from the marker to the right value, at most 12, over 12
+    "stated",  # "it's" / 是 right before the right value
+    "wrong_negated",  # the wrong value said again after a "not" / 不是
+    "similarity",  # 1 - edit distance / the longer length
+    "weak_similarity",  # the similarity, when the marker is not a strong one
+    "same_length",
+    "anagram",  # the same characters in another order (0412 / 0421)
+    "left_anchor",  # the unit before each is the same
+    "right_anchor",  # the unit after each is the same
+    "both_at_end",  # each ends its text
+    "right_run_edge",  # the right value starts or ends its run of words new to the memory
+    "wrong_run_edge",  # the wrong value starts or ends its run of words the turn does not say
+    "wrong_at_end",  # the wrong value ends the memory
+    "units_apart",  # |units of right - units of wrong|
+    "number",  # the shape: digits, a code (letters and digits), CJK numerals, a CJK run, a word
+    "code",
+    "cjk_numeral",
+    "cjk",
+    "word",
+    "mutual_best",  # of the memory's pairings, each is the other's most similar run
+    "wrong_said",  # the turn says the wrong value too, not after a "not" ("rotterdam is where her friend lives")
+)
+
+
+@dataclass(frozen=True)
+class AlignWeights:
+    """A logistic model over :data:`ALIGN_FEATURES` and the probability it must reach."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+
+    def probability(self, x: Sequence[float]) -> float:
+        z = self.bias + sum(
+            w * (v - m) / s for w, v, m, s in zip(self.weights, x, self.mean, self.scale, strict=True)
+        )
+        return 0.5 * (1.0 + math.tanh(0.5 * z))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "features": list(ALIGN_FEATURES),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "weights": list(self.weights),
+            "bias": self.bias,
+            "threshold": self.threshold,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> AlignWeights:
+        if data.get("features") != list(ALIGN_FEATURES):
+            raise ValueError("the aligned step's weights were fitted on other features")
+
+        def floats(key: str) -> tuple[float, ...]:
+            value = data[key]
+            assert isinstance(value, list)
+            return tuple(float(v) for v in value)
+
+        bias, threshold = data["bias"], data["threshold"]
+        assert isinstance(bias, (int, float)) and isinstance(threshold, (int, float))
+        return cls(floats("mean"), floats("scale"), floats("weights"), float(bias), float(threshold))
+
+
+ALIGN_WEIGHTS = Path(__file__).with_name("data") / "correction_align.json"
+
+
+@cache
+def align_weights() -> AlignWeights | None:
+    """The shipped weights of the aligned step (fitted by ``python -m remnant.extract.correction_fit
+    --write``); None when the file is absent (the step is then off)."""
+    if not ALIGN_WEIGHTS.exists():
+        return None
+    return AlignWeights.from_json(json.loads(ALIGN_WEIGHTS.read_text(encoding="utf-8")))
+
+
+@dataclass(frozen=True)
+class AlignedCandidate:
+    """One pairing of a run of a memory (the wrong value) with a run of the turn (the right one)."""
+
+    memory: int  # index into the recent memories
+    wrong: tuple[int, int]
+    right: tuple[int, int]
+    features: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class _Unit:
+    start: int
+    end: int
+    text: str
+    cjk: bool
+
+
+def _units(low: str) -> list[_Unit]:
+    return [
+        _Unit(m.start(), m.end(), m.group(), bool(_CJK.match(m.group())))
+        for m, _ in zip(lexicon().units.finditer(low), range(_ALIGN_UNITS), strict=False)
+    ]
+
+
+def _joined(low: str, a: _Unit, b: _Unit) -> bool:
+    """Two neighbouring units of one run: the same script, no punctuation between them, and no
+    space between CJK characters (a chat's space separates CJK phrases)."""
+    gap = low[a.end : b.start]
+    if a.cjk != b.cjk or any(c in _PUNCT for c in gap):
+        return False
+    return not (a.cjk and gap)
+
+
+def _shape(text: str) -> str:
+    if _CJK.match(text):
+        return "cjk_numeral" if all(c in lexicon().numerals for c in text) else "cjk"
+    digits = any(c.isdigit() for c in text)
+    letters = any(c.isalpha() for c in text)
+    return "number" if digits and not letters else "code" if digits else "word"
+
+
+def _edits(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def _runs(units: list[_Unit], low: str, ok: Sequence[bool]) -> list[tuple[int, int]]:
+    """The runs [i, j) of consecutive ``ok`` units, one to _RUN_LAT words (_RUN_CJK characters),
+    that neither start nor end with a function word."""
+    words = lexicon().function_words
+    edge = [u.text not in words for u in units]
+    out = []
+    for i, u in enumerate(units):
+        if not (ok[i] and edge[i]):
+            continue
+        most = _RUN_CJK if u.cjk else _RUN_LAT
+        j = i + 1
+        out.append((i, j))
+        while j < len(units) and j - i < most and ok[j] and _joined(low, units[j - 1], units[j]):
+            j += 1
+            if edge[j - 1]:
+                out.append((i, j))
+    return out
+
+
+def aligned_candidates(
+    text: str,
+    recent: Sequence[MemoryRecord],
+    marker: tuple[int, int],
+    strong: bool,
+    *,
+    negation: bool = False,
+) -> list[AlignedCandidate]:
+    """Every pairing the aligned step scores: a run of the turn new to a memory (not a marker, a
+    filler or a "not" word) with a run of that memory the turn does not say (or says only after a
+    "not"), of the same shape; for the newest :data:`_ALIGN_MEMORIES` memories. Bounded: at most
+    :data:`_ALIGN_UNITS` units of each text, :data:`_ALIGN_RUNS` runs of each side."""
+    lex = lexicon()
+    low = _lower(text[:MAX_CHARS])
+    units = _units(low)
+    if not units:
+        return []
+    covered = bytearray(len(low))
+    for m in lex.covers.finditer(low):
+        covered[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+    covered[marker[0] : marker[1]] = b"\x01" * (marker[1] - marker[0])
+    negated = bytearray(len(low))
+    negators: list[tuple[int, int, int]] = []  # (start, end, end of the clause it negates)
+    for m in lex.pairs.finditer(low):
+        if m.group() in lex.negators:
+            end = _clause_end(low, m.end())
+            negated[m.end() : end] = b"\x01" * (end - m.end())
+            negators.append((m.start(), m.end(), end))
+    free = [not all(covered[u.start : u.end]) for u in units]
+    head = _strip(low, 0, len(low))[0]
+    at_start = float(marker[0] <= head)
+    # set off: "no, it's 5" / "no wait" / 说错了，是 (not "no golf for me"): punctuation, the end or a
+    # correction or filler word after it (a CJK marker: a space too)
+    raw = low[marker[1] :]
+    rest = raw if _CJK.match(low[marker[1] - 1 : marker[1]] or "x") else raw.lstrip()
+    set_off = float(not rest or rest[0] in _PUNCT or rest[0].isspace() or lex.covers.match(rest) is not None)
+    if low[marker[0] : marker[1]] in lex.set_off_only and not (
+        rest and (rest[0] in _PUNCT or lex.phrases.match(rest) is not None)
+    ):
+        return []  # "no coffee for me", "said no" are no correction; "no, it's 5", "no wait" may be
+    said = {u.text for u, f in zip(units, free, strict=True) if not any(negated[u.start : u.end])}
+    said |= {u.text for u, f in zip(units, free, strict=True) if not f}
+    turn_values = _values(low) if negation else []
+    out: list[AlignedCandidate] = []
+    for at, record in enumerate(recent[:_ALIGN_MEMORIES]):
+        mlow = _lower(record.content[:MAX_CHARS])
+        munits = _units(mlow)
+        if not munits:
+            continue
+        mtexts = {u.text for u in munits}
+        mcovered = bytearray(len(mlow))
+        for m in lex.covers.finditer(mlow):
+            mcovered[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+        new = [f and u.text not in mtexts for u, f in zip(units, free, strict=True)]
+        # a memory's filler word ("on", "is", 是) is no value
+        lost = [not all(mcovered[u.start : u.end]) for u in munits]
+        unsaid = [u.text not in said for u in munits]
+        rights = sorted(
+            _runs(units, low, new),
+            key=lambda r: (units[r[0]].start < marker[1], abs(units[r[0]].start - marker[1])),
+        )[:_ALIGN_RUNS]
+        # of the memory's runs, first those of a shape a right run has (digits and codes before words),
+        # then those the turn does not say again: a long memory's value is not cut off by the cap
+        shapes = {_shape(low[units[i].start : units[j - 1].end]) for i, j in rights}
+        if shapes & {"number", "code"}:
+            shapes |= {"number", "code"}
+        keyed = [
+            (shape not in shapes, shape not in _EXACT, not all(unsaid[i:j]), n, (i, j))
+            for n, (i, j) in enumerate(_runs(munits, mlow, lost))
+            for shape in [_shape(mlow[munits[i].start : munits[j - 1].end])]
+        ]
+        wrongs = [r for *_, r in sorted(keyed)[:_ALIGN_RUNS]]
+        scored: list[tuple[tuple[int, int], tuple[int, int], float, tuple[float, ...]]] = []
+        for ri, rj in rights:
+            rs, re_ = units[ri].start, units[rj - 1].end
+            rtext = low[rs:re_]
+            rshape = _shape(rtext)
+            after = rs >= marker[1]
+            gap = (
+                sum(1 for u in units if marker[1] <= u.start < rs)
+                if after
+                else sum(1 for u in units if re_ <= u.start < marker[0])
+            )
+            answer = _stated(low, rs)
+            stated = float(answer or lex.stated.search(low, max(0, rs - 16), rs) is not None)
+            redge = float(ri == 0 or not new[ri - 1] or rj == len(units) or not new[rj])
+            if units[ri].cjk and (
+                (ri > 0 and new[ri - 1] and _joined(low, units[ri - 1], units[ri]))
+                or (rj < len(units) and new[rj] and _joined(low, units[rj - 1], units[rj]))
+            ):
+                continue  # a CJK value is the whole new run: not 告 of 你别告诉他
+            for wi, wj in wrongs:
+                ws, we = munits[wi].start, munits[wj - 1].end
+                wtext = mlow[ws:we]
+                wshape = _shape(wtext)
+                wshapes = {v.shape for v in _values(wtext)} if negation else set()
+                if wshape != rshape and {wshape, rshape} != {"number", "code"}:
+                    continue
+                if wtext == rtext:
+                    continue
+                longer = max(len(wtext), len(rtext))
+                sim = 1.0 - _edits(wtext, rtext) / longer if longer <= 24 else 0.0
+                left = float(ri > 0 and wi > 0 and units[ri - 1].text == munits[wi - 1].text)
+                right = float(rj < len(units) and wj < len(munits) and units[rj].text == munits[wj].text)
+                wedge = float(wi == 0 or not unsaid[wi - 1] or wj == len(munits) or not unsaid[wj])
+                spots = list(_occurrences(low, wtext))
+                wneg = float(any(any(negated[i : i + len(wtext)]) for i in spots))
+                wsaid = float(any(not any(negated[i : i + len(wtext)]) for i in spots))
+                if negation and not any(
+                    any(n_end <= i < c_end for i in spots)
+                    and ((re_ <= n_start and not low[re_:n_start].strip(" ,，")) or (rs >= c_end and answer))
+                    for n_start, n_end, c_end in negators
+                ):
+                    # the "not" is the only signal: "X not Y" / "not Y, it's X" of the wrong value Y
+                    continue
+                anchor = (left and units[ri - 1].text not in lex.function_words) or (
+                    right and units[rj].text not in lex.function_words
+                )
+                variant = rshape == "word" and (wtext.startswith(rtext) or rtext.startswith(wtext))
+                if not (
+                    rshape in _EXACT
+                    or (wneg and not negation)
+                    or anchor
+                    or (left and right)
+                    or (sim >= 0.5 and (answer or not variant))
+                ):
+                    # no sign the two are one value said two ways: digits for digits, the wrong one
+                    # negated beside a marker, the same frame ("on harcourt road" / "on hartley road"), a respelling
+                    # ("peanut" of "peanuts" only said as the answer: "it's noa")
+                    continue
+                if not strong and not negation and not (answer or wneg):
+                    continue  # a weak marker ("actually", "wait"): the value is said as the answer
+                if negation and any(
+                    v.shape in wshapes
+                    and not (v.start < re_ and rs < v.end)
+                    and not any(negated[v.start : v.end])
+                    for v in turn_values
+                ):
+                    continue  # "open Monday to Friday, not Saturday": another value of the shape, no correction
+                features = (
+                    float(strong),
+                    float(negation),
+                    at_start,
+                    set_off,
+                    float(after),
+                    min(gap, 12) / 12,
+                    stated,
+                    wneg,
+                    sim,
+                    0.0 if strong else sim,
+                    float(len(wtext) == len(rtext)),
+                    float(sorted(wtext) == sorted(rtext)),
+                    left,
+                    right,
+                    float(rj == len(units) and wj == len(munits)),
+                    redge,
+                    wedge,
+                    float(wj == len(munits)),
+                    float(abs((rj - ri) - (wj - wi))),
+                    *(float(rshape == s) for s in ("number", "code", "cjk_numeral", "cjk", "word")),
+                )
+                scored.append(((ws, we), (rs, re_), sim, (*features, wsaid)))
+        best_right: dict[tuple[int, int], float] = {}
+        best_wrong: dict[tuple[int, int], float] = {}
+        for w, r, sim, _ in scored:
+            best_right[r] = max(best_right.get(r, 0.0), sim)
+            best_wrong[w] = max(best_wrong.get(w, 0.0), sim)
+        for w, r, sim, features in scored:
+            mutual = float(sim > 0 and sim == best_right[r] == best_wrong[w])
+            out.append(AlignedCandidate(at, w, r, (*features[:-1], mutual, features[-1])))
+    return out
+
+
+def _aligned(turn: str, said: Signal, memories: list[_Memory], weights: AlignWeights) -> Correction | None:
+    """A marker and no rule's reading: the likeliest pairing of a wrong run of a recent memory with a
+    right run of the turn, when the learned scorer puts it at or above its threshold."""
+    recent = [m.record for m in memories]
+    best: tuple[float, AlignedCandidate] | None = None
+    for c in aligned_candidates(turn, recent, said.span, said.strong, negation=said.negation):
+        p = weights.probability(c.features)
+        if best is None or p > best[0]:
+            best = (p, c)
+    if best is None or best[0] < weights.threshold:
+        return None
+    p, c = best
+    mem = memories[c.memory]
+    target, span = CorrectionReader._prefer_keyed(
+        mem, mem.low[c.wrong[0] : c.wrong[1]], memories, Value(*c.wrong)
+    )
+    # the score ranks pairings and is no calibrated probability: the confidence spans what the rules
+    # give (0.5 to 0.9), so a corrected fact is not ranked under the value it corrects
+    return Correction(target.id, span, turn[c.right[0] : c.right[1]], c.right, round(0.5 + 0.4 * p, 4))
