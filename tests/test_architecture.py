@@ -19,11 +19,33 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "remnant"
 OWNERS = {"self", "cls"}
+
+
+@cache
+def _parse(source: str, filename: str) -> ast.Module:
+    return ast.parse(source, filename=filename)
+
+
+def _tree(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once for all the checks of this module that read every file
+    under src/ (each parse of it is a second or more); keyed by the text, so an edit is parsed
+    again. The checks only read the trees."""
+    return _parse(path.read_text(encoding="utf-8"), str(path))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _trees_for_this_module() -> Iterator[None]:
+    yield
+    _parse.cache_clear()  # the trees of every file are large: not kept for the rest of the run
 
 
 def _private(name: str) -> bool:
@@ -85,7 +107,7 @@ def _resolve(path: Path, src: Path, node: ast.ImportFrom) -> str:
 
 def find_offences(src: Path = SRC) -> list[Offence]:
     files = sorted(src.rglob("*.py"))
-    trees = {p: ast.parse(p.read_text(encoding="utf-8"), filename=str(p)) for p in files}
+    trees = {p: _tree(p) for p in files}
     local = {p: _defined(t) for p, t in trees.items()}
     ours = set().union(*local.values())
     offences: list[Offence] = []
@@ -150,7 +172,7 @@ def _import_graph(src: Path = SRC) -> dict[str, set[str]]:
     modules = {_module_of(p, src): p for p in src.rglob("*.py")}
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for mod, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             names: list[str] = []
             if isinstance(node, ast.ImportFrom):
                 base = _resolve(path, src, node)
@@ -431,7 +453,7 @@ def find_memory_writes(src: Path = SRC, allowed: tuple[str, ...] = WRITERS_ALLOW
         rel = path.relative_to(src.parents[1]).as_posix()
         if any(rel == a or (a.endswith("/") and rel.startswith(a)) for a in allowed):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = _tree(path)
         aliases = _store_aliases(tree)
         for node in ast.walk(tree):
             if (
@@ -490,7 +512,7 @@ def test_only_the_ledger_writes_memories() -> None:
 def _store_methods() -> set[str]:
     out: set[str] = set()
     for name in ("base.py", "sql.py", "sqlite.py", "postgres.py"):
-        tree = ast.parse((SRC / "store" / name).read_text(encoding="utf-8"))
+        tree = _tree(SRC / "store" / name)
         for cls in tree.body:
             if isinstance(cls, ast.ClassDef) and cls.name.endswith("Store"):
                 out.update(

@@ -116,7 +116,10 @@ def test_no_product_module_imports_the_benchmarks() -> None:
     for path in src.rglob("*.py"):
         if path.is_relative_to(src / "bench"):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        text = path.read_text(encoding="utf-8")
+        if "bench" not in text:
+            continue  # an import of remnant.bench names it: a file that never says "bench" has none
+        for node in ast.walk(ast.parse(text)):
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]

@@ -17,6 +17,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Literal, Protocol, runtime_checkable
 
 from remnant.core.limits import MAX_REQUEST_CHARS
@@ -181,6 +182,9 @@ _IRREGULAR: dict[str, str] = lexicon.mapping("requests", "irregular")
 _SUFFIXES = lexicon.words("requests", "suffixes")
 
 
+# a pure function of the word, asked for every word of every memory a request is matched against
+# (millions of times for a request over long memories): the cache is bounded, so memory is too
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     w = _IRREGULAR.get(word, word)
     if w != word or has_cjk(w):
