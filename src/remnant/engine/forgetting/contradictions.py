@@ -177,12 +177,18 @@ class ContradictionPolicy:
         margin = getattr(self.pairs, "margin", 0.0) if self.pairs is not None else 0.0
         return float(margin) if isinstance(margin, int | float) else 0.0
 
-    def decide_many(self, new: str, olds: Sequence[str]) -> list[tuple[Action | None, PairVerdict]]:
+    def decide_many(
+        self, new: str, olds: Sequence[str], *, derived: bool = False
+    ) -> list[tuple[Action | None, PairVerdict]]:
         """:meth:`decide` for each of a write's candidates, where the pair model judges only those
         nearest in meaning to ``new`` among the ones the rules leave to it (its ``nearest_of``): a
-        user with many facts hands it many candidates, and the far ones are where it errs."""
+        user with many facts hands it many candidates, and the far ones are where it errs.
+        ``derived``: ``new`` restates a turn said earlier (a consolidated fact); the model judges it
+        at the crowded bar: recall's current-state step already weighed that turn against the
+        others, and a supersession on a copy's judgement is permanent (a copy of "moved flats, the dog
+        loves the garden" is no reason to retire what the dog eats)."""
         allowed: set[int] | None = None
-        crowded = False
+        crowded = derived
         nearest_of = getattr(self.pairs, "nearest_of", None)
         if self.pairs is not None and callable(nearest_of) and len(olds) > 1:
             left = [
@@ -190,8 +196,8 @@ class ContradictionPolicy:
                 for i, old in enumerate(olds)
                 if not self.attributes or attributes.relation(new, old) is None
             ]
-            crowded = len(left) > 1
-            chosen = nearest_of(new, [olds[i] for i in left]) if crowded else None
+            crowded = derived or len(left) > 1
+            chosen = nearest_of(new, [olds[i] for i in left]) if len(left) > 1 else None
             if chosen is not None:
                 allowed = {left[j] for j in chosen}
         return [
@@ -370,7 +376,7 @@ def judge_on_write(
         and old.status == Status.ACTIVE
         and len(old.content) <= policy.max_chars
     ]
-    decided = policy.decide_many(record.content, [old.content for old in olds])
+    decided = policy.decide_many(record.content, [old.content for old in olds], derived=_derived(record))
     return [
         (old, verdict, action)
         for old, (action, verdict) in zip(olds, decided, strict=True)
@@ -479,6 +485,11 @@ class EarlyJudgement:
     judged: dict[str, tuple[str, Action | None, PairVerdict]]
 
 
+def _derived(record: MemoryRecord) -> bool:
+    """A consolidated fact: it restates turns said earlier (``metadata["derived_from"]``)."""
+    return bool(record.metadata.get("derived_from"))
+
+
 def _pending_list() -> list[EarlyJudgement]:
     pending: list[EarlyJudgement] | None = getattr(_LOCAL, "pending", None)
     if pending is None:
@@ -584,7 +595,9 @@ def revalidate(
             fresh.append(old)
     # the late or changed ones are judged among themselves (the early ones' ranking stands)
     for old, (action, verdict) in zip(
-        fresh, policy.decide_many(record.content, [o.content for o in fresh]), strict=True
+        fresh,
+        policy.decide_many(record.content, [o.content for o in fresh], derived=_derived(record)),
+        strict=True,
     ):
         if action is not None:
             found.append((old, verdict, action))
