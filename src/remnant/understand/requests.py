@@ -1439,11 +1439,6 @@ class Matcher:
         ]
         return [v for k in dict.fromkeys(k for k in kinds if k) for v in value_spans(k, text)]
 
-    def keeps(self, text: str) -> bool:
-        """Whether the request's keep clause names ``text``: what it says stays ("…, keep the
-        swimming bags thing"), or someone it keeps ("老伴的不用删"). A guess never takes such a memory."""
-        return self._keeps(text) or self.kept_whose(text)
-
     def kept_whose(self, text: str) -> bool:
         kq = set(self.intent.keep_qualifiers)
         return bool(kq) and bool(_kin(_qualifiers_in(text), kq)[0] & _kin(_qualifiers_in(text), kq)[1])

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
@@ -159,12 +158,10 @@ def _learned(
     flt: MemoryFilter,
     records: list[MemoryRecord],
     found: list[tuple[MemoryRecord, MatchHit]],
-    keeps: Callable[[str], bool],
 ) -> tuple[list[tuple[MemoryRecord, MatchHit]], set[str]]:
     """The learned forget-target matcher (:mod:`remnant.understand.forget_model`): memories it
     takes that the rules did not (where they found nothing, or always, as its weights say), and the
-    rule picks it vetoes; never a memory the request's keep clause names (``keeps``: the rules'
-    reading of it is exact). It judges the ``candidates`` memories nearest the request by their stored
+    rule picks it vetoes. It judges the ``candidates`` memories nearest the request by their stored
     vectors (no memory is embedded again; one model call for the request) and the rules' picks.
     Without an embedder, stored vectors or weights for the model: nothing, the rules decide."""
     embedder = ledger.retriever.embedder
@@ -209,7 +206,7 @@ def _learned(
         top = max((probs.get(mid, 0.0) for mid in near), default=0.0)
         for mid in near:
             p = probs.get(mid)
-            if p is None or mid in hits or p < weights.add_at or keeps(by_id[mid].content):
+            if p is None or mid in hits or p < weights.add_at:
                 continue
             if weights.lead is None or p >= top - weights.lead:
                 # a guess: hidden (undoable), never purged, whatever the request's verb
@@ -450,7 +447,7 @@ def forget_request(
     if learned:
         # the learned matcher where the rules find nothing (or beside them) and as a veto of a
         # rule pick on one scope word alone, as its weights say (docs/benchmarks/understanding.md)
-        added, vetoed = _learned(ledger, text, intent, flt, records, found, matcher.keeps)
+        added, vetoed = _learned(ledger, text, intent, flt, records, found)
         found = [(r, h) for r, h in found if r.id not in vetoed] + added
         if added and all(h.tentative for _, h in found):
             is_hard = False  # only guesses: hidden, so they can be undone
