@@ -232,12 +232,7 @@ def _near(a: str, b: str, most: int, *, same_length: bool = False) -> bool:
         return len(a) == len(b) and sum(x != y for x, y in zip(a, b, strict=True)) <= most
     if abs(len(a) - len(b)) > most or min(len(a), len(b)) <= most + 1:
         return False
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-    return row[-1] <= most
+    return _edits(a, b) <= most
 
 
 def _stated(low: str, at: int) -> bool:
@@ -770,7 +765,7 @@ class AlignWeights:
         return cls(floats("mean"), floats("scale"), floats("weights"), float(bias), float(threshold))
 
 
-ALIGN_WEIGHTS = Path(__file__).with_name("data") / "correction_align.json"
+ALIGN_WEIGHTS = DATA_DIR / "correction_align.json"
 
 
 @cache
@@ -825,6 +820,7 @@ def _shape(text: str) -> str:
 
 
 def _edits(a: str, b: str) -> int:
+    """How many one-character edits turn ``a`` into ``b`` (the callers bound both lengths)."""
     row = list(range(len(b) + 1))
     for i, x in enumerate(a, 1):
         prev, row[0] = row[0], i
