@@ -46,6 +46,7 @@ from remnant.core.model import (
     check_unit_interval,
     new_id,
 )
+from remnant.core.text import PLACEHOLDER
 from remnant.engine.options import (
     RECALL_FILTERS,
     UPDATE_OPTIONS,
@@ -81,7 +82,6 @@ ENGINE_METADATA = RESERVED_METADATA_KEYS | {"derived_from", "from_episode"}
 #: audited as given, so an e-mail or phone number there would outlive every redaction and erasure
 _IDENTIFIER_PII = frozenset({"EMAIL", "PHONE", "CARD", "IBAN", "CN_ID", "PASSPORT", "IP"})
 _LOG_CACHE = 2048
-PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")  # the privacy layer's [PHONE_1]
 _ENGINE_ID = re.compile(r"[a-z]+_[0-9a-z]{26}")  # an engine id (mem_…)
 _MIN_PII_DIGITS = 6  # fewer digits than any phone, card, account or id number the detectors know
 

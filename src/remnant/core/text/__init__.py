@@ -18,6 +18,7 @@ from remnant.core.text.normalise import (
     query_terms,
     tokens,
 )
+from remnant.core.text.placeholders import PLACEHOLDER
 from remnant.core.text.scripts import (
     CJK_CLASS,
     HAN_CLASS,
@@ -41,6 +42,7 @@ __all__ = [
     "HANGUL_CLASS",
     "HAN_CLASS",
     "KANA_CLASS",
+    "PLACEHOLDER",
     "RANKING_STOPWORDS",
     "SCRIPT_RANGES",
     "STOPWORDS",

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier
-from remnant.core.text import CJK_CLASS, fts_match
+from remnant.core.text import CJK_CLASS, PLACEHOLDER, fts_match
 from remnant.engine.ledger import ENGINE_METADATA
 from remnant.engine.results import ErasureReport
 from remnant.engine.seams import vault_of
@@ -60,7 +60,6 @@ def _probes(records: list[MemoryRecord]) -> list[str]:
     return list(out)
 
 
-_PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")
 #: the engine's own words: roles, kinds, statuses, sources and field names it writes itself, which
 #: fixed audit texts may hold (a user's metadata equal to one of them is no evidence of a leak)
 _SYSTEM_WORDS = frozenset(
@@ -76,7 +75,7 @@ _SYSTEM_WORDS = frozenset(
 def _distinctive(value: str) -> bool:
     """A stored field value that can only be the user's own (see the module's note on probes)."""
     v = value.strip()
-    if len(v) < 4 or v.lower() in _SYSTEM_WORDS or _PLACEHOLDER.fullmatch(v) or _ID.fullmatch(v):
+    if len(v) < 4 or v.lower() in _SYSTEM_WORDS or PLACEHOLDER.fullmatch(v) or _ID.fullmatch(v):
         return False
     return len(v) >= 8 or any(c.isdigit() or c.isspace() for c in v)
 
@@ -110,7 +109,7 @@ def _value_probes(ledger: Ledger, user_id: str, records: list[MemoryRecord]) -> 
             if f and _distinctive(f):
                 field_values.setdefault(f.strip(), None)
         for text in (r.content, *(f for f in fields if f)):
-            placeholders.update(_PLACEHOLDER.findall(text))
+            placeholders.update(PLACEHOLDER.findall(text))
     vault = vault_of(ledger.redactor)
     if vault is not None:
         for ph in sorted(placeholders):
