@@ -285,3 +285,21 @@ def test_the_word_check_reads_from_a_copy_and_puts_the_lexicon_back(tmp_path: Pa
     per = correction_fit.words_loao(pairs, base)
     assert per["a"]["simple"].read == per["b"]["simple"].read == 1
     assert home == corrections.DATA_DIR and corrections.lexicon().strong == words
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # the number the turn says was wrong is another memory's, here stored redacted
+        [
+            "the printer code is 5519, our team is called Falcon",
+            "my landlord's number is [PHONE_1], his name is greg",
+        ],
+        # a redacted value's placeholder has no digits to pair
+        ["User's landlord's number: [PHONE_2]"],
+    ],
+)
+def test_a_correction_of_a_value_no_memory_shows_corrects_nothing(said: list[str]) -> None:
+    """ "typo, it's 0421 555 019 not 0412" names the wrong value: a memory that does not hold it (a
+    code of another thing, a placeholder of the privacy layer) is not what it corrects."""
+    assert CorrectionReader().read("typo, it's 0421 555 019 not 0412", memories(said)) is None

@@ -48,7 +48,7 @@ from functools import cache
 from pathlib import Path
 
 from remnant.core.model import MemoryRecord
-from remnant.core.text import CJK_CLASS
+from remnant.core.text import CJK_CLASS, PLACEHOLDER
 from remnant.engine.options import Correction
 
 #: the folder of the language folders (``<lang>/corrections.json``); :func:`lexicon` reads it once
@@ -891,6 +891,10 @@ def aligned_candidates(
     said = {u.text for u, f in zip(units, free, strict=True) if not any(negated[u.start : u.end])}
     said |= {u.text for u, f in zip(units, free, strict=True) if not f}
     turn_values = _values(low) if negation else []
+    # the values of an exact shape the turn says were wrong ("... not 0412"): a pairing of another
+    # value of such a shape corrects what was not said (a memory whose number the privacy layer
+    # redacted offers none, and another memory's code must not take the correction)
+    denied = {u.text for u in units if any(negated[u.start : u.end]) and _shape(u.text) in _EXACT}
     out: list[AlignedCandidate] = []
     for at, record in enumerate(recent[:_ALIGN_MEMORIES]):
         mlow = _lower(record.content[:MAX_CHARS])
@@ -900,6 +904,9 @@ def aligned_candidates(
         mtexts = {u.text for u in munits}
         mcovered = bytearray(len(mlow))
         for m in lex.covers.finditer(mlow):
+            mcovered[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+        # a value the privacy layer redacted ([PHONE_2]) is not there to pair: its digits are none
+        for m in PLACEHOLDER.finditer(record.content[:MAX_CHARS]):
             mcovered[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
         new = [f and u.text not in mtexts for u, f in zip(units, free, strict=True)]
         # a memory's filler word ("on", "is", 是) is no value
@@ -948,6 +955,8 @@ def aligned_candidates(
                     continue
                 if wtext == rtext:
                     continue
+                if denied and wshape in _EXACT and not any(d in wtext or wtext in d for d in denied):
+                    continue  # "typo, it's 0421 555 019 not 0412" corrects the 0412, not a 5519
                 longer = max(len(wtext), len(rtext))
                 sim = 1.0 - _edits(wtext, rtext) / longer if longer <= 24 else 0.0
                 left = float(ri > 0 and wi > 0 and units[ri - 1].text == munits[wi - 1].text)
