@@ -48,6 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from remnant.core import memo
+from remnant.core.text import PLACEHOLDER
 from remnant.embed.base import Embedder, EmbeddingError
 from remnant.understand import attributes, lexicon, logistic
 from remnant.understand.attribute_model import OTHER, AttributeClassifier
@@ -120,7 +121,9 @@ def weights_path(model_id: str) -> Path:
 
 
 def _content(text: str) -> set[str]:
-    return {t.value for t in tokens(text) if t.kind in ("w", "c")}
+    # a privacy placeholder ([PHONE_1]) is a value, as the number it hides would be: not a word
+    # two statements share (its type's name would make any two phone statements one subject)
+    return {t.value for t in tokens(PLACEHOLDER.sub(" ", text)) if t.kind in ("w", "c")}
 
 
 def share_words(a: str, b: str) -> bool:
