@@ -294,3 +294,23 @@ def test_an_ordinary_correction_answers(
     assert any(right in t for t in got), got
     assert not any(wrong in t for t in got), got
     assert len(mem.audit_log(user_id="ai", action="correct")) == 1
+
+
+def test_a_corrected_phone_number_through_the_privacy_layer(open_mem: OpenMemory) -> None:
+    """With the privacy layer on (``Memory(path)``'s default) the stored turn says ``[PHONE_1]``,
+    not the number: the correction is read against the vault's originals, in process memory, and
+    the corrected fact is redacted again. Neither number is stored in plaintext."""
+    mem = open_mem(ManualClock(NOW))
+    assert mem.redactor is not None
+    first, _fix = said(
+        mem, "ana", "my mobile is 0412 555 019, text me there", "typo, it's 0421 555 019 not 0412 555 019"
+    )
+    rows = mem.list_memories(user_id="ana", statuses=list(Status), limit=100)
+    assert not any("555" in r.content for r in rows)
+    current = [r for r in rows if r.status == Status.ACTIVE and r.metadata.get("corrects")]
+    assert len(current) == 1 and mem.rehydrate(current[0].id) == "User's mobile: 0421 555 019"
+    assert mem.get(first).status == Status.SUPERSEDED
+    answer = [
+        mem.rehydrate(h.memory.id) for h in mem.recall("what is my mobile number", user_id="ana", touch=False)
+    ]
+    assert answer and "0421 555 019" in answer[0] and not any("0412" in a for a in answer)

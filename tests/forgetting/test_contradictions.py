@@ -51,6 +51,22 @@ def test_flag_mode_marks_both_sides(db_path: Path, clock: ManualClock) -> None:
     mem.close()
 
 
+def test_a_flag_keeps_the_newest_ids_only(db_path: Path, clock: ManualClock) -> None:
+    """A memory that many later writes contradict keeps the newest MAX_FLAG_IDS of them (the audit
+    log has every flag): its row does not grow a little on every write."""
+    from remnant.engine.forgetting.contradictions import MAX_FLAG_IDS
+
+    mem = Memory(db_path, clock=clock, contradictions=ContradictionPolicy(mode="flag"))
+    old = mem.remember("I live in Berlin", user_id="ana")
+    news = []
+    for i in range(MAX_FLAG_IDS + 4):
+        clock.advance(days=1)
+        news.append(mem.remember(f"I live in City{i}", user_id="ana"))
+    assert mem.get(old.id).metadata["contradicted_by"] == [n.id for n in news][-MAX_FLAG_IDS:]
+    assert len(mem.audit_log(action="flag_contradiction", limit=1000)) >= MAX_FLAG_IDS + 4
+    mem.close()
+
+
 def test_supersede_policy_retires_the_old_memory_as_history(db_path: Path, clock: ManualClock) -> None:
     mem = Memory(db_path, clock=clock, contradictions=ContradictionPolicy(mode="supersede"))
     old = mem.remember("I have 2 cats", user_id="ana")

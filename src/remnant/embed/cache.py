@@ -19,6 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
+from remnant.core import memo
 from remnant.embed.base import Embedder, EmbeddingError, Vectors, check_texts, empty
 
 
@@ -110,6 +111,7 @@ class CachedEmbedder:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        memo.on_forget(self)  # a purged memory's vector leaves the LRU with it
 
     @property
     def dim(self) -> int:
@@ -123,6 +125,17 @@ class CachedEmbedder:
             self._lru.move_to_end(key)
             while len(self._lru) > self.capacity:
                 self._lru.popitem(last=False)
+
+    def forget_texts(self, texts: Sequence[str]) -> None:
+        """Drop the cached vectors of these texts (documents and queries alike)."""
+        with self._lock:
+            for h in {content_hash(t) for t in texts}:
+                self._lru.pop(("d", h), None)
+                self._lru.pop(("q", h), None)
+
+    def holds_texts(self, texts: Sequence[str]) -> bool:
+        with self._lock:
+            return any(("d", h) in self._lru or ("q", h) in self._lru for h in map(content_hash, texts))
 
     def _recall(self, key: tuple[str, str]) -> Vectors | None:
         with self._lock:

@@ -285,14 +285,17 @@ def _judged_earlier(
             if p >= earlier_at:
                 over.setdefault(i, []).append(j)
         for i in batch:
-            news = [j for j in over.get(i, []) if j < first_spare or j not in taken]
+            news = over.get(i, [])
             if not news:
                 standing += 1
                 continue
+            # earlier whatever replaced it: a newer statement that replaces two hits (a turn and
+            # its fact, each with its own placeholder) replaces both; a spare takes one place only
             late.add(items[i].memory.id)
-            if all(j >= first_spare for j in news):  # only spare candidates replace it: the nearest
-                instead[items[i].memory.id] = items[news[0]]  # takes its place
-                taken.add(news[0])
+            free = [j for j in news if j not in taken]
+            if all(j >= first_spare for j in news) and free:  # only spare candidates replace it: the
+                instead[items[i].memory.id] = items[free[0]]  # nearest free one takes its place
+                taken.add(free[0])
     return late, instead
 
 

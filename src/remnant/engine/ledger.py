@@ -28,6 +28,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import numpy as np
 
 from remnant.core import decay as dk
+from remnant.core import memo
 from remnant.core.audit import AuditDraft, AuditEntry, describe, key_ref
 from remnant.core.budget import checkpoint
 from remnant.core.clock import Clock, ensure_aware
@@ -1089,7 +1090,17 @@ class Ledger:
         with self.store.transaction():
             turns = self.session_turns(records)
             self.store.delete([r.id for r in records], tenant=self.tenant)
-            return self.reindex_neighbours(turns, [r.id for r in records])
+            rebuilt = self.reindex_neighbours(turns, [r.id for r in records])
+        self.forget_cached(r.content for r in records)
+        return rebuilt
+
+    def forget_cached(self, texts: Iterable[str]) -> None:
+        """Deleted stays deleted in process memory: the readers' caches (remnant.core.memo) and
+        the log-text cache drop what they hold of these texts."""
+        items = list(texts)
+        for t in items:
+            self._log_texts.pop(t, None)
+        memo.forget(items)
 
     def set_expiry(self, memory_id: str, expires_at: datetime | None) -> MemoryRecord | None:
         """Move an active memory's expiry (a read that restarts its TTL), unaudited like an access;
@@ -1258,6 +1269,7 @@ class Ledger:
                 details={"chars_before": len(old.content), "chars_after": len(content), **(details or {})},
             )
             self._release_placeholders(current.user_id, [old])
+        self.forget_cached([old.content])
         self.retriever.on_delete(self, [mid])
         self.retriever.on_write(self, [mid])
         self.reembed_neighbours(rebuilt)

@@ -17,6 +17,7 @@ import json
 import logging
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from remnant.core import memo
 from remnant.embed.base import Embedder, EmbeddingError
 
 log = logging.getLogger(__name__)
@@ -147,6 +149,17 @@ class AttributeClassifier:
         self._pair: tuple[Embedder, Centroids] | None = None
         self._lock = threading.Lock()
         self._seen: dict[str, tuple[str, float]] = {}
+        memo.on_forget(self)
+
+    def forget_texts(self, texts: Sequence[str]) -> None:
+        """A purge: the readings of these texts go."""
+        with self._lock:
+            for t in texts:
+                self._seen.pop(t, None)
+
+    def holds_texts(self, texts: Sequence[str]) -> bool:
+        with self._lock:
+            return any(t in self._seen for t in texts)
 
     def _resolve(self) -> tuple[Embedder, Centroids] | None:
         from remnant.embed.registry import get_embedder

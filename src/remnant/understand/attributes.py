@@ -24,9 +24,9 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
+from remnant.core.memo import text_cache
 from remnant.core.text import HAN_CLASS, STOPWORDS, has_han
 from remnant.understand import lexicon
 
@@ -801,7 +801,7 @@ _COUNTED_AGE = re.compile(r"(?:一个|另一个|老大|老二|大的|小的|大�
 
 
 # the check reads each candidate once per write: the same old texts come back write after write
-@lru_cache(maxsize=8192)
+@text_cache(maxsize=8192)
 def read(text: str) -> Reading | None:
     """The statement's reading, or None when no rule knows its attribute (or it is a question,
     a wish or a hypothetical: "if I moved to Paris…" sets nothing)."""
@@ -1008,7 +1008,7 @@ _A_NOT_A = re.compile(rf"([{HAN_CLASS}])不\1")  # 续不续: a question, not an
 
 
 # a write's own text is asked once per candidate (twenty a write): read it once
-@lru_cache(maxsize=1024)
+@text_cache(maxsize=1024)
 def _ended_things(text: str) -> tuple[tuple[str, str], ...]:
     """What ``text`` says is over, as the words or characters that name it (EN/ZH), each with whose
     it is (the last subject cue before the ending: "moved to monzo and closed the barclays account,
@@ -1227,7 +1227,7 @@ class Cues:
     refinement: bool
 
 
-@lru_cache(maxsize=8192)
+@text_cache(maxsize=8192)
 def cues(text: str) -> Cues:
     """The change, addition, ending, context, subject and hypothetical cues of ``text`` (EN/ZH)."""
     norm = unicodedata.normalize("NFKC", text).replace("’", "'").strip()

@@ -39,13 +39,13 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from remnant.core.memo import text_cache
 from remnant.core.model import MemoryRecord
 from remnant.understand import logistic
 from remnant.understand.attribute_model import OTHER, Centroids
@@ -99,7 +99,7 @@ def weights_path(model_id: str) -> Path:
     return DATA_DIR / f"forget_{safe}.json"
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def _content(text: str) -> frozenset[str]:
     return frozenset(t.value for t in tokens(text) if t.kind in ("w", "c", "n"))
 

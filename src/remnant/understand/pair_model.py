@@ -47,6 +47,8 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from remnant.core import memo
+from remnant.core.text import PLACEHOLDER
 from remnant.embed.base import Embedder, EmbeddingError
 from remnant.understand import attributes, lexicon, logistic
 from remnant.understand.attribute_model import OTHER, AttributeClassifier
@@ -119,7 +121,9 @@ def weights_path(model_id: str) -> Path:
 
 
 def _content(text: str) -> set[str]:
-    return {t.value for t in tokens(text) if t.kind in ("w", "c")}
+    # a privacy placeholder ([PHONE_1]) is a value, as the number it hides would be: not a word
+    # two statements share (its type's name would make any two phone statements one subject)
+    return {t.value for t in tokens(PLACEHOLDER.sub(" ", text)) if t.kind in ("w", "c")}
 
 
 def share_words(a: str, b: str) -> bool:
@@ -588,6 +592,7 @@ class PairJudge:
         # what recall read and scored, for the next recall (oldest dropped first)
         self._sides: OrderedDict[tuple[str, bytes], Side] = OrderedDict()
         self._probs: OrderedDict[tuple[tuple[str, bytes], tuple[str, bytes]], float] = OrderedDict()
+        memo.on_forget(self)
 
     def _resolve(self) -> tuple[Embedder, PairWeights] | None:
         from remnant.embed.registry import get_embedder
@@ -686,6 +691,26 @@ class PairJudge:
         if pair is None or x is None:
             return None
         return float(pair[1].probability(x)[0])
+
+    def forget_texts(self, texts: Sequence[str]) -> None:
+        """A purge: what was read and scored of these texts goes (a pair with either side)."""
+        gone = set(texts)
+        with self._lock:
+            for t in gone:
+                self._vectors.pop(t, None)
+            for side in [k for k in self._sides if k[0] in gone]:
+                del self._sides[side]
+            for pair in [k for k in self._probs if k[0][0] in gone or k[1][0] in gone]:
+                del self._probs[pair]
+
+    def holds_texts(self, texts: Sequence[str]) -> bool:
+        with self._lock:
+            gone = set(texts)
+            return (
+                any(t in self._vectors for t in gone)
+                or any(k[0] in gone for k in self._sides)
+                or any(k[0][0] in gone or k[1][0] in gone for k in self._probs)
+            )
 
     def clear_cache(self) -> None:
         """Forget the statements read and the pairs scored at recall (they are read again)."""

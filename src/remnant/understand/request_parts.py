@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 
+from remnant.core.memo import text_cache
 from remnant.core.text import HAN_CLASS, has_cjk
 from remnant.understand import lexicon
 
@@ -442,7 +442,7 @@ _NAME_OPENERS = frozenset(lexicon.words("request_parts", "name_openers"))
 
 # the matcher asks this of the clause around each value it finds, and a turn without punctuation
 # is one clause: without the cache a long turn with many values was read once per value
-@lru_cache(maxsize=256)
+@text_cache(maxsize=256)
 def names_someone_else(clause: str) -> bool:
     """Whether a clause is about another person by a name or a pronoun (``"Greg's cell is …"``)."""
     if _OTHER_ZH.search(clause):
@@ -496,7 +496,7 @@ def person_words(text: str) -> set[str]:
 
 
 # asked of the part around each value the matcher finds (see names_someone_else)
-@lru_cache(maxsize=256)
+@text_cache(maxsize=256)
 def _person_words(text: str) -> frozenset[str]:
     found = {m.group(1).lower() for m in _PERSON_WORD_EN.finditer(text)}
     found |= {m.group(1).removeprefix("我") for m in _PERSON_WORD_ZH.finditer(text)}

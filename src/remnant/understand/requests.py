@@ -17,10 +17,10 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import lru_cache
 from typing import Literal, Protocol, runtime_checkable
 
 from remnant.core.limits import MAX_REQUEST_CHARS
+from remnant.core.memo import text_cache
 from remnant.core.model import Kind, MemoryRecord, Status
 from remnant.core.text import HAN_CLASS, has_cjk, has_han, is_han, query_terms
 from remnant.understand import lexicon
@@ -184,7 +184,7 @@ _SUFFIXES = lexicon.words("requests", "suffixes")
 
 # a pure function of the word, asked for every word of every memory a request is matched against
 # (millions of times for a request over long memories): the cache is bounded, so memory is too
-@lru_cache(maxsize=1 << 16)
+@text_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     w = _IRREGULAR.get(word, word)
     if w != word or has_cjk(w):

@@ -13,9 +13,9 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
 from typing import Literal, Protocol, runtime_checkable
 
+from remnant.core.memo import text_cache
 from remnant.core.text import CJK_CLASS, STOPWORDS, is_cjk
 from remnant.understand import lexicon
 
@@ -61,7 +61,7 @@ def tokens(text: str) -> list[Tok]:
     return list(_tokens(text))
 
 
-@lru_cache(maxsize=8192)  # each write compares with candidates that recur write after write
+@text_cache(maxsize=8192)  # each write compares with candidates that recur write after write
 def _tokens(text: str) -> tuple[Tok, ...]:
     norm = unicodedata.normalize("NFKC", text).lower().replace("n't", " not").replace("’", "'")
     out: list[Tok] = []

@@ -391,14 +391,21 @@ def find_contradictions(
     return [(old, verdict) for old, verdict, _ in judge_on_write(ledger, record, policy)]
 
 
+#: the most ids a flag keeps on either side (the newest): a memory many later writes contradict
+#: must not grow a row per write without bound; the audit log keeps every flag
+MAX_FLAG_IDS = 16
+
+
 def _flag(ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, PairVerdict]]) -> list[str]:
     ids = [old.id for old, _ in found]
-    record.metadata["contradicts"] = [*record.metadata.get("contradicts", []), *ids]
+    record.metadata["contradicts"] = [*record.metadata.get("contradicts", []), *ids][-MAX_FLAG_IDS:]
     # lock, then re-read: another writer may have flagged or reinforced them since the search
     olds = ledger.store.locked_rows(sorted(ids), tenant=ledger.tenant)
     for old in olds:
         prior = old.metadata.get("contradicted_by")
-        old.metadata["contradicted_by"] = [*(prior if isinstance(prior, list) else []), record.id]
+        old.metadata["contradicted_by"] = [*(prior if isinstance(prior, list) else []), record.id][
+            -MAX_FLAG_IDS:
+        ]
     ledger.save_many(olds)  # one batch, not a statement a flagged memory
     ledger.audit(
         "flag_contradiction",

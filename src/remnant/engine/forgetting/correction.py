@@ -24,12 +24,14 @@ corrected fact. What is read is bounded: :data:`RECENT_LIMIT` memories of the la
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from remnant.core.model import Kind, MemoryRecord, Status
-from remnant.core.text import CJK_CLASS
+from remnant.core.text import CJK_CLASS, PLACEHOLDER
 from remnant.engine.ledger import CONSOLIDATED_INTO, Ledger, provenance
 from remnant.engine.options import Correction, CorrectionReading, WriteOptions
+from remnant.engine.seams import vault_of
 
 #: how many of the user's newest memories a correction is read against, and how far back
 RECENT_LIMIT = 20
@@ -50,6 +52,23 @@ def recent_memories(ledger: Ledger, user_id: str, agent_id: str | None) -> list[
     return ledger.store.query(flt, order="-created_at", limit=RECENT_LIMIT)
 
 
+def plain(ledger: Ledger, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """The records as the user said them: with the privacy layer on, copies whose placeholders
+    ([PHONE_1]) hold the vault's originals again, so "typo, it's 0421 not 0412" finds the 0412 it
+    corrects. In process memory only, for this write: the corrected fact is redacted again when it
+    is built, and nothing plain is stored, logged or audited. As given without a vault."""
+    vault = vault_of(ledger.redactor)
+    if vault is None or not any(PLACEHOLDER.search(r.content) for r in records):
+        return list(records)
+    out = []
+    for r in records:
+        if PLACEHOLDER.search(r.content):
+            r = r.copy()
+            r.content = vault.rehydrate(r.content, ledger.tenant, r.user_id)
+        out.append(r)
+    return out
+
+
 def read_correction(
     ledger: Ledger, reader: object, text: str, *, user_id: str, agent_id: str | None
 ) -> tuple[MemoryRecord, str, WriteOptions, bool] | None:
@@ -58,13 +77,14 @@ def read_correction(
     corrects nothing (the cheap test first, so an ordinary turn reads no memory)."""
     if not isinstance(reader, CorrectionReading) or not reader.might_correct(text):
         return None
-    recent = recent_memories(ledger, user_id, agent_id)
+    recent = plain(ledger, recent_memories(ledger, user_id, agent_id))
     if not recent:
         return None
     fix = reader.read_correction(text, recent)
     wrong = next((r for r in recent if fix is not None and r.id == fix.memory_id), None)
     if fix is None or wrong is None:
         return None
+    # the corrected fact is built from the plain text: the ledger redacts it like any write
     statement = corrected_statement(wrong, fix)
     return (wrong, *statement, fix.only) if statement is not None else None
 
@@ -129,7 +149,7 @@ def apply_correction(
     found = ledger.store.get_many([wrong_id], tenant=ledger.tenant)
     if not found:
         return []
-    wrong = found[0]
+    wrong, shown = found[0], plain(ledger, [found[0], by])
     own = {by.id, *provenance(by)}
     retire: list[str] = []
     if wrong.status in _LIVE:
@@ -137,11 +157,11 @@ def apply_correction(
     # the turn that stated it (when every claim it carried is now replaced) and its consolidated copy
     claims = {wrong.id}
     sources = [s for s in provenance(wrong) if s not in own]
-    stated = wrong_value(wrong.content, by.content)
-    for source in ledger.store.get_many(sources, tenant=ledger.tenant):
-        if source.status not in _LIVE:
-            continue
-        if stated and stated in source.content:
+    # read as said: two placeholders ([PHONE_1], [PHONE_2]) differ in a digit no turn states
+    stated = wrong_value(shown[0].content, shown[1].content)
+    live_sources = [s for s in ledger.store.get_many(sources, tenant=ledger.tenant) if s.status in _LIVE]
+    for source, said in zip(live_sources, plain(ledger, live_sources), strict=True):
+        if stated and stated in said.content:
             # the turn says the wrong value in so many words: it would offer it again beside the
             # correction; its other claims are facts of their own and stay
             retire.append(source.id)

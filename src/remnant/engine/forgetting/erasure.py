@@ -32,6 +32,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from remnant.core import memo
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier
 from remnant.core.text import CJK_CLASS, PLACEHOLDER, fts_match
 from remnant.engine.ledger import ENGINE_METADATA
@@ -274,6 +275,9 @@ def erase_user(
         checks["log_files"] = len(scan_files([Path(f) for f in log_files], probes + value_probes))
     for name, check in (derived_checks or {}).items():
         checks[name] = int(check(probes + value_probes))
+    # the checks above embedded and read the probes: this process's caches drop them too
+    ledger.forget_cached(probes + value_probes)
+    checks["process_caches"] = len(memo.holding(probes + value_probes))
     summary = (
         f"{len(gone)} memories erased (" + ", ".join(f"{n} {k}" for k, n in sorted(removed.items())) + ")"
     )

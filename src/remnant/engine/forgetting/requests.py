@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
@@ -23,9 +24,10 @@ from typing import TYPE_CHECKING, Literal
 from remnant.core.budget import checkpoint
 from remnant.core.errors import ConfirmationRequired, ValidationError
 from remnant.core.model import Kind, MemoryRecord, Status, check_identifier, new_id
-from remnant.core.text import has_cjk
+from remnant.core.text import PLACEHOLDER, has_cjk
 from remnant.embed.base import base_model_id
 from remnant.engine.results import ForgetIntent, ForgetMatch, ForgetResult
+from remnant.engine.seams import vault_of
 from remnant.store.base import MemoryFilter
 from remnant.understand import forget_model, lexicon
 from remnant.understand.requests import (
@@ -294,13 +296,19 @@ def _forgotten_values(record: MemoryRecord, hit: MatchHit) -> list[str]:
 
 
 def _with_derived(
-    found: list[tuple[MemoryRecord, MatchHit]], records: list[MemoryRecord]
+    found: list[tuple[MemoryRecord, MatchHit]],
+    records: list[MemoryRecord],
+    reveal: Callable[[MemoryRecord, str], str] | None = None,
 ) -> list[tuple[MemoryRecord, MatchHit]]:
     """The matches, plus what a forgotten value leaves in the memories drawn from the same turn
     (issue 27): the facts extracted from it, its consolidated copy, the turn of a forgotten fact.
     A memory that is a whole copy of a forgotten one goes whole; one drawn from a turn that goes
     whole goes whole; elsewhere the forgotten value's text is removed where it stands. A relative
-    of a match that is only hidden (not sure) is hidden too. Linear in the user's memories."""
+    of a match that is only hidden (not sure) is hidden too. Linear in the user's memories.
+
+    ``reveal`` (the privacy layer on): a placeholder's original. The vault numbers each write's
+    values afresh, so the turn's ``[PHONE_1]`` is its fact's ``[PHONE_2]``: a relative's placeholder
+    whose original is a forgotten placeholder's goes with it."""
     families = _families(records)
     if not families:
         return found
@@ -324,6 +332,18 @@ def _with_derived(
             else:
                 low = other.content.lower()
                 spans = [(i, i + len(v)) for v in values for i in _occurrences(low, v.lower())]
+                if reveal is not None:
+                    said = {
+                        o
+                        for v in values
+                        for m in PLACEHOLDER.finditer(v)
+                        if (o := reveal(record, m.group())) != m.group()  # a forgotten entry reveals nothing
+                    }
+                    spans += [
+                        m.span()
+                        for m in PLACEHOLDER.finditer(other.content)
+                        if said and m.span() not in spans and reveal(other, m.group()) in said
+                    ]
                 if not spans:
                     continue
             prev = extra.get(other.id, (other, planned.get(other.id)))[1]
@@ -488,7 +508,12 @@ def forget_request(
                 for r, h in found
             ]
     primary = len(found)  # what the request matched itself: the count confirmation speaks of
-    found = _with_derived(found, records)
+    vault = vault_of(ledger.redactor)
+    found = _with_derived(
+        found,
+        records,
+        (lambda r, ph: vault.rehydrate(ph, ledger.tenant, r.user_id)) if vault is not None else None,
+    )
     for record, hit in found:
         if hit.part and not is_hard:
             hit = MatchHit(hit.why + "; hidden whole (hiding is reversible, a part cannot be)", [])
