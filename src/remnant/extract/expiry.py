@@ -805,7 +805,9 @@ def _value_span_end(clauses: Sequence[str], hi: int) -> int:
     only, unit 12B") may be something else that lasts: it holds on (a memory lost wrongly is the
     worse failure)."""
     end = at = hi
-    while at + 1 < len(clauses) and not _ENDS_SENTENCE.search(clauses[at]) and _more_of_value(clauses[at + 1]):
+    while (
+        at + 1 < len(clauses) and not _ENDS_SENTENCE.search(clauses[at]) and _more_of_value(clauses[at + 1])
+    ):
         at += 1
         if _EN_INFO.search(clauses[at]) or _ZH_INFO.search(clauses[at]):
             end = at
@@ -1428,6 +1430,14 @@ def names_a_while(cue_values: list[float]) -> bool:
     return any(cue_values[1:4]) and not (
         cue_values[CUES.index("past")] or cue_values[CUES.index("recurring")]
     )
+
+
+def a_clause_names_a_while(text: str, now: datetime) -> bool:
+    """:func:`names_a_while` of some clause of ``text`` (:func:`clauses`) read alone: a past or
+    recurring word in another clause ("瑞幸的券码 LK7720，只在今天有效，我每天早上都得喝一杯…", "这周我在上海出差
+    …。我是做产品经理的，天天开会") is that clause's, and says nothing of the while this one names.
+    Linear: at most ``_CLAUSE_CAP`` clauses, each read once."""
+    return any(names_a_while(cues(c, now)) for c in clauses(text))
 
 
 def cues(text: str, now: datetime) -> list[float]:

@@ -46,6 +46,7 @@ from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import (
     FILLER_FLOOR,
     ExpirySplit,
+    a_clause_names_a_while,
     cues,
     expiry_of,
     names_a_while,
@@ -285,9 +286,10 @@ class RuleIngestor:
     @staticmethod
     def _adds(weights: ExpiryWeights, p: float, text: str, said: list[float], now: datetime) -> bool:
         """The reader adds an expiry the rules did not read: the text names a while (no past or
-        recurring word), and ``p`` reaches the threshold, or the stricter ``refused`` bar where the
+        recurring word; or one of its clauses does, read alone: a habit in another clause is not
+        this one's), and ``p`` reaches the threshold, or the stricter ``refused`` bar where the
         rules saw an exact period and refused it (never with a past word: "ran for an hour")."""
-        if not names_a_while(said):
+        if not (names_a_while(said) or a_clause_names_a_while(text, now)):
             return False
         return p >= (weights.refused if period_refused(text, now) else weights.threshold)
 
