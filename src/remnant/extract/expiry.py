@@ -1432,12 +1432,12 @@ def names_a_while(cue_values: list[float]) -> bool:
     )
 
 
-def a_clause_names_a_while(text: str, now: datetime) -> bool:
-    """:func:`names_a_while` of some clause of ``text`` (:func:`clauses`) read alone: a past or
-    recurring word in another clause ("瑞幸的券码 LK7720，只在今天有效，我每天早上都得喝一杯…", "这周我在上海出差
-    …。我是做产品经理的，天天开会") is that clause's, and says nothing of the while this one names.
+def while_clause(text: str, now: datetime) -> str | None:
+    """The first clause of ``text`` (:func:`clauses`) that, read alone, :func:`names_a_while`, or
+    ``None``: a past or recurring word in another clause ("…，只在今天有效，我每个周末都去…", "这周我在外地
+    出差…。我是做销售的，天天跑客户") is that clause's, and says nothing of the while this one names.
     Linear: at most ``_CLAUSE_CAP`` clauses, each read once."""
-    return any(names_a_while(cues(c, now)) for c in clauses(text))
+    return next((c for c in clauses(text) if names_a_while(cues(c, now))), None)
 
 
 def cues(text: str, now: datetime) -> list[float]:

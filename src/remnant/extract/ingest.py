@@ -46,7 +46,6 @@ from remnant.extract.corrections import CorrectionReader
 from remnant.extract.expiry import (
     FILLER_FLOOR,
     ExpirySplit,
-    a_clause_names_a_while,
     cues,
     expiry_of,
     names_a_while,
@@ -54,6 +53,7 @@ from remnant.extract.expiry import (
     split_expiry,
     takes_value_before,
     units,
+    while_clause,
 )
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, load_weights
@@ -251,7 +251,10 @@ class RuleIngestor:
         if ttl is None:
             if not self._adds(weights, p, head, said, now):
                 return None, None, ()
-            ttl, source = length_of(head, now, weights.horizon)
+            # the length is the one the while is said in: when only a clause names it, that
+            # clause's ("只在今天有效", not the "每个周末" of a habit beside it)
+            where = head if names_a_while(said) else (while_clause(head, now) or head)
+            ttl, source = length_of(where, now, weights.horizon)
             reasons = ("expiry_model", f"expiry_length_{source}")
         if split is not None:
             return ttl, split, reasons  # the rules split the turn where the period attaches
@@ -289,7 +292,7 @@ class RuleIngestor:
         recurring word; or one of its clauses does, read alone: a habit in another clause is not
         this one's), and ``p`` reaches the threshold, or the stricter ``refused`` bar where the
         rules saw an exact period and refused it (never with a past word: "ran for an hour")."""
-        if not (names_a_while(said) or a_clause_names_a_while(text, now)):
+        if not (names_a_while(said) or while_clause(text, now) is not None):
             return False
         return p >= (weights.refused if period_refused(text, now) else weights.threshold)
 
