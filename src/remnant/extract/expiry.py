@@ -1239,6 +1239,19 @@ _CLAUSE_CAP = 32
 """At most this many clauses of a turn are read one by one (the rest goes with the last)."""
 
 
+def sentence_holds_alone(sentence: str, text: str, now: datetime) -> bool:
+    """``sentence`` is one of several of ``text`` (its ends: ``.!?。！？``, a new line; a space
+    between Chinese characters is not one) and says nothing of a while: no period, end point or
+    temporary word, not a question, not one that follows from another ("so ...", 所以…, "for
+    now"). Such a sentence holds on beside one that expires ("…，到周五回去。我是做外贸的，公司在宁波",
+    "…, remind me later. it's the grey Mazda 3, my only car"), as the rules' split keeps another
+    sentence: a memory lost wrongly is the worse failure. Linear in the text."""
+    said = [bare(s) for s in _ANY_SENTENCE_END.split(text) if bare(s)]
+    if len(said) < 2 or bare(sentence) not in said or asked(sentence) or not _lasting(sentence):
+        return False
+    return not any(cues(sentence, now)[1:4])
+
+
 def units(text: str) -> list[str]:
     """What the learned reader judges one by one in a turn: its sentences (ends, new lines, a
     space between Chinese characters) when it has several, else the clauses of its one sentence."""

@@ -50,6 +50,7 @@ from remnant.extract.expiry import (
     expiry_of,
     names_a_while,
     period_refused,
+    sentence_holds_alone,
     split_expiry,
     takes_value_before,
     units,
@@ -268,7 +269,11 @@ class RuleIngestor:
         pair = self._salience_model()
         lasting = [False] * len(parts)
         for i, (c, v) in enumerate(zip(parts, vectors, strict=True)):
-            if c.endswith(("?", "？", "吗")) or weights.read(v, c, now) >= weights.keep:
+            if c.endswith(("?", "？", "吗")):
+                continue
+            # another sentence that names no while holds on when it matters, whatever the reader
+            # makes of it; a clause of the temporary sentence needs the reader's verdict
+            if not sentence_holds_alone(c, head, now) and weights.read(v, c, now) >= weights.keep:
                 continue
             score = salience(c).score
             lasting[i] = score >= FILLER_FLOOR or (
