@@ -218,6 +218,13 @@ def test_a_look_alike_sets_no_expiry(open_mem: Open, turn: str) -> None:
             "Endcliffe",
         ),
         ("电影票取票码 MV5521，只在今天有效，我每个周末都去万达看电影", "MV5521", "万达"),
+        # another sentence that names no while holds on, whatever the reader makes of it
+        ("这周在成都出差，住在春熙路附近的酒店，到周五回去。我是做外贸的，公司在温州", "春熙路", "温州"),
+        (
+            "gate code for the depot tonight is 5512, changes tmrw. the depot is at 14 Mill Road",
+            "5512",
+            "the depot is at",
+        ),
     ],
 )
 def test_only_the_temporary_part_of_a_turn_expires(open_mem: Open, turn: str, gone: str, kept: str) -> None:
