@@ -653,20 +653,29 @@ def _chinese_text(text: str) -> timedelta | None:
 # a clause ends at its punctuation
 # (ASCII punctuation only before a space or the end, so "Kettle!92" and "4.5 hours" stay whole)
 _CLAUSE_SPLIT = re.compile(r"(?<=[，。！？；\n])|(?<=[,;!?.])(?=\s)")
-# Chinese typed without punctuation ends a clause with a space before a Chinese character
+# Chinese typed without its punctuation ends a clause with a space before a Chinese character
 # (验证码5839 十分钟内有效 帮我记下 顺便我快递地址是…); a space before a Latin value stays inside
 # its clause (优惠券码 SPRING30), and an English clause with a Chinese word in it is not cut
 _HAN_GAP = re.compile(rf"[ \t\u3000]+(?=[{HAN_CLASS}])")
 _HAN_CHAR = re.compile(rf"[{HAN_CLASS}]")
 
 
+_HAN_MARKS = re.compile(r"[，。！？；、]")
+
+
 def _cut(text: str) -> list[str]:
     """The clauses of ``text``, each with its own punctuation and spacing (joined, the text):
-    cut at punctuation (``_CLAUSE_SPLIT``) and, in a clause with Chinese in it, at a space before a
-    Chinese character. Linear: each character is looked at a bounded number of times."""
+    cut at punctuation (``_CLAUSE_SPLIT``) and, in a turn typed without Chinese punctuation, in a
+    clause with Chinese in it, at a space before a Chinese character (a turn that has its marks
+    uses them: in "呢三日有事打我同事电话 647-555-0364 揾我。" the space is no clause end). Linear: each
+    character is looked at a bounded number of times."""
+    spaced = _HAN_MARKS.search(text) is None
     out: list[str] = []
     for part in _CLAUSE_SPLIT.split(text):
         if not part:
+            continue
+        if not spaced:
+            out.append(part)
             continue
         lo = 0
         for m in _HAN_GAP.finditer(part):
