@@ -208,6 +208,23 @@ def test_a_look_alike_sets_no_expiry(open_mem: Open, turn: str) -> None:
             "BYD Dolphin",
         ),
         ("临时密码是 Abc@8812，只在今天有效。我的工作邮箱是 li@example.com", "Abc@8812", "工作邮箱"),
+        # a habit in another clause or sentence (天天, usually, 每个周末) is that clause's: the while
+        # the first names still sets the turn's expiry, and the habit holds on
+        ("这周在杭州出差，住在西湖边的亚朵酒店。我是做销售的，天天跑客户", "亚朵", "做销售"),
+        (
+            "this week the kids are staying with my parents while we redecorate. "
+            "i usually run at Endcliffe park on tuesdays",
+            "staying with my parents",
+            "Endcliffe",
+        ),
+        ("电影票取票码 MV5521，只在今天有效，我每个周末都去万达看电影", "MV5521", "万达"),
+        # another sentence that names no while holds on, whatever the reader makes of it
+        ("这周在成都出差，住在春熙路附近的酒店，到周五回去。我是做外贸的，公司在温州", "春熙路", "温州"),
+        (
+            "gate code for the depot tonight is 5512, changes tmrw. the depot is at 14 Mill Road",
+            "5512",
+            "the depot is at",
+        ),
     ],
 )
 def test_only_the_temporary_part_of_a_turn_expires(open_mem: Open, turn: str, gone: str, kept: str) -> None:
@@ -219,3 +236,13 @@ def test_only_the_temporary_part_of_a_turn_expires(open_mem: Open, turn: str, go
     remembered = _texts(mem, "cy")
     assert kept in remembered
     assert gone not in remembered
+
+
+def test_the_length_is_the_one_the_while_is_said_in(open_mem: Open) -> None:
+    """When only a clause names the while, the length is that clause's: "只在今天有效" ends today,
+    not with the weekend of the habit beside it (每个周末)."""
+    mem = open_mem(ManualClock(T0))
+    turn = "电影票取票码 MV5521，只在今天有效，我每个周末都去万达看电影"
+    made = _said(mem, "dee", turn)
+    turn_memory = next(m for m in made if m.content == turn)  # type: ignore[attr-defined]
+    assert turn_memory.expires_at == datetime(2026, 3, 5, tzinfo=UTC)  # type: ignore[attr-defined]

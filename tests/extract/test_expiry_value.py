@@ -87,6 +87,28 @@ def _stored(mem: Memory) -> str:
             "我住在哪里",
             END_SUN - THU,
         ),
+        (  # Chinese typed with spaces for punctuation: a space before a Chinese character ends a clause
+            "取件码7730 十分钟内有效 帮我记下 顺便说下我家地址是朝阳区望京西路12号",
+            "7730",
+            "望京西路",
+            "我家地址是什么",
+            timedelta(minutes=10),
+        ),
+        (  # the code said after the validity words is the voucher's: it expires with it
+            "药房给了我一张代金券，只在今天有效，满200减40，券码是DJ5521。我住在南山区桃园路",
+            "DJ5521",
+            "桃园路",
+            "我住在哪里",
+            END_THU - THU,
+        ),
+        (  # a habit said in a later clause ("every week") does not void "valid today only"
+            "the gym guest pass is GP-3390, valid today only, and please note my locker number is "
+            "L118 because i use it every week",
+            "GP-3390",
+            "L118",
+            "what is my locker number?",
+            END_THU - THU,
+        ),
     ],
 )
 def test_the_value_expires_and_the_lasting_half_stays(
@@ -133,6 +155,19 @@ def test_the_salience_model_keeps_a_sentence_the_rules_call_filler(
         clock.advance(END_THU - THU + timedelta(minutes=1))
         mem.sweep()
         assert "kk77tmp" not in _stored(mem) and "客如云" in _stored(mem)
+
+
+@pytest.mark.parametrize(
+    ("turn", "lasting"),
+    [
+        # another owner's value after the validity ("my", 另外) is something else: it holds on
+        ("the wifi code is K8812, valid till friday, my account number is 55123", "55123"),
+        ("停车券码 TC4471 只在今天有效 另外我的车牌是粤B·77213", "77213"),
+    ],
+)
+def test_a_value_of_its_own_after_the_validity_holds_on(turn: str, lasting: str) -> None:
+    got = split_expiry(turn, THU)
+    assert got is not None and lasting in got.lasting and lasting not in got.temporary
 
 
 @pytest.mark.parametrize(

@@ -653,6 +653,40 @@ def _chinese_text(text: str) -> timedelta | None:
 # a clause ends at its punctuation
 # (ASCII punctuation only before a space or the end, so "Kettle!92" and "4.5 hours" stay whole)
 _CLAUSE_SPLIT = re.compile(r"(?<=[，。！？；\n])|(?<=[,;!?.])(?=\s)")
+# Chinese typed without its punctuation ends a clause with a space before a Chinese character
+# (验证码5839 十分钟内有效 帮我记下 顺便我快递地址是…); a space before a Latin value stays inside
+# its clause (优惠券码 SPRING30), and an English clause with a Chinese word in it is not cut
+_HAN_GAP = re.compile(rf"[ \t\u3000]+(?=[{HAN_CLASS}])")
+_HAN_CHAR = re.compile(rf"[{HAN_CLASS}]")
+
+
+_HAN_MARKS = re.compile(r"[，。！？；、]")
+
+
+def _cut(text: str) -> list[str]:
+    """The clauses of ``text``, each with its own punctuation and spacing (joined, the text):
+    cut at punctuation (``_CLAUSE_SPLIT``) and, in a turn typed without Chinese punctuation, in a
+    clause with Chinese in it, at a space before a Chinese character (a turn that has its marks
+    uses them: in "呢三日有事打我同事电话 647-555-0364 揾我。" the space is no clause end). Linear: each
+    character is looked at a bounded number of times."""
+    spaced = _HAN_MARKS.search(text) is None
+    out: list[str] = []
+    for part in _CLAUSE_SPLIT.split(text):
+        if not part:
+            continue
+        if not spaced:
+            out.append(part)
+            continue
+        lo = 0
+        for m in _HAN_GAP.finditer(part):
+            if _HAN_CHAR.search(part, lo, m.start()):
+                out.append(part[lo : m.end()])
+                lo = m.end()
+        if lo < len(part):
+            out.append(part[lo:])
+    return out
+
+
 FILLER_FLOOR = 0.3
 """A rule salience under which a remainder of a split turn is filler, not worth keeping on its own."""
 
@@ -751,6 +785,44 @@ def _sentence_of(clauses: list[str], lo: int, hi: int) -> tuple[int, int]:
     return lo, hi
 
 
+@functools.cache
+def _own_clause() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """What makes a clause say something of its own rather than more of the expiring thing
+    (extract/data/expiry.*.json, ``own_clause_words``): English as whole words, Chinese anywhere."""
+    en, zh = (_lang(lang)["own_clause_words"] for lang in ("en", "zh"))
+    return re.compile(rf"\b(?:{_alternation(en)})\b", re.I), re.compile(_alternation(zh))
+
+
+def _more_of_value(clause: str) -> bool:
+    """A clause that goes on describing the thing said to expire: it carries a value (a code, an
+    amount: 券码是YH8830, 满100减30) or names the thing's information (pin, 券码), opens no clause
+    of its own (``clause_openers``) and names no other owner or subject (my, 我, 另外: ``own_clause_words``)."""
+    text = bare(clause)
+    if not text or asked(clause) or _en_clause_open().match(text):
+        return False
+    if not (_codes(text) or _EN_INFO.search(text) or _ZH_INFO.search(text)):
+        return False
+    en, zh = _own_clause()
+    return not (en.search(text) or zh.search(text))
+
+
+def _value_span_end(clauses: Sequence[str], hi: int) -> int:
+    """The last clause of the thing that expires, from its validity clause ``hi``: of the clauses
+    after it in its sentence that go on describing it (:func:`_more_of_value`), up to the last that
+    names its information ("超市给了我一张优惠券，只在今天有效，满100减30，券码是YH8830。": the code is
+    the coupon's, said after the validity words). A value with no such word ("..., good today
+    only, unit 12B") may be something else that lasts: it holds on (a memory lost wrongly is the
+    worse failure)."""
+    end = at = hi
+    while (
+        at + 1 < len(clauses) and not _ENDS_SENTENCE.search(clauses[at]) and _more_of_value(clauses[at + 1])
+    ):
+        at += 1
+        if _EN_INFO.search(clauses[at]) or _ZH_INFO.search(clauses[at]):
+            end = at
+    return end
+
+
 def _not_filler(text: str) -> bool:
     return salience(text).score >= FILLER_FLOOR
 
@@ -783,7 +855,7 @@ def split_expiry(
     ttl = expiry_of(text, now)
     if ttl is None:
         return None
-    clauses = [c for c in _CLAUSE_SPLIT.split(text) if c]
+    clauses = _cut(text)
     if len(clauses) < 2:
         return None
     span: tuple[int, int] | None = None
@@ -807,6 +879,8 @@ def split_expiry(
         lo, hi = _sentence_of(clauses, lo, hi)
         if lo == 0 and hi == len(clauses) - 1:
             return None  # one sentence: the whole turn holds for the period
+    else:
+        hi = _value_span_end(clauses, hi)  # the thing's value said after its validity expires too
     # a clause that follows from the temporary one (a question about it, "so ...") expires with it;
     # each other clause holds on its own, so a turn loses only what was said to expire
     rest = [c for c in (*clauses[:lo], *clauses[hi + 1 :]) if _lasting(c)]
@@ -826,7 +900,7 @@ def split_expiry(
 def pieces(text: str) -> list[str]:
     """The turn's clauses as the split cuts them, each with its own punctuation and spacing, so
     that joining them gives the text back; at most ``_CLAUSE_CAP`` (the rest goes with the last)."""
-    out = [c for c in _CLAUSE_SPLIT.split(text) if c]
+    out = _cut(text)
     if len(out) > _CLAUSE_CAP:
         out = [*out[: _CLAUSE_CAP - 1], "".join(out[_CLAUSE_CAP - 1 :])]
     return out
@@ -874,7 +948,9 @@ def lapsing(parts: Sequence[str], said: datetime, until: datetime) -> list[bool]
             lo -= 1
         if not _has_subject("".join(parts[lo : hi + 1])):
             lo, hi = _state_of(parts, lo, hi)
-        elif (
+        else:
+            hi = _value_span_end(parts, hi)
+        if (
             lo > 0
             and not _ENDS_SENTENCE.search(parts[lo - 1])
             and _en_words("stay_words").search(parts[lo - 1])
@@ -1028,13 +1104,18 @@ def _en_clause_open() -> re.Pattern[str]:
     return re.compile(rf"[,;:]|{_en_words('clause_openers').pattern}", re.I)
 
 
-def _clause_before(sentence: str, at: int) -> str:
-    """The sentence from the last clause boundary before ``at`` ("..., so its only good till"):
-    a habit said in another clause ("they change it every week") is not this one's."""
+def _clause_before(sentence: str, at: int, end: int | None = None) -> str:
+    """The clause of the sentence around ``at``..``end``: from the last clause boundary before
+    ``at`` ("..., so its only good till") to the first after ``end`` (the sentence's end when
+    ``end`` is not given): a habit said in another clause ("they change it every week", "... and
+    please remember the membership number because we need it for every gala") is not this one's."""
     lo = 0
     for m in _en_clause_open().finditer(sentence, 0, at):
         lo = m.end()
-    return sentence[lo:]
+    hi = len(sentence)
+    if end is not None and (nxt := _en_clause_open().search(sentence, end)) is not None:
+        hi = nxt.start()
+    return sentence[lo:hi]
 
 
 def _english_until(sentence: str, now: datetime) -> timedelta | None:
@@ -1047,13 +1128,13 @@ def _english_until(sentence: str, now: datetime) -> timedelta | None:
         bound = t is not None and any(t.group(g) for g in ("bound", "bound2", "bound3"))
         if t is None or not (bound or _EN_INFO.search(sentence)):
             return None
-        clause = _clause_before(sentence, t.start())
+        clause = _clause_before(sentence, t.start(), t.end())
         if _EN_RECURRING.search(clause) or _en_words("past_words").search(clause):
             return None
         if t.group("week") or t.group("week2"):
             return _until(coming_weekday(now.date(), WEEKDAYS["sunday"]), now)  # through its Sunday
         return _until(now.date(), now)
-    clause = _clause_before(sentence, m.start())
+    clause = _clause_before(sentence, m.start(), m.end())
     if _EN_RECURRING.search(clause):
         return None
     strong = {w.casefold() for w in d["valid_until_verbs_strong"]}
@@ -1165,6 +1246,19 @@ def expiry_of(text: str, now: datetime | None = None) -> timedelta | None:
 _HAN_SPACE = re.compile(rf"(?<=[{HAN_CLASS}])[ \t\u3000]+(?=[{HAN_CLASS}])")
 _CLAUSE_CAP = 32
 """At most this many clauses of a turn are read one by one (the rest goes with the last)."""
+
+
+def sentence_holds_alone(sentence: str, text: str, now: datetime) -> bool:
+    """``sentence`` is one of several of ``text`` (its ends: ``.!?。！？``, a new line; a space
+    between Chinese characters is not one) and says nothing of a while: no period, end point or
+    temporary word, not a question, not one that follows from another ("so ...", 所以…, "for
+    now"). Such a sentence holds on beside one that expires ("…，到周五回去。我是做外贸的，公司在宁波",
+    "…, remind me later. it's the grey Mazda 3, my only car"), as the rules' split keeps another
+    sentence: a memory lost wrongly is the worse failure. Linear in the text."""
+    said = [bare(s) for s in _ANY_SENTENCE_END.split(text) if bare(s)]
+    if len(said) < 2 or bare(sentence) not in said or asked(sentence) or not _lasting(sentence):
+        return False
+    return not any(cues(sentence, now)[1:4])
 
 
 def units(text: str) -> list[str]:
@@ -1358,6 +1452,14 @@ def names_a_while(cue_values: list[float]) -> bool:
     return any(cue_values[1:4]) and not (
         cue_values[CUES.index("past")] or cue_values[CUES.index("recurring")]
     )
+
+
+def while_clause(text: str, now: datetime) -> str | None:
+    """The first clause of ``text`` (:func:`clauses`) that, read alone, :func:`names_a_while`, or
+    ``None``: a past or recurring word in another clause ("…，只在今天有效，我每个周末都去…", "这周我在外地
+    出差…。我是做销售的，天天跑客户") is that clause's, and says nothing of the while this one names.
+    Linear: at most ``_CLAUSE_CAP`` clauses, each read once."""
+    return next((c for c in clauses(text) if names_a_while(cues(c, now))), None)
 
 
 def cues(text: str, now: datetime) -> list[float]:

@@ -50,9 +50,11 @@ from remnant.extract.expiry import (
     expiry_of,
     names_a_while,
     period_refused,
+    sentence_holds_alone,
     split_expiry,
     takes_value_before,
     units,
+    while_clause,
 )
 from remnant.extract.expiry import expiry_in_words as expiry_in_words  # re-exported for callers
 from remnant.extract.expiry_model import SENTENCE_CHARS, ExpiryWeights, length_of, load_weights
@@ -250,7 +252,10 @@ class RuleIngestor:
         if ttl is None:
             if not self._adds(weights, p, head, said, now):
                 return None, None, ()
-            ttl, source = length_of(head, now, weights.horizon)
+            # the length is the one the while is said in: when only a clause names it, that
+            # clause's ("只在今天有效", not the "每个周末" of a habit beside it)
+            where = head if names_a_while(said) else (while_clause(head, now) or head)
+            ttl, source = length_of(where, now, weights.horizon)
             reasons = ("expiry_model", f"expiry_length_{source}")
         if split is not None:
             return ttl, split, reasons  # the rules split the turn where the period attaches
@@ -264,7 +269,11 @@ class RuleIngestor:
         pair = self._salience_model()
         lasting = [False] * len(parts)
         for i, (c, v) in enumerate(zip(parts, vectors, strict=True)):
-            if c.endswith(("?", "？", "吗")) or weights.read(v, c, now) >= weights.keep:
+            if c.endswith(("?", "？", "吗")):
+                continue
+            # another sentence that names no while holds on when it matters, whatever the reader
+            # makes of it; a clause of the temporary sentence needs the reader's verdict
+            if not sentence_holds_alone(c, head, now) and weights.read(v, c, now) >= weights.keep:
                 continue
             score = salience(c).score
             lasting[i] = score >= FILLER_FLOOR or (
@@ -285,9 +294,10 @@ class RuleIngestor:
     @staticmethod
     def _adds(weights: ExpiryWeights, p: float, text: str, said: list[float], now: datetime) -> bool:
         """The reader adds an expiry the rules did not read: the text names a while (no past or
-        recurring word), and ``p`` reaches the threshold, or the stricter ``refused`` bar where the
+        recurring word; or one of its clauses does, read alone: a habit in another clause is not
+        this one's), and ``p`` reaches the threshold, or the stricter ``refused`` bar where the
         rules saw an exact period and refused it (never with a past word: "ran for an hour")."""
-        if not names_a_while(said):
+        if not (names_a_while(said) or while_clause(text, now) is not None):
             return False
         return p >= (weights.refused if period_refused(text, now) else weights.threshold)
 
