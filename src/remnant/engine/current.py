@@ -65,6 +65,9 @@ NEAREST = 2
 #: through ``include_stale``, ``as_of`` and history): chosen by cross-validation over the three
 #: development timelines files (docs/retrieval.md, "Current state")
 EARLIER_AT = 0.7
+#: the cosine of their stored vectors from which a newer hit is put to the pair model against an
+#: older one at all (0: any two); docs/retrieval.md, "Current state"
+NEAR_AT = 0.0
 
 
 @runtime_checkable
@@ -264,6 +267,7 @@ def _judged_earlier(
             and speaker[i] is None
             and said[j] != said[i]
             and when[j] > when[i]
+            and float(near[i, j]) >= NEAR_AT
             # a candidate under the floor must share a word with the hit it would replace: the
             # model, trained on pairs about one subject, rates some unrelated pairs high
             and (j < first_spare or share_words(texts[j], texts[i]))

@@ -19,7 +19,7 @@ relative floor); ``REMNANT_RELEVANCE_FLOOR`` sets them (``off``, ``R`` or ``R,A`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from remnant.core.errors import ValidationError
@@ -46,17 +46,27 @@ class RelevanceFloor:
     def off(self) -> bool:
         return self.relative <= 0 and self.absolute <= 0
 
-    def apply(
-        self, ranked: Sequence[tuple[str, float]], *, absolute: bool = True
-    ) -> tuple[list[tuple[str, float]], list[str]]:
-        """(kept, dropped ids) of a ranking (id, relevance), its order kept; ``absolute=False``
-        when the scores are not the learned ranker's."""
+    def under(self, ranked: Sequence[tuple[str, float]], *, absolute: bool = True) -> list[str]:
+        """The ids of a ranking (id, relevance) under the bar; ``absolute=False`` when the scores
+        are not the learned ranker's."""
         if not ranked or self.off:
-            return list(ranked), []
+            return []
         best = max(s for _, s in ranked)
         bar = max(self.relative * best, self.absolute if absolute else 0.0)
-        kept = [(i, s) for i, s in ranked if s >= bar]
-        return kept, [i for i, s in ranked if s < bar]
+        return [i for i, s in ranked if s < bar]
+
+    def apply(
+        self,
+        ranked: Sequence[tuple[str, float]],
+        *,
+        absolute: bool = True,
+        keep: Collection[str] = (),
+    ) -> tuple[list[tuple[str, float]], list[str]]:
+        """(kept, dropped ids) of a ranking (id, relevance), its order kept; ``absolute=False``
+        when the scores are not the learned ranker's; ``keep``: ids kept however low (those that
+        hold what the question asks for, :func:`remnant.retrieval.answers.answering`)."""
+        out = set(self.under(ranked, absolute=absolute)) - set(keep)
+        return [(i, s) for i, s in ranked if i not in out], [i for i, _ in ranked if i in out]
 
 
 # Chosen by leave-one-author-out cross-validation on the development timelines and checked on the

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import itertools
+import json
 import logging
 import re
 import threading
@@ -44,7 +45,7 @@ from remnant.core.text import match_expression
 from remnant.embed.base import Embedder, EmbeddingModelMismatch, base_model_id, l2_normalize
 from remnant.embed.cache import CachedEmbedder
 from remnant.engine.seams import Ranking
-from remnant.retrieval.answers import read_answer
+from remnant.retrieval.answers import read_answer, stating
 from remnant.retrieval.entities import (
     EntityReader,
     ExpansionLimits,
@@ -86,6 +87,8 @@ from remnant.retrieval.rescoring import (
     without_speakers,
 )
 from remnant.store.base import iter_batches
+from remnant.understand.attribute_model import Centroids
+from remnant.understand.attribute_model import weights_path as attribute_weights
 
 if TYPE_CHECKING:
     from remnant.engine.seams import EngineView
@@ -981,7 +984,13 @@ class HybridRetriever:
             # after the ranking, before the memory's own signals: a faded-looking but relevant
             # memory keeps its place, an unrelated one does not fill the list
             relevance = dict(head)
-            head, dropped = floor.apply(head, absolute=model is not None)
+            under = floor.under(head, absolute=model is not None)
+            # a candidate that states the attribute the question asks about answers it in other
+            # words than the question's ("which city": "we unpacked the boxes in Exeter"): kept
+            keep = self._stating(engine, query, flt, under) if under and model is not None else set()
+            if trace is not None:
+                trace.stating = keep
+            head, dropped = floor.apply(head, absolute=model is not None, keep=keep)
             if dropped:
                 tail = []  # the tail ranks below the head's weakest: under the floor too
                 below = sorted(((i, relevance[i]) for i in dropped), key=lambda p: -p[1])
@@ -995,6 +1004,27 @@ class HybridRetriever:
         if t.session_cap:
             ranked = cap_sessions(ranked, {r.id: r.session_id for r in records}, limit, t.session_cap)
         return ranked + tail, loaded, below
+
+    def _stating(self, engine: EngineView, query: str, flt: MemoryFilter, ids: Sequence[str]) -> set[str]:
+        """Of ``ids``, those whose own text states the attribute ``query`` asks about
+        (:func:`remnant.retrieval.answers.stating`): one read of their stored vectors and one
+        document embedding of the question (cached); none without the attribute centroids of the
+        text embedder's model."""
+        inner = self.text_embedder
+        if inner is None or self.embedder is None or not ids or not ASKED_ATTRIBUTE:
+            return set()
+        centroids = _centroids(base_model_id(inner.model_id))
+        if centroids is None:
+            return set()
+        got, mat = engine.store.embeddings(
+            replace(flt, ids=tuple(ids), statuses=None), model=self.embedder.model_id
+        )
+        if not mat.size:
+            return set()
+        # a pair vector's first half is the turn's own vector, scaled: back to unit length
+        own = l2_normalize(mat[:, : inner.dim]) if self.pairs is not None else mat
+        question = inner.embed_documents([query[:EMBED_CHARS]])
+        return stating(centroids, question, dict(zip(got, own, strict=True)))
 
     def _usable_ranker(self) -> LearnedRanker | None:
         """The learned ranker, if one is set and this search can compute every feature it uses
@@ -1176,6 +1206,20 @@ class HybridRetriever:
         return self._vector_candidates_of(engine, q, flt, n)
 
 
+#: the relevance floor keeps a candidate that states the attribute the question asks about
+#: (docs/retrieval.md, "The asked attribute")
+ASKED_ATTRIBUTE = True
+
+
+@functools.cache
+def _centroids(model_id: str) -> Centroids | None:
+    """The attribute classifier's centroids for an embedding model, if the package ships them."""
+    path = attribute_weights(model_id)
+    if not path.exists():
+        return None
+    return Centroids.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
 def _confident(lexical: Sequence[tuple[str, float]], ratio: float) -> bool:
     """The lexical ranking is clear enough to skip the vector half: its best BM25 score is at least
     ``ratio`` times the fifth best (0 = never skip)."""
@@ -1214,6 +1258,8 @@ class SearchTrace:
     # and the candidates the relevance floor dropped
     relevance: dict[str, float] = field(default_factory=dict)
     floored: set[str] = field(default_factory=set)
+    # the candidates under the floor it kept because they state the asked attribute
+    stating: set[str] = field(default_factory=set)
     # the candidates the speaker round added beyond the fused head (RecallTuning.speaker_round)
     speaker_round: set[str] = field(default_factory=set)
 
