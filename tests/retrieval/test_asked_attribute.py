@@ -16,9 +16,8 @@ import pytest
 from remnant import ManualClock, Memory
 from remnant.embed.base import EmbedderUnavailable
 from remnant.embed.registry import get_embedder
-from remnant.retrieval.answers import stating
 from remnant.retrieval.floor import RelevanceFloor
-from remnant.understand.attribute_model import Centroids
+from remnant.understand.attribute_model import Centroids, stating
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -39,12 +38,16 @@ def _centroids() -> Centroids:
 def test_stating_keeps_the_candidates_of_the_asked_attribute() -> None:
     c = _centroids()
     candidates = {"exeter": [0.9, 0.1, 0.0], "vegan": [0.1, 0.9, 0.0], "meme": [0.2, 0.0, 0.9]}
-    assert stating(c, [1.0, 0.2, 0.0], candidates) == {"exeter"}
-    assert stating(c, [0.1, 1.0, 0.0], candidates) == {"vegan"}
+    city = c.classify([1.0, 0.2, 0.0])[0]
+    assert city[0] == "city"
+    assert stating(c, city, candidates) == {"exeter"}
+    assert stating(c, c.classify([0.1, 1.0, 0.0])[0], candidates) == {"vegan"}
     # a question about nothing the classifier knows, or one it is unsure of, keeps nothing
-    assert stating(c, [0.0, 0.0, 1.0], candidates) == set()
-    assert stating(c, [1.0, 0.95, 0.0], candidates, margin=0.2) == set()
-    assert stating(c, [1.0, 0.0, 0.0], {}) == set()
+    assert stating(c, c.classify([0.0, 0.0, 1.0])[0], candidates) == set()
+    assert stating(c, c.classify([1.0, 0.95, 0.0])[0], candidates, margin=0.2) == set()
+    assert stating(c, city, {}) == set() and stating(c, None, candidates) == set()
+    # a candidate the classifier is unsure of, under a bar on its own lead
+    assert stating(c, city, {"near": [0.5, 0.45, 0.0]}, stated=0.2) == set()
 
 
 def test_the_floor_keeps_what_it_is_told_to_and_drops_the_rest() -> None:

@@ -20,11 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from remnant.core.text import HAN_CLASS
-from remnant.understand.attribute_model import OTHER, Centroids
 
 _DATA = Path(__file__).resolve().parent / "data"
 # the most words a head noun phrase keeps ("musical artists", "lgbtq events")
@@ -123,34 +119,3 @@ def _read_english(text: str, names: frozenset[str]) -> AnswerType:
     if head and head[-1] in en.head_kinds:
         kinds = kinds | en.head_kinds[head[-1]]
     return AnswerType(kinds, " ".join(head))
-
-
-# The attribute a question asks about ("which city does the user live in": city) and the
-# candidates that state one (in the question's words or not: "we've unpacked the boxes in our
-# bungalow in Exeter"), by the attribute classifier's centroids (remnant.understand.attribute_model)
-# over the question's document vector and the candidates' stored own-text vectors. A candidate that
-# states the asked attribute answers the question however few of its words it shares, so the
-# relevance floor keeps it (remnant.retrieval.floor). Chosen by leave-one-file-out over the six
-# development timelines files (docs/retrieval.md, "The asked attribute").
-ASKED_MARGIN = 0.0
-
-
-def stating(
-    centroids: Centroids,
-    question: npt.ArrayLike,
-    candidates: Mapping[str, npt.ArrayLike],
-    *,
-    margin: float | None = None,
-) -> set[str]:
-    """The ids of ``candidates`` (id → own-text document vector) whose attribute is the one the
-    ``question``'s document vector asks about, when the question's lead over its next attribute is
-    at least ``margin`` (default :data:`ASKED_MARGIN`) and it is not ``other``: one matrix product
-    over the candidates."""
-    if not candidates:
-        return set()
-    asked, lead = centroids.classify(question)[0]
-    if asked == OTHER or lead < (ASKED_MARGIN if margin is None else margin):
-        return set()
-    ids = list(candidates)
-    said = centroids.classify(np.vstack([np.asarray(candidates[i], dtype=np.float64) for i in ids]))
-    return {i for i, (attribute, _) in zip(ids, said, strict=True) if attribute == asked}

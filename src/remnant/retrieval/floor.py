@@ -31,15 +31,22 @@ RELEVANCE_FLOOR_ENV = "REMNANT_RELEVANCE_FLOOR"
 @dataclass(frozen=True)
 class RelevanceFloor:
     """``relative``: the share of the best candidate's relevance a hit needs; ``absolute``: the
-    learned ranker's score a hit needs (0: none)."""
+    learned ranker's score a hit needs (0: none); ``stated``: the learned ranker's score a
+    candidate that states the attribute the question asks about needs instead (None: such a
+    candidate gets no other bar; :func:`remnant.understand.attribute_model.stating`)."""
 
     relative: float = 0.0
     absolute: float = 0.0
+    stated: float | None = None
 
     def __post_init__(self) -> None:
         if not (0.0 <= self.relative < 1.0 and 0.0 <= self.absolute < 1.0):
             raise ValidationError(
                 f"a relevance floor is two numbers from 0 to below 1, not {self.relative}, {self.absolute}"
+            )
+        if self.stated is not None and not 0.0 <= self.stated <= self.absolute:
+            raise ValidationError(
+                f"the floor for a stated attribute is from 0 to the absolute floor, not {self.stated}"
             )
 
     @property
@@ -64,7 +71,7 @@ class RelevanceFloor:
     ) -> tuple[list[tuple[str, float]], list[str]]:
         """(kept, dropped ids) of a ranking (id, relevance), its order kept; ``absolute=False``
         when the scores are not the learned ranker's; ``keep``: ids kept however low (those that
-        hold what the question asks for, :func:`remnant.retrieval.answers.answering`)."""
+        hold what the question asks for, :func:`remnant.understand.attribute_model.stating`)."""
         out = set(self.under(ranked, absolute=absolute)) - set(keep)
         return [(i, s) for i, s in ranked if i not in out], [i for i, _ in ranked if i in out]
 

@@ -45,7 +45,7 @@ from remnant.core.text import match_expression
 from remnant.embed.base import Embedder, EmbeddingModelMismatch, base_model_id, l2_normalize
 from remnant.embed.cache import CachedEmbedder
 from remnant.engine.seams import Ranking
-from remnant.retrieval.answers import read_answer, stating
+from remnant.retrieval.answers import read_answer
 from remnant.retrieval.entities import (
     EntityReader,
     ExpansionLimits,
@@ -87,7 +87,7 @@ from remnant.retrieval.rescoring import (
     without_speakers,
 )
 from remnant.store.base import iter_batches
-from remnant.understand.attribute_model import Centroids
+from remnant.understand.attribute_model import Centroids, stating
 from remnant.understand.attribute_model import weights_path as attribute_weights
 
 if TYPE_CHECKING:
@@ -986,8 +986,12 @@ class HybridRetriever:
             relevance = dict(head)
             under = floor.under(head, absolute=model is not None)
             # a candidate that states the attribute the question asks about answers it in other
-            # words than the question's ("which city": "we unpacked the boxes in Exeter"): kept
-            keep = self._stating(engine, query, flt, under) if under and model is not None else set()
+            # words than the question's ("which city": "we unpacked the boxes in Exeter"): its bar
+            # is the lower ``stated`` one
+            keep: set[str] = set()
+            if under and model is not None and floor.stated is not None:
+                low = [i for i in under if relevance[i] >= floor.stated]
+                keep = self._stating(engine, query, flt, low)
             if trace is not None:
                 trace.stating = keep
             head, dropped = floor.apply(head, absolute=model is not None, keep=keep)
@@ -1007,11 +1011,11 @@ class HybridRetriever:
 
     def _stating(self, engine: EngineView, query: str, flt: MemoryFilter, ids: Sequence[str]) -> set[str]:
         """Of ``ids``, those whose own text states the attribute ``query`` asks about
-        (:func:`remnant.retrieval.answers.stating`): one read of their stored vectors and one
+        (:func:`remnant.understand.attribute_model.stating`): one read of their stored vectors and one
         document embedding of the question (cached); none without the attribute centroids of the
         text embedder's model."""
         inner = self.text_embedder
-        if inner is None or self.embedder is None or not ids or not ASKED_ATTRIBUTE:
+        if inner is None or self.embedder is None or not ids:
             return set()
         centroids = _centroids(base_model_id(inner.model_id))
         if centroids is None:
@@ -1023,8 +1027,8 @@ class HybridRetriever:
             return set()
         # a pair vector's first half is the turn's own vector, scaled: back to unit length
         own = l2_normalize(mat[:, : inner.dim]) if self.pairs is not None else mat
-        question = inner.embed_documents([query[:EMBED_CHARS]])
-        return stating(centroids, question, dict(zip(got, own, strict=True)))
+        asked = centroids.classify(inner.embed_documents([query[:EMBED_CHARS]]))[0]
+        return stating(centroids, asked, dict(zip(got, own, strict=True)))
 
     def _usable_ranker(self) -> LearnedRanker | None:
         """The learned ranker, if one is set and this search can compute every feature it uses
@@ -1204,11 +1208,6 @@ class HybridRetriever:
         _, mat = engine.store.embeddings(replace(flt, ids=seeds), model=self.embedder.model_id)
         q = feedback_vector(self.embedder.embed_query(query), mat)
         return self._vector_candidates_of(engine, q, flt, n)
-
-
-#: the relevance floor keeps a candidate that states the attribute the question asks about
-#: (docs/retrieval.md, "The asked attribute")
-ASKED_ATTRIBUTE = True
 
 
 @functools.cache
