@@ -84,13 +84,6 @@ class PairScorer(Protocol):
 
 
 Vectors = Callable[[list[str]], tuple[str | None, Mapping[str, npt.NDArray[np.float64]]]]
-#: the attribute classifier at recall: the question's attribute and its lead (None: none read),
-#: and each of these ids' (remnant.understand.attribute_model)
-Attributes = Callable[[list[str]], tuple[tuple[str, float] | None, Mapping[str, tuple[str, float]]]]
-#: which pairs the attributes hold back from the pair model's step: "asked" (a hit that states the
-#: question's attribute is not replaced by one that does not), "pair" (nor by one the classifier
-#: gives another attribute, both leads at least STATED_MARGIN), "both", or "" (none)
-ATTRIBUTE_GUARD = "asked"
 
 
 def _norm(text: str) -> str:
@@ -149,7 +142,6 @@ def current_first(
     earlier_at: float = EARLIER_AT,
     show_earlier: bool = False,
     below: Sequence[Hit] = (),
-    attributes: Attributes | None = None,
 ) -> list[Hit]:
     """The hits, copies collapsed, newest first on each slot, earlier ones labelled; at most
     ``limit``. ``fetch`` reads memories by id (any status). ``stale_shown``: the recall asked for
@@ -158,9 +150,7 @@ def current_first(
     ``vectors`` (the stored vectors of ids): the pair model's step on the first :data:`POOL` hits,
     and on ``below`` (candidates the relevance floor dropped: one enters only in the place of a hit
     it replaces); ``show_earlier``: what it judges earlier stays in the answer, behind the current
-    hits; ``attributes``: the attribute classifier over the question and some ids (a hit that states
-    the question's attribute is not judged earlier by one that does not: the newer statement is
-    about something else; :data:`ATTRIBUTE_GUARD`)."""
+    hits."""
     kept = list(hits)
     if stale_shown and now is not None:
         kept = [h for h in kept if _valid_or_superseded(h.memory, now)]
@@ -192,7 +182,7 @@ def current_first(
         assert judge is not None and vectors is not None
         times = {r.id: _when(r) for r in read}
         times.update({h.memory.id: _when(h.memory) for h in [*kept, *spare]})
-        late, instead = _judged_earlier(pool, spare, judge, vectors, times, earlier_at, limit, attributes)
+        late, instead = _judged_earlier(pool, spare, judge, vectors, times, earlier_at, limit)
         if late:
             current: list[Hit] = []
             for h in kept:
@@ -239,15 +229,13 @@ def _judged_earlier(
     times: Mapping[str, tuple[float, str]],
     earlier_at: float,
     limit: int,
-    attributes: Attributes | None = None,
 ) -> tuple[set[str], dict[str, Hit]]:
     """The ids of the hits of ``pool`` that a newer hit or ``spare`` candidate, said in another turn,
     replaces by the pair model (probability ``earlier_at`` or more), and for each the spare
     candidate that takes its place, if one does. One read of the stored vectors. The hits are
     judged in rank order, each against its :data:`NEAREST` newer ones by cosine, a round of them at
     a time (one call of the model), until ``limit`` of them stand: the rest would not be shown; at
-    most ``NEAREST`` pairs per judged hit. With ``attributes``, read once when the model judges
-    any pair a change: the pairs :data:`ATTRIBUTE_GUARD` holds back are not changes."""
+    most ``NEAREST`` pairs per judged hit."""
     model, vecs = vectors([h.memory.id for h in [*pool, *spare]])
     late: set[str] = set()
     instead: dict[str, Hit] = {}
@@ -283,7 +271,6 @@ def _judged_earlier(
         return sorted(newer, key=lambda j: -float(near[i, j]))[:NEAREST]
 
     taken: set[int] = set()
-    read: tuple[tuple[str, float] | None, Mapping[str, tuple[str, float]]] | None = None
     olds = [i for i in range(first_spare) if items[i].memory.status != Status.SUPERSEDED]
     standing, at = 0, 0
     while standing < limit and at < len(olds):
@@ -297,10 +284,6 @@ def _judged_earlier(
         for (j, i), p in zip(pairs, ps, strict=True):
             if p >= earlier_at:
                 over.setdefault(i, []).append(j)
-        if over and attributes is not None and ATTRIBUTE_GUARD:
-            if read is None:
-                read = attributes([h.memory.id for h in items])
-            over = _guarded(over, [h.memory.id for h in items], *read)
         for i in batch:
             news = [j for j in over.get(i, []) if j < first_spare or j not in taken]
             if not news:
@@ -311,31 +294,6 @@ def _judged_earlier(
                 instead[items[i].memory.id] = items[news[0]]  # takes its place
                 taken.add(news[0])
     return late, instead
-
-
-def _guarded(
-    over: Mapping[int, list[int]],
-    ids: Sequence[str],
-    asked: tuple[str, float] | None,
-    said: Mapping[str, tuple[str, float]],
-) -> dict[int, list[int]]:
-    """``over`` (old → the newer ones the pair model says replace it) without the pairs the
-    attributes hold back (:data:`ATTRIBUTE_GUARD`)."""
-    from remnant.understand.attribute_model import ASKED_MARGIN, OTHER, STATED_MARGIN
-
-    guard = ATTRIBUTE_GUARD
-    wanted = asked[0] if asked is not None and asked[0] != OTHER and asked[1] >= ASKED_MARGIN else None
-
-    def sure(i: int) -> str | None:
-        a = said.get(ids[i])
-        return a[0] if a is not None and a[0] != OTHER and a[1] >= STATED_MARGIN else None
-
-    def held(i: int, j: int) -> bool:
-        if guard in ("asked", "both") and wanted is not None and sure(i) == wanted and sure(j) != wanted:
-            return True
-        return guard in ("pair", "both") and None not in (sure(i), sure(j)) and sure(i) != sure(j)
-
-    return {i: kept for i, js in over.items() if (kept := [j for j in js if not held(i, j)])}
 
 
 def _slots(record: MemoryRecord, keys_of: dict[str, str | None]) -> set[str]:

@@ -18,8 +18,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar, Unpack, cast
 
-import numpy as np
-
 from remnant.core import decay as dk
 from remnant.core.audit import AuditEntry, ChainVerification, check_anchor, make_anchor, verify_chain
 from remnant.core.budget import checkpoint
@@ -28,7 +26,7 @@ from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
 from remnant.core.limits import MAX_LIMIT, MAX_MESSAGES, MAX_QUERY_CHARS, MAX_REQUEST_CHARS
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier, is_memory_id
-from remnant.engine.current import Attributes, PairScorer, current_first
+from remnant.engine.current import PairScorer, current_first
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.correction import CORRECTS, apply_correction, read_correction
 from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
@@ -71,7 +69,6 @@ from remnant.engine.seams import (
 )
 from remnant.store import open_store
 from remnant.store.base import MemoryFilter, Store, UserSummary
-from remnant.understand.attribute_model import AttributeClassifier
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _HINT_STATUSES = (Status.ACTIVE, Status.FADED, Status.EXPIRED)
@@ -610,7 +607,6 @@ class Engine:
             vectors=(lambda ids: stored.stored_vectors(self.ledger, ids)) if stored is not None else None,
             show_earlier=bool(filters.get("include_stale")) or as_of is not None,
             below=below,
-            attributes=self._attributes(query, stored) if stored is not None and query.strip() else None,
         )
         if touch and hits and as_of is None:
             self.ledger.mark_active(user_id, now)
@@ -629,27 +625,6 @@ class Engine:
                     for h in hits
                 ]
         return RecallResult(query, hits, faded)
-
-    def _attributes(self, query: str, stored: StoredVectors) -> Attributes | None:
-        """The attribute classifier at recall for the current-state step: the question's attribute
-        (its document vector, once, cached) and those of some memories from their stored vectors
-        (nothing embedded); None without the pair model's classifier."""
-        classifier = getattr(self.contradictions.pairs, "classifier", None)
-        if not isinstance(classifier, AttributeClassifier):
-            return None
-
-        def of(ids: list[str]) -> tuple[tuple[str, float] | None, dict[str, tuple[str, float]]]:
-            centroids = classifier.centroids
-            if centroids is None:
-                return None, {}
-            model, vectors = stored.stored_vectors(self.ledger, ids)
-            if model != centroids.model_id or not vectors:
-                return None, {}  # its centroids are of another model's vectors
-            got = list(vectors)
-            said = centroids.classify(np.vstack([vectors[i] for i in got]))
-            return classifier.classify(query), dict(zip(got, said, strict=True))
-
-        return of
 
     def _ranked(
         self, query: str, flt: MemoryFilter, limit: int, axis: float

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import itertools
-import json
 import logging
 import re
 import threading
@@ -87,8 +86,6 @@ from remnant.retrieval.rescoring import (
     without_speakers,
 )
 from remnant.store.base import iter_batches
-from remnant.understand.attribute_model import Centroids, stating
-from remnant.understand.attribute_model import weights_path as attribute_weights
 
 if TYPE_CHECKING:
     from remnant.engine.seams import EngineView
@@ -984,17 +981,11 @@ class HybridRetriever:
             # after the ranking, before the memory's own signals: a faded-looking but relevant
             # memory keeps its place, an unrelated one does not fill the list
             relevance = dict(head)
-            under = floor.under(head, absolute=model is not None)
-            # a candidate that states the attribute the question asks about answers it in other
-            # words than the question's ("which city": "we unpacked the boxes in Exeter"): its bar
-            # is the lower ``stated`` one
-            keep: set[str] = set()
-            if under and model is not None and floor.stated is not None:
-                low = [i for i in under if relevance[i] >= floor.stated]
-                keep = self._stating(engine, query, flt, low)
-            if trace is not None:
-                trace.stating = keep
-            head, dropped = floor.apply(head, absolute=model is not None, keep=keep)
+            # what the salience model judged important gets the floor's lower bar (a move said as
+            # "we unpacked the last boxes in our bungalow in Exeter" shares no word with "which
+            # city does the user live in?"; filler is not important)
+            importance = {i: rec.importance for i, (rec, _) in loaded.items()}
+            head, dropped = floor.apply(head, absolute=model is not None, importance=importance)
             if dropped:
                 tail = []  # the tail ranks below the head's weakest: under the floor too
                 below = sorted(((i, relevance[i]) for i in dropped), key=lambda p: -p[1])
@@ -1008,27 +999,6 @@ class HybridRetriever:
         if t.session_cap:
             ranked = cap_sessions(ranked, {r.id: r.session_id for r in records}, limit, t.session_cap)
         return ranked + tail, loaded, below
-
-    def _stating(self, engine: EngineView, query: str, flt: MemoryFilter, ids: Sequence[str]) -> set[str]:
-        """Of ``ids``, those whose own text states the attribute ``query`` asks about
-        (:func:`remnant.understand.attribute_model.stating`): one read of their stored vectors and one
-        document embedding of the question (cached); none without the attribute centroids of the
-        text embedder's model."""
-        inner = self.text_embedder
-        if inner is None or self.embedder is None or not ids:
-            return set()
-        centroids = _centroids(base_model_id(inner.model_id))
-        if centroids is None:
-            return set()
-        got, mat = engine.store.embeddings(
-            replace(flt, ids=tuple(ids), statuses=None), model=self.embedder.model_id
-        )
-        if not mat.size:
-            return set()
-        # a pair vector's first half is the turn's own vector, scaled: back to unit length
-        own = l2_normalize(mat[:, : inner.dim]) if self.pairs is not None else mat
-        asked = centroids.classify(inner.embed_documents([query[:EMBED_CHARS]]))[0]
-        return stating(centroids, asked, dict(zip(got, own, strict=True)))
 
     def _usable_ranker(self) -> LearnedRanker | None:
         """The learned ranker, if one is set and this search can compute every feature it uses
@@ -1210,15 +1180,6 @@ class HybridRetriever:
         return self._vector_candidates_of(engine, q, flt, n)
 
 
-@functools.cache
-def _centroids(model_id: str) -> Centroids | None:
-    """The attribute classifier's centroids for an embedding model, if the package ships them."""
-    path = attribute_weights(model_id)
-    if not path.exists():
-        return None
-    return Centroids.from_json(json.loads(path.read_text(encoding="utf-8")))
-
-
 def _confident(lexical: Sequence[tuple[str, float]], ratio: float) -> bool:
     """The lexical ranking is clear enough to skip the vector half: its best BM25 score is at least
     ``ratio`` times the fifth best (0 = never skip)."""
@@ -1257,8 +1218,6 @@ class SearchTrace:
     # and the candidates the relevance floor dropped
     relevance: dict[str, float] = field(default_factory=dict)
     floored: set[str] = field(default_factory=set)
-    # the candidates under the floor it kept because they state the asked attribute
-    stating: set[str] = field(default_factory=set)
     # the candidates the speaker round added beyond the fused head (RecallTuning.speaker_round)
     speaker_round: set[str] = field(default_factory=set)
 

@@ -17,7 +17,6 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -220,40 +219,6 @@ class AttributeClassifier:
         if margin >= centroids.supersede_margin:
             return "supersede", f"same {a[0]} (classifier, margin {margin:.3f})"
         return "flag", f"likely same {a[0]} (classifier, margin {margin:.3f})"
-
-
-# The attribute a question asks about ("which city does the user live in": city) and the memories
-# that state one, in the question's words or not ("we unpacked the last boxes in our bungalow in
-# Exeter"). Recall uses it twice: the relevance floor keeps such a candidate
-# (remnant.retrieval.floor), and the current-state step does not let a newer hit that states
-# something else replace one that states it (remnant.engine.current). The margins were chosen by
-# leave-one-file-out over the six development timelines files (docs/retrieval.md, "The asked
-# attribute"): the question's lead over its next attribute, and a memory's.
-ASKED_MARGIN = 0.0
-STATED_MARGIN = 0.0
-
-
-def stating(
-    centroids: Centroids,
-    asked: tuple[str, float] | None,
-    candidates: Mapping[str, npt.ArrayLike],
-    *,
-    margin: float | None = None,
-    stated: float | None = None,
-) -> set[str]:
-    """The ids of ``candidates`` (id → own-text document vector, unit length) whose attribute is
-    ``asked`` (the question's attribute and its lead), when its lead is at least ``margin``
-    (default :data:`ASKED_MARGIN`) and it is not ``other``, and the candidate's own lead at least
-    ``stated`` (default :data:`STATED_MARGIN`): one matrix product over the candidates."""
-    if not candidates or asked is None:
-        return set()
-    attribute, lead = asked
-    if attribute == OTHER or lead < (ASKED_MARGIN if margin is None else margin):
-        return set()
-    bar = STATED_MARGIN if stated is None else stated
-    ids = list(candidates)
-    said = centroids.classify(np.vstack([np.asarray(candidates[i], dtype=np.float64) for i in ids]))
-    return {i for i, (a, m) in zip(ids, said, strict=True) if a == attribute and m >= bar}
 
 
 def _same_text(a: str, b: str) -> bool:
