@@ -73,18 +73,36 @@ def _days(mem: Memory, clock: ManualClock, days: int) -> None:
         mem.sweep()
 
 
-def test_a_move_said_in_other_words_is_found_and_filler_is_not(
-    product: tuple[Memory, ManualClock],
+@pytest.mark.parametrize(
+    ("before", "after", "question", "value"),
+    [
+        (
+            "我在医院当护士，倒班特别累",
+            "跳槽了！现在在一家物流公司做调度，朝九晚五，舒服多了",
+            "用户的工作是什么",
+            "物流",
+        ),
+        (
+            "i do netball every thursday night",
+            "switching to swimming for cardio since no netball for a while",
+            "what exercise does the user do",
+            "swimming",
+        ),
+    ],
+)
+def test_a_change_said_in_other_words_is_found_and_filler_is_not(
+    product: tuple[Memory, ManualClock], before: str, after: str, question: str, value: str
 ) -> None:
     mem, clock = product
-    mem.add({"role": "user", "content": "I live in Bristol, near the harbour"}, user_id="joan")
+    mem.add({"role": "user", "content": before}, user_id="joan")
     mem.add({"role": "user", "content": "haha just saw a video of a goat on a trampoline"}, user_id="joan")
-    _days(mem, clock, 30)
-    mem.add(
-        {"role": "user", "content": "we finally unpacked the last boxes in our little bungalow in Exeter"},
-        user_id="joan",
-    )
+    _days(mem, clock, 20)
+    mem.add({"role": "user", "content": after}, user_id="joan")
     _days(mem, clock, 10)
-    got = [h.memory.content for h in mem.recall("which city does the user live in", user_id="joan").hits]
-    assert any("Exeter" in t for t in got)
+    trace = mem.retriever.explain(mem.ledger, question, mem.recall_filter("joan"), 10)
+    score = {mem.get(i).content: s for i, s in trace.relevance.items()}
+    # the new value is under the absolute bar, over the salient one, and important
+    assert DEFAULT_FLOOR.salient <= score[after] < DEFAULT_FLOOR.absolute
+    got = [h.memory.content for h in mem.recall(question, user_id="joan").hits]
+    assert any(value in t for t in got)
     assert not any("goat" in t for t in got)
