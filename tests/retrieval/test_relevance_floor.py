@@ -42,10 +42,12 @@ def test_the_setting_reads_off_a_relative_floor_or_both(monkeypatch: pytest.Monk
     assert floor_from_env().off
     assert HybridRetriever(None).relevance_floor is None
     monkeypatch.setenv("REMNANT_RELEVANCE_FLOOR", "0.05")
-    assert floor_from_env() == RelevanceFloor(0.05, DEFAULT_FLOOR.absolute)
+    # the setting names the two bars; the salient bar (test_floor_salient.py) stays the default's
+    salient = {"salient_at": DEFAULT_FLOOR.salient_at, "salient": DEFAULT_FLOOR.salient}
+    assert floor_from_env() == RelevanceFloor(0.05, DEFAULT_FLOOR.absolute, **salient)
     monkeypatch.setenv("REMNANT_RELEVANCE_FLOOR", "0.05, 0.01")
-    assert floor_from_env() == RelevanceFloor(0.05, 0.01)
-    assert HybridRetriever(None).relevance_floor == RelevanceFloor(0.05, 0.01)
+    assert floor_from_env() == RelevanceFloor(0.05, 0.01, **salient)
+    assert HybridRetriever(None).relevance_floor == RelevanceFloor(0.05, 0.01, **salient)
     for bad in ("high", "0.1,0.2,0.3", "1.5"):
         monkeypatch.setenv("REMNANT_RELEVANCE_FLOOR", bad)
         with pytest.raises(ValidationError):

@@ -981,7 +981,11 @@ class HybridRetriever:
             # after the ranking, before the memory's own signals: a faded-looking but relevant
             # memory keeps its place, an unrelated one does not fill the list
             relevance = dict(head)
-            head, dropped = floor.apply(head, absolute=model is not None)
+            # what the salience model judged important gets the floor's lower bar (a move said as
+            # "we unpacked the last boxes in our bungalow in Exeter" shares no word with "which
+            # city does the user live in?"; filler is not important)
+            importance = {i: rec.importance for i, (rec, _) in loaded.items()}
+            head, dropped = floor.apply(head, absolute=model is not None, importance=importance)
             if dropped:
                 tail = []  # the tail ranks below the head's weakest: under the floor too
                 below = sorted(((i, relevance[i]) for i in dropped), key=lambda p: -p[1])
