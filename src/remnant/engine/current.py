@@ -23,7 +23,12 @@ Three things, each bounded by the hits in hand (one ``get_many`` for the keys of
   place), never the older. When it judges the newer one a new value of the older one's slot with
   probability at least ``earlier_at`` (:data:`EARLIER_AT`, a recall threshold below the write
   path's: chosen by cross-validation over the development timelines, docs/retrieval.md), the older
-  hit is earlier: it leaves the answer and the next hit takes its place. With ``include_stale``
+  hit is earlier: it leaves the answer and the next hit takes its place. So is it when the model
+  is unsure (from :data:`UNSURE_AT`) and the newer hit answers the query at least as closely as
+  the older one (:data:`CLOSER_BY`; the query's vector with the stored ones, read once, only when
+  such a pair is in hand: one query embedding a recall at most, usually the retriever's cached
+  one): a long turn of several things dilutes the change in the whole-turn pair, and the query
+  says which of its things the answer is about. With ``include_stale``
   or ``as_of`` (``show_earlier``) it stays, behind every current hit, labelled ``Hit.earlier``.
   A turn's time is the time it was said: a fact drawn from a turn (``from_episode``) or
   consolidated from one (``derived_from``) is as old as that turn, and is never judged against it.
