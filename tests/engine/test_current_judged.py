@@ -99,6 +99,8 @@ def test_a_long_turn_is_earlier_when_the_newer_answers_the_query_as_closely(prod
     shown = mem.recall(question, user_id="u", touch=False, include_stale=True).hits
     assert not shown[0].earlier and "Tesco" in shown[0].memory.content
     assert any(h.earlier and "Co-op" in h.memory.content for h in shown)
+    then = mem.recall(question, user_id="u", touch=False, as_of=clock.now()).hits
+    assert any(h.earlier and h.memory.id == old for h in then)
 
 
 def test_a_fact_that_copies_its_turn_gives_its_place_to_the_turn(product: OpenMemory) -> None:
