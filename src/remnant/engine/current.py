@@ -75,8 +75,9 @@ EARLIER_AT = 0.7
 #: with each hit's stored one): both answer the same question, and the newer answers it as well.
 #: On a long turn the whole-turn pair dilutes the change (a retired teacher's news and her little
 #: red fiesta against a drive in the honda jazz: 0.53), while the query says which part matters.
-#: Chosen with CLOSER_BY by leave-one-file-out over the six development timelines files
-#: (docs/retrieval.md, "Current state first")
+#: Chosen with CLOSER_BY by leave-one-file-out over the six development timelines files from
+#: {0.2, 0.3, 0.4} (each within two cases of the others; the middle one breaks half as many cases
+#: as 0.2: docs/retrieval.md, "Current state first")
 UNSURE_AT = 0.3
 #: how much more closely the newer hit must answer the query for :data:`UNSURE_AT` to apply
 CLOSER_BY = 0.0
