@@ -78,6 +78,31 @@ def test_a_newer_statement_under_the_floor_takes_the_old_ones_place(product: Ope
     assert not any("奶茶" in t for t in got), got
 
 
+def test_a_long_turn_is_earlier_when_the_newer_answers_the_query_as_closely(product: OpenMemory) -> None:
+    """A long turn of several things dilutes the change in the whole-turn pair (the model is unsure,
+    under EARLIER_AT); the newer turn answers the question at least as closely as the old one, so
+    the old one is earlier. It stays stored and comes back labelled earlier with ``include_stale``."""
+    clock = ManualClock(NOW)
+    mem = product(clock)
+    old, new = said(
+        mem,
+        clock,
+        "Good afternoon. For the record, I am a keen gardener, my late husband planted the roses, "
+        "and I do my weekly shop at the Co-op on Bridge Street.",
+        "I have started doing the weekly shop at the big Tesco by the ring road instead, the prices are better.",
+    )
+    question = "where does the user do the weekly shop"
+    got = texts(mem, question)
+    assert any("Tesco" in t for t in got), got
+    assert not any("Co-op" in t for t in got), got
+    assert mem.get(old).status == Status.ACTIVE and mem.get(new).status == Status.ACTIVE
+    shown = mem.recall(question, user_id="u", touch=False, include_stale=True).hits
+    assert not shown[0].earlier and "Tesco" in shown[0].memory.content
+    assert any(h.earlier and "Co-op" in h.memory.content for h in shown)
+    then = mem.recall(question, user_id="u", touch=False, as_of=clock.now()).hits
+    assert any(h.earlier and h.memory.id == old for h in then)
+
+
 def test_a_fact_that_copies_its_turn_gives_its_place_to_the_turn(product: OpenMemory) -> None:
     """The turn says what its copy says and more: "7am to 3pm" stays in the answer."""
     clock = ManualClock(NOW)

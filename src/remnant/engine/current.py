@@ -23,7 +23,12 @@ Three things, each bounded by the hits in hand (one ``get_many`` for the keys of
   place), never the older. When it judges the newer one a new value of the older one's slot with
   probability at least ``earlier_at`` (:data:`EARLIER_AT`, a recall threshold below the write
   path's: chosen by cross-validation over the development timelines, docs/retrieval.md), the older
-  hit is earlier: it leaves the answer and the next hit takes its place. With ``include_stale``
+  hit is earlier: it leaves the answer and the next hit takes its place. So is it when the model
+  is unsure (from :data:`UNSURE_AT`) and the newer hit answers the query at least as closely as
+  the older one (:data:`CLOSER_BY`; the query's vector with the stored ones, read once, only when
+  such a pair is in hand: one query embedding a recall at most, usually the retriever's cached
+  one): a long turn of several things dilutes the change in the whole-turn pair, and the query
+  says which of its things the answer is about. With ``include_stale``
   or ``as_of`` (``show_earlier``) it stays, behind every current hit, labelled ``Hit.earlier``.
   A turn's time is the time it was said: a fact drawn from a turn (``from_episode``) or
   consolidated from one (``derived_from``) is as old as that turn, and is never judged against it.
@@ -65,6 +70,17 @@ NEAREST = 2
 #: through ``include_stale``, ``as_of`` and history): chosen by cross-validation over the three
 #: development timelines files (docs/retrieval.md, "Current state")
 EARLIER_AT = 0.7
+#: the pair model's probability from which the older of two hits is earlier at recall when the
+#: newer one answers the query at least :data:`CLOSER_BY` more closely (cosine of the query's vector
+#: with each hit's stored one): both answer the same question, and the newer answers it as well.
+#: On a long turn the whole-turn pair dilutes the change (a retired teacher's news and her little
+#: red fiesta against a drive in the honda jazz: 0.53), while the query says which part matters.
+#: Chosen with CLOSER_BY by leave-one-file-out over the six development timelines files from
+#: {0.2, 0.3, 0.4} (each within two cases of the others; the middle one breaks half as many cases
+#: as 0.2: docs/retrieval.md, "Current state first")
+UNSURE_AT = 0.3
+#: how much more closely the newer hit must answer the query for :data:`UNSURE_AT` to apply
+CLOSER_BY = 0.0
 
 
 @runtime_checkable
@@ -84,6 +100,8 @@ class PairScorer(Protocol):
 
 
 Vectors = Callable[[list[str]], tuple[str | None, Mapping[str, npt.NDArray[np.float64]]]]
+#: the query's vector and its model (embedded once, when a pair is uncertain; cached by the embedder)
+QueryVector = Callable[[], tuple[str | None, npt.ArrayLike] | None]
 
 
 def _norm(text: str) -> str:
@@ -142,6 +160,7 @@ def current_first(
     earlier_at: float = EARLIER_AT,
     show_earlier: bool = False,
     below: Sequence[Hit] = (),
+    query_vector: QueryVector | None = None,
 ) -> list[Hit]:
     """The hits, copies collapsed, newest first on each slot, earlier ones labelled; at most
     ``limit``. ``fetch`` reads memories by id (any status). ``stale_shown``: the recall asked for
@@ -182,7 +201,7 @@ def current_first(
         assert judge is not None and vectors is not None
         times = {r.id: _when(r) for r in read}
         times.update({h.memory.id: _when(h.memory) for h in [*kept, *spare]})
-        late, instead = _judged_earlier(pool, spare, judge, vectors, times, earlier_at, limit)
+        late, instead = _judged_earlier(pool, spare, judge, vectors, times, earlier_at, limit, query_vector)
         if late:
             current: list[Hit] = []
             for h in kept:
@@ -229,13 +248,16 @@ def _judged_earlier(
     times: Mapping[str, tuple[float, str]],
     earlier_at: float,
     limit: int,
+    query_vector: QueryVector | None = None,
 ) -> tuple[set[str], dict[str, Hit]]:
     """The ids of the hits of ``pool`` that a newer hit or ``spare`` candidate, said in another turn,
     replaces by the pair model (probability ``earlier_at`` or more), and for each the spare
     candidate that takes its place, if one does. One read of the stored vectors. The hits are
     judged in rank order, each against its :data:`NEAREST` newer ones by cosine, a round of them at
     a time (one call of the model), until ``limit`` of them stand: the rest would not be shown; at
-    most ``NEAREST`` pairs per judged hit."""
+    most ``NEAREST`` pairs per judged hit. A pair from :data:`UNSURE_AT` counts when the newer hit
+    answers the query (``query_vector``, read once, at the first such pair) at least
+    :data:`CLOSER_BY` more closely than the older one."""
     model, vecs = vectors([h.memory.id for h in [*pool, *spare]])
     late: set[str] = set()
     instead: dict[str, Hit] = {}
@@ -251,6 +273,19 @@ def _judged_earlier(
     unit = np.vstack(rows).astype(np.float64)
     unit /= np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
     near = unit @ unit.T
+    answers: list[npt.NDArray[np.float64] | None] = []  # each item's cosine with the query, once read
+
+    def closer(j: int, i: int) -> bool:
+        """Whether item ``j`` answers the query at least CLOSER_BY more closely than item ``i``."""
+        if not answers:
+            got = query_vector() if query_vector is not None else None
+            q = np.asarray(got[1], dtype=np.float64).ravel() if got is not None and got[0] == model else None
+            if q is not None and q.shape[0] == unit.shape[1] and float(np.linalg.norm(q)) > 0:
+                answers.append(unit @ (q / float(np.linalg.norm(q))))
+            else:
+                answers.append(None)  # another model's vector, or none: the pair model alone decides
+        cos = answers[0]
+        return cos is not None and float(cos[j]) >= float(cos[i]) + CLOSER_BY
 
     def nearest_newer(i: int) -> list[int]:
         newer = [
@@ -282,7 +317,7 @@ def _judged_earlier(
             return late, instead  # the model cannot judge these vectors
         over: dict[int, list[int]] = {}
         for (j, i), p in zip(pairs, ps, strict=True):
-            if p >= earlier_at:
+            if p >= earlier_at or (p >= min(UNSURE_AT, earlier_at) and closer(j, i)):
                 over.setdefault(i, []).append(j)
         for i in batch:
             news = over.get(i, [])

@@ -9,6 +9,7 @@ keyed facts and audits every act of forgetting), and the forgetting policies wri
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import os
 import warnings
@@ -26,7 +27,8 @@ from remnant.core.decay import DecayConfig
 from remnant.core.errors import ConflictError, DecayModeMismatch, ValidationError
 from remnant.core.limits import MAX_LIMIT, MAX_MESSAGES, MAX_QUERY_CHARS, MAX_REQUEST_CHARS
 from remnant.core.model import DEFAULT_TENANT, Kind, MemoryRecord, Status, check_identifier, is_memory_id
-from remnant.engine.current import PairScorer, current_first
+from remnant.embed.base import Embedder, EmbeddingError, base_model_id
+from remnant.engine.current import PairScorer, QueryVector, current_first
 from remnant.engine.forgetting.contradictions import ContradictionPolicy
 from remnant.engine.forgetting.correction import CORRECTS, apply_correction, read_correction
 from remnant.engine.forgetting.erasure import DerivedCheck, erase_user
@@ -70,6 +72,7 @@ from remnant.engine.seams import (
 from remnant.store import open_store
 from remnant.store.base import MemoryFilter, Store, UserSummary
 
+log = logging.getLogger(__name__)
 _F = TypeVar("_F", bound=Callable[..., Any])
 _HINT_STATUSES = (Status.ACTIVE, Status.FADED, Status.EXPIRED)
 _HINT_DEPTH = 10  # faded hints are the faded or expired memories among the top ten matches
@@ -607,6 +610,7 @@ class Engine:
             vectors=(lambda ids: stored.stored_vectors(self.ledger, ids)) if stored is not None else None,
             show_earlier=bool(filters.get("include_stale")) or as_of is not None,
             below=below,
+            query_vector=self._query_vector(query) if stored is not None else None,
         )
         if touch and hits and as_of is None:
             self.ledger.mark_active(user_id, now)
@@ -625,6 +629,25 @@ class Engine:
                     for h in hits
                 ]
         return RecallResult(query, hits, faded)
+
+    def _query_vector(self, query: str) -> QueryVector | None:
+        """The current-state step's query vector: the retriever's text model on ``query`` (the
+        retrieval embedded it already: usually a cache hit), with that model's id; read only when
+        the step asks (a pair the pair model is unsure of)."""
+        if not query.strip():
+            return None
+
+        def read() -> tuple[str | None, Any] | None:
+            embedder: Embedder | None = getattr(self.retriever, "text_embedder", None)
+            if embedder is None:
+                return None
+            try:
+                return base_model_id(embedder.model_id), embedder.embed_query(query)
+            except EmbeddingError as exc:  # the pair model alone decides; the query is not logged
+                log.warning("current-state step without the query's vector (%s)", type(exc).__name__)
+                return None
+
+        return read
 
     def _ranked(
         self, query: str, flt: MemoryFilter, limit: int, axis: float
