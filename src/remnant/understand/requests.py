@@ -1423,6 +1423,10 @@ class Matcher:
             return False  # "我跟男朋友分手了", "I broke up with him": about oneself too
         return bool(people - named)
 
+    def keeps(self, text: str) -> bool:
+        """Whether ``text`` holds what the request says stays ("…, the street is fine")."""
+        return self._keeps(text)
+
     def _keeps(self, text: str) -> bool:
         """Whether ``text`` holds what the request says stays ("…, the street is fine")."""
         if not (self.intent.keep_terms or self.intent.keep_topics):
@@ -2204,6 +2208,92 @@ def by_names(
                 )
             )
             break
+    return out
+
+
+# a turn that opens by pointing back at someone just spoken of ("he also owes me £240", "and she
+# told mum…", 他还让我…) goes on with the story of the turn before it (requests.json: story_pronouns,
+# story_joins)
+def _alternation(ws: Iterable[str]) -> str:
+    return "|".join(
+        re.escape(w) if has_cjk(w) else rf"{re.escape(w)}(?!\w)"
+        for w in sorted(set(ws), key=len, reverse=True)
+    )
+
+
+_STORY_LEAD = re.compile(
+    rf"^[\W_]*(?:(?:{_alternation(lexicon.words('requests', 'story_joins'))})[\s,，]*)?"
+    rf"(?:{_alternation(lexicon.words('requests', 'story_pronouns'))})",
+    re.IGNORECASE,
+)
+#: how soon after a turn the next one still tells the same story (one sitting)
+STORY_SITTING_S = 6 * 3600.0
+
+
+def goes_on(text: str) -> bool:
+    """Whether a turn opens by pointing back at someone the turn before spoke of ("he also owes
+    me £240", "and she told mum", "他还让我…")."""
+    return bool(_STORY_LEAD.match(unicodedata.normalize("NFKC", text).strip().replace("’", "'")))
+
+
+def story_turns(
+    matcher: Matcher,
+    found: list[tuple[MemoryRecord, MatchHit]],
+    records: list[MemoryRecord],
+    *,
+    sitting_s: float = STORY_SITTING_S,
+) -> list[tuple[MemoryRecord, MatchHit]]:
+    """The user's turns that go on with the story of a turn the request takes: the next turn of
+    the same sitting (within ``sitting_s``) that opens by pointing back at someone ("I had a row
+    with my brother…" then "He wants to sell it to…"), and the one after that when it does too.
+    Only for a request about a subject (words, a scope, a person, a time), not one naming a type of
+    personal data or one value; a turn holding what the request keeps stays. Each goes as the match
+    it continues (hidden when that one is). One sort and one pass over the user's turns."""
+    intent = matcher.intent
+    if (
+        not found
+        or intent.pii_types
+        or intent.values
+        or intent.value_kind
+        or intent.everything
+        or intent.kinds
+    ):
+        return []
+    turns = sorted(
+        (r for r in records if r.kind == Kind.EPISODE and r.metadata.get("role", "user") == "user"),
+        key=lambda r: (r.created_at, r.id),
+    )
+    # a turn counts as taken when it or its copy (a fact with the same text) is matched, unless the
+    # match is one value the request names
+    by_text: dict[str, MatchHit] = {}
+    for record, hit in found:
+        if not hit.value:
+            by_text.setdefault(record.content.strip(), hit)
+    taken = {r.id for r, _ in found}
+    out: list[tuple[MemoryRecord, MatchHit]] = []
+    prev: tuple[MemoryRecord, MatchHit] | None = None
+    for turn in turns:
+        hit = by_text.get(turn.content.strip())
+        if hit is not None:
+            prev = (turn, hit)
+            continue
+        if (
+            prev is not None
+            and (turn.created_at - prev[0].created_at).total_seconds() <= sitting_s
+            and turn.id not in taken
+            and goes_on(turn.content)
+            and not matcher.keeps(turn.content)
+            and not matcher.kept_whose(turn.content)
+        ):
+            step = MatchHit(
+                "goes on with the story of a turn the request takes (said right after it)",
+                [],
+                tentative=prev[1].tentative,
+            )
+            out.append((turn, step))
+            prev = (turn, step)
+            continue
+        prev = None
     return out
 
 
