@@ -1042,7 +1042,8 @@ class Matcher:
         hit = self._beside_kept(record, self._match_rules(record))
         if hit is None or not hit.spans:
             return hit
-        spans = self._continued(record.content, hit.spans)
+        # a span never cuts into personal data: "090" of "090 318 2274" takes the whole number
+        spans = self._whole_values(record.content, self._continued(record.content, hit.spans))
         return hit if spans == hit.spans else replace(hit, spans=spans)
 
     def _continued(self, raw: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -1280,6 +1281,20 @@ class Matcher:
         return MatchHit(
             hit.why + ", only the value in its part, what stays beside it kept", go, hit.topic, value=True
         )
+
+    def _whole_values(self, raw: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Spans grown to the personal data they cut into: a value chosen by its shape ("090" of
+        "090 318 2274") takes the whole phone number, card or code the detectors find there."""
+        found = [(s, e) for _, s, e in detect_values(raw, self.detect)]
+        if not found:
+            return spans
+        out = []
+        for a, b in spans:
+            for s, e in found:
+                if s < b and a < e:
+                    a, b = min(a, s), max(b, e)
+            out.append((a, b))
+        return sorted(set(out))
 
     # -- which of several values in one turn -------------------------------------------------------
     def _which_part(self, record: MemoryRecord, text: _Text, hit: MatchHit) -> MatchHit:

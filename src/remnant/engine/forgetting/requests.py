@@ -307,7 +307,8 @@ def _with_derived(
     """The matches, plus what a forgotten value leaves in the memories drawn from the same turn
     (issue 27): the facts extracted from it, its consolidated copy, the turn of a forgotten fact.
     A memory that is a whole copy of a forgotten one goes whole; one drawn from a turn that goes
-    whole goes whole; elsewhere the forgotten value's text is removed where it stands. A relative
+    whole goes whole, unless the rules took the turn and the fact is keyed and not matched itself
+    (a statement of its own: the occupation beside the PIN); elsewhere the forgotten value's text is removed where it stands. A relative
     of a match that is only hidden (not sure) is hidden too. Linear in the user's memories."""
     families = _families(records)
     if not families:
@@ -325,6 +326,17 @@ def _with_derived(
                 continue  # already goes whole
             drawn = record.id in _linked(other) and other.kind != Kind.EPISODE
             copy = other.content.strip() == record.content.strip()
+            if (
+                drawn
+                and not copy
+                and whole_turn
+                and not hit.tentative
+                and other.key
+                and other.id not in planned
+            ):
+                # a keyed fact the request does not match says something of its own ("User:
+                # night shifts mostly" beside the PIN the request takes): the turn goes, it stays
+                continue
             if copy and hit.spans:
                 spans = list(hit.spans)
             elif (copy or (whole_turn and drawn)) and not hit.spans:
