@@ -566,11 +566,25 @@ _PART_FACETS = frozenset(
 _VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nickname", "company"})
 
 
+def _alternation(ws: Iterable[str]) -> str:
+    """One regex alternation of data words, longest first; an English word ends at a word boundary."""
+    return "|".join(
+        re.escape(w) if has_cjk(w) else rf"(?<!\w){re.escape(w)}(?!\w)"
+        for w in sorted(set(ws), key=len, reverse=True)
+    )
+
+
 # the kind of value a request's facet word names, when the attribute has no value of its own
 _FACET_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("age", re.compile(r"\bhow old\b|多大|几岁|年龄|年纪")),
     ("amount", re.compile(r"\bhow much\b|\bamount\b|\bprice\b|\bcost\b|\bfigure\b|多少|价格|金额|价钱")),
-    ("code", re.compile(r"\b(?:number|no|id|code|reference|ref|account)\b|号码?|编号|账号|单号")),
+    (
+        "code",
+        re.compile(
+            r"\b(?:number|no|id|code|reference|ref|account)\b|号码?|编号|账号|单号|"
+            + _alternation(lexicon.words("requests", "code_words"))
+        ),
+    ),
     (
         "name",
         re.compile(
@@ -916,7 +930,11 @@ def parse_intent(text: str) -> ForgetIntent:
         scopes=tuple(scopes),
         when=when,
         qualifiers=tuple(dict.fromkeys(qualifiers)),
-        keep_terms=keep_terms,
+        # "forget my home address, but do keep the email address": what stays is the e-mail, not
+        # the word of the attribute the request takes
+        keep_terms=tuple(
+            k for k in keep_terms if len(keep_terms) < 2 or not any(k in t.request_words for t in topics)
+        ),
         keep_qualifiers=tuple(q for q in keep_quals if q not in qualifiers),
         version=version,
         facet=facet or value_kind not in (None, "med"),
@@ -2229,13 +2247,6 @@ def by_names(
 # a turn that opens by pointing back at someone just spoken of ("he also owes me £240", "and she
 # told mum…", 他还让我…) goes on with the story of the turn before it (requests.json: story_pronouns,
 # story_joins)
-def _alternation(ws: Iterable[str]) -> str:
-    return "|".join(
-        re.escape(w) if has_cjk(w) else rf"{re.escape(w)}(?!\w)"
-        for w in sorted(set(ws), key=len, reverse=True)
-    )
-
-
 _STORY_LEAD = re.compile(
     rf"^[\W_]*(?:(?:{_alternation(lexicon.words('requests', 'story_joins'))})[\s,，]*)?"
     rf"(?:{_alternation(lexicon.words('requests', 'story_pronouns'))})",
