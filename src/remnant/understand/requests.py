@@ -248,7 +248,14 @@ _PII_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # a US state and ZIP, or a UK postcode ("…, Burnley BB11 3QT")
             r"(?:,?\s*(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?|,?\s*(?-i:[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2})(?![A-Za-z0-9]))?"
             rf"|[{HAN_CLASS}]{{2,12}}(?:路|街|道|巷)\s*\d+\s*(?:号|弄)"
-            rf"(?:\s*\d+\s*(?:号|弄|栋|幢|楼|单元|室))*(?:\s*\d{{1,5}}(?!\d))?(?:[{HAN_CLASS}\d]{{0,8}}(?:室|楼|单元))?",
+            rf"(?:\s*\d+\s*(?:号|弄|栋|幢|楼|单元|室))*(?:\s*\d{{1,5}}(?!\d))?(?:[{HAN_CLASS}\d]{{0,8}}(?:室|楼|单元))?"
+            # where one lives without a number: a road or an estate after 住 / 住在 / 家住
+            # ("我家住在朝阳区望京西园三区", "住禾兴路那边")
+            rf"|(?:住在|家住|住)[{HAN_CLASS}]{{2,12}}(?:路|街|巷|小区|花园|家园|新村|公寓|苑|园|区)"
+            r"(?:[一二三四五六七八九十\d]{1,3}(?:区|期|栋|幢|号楼))?"
+            # a street named before its number ("Travessa do Carmo 9", "Calle de la Paz 14")
+            r"|\b(?:rua|travessa|avenida|calle|carrer|via|viale|rue|strasse|straße)\s+"
+            r"(?:(?:do|da|dos|das|de|del|la|di|du)\s+)*(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,3},?\s+\d{1,4}[a-z]?\b",
             re.IGNORECASE,
         ),
     ),
