@@ -18,7 +18,7 @@ import pytest
 from remnant.core.clock import ManualClock
 from remnant.core.model import Status
 from remnant.engine.memory import Memory
-from remnant.understand.requests import goes_on, parse_intent
+from remnant.understand.requests import builtin_pii, goes_on, parse_intent
 
 
 def _texts(mem: Memory, user: str) -> str:
@@ -147,3 +147,28 @@ def test_tests_and_tablets_are_health_matters(mem: Memory, clock: ManualClock) -
     texts = _texts(mem, "u")
     assert "colonoscopy" not in texts and "iron tablets" not in texts
     assert "isla" in texts
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("我家住在海淀区清河小营园二区 快递别放门口", "海淀区清河小营园二区"),
+        ("我们在绍兴，住解放路那边", "住解放路"),
+        ("deliveries go to Rua das Flores 28, 3º dto", "Rua das Flores 28"),
+    ],
+)
+def test_addresses_said_without_a_street_number_first(text: str, address: str) -> None:
+    assert [text[s:e] for label, s, e in builtin_pii(text) if label == "ADDRESS"] == [address]
+
+
+def test_a_stay_in_hospital_is_no_address() -> None:
+    assert builtin_pii("我住院了三天，今天出院") == []
+
+
+def test_an_address_without_a_number_goes_and_the_phone_stays(mem: Memory, clock: ManualClock) -> None:
+    mem.add("我家住在海淀区清河小营园二区 手机 137 0000 1234 快递老放错", user_id="u")
+    clock.advance(days=2)
+    mem.forget("把我地址忘掉吧 手机号留着", user_id="u", confirm=True)
+    texts = _texts(mem, "u")
+    assert "小营园" not in texts
+    assert "137 0000 1234" in texts
