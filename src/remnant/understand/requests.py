@@ -2293,7 +2293,13 @@ def story_turns(
     ):
         return []
     turns = sorted(
-        (r for r in records if r.kind == Kind.EPISODE and r.metadata.get("role", "user") == "user"),
+        (
+            r
+            for r in records
+            if r.kind == Kind.EPISODE
+            and r.created_at is not None
+            and r.metadata.get("role", "user") == "user"
+        ),
         key=lambda r: (r.created_at, r.id),
     )
     # a turn counts as taken when it or its copy (a fact with the same text) is matched, unless the
@@ -2306,12 +2312,14 @@ def story_turns(
     out: list[tuple[MemoryRecord, MatchHit]] = []
     prev: tuple[MemoryRecord, MatchHit] | None = None
     for turn in turns:
-        hit = by_text.get(turn.content.strip())
-        if hit is not None:
-            prev = (turn, hit)
+        said = by_text.get(turn.content.strip())
+        if said is not None:
+            prev = (turn, said)
             continue
         if (
             prev is not None
+            and turn.created_at is not None
+            and prev[0].created_at is not None
             and (turn.created_at - prev[0].created_at).total_seconds() <= sitting_s
             and turn.id not in taken
             and goes_on(turn.content)
