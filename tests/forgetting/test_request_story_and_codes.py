@@ -172,3 +172,27 @@ def test_an_address_without_a_number_goes_and_the_phone_stays(mem: Memory, clock
     texts = _texts(mem, "u")
     assert "小营园" not in texts
     assert "137 0000 1234" in texts
+
+
+def test_a_health_request_takes_the_follow_up_visit(mem: Memory, clock: ManualClock) -> None:
+    mem.add("最近在吃布洛芬 医生说先吃一周", user_id="u")
+    clock.advance(days=2)
+    mem.add("下周五要去复诊 好麻烦", user_id="u")
+    clock.advance(days=2)
+    mem.add("下个月要去青岛玩 已经订好酒店了", user_id="u")
+    clock.advance(days=3)
+    mem.forget("那些看病吃药的事都别记了", user_id="u", confirm=True)
+    texts = _texts(mem, "u")
+    assert "布洛芬" not in texts and "复诊" not in texts
+    assert "青岛" in texts
+
+
+def test_a_daughter_in_law_is_family(mem: Memory, clock: ManualClock) -> None:
+    mem.add("我每周三去社区跳广场舞", user_id="u")
+    clock.advance(days=2)
+    mem.add("儿媳妇老是嫌我做饭太咸", user_id="u")
+    clock.advance(days=2)
+    mem.forget("家里那些事你就当没听过吧", user_id="u", confirm=True)
+    texts = _texts(mem, "u")
+    assert "儿媳妇" not in texts
+    assert "广场舞" in texts

@@ -2174,12 +2174,14 @@ def narrow(
     elif intent.version == "current":
         current = [(r, h) for r, h in found if r.status != Status.SUPERSEDED]
         found = current or found
-    if intent.terms and (intent.topics or intent.scopes) and len(found) > 1:
+    # one Chinese character left of a phrase (吃 of 看病吃药) says too little to narrow by
+    terms = [t for t in intent.terms if not (has_cjk(t) and len(t) < 2)]
+    if terms and (intent.topics or intent.scopes) and len(found) > 1:
         with_terms = [
             (r, h)
             for r, h in found
-            if all(_text_has(_Text(r.content), _concept_forms(t)) for t in intent.terms if not has_cjk(t))
-            and any(_text_has(_Text(r.content), _concept_forms(t)) for t in intent.terms)
+            if all(_text_has(_Text(r.content), _concept_forms(t)) for t in terms if not has_cjk(t))
+            and any(_text_has(_Text(r.content), _concept_forms(t)) for t in terms)
         ]
         found = with_terms or found
     return found
