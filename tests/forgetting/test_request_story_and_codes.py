@@ -196,3 +196,9 @@ def test_a_daughter_in_law_is_family(mem: Memory, clock: ManualClock) -> None:
     texts = _texts(mem, "u")
     assert "儿媳妇" not in texts
     assert "广场舞" in texts
+
+
+def test_qing_kong_is_clearing_everything() -> None:
+    intent = parse_intent("你把记住的关于我的所有东西都清空吧，想重新开始")
+    assert intent.everything and intent.hard
+    assert intent.terms == ()

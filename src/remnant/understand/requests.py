@@ -78,7 +78,7 @@ _KIND_WORDS: dict[Kind, tuple[str, ...]] = {
 }
 _HARD = re.compile(
     r"\b(delete|erase|purge|remove|wipe|destroy|permanently|for good|completely|get rid of)\b"
-    r"|删除|删掉|删了|彻底|永久|清除|抹去|抹掉|销毁"
+    r"|删除|删掉|删了|彻底|永久|清除|清空|抹去|抹掉|销毁"
 )
 _SOFT = re.compile(
     r"\b(forget|hide|unlearn|stop remembering|don'?t remember)\b|忘记|忘掉|忘了|别记|不要记|隐藏"
@@ -96,7 +96,7 @@ _FILLER_EN = re.compile(
     r"know|my|mine|me|old|previous|former|past|earlier|the|a|an|of|from|your|remember|it|now)\b"
 )
 _FILLER_ZH = re.compile(
-    r"能帮我|能不能|可不可以|可以帮我|能否|请|帮我|麻烦|你|忘记|忘掉|忘了|别记|不要记|隐藏|删除|删掉|删了|彻底|永久|清除|抹去|抹掉|销毁|所有|全部|一切|"
+    r"能帮我|能不能|可不可以|可以帮我|能否|请|帮我|麻烦|你|忘记|忘掉|忘了|别记|不要记|隐藏|删除|删掉|删了|彻底|永久|清除|清空|抹去|抹掉|销毁|所有|全部|一切|记住的|记忆|"
     r"关于|有关|我的|我|的|信息|记录|东西|内容|资料|以前|之前|旧|吧|了|吗|把|掉|都|在|去|和"
 )
 _PLACEHOLDER = re.compile(r"\[([A-Z][A-Z_]*?)_\d+\]")
