@@ -22,12 +22,12 @@ _H = HAN_CLASS
 
 # -- the request: what goes, what stays, what is only a reason --------------------------------------
 _KEEP_EN = re.compile(
-    r"^(?:please\s+)?(?:but\s+)?(?:you\s+can\s+|can\s+you\s+|just\s+|only\s+)?(?:keep|leave|except)\b"
+    r"^(?:please\s+)?(?:but\s+)?(?:you\s+can\s+|can\s+you\s+|just\s+|only\s+|do\s+)?(?:keep|leave|except)\b"
     r"|^but\s+not\b|^not\s+(?:the|my|his|her|their|our)\b|^(?:but\s+)?not\s+[a-z]+(?:'s|s')(?=\W|$)"
     r"|^(?:but\s+)?(?:just|only)\s+(?:the\s+|my\s+)?[\w'-]+(?:\s+one)?$"
     r"|\b(?:is|are|'s|can be|can stay|stays?)\s+(?:fine|ok|okay|alright|good|grand|enough|cool)\b"
     r"|\b(?:fine|ok|okay)\s+to\s+(?:keep|remember|stay)\b"
-    r"|\b(?:can|may)\s+stay\b|\bstays$|\bdoesn'?t\s+matter\b|\bno\s+problem\b"
+    r"|\b(?:can|may)\s+(?:stay|remain)\b|\bstill\s+stands\b|\bstays$|\bdoesn'?t\s+matter\b|\bno\s+problem\b"
     r"|\b(?:you\s+can|feel free to)\s+(?:keep|remember)\b"
 )
 _KEEP_ZH = re.compile(
@@ -142,7 +142,7 @@ def split_request(norm: str) -> tuple[str, str, str]:
     ("昨天说的那两件事，帮我忘掉") takes the clause before it as its object.
     """
     text = norm.strip()
-    m = re.search(r"(?<!\s)\s++but\s+(?=not\b|keep\b|leave\b|you can\b|please keep\b)", text)
+    m = re.search(r"(?<!\s)\s++but\s+(?=not\b|keep\b|leave\b|you can\b|please keep\b|do keep\b)", text)
     tail_but = ""
     if m:
         text, tail_but = text[: m.start()], text[m.end() :]

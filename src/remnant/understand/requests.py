@@ -78,7 +78,7 @@ _KIND_WORDS: dict[Kind, tuple[str, ...]] = {
 }
 _HARD = re.compile(
     r"\b(delete|erase|purge|remove|wipe|destroy|permanently|for good|completely|get rid of)\b"
-    r"|删除|删掉|删了|彻底|永久|清除|抹去|抹掉|销毁"
+    r"|删除|删掉|删了|彻底|永久|清除|清空|抹去|抹掉|销毁"
 )
 _SOFT = re.compile(
     r"\b(forget|hide|unlearn|stop remembering|don'?t remember)\b|忘记|忘掉|忘了|别记|不要记|隐藏"
@@ -96,7 +96,7 @@ _FILLER_EN = re.compile(
     r"know|my|mine|me|old|previous|former|past|earlier|the|a|an|of|from|your|remember|it|now)\b"
 )
 _FILLER_ZH = re.compile(
-    r"能帮我|能不能|可不可以|可以帮我|能否|请|帮我|麻烦|你|忘记|忘掉|忘了|别记|不要记|隐藏|删除|删掉|删了|彻底|永久|清除|抹去|抹掉|销毁|所有|全部|一切|"
+    r"能帮我|能不能|可不可以|可以帮我|能否|请|帮我|麻烦|你|忘记|忘掉|忘了|别记|不要记|隐藏|删除|删掉|删了|彻底|永久|清除|清空|抹去|抹掉|销毁|所有|全部|一切|记住的|记忆|"
     r"关于|有关|我的|我|的|信息|记录|东西|内容|资料|以前|之前|旧|吧|了|吗|把|掉|都|在|去|和"
 )
 _PLACEHOLDER = re.compile(r"\[([A-Z][A-Z_]*?)_\d+\]")
@@ -248,7 +248,14 @@ _PII_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # a US state and ZIP, or a UK postcode ("…, Burnley BB11 3QT")
             r"(?:,?\s*(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?|,?\s*(?-i:[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2})(?![A-Za-z0-9]))?"
             rf"|[{HAN_CLASS}]{{2,12}}(?:路|街|道|巷)\s*\d+\s*(?:号|弄)"
-            rf"(?:\s*\d+\s*(?:号|弄|栋|幢|楼|单元|室))*(?:\s*\d{{1,5}}(?!\d))?(?:[{HAN_CLASS}\d]{{0,8}}(?:室|楼|单元))?",
+            rf"(?:\s*\d+\s*(?:号|弄|栋|幢|楼|单元|室))*(?:\s*\d{{1,5}}(?!\d))?(?:[{HAN_CLASS}\d]{{0,8}}(?:室|楼|单元))?"
+            # where one lives without a number: a road or an estate after 住 / 住在 / 家住
+            # ("我家住在朝阳区望京西园三区", "住禾兴路那边")
+            rf"|(?:住在|家住|住)[{HAN_CLASS}]{{2,12}}(?:路|街|巷|小区|花园|家园|新村|公寓|苑|园|区)"
+            r"(?:[一二三四五六七八九十\d]{1,3}(?:区|期|栋|幢|号楼))?"
+            # a street named before its number ("Travessa do Carmo 9", "Calle de la Paz 14")
+            r"|\b(?:rua|travessa|avenida|calle|carrer|via|viale|rue|strasse|straße)\s+"
+            r"(?:(?:do|da|dos|das|de|del|la|di|du)\s+)*(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,3},?\s+\d{1,4}[a-z]?\b",
             re.IGNORECASE,
         ),
     ),
@@ -566,11 +573,25 @@ _PART_FACETS = frozenset(
 _VALUE_FACETS = frozenset({"postcode", "license_plate", "handle", "school", "nickname", "company"})
 
 
+def _alternation(ws: Iterable[str]) -> str:
+    """One regex alternation of data words, longest first; an English word ends at a word boundary."""
+    return "|".join(
+        re.escape(w) if has_cjk(w) else rf"(?<!\w){re.escape(w)}(?!\w)"
+        for w in sorted(set(ws), key=len, reverse=True)
+    )
+
+
 # the kind of value a request's facet word names, when the attribute has no value of its own
 _FACET_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("age", re.compile(r"\bhow old\b|多大|几岁|年龄|年纪")),
     ("amount", re.compile(r"\bhow much\b|\bamount\b|\bprice\b|\bcost\b|\bfigure\b|多少|价格|金额|价钱")),
-    ("code", re.compile(r"\b(?:number|no|id|code|reference|ref|account)\b|号码?|编号|账号|单号")),
+    (
+        "code",
+        re.compile(
+            r"\b(?:number|no|id|code|reference|ref|account)\b|号码?|编号|账号|单号|"
+            + _alternation(lexicon.words("requests", "code_words"))
+        ),
+    ),
     (
         "name",
         re.compile(
@@ -916,7 +937,11 @@ def parse_intent(text: str) -> ForgetIntent:
         scopes=tuple(scopes),
         when=when,
         qualifiers=tuple(dict.fromkeys(qualifiers)),
-        keep_terms=keep_terms,
+        # "forget my home address, but do keep the email address": what stays is the e-mail, not
+        # the word of the attribute the request takes
+        keep_terms=tuple(
+            k for k in keep_terms if len(keep_terms) < 2 or not any(k in t.request_words for t in topics)
+        ),
         keep_qualifiers=tuple(q for q in keep_quals if q not in qualifiers),
         version=version,
         facet=facet or value_kind not in (None, "med"),
@@ -1042,7 +1067,8 @@ class Matcher:
         hit = self._beside_kept(record, self._match_rules(record))
         if hit is None or not hit.spans:
             return hit
-        spans = self._continued(record.content, hit.spans)
+        # a span never cuts into personal data: "090" of "090 318 2274" takes the whole number
+        spans = self._whole_values(record.content, self._continued(record.content, hit.spans))
         return hit if spans == hit.spans else replace(hit, spans=spans)
 
     def _continued(self, raw: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -1281,6 +1307,20 @@ class Matcher:
             hit.why + ", only the value in its part, what stays beside it kept", go, hit.topic, value=True
         )
 
+    def _whole_values(self, raw: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Spans grown to the personal data they cut into: a value chosen by its shape ("090" of
+        "090 318 2274") takes the whole phone number, card or code the detectors find there."""
+        found = [(s, e) for _, s, e in detect_values(raw, self.detect)]
+        if not found:
+            return spans
+        out = []
+        for a, b in spans:
+            for s, e in found:
+                if s < b and a < e:
+                    a, b = min(a, s), max(b, e)
+            out.append((a, b))
+        return sorted(set(out))
+
     # -- which of several values in one turn -------------------------------------------------------
     def _which_part(self, record: MemoryRecord, text: _Text, hit: MatchHit) -> MatchHit:
         """A turn that says several things side by side ("My son Kwame goes to … and my daughter Ama
@@ -1422,6 +1462,10 @@ class Matcher:
         if _SELF_SUBJECT.search(clause.lower()):
             return False  # "我跟男朋友分手了", "I broke up with him": about oneself too
         return bool(people - named)
+
+    def keeps(self, text: str) -> bool:
+        """Whether ``text`` holds what the request says stays ("…, the street is fine")."""
+        return self._keeps(text)
 
     def _keeps(self, text: str) -> bool:
         """Whether ``text`` holds what the request says stays ("…, the street is fine")."""
@@ -2130,12 +2174,14 @@ def narrow(
     elif intent.version == "current":
         current = [(r, h) for r, h in found if r.status != Status.SUPERSEDED]
         found = current or found
-    if intent.terms and (intent.topics or intent.scopes) and len(found) > 1:
+    # one Chinese character left of a phrase (吃 of 看病吃药) says too little to narrow by
+    terms = [t for t in intent.terms if not (has_cjk(t) and len(t) < 2)]
+    if terms and (intent.topics or intent.scopes) and len(found) > 1:
         with_terms = [
             (r, h)
             for r, h in found
-            if all(_text_has(_Text(r.content), _concept_forms(t)) for t in intent.terms if not has_cjk(t))
-            and any(_text_has(_Text(r.content), _concept_forms(t)) for t in intent.terms)
+            if all(_text_has(_Text(r.content), _concept_forms(t)) for t in terms if not has_cjk(t))
+            and any(_text_has(_Text(r.content), _concept_forms(t)) for t in terms)
         ]
         found = with_terms or found
     return found
@@ -2204,6 +2250,93 @@ def by_names(
                 )
             )
             break
+    return out
+
+
+# a turn that opens by pointing back at someone just spoken of ("he also owes me £240", "and she
+# told mum…", 他还让我…) goes on with the story of the turn before it (requests.json: story_pronouns,
+# story_joins)
+_STORY_LEAD = re.compile(
+    rf"^[\W_]*(?:(?:{_alternation(lexicon.words('requests', 'story_joins'))})[\s,，]*)?"
+    rf"(?:{_alternation(lexicon.words('requests', 'story_pronouns'))})",
+    re.IGNORECASE,
+)
+#: how soon after a turn the next one still tells the same story (one sitting)
+STORY_SITTING_S = 6 * 3600.0
+
+
+def goes_on(text: str) -> bool:
+    """Whether a turn opens by pointing back at someone the turn before spoke of ("he also owes
+    me £240", "and she told mum", "他还让我…")."""
+    return bool(_STORY_LEAD.match(unicodedata.normalize("NFKC", text).strip().replace("’", "'")))
+
+
+def story_turns(
+    matcher: Matcher,
+    found: list[tuple[MemoryRecord, MatchHit]],
+    records: list[MemoryRecord],
+    *,
+    sitting_s: float = STORY_SITTING_S,
+) -> list[tuple[MemoryRecord, MatchHit]]:
+    """The user's turns that go on with the story of a turn the request takes: the next turn of
+    the same sitting (within ``sitting_s``) that opens by pointing back at someone ("I had a row
+    with my brother…" then "He wants to sell it to…"), and the one after that when it does too.
+    Only for a request about a subject (words, a scope, a person, a time), not one naming a type of
+    personal data or one value; a turn holding what the request keeps stays. Each goes as the match
+    it continues (hidden when that one is). One sort and one pass over the user's turns."""
+    intent = matcher.intent
+    if (
+        not found
+        or intent.pii_types
+        or intent.values
+        or intent.value_kind
+        or intent.everything
+        or intent.kinds
+    ):
+        return []
+    turns = sorted(
+        (
+            r
+            for r in records
+            if r.kind == Kind.EPISODE
+            and r.created_at is not None
+            and r.metadata.get("role", "user") == "user"
+        ),
+        key=lambda r: (r.created_at, r.id),
+    )
+    # a turn counts as taken when it or its copy (a fact with the same text) is matched, unless the
+    # match is one value the request names
+    by_text: dict[str, MatchHit] = {}
+    for record, hit in found:
+        if not hit.value:
+            by_text.setdefault(record.content.strip(), hit)
+    taken = {r.id for r, _ in found}
+    out: list[tuple[MemoryRecord, MatchHit]] = []
+    prev: tuple[MemoryRecord, MatchHit] | None = None
+    for turn in turns:
+        said = by_text.get(turn.content.strip())
+        if said is not None:
+            prev = (turn, said)
+            continue
+        if (
+            prev is not None
+            and turn.created_at is not None
+            and prev[0].created_at is not None
+            and (turn.created_at - prev[0].created_at).total_seconds() <= sitting_s
+            and turn.id not in taken
+            and goes_on(turn.content)
+            and not matcher.keeps(turn.content)
+            and not matcher.kept_whose(turn.content)
+        ):
+            step = MatchHit(
+                "goes on with the story of a turn the request takes (said right after it)",
+                [],
+                tentative=prev[1].tentative,
+            )
+            out.append((turn, step))
+            prev = (turn, step)
+            continue
+        prev = None
     return out
 
 

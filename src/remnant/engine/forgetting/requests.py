@@ -42,6 +42,7 @@ from remnant.understand.requests import (
     parse_intent,
     redacted,
     relax_terms,
+    story_turns,
 )
 
 if TYPE_CHECKING:
@@ -160,11 +161,15 @@ def _learned(
     flt: MemoryFilter,
     records: list[MemoryRecord],
     found: list[tuple[MemoryRecord, MatchHit]],
+    *,
+    keeps: Callable[[str], bool] | None = None,
 ) -> tuple[list[tuple[MemoryRecord, MatchHit]], set[str]]:
     """The learned forget-target matcher (:mod:`remnant.understand.forget_model`): memories it
     takes that the rules did not (where they found nothing, or always, as its weights say), and the
     rule picks it vetoes. It judges the ``candidates`` memories nearest the request by their stored
     vectors (no memory is embedded again; one model call for the request) and the rules' picks.
+    Beside the rules' picks, a memory holding what the request keeps (``keeps``: "…, keep the pe
+    kit thing") is never a guess.
     Without an embedder, stored vectors or weights for the model: nothing, the rules decide."""
     embedder = ledger.retriever.embedder
     if embedder is None or not records:
@@ -210,6 +215,8 @@ def _learned(
             p = probs.get(mid)
             if p is None or mid in hits or p < weights.add_at:
                 continue
+            if found and keeps is not None and keeps(by_id[mid].content):
+                continue  # beside the rules' picks, a memory holding what the request keeps stays
             if weights.lead is None or p >= top - weights.lead:
                 # a guess: hidden (undoable), never purged, whatever the request's verb
                 added.append((by_id[mid], MatchHit(f"{_MODEL_SAYS} (p={p:.2f})", [], tentative=True)))
@@ -303,8 +310,10 @@ def _with_derived(
     """The matches, plus what a forgotten value leaves in the memories drawn from the same turn
     (issue 27): the facts extracted from it, its consolidated copy, the turn of a forgotten fact.
     A memory that is a whole copy of a forgotten one goes whole; one drawn from a turn that goes
-    whole goes whole; elsewhere the forgotten value's text is removed where it stands. A relative
-    of a match that is only hidden (not sure) is hidden too. Linear in the user's memories.
+    whole goes whole, unless the rules took the turn and the fact is keyed and not matched itself
+    (a statement of its own: the occupation beside the PIN); elsewhere the forgotten value's text
+    is removed where it stands. A relative of a match that is only hidden (not sure) is hidden too.
+    Linear in the user's memories.
 
     ``reveal`` (the privacy layer on): a placeholder's original. The vault numbers each write's
     values afresh, so the turn's ``[PHONE_1]`` is its fact's ``[PHONE_2]``: a relative's placeholder
@@ -325,6 +334,17 @@ def _with_derived(
                 continue  # already goes whole
             drawn = record.id in _linked(other) and other.kind != Kind.EPISODE
             copy = other.content.strip() == record.content.strip()
+            if (
+                drawn
+                and not copy
+                and whole_turn
+                and not hit.tentative
+                and other.key
+                and other.id not in planned
+            ):
+                # a keyed fact the request does not match says something of its own ("User:
+                # night shifts mostly" beside the PIN the request takes): the turn goes, it stays
+                continue
             if copy and hit.spans:
                 spans = list(hit.spans)
             elif (copy or (whole_turn and drawn)) and not hit.spans:
@@ -467,7 +487,7 @@ def forget_request(
     if learned:
         # the learned matcher where the rules find nothing (or beside them) and as a veto of a
         # rule pick on one scope word alone, as its weights say (docs/benchmarks/understanding.md)
-        added, vetoed = _learned(ledger, text, intent, flt, records, found)
+        added, vetoed = _learned(ledger, text, intent, flt, records, found, keeps=matcher.keeps)
         found = [(r, h) for r, h in found if r.id not in vetoed] + added
         if added and all(h.tentative for _, h in found):
             is_hard = False  # only guesses: hidden, so they can be undone
@@ -484,6 +504,9 @@ def forget_request(
         if any(h.tentative for _, h in found):
             is_hard = False  # a guess is hidden, so it can be undone, whatever the request's verb
             outcome.action = action = "hide"
+    # "…a row with my brother" then "He wants to sell it…": the next turn of the sitting goes on
+    # with the story of a turn the request takes, and goes with it (a guess's as a guess)
+    found += story_turns(matcher, found, records)
     if not is_hard and any(h.value for _, h in found):
         # one value the request names among several in a turn is personal data: purged, since a
         # part of a memory can be removed, not hidden
