@@ -6,16 +6,13 @@ product's defaults (e5-small, the salience model, the learned ranker, the floor)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from datetime import UTC, datetime
 
 import pytest
+from tests.retrieval.conftest import days
 
 from remnant import ManualClock, Memory
 from remnant.core.errors import ValidationError
-from remnant.embed.base import EmbedderUnavailable
-from remnant.embed.registry import get_embedder
 from remnant.retrieval import HybridRetriever, RelevanceFloor
 from remnant.retrieval.floor import DEFAULT_FLOOR
 
@@ -49,30 +46,6 @@ def test_the_default_floor_has_the_salient_bar_and_the_setting_keeps_it(
 
 
 # -- the product ---------------------------------------------------------------------------------
-@pytest.fixture
-def product(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Memory, ManualClock]]:
-    try:
-        get_embedder("e5-small", threads=1)
-    except EmbedderUnavailable as exc:  # pragma: no cover - the model ships with the package
-        pytest.skip(f"e5-small not installed: {exc}")
-    monkeypatch.setenv("REMNANT_EMBEDDER", "e5-small")
-    monkeypatch.setenv("REMNANT_SALIENCE", "model")
-    monkeypatch.setenv("REMNANT_PRIVACY", "off")
-    monkeypatch.delenv("REMNANT_RELEVANCE_FLOOR", raising=False)
-    clock = ManualClock(T0)
-    mem = Memory(tmp_path / "m.db", clock=clock)
-    try:
-        yield mem, clock
-    finally:
-        mem.close()
-
-
-def _days(mem: Memory, clock: ManualClock, days: int) -> None:
-    for _ in range(days):  # a sweep a day, as a server's scheduler runs it
-        clock.advance(timedelta(days=1))
-        mem.sweep()
-
-
 @pytest.mark.parametrize(
     ("before", "after", "question", "value"),
     [
@@ -96,9 +69,9 @@ def test_a_change_said_in_other_words_is_found_and_filler_is_not(
     mem, clock = product
     mem.add({"role": "user", "content": before}, user_id="joan")
     mem.add({"role": "user", "content": "haha just saw a video of a goat on a trampoline"}, user_id="joan")
-    _days(mem, clock, 20)
+    days(mem, clock, 20)
     mem.add({"role": "user", "content": after}, user_id="joan")
-    _days(mem, clock, 10)
+    days(mem, clock, 10)
     trace = mem.retriever.explain(mem.ledger, question, mem.recall_filter("joan"), 10)
     score = {mem.get(i).content: s for i, s in trace.relevance.items()}
     # the new value is under the absolute bar, over the salient one, and important

@@ -6,15 +6,13 @@ extracted facts kept only a part of it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from datetime import UTC, datetime
 
 import pytest
+from tests.retrieval.conftest import days
 
 from remnant import ManualClock, Memory
 from remnant.core.errors import ValidationError
-from remnant.embed.base import EmbedderUnavailable
 from remnant.embed.registry import get_embedder
 from remnant.engine.forgetting.consolidation import carried
 from remnant.retrieval import HybridRetriever, RelevanceFloor
@@ -63,32 +61,6 @@ def test_a_turn_is_carried_only_by_facts_that_hold_most_of_it() -> None:
 
 
 # -- the product ---------------------------------------------------------------------------------
-@pytest.fixture
-def product(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Memory, ManualClock]]:
-    """``Memory(path)`` as a user opens it (the test suite's fast defaults put back: e5-small and
-    the salience model)."""
-    try:
-        get_embedder("e5-small", threads=1)
-    except EmbedderUnavailable as exc:  # pragma: no cover - the model ships with the package
-        pytest.skip(f"e5-small not installed: {exc}")
-    monkeypatch.setenv("REMNANT_EMBEDDER", "e5-small")
-    monkeypatch.setenv("REMNANT_SALIENCE", "model")
-    monkeypatch.setenv("REMNANT_PRIVACY", "off")
-    monkeypatch.delenv("REMNANT_RELEVANCE_FLOOR", raising=False)
-    clock = ManualClock(T0)
-    mem = Memory(tmp_path / "m.db", clock=clock)
-    try:
-        yield mem, clock
-    finally:
-        mem.close()
-
-
-def _days(mem: Memory, clock: ManualClock, days: int) -> None:
-    for _ in range(days):  # a sweep a day, as a server's scheduler runs it
-        clock.advance(timedelta(days=1))
-        mem.sweep()
-
-
 def _said(mem: Memory, text: str) -> None:
     mem.add({"role": "user", "content": text}, user_id="rosa")
 
@@ -99,11 +71,11 @@ def test_filler_said_weeks_ago_is_not_offered_and_what_mattered_still_is(
     mem, clock = product
     _said(mem, "ugh the tram was packed again this morning")
     _said(mem, "btw I'm allergic to penicillin, it gives me hives, remind me to tell the dentist")
-    _days(mem, clock, 1)
+    days(mem, clock, 1)
     _said(mem, "haha just saw a video of a goat on a trampoline")
-    _days(mem, clock, 2)
+    days(mem, clock, 2)
     _said(mem, "my granddaughter is called Esperanza, she's 6")
-    _days(mem, clock, 30)
+    days(mem, clock, 30)
     allergy = [h.memory.content for h in mem.recall("what is rosa allergic to", user_id="rosa").hits]
     assert any("penicillin" in t for t in allergy)
     assert not any("goat" in t or "tram" in t for t in allergy)
