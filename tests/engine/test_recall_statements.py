@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.sqlite_trace import ours
 
 from remnant.core.clock import ManualClock
 from remnant.embed import get_embedder
@@ -45,7 +46,7 @@ def sqlite_statements(mem: Memory) -> Iterator[list[str]]:
     store = mem.store
 
     def trace(statement: str) -> None:
-        if not statement.startswith("--"):  # FTS5's own shadow-table reads are not ours
+        if ours(statement):  # not FTS5's own bookkeeping
             seen.append(statement)
 
     if hasattr(store, "set_trace_callback"):  # every connection, the read pool's too

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from tests.sqlite_trace import ours
 
 from remnant import Memory
 from remnant.core.clock import ManualClock
@@ -276,7 +277,7 @@ def test_the_entity_round_is_three_statements_whatever_the_keys(tmp_path: Path) 
             mem.ledger.retriever = retriever
             mem.recall("where did Oliver meet Mia3?", user_id="mel", limit=5, touch=False)  # warm
             seen.clear()
-            mem.store.set_trace_callback(lambda s: seen.append(s) if not s.startswith("--") else None)  # type: ignore[attr-defined]
+            mem.store.set_trace_callback(lambda s: seen.append(s) if ours(s) else None)  # type: ignore[attr-defined]
             mem.recall("where did Oliver meet Mia3?", user_id="mel", limit=5, touch=False)
             mem.store.set_trace_callback(None)  # type: ignore[attr-defined]
             counts.append(len(seen))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.sqlite_trace import ours
 
 from remnant import ManualClock
 from remnant.config import Memory
@@ -139,7 +140,7 @@ def _sqlite_statements(mem: Memory) -> Iterator[list[str]]:
     seen: list[str] = []
 
     def trace(statement: str) -> None:
-        if not statement.startswith("--"):  # FTS5's own shadow-table statements
+        if ours(statement):  # not FTS5's own bookkeeping
             seen.append(statement)
 
     mem.store.set_trace_callback(trace)  # type: ignore[attr-defined]
