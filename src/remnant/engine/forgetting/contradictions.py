@@ -391,14 +391,15 @@ def find_contradictions(
     return [(old, verdict) for old, verdict, _ in judge_on_write(ledger, record, policy)]
 
 
-#: the most ids a flag keeps on either side (the newest): a memory many later writes contradict
-#: must not grow a row per write without bound; the audit log keeps every flag
+#: the most ``contradicted_by`` ids an old memory keeps (the newest): a memory many later writes
+#: contradict must not grow its row on every write without bound; the audit log keeps every flag.
+#: A write's own ``contradicts`` is bounded by the check's candidate budget and kept whole.
 MAX_FLAG_IDS = 16
 
 
 def _flag(ledger: Ledger, record: MemoryRecord, found: list[tuple[MemoryRecord, PairVerdict]]) -> list[str]:
     ids = [old.id for old, _ in found]
-    record.metadata["contradicts"] = [*record.metadata.get("contradicts", []), *ids][-MAX_FLAG_IDS:]
+    record.metadata["contradicts"] = [*record.metadata.get("contradicts", []), *ids]
     # lock, then re-read: another writer may have flagged or reinforced them since the search
     olds = ledger.store.locked_rows(sorted(ids), tenant=ledger.tenant)
     for old in olds:
