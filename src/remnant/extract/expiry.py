@@ -737,14 +737,27 @@ def _said_of_before() -> tuple[re.Pattern[str], re.Pattern[str]]:
     )
 
 
-# a time of day, an ordinal or a length ("6pm", "15th", "24h", "10mins"): a value's shape, but no
-# value said to expire
-_NOT_A_CODE = re.compile(r"\d{1,2}(?:am|pm)|\d+(?:st|nd|rd|th)|\d+(?:h|hr|hrs|min|mins|d|s)", re.I)
+@functools.cache
+def _not_a_code() -> re.Pattern[str]:
+    """A time of day, an ordinal or a length ("6pm", "15th", "24h", "10mins"): a value's shape, but
+    no value said to expire. The suffixes are each language's data (``time_of_day_suffixes``,
+    ``ordinal_suffixes``, ``length_suffixes``); the digits before them are the shape."""
+    shapes = []
+    for key, digits in (
+        ("time_of_day_suffixes", r"\d{1,2}"),
+        ("ordinal_suffixes", r"\d+"),
+        ("length_suffixes", r"\d+"),
+    ):
+        words = [w for lang in ("en", "zh") for w in _lang(lang).get(key, [])]
+        if words:
+            shapes.append(f"{digits}(?:{_alternation(words)})")
+    return re.compile("|".join(shapes) or r"(?!)", re.I)
 
 
 def _codes(clause: str) -> list[str]:
     """The clause's values of an exact shape (4471, SZ88QX, 2-9-14), times and lengths aside."""
-    return [m.group() for m in _VALUE.finditer(clause) if not _NOT_A_CODE.fullmatch(m.group())]
+    not_a_code = _not_a_code()
+    return [m.group() for m in _VALUE.finditer(clause) if not not_a_code.fullmatch(m.group())]
 
 
 def said_of_before(clause: str) -> bool:
