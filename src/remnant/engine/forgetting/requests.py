@@ -328,6 +328,17 @@ def _with_derived(
         if not family:
             continue
         values = _forgotten_values(record, hit)
+        # the originals behind the forgotten values' placeholders, read once for the whole family
+        said = (
+            {
+                o
+                for v in values
+                for m in PLACEHOLDER.finditer(v)
+                if (o := reveal(record, m.group())) != m.group()  # a forgotten entry reveals nothing
+            }
+            if reveal is not None
+            else set()
+        )
         whole_turn = not hit.spans and record.kind == Kind.EPISODE
         for other in family:
             if other.id in planned and not planned[other.id].spans:
@@ -352,17 +363,11 @@ def _with_derived(
             else:
                 low = other.content.lower()
                 spans = [(i, i + len(v)) for v in values for i in _occurrences(low, v.lower())]
-                if reveal is not None:
-                    said = {
-                        o
-                        for v in values
-                        for m in PLACEHOLDER.finditer(v)
-                        if (o := reveal(record, m.group())) != m.group()  # a forgotten entry reveals nothing
-                    }
+                if said:
                     spans += [
                         m.span()
                         for m in PLACEHOLDER.finditer(other.content)
-                        if said and m.span() not in spans and reveal(other, m.group()) in said
+                        if m.span() not in spans and reveal is not None and reveal(other, m.group()) in said
                     ]
                 if not spans:
                     continue
