@@ -280,17 +280,19 @@ def fit(rows: Sequence[Bag], budget: float = FP_BUDGET) -> AlignWeights:
 def loao(rows: Sequence[Bag], budget: float = FP_BUDGET) -> dict[str, dict[str, Tally]]:
     """Per held-out author: the rules alone, the simple scorer and the learned one, each threshold
     chosen on the other authors."""
-    authors = sorted({b.pair.author for b in rows})
-    out: dict[str, dict[str, Tally]] = {}
-    for held in authors:
-        train = [b for b in rows if b.pair.author != held]
-        test = [b for b in rows if b.pair.author == held]
-        out[held] = {
-            "rules": tally(test, None),
-            "simple": tally(test, choose_threshold(train, simple_weights(), budget)),
-            "learned": tally(test, fit(train, budget)),
-        }
-    return out
+    return {held: held_out(rows, held, budget) for held in sorted({b.pair.author for b in rows})}
+
+
+def held_out(rows: Sequence[Bag], held: str, budget: float = FP_BUDGET) -> dict[str, Tally]:
+    """``held``'s pairs scored by the rules alone, the simple scorer and the learned one, each
+    threshold chosen on the other authors' pairs."""
+    train = [b for b in rows if b.pair.author != held]
+    test = [b for b in rows if b.pair.author == held]
+    return {
+        "rules": tally(test, None),
+        "simple": tally(test, choose_threshold(train, simple_weights(), budget)),
+        "learned": tally(test, fit(train, budget)),
+    }
 
 
 def summary(per: dict[str, dict[str, Tally]]) -> str:
@@ -363,14 +365,7 @@ def words_loao(pairs: Sequence[Pair], base: Path, budget: float = FP_BUDGET) -> 
                     )
                 reader_module.DATA_DIR = Path(tmp)
                 reader_module.lexicon.cache_clear()
-                rows = bags(pairs)
-                train = [b for b in rows if b.pair.author != held]
-                test = [b for b in rows if b.pair.author == held]
-                out[held] = {
-                    "rules": tally(test, None),
-                    "simple": tally(test, choose_threshold(train, simple_weights(), budget)),
-                    "learned": tally(test, fit(train, budget)),
-                }
+                out[held] = held_out(bags(pairs), held, budget)
                 print(f"{held}: {len(own)} of its own words out", flush=True)
         finally:
             reader_module.DATA_DIR = home
